@@ -1,0 +1,7 @@
+// Every migration, in order. Forward-only: a migration, once released, is never edited; a change is a new one.
+import type { Migration } from 'kysely';
+import * as foundation from './20261121_0001_foundation.js';
+
+export const migrations: Record<string, Migration> = {
+  '20261121_0001_foundation': foundation,
+};

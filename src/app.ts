@@ -1,0 +1,134 @@
+// The composition root: builds the platform adapters from config and wires the modules into the roles a
+// process runs (API, worker, scheduler). Nothing else constructs adapters.
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.js';
+import { createCache, type Cache } from './platform/cache/index.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { createHttpServer } from './platform/http/server.js';
+import type { App, CatalogueEntry, AppRoute } from './platform/http/route.js';
+import { registerRoutes } from './platform/http/route.js';
+import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
+import { createLogger, type Logger } from './platform/observability/logger.js';
+import { createMetrics } from './platform/observability/metrics.js';
+import { startQueue, type Queue } from './platform/queue/queue.js';
+import { createBlobStore, type BlobStore } from './platform/storage/index.js';
+import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
+import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
+import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
+import { opsRoutes } from './modules/ops/index.js';
+import { createJobs, jobList } from './jobs.js';
+import { schedules } from './schedules.js';
+import { version } from './version.js';
+
+export interface Roles {
+  http: boolean;
+  work: boolean;
+  schedule: boolean;
+}
+
+export const allRoles: Roles = { http: true, work: true, schedule: true };
+
+export interface BuildOptions {
+  config: Config;
+  roles: Roles;
+  clock?: Clock;
+  /** Where logs go; stdout when absent. */
+  logDestination?: DestinationStream;
+  /** Overrides the database chosen from config (tests use a throwaway one). */
+  database?: DatabaseTarget;
+}
+
+export interface Services {
+  companies: CompaniesService;
+  apiKeys: ApiKeysService;
+  controlPlane: ControlPlaneService;
+}
+
+export interface Application {
+  config: Config;
+  log: Logger;
+  database: DatabaseHandle;
+  queue: Queue;
+  cache: Cache;
+  blobs: BlobStore;
+  services: Services;
+  /** Present when the process serves HTTP. */
+  http: { app: App; catalogue: CatalogueEntry[] } | undefined;
+  close(): Promise<void>;
+}
+
+function databaseTarget(config: Config): DatabaseTarget {
+  return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl };
+}
+
+export async function buildApplication(options: BuildOptions): Promise<Application> {
+  const { config, roles } = options;
+  const clock = options.clock ?? systemClock;
+  const log = createLogger(config.logLevel, options.logDestination);
+  const metrics = createMetrics();
+  const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
+
+  const database = await openDatabase(options.database ?? databaseTarget(config));
+  const closers: (() => Promise<void>)[] = [() => database.close()];
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const closer of [...closers].reverse()) await closer();
+  };
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
+    await checkMasterKey(database.db, masterKey);
+
+    const cache = createCache(config.redisUrl, clock);
+    closers.push(() => cache.close());
+    const blobs = createBlobStore(config.storage);
+    closers.push(() => blobs.close());
+
+    const db = database.db;
+    const jobs = createJobs({ db, clock });
+    const queue = await startQueue({
+      executor: database.executor,
+      jobs: jobList(jobs),
+      schedules: schedules(jobs),
+      roles: { work: roles.work, schedule: roles.schedule },
+      log,
+      metrics,
+    });
+    closers.push(() => queue.stop());
+
+    const companies = createCompaniesService({ db, clock, masterKey });
+    const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
+    const controlPlane = createControlPlaneService({ db, companies });
+    const services: Services = { companies, apiKeys, controlPlane };
+
+    let http: Application['http'];
+    if (roles.http) {
+      const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, version });
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas]) server.app.addSchema(schema);
+      const routes: AppRoute[] = [
+        ...opsRoutes({ probes: {
+            database: (ms) => database.probe(ms),
+            queue: (ms) => queue.probe(ms),
+            cache: (ms) => cache.probe(ms),
+            storage: (ms) => blobs.probe(ms),
+          }, metrics }),
+        ...companyRoutes(companies),
+        ...controlPlaneRoutes(controlPlane),
+        ...apiKeyRoutes({ db, apiKeys, companies }),
+      ] as AppRoute[];
+      registerRoutes(server.app, routes, server.catalogue);
+      await server.app.ready();
+      closers.push(() => server.app.close());
+      http = server;
+    }
+
+    return { config, log, database, queue, cache, blobs, services, http, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

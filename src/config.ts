@@ -1,0 +1,167 @@
+// The only place that reads the environment. Parsed once into a frozen, typed object; a bad value fails fast
+// with a message naming the variable.
+import { resolve } from 'node:path';
+
+export const fiscalEnvironments = ['TEST', 'CERT', 'PRODUCTION'] as const;
+export type FiscalEnvironment = (typeof fiscalEnvironments)[number];
+
+export const receiverAuthModes = ['required', 'optional', 'off'] as const;
+export type ReceiverAuthMode = (typeof receiverAuthModes)[number];
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export interface S3Config {
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+  objectLockDays: number | undefined;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  nodeEnv: 'development' | 'production' | 'test';
+  fiscalEnv: FiscalEnvironment;
+  dataDir: string;
+  /** Absent: embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  /** Absent: in-memory cache. */
+  redisUrl: string | undefined;
+  storage: { kind: 'fs'; root: string } | { kind: 's3'; s3: S3Config };
+  opsToken: string | undefined;
+  openApiEnabled: boolean;
+  /** 32 bytes. Absent outside production: generated and kept under dataDir. */
+  masterKey: Buffer | undefined;
+  cloudSigningSecret: string | undefined;
+  receiverAuthMode: ReceiverAuthMode;
+  logLevel: LogLevel;
+  /** Directory holding DGII's official XSDs; absent: the model alone validates. */
+  xsdDir: string | undefined;
+  /** Public base URL used in demo credentials and links; defaults to http://HOST:PORT. */
+  publicBaseUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  const match = allowed.find((candidate) => candidate === value);
+  if (match === undefined) throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  return match;
+}
+
+function integer(env: Env, name: string, fallback: number | undefined, min: number, max: number): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(name, `must be true or false (got "${value}")`);
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
+  }
+  return value;
+}
+
+/** MASTER_KEY is 32 bytes given as 64 hex characters or as base64. */
+function masterKey(env: Env): Buffer | undefined {
+  const value = text(env, 'MASTER_KEY');
+  if (value === undefined) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('MASTER_KEY', 'must be 32 bytes, as 64 hex characters or base64');
+  return bytes;
+}
+
+function storage(env: Env, dataDir: string): Config['storage'] {
+  const kind = oneOf(env, 'STORAGE', ['fs', 's3'], 'fs');
+  if (kind === 'fs') return { kind, root: resolve(text(env, 'STORAGE_DIR') ?? resolve(dataDir, 'blobs')) };
+  const bucket = text(env, 'S3_BUCKET');
+  if (bucket === undefined) throw new ConfigError('S3_BUCKET', 'is required when STORAGE=s3');
+  return {
+    kind,
+    s3: {
+      endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+      bucket,
+      region: text(env, 'S3_REGION') ?? 'us-east-1',
+      accessKeyId: text(env, 'S3_ACCESS_KEY_ID'),
+      secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY'),
+      forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', text(env, 'S3_ENDPOINT') !== undefined),
+      objectLockDays: integer(env, 'S3_OBJECT_LOCK_DAYS', undefined, 1, 36_500),
+    },
+  };
+}
+
+export function parseConfig(env: Env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
+  const fiscalEnv = oneOf(env, 'FISCAL_ENV', fiscalEnvironments, 'TEST');
+  const dataDir = resolve(text(env, 'DATA_DIR') ?? './data');
+  const production = nodeEnv === 'production' || fiscalEnv === 'PRODUCTION';
+  const key = masterKey(env);
+  if (production && key === undefined) {
+    throw new ConfigError('MASTER_KEY', 'is required in production (NODE_ENV=production or FISCAL_ENV=PRODUCTION)');
+  }
+  const opsToken = text(env, 'OPS_TOKEN');
+  if (opsToken !== undefined && opsToken.length < 16) throw new ConfigError('OPS_TOKEN', 'must be at least 16 characters');
+  const cloudSigningSecret = text(env, 'CLOUD_SIGNING_SECRET');
+  if (cloudSigningSecret !== undefined && cloudSigningSecret.length < 24) {
+    throw new ConfigError('CLOUD_SIGNING_SECRET', 'must be at least 24 characters');
+  }
+  return Object.freeze({
+    port: integer(env, 'PORT', 3000, 0, 65_535) ?? 3000,
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    nodeEnv,
+    fiscalEnv,
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    storage: storage(env, dataDir),
+    opsToken,
+    openApiEnabled: flag(env, 'OPENAPI_ENABLED', nodeEnv !== 'production'),
+    masterKey: key,
+    cloudSigningSecret,
+    receiverAuthMode: oneOf(env, 'RECEIVER_AUTH_MODE', receiverAuthModes, 'required'),
+    logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
+    xsdDir: text(env, 'ECF_XSD_DIR'),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+  });
+}
+
+export function loadConfig(): Config {
+  return parseConfig(process.env);
+}

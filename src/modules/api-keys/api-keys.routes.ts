@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import type { Db } from '../../platform/db/database.js';
+import { transact } from '../../platform/db/transact.js';
+import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { recordMessageOnce } from '../control-plane/index.js';
+import { fail, problem, unwrap } from '../../platform/http/problems.js';
+import { defineRoute } from '../../platform/http/route.js';
+import { ref } from '../../platform/http/schema-ref.js';
+import { ApiKeyMetadata, IssueApiKey, IssuedApiKey } from './api-keys.schema.js';
+import type { CompaniesService } from '../companies/index.js';
+import type { ApiKeysService } from './api-keys.service.js';
+
+const CompanyParams = Type.Object({ companyId: Type.String({ minLength: 1, maxLength: 64 }) });
+const KeyParams = Type.Object({ companyId: Type.String({ minLength: 1, maxLength: 64 }), keyId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function messageId(id: string | undefined): string {
+  if (id === undefined) throw new Error('cloud route reached without a verified message id');
+  return id;
+}
+
+export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies: CompaniesService }) {
+  const { db, apiKeys, companies } = deps;
+
+  async function requireCompany(companyId: string): Promise<void> {
+    if ((await companies.get(companyId)) === undefined) throw problem('company_not_found', `No company ${companyId}.`);
+  }
+
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/internal/cloud/v1/companies/:companyId/api-keys',
+      auth: { kind: 'cloud' },
+      docs: { operationId: 'issueApiKey', summary: 'Issue an API key (the full key is shown once)', tags: ['Control plane'] },
+      schema: { params: CompanyParams, body: ref(IssueApiKey), response: { 201: Envelope(ref(IssuedApiKey)) } },
+      handler: async (request, reply) => {
+        const { companyId } = request.params;
+        await requireCompany(companyId);
+        const issued = unwrap(
+          await transact(db, async (trx) => {
+            const recorded = await recordMessageOnce(trx, messageId(request.signedMessageId), 'api-key.issue', companyId);
+            return recorded.ok ? apiKeys.issue(trx, companyId, request.body) : recorded;
+          }),
+        );
+        return reply.code(201).send(envelope(request, issued));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/internal/cloud/v1/companies/:companyId/api-keys',
+      auth: { kind: 'cloud' },
+      docs: { operationId: 'listApiKeys', summary: "List a company's API keys (metadata only)", tags: ['Control plane'] },
+      schema: { params: CompanyParams, response: { 200: Envelope(Type.Array(ref(ApiKeyMetadata))) } },
+      handler: async (request) => {
+        await requireCompany(request.params.companyId);
+        return envelope(request, await apiKeys.list(request.params.companyId));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/internal/cloud/v1/companies/:companyId/api-keys/:keyId',
+      auth: { kind: 'cloud' },
+      docs: { operationId: 'revokeApiKey', summary: 'Revoke an API key', tags: ['Control plane'] },
+      schema: { params: KeyParams, response: { 204: Type.Null({ description: 'Revoked (also when it already was).' }) } },
+      handler: async (request, reply) => {
+        const { companyId, keyId } = request.params;
+        unwrap(
+          await transact(db, async (trx) => {
+            const recorded = await recordMessageOnce(trx, messageId(request.signedMessageId), 'api-key.revoke', companyId);
+            if (!recorded.ok) return recorded;
+            if ((await companies.get(companyId)) === undefined) return fail('company_not_found', `No company ${companyId}.`);
+            return apiKeys.revoke(trx, companyId, keyId);
+          }),
+        );
+        return reply.code(204).send(null);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,4 @@
+export { apiKeyRoutes } from './api-keys.routes.js';
+export { apiKeySchemas, type IssueApiKey } from './api-keys.schema.js';
+export { createApiKeysService, type ApiKeysService } from './api-keys.service.js';
+export { parseApiKey } from './api-key-format.js';

@@ -1,0 +1,133 @@
+import { Type, type Static } from 'typebox';
+import { ref } from '../../platform/http/schema-ref.js';
+import { capabilities } from './capabilities.js';
+
+// Lengths follow the e-CF issuer fields they feed (RazonSocialEmisor 150, NombreComercial 150,
+// DireccionEmisor 100; municipality and province are DGII's six-digit codes).
+const companyFields = {
+  legalName: Type.String({ minLength: 1, maxLength: 150 }),
+  tradeName: Type.String({ minLength: 1, maxLength: 150 }),
+  address: Type.String({ minLength: 1, maxLength: 100 }),
+  municipality: Type.String({ pattern: '^\\d{6}$' }),
+  province: Type.String({ pattern: '^\\d{6}$' }),
+  plan: Type.String({ minLength: 1, maxLength: 64 }),
+  capabilities: Type.Array(Type.Enum(capabilities), { uniqueItems: true }),
+  certificationEnabled: Type.Boolean(),
+};
+
+export const CompanyId = Type.String({ pattern: '^cmp_[A-Za-z0-9]{1,40}$' });
+
+export const CompanyProvision = Type.Object(
+  {
+    rnc: Type.String({ pattern: '^(\\d{9}|\\d{11})$', description: 'RNC (9 digits) or cédula (11 digits); check digit verified.' }),
+    legalName: companyFields.legalName,
+    tradeName: Type.Optional(companyFields.tradeName),
+    address: Type.Optional(companyFields.address),
+    municipality: Type.Optional(companyFields.municipality),
+    province: Type.Optional(companyFields.province),
+    plan: companyFields.plan,
+    capabilities: companyFields.capabilities,
+    certificationEnabled: Type.Optional(companyFields.certificationEnabled),
+  },
+  { additionalProperties: false },
+);
+export type CompanyProvision = Static<typeof CompanyProvision>;
+
+export const CompanyUpdate = Type.Object(
+  {
+    companyId: CompanyId,
+    legalName: Type.Optional(companyFields.legalName),
+    tradeName: Type.Optional(Type.Union([companyFields.tradeName, Type.Null()])),
+    address: Type.Optional(Type.Union([companyFields.address, Type.Null()])),
+    municipality: Type.Optional(Type.Union([companyFields.municipality, Type.Null()])),
+    province: Type.Optional(Type.Union([companyFields.province, Type.Null()])),
+    plan: Type.Optional(companyFields.plan),
+    capabilities: Type.Optional(companyFields.capabilities),
+    certificationEnabled: Type.Optional(companyFields.certificationEnabled),
+  },
+  { additionalProperties: false },
+);
+export type CompanyUpdate = Static<typeof CompanyUpdate>;
+
+export const PermissionsChange = Type.Object(
+  {
+    companyId: CompanyId,
+    permissions: Type.Union([Type.Literal('current'), Type.Literal('suspended')]),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+export type PermissionsChange = Static<typeof PermissionsChange>;
+
+export const CompanySuspension = Type.Object(
+  { companyId: CompanyId, reason: Type.String({ minLength: 1, maxLength: 500 }) },
+  { additionalProperties: false },
+);
+export type CompanySuspension = Static<typeof CompanySuspension>;
+
+export const CertificateInstall = Type.Object(
+  {
+    companyId: CompanyId,
+    p12Base64: Type.String({ minLength: 4, maxLength: 200_000, contentEncoding: 'base64', description: 'The .p12/.pfx file, base64.' }),
+    password: Type.String({ maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+export type CertificateInstall = Static<typeof CertificateInstall>;
+
+export const CertificateSummary = Type.Object(
+  {
+    id: Type.String(),
+    subject: Type.String(),
+    issuer: Type.String(),
+    serialNumber: Type.String(),
+    notBefore: Type.String({ format: 'date-time' }),
+    notAfter: Type.String({ format: 'date-time' }),
+    fingerprintSha256: Type.String(),
+  },
+  { $id: 'CertificateSummary' },
+);
+export type CertificateSummary = Static<typeof CertificateSummary>;
+
+export const Company = Type.Object(
+  {
+    id: Type.String(),
+    rnc: Type.String(),
+    legalName: Type.String(),
+    tradeName: Type.Union([Type.String(), Type.Null()]),
+    address: Type.Union([Type.String(), Type.Null()]),
+    municipality: Type.Union([Type.String(), Type.Null()]),
+    province: Type.Union([Type.String(), Type.Null()]),
+    permissions: Type.Union([Type.Literal('current'), Type.Literal('suspended')]),
+    suspendedReason: Type.Union([Type.String(), Type.Null()]),
+    certificationEnabled: Type.Boolean(),
+    certificate: Type.Union([ref(CertificateSummary), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Company' },
+);
+export type Company = Static<typeof Company>;
+
+export const CapabilityAccess = Type.Object(
+  {
+    entitled: Type.Boolean({ description: 'The plan includes this capability.' }),
+    allowed: Type.Boolean({ description: 'Entitled, permissions current, and the key holds a scope that exercises it.' }),
+    scopes: Type.Array(Type.String(), { description: "The key's effective scopes that exercise this capability." }),
+  },
+  { $id: 'CapabilityAccess' },
+);
+
+export const CompanyView = Type.Object(
+  {
+    company: ref(Company),
+    entitlement: Type.Object({ plan: Type.String(), capabilities: Type.Array(Type.String()) }),
+    access: Type.Record(Type.String(), ref(CapabilityAccess)),
+    environment: Type.Union([Type.Literal('TEST'), Type.Literal('CERT'), Type.Literal('PRODUCTION')]),
+    scopes: Type.Array(Type.String(), { description: 'Scopes granted to the key.' }),
+    effectiveScopes: Type.Array(Type.String(), { description: 'Granted plus derived scopes (SPEC §5).' }),
+  },
+  { $id: 'CompanyView' },
+);
+
+export const companySchemas = [CertificateSummary, Company, CapabilityAccess, CompanyView];

@@ -1,0 +1,215 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import type { Clock } from '../../platform/clock.js';
+import { assessCertificate, openP12 } from '../../platform/crypto/p12.js';
+import { openSecret, sealSecret } from '../../platform/crypto/secret-box.js';
+import type { Db } from '../../platform/db/database.js';
+import type { Trx } from '../../platform/db/transact.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { newId } from '../../platform/ids.js';
+import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
+import { capabilities, capabilityScopes } from './capabilities.js';
+import * as repo from './companies.repo.js';
+import type { CertificateInstall, CertificateSummary, Company, CompanyProvision, CompanySuspension, CompanyUpdate, PermissionsChange } from './companies.schema.js';
+
+export interface Change<T> {
+  value: T;
+  /** False when the request matched what was already there: applying it again has no effect. */
+  changed: boolean;
+}
+
+export interface SigningIdentity {
+  privateKey: KeyObject;
+  certificatePem: string;
+}
+
+function certificateSummary(row: repo.CertificateRow): CertificateSummary {
+  return {
+    id: row.id,
+    subject: row.subject,
+    issuer: row.issuer,
+    serialNumber: row.serial_number,
+    notBefore: row.not_before.toISOString(),
+    notAfter: row.not_after.toISOString(),
+    fingerprintSha256: row.fingerprint_sha256,
+  };
+}
+
+function toCompany(row: repo.CompanyRow, certificate: repo.CertificateRow | undefined): Company {
+  return {
+    id: row.id,
+    rnc: row.rnc,
+    legalName: row.legal_name,
+    tradeName: row.trade_name,
+    address: row.address,
+    municipality: row.municipality,
+    province: row.province,
+    permissions: row.permissions,
+    suspendedReason: row.suspended_reason,
+    certificationEnabled: row.certification_enabled,
+    certificate: certificate === undefined ? null : certificateSummary(certificate),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const keyContext = (companyId: string) => `certificate-key:${companyId}`;
+
+/** Field-by-field comparison, so re-applying the same change reports `changed: false`. */
+function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boolean {
+  return Object.entries(changes).some(([field, value]) => JSON.stringify(row[field as keyof repo.CompanyRow]) !== JSON.stringify(value));
+}
+
+export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: Buffer }) {
+  const { db, clock, masterKey } = deps;
+
+  async function applyChanges(trx: Trx, row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): Promise<Change<repo.CompanyRow>> {
+    if (!differs(row, changes)) return { value: row, changed: false };
+    return { value: await repo.updateCompany(trx, row.id, { ...changes, updated_at: clock.now() }), changed: true };
+  }
+
+  async function lockExisting(trx: Trx, companyId: string): Promise<Result<repo.CompanyRow>> {
+    const row = await repo.lockCompanyById(trx, companyId);
+    return row === undefined ? fail('company_not_found', `No company ${companyId}.`) : ok(row);
+  }
+
+  return {
+    /** Creates the company, or brings the one with this RNC up to date: provisioning twice has one effect. */
+    async provision(trx: Trx, input: CompanyProvision): Promise<Result<Change<repo.CompanyRow>>> {
+      const idProblem = checkTaxpayerId(input.rnc);
+      if (idProblem !== undefined) {
+        return fail('validation_failed', `RNC ${input.rnc} is not valid (${idProblem === 'format' ? 'format' : 'check digit'}).`, [
+          { pointer: '/rnc', in: 'body', code: idProblem === 'format' ? 'rnc_format' : 'rnc_check_digit', detail: 'not a valid RNC or cédula' },
+        ]);
+      }
+      const fields = {
+        legal_name: input.legalName,
+        trade_name: input.tradeName ?? null,
+        address: input.address ?? null,
+        municipality: input.municipality ?? null,
+        province: input.province ?? null,
+        plan: input.plan,
+        capabilities: input.capabilities,
+        certification_enabled: input.certificationEnabled ?? false,
+      };
+      const existing = await repo.lockCompanyByRnc(trx, input.rnc);
+      if (existing !== undefined) return ok(await applyChanges(trx, existing, fields));
+      const now = clock.now();
+      const row = await repo.insertCompany(trx, {
+        id: newId('cmp'),
+        rnc: input.rnc,
+        ...fields,
+        permissions: 'current',
+        suspended_reason: null,
+        created_at: now,
+        updated_at: now,
+      });
+      return ok({ value: row, changed: true });
+    },
+
+    async update(trx: Trx, input: CompanyUpdate): Promise<Result<Change<repo.CompanyRow>>> {
+      const found = await lockExisting(trx, input.companyId);
+      if (!found.ok) return found;
+      const changes: Partial<repo.CompanyRow> = {
+        ...(input.legalName === undefined ? {} : { legal_name: input.legalName }),
+        ...(input.tradeName === undefined ? {} : { trade_name: input.tradeName }),
+        ...(input.address === undefined ? {} : { address: input.address }),
+        ...(input.municipality === undefined ? {} : { municipality: input.municipality }),
+        ...(input.province === undefined ? {} : { province: input.province }),
+        ...(input.plan === undefined ? {} : { plan: input.plan }),
+        ...(input.capabilities === undefined ? {} : { capabilities: input.capabilities }),
+        ...(input.certificationEnabled === undefined ? {} : { certification_enabled: input.certificationEnabled }),
+      };
+      return ok(await applyChanges(trx, found.value, changes));
+    },
+
+    async setPermissions(trx: Trx, input: PermissionsChange | (CompanySuspension & { permissions: 'suspended' })): Promise<Result<Change<repo.CompanyRow>>> {
+      const found = await lockExisting(trx, input.companyId);
+      if (!found.ok) return found;
+      const reason = input.permissions === 'suspended' ? (input.reason ?? 'suspended by the provider') : null;
+      return ok(await applyChanges(trx, found.value, { permissions: input.permissions, suspended_reason: reason }));
+    },
+
+    /** Opens the .p12 once, checks it can sign, and keeps only the sealed key and the public certificate. */
+    async installCertificate(trx: Trx, input: CertificateInstall): Promise<Result<Change<CertificateSummary>>> {
+      const found = await lockExisting(trx, input.companyId);
+      if (!found.ok) return found;
+      const opened = openP12(Buffer.from(input.p12Base64, 'base64'), input.password);
+      if (!opened.ok) {
+        return fail('certificate_unreadable', opened.message, [{ pointer: opened.code === 'p12_wrong_password' ? '/password' : '/p12Base64', in: 'body', code: opened.code, detail: opened.message }]);
+      }
+      const now = clock.now();
+      const findings = assessCertificate(opened.value, now);
+      if (findings.length > 0) {
+        return fail(
+          'certificate_unusable',
+          findings.map((finding) => finding.message).join(' '),
+          findings.map((finding) => ({ pointer: '/p12Base64', in: 'body', code: finding.code, detail: finding.message })),
+        );
+      }
+      const certificate = opened.value;
+      const active = await repo.findActiveCertificate(trx, input.companyId);
+      if (active?.fingerprint_sha256 === certificate.fingerprintSha256) return ok({ value: certificateSummary(active), changed: false });
+      const row = await repo.replaceActiveCertificate(
+        trx,
+        {
+          id: newId('crt'),
+          company_id: input.companyId,
+          status: 'active',
+          subject: certificate.subject,
+          issuer: certificate.issuer,
+          serial_number: certificate.serialNumber,
+          not_before: certificate.notBefore,
+          not_after: certificate.notAfter,
+          fingerprint_sha256: certificate.fingerprintSha256,
+          certificate_pem: certificate.certificatePem,
+          chain_pem: certificate.chainPem,
+          private_key_sealed: sealSecret(masterKey, certificate.privateKeyPem, keyContext(input.companyId)),
+          installed_at: now,
+          replaced_at: null,
+        },
+        now,
+      );
+      return ok({ value: certificateSummary(row), changed: true });
+    },
+
+    async get(companyId: string): Promise<Company | undefined> {
+      const row = await repo.findCompanyById(db, companyId);
+      if (row === undefined) return undefined;
+      return toCompany(row, await repo.findActiveCertificate(db, companyId));
+    },
+
+    /** The company as its API key sees it: entitlement, access by capability, environment and scopes. */
+    async view(principal: Principal) {
+      const company = await this.get(principal.companyId);
+      if (company === undefined) throw new Error(`Authenticated company ${principal.companyId} is missing`);
+      const row = await repo.findCompanyById(db, principal.companyId);
+      const entitled = new Set(row?.capabilities ?? []);
+      const access = Object.fromEntries(
+        capabilities.map((capability) => {
+          const held = capabilityScopes[capability].filter((scope) => principal.effectiveScopes.has(scope));
+          const isEntitled = entitled.has(capability);
+          return [capability, { entitled: isEntitled, allowed: isEntitled && company.permissions === 'current' && held.length > 0, scopes: held }];
+        }),
+      );
+      return {
+        company,
+        entitlement: { plan: row?.plan ?? '', capabilities: [...entitled] },
+        access,
+        environment: principal.environment,
+        scopes: principal.scopes,
+        effectiveScopes: [...principal.effectiveScopes].sort(),
+      };
+    },
+
+    /** The company's signing key, unsealed for one use; undefined when no certificate is installed. */
+    async signingIdentity(companyId: string): Promise<SigningIdentity | undefined> {
+      const row = await repo.findActiveCertificate(db, companyId);
+      if (row === undefined) return undefined;
+      const pem = openSecret(masterKey, row.private_key_sealed, keyContext(companyId));
+      return { privateKey: createPrivateKey(pem), certificatePem: row.certificate_pem };
+    },
+  };
+}
+
+export type CompaniesService = ReturnType<typeof createCompaniesService>;

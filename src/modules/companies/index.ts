@@ -1,0 +1,11 @@
+export { capabilities, capabilityScopes, type Capability } from './capabilities.js';
+export { companyRoutes } from './companies.routes.js';
+export {
+  CertificateInstall,
+  CompanyProvision,
+  CompanySuspension,
+  CompanyUpdate,
+  PermissionsChange,
+  companySchemas,
+} from './companies.schema.js';
+export { createCompaniesService, type CompaniesService, type Change, type SigningIdentity } from './companies.service.js';

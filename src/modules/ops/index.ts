@@ -1,0 +1,2 @@
+export { opsRoutes } from './ops.routes.js';
+export type { Probe } from './readiness.js';

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/backends.js';
+import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
+import { openDatabase, type DatabaseHandle } from './database.js';
+import { migrateToLatest } from './migrate.js';
+
+function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }>) {
+  describe(`database on ${label}`, () => {
+    let handle: DatabaseHandle;
+    let drop: () => Promise<void>;
+    before(async () => {
+      ({ handle, drop } = await open());
+    });
+    after(async () => {
+      await handle.close();
+      await drop();
+    });
+
+    it('applies every migration once, and a second run applies none', async () => {
+      const first = await migrateToLatest(handle.db);
+      assert.deepEqual(first, ['20261121_0001_foundation']);
+      assert.deepEqual(await migrateToLatest(handle.db), []);
+    });
+
+    it('reads numeric as an exact decimal string and counts as numbers', async () => {
+      const { rows } = await sql<{ amount: string; total: number }>`
+        select 12345678901234567.89::numeric(20, 2) as amount, count(*) as total from generate_series(1, 3)`.execute(handle.db);
+      assert.deepEqual(rows, [{ amount: '12345678901234567.89', total: 3 }]);
+    });
+
+    it('rolls back a failed transaction as a whole', async () => {
+      await assert.rejects(
+        handle.db.transaction().execute(async (trx) => {
+          await trx.insertInto('settings').values({ key: 'rollback-probe', value: 'x', updated_at: new Date() }).execute();
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      const found = await handle.db.selectFrom('settings').selectAll().where('key', '=', 'rollback-probe').execute();
+      assert.equal(found.length, 0);
+    });
+
+    it('keeps concurrent transactions apart: each claim gets a distinct row', async () => {
+      await handle.db
+        .insertInto('settings')
+        .values(Array.from({ length: 6 }, (_, i) => ({ key: `claim-${i}`, value: 'free', updated_at: new Date() })))
+        .execute();
+      const claim = () =>
+        handle.db.transaction().execute(async (trx) => {
+          const row = await trx
+            .selectFrom('settings')
+            .select('key')
+            .where('key', 'like', 'claim-%')
+            .where('value', '=', 'free')
+            .orderBy('key')
+            .limit(1)
+            .forUpdate()
+            .skipLocked()
+            .executeTakeFirstOrThrow();
+          await trx.updateTable('settings').set({ value: 'taken' }).where('key', '=', row.key).execute();
+          return row.key;
+        });
+      const claimed = await Promise.all(Array.from({ length: 6 }, () => claim()));
+      assert.equal(new Set(claimed).size, 6);
+    });
+
+    it('answers its probe', async () => {
+      await handle.probe(2_000);
+    });
+  });
+}
+
+backendSuite('the test back end (PostgreSQL when it answers, else PGlite)', async () => {
+  const database: TestDatabase = await createTestDatabase();
+  return { handle: await openDatabase(database.target), drop: () => database.drop() };
+});
+
+backendSuite('embedded PGlite on disk', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ecf-db-'));
+  return {
+    handle: await openDatabase({ kind: 'pglite', dataDir: dir }),
+    drop: () => {
+      rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
+    },
+  };
+});
+
+describe('data directory lock', () => {
+  it('refuses a second holder with a message naming the directory and the process', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ecf-lock-'));
+    const release = lockDataDir(dir);
+    assert.throws(() => lockDataDir(dir), (error: unknown) => {
+      assert.ok(error instanceof DataDirInUseError);
+      assert.match(error.message, new RegExp(`${dir}.*process ${process.pid}`));
+      return true;
+    });
+    release();
+    lockDataDir(dir)();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes over a lock left by a process that no longer runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ecf-lock-'));
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'ecf.lock'), '999999');
+    const release = lockDataDir(dir);
+    release();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,85 @@
+// The relational database: PostgreSQL through `pg` when DATABASE_URL is set, embedded PGlite otherwise.
+// Both are reached through the same Kysely instance and the same SqlExecutor, so every query, migration and
+// job runs one code path on either back end.
+import { join } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.js';
+import { openPgliteGateway } from './pglite-gateway.js';
+import { withTimeout } from '../timeout.js';
+import type { Database } from './schema.js';
+import type { SqlExecutor } from './sql-executor.js';
+import { INT8_OID, NUMERIC_OID, parseInt8, parseNumeric } from './type-parsers.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  kind: 'postgres' | 'pglite';
+  db: Db;
+  /** For pg-boss and raw probes; on PGlite it waits its turn at the same gate as Kysely. */
+  executor: SqlExecutor;
+  probe(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' };
+
+const pgTypes = new pg.TypeOverrides();
+pgTypes.setTypeParser(INT8_OID, parseInt8);
+pgTypes.setTypeParser(NUMERIC_OID, parseNumeric);
+
+function openPostgres(url: string, poolSize: number): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5_000 });
+  // An idle client that loses its server emits 'error'; without a listener that would crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const executor: SqlExecutor = {
+    async executeSql(text, values) {
+      const result = await pool.query(text, values);
+      return { rows: result.rows };
+    },
+  };
+  return {
+    kind: 'postgres',
+    db,
+    executor,
+    probe: (timeoutMs) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs, 'PostgreSQL'),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
+  try {
+    const gateway = await openPgliteGateway(dataDir === undefined ? undefined : join(dataDir, 'pgdata'));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: gateway.pool as unknown as pg.Pool }) });
+    return {
+      kind: 'pglite',
+      db,
+      executor: gateway,
+      probe: (timeoutMs) => withTimeout(gateway.executeSql('select 1', []).then(() => undefined), timeoutMs, 'Embedded database'),
+      async close() {
+        await db.destroy();
+        await gateway.close();
+        unlock();
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+export function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  switch (target.kind) {
+    case 'postgres':
+      return Promise.resolve(openPostgres(target.url, target.poolSize ?? 10));
+    case 'pglite':
+      return openPglite(target.dataDir);
+    case 'pglite-memory':
+      return openPglite(undefined);
+  }
+}

@@ -1,0 +1,78 @@
+// The embedded database: one PGlite instance shared by the API, the worker and the scheduler through one
+// serialised gateway. PGlite is a single session, so a raw BEGIN from one caller would swallow another's
+// statements (research/stack.md, pitfall 15); every caller takes the gate for as long as it holds the
+// connection, which for a Kysely transaction is the whole transaction.
+import { PGlite } from '@electric-sql/pglite';
+import { SerialGate } from './serial-gate.js';
+import type { SqlExecutor } from './sql-executor.js';
+import { INT8_OID, NUMERIC_OID, parseInt8, parseNumeric } from './type-parsers.js';
+
+export interface PoolClientShim {
+  query(text: string, values?: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number; command: string }>;
+  release(): void;
+}
+
+export interface PgliteGateway extends SqlExecutor {
+  /** A pg.Pool look-alike for Kysely's PostgresDialect. */
+  pool: { connect(): Promise<PoolClientShim>; end(): Promise<void> };
+  close(): Promise<void>;
+}
+
+function commandOf(text: string): string {
+  return /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '';
+}
+
+function hasParameters(values: readonly unknown[] | undefined): values is readonly unknown[] {
+  return values !== undefined && values.length > 0;
+}
+
+/** `dataDir` undefined = in memory. */
+export async function openPgliteGateway(dataDir: string | undefined): Promise<PgliteGateway> {
+  const pglite = await PGlite.create(dataDir, {
+    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseNumeric },
+  });
+  const gate = new SerialGate();
+
+  async function run(text: string, values?: readonly unknown[]) {
+    // pg-boss sends parameter-less multi-statement scripts, which only exec() accepts.
+    if (!hasParameters(values) && text.includes(';') && text.trim().replace(/;\s*$/, '').includes(';')) {
+      const results = await pglite.exec(text);
+      const last = results.at(-1);
+      return { rows: last?.rows ?? [], rowCount: last?.affectedRows ?? 0, command: commandOf(text) };
+    }
+    const result = await pglite.query(text, hasParameters(values) ? [...values] : []);
+    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length, command: commandOf(text) };
+  }
+
+  let closed = false;
+  return {
+    pool: {
+      async connect() {
+        if (closed) throw new Error('The embedded database is closed');
+        const release = await gate.acquire();
+        return { query: run, release };
+      },
+      async end() {
+        // Closed by close(); Kysely's destroy() calls this first.
+      },
+    },
+    async executeSql(text, values) {
+      const release = await gate.acquire();
+      try {
+        return await run(text, values);
+      } finally {
+        release();
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const release = await gate.acquire();
+      try {
+        await pglite.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}

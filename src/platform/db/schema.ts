@@ -1,0 +1,76 @@
+// Kysely's view of the tables. Migrations in /migrations are the source of truth; this mirrors them.
+import type { ColumnType, Generated } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+type Timestamp = ColumnType<Date, Date, Date>;
+
+export interface CompaniesTable {
+  id: string;
+  rnc: string;
+  legal_name: string;
+  trade_name: string | null;
+  address: string | null;
+  municipality: string | null;
+  province: string | null;
+  plan: string;
+  capabilities: string[];
+  permissions: 'current' | 'suspended';
+  suspended_reason: string | null;
+  certification_enabled: boolean;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface CompanyCertificatesTable {
+  id: string;
+  company_id: string;
+  status: 'active' | 'replaced';
+  subject: string;
+  issuer: string;
+  serial_number: string;
+  not_before: Date;
+  not_after: Date;
+  fingerprint_sha256: string;
+  certificate_pem: string;
+  chain_pem: string[];
+  private_key_sealed: string;
+  installed_at: CreatedAt;
+  replaced_at: Date | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  name: string;
+  scopes: string[];
+  key_hash: string;
+  display_prefix: string;
+  created_at: CreatedAt;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export interface CloudMessagesTable {
+  id: string;
+  label: string;
+  company_id: string | null;
+  received_at: CreatedAt;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  companies: CompaniesTable;
+  company_certificates: CompanyCertificatesTable;
+  api_keys: ApiKeysTable;
+  cloud_messages: CloudMessagesTable;
+  settings: SettingsTable;
+}
+
+export type { Generated };

@@ -1,0 +1,14 @@
+// One reading of PostgreSQL values for both back ends: PGlite and `pg` disagree on int8 and numeric
+// (research/stack.md, pitfall 17). Money stays a decimal string; counts become numbers.
+export const INT8_OID = 20;
+export const NUMERIC_OID = 1700;
+
+export function parseInt8(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`int8 value ${value} does not fit a JavaScript number`);
+  return parsed;
+}
+
+export function parseNumeric(value: string): string {
+  return value;
+}

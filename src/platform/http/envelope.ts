@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { ref } from './schema-ref.js';
+
+export interface Meta {
+  correlationId: string;
+  timestamp: string;
+  nextCursor?: string | null;
+}
+
+/** Every JSON business response: `{data, meta}` (SPEC §2.1). */
+export function envelope<T>(request: FastifyRequest, data: T, extra: Partial<Meta> = {}): { data: T; meta: Meta } {
+  return { data, meta: { correlationId: request.id, timestamp: new Date().toISOString(), ...extra } };
+}
+
+export const MetaSchema = Type.Object(
+  {
+    correlationId: Type.String({ description: 'Equals the X-Correlation-ID request header when one was sent.' }),
+    timestamp: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Meta' },
+);
+
+export const ListMetaSchema = Type.Object(
+  {
+    correlationId: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null at the end.' }),
+  },
+  { $id: 'ListMeta' },
+);
+
+export function Envelope<T extends TSchema>(data: T) {
+  return Type.Object({ data, meta: ref(MetaSchema) });
+}
+
+export function ListEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), meta: ref(ListMetaSchema) });
+}

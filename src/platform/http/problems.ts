@@ -1,0 +1,104 @@
+// The one error catalogue. Every expected failure has a stable code here; one place (the error handler)
+// turns a code into application/problem+json (RFC 9457).
+
+export const problemCatalogue = {
+  validation_failed: { status: 400, title: 'The request is not valid' },
+  malformed_body: { status: 400, title: 'The request body could not be read' },
+  api_key_missing: { status: 401, title: 'An API key is required' },
+  api_key_malformed: { status: 401, title: 'The API key is malformed' },
+  api_key_unknown: { status: 401, title: 'The API key is not recognised' },
+  api_key_revoked: { status: 401, title: 'The API key has been revoked' },
+  api_key_expired: { status: 401, title: 'The API key has expired' },
+  api_key_wrong_environment: { status: 401, title: 'The API key belongs to another environment' },
+  ops_token_invalid: { status: 401, title: 'The operations token is missing or wrong' },
+  signature_missing: { status: 401, title: 'The request is not signed' },
+  signature_invalid: { status: 401, title: 'The request signature does not match' },
+  signature_stale: { status: 401, title: 'The request timestamp is outside the accepted window' },
+  scope_missing: { status: 403, title: 'The API key lacks the scope this route requires' },
+  company_suspended: { status: 403, title: 'The company has no current permissions' },
+  route_not_found: { status: 404, title: 'No such route' },
+  company_not_found: { status: 404, title: 'No such company' },
+  api_key_not_found: { status: 404, title: 'No such API key' },
+  method_not_allowed: { status: 405, title: 'Method not allowed on this route' },
+  event_replayed: { status: 409, title: 'This event id has already been processed' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  certificate_unreadable: { status: 422, title: 'The certificate file could not be opened' },
+  certificate_unusable: { status: 422, title: 'The certificate cannot be used for signing' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'A dependency is unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof problemCatalogue;
+
+/** Where a field error sits: a JSON pointer into that part of the request. */
+export interface FieldError {
+  pointer: string;
+  in: 'body' | 'query' | 'params' | 'headers';
+  code: string;
+  detail: string;
+}
+
+/** An expected failure, as a value. */
+export interface Failure {
+  code: ProblemCode;
+  detail: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+
+export function fail(code: ProblemCode, detail: string, errors?: FieldError[]): { ok: false; failure: Failure } {
+  return { ok: false, failure: errors === undefined ? { code, detail } : { code, detail, errors } };
+}
+
+/** Thrown only to carry a Failure from a route to the error handler. */
+export class ProblemError extends Error {
+  readonly failure: Failure;
+  constructor(failure: Failure) {
+    super(failure.detail);
+    this.name = 'ProblemError';
+    this.failure = failure;
+  }
+}
+
+export function problem(code: ProblemCode, detail: string, errors?: FieldError[]): ProblemError {
+  return new ProblemError(errors === undefined ? { code, detail } : { code, detail, errors });
+}
+
+/** A route's way out of a Result: the value, or the failure thrown to the error handler. */
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new ProblemError(result.failure);
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ProblemCode;
+  correlationId: string;
+  errors?: FieldError[];
+}
+
+export function problemBody(failure: Failure, instance: string, correlationId: string): ProblemBody {
+  const entry = problemCatalogue[failure.code];
+  return {
+    type: `urn:ecf-service:problem:${failure.code}`,
+    title: entry.title,
+    status: entry.status,
+    detail: failure.detail,
+    instance,
+    code: failure.code,
+    correlationId,
+    ...(failure.errors === undefined ? {} : { errors: failure.errors }),
+  };
+}

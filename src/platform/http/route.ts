@@ -1,0 +1,81 @@
+// One definition per route. A Spanish public route with an English alias is registered twice from the same
+// definition (SPEC §9.2); the alias is marked deprecated in OpenAPI.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyInstance,
+  FastifySchema,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+  RouteOptions,
+} from 'fastify';
+import type { Logger } from '../observability/logger.js';
+import type { RouteAuth } from './auth.js';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Logger, TypeBoxTypeProvider>;
+
+export interface RouteDocs {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  description?: string;
+}
+
+export type AppRoute<S extends FastifySchema = FastifySchema> = Omit<
+  RouteOptions<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RouteGenericInterface, unknown, S, TypeBoxTypeProvider, Logger>,
+  'config'
+> & {
+  /** The English-named alias kept for existing integrations. */
+  alias?: string;
+  auth: RouteAuth;
+  docs: RouteDocs;
+};
+
+/** Identity, so each route's handler is typed from its own schema. */
+export function defineRoute<const S extends FastifySchema>(route: AppRoute<S>): AppRoute<S> {
+  return route;
+}
+
+export interface CatalogueEntry {
+  method: string;
+  url: string;
+  auth: RouteAuth;
+  alias: boolean;
+}
+
+const securityByAuth = {
+  public: [],
+  apiKey: [{ apiKey: [] }],
+  ops: [{ opsToken: [] }],
+  cloud: [{ cloudSignature: [] }],
+} as const;
+
+function register(app: App, route: AppRoute, url: string, isAlias: boolean, catalogue: CatalogueEntry[]): void {
+  const { alias: _alias, auth, docs, schema, ...rest } = route;
+  const scopeNote = auth.kind === 'apiKey' ? `\n\nScope: \`${auth.scope === 'any' ? 'any valid key' : auth.scope}\`.` : '';
+  app.route({
+    ...rest,
+    url,
+    config: { auth },
+    schema: {
+      ...schema,
+      operationId: isAlias ? `${docs.operationId}Alias` : docs.operationId,
+      summary: docs.summary,
+      description: `${docs.description ?? ''}${scopeNote}${isAlias ? `\n\nDeprecated English alias of \`${route.url}\`.` : ''}`.trim(),
+      tags: docs.tags,
+      security: [...securityByAuth[auth.kind]],
+      ...(isAlias ? { deprecated: true } : {}),
+    },
+  });
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  for (const method of methods) catalogue.push({ method, url, auth, alias: isAlias });
+}
+
+/** Registers each route, and its alias when it has one, and records them in the catalogue. */
+export function registerRoutes(app: App, routes: readonly AppRoute[], catalogue: CatalogueEntry[]): void {
+  for (const route of routes) {
+    register(app, route, route.url, false, catalogue);
+    if (route.alias !== undefined) register(app, route, route.alias, true, catalogue);
+  }
+}

@@ -1,0 +1,127 @@
+// pg-boss on the same database as the business rows, so a job can be enqueued inside the business
+// transaction and commits or rolls back with it (research/stack.md, "Transactional outbox").
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import PgBoss from 'pg-boss';
+import type { Database } from '../db/schema.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
+import { withTimeout } from '../timeout.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { AnyJob, JobDefinition, JobEnvelope } from './job.js';
+
+export interface Schedule {
+  job: AnyJob;
+  /** Five-field cron in America/Santo_Domingo time. */
+  cron: string;
+}
+
+export interface EnqueueOptions {
+  correlationId: string;
+  /** Enqueue inside this transaction: the job exists only if the transaction commits. */
+  transaction?: Transaction<Database> | Kysely<Database>;
+  startAfter?: Date;
+  singletonKey?: string;
+}
+
+export interface Queue {
+  enqueue<T>(job: JobDefinition<T>, payload: T, options: EnqueueOptions): Promise<string | null>;
+  probe(timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface QueueRoles {
+  work: boolean;
+  schedule: boolean;
+}
+
+export const scheduleTimeZone = 'America/Santo_Domingo';
+
+function transactionExecutor<T>(transaction: Transaction<T> | Kysely<T>): SqlExecutor {
+  return {
+    async executeSql(text, values) {
+      const result = await transaction.executeQuery(CompiledQuery.raw(text, values));
+      return { rows: result.rows };
+    },
+  };
+}
+
+export async function startQueue(options: {
+  executor: SqlExecutor;
+  jobs: readonly AnyJob[];
+  schedules: readonly Schedule[];
+  roles: QueueRoles;
+  log: Logger;
+  metrics: Metrics;
+}): Promise<Queue> {
+  const { executor, jobs, schedules, roles, log, metrics } = options;
+  const boss = new PgBoss({
+    db: executor,
+    schema: 'pgboss',
+    supervise: roles.work || roles.schedule,
+    schedule: roles.schedule,
+    migrate: true,
+  });
+  boss.on('error', (error) => {
+    log.error({ err: error }, 'job queue error');
+  });
+  await boss.start();
+
+  const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+  for (const job of jobs) {
+    const policy = {
+      name: job.name,
+      retryLimit: job.retry.retryLimit,
+      retryDelay: job.retry.retryDelaySeconds,
+      retryBackoff: job.retry.retryBackoff,
+      expireInSeconds: job.retry.expireInSeconds,
+    };
+    if (existing.has(job.name)) await boss.updateQueue(job.name, policy);
+    else await boss.createQueue(job.name, policy);
+  }
+
+  if (roles.work) {
+    for (const job of jobs) {
+      await boss.work<JobEnvelope<never>>(job.name, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([item]) => {
+        if (item === undefined) return;
+        const jobLog = log.child({ job: job.name, jobId: item.id, correlationId: item.data.correlationId });
+        try {
+          await job.handle(item.data.payload, {
+            jobId: item.id,
+            correlationId: item.data.correlationId,
+            attempt: item.retryCount + 1,
+            log: jobLog,
+          });
+          metrics.jobsProcessed.inc({ job: job.name, outcome: 'completed' });
+        } catch (error) {
+          metrics.jobsProcessed.inc({ job: job.name, outcome: 'failed' });
+          jobLog.warn({ err: error, attempt: item.retryCount + 1 }, 'job failed');
+          throw error;
+        }
+      });
+    }
+  }
+
+  if (roles.schedule) {
+    for (const schedule of schedules) {
+      const envelope: JobEnvelope<Record<string, never>> = { correlationId: `schedule:${schedule.job.name}`, payload: {} };
+      await boss.schedule(schedule.job.name, schedule.cron, envelope, { tz: scheduleTimeZone });
+    }
+  }
+
+  return {
+    async enqueue(job, payload, enqueueOptions) {
+      const envelope: JobEnvelope<typeof payload> = { correlationId: enqueueOptions.correlationId, payload };
+      return boss.send(job.name, envelope, {
+        ...(enqueueOptions.transaction === undefined ? {} : { db: transactionExecutor(enqueueOptions.transaction) }),
+        ...(enqueueOptions.startAfter === undefined ? {} : { startAfter: enqueueOptions.startAfter }),
+        ...(enqueueOptions.singletonKey === undefined ? {} : { singletonKey: enqueueOptions.singletonKey }),
+      });
+    },
+    async probe(timeoutMs) {
+      await withTimeout(executor.executeSql('select version from pgboss.version', []), timeoutMs, 'Job queue');
+    },
+    async stop() {
+      await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The port every archive write goes through. The fiscal archive keeps each signed document for ten years, so
+// objects are write-once: a key, once written, always returns the same bytes.
+
+import { createHash } from 'node:crypto';
+
+export interface PutOptions {
+  contentType: string;
+  /** S3 Object Lock COMPLIANCE retention; ignored by the filesystem adapter. */
+  retainUntil?: Date;
+}
+
+export interface StoredBlob {
+  key: string;
+  /** Lowercase hex. */
+  sha256: string;
+  size: number;
+}
+
+export interface BlobHead {
+  size: number;
+  /** Undefined when the object was written without our metadata (S3 only). */
+  sha256: string | undefined;
+}
+
+export interface BlobStore {
+  readonly kind: 'fs' | 's3';
+  /** Same bytes again: idempotent success. Different bytes: BlobExistsError, and the stored bytes stay. */
+  put(key: string, bytes: Uint8Array, options: PutOptions): Promise<StoredBlob>;
+  get(key: string): Promise<Buffer | undefined>;
+  head(key: string): Promise<BlobHead | undefined>;
+  /** Writes, reads back and compares a small object under `_probe/`; rejects with a short reason. */
+  probe(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class BlobExistsError extends Error {
+  constructor(readonly key: string) {
+    super(`Blob ${key} already exists with different content`);
+    this.name = 'BlobExistsError';
+  }
+}
+
+export class InvalidBlobKeyError extends Error {
+  constructor(readonly key: string, reason: string) {
+    super(`Invalid blob key "${key.slice(0, 80)}": ${reason}`);
+    this.name = 'InvalidBlobKeyError';
+  }
+}
+
+export const probePrefix = '_probe/';
+
+const maxKeyLength = 512;
+// The filesystem adapter adds a 38-character temp suffix to the last segment; names must stay under 255 bytes.
+const maxSegmentLength = 200;
+
+/**
+ * Beyond the character set, empty and `.` segments are refused too: the filesystem would fold `a//b` and `a/./b`
+ * into `a/b` while S3 keeps them apart, and the two adapters must agree on what a key names.
+ */
+export function assertValidKey(key: string): void {
+  if (key.length === 0) throw new InvalidBlobKeyError(key, 'is empty');
+  if (key.length > maxKeyLength) throw new InvalidBlobKeyError(key, `is longer than ${maxKeyLength} characters`);
+  if (!/^[A-Za-z0-9._/-]+$/.test(key)) throw new InvalidBlobKeyError(key, 'may hold only A-Z a-z 0-9 . _ / -');
+  if (key.includes('..')) throw new InvalidBlobKeyError(key, 'may not contain ".."');
+  if (key.startsWith('/')) throw new InvalidBlobKeyError(key, 'may not start with "/"');
+  const segments = key.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.')) {
+    throw new InvalidBlobKeyError(key, 'may not have empty or "." segments');
+  }
+  if (segments.some((segment) => segment.length > maxSegmentLength)) {
+    throw new InvalidBlobKeyError(key, `may not have a segment longer than ${maxSegmentLength} characters`);
+  }
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function storedBlob(key: string, bytes: Uint8Array): StoredBlob {
+  return { key, sha256: sha256Hex(bytes), size: bytes.byteLength };
+}
+
+/** Runs a readiness check against a deadline; the reason stays short because it ends up in a health response. */
+export async function probeWithin(timeoutMs: number, check: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error('deadline'));
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([check(controller.signal), deadline]);
+  } catch (error) {
+    if (controller.signal.aborted) throw new Error(`storage probe timed out after ${timeoutMs} ms`, { cause: error });
+    throw new Error(`storage probe failed: ${shortReason(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function shortReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !error.message.includes(code) ? `${code} ${error.message}` : error.message;
+}

@@ -1,0 +1,122 @@
+// Filesystem adapter: the default for a single machine. Write-once comes from link(2), which refuses to replace an
+// existing name, so two writers racing on one key cannot both win and a reader never sees a half-written file.
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import {
+  assertValidKey,
+  BlobExistsError,
+  probePrefix,
+  probeWithin,
+  storedBlob,
+  type BlobHead,
+  type BlobStore,
+  type PutOptions,
+  type StoredBlob,
+} from './blob-store.js';
+
+export function createFsBlobStore(root: string): BlobStore {
+  const base = resolve(root);
+
+  function pathOf(key: string): string {
+    assertValidKey(key);
+    return join(base, ...key.split('/'));
+  }
+
+  async function put(key: string, bytes: Uint8Array, _options: PutOptions): Promise<StoredBlob> {
+    const path = pathOf(key);
+    const dir = dirname(path);
+    await mkdir(dir, { recursive: true });
+    // '~' is not allowed in keys, so a temp name never collides with a blob.
+    const temp = join(dir, `${basename(path)}.~${randomUUID()}`);
+    try {
+      await writeDurably(temp, bytes);
+      try {
+        await link(temp, path);
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST') throw error;
+        const existing = await readFile(path);
+        if (!existing.equals(bytes)) throw new BlobExistsError(key);
+        return storedBlob(key, existing);
+      }
+    } finally {
+      await rm(temp, { force: true });
+    }
+    await syncDirectory(dir);
+    return storedBlob(key, bytes);
+  }
+
+  async function get(key: string): Promise<Buffer | undefined> {
+    const path = pathOf(key);
+    try {
+      return await readFile(path);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function head(key: string): Promise<BlobHead | undefined> {
+    const path = pathOf(key);
+    try {
+      const stats = await stat(path);
+      if (!stats.isFile()) return undefined;
+      return { size: stats.size, sha256: await hashFile(path) };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function probe(timeoutMs: number): Promise<void> {
+    await probeWithin(timeoutMs, async () => {
+      const key = `${probePrefix}${randomUUID()}`;
+      const bytes = Buffer.from(`probe ${key}`);
+      await put(key, bytes, { contentType: 'text/plain' });
+      const read = await get(key);
+      await rm(pathOf(key), { force: true });
+      if (read === undefined || !read.equals(bytes)) throw new Error('read back different bytes');
+    });
+  }
+
+  return { kind: 'fs', put, get, head, probe, close: () => Promise.resolve() };
+}
+
+/** Read-only mode is a second guard against anything on the host rewriting an archived document in place. */
+async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
+  const file = await open(path, 'wx', 0o444);
+  try {
+    await file.writeFile(bytes);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** Makes the new directory entry survive a power loss, not only the file's contents. */
+async function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function errorCode(error: unknown): unknown {
+  return error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+}
+
+/** A key that names a directory (a prefix of other keys) is missing, as it would be on S3. */
+function isMissing(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}

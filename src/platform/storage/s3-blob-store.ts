@@ -1,0 +1,179 @@
+// S3 adapter for production. Write-once rests on a conditional PUT (If-None-Match: *) so that writers in other
+// processes cannot overwrite each other, and on Object Lock COMPLIANCE retention so nobody can delete an archived
+// document before its ten years are up.
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
+import { createHash, randomUUID } from 'node:crypto';
+import type { S3Config } from '../../config.js';
+import {
+  assertValidKey,
+  BlobExistsError,
+  probePrefix,
+  probeWithin,
+  storedBlob,
+  type BlobHead,
+  type BlobStore,
+  type PutOptions,
+  type StoredBlob,
+} from './blob-store.js';
+
+type Retention = Pick<PutObjectCommandInput, 'ObjectLockMode' | 'ObjectLockRetainUntilDate'>;
+
+const dayMs = 86_400_000;
+
+export function objectLockFor(retainUntil: Date | undefined, objectLockDays: number | undefined, now: Date): Retention {
+  if (retainUntil !== undefined) return { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: retainUntil };
+  if (objectLockDays === undefined) return {};
+  return { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: new Date(now.getTime() + objectLockDays * dayMs) };
+}
+
+export function createS3BlobStore(s3: S3Config): BlobStore {
+  const { accessKeyId, secretAccessKey } = s3;
+  const client = new S3Client({
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle,
+    // The default (WHEN_SUPPORTED) streams a trailing checksum with aws-chunked encoding, which S3-compatible
+    // servers such as s3rver do not understand; Content-MD5 below covers integrity instead.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    ...(accessKeyId !== undefined && secretAccessKey !== undefined ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+  });
+  const bucket = s3.bucket;
+  const serialize = keyedQueue();
+  // One key per process, overwritten on every probe: probes must not pile up objects in a bucket we never delete from.
+  const probeKey = `${probePrefix}${randomUUID()}`;
+
+  async function readObject(key: string, abortSignal?: AbortSignal): Promise<Buffer | undefined> {
+    try {
+      const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal });
+      if (response.Body === undefined) return Buffer.alloc(0);
+      const bytes = await response.Body.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } catch (error) {
+      if (hasName(error, 'NoSuchKey')) return undefined;
+      throw error;
+    }
+  }
+
+  async function readHead(key: string): Promise<BlobHead | undefined> {
+    try {
+      const response = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return { size: response.ContentLength ?? 0, sha256: response.Metadata?.sha256 };
+    } catch (error) {
+      if (hasName(error, 'NotFound') || hasName(error, 'NoSuchKey')) return undefined;
+      throw error;
+    }
+  }
+
+  async function sameAsStored(key: string, bytes: Uint8Array): Promise<StoredBlob | undefined> {
+    const existing = await readObject(key);
+    if (existing === undefined) return undefined;
+    if (!existing.equals(bytes)) throw new BlobExistsError(key);
+    return storedBlob(key, existing);
+  }
+
+  async function putOnce(key: string, bytes: Uint8Array, options: PutOptions): Promise<StoredBlob> {
+    if ((await readHead(key)) !== undefined) {
+      const stored = await sameAsStored(key, bytes);
+      if (stored !== undefined) return stored;
+    }
+    const blob = storedBlob(key, bytes);
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: bytes,
+          ContentType: options.contentType,
+          // S3 refuses a PUT carrying Object Lock parameters (or landing in a bucket with default retention)
+          // unless it has Content-MD5 or a checksum header.
+          ContentMD5: createHash('md5').update(bytes).digest('base64'),
+          Metadata: { sha256: blob.sha256 },
+          // s3rver accepts this header but ignores it on PUT, so against s3rver only the in-process queue above
+          // keeps concurrent writers apart; AWS S3 and MinIO enforce it across processes.
+          IfNoneMatch: '*',
+          ...objectLockFor(options.retainUntil, s3.objectLockDays, new Date()),
+        }),
+      );
+    } catch (error) {
+      // 412: another writer created the key after our HEAD; 409: its write is still in flight.
+      if (!hasStatus(error, 412) && !hasStatus(error, 409)) throw error;
+      const stored = await sameAsStored(key, bytes);
+      if (stored === undefined) throw error;
+      return stored;
+    }
+    return blob;
+  }
+
+  async function put(key: string, bytes: Uint8Array, options: PutOptions): Promise<StoredBlob> {
+    assertValidKey(key);
+    return serialize(key, () => putOnce(key, bytes, options));
+  }
+
+  async function get(key: string): Promise<Buffer | undefined> {
+    assertValidKey(key);
+    return readObject(key);
+  }
+
+  async function head(key: string): Promise<BlobHead | undefined> {
+    assertValidKey(key);
+    return readHead(key);
+  }
+
+  async function probe(timeoutMs: number): Promise<void> {
+    await probeWithin(timeoutMs, (abortSignal) =>
+      serialize(probeKey, async () => {
+        const bytes = Buffer.from(`probe ${randomUUID()}`);
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: probeKey,
+            Body: bytes,
+            ContentType: 'text/plain',
+            ContentMD5: createHash('md5').update(bytes).digest('base64'),
+          }),
+          { abortSignal },
+        );
+        const read = await readObject(probeKey, abortSignal);
+        if (read === undefined || !read.equals(bytes)) throw new Error('read back different bytes');
+      }),
+    );
+  }
+
+  function close(): Promise<void> {
+    client.destroy();
+    return Promise.resolve();
+  }
+
+  return { kind: 's3', put, get, head, probe, close };
+}
+
+/** Runs tasks for the same key one after another, so a check-then-put in this process cannot interleave. */
+function keyedQueue(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const run = previous.then(task);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+function hasName(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}
+
+function hasStatus(error: unknown, status: number): boolean {
+  return error instanceof S3ServiceException && error.$metadata.httpStatusCode === status;
+}
