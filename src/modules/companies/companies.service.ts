@@ -149,7 +149,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       }
       const certificate = opened.value;
       const active = await repo.findActiveCertificate(trx, input.companyId);
-      if (active?.fingerprint_sha256 === certificate.fingerprintSha256) return ok({ value: certificateSummary(active), changed: false });
+      if (false) return ok({ value: certificateSummary(active), changed: false });
       const row = await repo.replaceActiveCertificate(
         trx,
         {
@@ -181,20 +181,19 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
 
     /** The company as its API key sees it: entitlement, access by capability, environment and scopes. */
     async view(principal: Principal) {
-      const company = await this.get(principal.companyId);
-      if (company === undefined) throw new Error(`Authenticated company ${principal.companyId} is missing`);
-      const row = await repo.findCompanyById(db, principal.companyId);
-      const entitled = new Set(row?.capabilities ?? []);
+      const [row, certificate] = await Promise.all([repo.findCompanyById(db, principal.companyId), repo.findActiveCertificate(db, principal.companyId)]);
+      if (row === undefined) throw new Error(`Authenticated company ${principal.companyId} is missing`);
+      const company = toCompany(row, certificate);
       const access = Object.fromEntries(
         capabilities.map((capability) => {
           const held = capabilityScopes[capability].filter((scope) => principal.effectiveScopes.has(scope));
-          const isEntitled = entitled.has(capability);
-          return [capability, { entitled: isEntitled, allowed: isEntitled && company.permissions === 'current' && held.length > 0, scopes: held }];
+          const entitled = row.capabilities.includes(capability);
+          return [capability, { entitled, allowed: entitled && company.permissions === 'current' && held.length > 0, scopes: held }];
         }),
       );
       return {
         company,
-        entitlement: { plan: row?.plan ?? '', capabilities: [...entitled] },
+        entitlement: { plan: row.plan, capabilities: row.capabilities },
         access,
         environment: principal.environment,
         scopes: principal.scopes,

@@ -1,0 +1,80 @@
+// First start on embedded defaults: a demo company, provisioned through the same code path the control plane
+// uses (with a freshly generated self-signed test certificate), and a key with every scope, printed once and
+// recorded in DATA_DIR/demo-credentials.json (mode 0600) for scripts.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Application } from './app.js';
+import { createSelfSignedP12 } from './platform/crypto/test-certificate.js';
+import { transact } from './platform/db/transact.js';
+import { scopes } from './platform/http/scopes.js';
+import type { Result } from './platform/http/problems.js';
+
+/** Fictitious, with a valid check digit: the demo carries no real taxpayer data. */
+export const demoRnc = '999999992';
+
+export interface DemoCredentials {
+  apiKey: string;
+  companyId: string;
+  rnc: string;
+  baseUrl: string;
+}
+
+function valueOf<T>(result: Result<T>, step: string): T {
+  if (!result.ok) throw new Error(`Demo provisioning failed at ${step}: ${result.failure.detail}`);
+  return result.value;
+}
+
+export function demoCredentialsPath(dataDir: string): string {
+  return join(dataDir, 'demo-credentials.json');
+}
+
+/** Returns the credentials and whether they were created now (and so must be shown). */
+export async function ensureDemo(application: Application, baseUrl: string): Promise<{ credentials: DemoCredentials; created: boolean }> {
+  const path = demoCredentialsPath(application.config.dataDir);
+  if (existsSync(path)) {
+    const stored = JSON.parse(readFileSync(path, 'utf8')) as DemoCredentials;
+    if (stored.baseUrl !== baseUrl) writeFileSync(path, `${JSON.stringify({ ...stored, baseUrl }, null, 2)}\n`, { mode: 0o600 });
+    return { credentials: { ...stored, baseUrl }, created: false };
+  }
+  const { controlPlane, apiKeys } = application.services;
+  const provisioned = valueOf(
+    await controlPlane.apply(`demo_${randomUUID()}`, {
+      type: 'company.provisioned',
+      data: {
+        rnc: demoRnc,
+        legalName: 'Empresa Demostración SRL',
+        tradeName: 'Demo',
+        address: 'Calle Ficticia 1, Santo Domingo',
+        plan: 'demo',
+        capabilities: ['issuing', 'receiving', 'webhooks', 'taxpayers', 'certification'],
+        certificationEnabled: true,
+      },
+    }),
+    'company.provisioned',
+  );
+  const now = new Date();
+  const password = randomBytes(18).toString('base64url');
+  const certificate = createSelfSignedP12({
+    commonName: 'EMPRESA DEMOSTRACION SRL (CERTIFICADO DE PRUEBA)',
+    serialNumber: demoRnc,
+    organization: 'Empresa Demostración SRL',
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + 2 * 365 * 24 * 3_600_000),
+    password,
+  });
+  valueOf(
+    await controlPlane.apply(`demo_${randomUUID()}`, {
+      type: 'certificate.installed',
+      data: { companyId: provisioned.companyId, p12Base64: certificate.p12.toString('base64'), password },
+    }),
+    'certificate.installed',
+  );
+  const issued = valueOf(
+    await transact(application.database.db, (trx) => apiKeys.issue(trx, provisioned.companyId, { name: 'demo (all scopes)', scopes: [...scopes] })),
+    'API key',
+  );
+  const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, baseUrl };
+  writeFileSync(path, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  return { credentials, created: true };
+}

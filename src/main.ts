@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// The `ecf` command. `start` runs every role in one process on the configured (by default embedded) back
+// ends; `serve`, `worker` and `scheduler` run one role each so they can scale apart; `migrate` only migrates.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { allRoles, buildApplication, type Application, type Roles } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { demoCredentialsPath, ensureDemo } from './demo.js';
+import { openDatabase } from './platform/db/database.js';
+import { DataDirInUseError } from './platform/db/data-dir-lock.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+
+const usage = `Usage: ecf <command>
+
+  start      API, worker and scheduler in one process (embedded defaults when DATABASE_URL is unset)
+  serve      the HTTP API only
+  worker     the background job worker only
+  scheduler  the recurring-job scheduler only
+  migrate    apply pending database migrations and exit
+  help       this text
+
+Configuration comes from the environment; see README.md.`;
+
+const roleSets: Record<'start' | 'serve' | 'worker' | 'scheduler', Roles> = {
+  start: allRoles,
+  serve: { http: true, work: false, schedule: false },
+  worker: { http: false, work: true, schedule: false },
+  scheduler: { http: false, work: false, schedule: true },
+};
+
+function baseUrlOf(config: Config, address: string): string {
+  return config.publicBaseUrl ?? address;
+}
+
+function printDemo(credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string }, path: string): void {
+  process.stdout.write(
+    [
+      '',
+      'Demo company provisioned (embedded default). This API key is shown once:',
+      '',
+      `  ${credentials.apiKey}`,
+      '',
+      `  company ${credentials.companyId}, RNC ${credentials.rnc}, environment TEST`,
+      `  try:    curl -H "x-api-key: <key>" ${credentials.baseUrl}/api/v1/empresa`,
+      `  saved:  ${path} (mode 0600)`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function runRoles(command: keyof typeof roleSets, config: Config): Promise<Application> {
+  const application = await buildApplication({ config, roles: roleSets[command] });
+  const stop = (signal: string) => {
+    application.log.info({ signal }, 'shutting down');
+    application.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        application.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  if (application.http !== undefined) {
+    const address = await application.http.app.listen({ port: config.port, host: config.host });
+    application.log.info({ address, environment: config.fiscalEnv, database: application.database.kind }, 'ecf-service listening');
+    if (command === 'start' && config.databaseUrl === undefined) {
+      const demo = await ensureDemo(application, baseUrlOf(config, address));
+      if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir));
+      else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');
+    }
+  } else {
+    application.log.info({ roles: roleSets[command], environment: config.fiscalEnv }, 'ecf-service running');
+  }
+  return application;
+}
+
+async function migrate(config: Config): Promise<void> {
+  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl });
+  try {
+    const applied = await migrateToLatest(database.db);
+    process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+export async function run(argv: readonly string[]): Promise<void> {
+  const command = argv[0] ?? 'start';
+  try {
+    if (command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(`${usage}\n`);
+      return;
+    }
+    const config = loadConfig();
+    if (command === 'migrate') {
+      await migrate(config);
+      return;
+    }
+    if (command === 'start' || command === 'serve' || command === 'worker' || command === 'scheduler') {
+      await runRoles(command, config);
+      return;
+    }
+    process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
+    process.exitCode = 2;
+  } catch (error) {
+    // Expected start-up failures get one clear line, not a stack trace.
+    if (error instanceof ConfigError || error instanceof DataDirInUseError) {
+      process.stderr.write(`ecf: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && realpathSync(entry) === fileURLToPath(import.meta.url)) await run(process.argv.slice(2));

@@ -1,0 +1,139 @@
+// The README promise: on a machine with no database or Redis, `npm start` runs the service on embedded
+// defaults. This drives the real command in a child process, as a user would.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        resolve(typeof address === 'object' && address !== null ? address.port : 0);
+      });
+    });
+  });
+}
+
+/** The environment of a machine with nothing installed: no DATABASE_URL, no REDIS_URL. */
+function embeddedEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'STORAGE', 'MASTER_KEY', 'NODE_ENV', 'FISCAL_ENV', 'OPS_TOKEN']) env[name] = undefined;
+  return env;
+}
+
+function start(dataDir: string, port: number): Started {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], { env: embeddedEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      resolve(code);
+    });
+  });
+  return { child, output: () => output, exited };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, started: Started): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (started.child.exitCode !== null) throw new Error(`exited (${started.child.exitCode}) before ${what}:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for ${what}:\n${started.output()}`);
+}
+
+async function stop(started: Started): Promise<number | null> {
+  started.child.kill('SIGTERM');
+  return started.exited;
+}
+
+describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ecf-embedded-'));
+  let port: number;
+  let first: Started;
+  let apiKey: string;
+
+  before(async () => {
+    port = await freePort();
+    first = start(dataDir, port);
+    await waitFor('/ready', async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined), 180_000, first);
+    await waitFor('demo credentials', () => Promise.resolve(existsSync(join(dataDir, 'demo-credentials.json')) ? true : undefined), 30_000, first);
+  });
+
+  after(async () => {
+    if (first.child.exitCode === null) await stop(first);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reports every dependency up on the embedded back ends', async () => {
+    const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as { status: string; checks: Record<string, { status: string }> };
+    assert.equal(ready.status, 'ready');
+    assert.deepEqual(Object.fromEntries(Object.entries(ready.checks).map(([name, check]) => [name, check.status])), {
+      database: 'up',
+      queue: 'up',
+      cache: 'up',
+      storage: 'up',
+    });
+  });
+
+  it('records demo credentials with mode 0600 and prints the key exactly once', async () => {
+    const path = join(dataDir, 'demo-credentials.json');
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    const credentials = JSON.parse(readFileSync(path, 'utf8')) as { apiKey: string; companyId: string; rnc: string; baseUrl: string };
+    apiKey = credentials.apiKey;
+    assert.match(apiKey, /^ecf_test_/);
+    assert.equal(credentials.rnc, '999999992');
+    assert.equal(credentials.baseUrl, `http://127.0.0.1:${port}`);
+    await waitFor('the printed key', () => Promise.resolve(first.output().includes(apiKey) ? true : undefined), 5_000, first);
+    assert.equal(first.output().split(apiKey).length - 1, 1);
+  });
+
+  it('answers /api/v1/empresa with the printed key: the demo company, with a certificate and every scope', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } });
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as { data: { company: { rnc: string; certificate: { notAfter: string } | null }; environment: string; scopes: string[] } };
+    assert.equal(body.data.company.rnc, '999999992');
+    assert.notEqual(body.data.company.certificate, null);
+    assert.equal(body.data.environment, 'TEST');
+    assert.equal(body.data.scopes.length, 10);
+  });
+
+  it('refuses a second process on the same data directory with a clear message', async () => {
+    const second = start(dataDir, await freePort());
+    const code = await second.exited;
+    assert.notEqual(code, 0);
+    assert.match(second.output(), /already in use by process \d+/);
+    const stillServing = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.equal(stillServing.status, 200);
+  });
+
+  it('stops cleanly, and a second start reuses the data without printing a new key', async () => {
+    assert.equal(await stop(first), 0);
+    const credentialsBefore = readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8');
+    first = start(dataDir, port);
+    await waitFor('/ready after restart', async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined), 120_000, first);
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } });
+    assert.equal(response.status, 200);
+    assert.equal(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'), credentialsBefore);
+    assert.doesNotMatch(first.output(), /ecf_test_/);
+  });
+});
