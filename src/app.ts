@@ -83,7 +83,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
     await checkMasterKey(database.db, masterKey);
 
-    const cache = createCache(config.redisUrl, clock);
+    const cache = await createCache(config.redisUrl, clock);
     closers.push(() => cache.close());
     const blobs = createBlobStore(config.storage);
     closers.push(() => blobs.close());

@@ -5,6 +5,6 @@ import { createRedisCache } from './redis-cache.js';
 
 export type { Cache } from './cache.js';
 
-export function createCache(redisUrl: string | undefined, clock: Clock, keyPrefix?: string): Cache {
-  return redisUrl === undefined ? createMemoryCache(clock) : createRedisCache(redisUrl, keyPrefix);
+export function createCache(redisUrl: string | undefined, clock: Clock, keyPrefix?: string): Promise<Cache> {
+  return redisUrl === undefined ? Promise.resolve(createMemoryCache(clock)) : createRedisCache(redisUrl, keyPrefix);
 }

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { createTestDatabase } from '../../../test/support/backends.js';
+import { openDatabase, type DatabaseHandle } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { createLogger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { defineJob, type AnyJob, type JobContext } from './job.js';
+import { startQueue, type Queue } from './queue.js';
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }>) {
+  describe(`job queue on ${label}`, { timeout: 120_000 }, () => {
+    let handle: DatabaseHandle;
+    let drop: () => Promise<void>;
+    let queue: Queue;
+    let metrics: Metrics;
+    const seen: { payload: { n: number }; context: JobContext }[] = [];
+    let failuresLeft = 1;
+
+    const record = defineJob<{ n: number }>({
+      name: 'test.record',
+      retry: { retryLimit: 0, retryDelaySeconds: 1, retryBackoff: false, expireInSeconds: 60 },
+      handle(payload, context) {
+        seen.push({ payload, context });
+        return Promise.resolve();
+      },
+    });
+    const flaky = defineJob<{ n: number }>({
+      name: 'test.flaky',
+      retry: { retryLimit: 2, retryDelaySeconds: 1, retryBackoff: false, expireInSeconds: 60 },
+      handle(payload, context) {
+        if (failuresLeft > 0) {
+          failuresLeft--;
+          return Promise.reject(new Error('transient'));
+        }
+        seen.push({ payload, context });
+        return Promise.resolve();
+      },
+    });
+
+    before(async () => {
+      ({ handle, drop } = await target());
+      await migrateToLatest(handle.db);
+      metrics = createMetrics();
+      queue = await startQueue({
+        executor: handle.executor,
+        jobs: [record, flaky] as AnyJob[],
+        schedules: [{ job: record, cron: '0 4 * * *' }],
+        roles: { work: true, schedule: true },
+        log: createLogger('silent'),
+        metrics,
+      });
+    });
+    after(async () => {
+      await queue.stop();
+      await handle.close();
+      await drop();
+    });
+
+    it('runs a job enqueued in a committed transaction, with its payload and correlation id', async () => {
+      await handle.db.transaction().execute(async (trx) => {
+        await trx.insertInto('settings').values({ key: 'with-job', value: '1', updated_at: new Date() }).execute();
+        await queue.enqueue(record, { n: 1 }, { correlationId: 'corr-committed', transaction: trx });
+      });
+      await until('the committed job', () => seen.some((entry) => entry.payload.n === 1));
+      const entry = seen.find((candidate) => candidate.payload.n === 1);
+      assert.ok(entry);
+      assert.equal(entry.context.correlationId, 'corr-committed');
+      assert.equal(entry.context.attempt, 1);
+    });
+
+    it('never creates the job of a transaction that rolled back', async () => {
+      await assert.rejects(
+        handle.db.transaction().execute(async (trx) => {
+          await trx.insertInto('settings').values({ key: 'rolled-back', value: '1', updated_at: new Date() }).execute();
+          await queue.enqueue(record, { n: 2 }, { correlationId: 'corr-rolled-back', transaction: trx });
+          throw new Error('business failure after enqueue');
+        }),
+        /business failure/,
+      );
+      const { rows } = await sql<{ count: number }>`select count(*) as count from pgboss.job where name = 'test.record' and data->>'correlationId' = 'corr-rolled-back'`.execute(handle.db);
+      assert.equal(rows[0]?.count, 0);
+      await queue.enqueue(record, { n: 3 }, { correlationId: 'corr-after' });
+      await until('a later job', () => seen.some((entry) => entry.payload.n === 3));
+      assert.equal(seen.some((entry) => entry.payload.n === 2), false);
+    });
+
+    it('retries a failing job by its policy and counts both outcomes', async () => {
+      await queue.enqueue(flaky, { n: 4 }, { correlationId: 'corr-flaky' });
+      await until('the retried job', () => seen.some((entry) => entry.payload.n === 4));
+      assert.equal(seen.find((entry) => entry.payload.n === 4)?.context.attempt, 2);
+      const text = await metrics.registry.metrics();
+      assert.match(text, /ecf_jobs_processed_total\{job="test\.flaky",outcome="failed"\} 1/);
+      assert.match(text, /ecf_jobs_processed_total\{job="test\.flaky",outcome="completed"\} 1/);
+    });
+
+    it('registers the schedules in America/Santo_Domingo time', async () => {
+      const { rows } = await sql<{ name: string; cron: string; timezone: string }>`select name, cron, timezone from pgboss.schedule`.execute(handle.db);
+      assert.deepEqual(rows, [{ name: 'test.record', cron: '0 4 * * *', timezone: 'America/Santo_Domingo' }]);
+    });
+
+    it('answers its probe', async () => {
+      await queue.probe(2_000);
+    });
+  });
+}
+
+queueSuite('the test back end', async () => {
+  const database = await createTestDatabase();
+  return { handle: await openDatabase(database.target), drop: () => database.drop() };
+});
+
+queueSuite('embedded PGlite', async () => ({ handle: await openDatabase({ kind: 'pglite-memory' }), drop: () => Promise.resolve() }));
