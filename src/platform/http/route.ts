@@ -72,9 +72,23 @@ function register(app: App, route: AppRoute, url: string, isAlias: boolean, cata
   for (const method of methods) catalogue.push({ method, url, auth, alias: isAlias });
 }
 
+/** The route groups of SPEC §5, each with the one guard it must have; checked when a route is registered. */
+function requiredAuthKind(url: string): RouteAuth['kind'] | undefined {
+  if (url.startsWith('/api/v1/')) return 'apiKey';
+  if (url.startsWith('/internal/cloud/v1/')) return 'cloud';
+  if (url.startsWith('/internal/') || url === '/metrics') return 'ops';
+  return undefined;
+}
+
 /** Registers each route, and its alias when it has one, and records them in the catalogue. */
 export function registerRoutes(app: App, routes: readonly AppRoute[], catalogue: CatalogueEntry[]): void {
   for (const route of routes) {
+    for (const url of [route.url, ...(route.alias === undefined ? [] : [route.alias])]) {
+      const required = requiredAuthKind(url);
+      if (required !== undefined && route.auth.kind !== required) {
+        throw new Error(`Route ${url} must be guarded by ${required} auth (SPEC §5), not ${route.auth.kind}`);
+      }
+    }
     register(app, route, route.url, false, catalogue);
     if (route.alias !== undefined) register(app, route, route.alias, true, catalogue);
   }
