@@ -110,12 +110,13 @@ function masterKey(env: Env): Buffer | undefined {
 
 function storage(env: Env, dataDir: string): Config['storage'] {
   const kind = oneOf(env, 'STORAGE', ['fs', 's3'], 'fs');
-  if (kind === 'fs') return { kind, root: resolve(text(env, 'STORAGE_DIR') ?? resolve(dataDir, 'blobs')) };
+  // Frozen like the rest of the config: nothing may redirect storage after start.
+  if (kind === 'fs') return Object.freeze({ kind, root: resolve(text(env, 'STORAGE_DIR') ?? resolve(dataDir, 'blobs')) });
   const bucket = text(env, 'S3_BUCKET');
   if (bucket === undefined) throw new ConfigError('S3_BUCKET', 'is required when STORAGE=s3');
-  return {
+  return Object.freeze({
     kind,
-    s3: {
+    s3: Object.freeze({
       endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
       bucket,
       region: text(env, 'S3_REGION') ?? 'us-east-1',
@@ -123,8 +124,8 @@ function storage(env: Env, dataDir: string): Config['storage'] {
       secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY'),
       forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', text(env, 'S3_ENDPOINT') !== undefined),
       objectLockDays: integer(env, 'S3_OBJECT_LOCK_DAYS', undefined, 1, 36_500),
-    },
-  };
+    }),
+  });
 }
 
 export function parseConfig(env: Env): Config {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildApplication, type Application, type Roles } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/platform/clock.js';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Use real Redis when it answers (default true). */
   redis?: boolean;
+  /** Where logs go (the app logs nothing by default: LOG_LEVEL is silent under NODE_ENV=test). */
+  logDestination?: DestinationStream;
 }
 
 let rncSeed = 10_000_000 + Math.floor(Math.random() * 80_000_000);
@@ -65,6 +68,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     roles: options.roles ?? { http: true, work: false, schedule: false },
     database: database.target,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
   });
   if (application.http === undefined) throw new Error('test app has no HTTP role');
   const app = application.http.app;

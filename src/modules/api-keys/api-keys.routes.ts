@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
 import { Envelope, envelope } from '../../platform/http/envelope.js';
 import { recordMessageOnce } from '../control-plane/index.js';
-import { fail, problem, unwrap } from '../../platform/http/problems.js';
+import { problem, unwrap } from '../../platform/http/problems.js';
 import { defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { ApiKeyMetadata, IssueApiKey, IssuedApiKey } from './api-keys.schema.js';
@@ -63,12 +63,13 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
       schema: { params: KeyParams, response: { 204: Type.Null({ description: 'Revoked (also when it already was).' }) } },
       handler: async (request, reply) => {
         const { companyId, keyId } = request.params;
+        // Checked before the transaction, like issuing: `companies.get` reads outside it, and on embedded PGlite
+        // (one session) a read outside an open transaction waits for that transaction for ever.
+        await requireCompany(companyId);
         unwrap(
           await transact(db, async (trx) => {
             const recorded = await recordMessageOnce(trx, messageId(request.signedMessageId), 'api-key.revoke', companyId);
-            if (!recorded.ok) return recorded;
-            if ((await companies.get(companyId)) === undefined) return fail('company_not_found', `No company ${companyId}.`);
-            return apiKeys.revoke(trx, companyId, keyId);
+            return recorded.ok ? apiKeys.revoke(trx, companyId, keyId) : recorded;
           }),
         );
         return reply.code(204).send(null);

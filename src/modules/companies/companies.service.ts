@@ -149,7 +149,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       }
       const certificate = opened.value;
       const active = await repo.findActiveCertificate(trx, input.companyId);
-      if (false) return ok({ value: certificateSummary(active), changed: false });
+      if (active?.fingerprint_sha256 === certificate.fingerprintSha256) return ok({ value: certificateSummary(active), changed: false });
       const row = await repo.replaceActiveCertificate(
         trx,
         {

@@ -32,8 +32,8 @@ export function opsRoutes(deps: { probes: Record<'database' | 'queue' | 'cache' 
         tags: ['Operations'],
       },
       schema: { response: { 200: Readiness, 503: Readiness } },
-      handler: async (_request, reply) => {
-        const readiness = await checkReadiness(deps.probes);
+      handler: async (request, reply) => {
+        const readiness = await checkReadiness(deps.probes, request.log);
         return reply.code(readiness.status === 'ready' ? 200 : 503).send(readiness);
       },
     }),
@@ -42,7 +42,8 @@ export function opsRoutes(deps: { probes: Record<'database' | 'queue' | 'cache' 
       url: '/metrics',
       auth: { kind: 'ops' },
       docs: { operationId: 'metrics', summary: 'Prometheus metrics', tags: ['Operations'] },
-      schema: { response: { 200: Type.String({ description: 'Prometheus text exposition format' }) } },
+      // Documented under its real media type; a bare schema would be listed as application/json.
+      schema: { response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: Type.String() } } } } },
       handler: async (_request, reply) => {
         const text = await deps.metrics.registry.metrics();
         return reply.type(deps.metrics.registry.contentType).send(text);

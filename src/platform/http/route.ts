@@ -12,6 +12,8 @@ import type {
 } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import type { RouteAuth } from './auth.js';
+import { ref } from './schema-ref.js';
+import { ProblemSchema } from './schemas.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Logger, TypeBoxTypeProvider>;
 
@@ -44,6 +46,25 @@ export interface CatalogueEntry {
   alias: boolean;
 }
 
+const problemContent = { 'application/problem+json': { schema: ref(ProblemSchema) } };
+/** Every route can fail; OpenAPI shows how (RFC 9457 problem details). */
+const problemResponses = {
+  '4xx': { description: 'The request cannot be served; `code` says why.', content: problemContent },
+  '5xx': { description: 'A dependency or the service failed; quote `correlationId`.', content: problemContent },
+};
+
+const statusDescriptions: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 503: 'Not ready' };
+
+/** Gives each declared response a description, so OpenAPI never says "Default Response". */
+function described(responses: Record<string, object>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      'description' in response ? response : { ...response, description: statusDescriptions[status] ?? `HTTP ${status}` },
+    ]),
+  );
+}
+
 const securityByAuth = {
   public: [],
   apiKey: [{ apiKey: [] }],
@@ -66,6 +87,7 @@ function register(app: App, route: AppRoute, url: string, isAlias: boolean, cata
       tags: docs.tags,
       security: [...securityByAuth[auth.kind]],
       ...(isAlias ? { deprecated: true } : {}),
+      response: { ...problemResponses, ...described((schema?.response ?? {}) as Record<string, object>) },
     },
   });
   const methods = Array.isArray(route.method) ? route.method : [route.method];

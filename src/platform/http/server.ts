@@ -1,10 +1,12 @@
 // The Fastify app with everything routes rely on: correlation ids, the envelope's error twin
 // (problem+json), 404/405/413/415 mapping, auth by route declaration, metrics and OpenAPI.
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { AnySchema } from 'ajv';
+import Fastify, { LogController, type FastifyError, type FastifySchemaCompiler, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Config } from '../../config.js';
 import type { Logger } from '../observability/logger.js';
@@ -30,6 +32,10 @@ declare module 'fastify' {
 }
 
 export const maxBodyBytes = 5 * 1024 * 1024;
+const ajvOptions = { allErrors: true, removeAdditional: false, useDefaults: true, discriminator: true } as const;
+const buildAjvValidator = AjvCompiler();
+// @fastify/ajv-compiler's declared types lag its runtime: its compilers take Fastify's route definition.
+type RouteCompiler = FastifySchemaCompiler<AnySchema>;
 const correlationIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
 const methods: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -48,7 +54,9 @@ export interface HttpServer {
 
 function sendProblem(request: FastifyRequest, reply: FastifyReply, failure: Failure, status: number) {
   for (const [name, value] of Object.entries(failure.headers ?? {})) void reply.header(name, value);
-  return reply.code(status).type('application/problem+json').send(problemBody(failure, request.url, request.id));
+  // `instance` names the resource, not the query string (which may carry cursors or other caller data).
+  const path = request.url.split('?')[0] ?? '/';
+  return reply.code(status).type('application/problem+json').send(problemBody(failure, path, request.id));
 }
 
 const validationLocation = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const;
@@ -57,14 +65,17 @@ function fieldErrors(error: FastifyError): FieldError[] {
   const where = validationLocation[(error.validationContext ?? 'body')];
   return (error.validation ?? []).map((issue) => {
     const params = issue.params;
-    const child = params.missingProperty ?? params.additionalProperty;
+    // A discriminator error sits on the object; the field at fault is its tag (e.g. an unknown event `type`).
+    const child = params.missingProperty ?? params.additionalProperty ?? (issue.keyword === 'discriminator' ? params.tag : undefined);
     const pointer = typeof child === 'string' ? `${issue.instancePath}/${child}` : issue.instancePath;
     const detail =
       issue.keyword === 'additionalProperties'
         ? `unknown property "${String(child)}"`
         : issue.keyword === 'required'
           ? `"${String(child)}" is required`
-          : (issue.message ?? 'is not valid');
+          : issue.keyword === 'discriminator' && typeof params.tagValue === 'string'
+            ? `unknown value "${params.tagValue}"`
+            : (issue.message ?? 'is not valid');
     return { pointer: pointer === '' ? '/' : pointer, in: where, code: issue.keyword, detail };
   });
 }
@@ -114,12 +125,23 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       return typeof given === 'string' && correlationIdPattern.test(given) ? given : randomUUID();
     },
     logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready' }),
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true, discriminator: true } },
+    schemaController: {
+      compilersFactory: {
+        // Bodies are taken as sent: a number where the schema says string is an error, not quietly converted.
+        // Query strings and path parameters arrive as text, so they alone are coerced.
+        buildValidator: ((externalSchemas: Record<string, AnySchema>, serverOptions: object) => {
+          const strict = buildAjvValidator(externalSchemas, { ...serverOptions, customOptions: { ...ajvOptions, coerceTypes: false } }) as unknown as RouteCompiler;
+          const coercing = buildAjvValidator(externalSchemas, { ...serverOptions, customOptions: { ...ajvOptions, coerceTypes: 'array' } }) as unknown as RouteCompiler;
+          return (route: Parameters<RouteCompiler>[0]) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+        }) as unknown as ValidatorFactory,
+      },
+    },
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const catalogue: CatalogueEntry[] = [];
-  const knownRoutes = FindMyWay();
+  // Same trailing-slash rule as the app's router, so `DELETE /health/` is a 405 like `DELETE /health`.
+  const knownRoutes = FindMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
     const routeMethods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of routeMethods) {
@@ -131,8 +153,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('signedMessageId', undefined);
 
+  // Bodies are JSON (SPEC §4). Fastify's built-in text/plain parser would let a text body through to routes that
+  // expect JSON (and past the signature check with no raw body); without it, text/plain is a 415 like any other type.
+  app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // No route, no body to read: the answer is 404/405 whatever was sent.
+    if (request.is404) {
+      done(null, undefined);
+      return;
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
     void parseJson(request, text, done);
@@ -202,7 +232,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = methods.filter((method) => knownRoutes.find(method, path) !== null);
+    const found = methods.filter((method) => knownRoutes.find(method, path) !== null);
+    // Fastify answers HEAD wherever it answers GET.
+    const allowed = found.includes('GET') ? [...found, 'HEAD'] : found;
     if (allowed.length > 0) {
       return sendProblem(request, reply, { code: 'method_not_allowed', detail: `${request.method} is not allowed here; use ${allowed.join(', ')}.`, headers: { allow: allowed.join(', ') } }, 405);
     }

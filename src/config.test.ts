@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, parseConfig } from './config.js';
+
+const hexKey = randomBytes(32).toString('hex');
+
+describe('parseConfig defaults', () => {
+  const config = parseConfig({});
+
+  it('listens on 127.0.0.1:3000 in development for the TEST environment', () => {
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.nodeEnv, 'development');
+    assert.equal(config.fiscalEnv, 'TEST');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.receiverAuthMode, 'required');
+  });
+
+  it('runs embedded: PGlite and the in-memory cache when no DATABASE_URL or REDIS_URL is given', () => {
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+  });
+
+  it('keeps data under ./data and files under DATA_DIR/blobs', () => {
+    assert.equal(config.dataDir, resolve('./data'));
+    assert.deepEqual(config.storage, { kind: 'fs', root: resolve('./data/blobs') });
+    const elsewhere = parseConfig({ DATA_DIR: '/srv/ecf' });
+    assert.equal(elsewhere.dataDir, '/srv/ecf');
+    assert.deepEqual(elsewhere.storage, { kind: 'fs', root: '/srv/ecf/blobs' });
+    assert.deepEqual(parseConfig({ DATA_DIR: '/srv/ecf', STORAGE_DIR: '/mnt/archive' }).storage, { kind: 'fs', root: '/mnt/archive' });
+  });
+
+  it('leaves the optional secrets unset and publishes the OpenAPI contract outside production', () => {
+    assert.equal(config.opsToken, undefined);
+    assert.equal(config.masterKey, undefined);
+    assert.equal(config.cloudSigningSecret, undefined);
+    assert.equal(config.openApiEnabled, true);
+    assert.equal(config.xsdDir, undefined);
+    assert.equal(config.publicBaseUrl, undefined);
+  });
+
+  it('is silent under NODE_ENV=test and hides the contract in production', () => {
+    assert.equal(parseConfig({ NODE_ENV: 'test' }).logLevel, 'silent');
+    assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey }).openApiEnabled, false);
+    assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey, OPENAPI_ENABLED: 'true' }).openApiEnabled, true);
+  });
+
+  it('treats empty and blank values as unset', () => {
+    const blank = parseConfig({ PORT: '', OPS_TOKEN: '', REDIS_URL: '  ', FISCAL_ENV: '', LOG_LEVEL: ' ' });
+    assert.equal(blank.port, 3000);
+    assert.equal(blank.opsToken, undefined);
+    assert.equal(blank.redisUrl, undefined);
+    assert.equal(blank.fiscalEnv, 'TEST');
+    assert.equal(blank.logLevel, 'info');
+  });
+});
+
+describe('parseConfig with values', () => {
+  it('reads what it is given', () => {
+    const config = parseConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      FISCAL_ENV: 'CERT',
+      DATABASE_URL: 'postgres://ecf@db:5432/ecf',
+      REDIS_URL: 'redis://cache:6379',
+      OPS_TOKEN: 'a-long-enough-ops-token',
+      LOG_LEVEL: 'debug',
+      RECEIVER_AUTH_MODE: 'optional',
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.fiscalEnv, 'CERT');
+    assert.equal(config.databaseUrl, 'postgres://ecf@db:5432/ecf');
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.opsToken, 'a-long-enough-ops-token');
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.receiverAuthMode, 'optional');
+  });
+
+  it('reads MASTER_KEY as 64 hex characters or as base64 of 32 bytes', () => {
+    const bytes = randomBytes(32);
+    assert.deepEqual(parseConfig({ MASTER_KEY: bytes.toString('hex') }).masterKey, bytes);
+    assert.deepEqual(parseConfig({ MASTER_KEY: bytes.toString('base64') }).masterKey, bytes);
+  });
+
+  it('reads S3 storage', () => {
+    const config = parseConfig({ STORAGE: 's3', S3_BUCKET: 'archive', S3_ENDPOINT: 'http://127.0.0.1:4569', S3_OBJECT_LOCK_DAYS: '3650' });
+    assert.deepEqual(config.storage, {
+      kind: 's3',
+      s3: {
+        endpoint: 'http://127.0.0.1:4569',
+        bucket: 'archive',
+        region: 'us-east-1',
+        accessKeyId: undefined,
+        secretAccessKey: undefined,
+        forcePathStyle: true,
+        objectLockDays: 3650,
+      },
+    });
+  });
+
+  it('accepts production with a master key', () => {
+    assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey }).nodeEnv, 'production');
+    assert.equal(parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: hexKey }).fiscalEnv, 'PRODUCTION');
+  });
+});
+
+describe('parseConfig refuses a bad value, naming the variable', () => {
+  const cases: [string, Record<string, string>, string][] = [
+    ['PORT=abc', { PORT: 'abc' }, 'PORT'],
+    ['PORT=70000', { PORT: '70000' }, 'PORT'],
+    ['PORT=-1', { PORT: '-1' }, 'PORT'],
+    ['PORT=80.5', { PORT: '80.5' }, 'PORT'],
+    ['FISCAL_ENV=DEV', { FISCAL_ENV: 'DEV' }, 'FISCAL_ENV'],
+    ['FISCAL_ENV=test (case matters)', { FISCAL_ENV: 'test' }, 'FISCAL_ENV'],
+    ['NODE_ENV=staging', { NODE_ENV: 'staging' }, 'NODE_ENV'],
+    ['DATABASE_URL=mysql://x', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    ['DATABASE_URL that is no URL', { DATABASE_URL: 'localhost:5432/ecf' }, 'DATABASE_URL'],
+    ['REDIS_URL=http://cache', { REDIS_URL: 'http://cache' }, 'REDIS_URL'],
+    ['MASTER_KEY too short (hex)', { MASTER_KEY: hexKey.slice(0, 32) }, 'MASTER_KEY'],
+    ['MASTER_KEY too short (base64)', { MASTER_KEY: randomBytes(16).toString('base64') }, 'MASTER_KEY'],
+    ['MASTER_KEY too long', { MASTER_KEY: randomBytes(48).toString('base64') }, 'MASTER_KEY'],
+    ['MASTER_KEY missing with NODE_ENV=production', { NODE_ENV: 'production' }, 'MASTER_KEY'],
+    ['MASTER_KEY missing with FISCAL_ENV=PRODUCTION', { FISCAL_ENV: 'PRODUCTION' }, 'MASTER_KEY'],
+    ['MASTER_KEY blank with NODE_ENV=production', { NODE_ENV: 'production', MASTER_KEY: ' ' }, 'MASTER_KEY'],
+    ['STORAGE=s3 without S3_BUCKET', { STORAGE: 's3' }, 'S3_BUCKET'],
+    ['STORAGE=gcs', { STORAGE: 'gcs' }, 'STORAGE'],
+    ['S3_OBJECT_LOCK_DAYS=0', { STORAGE: 's3', S3_BUCKET: 'b', S3_OBJECT_LOCK_DAYS: '0' }, 'S3_OBJECT_LOCK_DAYS'],
+    ['S3_ENDPOINT=ftp://x', { STORAGE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'ftp://x' }, 'S3_ENDPOINT'],
+    ['OPS_TOKEN too short', { OPS_TOKEN: 'short-token' }, 'OPS_TOKEN'],
+    ['CLOUD_SIGNING_SECRET too short', { CLOUD_SIGNING_SECRET: 'not-long-enough' }, 'CLOUD_SIGNING_SECRET'],
+    ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    ['OPENAPI_ENABLED=maybe', { OPENAPI_ENABLED: 'maybe' }, 'OPENAPI_ENABLED'],
+    ['RECEIVER_AUTH_MODE=sometimes', { RECEIVER_AUTH_MODE: 'sometimes' }, 'RECEIVER_AUTH_MODE'],
+    ['PUBLIC_BASE_URL=ftp://x', { PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+  ];
+  for (const [label, env, variable] of cases) {
+    it(label, () => {
+      assert.throws(
+        () => parseConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+          assert.equal(error.name, 'ConfigError');
+          assert.match(error.message, new RegExp(`^Invalid configuration: ${variable} `));
+          return true;
+        },
+      );
+    });
+  }
+
+  it('does not echo a rejected secret in the message', () => {
+    const secrets: Record<string, string>[] = [
+      { MASTER_KEY: 'c2VjcmV0LW1hc3Rlci1rZXk=' },
+      { OPS_TOKEN: 'secret-token' },
+      { CLOUD_SIGNING_SECRET: 'secret-signing' },
+      { DATABASE_URL: 'mysql://ecf:hunter2-secret@db/ecf' },
+      { REDIS_URL: 'http://:hunter2-secret@cache' },
+    ];
+    for (const env of secrets) {
+      const [value] = Object.values(env);
+      assert.throws(
+        () => parseConfig(env),
+        (error: unknown) => error instanceof ConfigError && !error.message.includes(value ?? '') && !error.message.includes('hunter2'),
+      );
+    }
+  });
+});
+
+describe('the parsed config is frozen', () => {
+  it('refuses changes at the top level', () => {
+    const config = parseConfig({ OPS_TOKEN: 'a-long-enough-ops-token' });
+    assert.ok(Object.isFrozen(config));
+    assert.throws(() => {
+      (config as { port: number }).port = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (config as { opsToken: string | undefined }).opsToken = undefined;
+    }, TypeError);
+    assert.equal(config.port, 3000);
+    assert.equal(config.opsToken, 'a-long-enough-ops-token');
+  });
+
+  it('refuses changes to the storage settings too', () => {
+    const fs = parseConfig({});
+    assert.ok(Object.isFrozen(fs.storage));
+    assert.throws(() => {
+      (fs.storage as { root: string }).root = '/tmp/elsewhere';
+    }, TypeError);
+    const s3 = parseConfig({ STORAGE: 's3', S3_BUCKET: 'archive' });
+    if (s3.storage.kind !== 's3') throw new Error('expected s3 storage');
+    assert.ok(Object.isFrozen(s3.storage));
+    assert.ok(Object.isFrozen(s3.storage.s3));
+    assert.throws(() => {
+      (s3.storage as { s3: { bucket: string } }).s3.bucket = 'other';
+    }, TypeError);
+    assert.equal(s3.storage.s3.bucket, 'archive');
+  });
+});
