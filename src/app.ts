@@ -107,7 +107,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
 
     let http: Application['http'];
     if (roles.http) {
-      const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, version });
+      const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
       for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas]) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {

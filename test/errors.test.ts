@@ -1,5 +1,6 @@
 // Every way a request can fail answers application/problem+json (RFC 9457) with the status and code of the one
 // error catalogue; malformed input is a 4xx, and a bug is a 500 that reveals nothing of its cause.
+import { systemClock } from '../src/platform/clock.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -276,6 +277,7 @@ describe('a bug in a route handler', () => {
       log: createLogger('info', logs),
       metrics: createMetrics(),
       authenticator: { authenticate: () => Promise.reject(new Error('no keys in this test')) },
+      clock: systemClock,
       version: '0.0.0-test',
     });
     const docs = { summary: 'Fails on purpose', tags: ['Test'] };

@@ -53,8 +53,8 @@ export interface TestDatabase {
 }
 
 /** A fresh, empty database: its own PostgreSQL database when the server answers, in-memory PGlite otherwise. */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  if (!(await postgresAvailable())) {
+export async function createTestDatabase(options: { embedded?: boolean } = {}): Promise<TestDatabase> {
+  if (options.embedded === true || !(await postgresAvailable())) {
     return { target: { kind: 'pglite-memory' }, url: undefined, drop: () => Promise.resolve() };
   }
   const name = `ecf_test_${randomBytes(6).toString('hex')}`;

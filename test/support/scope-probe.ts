@@ -1,6 +1,7 @@
 // A second HTTP server, built by the platform's own factory and guarded by a running app's real API-key
 // authenticator, with one probe route per scope. The service's /api/v1 routes may all be `scope: 'any'`; the
 // probes show that a declared scope, and the scopes derived from it, are enforced by the same guard.
+import { systemClock } from '../../src/platform/clock.js';
 import { Type } from 'typebox';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { createMetrics } from '../../src/platform/observability/metrics.js';
@@ -19,6 +20,7 @@ export async function startScopeProbe(source: TestApp): Promise<App> {
     log: createLogger('silent'),
     metrics: createMetrics(),
     authenticator: source.application.services.apiKeys.authenticator,
+    clock: systemClock,
     version: 'probe',
   });
   const routes = scopes.map((scope) =>

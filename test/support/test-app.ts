@@ -37,6 +37,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Use real Redis when it answers (default true). */
   redis?: boolean;
+  /** Force the embedded back ends (PGlite, in-memory cache) whatever answers locally. */
+  embedded?: boolean;
   /** Where logs go (the app logs nothing by default: LOG_LEVEL is silent under NODE_ENV=test). */
   logDestination?: DestinationStream;
 }
@@ -51,9 +53,10 @@ export function nextRnc(): string {
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const embedded = options.embedded ?? false;
+  const database = await createTestDatabase({ embedded });
   const dataDir = mkdtempSync(join(tmpdir(), 'ecf-app-'));
-  const useRedis = (options.redis ?? true) && (await redisAvailable());
+  const useRedis = !embedded && (options.redis ?? true) && (await redisAvailable());
   const config = parseConfig({
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
@@ -76,7 +79,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   async function cloud(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) {
     const payload = body === undefined ? '' : JSON.stringify(body);
     const id = headers['webhook-id'] ?? `msg_${randomUUID()}`;
-    const timestamp = Number(headers['webhook-timestamp'] ?? Math.floor(Date.now() / 1_000));
+    // Signed at the app's own time, as a control plane whose clock agrees with ours would.
+    const now = options.clock?.now() ?? new Date();
+    const timestamp = Number(headers['webhook-timestamp'] ?? Math.floor(now.getTime() / 1_000));
     return app.inject({
       method,
       url,

@@ -8,6 +8,9 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/bac
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrate.js';
+import { transact } from './transact.js';
+import { ConnectionInsideTransactionError } from './transaction-scope.js';
+import { fail, ok } from '../http/problems.js';
 
 function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }>) {
   describe(`database on ${label}`, () => {
@@ -71,6 +74,39 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
 
     it('answers its probe', async () => {
       await handle.probe(2_000);
+    });
+
+    it('refuses at once a pool connection requested inside transact(), instead of hanging or escaping the transaction', async () => {
+      const result = transact(handle.db, async (trx) => {
+        await trx.selectFrom('settings').select('key').execute();
+        await handle.db.selectFrom('settings').select('key').execute();
+        return ok(undefined);
+      });
+      await assert.rejects(result, ConnectionInsideTransactionError);
+      await assert.rejects(
+        transact(handle.db, async () => {
+          await handle.executor.executeSql('select 1', []);
+          return ok(undefined);
+        }),
+        ConnectionInsideTransactionError,
+      );
+      // The pool is still usable afterwards.
+      await handle.probe(2_000);
+    });
+
+    it('commits a successful transact() and rolls back a failed Result as a whole', async () => {
+      const committed = await transact(handle.db, async (trx) => {
+        await trx.insertInto('settings').values({ key: 'transact-ok', value: '1', updated_at: new Date() }).execute();
+        return ok('done');
+      });
+      assert.deepEqual(committed, { ok: true, value: 'done' });
+      const failed = await transact(handle.db, async (trx) => {
+        await trx.insertInto('settings').values({ key: 'transact-failed', value: '1', updated_at: new Date() }).execute();
+        return fail('validation_failed', 'nope');
+      });
+      assert.equal(failed.ok, false);
+      const keys = (await handle.db.selectFrom('settings').select('key').where('key', 'like', 'transact-%').execute()).map((row) => row.key);
+      assert.deepEqual(keys, ['transact-ok']);
     });
   });
 }

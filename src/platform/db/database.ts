@@ -9,6 +9,7 @@ import { openPgliteGateway } from './pglite-gateway.js';
 import { withTimeout } from '../timeout.js';
 import type { Database } from './schema.js';
 import type { SqlExecutor } from './sql-executor.js';
+import { assertOutsideTransaction } from './transaction-scope.js';
 import { INT8_OID, NUMERIC_OID, parseInt8, parseNumeric } from './type-parsers.js';
 
 export type Db = Kysely<Database>;
@@ -35,9 +36,17 @@ function openPostgres(url: string, poolSize: number): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5_000 });
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const guardedPool = {
+    connect() {
+      assertOutsideTransaction();
+      return pool.connect();
+    },
+    end: () => pool.end(),
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool }) });
   const executor: SqlExecutor = {
     async executeSql(text, values) {
+      assertOutsideTransaction();
       const result = await pool.query(text, values);
       return { rows: result.rows };
     },

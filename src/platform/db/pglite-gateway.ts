@@ -5,6 +5,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { SerialGate } from './serial-gate.js';
 import type { SqlExecutor } from './sql-executor.js';
+import { assertOutsideTransaction } from './transaction-scope.js';
 import { INT8_OID, NUMERIC_OID, parseInt8, parseNumeric } from './type-parsers.js';
 
 export interface PoolClientShim {
@@ -49,6 +50,7 @@ export async function openPgliteGateway(dataDir: string | undefined): Promise<Pg
     pool: {
       async connect() {
         if (closed) throw new Error('The embedded database is closed');
+        assertOutsideTransaction();
         const release = await gate.acquire();
         return { query: run, release };
       },
@@ -57,6 +59,7 @@ export async function openPgliteGateway(dataDir: string | undefined): Promise<Pg
       },
     },
     async executeSql(text, values) {
+      assertOutsideTransaction();
       const release = await gate.acquire();
       try {
         return await run(text, values);

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Failure, Result } from '../http/problems.js';
 import type { Db } from './database.js';
 import type { Database } from './schema.js';
+import { runInTransactionScope } from './transaction-scope.js';
 
 export type Trx = Transaction<Database>;
 
@@ -14,11 +15,13 @@ class RollBack extends Error {
 /** Runs `work` in one transaction; a failed Result rolls everything back and is returned as it was. */
 export async function transact<T>(db: Db, work: (trx: Trx) => Promise<Result<T>>): Promise<Result<T>> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      const result = await work(trx);
-      if (!result.ok) throw new RollBack(result.failure);
-      return result;
-    });
+    return await db.transaction().execute((trx) =>
+      runInTransactionScope(async () => {
+        const result = await work(trx);
+        if (!result.ok) throw new RollBack(result.failure);
+        return result;
+      }),
+    );
   } catch (error) {
     if (error instanceof RollBack) return { ok: false, failure: error.failure };
     throw error;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../config.js';
+import { systemClock } from '../clock.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { RouteAuth } from './auth.js';
@@ -14,6 +15,7 @@ async function bareServer() {
     log: createLogger('silent'),
     metrics: createMetrics(),
     authenticator: { authenticate: () => Promise.resolve(fail('api_key_unknown', 'no keys here')) },
+    clock: systemClock,
     version: 'test',
   });
 }

@@ -9,6 +9,7 @@ import type { AnySchema } from 'ajv';
 import Fastify, { LogController, type FastifyError, type FastifySchemaCompiler, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Config } from '../../config.js';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
@@ -44,6 +45,7 @@ export interface HttpServerOptions {
   log: Logger;
   metrics: Metrics;
   authenticator: ApiKeyAuthenticator;
+  clock: Clock;
   version: string;
 }
 
@@ -209,7 +211,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       secret: config.cloudSigningSecret,
       headers: request.headers,
       body: request.rawBody ?? '',
-      now: new Date(),
+      now: options.clock.now(),
     });
     if (!verified.ok) throw new ProblemError(verified.failure);
     request.signedMessageId = verified.value;
