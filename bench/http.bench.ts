@@ -1,11 +1,26 @@
 // Requests per second through the whole stack (Fastify, auth lookup in the database, envelope) against a
 // listening server, with autocannon on the same machine: read as a trend, not an absolute.
-import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import type autocannon from 'autocannon';
 import { startTestApp } from '../test/support/test-app.js';
 import type { BenchRow } from './table.js';
 
-async function measure(url: string, headers: Record<string, string>): Promise<autocannon.Result> {
-  return autocannon({ url, headers, connections: 20, duration: 5 });
+/** autocannon in its own process, so the load generator does not share the server's event loop. */
+function measure(url: string, headers: Record<string, string>, seconds: number): Promise<autocannon.Result> {
+  const args = ['node_modules/autocannon/autocannon.js', '--json', '--connections', '20', '--duration', String(seconds)];
+  for (const [name, value] of Object.entries(headers)) args.push('--headers', `${name}=${value}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...args, url], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as autocannon.Result);
+      else reject(new Error(`autocannon exited with ${String(code)}`));
+    });
+  });
 }
 
 export async function httpBench(): Promise<BenchRow[]> {
@@ -21,7 +36,8 @@ export async function httpBench(): Promise<BenchRow[]> {
       ['GET /api/v1/empresa (key auth + 3 queries)', '/api/v1/empresa', { 'x-api-key': apiKey }],
       ['GET /ready (4 live probes)', '/ready', {}],
     ] as const) {
-      const result = await measure(`${address}${path}`, headers);
+      await measure(`${address}${path}`, headers, 2); // warm-up: JIT, pools, caches
+      const result = await measure(`${address}${path}`, headers, 5);
       const failed = result.non2xx + result.errors;
       rows.push({
         benchmark: name,
