@@ -2,8 +2,9 @@
 // with a message naming the variable.
 import { resolve } from 'node:path';
 
-export const fiscalEnvironments = ['TEST', 'CERT', 'PRODUCTION'] as const;
-export type FiscalEnvironment = (typeof fiscalEnvironments)[number];
+import { fiscalEnvironments, type FiscalEnvironment } from './fiscal/environment.js';
+
+export { fiscalEnvironments, type FiscalEnvironment };
 
 export const receiverAuthModes = ['required', 'optional', 'off'] as const;
 export type ReceiverAuthMode = (typeof receiverAuthModes)[number];
