@@ -1,0 +1,62 @@
+// Everything a request can throw, mapped to one problem (RFC 9457) in one place; only a true bug is a 500.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { problemBody, ProblemError, type Failure, type FieldError } from './problems.js';
+
+export const maxBodyBytes = 5 * 1024 * 1024;
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, failure: Failure, status: number) {
+  for (const [name, value] of Object.entries(failure.headers ?? {})) void reply.header(name, value);
+  // `instance` names the resource, not the query string (which may carry cursors or other caller data).
+  const path = request.url.split('?')[0] ?? '/';
+  return reply.code(status).type('application/problem+json').send(problemBody(failure, path, request.id));
+}
+
+const validationLocation = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const;
+
+function fieldErrors(error: FastifyError): FieldError[] {
+  const where = validationLocation[(error.validationContext ?? 'body')];
+  return (error.validation ?? []).map((issue) => {
+    const params = issue.params;
+    // A discriminator error sits on the object; the field at fault is its tag (e.g. an unknown event `type`).
+    const child = params.missingProperty ?? params.additionalProperty ?? (issue.keyword === 'discriminator' ? params.tag : undefined);
+    const pointer = typeof child === 'string' ? `${issue.instancePath}/${child}` : issue.instancePath;
+    const detail =
+      issue.keyword === 'additionalProperties'
+        ? `unknown property "${String(child)}"`
+        : issue.keyword === 'required'
+          ? `"${String(child)}" is required`
+          : issue.keyword === 'discriminator' && typeof params.tagValue === 'string'
+            ? `unknown value "${params.tagValue}"`
+            : (issue.message ?? 'is not valid');
+    return { pointer: pointer === '' ? '/' : pointer, in: where, code: issue.keyword, detail };
+  });
+}
+
+/** Maps anything thrown in a request to a problem; only a true bug becomes a 500. */
+export function toFailure(error: FastifyError | ProblemError): { failure: Failure; status: number } {
+  if (error instanceof ProblemError) return { failure: error.failure, status: problemStatus(error.failure) };
+  if (error.validation !== undefined) {
+    const errors = fieldErrors(error);
+    const first = errors[0];
+    const detail = first === undefined ? 'The request is not valid.' : `${first.in} ${first.pointer}: ${first.detail}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+    return { failure: { code: 'validation_failed', detail, errors }, status: 400 };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { failure: { code: 'payload_too_large', detail: `The body exceeds ${maxBodyBytes} bytes.` }, status: 413 };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { failure: { code: 'unsupported_media_type', detail: 'Send application/json.' }, status: 415 };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { failure: { code: 'malformed_body', detail: 'The body is empty but Content-Type says JSON.' }, status: 400 };
+    default:
+      break;
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { failure: { code: 'malformed_body', detail: error.message }, status: 400 };
+  }
+  return { failure: { code: 'internal_error', detail: 'An unexpected error occurred. Quote the correlation id when reporting it.' }, status: 500 };
+}
+
+function problemStatus(failure: Failure): number {
+  return problemBody(failure, '', '').status;
+}
