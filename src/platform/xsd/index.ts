@@ -1,0 +1,1 @@
+export { loadSchemaSet, XsdDirectoryError, type SchemaLog } from './load-schemas.js';
