@@ -14,6 +14,8 @@ import { createLogger, type Logger } from './platform/observability/logger.js';
 import { createMetrics } from './platform/observability/metrics.js';
 import { startQueue, type Queue } from './platform/queue/queue.js';
 import { createBlobStore, type BlobStore } from './platform/storage/index.js';
+import { loadSchemaSet } from './platform/xsd/index.js';
+import type { SchemaSet } from './fiscal/xsd/index.js';
 import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
@@ -53,6 +55,8 @@ export interface Application {
   queue: Queue;
   cache: Cache;
   blobs: BlobStore;
+  /** DGII's official schemas from ECF_XSD_DIR; undefined when none is configured (the model alone checks). */
+  schemas: SchemaSet | undefined;
   services: Services;
   /** Present when the process serves HTTP. */
   http: { app: App; catalogue: CatalogueEntry[] } | undefined;
@@ -87,6 +91,11 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     closers.push(() => cache.close());
     const blobs = createBlobStore(config.storage);
     closers.push(() => blobs.close());
+    const schemas = await loadSchemaSet(config.xsdDir, log);
+    closers.push(() => {
+      schemas?.dispose();
+      return Promise.resolve();
+    });
 
     const db = database.db;
     const jobs = createJobs({ db, clock });
@@ -126,7 +135,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       http = server;
     }
 
-    return { config, log, database, queue, cache, blobs, services, http, close };
+    return { config, log, database, queue, cache, blobs, schemas, services, http, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,0 +1,40 @@
+// The Signature element of the DGII profile, as strings. SignedInfo exists in two spellings: the canonical one that
+// is signed, and the one embedded in the document. They differ only in ways C14N erases (the inherited namespace
+// declarations, empty-element tags), so any verifier re-canonicalizing the embedded one gets the signed bytes.
+import { sign } from 'node:crypto';
+import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } from './profile.js';
+import type { SigningKey } from './profile.js';
+
+/**
+ * `inheritedNamespaceDeclarations` are the root's prefixed declarations (` xmlns:xsd="…" xmlns:xsi="…"`, already
+ * sorted): inclusive C14N puts the namespaces in scope of SignedInfo on its canonical start tag, after the
+ * default xmldsig one (research/stack.md pitfall 4; a DGII ACECF verifies only with them).
+ */
+export function signatureElement(digestValue: string, inheritedNamespaceDeclarations: string, key: SigningKey): string {
+  const canonicalSignedInfo =
+    `<SignedInfo xmlns="${XMLDSIG_NAMESPACE}"${inheritedNamespaceDeclarations}>` +
+    `<CanonicalizationMethod Algorithm="${C14N_1_0}"></CanonicalizationMethod>` +
+    `<SignatureMethod Algorithm="${RSA_SHA256}"></SignatureMethod>` +
+    `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"></Transform></Transforms>` +
+    `<DigestMethod Algorithm="${SHA256}"></DigestMethod><DigestValue>${digestValue}</DigestValue></Reference></SignedInfo>`;
+  // RSASSA-PKCS1-v1_5 (node's default for RSA keys), as rsa-sha256 requires (RFC 6931 §2.3.2); deterministic.
+  const signatureValue = sign('sha256', Buffer.from(canonicalSignedInfo, 'utf8'), key.privateKey).toString('base64');
+  // Spelled like the DGII samples (.NET SignedXml output): compact, self-closing algorithm elements.
+  return (
+    `<Signature xmlns="${XMLDSIG_NAMESPACE}"><SignedInfo>` +
+    `<CanonicalizationMethod Algorithm="${C14N_1_0}"/>` +
+    `<SignatureMethod Algorithm="${RSA_SHA256}"/>` +
+    `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"/></Transforms>` +
+    `<DigestMethod Algorithm="${SHA256}"/><DigestValue>${digestValue}</DigestValue></Reference></SignedInfo>` +
+    `<SignatureValue>${signatureValue}</SignatureValue>` +
+    `<KeyInfo><X509Data><X509Certificate>${certificateBase64(key.certificatePem)}</X509Certificate></X509Data></KeyInfo>` +
+    `</Signature>`
+  );
+}
+
+/** The base64 DER of a PEM certificate on one line, as KeyInfo/X509Data/X509Certificate holds it (no armour). */
+export function certificateBase64(certificatePem: string): string {
+  const body = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/.exec(certificatePem)?.[1];
+  if (body === undefined) throw new TypeError('certificatePem holds no PEM certificate.');
+  return body.replace(/\s+/g, '');
+}
