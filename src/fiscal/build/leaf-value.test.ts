@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { dataTypes } from '../model/generated/data-types.js';
+import type { DataType } from '../model/ecf-model-types.js';
+import { readLeaf } from './leaf-value.js';
+
+function type(id: string): DataType {
+  const found = dataTypes[id];
+  assert.ok(found !== undefined, id);
+  return found;
+}
+
+const amount = 'Decimal18D1or2ValidationTypeMayorIgualCero';
+const exchangeRate = 'Decimal7D1or4ValidationTypeMayorCero';
+const quantity = 'Decimal18D1or2ValidationTypeMayorCero';
+const pages = 'Integer4ValidationTypeMayorUno';
+
+const cases: [string, string, unknown, string][] = [
+  ['an integer number gets the field\'s decimals', amount, 1180, 'ok 1180.00'],
+  ['0.1 is exactly "0.10"', amount, 0.1, 'ok 0.10'],
+  ['-0 is written as zero', amount, -0, 'ok 0.00'],
+  ['an exchange rate gets four decimals', exchangeRate, 58.5, 'ok 58.5000'],
+  ['a decimal string is kept as written', amount, '1180', 'ok 1180'],
+  ['a float artefact is not rounded away', amount, 0.1 + 0.2, 'too_many_fraction_digits'],
+  ['a number with more than 16 integer digits', amount, 1e21, 'pattern_mismatch'],
+  ['a string with three decimals', amount, '1.005', 'pattern_mismatch'],
+  ['zero where > 0 is required', quantity, 0, 'out_of_range'],
+  ['NaN', amount, Number.NaN, 'not_finite'],
+  ['a boolean', amount, true, 'wrong_type'],
+  ['TotalPaginas 1 (must be > 1)', pages, 1, 'out_of_range'],
+  ['TotalPaginas 2', pages, 2, 'ok 2'],
+  ['a fractional page count', pages, 1.5, 'not_an_integer'],
+  ['a real date', 'FechaValidationType', '29-02-2028', 'ok 29-02-2028'],
+  ['a date with one-digit day', 'FechaValidationType', '1-02-2028', 'invalid_date'],
+  ['a timestamp', 'DateTimeValidationType', '15-11-2026 23:59:59', 'ok 15-11-2026 23:59:59'],
+  ['a timestamp at hour 24', 'DateTimeValidationType', '15-11-2026 24:00:00', 'invalid_timestamp'],
+  ['a unit code given as a number', 'unidadesMedida', 43, 'ok 43'],
+  ['a TerminoPago with accents (XSD \\w is Unicode)', 'TerminoPagoValidationType', '30 días', 'ok 30 días'],
+];
+
+describe('readLeaf', () => {
+  for (const [name, id, raw, expected] of cases) {
+    it(`reads ${name}`, () => {
+      const result = readLeaf(type(id), raw);
+      assert.equal(result.ok ? `ok ${result.value}` : result.code, expected);
+    });
+  }
+});

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readDgiiSample, withoutTotalPaginas } from '../../../test/support/dgii-files.js';
+import type { EcfObject } from '../build/ecf-json.js';
+import { buildEcf } from '../build/build-ecf.js';
+import { decodeXmlText, parseEcf } from './parse-ecf.js';
+
+function parsed(xml: string): EcfObject {
+  const result = parseEcf(xml);
+  if (!result.ok) assert.fail(`expected a document, got findings: ${JSON.stringify(result.findings, null, 2)}`);
+  return result.document;
+}
+
+function codes(xml: string): [string, string][] {
+  const result = parseEcf(xml);
+  return result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]);
+}
+
+const minimal = (body: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>43</TipoeCF></IdDoc>${body}</Encabezado></ECF>`;
+
+describe('parseEcf', () => {
+  it('reads DGII\'s signed sample e-CF 31 into the model, arrays where the model repeats, the Signature dropped', () => {
+    const document = parsed(readDgiiSample('130359334E310000008928.xml'));
+    const header = document['Encabezado'] as Partial<Record<string, Record<string, unknown>>>;
+    const idDoc = header['IdDoc'];
+    const totales = header['Totales'];
+    assert.ok(idDoc !== undefined && totales !== undefined);
+    assert.equal(idDoc['eNCF'], 'E310000008928');
+    assert.equal(idDoc['TipoIngresos'], '05');
+    assert.equal(totales['MontoTotal'], '637.2');
+    const items = (document['DetallesItems'] as { Item: EcfObject[] }).Item;
+    assert.equal(items.length, 1);
+    assert.deepEqual(items[0]?.['TablaSubDescuento'], { SubDescuento: [{ TipoSubDescuento: '%', SubDescuentoPorcentaje: '10', MontoSubDescuento: '60' }] });
+    assert.equal((document['Paginacion'] as { Pagina: unknown[] }).Pagina.length, 1);
+    assert.equal(document['FechaHoraFirma'], '20-01-2025 09:34:59');
+    assert.equal('Signature' in document, false);
+  });
+
+  for (const sample of ['130862346E310005000201.xml', 'signedXml.xml']) {
+    it(`reads the signed sample ${sample}`, () => {
+      assert.equal(parsed(readDgiiSample(sample))['FechaHoraFirma'] !== undefined, true);
+    });
+  }
+
+  it('rebuilds the sample byte for byte from what it parsed (up to the Signature)', () => {
+    const xml = withoutTotalPaginas(readDgiiSample('130359334E310000008928.xml'));
+    const document = parsed(xml);
+    const { FechaHoraFirma, ...body } = document;
+    const header = body['Encabezado'] as Record<string, Record<string, string>>;
+    const { eNCF, FechaVencimientoSecuencia, ...idDoc } = header['IdDoc'] ?? {};
+    const client = { ...body, Encabezado: { ...header, IdDoc: idDoc } };
+    assert.ok(typeof FechaHoraFirma === 'string' && eNCF !== undefined);
+    const rebuilt = buildEcf(client, { eNCF, fechaVencimientoSecuencia: FechaVencimientoSecuencia, fechaHoraFirma: FechaHoraFirma });
+    assert.ok(rebuilt.ok, JSON.stringify(rebuilt));
+    assert.equal(rebuilt.xml, xml.replace(/<Signature[\s\S]*<\/Signature>/, ''));
+  });
+
+  it('decodes the predefined entities and character references once, and normalises line ends', () => {
+    assert.equal(decodeXmlText('a &amp;amp; b &lt;&gt;&quot;&apos; &#xD;&#233;&#x1F9FE;'), 'a &amp; b <>"\' \ré🧾');
+    assert.equal(decodeXmlText('uno\r\ndos\rtres'), 'uno\ndos\ntres');
+    assert.equal(decodeXmlText('&nbsp;'), undefined);
+    assert.equal(decodeXmlText('&constructor;'), undefined);
+  });
+
+  it('accepts a byte-order mark before the declaration', () => {
+    assert.equal(parseEcf(`\uFEFF${minimal('')}`).ok, true);
+  });
+
+  it('accepts indentation between elements', () => {
+    const document = parsed(minimal('\n  <Emisor>\n    <RazonSocialEmisor>Peña &amp; Co</RazonSocialEmisor>\n  </Emisor>\n'));
+    assert.deepEqual(document['Encabezado'], { Version: '1.0', IdDoc: { TipoeCF: '43' }, Emisor: { RazonSocialEmisor: 'Peña & Co' } });
+  });
+
+  it('refuses a DOCTYPE (no entity a sender defines is ever expanded)', () => {
+    const xml = '<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY x "boom">]><ECF><Encabezado>&x;</Encabezado></ECF>';
+    assert.deepEqual(codes(xml), [['/', 'doctype_not_allowed']]);
+  });
+
+  it('reports malformed XML, another root, an unknown type', () => {
+    assert.deepEqual(codes('<ECF><Encabezado></ECF>'), [['/', 'malformed_xml']]);
+    assert.deepEqual(codes('<ARECF><DetalleAcusedeRecibo/></ARECF>'), [['/', 'not_an_ecf']]);
+    assert.deepEqual(codes('<ECF><Encabezado><IdDoc><TipoeCF>99</TipoeCF></IdDoc></Encabezado></ECF>'), [['/ECF/Encabezado/IdDoc/TipoeCF', 'unknown_type']]);
+  });
+
+  it('reports an unknown element, an empty one, a repeated single one and an undefined entity, with their paths', () => {
+    assert.deepEqual(codes(minimal('<Emisor><Foo>1</Foo></Emisor>')), [['/ECF/Encabezado/Emisor/Foo', 'unknown_element']]);
+    assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor></RazonSocialEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'empty_element']]);
+    assert.deepEqual(codes(minimal('<Emisor><RNCEmisor>1</RNCEmisor><RNCEmisor>2</RNCEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RNCEmisor', 'repeated_element']]);
+    assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor>&copy;</RazonSocialEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity']]);
+  });
+
+  it('makes a repeated element an array even when it occurs once', () => {
+    const xml = minimal('<Emisor><TablaTelefonoEmisor><TelefonoEmisor>809-555-0101</TelefonoEmisor></TablaTelefonoEmisor></Emisor>');
+    const header = parsed(xml)['Encabezado'] as Record<string, Record<string, unknown>>;
+    assert.deepEqual(header['Emisor']?.['TablaTelefonoEmisor'], { TelefonoEmisor: ['809-555-0101'] });
+  });
+});
