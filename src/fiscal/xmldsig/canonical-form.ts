@@ -42,29 +42,6 @@ export class NonCanonicalDocumentError extends Error {
   }
 }
 
-export function escapeCanonicalText(text: string): string {
-  return text.replace(/[&<>\r]/g, (c) => TEXT_ESCAPES[c] ?? c);
-}
-
-export function escapeCanonicalAttribute(value: string): string {
-  return value.replace(/[&<"\t\n\r]/g, (c) => ATTRIBUTE_ESCAPES[c] ?? c);
-}
-
-/**
- * A start tag in C14N form. `namespaces` maps prefix to URI ('' for the default namespace); `attributes` maps a
- * qualified name to its value (a prefixed name's prefix must be among `namespaces`).
- */
-export function canonicalStartTag(name: string, namespaces: Readonly<Record<string, string>> = {}, attributes: Readonly<Record<string, string>> = {}): string {
-  const declarations = Object.entries(namespaces)
-    .sort(([a], [b]) => compare(a, b))
-    .map(([prefix, uri]) => ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeCanonicalAttribute(uri)}"`);
-  const sorted = Object.entries(attributes)
-    .map(([qualifiedName, value]) => ({ qualifiedName, value, key: attributeSortKey(qualifiedName, (prefix) => namespaces[prefix]) }))
-    .sort((a, b) => compareKeys(a.key, b.key))
-    .map(({ qualifiedName, value }) => ` ${qualifiedName}="${escapeCanonicalAttribute(value)}"`);
-  return `<${name}${declarations.join('')}${sorted.join('')}>`;
-}
-
 /** Checks the parts of the contract the fast path relies on; the problems found, [] when none. */
 export function checkCanonicalRoot(document: string): string[] {
   const parsed = parseRootStartTag(document);
@@ -82,8 +59,6 @@ const NAME = '[A-Za-z_][\\w.-]*(?::[A-Za-z_][\\w.-]*)?';
 const ROOT_NAME = new RegExp(`<(${NAME})`, 'y');
 const ATTRIBUTE = new RegExp(` (${NAME})="([^"<]*)"`, 'y');
 const BAD_ESCAPE = /[\t\n\r]|&(?!(?:amp|lt|quot|#x9|#xA|#xD);)/;
-const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;' };
-const ATTRIBUTE_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '"': '&quot;', '\t': '&#x9;', '\n': '&#xA;', '\r': '&#xD;' };
 
 type SortKey = readonly [namespaceUri: string, localName: string];
 

@@ -2,7 +2,8 @@
 // verify what we receive, and the security code.
 export { XMLDSIG_NAMESPACE, C14N_1_0, RSA_SHA256, SHA256, ENVELOPED_SIGNATURE, XML_DECLARATION } from './profile.js';
 export type { SigningKey } from './profile.js';
-export { assertCanonicalRoot, canonicalStartTag, checkCanonicalRoot, escapeCanonicalAttribute, escapeCanonicalText, NonCanonicalDocumentError } from './canonical-form.js';
+// The writer that produces this form is fiscal/xml's writeCanonicalElement; these check what the fast path relies on.
+export { assertCanonicalRoot, checkCanonicalRoot, NonCanonicalDocumentError } from './canonical-form.js';
 export { signCanonicalDocument } from './sign-canonical.js';
 export { toCanonicalDocument, XmlInputError } from './canonicalize.js';
 export type { XmlInputErrorCode } from './canonicalize.js';
