@@ -1,6 +1,7 @@
 // A signed (or unsigned) e-CF back into the DGII-shaped JSON model: element names as keys, arrays exactly where
 // the model says an element repeats, every value the element's text as a string, the Signature dropped.
 // parseEcf(buildEcf(json).xml) gives back the document buildEcf wrote.
+import { screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { EcfObject, EcfValue } from '../build/ecf-json.js';
 import { error } from '../finding.js';
@@ -43,9 +44,9 @@ export function decodeXmlText(raw: string): string | undefined {
 }
 
 export function parseEcf(input: string): ParseResult {
-  // A byte-order mark is legal before the declaration (DGII's own seed carries one).
-  const xml = input.startsWith('\uFEFF') ? input.slice(1) : input;
-  if (/<!DOCTYPE/i.test(xml)) return failed('/', 'doctype_not_allowed', 'an e-CF may not carry a DOCTYPE');
+  const screened = screenUntrustedXml(input);
+  if (!screened.ok) return failed('/', screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
+  const xml = screened.text;
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- its successor, fast-xml-validator, is not a dependency
   const valid = XMLValidator.validate(xml);
   if (valid !== true) return failed('/', 'malformed_xml', `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);

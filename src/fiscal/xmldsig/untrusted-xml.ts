@@ -1,9 +1,9 @@
-// Parsing XML that comes from outside (DGII seeds, e-CF and responses from other parties). Markup declarations are
-// refused before any parser sees the text, which rules out XXE and entity expansion ("billion laughs") whatever the
-// parser would do with them; the size is bounded first so the scan itself is bounded.
+// Parsing XML that comes from outside (DGII seeds, e-CF and responses from other parties) into a DOM, after the
+// one screen for untrusted XML (fiscal/xml/untrusted-xml.ts) has refused what no parser may see.
 import { DOMParser } from '@xmldom/xmldom';
+import { maxUntrustedXmlBytes, screenUntrustedXml, type UntrustedXmlProblem } from '../xml/untrusted-xml.js';
 
-export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_MAX_BYTES = maxUntrustedXmlBytes;
 
 export type ParseProblemCode = 'input_empty' | 'input_too_large' | 'input_not_utf8' | 'encoding_unsupported' | 'doctype_forbidden' | 'xml_malformed';
 export interface ParseProblem {
@@ -14,26 +14,19 @@ export type ParseResult = { ok: true; document: Document; root: Element } | { ok
 
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
-const BOM = '\uFEFF';
-// `<!` that opens anything but a comment or a CDATA section: DOCTYPE, ENTITY, ELEMENT, ATTLIST, NOTATION.
-const MARKUP_DECLARATION = /<!(?!--|\[CDATA\[)/;
-const DECLARED_ENCODING = /^<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']/;
+
+const screenCodes: Record<UntrustedXmlProblem, ParseProblemCode> = {
+  too_large: 'input_too_large',
+  not_utf8: 'input_not_utf8',
+  encoding_unsupported: 'encoding_unsupported',
+  empty: 'input_empty',
+  markup_declaration: 'doctype_forbidden',
+};
 
 export function parseUntrustedXml(input: string | Buffer, maxBytes: number = DEFAULT_MAX_BYTES): ParseResult {
-  const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
-  if (size > maxBytes) return failure('input_too_large', `The XML is ${size} bytes; at most ${maxBytes} are accepted.`);
-  const decoded = typeof input === 'string' ? input : decodeUtf8(input);
-  if (decoded === undefined) return failure('input_not_utf8', 'The XML bytes are not valid UTF-8.');
-  const text = decoded.startsWith(BOM) ? decoded.slice(1) : decoded;
-  if (text.trim() === '') return failure('input_empty', 'The XML is empty.');
-  if (MARKUP_DECLARATION.test(text)) {
-    return failure('doctype_forbidden', 'The XML contains a DOCTYPE or other markup declaration; DTDs and entities are refused.');
-  }
-  const encoding = DECLARED_ENCODING.exec(text)?.[1];
-  if (typeof input !== 'string' && encoding !== undefined && !/^utf-?8$/i.test(encoding)) {
-    return failure('encoding_unsupported', `The XML declares encoding "${encoding}"; only UTF-8 is accepted.`);
-  }
-  return parseWellFormed(text);
+  const screened = screenUntrustedXml(input, maxBytes);
+  if (!screened.ok) return failure(screenCodes[screened.problem], screened.message);
+  return parseWellFormed(screened.text);
 }
 
 /** Removes whitespace-only text nodes everywhere, as a PreserveWhitespace = false parser does (Firmado de e-CF). */
@@ -79,13 +72,6 @@ function parseWellFormed(text: string): ParseResult {
   return { ok: true, document, root };
 }
 
-function decodeUtf8(bytes: Buffer): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
 
 function failure(code: ParseProblemCode, message: string): ParseResult {
   return { ok: false, problem: { code, message } };
