@@ -29,12 +29,15 @@ export function buildEcf(document: EcfJson, owned: ServiceOwnedFields): BuildRes
 }
 
 function elementsOf(model: readonly EcfElement[], values: EcfObject): XmlElement[] {
-  return model.flatMap((element) => {
+  // A plain loop: most model elements are absent from a given document, and this runs for every line.
+  const elements: XmlElement[] = [];
+  for (const element of model) {
     const value = values[element.name];
-    if (value === undefined) return [];
-    const occurrences: readonly (string | EcfObject)[] = Array.isArray(value) ? value : [value as string | EcfObject];
-    return occurrences.map((occurrence) => elementOf(element, occurrence));
-  });
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const occurrence of value as readonly (string | EcfObject)[]) elements.push(elementOf(element, occurrence));
+    else elements.push(elementOf(element, value as string | EcfObject));
+  }
+  return elements;
 }
 
 function elementOf(element: EcfElement, value: string | EcfObject): XmlElement {

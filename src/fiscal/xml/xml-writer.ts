@@ -71,20 +71,27 @@ function compareCodePoints(a: string, b: string): number {
 
 function writeElement(element: XmlElement, inScope: Scope, rendered: Scope, out: string[]): void {
   checkName(element.name);
-  const scope = new Map(inScope);
-  const nowRendered = new Map(rendered);
+  // Most elements declare nothing: they share their parent's scope instead of copying it (the hot path).
+  let scope = inScope;
+  let nowRendered = rendered;
   const declarations: [string, string][] = [];
-  for (const [prefix, uri] of Object.entries(element.namespaces ?? {})) {
-    if (prefix !== '') checkName(prefix);
-    scope.set(prefix, uri);
-    // C14N §2.3: a declaration already in effect from an output ancestor is superfluous (xmlns="" at the top too).
-    if (rendered.get(prefix) === uri) continue;
-    nowRendered.set(prefix, uri);
-    declarations.push([prefix, uri]);
+  if (element.namespaces !== undefined) {
+    const widened = new Map(inScope);
+    const widenedRendered = new Map(rendered);
+    for (const [prefix, uri] of Object.entries(element.namespaces)) {
+      if (prefix !== '') checkName(prefix);
+      widened.set(prefix, uri);
+      // C14N §2.3: a declaration already in effect from an output ancestor is superfluous (xmlns="" at the top too).
+      if (rendered.get(prefix) === uri) continue;
+      widenedRendered.set(prefix, uri);
+      declarations.push([prefix, uri]);
+    }
+    declarations.sort(([a], [b]) => compareCodePoints(a, b));
+    scope = widened;
+    nowRendered = widenedRendered;
   }
-  declarations.sort(([a], [b]) => compareCodePoints(a, b));
 
-  const attributes = Object.entries(element.attributes ?? {}).map(([name, value]) => {
+  const attributes = element.attributes === undefined ? [] : Object.entries(element.attributes).map(([name, value]) => {
     checkName(name);
     const colon = name.indexOf(':');
     const prefix = colon < 0 ? undefined : name.slice(0, colon);
