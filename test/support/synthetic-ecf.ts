@@ -1,8 +1,7 @@
 // An e-CF-shaped document in canonical form (written by the one writer) with any number of item lines: for
 // signing tests and the signing benchmark. Placeholder data; not meant to pass the XSD.
-import { writeXmlDocument, type XmlElement } from '../../src/fiscal/xml/xml-writer.js';
+import { leaf, writeXmlDocument, type XmlElement } from '../../src/fiscal/xml/xml-writer.js';
 
-const leaf = (name: string, text: string): XmlElement => ({ name, content: text });
 const group = (name: string, ...content: XmlElement[]): XmlElement => ({ name, content });
 
 export function syntheticCanonicalEcf(lines: number, options: { namespaces?: Record<string, string> } = {}): string {

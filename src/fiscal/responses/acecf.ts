@@ -1,7 +1,7 @@
 // ACECF, the receiver's commercial approval or rejection of an e-CF (Formato Aprobación Comercial v1.0), sent
 // to the issuer and to DGII.
 import { error, type Finding } from '../finding.js';
-import { writeXmlDocument, type XmlElement } from '../xml/xml-writer.js';
+import { leaf, writeXmlDocument } from '../xml/xml-writer.js';
 import { dotNetNamespaces } from './xml-namespaces.js';
 
 export type Acecf = {
@@ -14,10 +14,6 @@ export type Acecf = {
   /** dd-MM-yyyy HH:mm:ss, GMT-4. */
   FechaHoraAprobacionComercial: string;
 } & ({ Estado: '1' } | { Estado: '2'; DetalleMotivoRechazo: string });
-
-function leaf(name: string, value: string): XmlElement {
-  return { name, content: value };
-}
 
 /** Writes MontoTotal with exactly two decimals, from any exact decimal text. */
 export function twoDecimals(amount: string): string | undefined {

@@ -1,7 +1,7 @@
 // ANECF, the request to annul unused e-NCF (Formato Anulación de e-NCF v1.0): up to 10 lines, one per type,
 // each with up to 10,000 ranges; quantities must add up.
 import { error, type Finding } from '../finding.js';
-import { writeXmlDocument, type XmlElement } from '../xml/xml-writer.js';
+import { leaf, writeXmlDocument } from '../xml/xml-writer.js';
 
 export interface AnnulledRange {
   /** e-NCF, 13 characters. */
@@ -22,10 +22,6 @@ export interface Anecf {
 }
 
 const annullableTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
-
-function leaf(name: string, value: string): XmlElement {
-  return { name, content: value };
-}
 
 function sequenceNumber(encf: string): bigint {
   return BigInt(encf.slice(3));

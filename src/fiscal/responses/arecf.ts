@@ -1,7 +1,7 @@
 // ARECF, the receipt a receiver answers for every e-CF it is sent (Formato Acuse de Recibo v1.0): it says only
 // whether the e-CF was received, not whether it is accepted.
 import { error, type Finding } from '../finding.js';
-import { writeXmlDocument, type XmlElement } from '../xml/xml-writer.js';
+import { leaf, writeXmlDocument } from '../xml/xml-writer.js';
 import { dotNetNamespaces } from './xml-namespaces.js';
 
 /** Estado 1 (no recibido) names one of these reasons (CodigoMotivoNoRecibido). */
@@ -21,10 +21,6 @@ export type Arecf = {
   /** dd-MM-yyyy HH:mm:ss, GMT-4. */
   FechaHoraAcuseRecibo: string;
 } & ({ Estado: '0' } | { Estado: '1'; CodigoMotivoNoRecibido: NotReceivedReason });
-
-function leaf(name: string, value: string): XmlElement {
-  return { name, content: value };
-}
 
 export function buildArecf(receipt: Arecf): string {
   return writeXmlDocument({

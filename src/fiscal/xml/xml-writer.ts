@@ -14,6 +14,11 @@ export interface XmlElement {
   readonly content: string | readonly XmlElement[];
 }
 
+/** An element holding text. */
+export function leaf(name: string, text: string): XmlElement {
+  return { name, content: text };
+}
+
 export const xmlDeclaration = '<?xml version="1.0" encoding="utf-8"?>';
 
 /** The whole document: the declaration DGII's samples carry, then the canonical root. */
