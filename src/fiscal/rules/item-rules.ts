@@ -33,8 +33,9 @@ export function itemRules(document: JsonObject): Finding[] {
         findings.push(error(at('IndicadorBienoServicio'), 'service_required', 'Payments abroad (47) are for services: IndicadorBienoServicio must be 2.'));
       }
     }
-    // Footnote 53: an exempt line under a retention agent reports its ITBIS retention as 0.
-    if (indicator === '4' && retention !== undefined && textAt(retention, ['IndicadorAgenteRetencionoPercepcion']) === '1') {
+    // Footnote 53: an exempt line under a retention agent reports its ITBIS retention as 0 (where the element
+    // exists: type 47 retains ISR only and its XSD has no MontoITBISRetenido).
+    if (type !== '47' && indicator === '4' && retention !== undefined && textAt(retention, ['IndicadorAgenteRetencionoPercepcion']) === '1') {
       const itbis = textAt(retention, ['MontoITBISRetenido']);
       if (itbis === undefined || !/^0+(\.0+)?$/.test(itbis)) {
         findings.push(error(at('Retencion', 'MontoITBISRetenido'), 'exempt_itbis_retention_zero', 'An exempt line (IndicadorFacturacion 4) with a retention agent must send MontoITBISRetenido as 0.'));
