@@ -40,6 +40,17 @@ function ownedValue(path: string, owned: ServiceOwnedFields): string | undefined
   return undefined;
 }
 
+// The model is immutable: the names of a group's children are worked out once, not once per line.
+const childNames = new WeakMap<readonly EcfElement[], ReadonlySet<string>>();
+function namesOf(elements: readonly EcfElement[]): ReadonlySet<string> {
+  let names = childNames.get(elements);
+  if (names === undefined) {
+    names = new Set(elements.map((element) => element.name));
+    childNames.set(elements, names);
+  }
+  return names;
+}
+
 class DocumentReader {
   readonly findings: Finding[] = [];
   constructor(
@@ -48,7 +59,7 @@ class DocumentReader {
   ) {}
 
   readContainer(elements: readonly EcfElement[], json: Readonly<Record<string, unknown>>, at: Path, modelPath: string): EcfObject {
-    const known = new Set(elements.map((e) => e.name));
+    const known = namesOf(elements);
     for (const key of Object.keys(json)) {
       if (known.has(key)) continue;
       const path = modelPath === '' ? key : `${modelPath}/${key}`;
