@@ -1,4 +1,7 @@
 // RNC (9 digits) and cédula (11 digits) check digits. Sources: research/ecf-format.md §4.
+// DGII has issued a few numbers that break these rules (python-stdnum lists about 20 RNCs and 580 cédulas).
+// They are real taxpayers' identifiers, so they are not written into this code: the taxpayer registry, loaded
+// from DGII's public list at run time, is where such a number is recognised.
 
 const rncWeights = [7, 9, 8, 6, 5, 4, 3, 2];
 
