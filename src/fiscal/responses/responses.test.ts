@@ -1,58 +1,11 @@
 // ARECF, ACECF and ANECF as DGII receives them: valid against the official XSDs (our schema set and the real
 // xmllint), canonical as written, and signed so that xmlsec1 verifies them.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { readOfficialXsds } from '../../../test/support/dgii-files.js';
-import { testSigningKey, verifyWithXmlsec1, xmllintAvailable, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
-import { signCanonicalDocument, toCanonicalDocument, verifyEnvelopedSignature } from '../xmldsig/index.js';
-import { compileSchemaSet, repairSchema, type SchemaKind, type SchemaSet } from '../xsd/index.js';
+import { describe, it } from 'node:test';
+import { assertDeliverable } from '../../../test/support/deliverable.js';
 import { buildAcecf, type Acecf } from './acecf.js';
 import { buildAnecf } from './anecf.js';
 import { buildArecf, readArecf } from './arecf.js';
-
-let schemas: SchemaSet;
-let xsdDir: string;
-const files = readOfficialXsds();
-before(() => {
-  schemas = compileSchemaSet(files);
-  xsdDir = mkdtempSync(join(tmpdir(), 'ecf-xsd-'));
-  for (const [name, text] of files) writeFileSync(join(xsdDir, name), repairSchema(name, text).text);
-});
-after(() => {
-  schemas.dispose();
-  rmSync(xsdDir, { recursive: true, force: true });
-});
-
-function xsdFile(kind: SchemaKind): string {
-  const name = [...files.keys()].find((file) => file.startsWith(kind));
-  if (name === undefined) throw new Error(`no schema for ${kind}`);
-  return join(xsdDir, name);
-}
-
-/** Canonical as written; signed, it is valid for our validator and for the real xmllint, and verifies in xmlsec1. */
-function assertDeliverable(kind: SchemaKind, xml: string): void {
-  assert.equal(toCanonicalDocument(xml), xml, 'written in canonical form');
-  const key = testSigningKey();
-  // What DGII receives is the signed document (the ANECF schema even requires the Signature).
-  const signed = signCanonicalDocument(xml, key);
-  assert.deepEqual(schemas.validate(kind, signed), []);
-  if (xmllintAvailable) {
-    const dir = mkdtempSync(join(tmpdir(), 'ecf-doc-'));
-    writeFileSync(join(dir, 'doc.xml'), signed);
-    const lint = spawnSync('xmllint', ['--noout', '--schema', xsdFile(kind), join(dir, 'doc.xml')], { encoding: 'utf8' });
-    rmSync(dir, { recursive: true, force: true });
-    assert.equal(lint.status, 0, lint.stderr);
-  } else {
-    console.warn('WARNING: xmllint missing; the independent XSD check is skipped');
-  }
-  assert.equal(verifyEnvelopedSignature(signed).ok, true);
-  if (xmlsec1Available) assert.equal(verifyWithXmlsec1(signed, key.certificatePem).ok, true);
-  else console.warn('WARNING: xmlsec1 missing; the independent signature check is skipped');
-}
 
 describe('ARECF', () => {
   it('writes a receipt (Estado 0) DGII accepts, in XSD order', () => {

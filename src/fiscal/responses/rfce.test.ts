@@ -1,14 +1,14 @@
 // The RFCE written from a signed full e-CF 32: values copied from what was signed, the e-CF's own security code,
 // valid against RFCE-32.xsd (our schema set and the real xmllint) and, signed, verified by xmlsec1.
 import assert from 'node:assert/strict';
+import { assertDeliverable } from '../../../test/support/deliverable.js';
 import { after, before, describe, it } from 'node:test';
 import { ecfDocuments, ownedFieldsFor } from '../../../test/support/ecf-documents.js';
 import { readOfficialXsds } from '../../../test/support/dgii-files.js';
-import { testSigningKey, verifyWithXmlsec1, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
-import { validateWithOfficialXsd, xmllintAvailable } from '../../../test/support/xmllint.js';
+import { testSigningKey } from '../../../test/support/xmldsig-kit.js';
 import { buildEcf } from '../build/index.js';
 import { parseEcf } from '../parse/index.js';
-import { readSignatureValue, securityCode, signCanonicalDocument, toCanonicalDocument, verifyEnvelopedSignature } from '../xmldsig/index.js';
+import { readSignatureValue, securityCode, signCanonicalDocument } from '../xmldsig/index.js';
 import { compileSchemaSet, type SchemaSet } from '../xsd/index.js';
 import { buildRfce } from './rfce.js';
 
@@ -42,25 +42,6 @@ function texts(xml: string, name: string): string[] {
 }
 
 /** Signed, the RFCE is valid for our validator and for the real xmllint, and verifies in xmlsec1. */
-function assertDeliverable(xml: string): void {
-  assert.equal(toCanonicalDocument(xml), xml, 'written in canonical form');
-  const key = testSigningKey();
-  const signed = signCanonicalDocument(xml, key);
-  assert.deepEqual(schemas.validate('RFCE-32', signed), []);
-  if (xmllintAvailable) {
-    const lint = validateWithOfficialXsd('RFCE-32.xsd', signed);
-    assert.equal(lint.valid, true, lint.errors);
-  } else {
-    console.warn('WARNING: xmllint missing; the independent XSD check is skipped');
-  }
-  assert.equal(verifyEnvelopedSignature(signed).ok, true);
-  if (xmlsec1Available) {
-    const checked = verifyWithXmlsec1(signed, key.certificatePem);
-    assert.equal(checked.ok, true, checked.output);
-  } else {
-    console.warn('WARNING: xmlsec1 missing; the independent signature check is skipped');
-  }
-}
 
 const rfceTotals = [
   'MontoGravadoTotal', 'MontoGravadoI1', 'MontoGravadoI2', 'MontoGravadoI3', 'MontoExento', 'TotalITBIS', 'TotalITBIS1', 'TotalITBIS2', 'TotalITBIS3',
@@ -105,7 +86,7 @@ describe('RFCE', () => {
         '<TotalITBIS>180.00</TotalITBIS><TotalITBIS1>180.00</TotalITBIS1><MontoTotal>1430.00</MontoTotal></Totales>' +
         `<CodigoSeguridadeCF>${built.codigoSeguridad}</CodigoSeguridadeCF></Encabezado></RFCE>`,
     );
-    assertDeliverable(built.xml);
+    assertDeliverable('RFCE-32', built.xml);
   });
 
   it('copies a buyer RNC, several payment forms, the additional taxes and the non-invoiced amounts, in XSD order', () => {
@@ -136,7 +117,7 @@ describe('RFCE', () => {
     );
     assert.match(built.xml, /<TablaFormasPago><FormaDePago><FormaPago>1<\/FormaPago><MontoPago>530\.00<\/MontoPago><\/FormaDePago><FormaDePago><FormaPago>3<\/FormaPago><MontoPago>1000\.00<\/MontoPago><\/FormaDePago><\/TablaFormasPago>/);
     assert.match(built.xml, /<Comprador><RNCComprador>130123456<\/RNCComprador><RazonSocialComprador>Cliente &lt;Uno&gt;<\/RazonSocialComprador><\/Comprador>/);
-    assertDeliverable(built.xml);
+    assertDeliverable('RFCE-32', built.xml);
   });
 
   /** A type 32 of one exempt line of `amount`. */
@@ -160,7 +141,7 @@ describe('RFCE', () => {
     const built = buildRfce(exemptInvoice('249999.99'));
     assert.ok(built.ok, built.ok ? '' : JSON.stringify(built.findings));
     assert.match(built.xml, /<Totales><MontoExento>249999\.99<\/MontoExento><MontoTotal>249999\.99<\/MontoTotal><\/Totales>/);
-    assertDeliverable(built.xml);
+    assertDeliverable('RFCE-32', built.xml);
   });
 
   it('refuses a type 31', () => {

@@ -1,0 +1,38 @@
+// What "DGII would take it" means in the tests, in one place: the document is written in canonical form; signed,
+// it is valid for our XSD validator and for the real xmllint against DGII's official schema, and it verifies
+// with our verifier and with xmlsec1. Returns the signed document.
+import assert from 'node:assert/strict';
+import { signCanonicalDocument, signXml, toCanonicalDocument, verifyEnvelopedSignature } from '../../src/fiscal/xmldsig/index.js';
+import { compileSchemaSet, type SchemaKind, type SchemaSet } from '../../src/fiscal/xsd/index.js';
+import { readOfficialXsds } from './dgii-files.js';
+import { testSigningKey, verifyWithXmlsec1, xmlsec1Available } from './xmldsig-kit.js';
+import { validateWithOfficialXsd, xmllintAvailable } from './xmllint.js';
+
+let schemas: SchemaSet | undefined;
+function officialSchemas(): SchemaSet {
+  schemas ??= compileSchemaSet(readOfficialXsds());
+  return schemas;
+}
+
+/** `general` signs with the DOM signer (for XML we are given, such as the seed); `canonical` with the fast path. */
+export function assertDeliverable(kind: SchemaKind, xml: string, signer: 'canonical' | 'general' = 'canonical'): string {
+  assert.equal(toCanonicalDocument(xml), xml, 'written in canonical form');
+  const key = testSigningKey();
+  const signed = signer === 'canonical' ? signCanonicalDocument(xml, key) : signXml(xml, key);
+  // What DGII receives is the signed document (some schemas, ANECF and the seed, even require the Signature).
+  assert.deepEqual(officialSchemas().validate(kind, signed), []);
+  if (xmllintAvailable) {
+    const lint = validateWithOfficialXsd(`${kind}.xsd`, signed);
+    assert.equal(lint.valid, true, lint.errors);
+  } else {
+    console.warn('WARNING: xmllint missing; the independent XSD check is skipped');
+  }
+  assert.equal(verifyEnvelopedSignature(signed).ok, true);
+  if (xmlsec1Available) {
+    const checked = verifyWithXmlsec1(signed, key.certificatePem);
+    assert.equal(checked.ok, true, checked.output);
+  } else {
+    console.warn('WARNING: xmlsec1 missing; the independent signature check is skipped');
+  }
+  return signed;
+}
