@@ -3,7 +3,7 @@
 // proves the builder's bytes are canonical.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildEcf } from '../src/fiscal/build/build-ecf.js';
+import { buildEcf, normaliseEcf } from '../src/fiscal/build/build-ecf.js';
 import { ecfTypes } from '../src/fiscal/model/ecf-model-types.js';
 import { parseEcf } from '../src/fiscal/parse/parse-ecf.js';
 import { signCanonicalDocument, verifyEnvelopedSignature } from '../src/fiscal/xmldsig/index.js';
@@ -20,7 +20,9 @@ describe('parse(sign(build(json)))', () => {
       const signed = signCanonicalDocument(built.xml, key);
 
       it('gives back the document that was built', () => {
-        assert.deepEqual(parseEcf(signed), { ok: true, document: built.document });
+        const normalised = normaliseEcf(ecfDocuments[type], ownedFieldsFor(type));
+        assert.ok(normalised.ok);
+        assert.deepEqual(parseEcf(signed), { ok: true, document: normalised.document });
       });
 
       it('is valid against the official XSD once signed', { skip: xmllintMissing }, () => {

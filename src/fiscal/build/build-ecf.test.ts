@@ -4,8 +4,8 @@ import { ecfDocuments, ownedFieldsFor } from '../../../test/support/ecf-document
 import { validateWithOfficialXsd, xmllintMissing } from '../../../test/support/xmllint.js';
 import { ecfTypes } from '../model/ecf-model-types.js';
 import { parseEcf } from '../parse/parse-ecf.js';
-import { buildEcf } from './build-ecf.js';
-import type { BuildResult } from './build-ecf.js';
+import { buildEcf, normaliseEcf } from './build-ecf.js';
+import type { BuildResult, NormaliseResult } from './build-ecf.js';
 
 /**
  * The XSD requires one element in the signature slot (xs:any after FechaHoraFirma); signing is another
@@ -16,6 +16,11 @@ function withStubSignature(xml: string): string {
 }
 
 function built(result: BuildResult): Extract<BuildResult, { ok: true }> {
+  if (!result.ok) assert.fail(`expected a document, got findings: ${JSON.stringify(result.findings, null, 2)}`);
+  return result;
+}
+
+function normalised(result: NormaliseResult): Extract<NormaliseResult, { ok: true }> {
   if (!result.ok) assert.fail(`expected a document, got findings: ${JSON.stringify(result.findings, null, 2)}`);
   return result;
 }
@@ -37,19 +42,22 @@ describe('buildEcf', () => {
       });
 
       it('parses back into the document it wrote', () => {
-        const { xml, document } = built(buildEcf(ecfDocuments[type], ownedFieldsFor(type)));
+        const { xml } = built(buildEcf(ecfDocuments[type], ownedFieldsFor(type)));
+        const { document } = normalised(normaliseEcf(ecfDocuments[type], ownedFieldsFor(type)));
         assert.deepEqual(parseEcf(xml), { ok: true, document });
       });
 
       it('parses back the same document once a Signature follows FechaHoraFirma', () => {
-        const { xml, document } = built(buildEcf(ecfDocuments[type], ownedFieldsFor(type)));
+        const { xml } = built(buildEcf(ecfDocuments[type], ownedFieldsFor(type)));
+        const { document } = normalised(normaliseEcf(ecfDocuments[type], ownedFieldsFor(type)));
         assert.deepEqual(parseEcf(withStubSignature(xml)), { ok: true, document });
       });
     });
   }
 
   it('writes numbers as exact decimal strings with the field\'s decimals, and inserts the owned fields', () => {
-    const { document, xml } = built(buildEcf(ecfDocuments['31'], ownedFieldsFor('31')));
+    const { xml } = built(buildEcf(ecfDocuments['31'], ownedFieldsFor('31')));
+    const { document } = normalised(normaliseEcf(ecfDocuments['31'], ownedFieldsFor('31')));
     const expectedIdDoc = {
       TipoeCF: '31',
       eNCF: 'E310000000042',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dataTypes } from '../model/generated/data-types.js';
 import type { DataType } from '../model/ecf-model-types.js';
-import { readLeaf } from './leaf-value.js';
+import { digitShapeOf, leafReader, matchesDigitShape } from './leaf-value.js';
 
 function type(id: string): DataType {
   const found = dataTypes[id];
@@ -38,11 +38,37 @@ const cases: [string, string, unknown, string][] = [
   ['a TerminoPago with accents (XSD \\w is Unicode)', 'TerminoPagoValidationType', '30 días', 'ok 30 días'],
 ];
 
-describe('readLeaf', () => {
+describe('leafReader', () => {
   for (const [name, id, raw, expected] of cases) {
     it(`reads ${name}`, () => {
-      const result = readLeaf(type(id), raw);
-      assert.equal(result.ok ? `ok ${result.value}` : result.code, expected);
+      const result = leafReader(type(id))(raw);
+      assert.equal(typeof result === 'string' ? `ok ${result}` : result.code, expected);
+    });
+  }
+});
+
+describe('numeric patterns checked on digit counts', () => {
+  const samples = ['0', '7', '0007', '1180', '1180.5', '1180.50', '1180.505', '.5', '5.', '-5', '+5', '1234567890123456', '12345678901234567',
+    '123456789012345678', '0.0001', '0.00001', '99999', '123.4567', '1.2.3', '١٢', 'abc', ''];
+  const shaped = Object.entries(dataTypes).flatMap(([id, dataType]) => {
+    if ((dataType.kind !== 'decimal' && dataType.kind !== 'integer') || dataType.pattern === undefined) return [];
+    const shape = digitShapeOf(dataType.pattern);
+    return shape === undefined ? [] : [{ id, pattern: dataType.pattern, shape }];
+  });
+
+  it('covers the plain patterns, and leaves those with an unescaped point to the regular expression', () => {
+    assert.ok(shaped.length >= 10, `only ${String(shaped.length)} shaped`);
+    assert.equal(digitShapeOf('^(?:[0-9]{1,16}(.[0-9]{1,3})?)$'), undefined);
+    assert.equal(digitShapeOf('^(?:[+-]?[0-9]{1,16}(.[0-9]{1,2})?)$'), undefined);
+  });
+
+  for (const { id, pattern, shape } of shaped) {
+    it(`agrees with the regular expression of ${id} on every decimal literal`, () => {
+      const regex = new RegExp(pattern, 'u');
+      const decimal = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+      for (const sample of samples.filter((text) => decimal.test(text))) {
+        assert.equal(matchesDigitShape(shape, sample), regex.test(sample), `${sample} against ${pattern}`);
+      }
     });
   }
 });

@@ -1,113 +1,315 @@
 // One leaf of a DGII-shaped JSON document, checked against its data type and turned into the exact text the XML
 // carries. Amounts arrive as decimal strings; JSON numbers are accepted and converted exactly (never rounded).
+//
+// A reader is compiled once per data type and runs for every leaf of every line, so it is written for speed:
+// decimals are scanned by hand instead of through big.js (which parses, normalises and compares with arrays and
+// costs most of a 200-line build), and a failure is a shared object rather than one built per call.
 import Big from 'big.js';
 import { parseDgiiDate } from '../dates.js';
 import type { DataType, DecimalType, IntegerType, TextType } from '../model/ecf-model-types.js';
-import { isInCatalogue } from '../model/ecf-model.js';
+import { catalogueCodesOf } from '../model/ecf-model.js';
 import { isXmlText } from '../xml/xml-writer.js';
 
-export type LeafResult = { ok: true; value: string } | { ok: false; code: string; message: string };
-
-const ok = (value: string): LeafResult => ({ ok: true, value });
-const fail = (code: string, message: string): LeafResult => ({ ok: false, code, message });
-
-const patterns = new Map<string, RegExp>();
-function matches(pattern: string, value: string): boolean {
-  let regex = patterns.get(pattern);
-  if (regex === undefined) {
-    regex = new RegExp(pattern, 'u');
-    patterns.set(pattern, regex);
-  }
-  return regex.test(value);
+export interface LeafFailure {
+  readonly code: string;
+  readonly message: string;
 }
 
-export function readLeaf(dataType: DataType, raw: unknown): LeafResult {
-  if (typeof raw === 'number' && !Number.isFinite(raw)) return fail('not_finite', 'a number must be finite');
-  if (typeof raw !== 'string' && typeof raw !== 'number') return fail('wrong_type', 'expected a string or a number');
-  if (typeof raw === 'string' && !isXmlText(raw)) return fail('invalid_character', 'holds a character XML 1.0 cannot carry');
+/** The XML text of a valid value, or why the value cannot be written. */
+export type LeafReader = (raw: unknown) => string | LeafFailure;
+
+const fail = (code: string, message: string): LeafFailure => Object.freeze({ code, message });
+
+const notFinite = fail('not_finite', 'a number must be finite');
+const wrongType = fail('wrong_type', 'expected a string or a number');
+const notAString = fail('wrong_type', 'expected a string');
+const notACode = fail('wrong_type', 'expected a code');
+const invalidCharacter = fail('invalid_character', 'holds a character XML 1.0 cannot carry');
+const invalidDate = fail('invalid_date', 'expected a real date dd-MM-yyyy');
+const invalidTimestamp = fail('invalid_timestamp', 'expected dd-MM-yyyy HH:mm:ss');
+const notADecimal = fail('not_a_decimal', 'expected a decimal number such as 1180.00');
+const notAnInteger = fail('not_an_integer', 'expected a whole number');
+const patternMismatch = fail('pattern_mismatch', 'does not have the required format');
+
+const compiled = new WeakMap<DataType, LeafReader>();
+
+/** The reader for a data type, compiled on first use. */
+export function leafReader(dataType: DataType): LeafReader {
+  let reader = compiled.get(dataType);
+  if (reader === undefined) {
+    reader = compile(dataType);
+    compiled.set(dataType, reader);
+  }
+  return reader;
+}
+
+function compile(dataType: DataType): LeafReader {
   switch (dataType.kind) {
     case 'text':
-      return typeof raw === 'string' ? readText(dataType, raw) : fail('wrong_type', 'expected a string');
+      return textReader(dataType);
     case 'decimal':
-      return readDecimal(dataType, raw);
     case 'integer':
-      return readInteger(dataType, raw);
+      return numberReader(dataType);
     case 'date':
-      return typeof raw === 'string' && isDate(raw) ? ok(raw) : fail('invalid_date', 'expected a real date dd-MM-yyyy');
+      return (raw) => (typeof raw === 'string' && isDate(raw) ? raw : screen(raw, invalidDate));
     case 'timestamp':
-      return typeof raw === 'string' && isTimestamp(raw) ? ok(raw) : fail('invalid_timestamp', 'expected dd-MM-yyyy HH:mm:ss');
+      return (raw) => (typeof raw === 'string' && isTimestamp(raw) ? raw : screen(raw, invalidTimestamp));
     case 'enumeration': {
+      const notInCatalogue = fail('not_in_catalogue', `not a code of the catalogue ${dataType.catalogue}`);
+      const codes = catalogueCodesOf(dataType.catalogue);
       // Codes such as TipoPago 1 or UnidadMedida 43 may come as numbers; "01" does not equal 1 (TipoIngresos).
-      const value = typeof raw === 'number' ? (Number.isSafeInteger(raw) ? String(raw) : undefined) : raw;
-      if (value === undefined) return fail('wrong_type', 'expected a code');
-      return isInCatalogue(dataType.catalogue, value) ? ok(value) : fail('not_in_catalogue', `not a code of the catalogue ${dataType.catalogue}`);
+      // A number is looked up as a number: no string to make and hash per code read.
+      const byNumber = new Map([...codes].filter((code) => String(Number(code)) === code).map((code) => [Number(code), code]));
+      return (raw) => {
+        if (typeof raw === 'number') {
+          if (!Number.isSafeInteger(raw)) return screen(raw, notACode);
+          return byNumber.get(raw) ?? notInCatalogue;
+        }
+        if (typeof raw !== 'string') return wrongType;
+        return codes.has(raw) ? raw : screen(raw, notInCatalogue);
+      };
     }
   }
 }
 
-function readText(type: TextType, value: string): LeafResult {
-  // XSD lengths count characters (code points), not UTF-16 units.
-  const length = codePointLength(value);
-  if (type.minLength !== undefined && length < type.minLength) return fail('too_short', `at least ${type.minLength} characters`);
-  if (type.maxLength !== undefined && length > type.maxLength) return fail('too_long', `at most ${type.maxLength} characters`);
-  if (type.pattern !== undefined && !matches(type.pattern, value)) return fail('pattern_mismatch', 'does not have the required format');
-  return ok(value);
+/** The failure to report for a value a reader refused: the most basic problem with it first. */
+function screen(raw: unknown, otherwise: LeafFailure): LeafFailure {
+  if (typeof raw === 'number') return Number.isFinite(raw) ? otherwise : notFinite;
+  if (typeof raw !== 'string') return wrongType;
+  return isXmlText(raw) ? otherwise : invalidCharacter;
+}
+
+function anchored(pattern: string | undefined): RegExp | undefined {
+  return pattern === undefined ? undefined : new RegExp(pattern, 'u');
+}
+
+function textReader(type: TextType): LeafReader {
+  const pattern = anchored(type.pattern);
+  const min = type.minLength ?? 0;
+  const max = type.maxLength ?? Number.POSITIVE_INFINITY;
+  const tooShort = fail('too_short', `at least ${String(type.minLength)} characters`);
+  const tooLong = fail('too_long', `at most ${String(type.maxLength)} characters`);
+  return (raw) => {
+    if (typeof raw !== 'string') return screen(raw, notAString);
+    if (!isXmlText(raw)) return invalidCharacter;
+    // XSD lengths count characters (code points). A string has between half as many and as many code points as
+    // UTF-16 units, so most strings are settled by their .length without counting.
+    if (raw.length > max || raw.length < 2 * min) {
+      const length = codePointLength(raw);
+      if (length < min) return tooShort;
+      if (length > max) return tooLong;
+    }
+    if (pattern !== undefined && !pattern.test(raw)) return patternMismatch;
+    return raw;
+  };
 }
 
 function codePointLength(value: string): number {
-  return value.length - (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+  let length = 0;
+  for (const _ of value) length++;
+  return length;
 }
 
-const decimalLexical = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-
-function fractionLength(value: string): number {
-  const dot = value.indexOf('.');
-  return dot < 0 ? 0 : value.length - dot - 1;
+/** A decimal's value, normalised: no sign on zero, no leading zeros, no trailing fraction zeros. */
+interface DecimalValue {
+  readonly negative: boolean;
+  readonly integer: string;
+  readonly fraction: string;
 }
 
-function readDecimal(type: DecimalType, raw: string | number): LeafResult {
-  let value: string;
-  if (typeof raw === 'number') {
-    // The shortest string that reads back as this double is what the client wrote; more fraction digits than
-    // the field allows is the client's error, not ours to round away.
-    const exact = new Big(raw === 0 ? 0 : raw);
-    const digits = exact.toFixed();
-    if (type.fractionDigits !== undefined && fractionLength(digits) > type.fractionDigits) {
-      return fail('too_many_fraction_digits', `at most ${type.fractionDigits} decimals`);
+const ZERO = 48;
+const NINE = 57;
+const PLUS = 43;
+const MINUS = 45;
+const POINT = 46;
+const isDigit = (code: number) => code >= ZERO && code <= NINE;
+
+/**
+ * Where the parts of an xs:decimal literal (`1180`, `-0.50`, `.5`, `7.`) lie in its text. One object, reused:
+ * scanning runs for every amount of every line, and neither a regular expression with captures nor an object per
+ * amount is cheap enough there. Valid until the next scan.
+ */
+const scanned = {
+  /** First character is + or -. */
+  signed: false,
+  negative: false,
+  /** Digits before the point as written, leading zeros included. */
+  writtenIntegerDigits: 0,
+  /** Whether the text has a point, and the digits after it as written, trailing zeros included. */
+  point: false,
+  writtenFractionDigits: 0,
+  /** The significant parts: [integerStart, integerEnd) without leading zeros, [fractionStart, fractionEnd) without
+   * trailing zeros. */
+  integerStart: 0,
+  integerEnd: 0,
+  fractionStart: 0,
+  fractionEnd: 0,
+};
+
+/** Scans `text` into `scanned`; false if it is not an xs:decimal literal. */
+function scan(text: string): boolean {
+  const end = text.length;
+  const first = text.charCodeAt(0);
+  const signed = first === PLUS || first === MINUS;
+  let i = signed ? 1 : 0;
+  const digitsStart = i;
+  while (i < end && text.charCodeAt(i) === ZERO) i++;
+  const integerStart = i;
+  while (i < end && isDigit(text.charCodeAt(i))) i++;
+  const integerEnd = i;
+  const point = i < end;
+  let fractionStart = i;
+  let fractionEnd = i;
+  if (point) {
+    if (text.charCodeAt(i) !== POINT) return false;
+    fractionStart = ++i;
+    while (i < end && isDigit(text.charCodeAt(i))) i++;
+    if (i < end) return false;
+    fractionEnd = i;
+  }
+  const writtenFractionDigits = fractionEnd - fractionStart;
+  // At least one digit, before or after the point.
+  if (integerEnd === digitsStart && writtenFractionDigits === 0) return false;
+  while (fractionEnd > fractionStart && text.charCodeAt(fractionEnd - 1) === ZERO) fractionEnd--;
+  scanned.signed = signed;
+  scanned.negative = first === MINUS && (integerEnd > integerStart || fractionEnd > fractionStart);
+  scanned.writtenIntegerDigits = integerEnd - digitsStart;
+  scanned.point = point;
+  scanned.writtenFractionDigits = writtenFractionDigits;
+  scanned.integerStart = integerStart;
+  scanned.integerEnd = integerEnd;
+  scanned.fractionStart = fractionStart;
+  scanned.fractionEnd = fractionEnd;
+  return true;
+}
+
+/** The value of an xs:decimal literal, or undefined if it is not one. */
+export function scanDecimal(text: string): DecimalValue | undefined {
+  if (!scan(text)) return undefined;
+  return {
+    negative: scanned.negative,
+    integer: text.slice(scanned.integerStart, scanned.integerEnd),
+    fraction: text.slice(scanned.fractionStart, scanned.fractionEnd),
+  };
+}
+
+export function compareDecimals(a: DecimalValue, b: DecimalValue): number {
+  if (a.negative !== b.negative) return a.negative ? -1 : 1;
+  const sign = a.negative ? -1 : 1;
+  if (a.integer.length !== b.integer.length) return sign * (a.integer.length - b.integer.length);
+  if (a.integer !== b.integer) return sign * (a.integer < b.integer ? -1 : 1);
+  if (a.fraction !== b.fraction) return sign * (a.fraction < b.fraction ? -1 : 1);
+  return 0;
+}
+
+/** XSD totalDigits of the scanned value: the digits of i when it is written i × 10^-n with n ≥ 0 as small as
+ * possible. */
+function scannedTotalDigits(text: string): number {
+  const fractionDigits = scanned.fractionEnd - scanned.fractionStart;
+  if (scanned.integerEnd > scanned.integerStart) return scanned.integerEnd - scanned.integerStart + fractionDigits;
+  let start = scanned.fractionStart;
+  while (start < scanned.fractionEnd && text.charCodeAt(start) === ZERO) start++;
+  return scanned.fractionEnd - start;
+}
+
+function bound(text: string | undefined): DecimalValue | undefined {
+  if (text === undefined) return undefined;
+  const value = scanDecimal(text);
+  if (value === undefined) throw new Error(`model: ${text} is not a decimal bound`);
+  return value;
+}
+
+/** The digit counts a numeric XSD pattern allows, when it has the plain shape `^(?:[0-9]{m,n}(\.[0-9]{p,q})?)$`
+ * (or with [\p{Nd}]: the scan admits ASCII digits only, and those the class includes). Such a pattern is checked
+ * on the scan's counts instead of by a regular expression. The patterns whose point is an unescaped `.` (any
+ * character: a defect of DGII's XSDs that libxml2 applies as written) are left to the regular expression. */
+interface DigitShape {
+  readonly integerMin: number;
+  readonly integerMax: number;
+  /** -1 when the pattern has no fraction part. */
+  readonly fractionMin: number;
+  readonly fractionMax: number;
+}
+
+const plainNumericPattern = /^\^\(\?:\(?\[(?:0-9|\\p\{Nd\})\]\{(\d+),(\d+)\}\)?(?:\(\\\.\[(?:0-9|\\p\{Nd\})\]\{(\d+),(\d+)\}\)\?)?\)\$$/;
+
+export function digitShapeOf(pattern: string): DigitShape | undefined {
+  const match = plainNumericPattern.exec(pattern);
+  if (match === null) return undefined;
+  const count = (group: string | undefined) => (group === undefined ? -1 : Number(group));
+  return { integerMin: count(match[1]), integerMax: count(match[2]), fractionMin: count(match[3]), fractionMax: count(match[4]) };
+}
+
+/** Whether `text` is a decimal literal the shape admits (what the shape's pattern says of it). */
+export function matchesDigitShape(shape: DigitShape, text: string): boolean {
+  return scan(text) && fitsShape(shape);
+}
+
+function fitsShape(shape: DigitShape): boolean {
+  if (scanned.signed) return false;
+  if (scanned.writtenIntegerDigits < shape.integerMin || scanned.writtenIntegerDigits > shape.integerMax) return false;
+  if (!scanned.point) return true;
+  return scanned.writtenFractionDigits >= shape.fractionMin && scanned.writtenFractionDigits <= shape.fractionMax;
+}
+
+function numberReader(type: DecimalType | IntegerType): LeafReader {
+  const fractionDigits = type.kind === 'decimal' ? type.fractionDigits : 0;
+  const shape = type.pattern === undefined ? undefined : digitShapeOf(type.pattern);
+  const pattern = shape === undefined ? anchored(type.pattern) : undefined;
+  const minInclusive = bound(type.minInclusive);
+  const minExclusive = bound(type.minExclusive);
+  const maxInclusive = bound(type.maxInclusive);
+  const bounded = minInclusive !== undefined || minExclusive !== undefined || maxInclusive !== undefined;
+  const tooManyFractionDigits = fail('too_many_fraction_digits', `at most ${String(fractionDigits)} decimals`);
+  const tooManyDigits = fail('too_many_digits', `at most ${String(type.totalDigits)} digits`);
+  const belowMin = fail('out_of_range', `must be at least ${String(type.minInclusive)}`);
+  const notAboveMin = fail('out_of_range', `must be greater than ${String(type.minExclusive)}`);
+  const aboveMax = fail('out_of_range', `must be at most ${String(type.maxInclusive)}`);
+  const integerLexical = /^[+-]?\d+$/;
+  /** What a whole number of a decimal field is written with: `1180` → `1180.00`. */
+  const integerSuffix = fractionDigits === undefined || fractionDigits === 0 ? '' : `.${'0'.repeat(fractionDigits)}`;
+
+  return (raw) => {
+    let text: string;
+    if (typeof raw === 'number') {
+      if (type.kind === 'integer') {
+        if (!Number.isSafeInteger(raw)) return Number.isFinite(raw) ? notAnInteger : notFinite;
+        text = String(raw);
+      } else if (Number.isSafeInteger(raw)) {
+        text = String(raw) + integerSuffix;
+      } else {
+        if (!Number.isFinite(raw)) return notFinite;
+        // The shortest string that reads back as this double is what the client wrote; more fraction digits than
+        // the field allows is the client's error, not ours to round away. Exponent forms go through big.js.
+        const shortest = String(raw);
+        const digits = shortest.includes('e') ? new Big(raw).toFixed() : shortest;
+        const dot = digits.indexOf('.');
+        const decimals = dot < 0 ? 0 : digits.length - dot - 1;
+        if (fractionDigits !== undefined && decimals > fractionDigits) return tooManyFractionDigits;
+        text = fractionDigits === undefined || decimals === fractionDigits ? digits : padFraction(digits, dot, fractionDigits - decimals);
+      }
+    } else if (typeof raw === 'string') {
+      if (type.kind === 'integer' && !integerLexical.test(raw)) return isXmlText(raw) ? notAnInteger : invalidCharacter;
+      text = raw;
+    } else {
+      return wrongType;
     }
-    value = type.fractionDigits === undefined ? digits : exact.toFixed(type.fractionDigits);
-  } else {
-    if (!decimalLexical.test(raw)) return fail('not_a_decimal', 'expected a decimal number such as 1180.00');
-    value = raw;
-  }
-  return checkNumber(type, value);
+    if (!scan(text)) return isXmlText(text) ? notADecimal : invalidCharacter;
+    if (shape !== undefined ? !fitsShape(shape) : pattern !== undefined && !pattern.test(text)) return patternMismatch;
+    if (type.totalDigits !== undefined && scannedTotalDigits(text) > type.totalDigits) return tooManyDigits;
+    if (fractionDigits !== undefined && scanned.fractionEnd - scanned.fractionStart > fractionDigits) return tooManyFractionDigits;
+    if (bounded) {
+      const value = scanDecimal(text) as DecimalValue;
+      if (minInclusive !== undefined && compareDecimals(value, minInclusive) < 0) return belowMin;
+      if (minExclusive !== undefined && compareDecimals(value, minExclusive) <= 0) return notAboveMin;
+      if (maxInclusive !== undefined && compareDecimals(value, maxInclusive) > 0) return aboveMax;
+    }
+    return text;
+  };
 }
 
-function readInteger(type: IntegerType, raw: string | number): LeafResult {
-  if (typeof raw === 'number') {
-    if (!Number.isSafeInteger(raw)) return fail('not_an_integer', 'expected a whole number');
-    return checkNumber(type, String(raw));
-  }
-  if (!/^[+-]?\d+$/.test(raw)) return fail('not_an_integer', 'expected a whole number');
-  return checkNumber(type, raw);
-}
-
-function checkNumber(type: DecimalType | IntegerType, value: string): LeafResult {
-  if (type.pattern !== undefined && !matches(type.pattern, value)) return fail('pattern_mismatch', 'does not have the required format');
-  const number = new Big(value);
-  if (type.totalDigits !== undefined && significantDigits(number) > type.totalDigits) return fail('too_many_digits', `at most ${type.totalDigits} digits`);
-  if (type.kind === 'decimal' && type.fractionDigits !== undefined && Math.max(0, number.c.length - number.e - 1) > type.fractionDigits) {
-    return fail('too_many_fraction_digits', `at most ${type.fractionDigits} decimals`);
-  }
-  if (type.minInclusive !== undefined && number.lt(type.minInclusive)) return fail('out_of_range', `must be at least ${type.minInclusive}`);
-  if (type.minExclusive !== undefined && number.lte(type.minExclusive)) return fail('out_of_range', `must be greater than ${type.minExclusive}`);
-  if (type.maxInclusive !== undefined && number.gt(type.maxInclusive)) return fail('out_of_range', `must be at most ${type.maxInclusive}`);
-  return ok(value);
-}
-
-/** XSD totalDigits: the digits of i when the value is written i × 10^-n with n ≥ 0 as small as possible. */
-function significantDigits(number: Big): number {
-  return number.e < 0 ? number.c.length : Math.max(number.c.length, number.e + 1);
+function padFraction(digits: string, dot: number, zeros: number): string {
+  return (dot < 0 ? `${digits}.` : digits) + '0'.repeat(zeros);
 }
 
 // DGII writes two-digit days and months (Formato e-CF, "dd-mm-aaaa"); the XSD's years are 1900–2099.

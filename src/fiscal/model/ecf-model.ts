@@ -23,6 +23,11 @@ export function isInCatalogue(catalogue: string, code: string): boolean {
   return catalogueCodes.get(catalogue)?.has(code) ?? false;
 }
 
+/** The codes of a catalogue (empty for a name that is not one). */
+export function catalogueCodesOf(catalogue: string): ReadonlySet<string> {
+  return catalogueCodes.get(catalogue) ?? new Set();
+}
+
 /** Elements whose value the service sets, never the client: the e-NCF and its expiry come from the allocated
  * range, FechaHoraFirma from the signing moment. */
 export const serviceOwnedPaths: ReadonlySet<string> = new Set([

@@ -35,8 +35,10 @@ export function isXmlText(value: string): boolean {
 
 /** C14N §2.3: text nodes. */
 export function escapeText(value: string): string {
-  return value.replace(/[&<>\r]/g, (c) => textEscapes[c] ?? c);
+  // Most text needs no escaping: testing first spares a replace (and its callback) per value.
+  return needsTextEscape.test(value) ? value.replace(/[&<>\r]/g, (c) => textEscapes[c] ?? c) : value;
 }
+const needsTextEscape = /[&<>\r]/;
 const textEscapes: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;' };
 
 /** C14N §2.3: attribute values. */
