@@ -102,6 +102,29 @@ describe('buildEcf', () => {
     assert.doesNotMatch(xml, /Sucursal|WebSite|TablaTelefonoEmisor|Subtotales/);
   });
 
+  it('writes XSD order whatever order the keys come in, line after line with different keys', () => {
+    const base = ecfDocuments['31'] as Record<string, unknown> & { DetallesItems: { Item: Record<string, unknown>[] } };
+    const reversed = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reversed);
+      if (typeof value !== 'object' || value === null) return value;
+      return Object.fromEntries(Object.entries(value).reverse().map(([key, inner]) => [key, reversed(inner)]));
+    };
+    const expected = built(buildEcf(base, ownedFieldsFor('31'))).xml;
+    assert.equal(built(buildEcf(reversed(base) as Record<string, unknown>, ownedFieldsFor('31'))).xml, expected);
+    // Lines whose keys alternate between two orders and sets (the reader caches the last order it saw per group).
+    const item = base.DetallesItems.Item[0] as Record<string, unknown>;
+    const lines = [1, 2, 3, 4].map((n) => (n % 2 === 0 ? reversed({ ...item, NumeroLinea: String(n) }) : { ...item, NumeroLinea: String(n), DescripcionItem: `línea ${String(n)}` }));
+    const { xml } = built(buildEcf({ ...base, DetallesItems: { Item: lines } }, ownedFieldsFor('31')));
+    const items = [...xml.matchAll(/<Item>(.*?)<\/Item>/g)].map((match) => match[1] ?? '');
+    assert.equal(items.length, 4);
+    for (const written of items) assert.match(written, /^<NumeroLinea>\d<\/NumeroLinea><IndicadorFacturacion>/);
+    assert.match(items[0] ?? '', /<NombreItem>[^<]+<\/NombreItem><IndicadorBienoServicio>1<\/IndicadorBienoServicio><DescripcionItem>línea 1<\/DescripcionItem>/);
+    assert.doesNotMatch(items[1] ?? '', /DescripcionItem/);
+    const misspelt = { ...base, DetallesItems: { Item: [item, { ...item, NumeroLinea: '2', Cantidad: '1' }] } };
+    const result = buildEcf(misspelt, ownedFieldsFor('31'));
+    assert.deepEqual(result.ok ? 'xml' : result.findings.map((f) => [f.pointer, f.code]), [['/DetallesItems/Item/1/Cantidad', 'unknown_element']]);
+  });
+
   it('answers findings, not XML, for a document with errors', () => {
     const document = { ...ecfDocuments['31'], Extra: 'x' };
     const result = buildEcf(document, ownedFieldsFor('31'));

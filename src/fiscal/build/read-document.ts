@@ -33,6 +33,9 @@ interface CompiledElement {
   readonly leaf: LeafReader | undefined;
   /** Text may hold `&`, `<`, `>` or CR; numbers, dates and codes never do. */
   readonly escaped: boolean;
+  /** For catalogue codes, the element as written, by code: a few codes recur on every line, and a ready string
+   * spares the concatenations (and their flattening before the digest). */
+  readonly writtenCodes: Map<string, string> | undefined;
   readonly children: CompiledGroup | undefined;
 }
 
@@ -63,6 +66,7 @@ function compileGroup(path: string, model: readonly EcfElement[]): CompiledGroup
       owned: serviceOwnedPaths.has(element.path),
       leaf: dataType === undefined ? undefined : leafReader(dataType),
       escaped: dataType?.kind === 'text' || dataType?.kind === 'enumeration',
+      writtenCodes: dataType?.kind === 'enumeration' ? new Map() : undefined,
       children: element.children === undefined ? undefined : compileGroup(element.path, element.children),
     };
   });
@@ -298,7 +302,13 @@ class DocumentReader {
       return '';
     }
     this.value = text;
-    return compiled.open + (compiled.escaped ? escapeText(text) : text) + compiled.close;
+    if (compiled.writtenCodes === undefined) return compiled.open + (compiled.escaped ? escapeText(text) : text) + compiled.close;
+    let written = compiled.writtenCodes.get(text);
+    if (written === undefined) {
+      written = compiled.open + escapeText(text) + compiled.close;
+      compiled.writtenCodes.set(text, written);
+    }
+    return written;
   }
 
   private readOwned(compiled: CompiledElement, raw: unknown, parent: Place | undefined): string {
