@@ -1,0 +1,5 @@
+export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
+export { counterpartRnc } from './counterpart/identity.js';
+export { upsertTaxpayer, addRange, type TaxpayerInput, type RangeInput } from './state/taxpayers.js';
+export { certificateFingerprint } from './http/sessions.js';
+export type { SandboxEnvironment } from './state/schema.js';

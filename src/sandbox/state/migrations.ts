@@ -1,0 +1,152 @@
+// The sandbox's tables, migrated apart from the service's (own migration table), so the emulator can live in the
+// service's database (embedded) or in its own (standalone) and never mixes its history with the service's.
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+
+const initial: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`
+      create table sandbox_taxpayers (
+        rnc text primary key,
+        name text not null,
+        electronic boolean not null,
+        active boolean not null,
+        accept_any_certificate boolean not null default false,
+        reception_url text,
+        approval_url text,
+        authentication_url text,
+        created_at timestamptz not null default now()
+      )`.execute(db);
+    await sql`
+      create table sandbox_delegations (
+        rnc text not null references sandbox_taxpayers (rnc) on delete cascade,
+        certificate_sha256 text not null,
+        primary key (rnc, certificate_sha256)
+      )`.execute(db);
+    await sql`
+      create table sandbox_ranges (
+        id serial primary key,
+        environment text not null,
+        rnc text not null references sandbox_taxpayers (rnc) on delete cascade,
+        type text not null,
+        first_sequence bigint not null,
+        last_sequence bigint not null,
+        expires_on date,
+        created_at timestamptz not null default now(),
+        check (first_sequence >= 1 and last_sequence >= first_sequence)
+      )`.execute(db);
+    await sql`create index sandbox_ranges_lookup on sandbox_ranges (environment, rnc, type)`.execute(db);
+    await sql`
+      create table sandbox_seeds (
+        value text primary key,
+        environment text not null,
+        issued_at timestamptz not null,
+        expires_at timestamptz not null,
+        used_at timestamptz
+      )`.execute(db);
+    await sql`
+      create table sandbox_tokens (
+        token_sha256 text primary key,
+        environment text not null,
+        certificate_sha256 text not null,
+        holder text not null,
+        issued_at timestamptz not null,
+        expires_at timestamptz not null
+      )`.execute(db);
+    await sql`
+      create table sandbox_documents (
+        track_id text primary key,
+        environment text not null,
+        channel text not null check (channel in ('ecf', 'rfce')),
+        rnc_emisor text not null,
+        encf text not null,
+        type text not null,
+        received_at timestamptz not null,
+        ready_at timestamptz not null,
+        outcome integer not null check (outcome in (1, 2, 4)),
+        secuencia_utilizada boolean not null,
+        messages jsonb not null,
+        monto_total text,
+        total_itbis text,
+        fecha_emision text,
+        fecha_firma text,
+        rnc_comprador text,
+        id_extranjero text,
+        security_code text,
+        xml text not null
+      )`.execute(db);
+    await sql`create index sandbox_documents_by_encf on sandbox_documents (environment, rnc_emisor, encf, received_at)`.execute(db);
+    await sql`
+      create table sandbox_sequence_uses (
+        environment text not null,
+        rnc text not null,
+        encf text not null,
+        used_by text not null check (used_by in ('ecf', 'rfce', 'annulment')),
+        track_id text,
+        used_at timestamptz not null,
+        primary key (environment, rnc, encf)
+      )`.execute(db);
+    await sql`
+      create table sandbox_approvals (
+        id serial primary key,
+        environment text not null,
+        rnc_emisor text not null,
+        encf text not null,
+        rnc_comprador text not null,
+        estado text not null,
+        received_at timestamptz not null,
+        accepted boolean not null,
+        xml text not null
+      )`.execute(db);
+    await sql`
+      create table sandbox_arrivals (
+        id serial primary key,
+        service text not null,
+        environment text not null,
+        rnc text,
+        encf text,
+        track_id text,
+        outcome text not null,
+        arrived_at timestamptz not null
+      )`.execute(db);
+    await sql`
+      create table sandbox_faults (
+        id serial primary key,
+        service text not null,
+        mode text not null,
+        probability double precision not null default 1,
+        remaining integer,
+        delay_ms integer not null default 0,
+        created_at timestamptz not null default now()
+      )`.execute(db);
+    await sql`create table sandbox_settings (key text primary key, value jsonb not null)`.execute(db);
+    await sql`
+      create table sandbox_exchanges (
+        id serial primary key,
+        environment text not null,
+        kind text not null check (kind in ('ecf', 'acecf')),
+        rnc text not null,
+        encf text not null,
+        target_url text not null,
+        sent_at timestamptz not null,
+        http_status integer,
+        response_xml text,
+        state text not null,
+        messages jsonb not null
+      )`.execute(db);
+  },
+};
+
+const migrations: Record<string, Migration> = { '20261121_0001_sandbox': initial };
+
+/** Applies the sandbox's pending migrations; returns their names. */
+export async function migrateSandbox(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableName: 'sandbox_migration',
+    migrationLockTableName: 'sandbox_migration_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw new Error(`Sandbox migration failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`, { cause: error });
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

@@ -1,0 +1,79 @@
+// Registering taxpayers, their delegated certificates and their authorised ranges: what DGII's registry holds and
+// what the admin routes (and the embedded demo) set up.
+import type { SandboxDb, SandboxEnvironment } from './schema.js';
+
+export interface TaxpayerInput {
+  rnc: string;
+  name: string;
+  electronic?: boolean;
+  active?: boolean;
+  acceptAnyCertificate?: boolean;
+  /** SHA-256 fingerprints (hex) of certificates delegated to act for it. */
+  certificateSha256?: readonly string[];
+  receptionUrl?: string | null;
+  approvalUrl?: string | null;
+  authenticationUrl?: string | null;
+}
+
+export interface RangeInput {
+  environment: SandboxEnvironment;
+  type: string;
+  firstSequence: number;
+  lastSequence: number;
+  /** `yyyy-mm-dd`; null or absent: never expires. */
+  expiresOn?: string | null;
+}
+
+/** Creates or replaces a taxpayer's registry entry; delegations are added, never removed here. */
+export async function upsertTaxpayer(db: SandboxDb, input: TaxpayerInput): Promise<void> {
+  const values = {
+    rnc: input.rnc,
+    name: input.name,
+    electronic: input.electronic ?? true,
+    active: input.active ?? true,
+    accept_any_certificate: input.acceptAnyCertificate ?? false,
+    reception_url: input.receptionUrl ?? null,
+    approval_url: input.approvalUrl ?? null,
+    authentication_url: input.authenticationUrl ?? null,
+  };
+  await db
+    .insertInto('sandbox_taxpayers')
+    .values(values)
+    .onConflict((conflict) => conflict.column('rnc').doUpdateSet({ ...values }))
+    .execute();
+  for (const fingerprint of input.certificateSha256 ?? []) {
+    await db
+      .insertInto('sandbox_delegations')
+      .values({ rnc: input.rnc, certificate_sha256: fingerprint.toLowerCase() })
+      .onConflict((conflict) => conflict.columns(['rnc', 'certificate_sha256']).doNothing())
+      .execute();
+  }
+}
+
+export async function addRange(db: SandboxDb, rnc: string, range: RangeInput): Promise<void> {
+  await db
+    .insertInto('sandbox_ranges')
+    .values({
+      environment: range.environment,
+      rnc,
+      type: range.type,
+      first_sequence: range.firstSequence,
+      last_sequence: range.lastSequence,
+      expires_on: range.expiresOn ?? null,
+    })
+    .execute();
+}
+
+/** The range that authorises an e-NCF sequence number for a taxpayer and type, if any (expired ones included). */
+export async function rangeFor(db: SandboxDb, environment: SandboxEnvironment, rnc: string, type: string, sequence: number) {
+  return db
+    .selectFrom('sandbox_ranges')
+    .select(['id', 'first_sequence', 'last_sequence', 'expires_on'])
+    .where('environment', '=', environment)
+    .where('rnc', '=', rnc)
+    .where('type', '=', type)
+    .where('first_sequence', '<=', sequence)
+    .where('last_sequence', '>=', sequence)
+    .orderBy('expires_on', 'desc')
+    .executeTakeFirst();
+}
