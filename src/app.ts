@@ -20,6 +20,7 @@ import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService 
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
 import { opsRoutes } from './modules/ops/index.js';
+import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { createJobs, jobList } from './jobs.js';
 import { schedules } from './schedules.js';
 import { version } from './version.js';
@@ -40,6 +41,18 @@ export interface BuildOptions {
   logDestination?: DestinationStream;
   /** Overrides the database chosen from config (tests use a throwaway one). */
   database?: DatabaseTarget;
+  /** Run the DGII sandbox beside the service and use it as DGII, when config.dgii.sandbox is `embedded`
+   * (`ecf start` asks for it). */
+  embeddedSandbox?: boolean;
+}
+
+/** The DGII the service talks to: the configured URLs, or the embedded sandbox's. */
+export interface DgiiTarget {
+  baseUrl: string;
+  fcBaseUrl: string;
+  statusBaseUrl: string;
+  /** Present when the sandbox runs in this process. */
+  sandbox: Sandbox | undefined;
 }
 
 export interface Services {
@@ -58,9 +71,25 @@ export interface Application {
   /** DGII's official schemas from ECF_XSD_DIR; undefined when none is configured (the model alone checks). */
   schemas: SchemaSet | undefined;
   services: Services;
+  dgii: DgiiTarget;
   /** Present when the process serves HTTP. */
   http: { app: App; catalogue: CatalogueEntry[] } | undefined;
   close(): Promise<void>;
+}
+
+async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { db: DatabaseHandle['db'] }): Promise<DgiiTarget> {
+  const { dgii } = options.config;
+  if (options.embeddedSandbox !== true || dgii.sandbox !== 'embedded') return { ...dgii, sandbox: undefined };
+  const sandbox = await createSandbox({
+    db: parts.db,
+    clock: parts.clock,
+    log: parts.log,
+    schemas: parts.schemas,
+    admin: { enabled: dgii.sandboxAdminToken !== undefined, token: dgii.sandboxAdminToken },
+  });
+  const url = await sandbox.listen(dgii.sandboxPort, options.config.host);
+  parts.log.info({ url }, 'DGII sandbox listening (embedded); the service uses it as DGII');
+  return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox };
 }
 
 function databaseTarget(config: Config): DatabaseTarget {
@@ -135,7 +164,10 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       http = server;
     }
 
-    return { config, log, database, queue, cache, blobs, schemas, services, http, close };
+    const dgii = await dgiiTarget(options, { db, clock, log, schemas });
+    if (dgii.sandbox !== undefined) closers.push(() => (dgii.sandbox as Sandbox).close());
+
+    return { config, log, database, queue, cache, blobs, schemas, services, dgii, http, close };
   } catch (error) {
     await close();
     throw error;

@@ -198,3 +198,28 @@ describe('the parsed config is frozen', () => {
     assert.equal(s3.storage.s3.bucket, 'archive');
   });
 });
+
+describe('parseConfig: where DGII is', () => {
+  it('uses the embedded sandbox for TEST when no DGII URL is given, and the real hosts otherwise', () => {
+    const embedded = parseConfig({});
+    assert.equal(embedded.dgii.sandbox, 'embedded');
+    assert.equal(embedded.dgii.sandboxPort, 0);
+    assert.equal(embedded.dgii.sandboxAdminToken, undefined);
+    const production = parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: hexKey });
+    assert.deepEqual(
+      { ...production.dgii },
+      { baseUrl: 'https://ecf.dgii.gov.do', fcBaseUrl: 'https://fc.dgii.gov.do', statusBaseUrl: 'https://statusecf.dgii.gov.do', sandbox: 'off', sandboxPort: 0, sandboxAdminToken: undefined },
+    );
+    const elsewhere = parseConfig({ DGII_BASE_URL: 'http://127.0.0.1:4010/', DGII_FC_BASE_URL: 'http://127.0.0.1:4010' });
+    assert.equal(elsewhere.dgii.sandbox, 'off');
+    assert.equal(elsewhere.dgii.baseUrl, 'http://127.0.0.1:4010');
+    assert.equal(elsewhere.dgii.statusBaseUrl, 'https://statusecf.dgii.gov.do');
+  });
+
+  it('refuses an embedded sandbox outside TEST, a bad DGII URL and a short admin token', () => {
+    assert.throws(() => parseConfig({ FISCAL_ENV: 'CERT', DGII_SANDBOX: 'embedded' }), /DGII_SANDBOX can be embedded only with FISCAL_ENV=TEST/);
+    assert.throws(() => parseConfig({ DGII_BASE_URL: 'ftp://dgii' }), /DGII_BASE_URL must use http: or https:/);
+    assert.throws(() => parseConfig({ SANDBOX_ADMIN_TOKEN: 'short' }), /SANDBOX_ADMIN_TOKEN must be at least 16 characters/);
+    assert.throws(() => parseConfig({ SANDBOX_PORT: '70000' }), /SANDBOX_PORT/);
+  });
+});

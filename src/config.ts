@@ -44,7 +44,28 @@ export interface Config {
   xsdDir: string | undefined;
   /** Public base URL used in demo credentials and links; defaults to http://HOST:PORT. */
   publicBaseUrl: string | undefined;
+  dgii: DgiiConfig;
 }
+
+/** Where DGII is. DGII serves from three hosts (research/dgii-protocol.md §1.1); the sandbox serves all three
+ * under one base URL. */
+export interface DgiiConfig {
+  /** e-CF services (ecf.dgii.gov.do). */
+  baseUrl: string;
+  /** Consumer-invoice summaries under DOP 250,000 (fc.dgii.gov.do). */
+  fcBaseUrl: string;
+  /** Service status (statusecf.dgii.gov.do). */
+  statusBaseUrl: string;
+  /** `embedded`: `ecf start` runs the DGII sandbox beside the service and uses it as DGII (the default for TEST
+   * when no DGII URL is given); `off`: the URLs above. */
+  sandbox: 'embedded' | 'off';
+  /** Port of the embedded sandbox; 0 picks a free one. */
+  sandboxPort: number;
+  /** The sandbox's /sandbox-admin routes: off unless set; when set, this token is required (Bearer). */
+  sandboxAdminToken: string | undefined;
+}
+
+export const realDgii = Object.freeze({ baseUrl: 'https://ecf.dgii.gov.do', fcBaseUrl: 'https://fc.dgii.gov.do', statusBaseUrl: 'https://statusecf.dgii.gov.do' });
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -129,6 +150,25 @@ function storage(env: Env, dataDir: string): Config['storage'] {
   });
 }
 
+function dgii(env: Env, fiscalEnv: FiscalEnvironment): DgiiConfig {
+  const baseUrl = url(env, 'DGII_BASE_URL', ['http:', 'https:']);
+  const fcBaseUrl = url(env, 'DGII_FC_BASE_URL', ['http:', 'https:']);
+  const statusBaseUrl = url(env, 'DGII_STATUS_BASE_URL', ['http:', 'https:']);
+  const explicit = baseUrl !== undefined || fcBaseUrl !== undefined || statusBaseUrl !== undefined;
+  const sandbox = oneOf(env, 'DGII_SANDBOX', ['embedded', 'off'], fiscalEnv === 'TEST' && !explicit ? 'embedded' : 'off');
+  if (sandbox === 'embedded' && fiscalEnv !== 'TEST') throw new ConfigError('DGII_SANDBOX', 'can be embedded only with FISCAL_ENV=TEST');
+  const sandboxAdminToken = text(env, 'SANDBOX_ADMIN_TOKEN');
+  if (sandboxAdminToken !== undefined && sandboxAdminToken.length < 16) throw new ConfigError('SANDBOX_ADMIN_TOKEN', 'must be at least 16 characters');
+  return Object.freeze({
+    baseUrl: (baseUrl ?? realDgii.baseUrl).replace(/\/+$/, ''),
+    fcBaseUrl: (fcBaseUrl ?? realDgii.fcBaseUrl).replace(/\/+$/, ''),
+    statusBaseUrl: (statusBaseUrl ?? realDgii.statusBaseUrl).replace(/\/+$/, ''),
+    sandbox,
+    sandboxPort: integer(env, 'SANDBOX_PORT', 0, 0, 65_535) ?? 0,
+    sandboxAdminToken,
+  });
+}
+
 export function parseConfig(env: Env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
   const fiscalEnv = oneOf(env, 'FISCAL_ENV', fiscalEnvironments, 'TEST');
@@ -161,6 +201,7 @@ export function parseConfig(env: Env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     xsdDir: text(env, 'ECF_XSD_DIR'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    dgii: dgii(env, fiscalEnv),
   });
 }
 

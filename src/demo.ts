@@ -9,6 +9,7 @@ import { createSelfSignedP12 } from './platform/crypto/test-certificate.js';
 import { transact } from './platform/db/transact.js';
 import { scopes } from './platform/http/scopes.js';
 import type { Result } from './platform/http/problems.js';
+import { ensureTestRanges, upsertTaxpayer } from './sandbox/index.js';
 
 /** Fictitious, with a valid check digit: the demo carries no real taxpayer data. */
 export const demoRnc = '999999992';
@@ -77,4 +78,22 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
   const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, baseUrl };
   writeFileSync(path, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return { credentials, created: true };
+}
+
+/**
+ * With the embedded sandbox, the demo company is a registered electronic taxpayer there too: its certificate
+ * delegated and DGII's test ranges for every type, so the whole flow works with no setup. Idempotent.
+ */
+export async function registerDemoWithSandbox(application: Application, credentials: DemoCredentials): Promise<void> {
+  const sandbox = application.dgii.sandbox;
+  if (sandbox === undefined) return;
+  const company = await application.services.companies.get(credentials.companyId);
+  if (company === undefined) throw new Error('Demo company is missing: delete the demo credentials file to provision it again.');
+  const { db, clock } = sandbox.context;
+  await upsertTaxpayer(db, {
+    rnc: company.rnc,
+    name: company.legalName,
+    certificateSha256: company.certificate === null ? [] : [company.certificate.fingerprintSha256],
+  });
+  await ensureTestRanges(db, company.rnc, 'testecf', clock.now());
 }

@@ -5,10 +5,11 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { allRoles, buildApplication, type Application, type Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { demoCredentialsPath, ensureDemo } from './demo.js';
+import { demoCredentialsPath, ensureDemo, registerDemoWithSandbox } from './demo.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { runSandbox, SandboxArgumentError } from './sandbox-command.js';
 
 const usage = `Usage: ecf <command>
 
@@ -17,6 +18,7 @@ const usage = `Usage: ecf <command>
   worker     the background job worker only
   scheduler  the recurring-job scheduler only
   migrate    apply pending database migrations and exit
+  sandbox    the DGII sandbox alone: ecf sandbox [--port 4010] [--host H] [--admin]
   help       this text
 
 Configuration comes from the environment; see README.md.`;
@@ -32,7 +34,7 @@ function baseUrlOf(config: Config, address: string): string {
   return config.publicBaseUrl ?? address;
 }
 
-function printDemo(credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string }, path: string): void {
+function printDemo(credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string }, path: string, sandboxUrl: string | undefined): void {
   process.stdout.write(
     [
       '',
@@ -43,13 +45,14 @@ function printDemo(credentials: { apiKey: string; companyId: string; rnc: string
       `  company ${credentials.companyId}, RNC ${credentials.rnc}, environment TEST`,
       `  try:    curl -H "x-api-key: <key>" ${credentials.baseUrl}/api/v1/empresa`,
       `  saved:  ${path} (mode 0600)`,
+      ...(sandboxUrl === undefined ? [] : [`  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`]),
       '',
     ].join('\n'),
   );
 }
 
 async function runRoles(command: keyof typeof roleSets, config: Config): Promise<Application> {
-  const application = await buildApplication({ config, roles: roleSets[command] });
+  const application = await buildApplication({ config, roles: roleSets[command], embeddedSandbox: command === 'start' });
   const stop = (signal: string) => {
     application.log.info({ signal }, 'shutting down');
     application.close().then(
@@ -68,7 +71,8 @@ async function runRoles(command: keyof typeof roleSets, config: Config): Promise
     application.log.info({ address, environment: config.fiscalEnv, database: application.database.kind }, 'ecf-service listening');
     if (command === 'start' && config.databaseUrl === undefined) {
       const demo = await ensureDemo(application, baseUrlOf(config, address));
-      if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir));
+      await registerDemoWithSandbox(application, demo.credentials);
+      if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir), application.dgii.sandbox === undefined ? undefined : application.dgii.baseUrl);
       else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');
     }
   } else {
@@ -99,6 +103,16 @@ export async function run(argv: readonly string[]): Promise<void> {
       await migrate(config);
       return;
     }
+    if (command === 'sandbox') {
+      const sandbox = await runSandbox(argv.slice(1), config);
+      process.stdout.write(`DGII sandbox at ${sandbox.url} (TesteCF: ${sandbox.url}/testecf/autenticacion/api/autenticacion/semilla)\n`);
+      const stop = () => {
+        sandbox.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return;
+    }
     if (command === 'start' || command === 'serve' || command === 'worker' || command === 'scheduler') {
       await runRoles(command, config);
       return;
@@ -107,7 +121,7 @@ export async function run(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
   } catch (error) {
     // Expected start-up failures get one clear line, not a stack trace.
-    if (error instanceof ConfigError || error instanceof DataDirInUseError) {
+    if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof SandboxArgumentError) {
       process.stderr.write(`ecf: ${error.message}\n`);
       process.exit(1);
     }

@@ -27,10 +27,12 @@ function freePort(): Promise<number> {
   });
 }
 
+const sandboxAdminToken = 'embedded-start-test-admin-token';
+
 /** The environment of a machine with nothing installed: no DATABASE_URL, no REDIS_URL. */
 function embeddedEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'STORAGE', 'MASTER_KEY', 'NODE_ENV', 'FISCAL_ENV', 'OPS_TOKEN']) env[name] = undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SANDBOX_ADMIN_TOKEN: sandboxAdminToken };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'STORAGE', 'MASTER_KEY', 'NODE_ENV', 'FISCAL_ENV', 'OPS_TOKEN', 'DGII_BASE_URL', 'DGII_FC_BASE_URL', 'DGII_STATUS_BASE_URL', 'DGII_SANDBOX', 'SANDBOX_PORT']) env[name] = undefined;
   return env;
 }
 
@@ -115,6 +117,22 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.notEqual(body.data.company.certificate, null);
     assert.equal(body.data.environment, 'TEST');
     assert.equal(body.data.scopes.length, 10);
+  });
+
+  it('runs the DGII sandbox beside it, with the demo company registered there (certificate delegated, ranges for every type)', async () => {
+    const sandboxUrl = /embedded DGII sandbox at (http:\/\/\S+)/.exec(first.output())?.[1];
+    assert.ok(sandboxUrl !== undefined, first.output());
+    const seed = await fetch(`${sandboxUrl}/testecf/autenticacion/api/autenticacion/semilla`);
+    assert.equal(seed.status, 200);
+    assert.match(await seed.text(), /<SemillaModel [^>]*>\s*<valor>[A-Za-z0-9+/=]{172}<\/valor>/);
+    const company = (await (await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } })).json()) as { data: { company: { certificate: { fingerprintSha256: string } } } };
+    const registered = await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`, { headers: { authorization: `Bearer ${sandboxAdminToken}` } });
+    assert.equal(registered.status, 200);
+    const taxpayer = (await registered.json()) as { electronic: boolean; delegatedCertificates: string[]; ranges: { type: string; environment: string }[] };
+    assert.equal(taxpayer.electronic, true);
+    assert.deepEqual(taxpayer.delegatedCertificates, [company.data.company.certificate.fingerprintSha256]);
+    assert.deepEqual(taxpayer.ranges.map((range) => `${range.environment}/${range.type}`).sort(), ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'].map((type) => `testecf/${type}`));
+    assert.equal((await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`)).status, 401);
   });
 
   it('refuses a second process on the same data directory with a clear message', async () => {

@@ -77,3 +77,26 @@ export async function rangeFor(db: SandboxDb, environment: SandboxEnvironment, r
     .orderBy('expires_on', 'desc')
     .executeTakeFirst();
 }
+
+const ecfTypeCodes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
+
+/**
+ * Gives a taxpayer DGII's pre-certification ranges for every type it has none of: 1 to 10,000,000 (1 to
+ * 50,000,000 for type 32), valid until 31 December of the following year, types 32 and 34 without expiry
+ * (research/dgii-protocol.md §1.3, §9.1). For the embedded demo and quick trials.
+ */
+export async function ensureTestRanges(db: SandboxDb, rnc: string, environment: SandboxEnvironment, now: Date): Promise<void> {
+  const existing = await db.selectFrom('sandbox_ranges').select('type').distinct().where('rnc', '=', rnc).where('environment', '=', environment).execute();
+  const covered = new Set(existing.map((row) => row.type));
+  const nextYear = new Date(now.getTime() - 4 * 3_600_000).getUTCFullYear() + 1;
+  for (const type of ecfTypeCodes) {
+    if (covered.has(type)) continue;
+    await addRange(db, rnc, {
+      environment,
+      type,
+      firstSequence: 1,
+      lastSequence: type === '32' ? 50_000_000 : 10_000_000,
+      expiresOn: type === '32' || type === '34' ? null : `${String(nextYear)}-12-31`,
+    });
+  }
+}
