@@ -165,6 +165,41 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
         return select.execute();
       });
 
+      // What DGII counts per taxpayer and environment: documents by type and verdict (certification's simulation
+      // step counts these), plus how many requests reached each receiving service.
+      admin.get('/counters', async (request) => {
+        const query = request.query as { rnc?: string; environment?: string };
+        let documents = db
+          .selectFrom('sandbox_documents')
+          .select((eb) => ['environment', 'rnc_emisor', 'channel', 'type', 'outcome', eb.fn.countAll<number>().as('count')])
+          .groupBy(['environment', 'rnc_emisor', 'channel', 'type', 'outcome'])
+          .orderBy('environment')
+          .orderBy('rnc_emisor')
+          .orderBy('type');
+        if (query.rnc !== undefined) documents = documents.where('rnc_emisor', '=', query.rnc);
+        if (query.environment !== undefined) documents = documents.where('environment', '=', query.environment as SandboxEnvironment);
+        let arrivals = db
+          .selectFrom('sandbox_arrivals')
+          .select((eb) => ['environment', 'rnc', 'service', eb.fn.countAll<number>().as('count')])
+          .groupBy(['environment', 'rnc', 'service'])
+          .orderBy('environment')
+          .orderBy('service');
+        if (query.rnc !== undefined) arrivals = arrivals.where('rnc', '=', query.rnc);
+        if (query.environment !== undefined) arrivals = arrivals.where('environment', '=', query.environment);
+        const outcomeNames: Record<number, string> = { 1: 'accepted', 2: 'rejected', 4: 'accepted_conditional' };
+        return {
+          documents: (await documents.execute()).map((row) => ({
+            environment: row.environment,
+            rnc: row.rnc_emisor,
+            channel: row.channel,
+            type: row.type,
+            outcome: outcomeNames[row.outcome] ?? String(row.outcome),
+            count: row.count,
+          })),
+          arrivals: (await arrivals.execute()).map((row) => ({ environment: row.environment, rnc: row.rnc, service: row.service, count: row.count })),
+        };
+      });
+
       admin.get('/exchanges', async () => db.selectFrom('sandbox_exchanges').selectAll().orderBy('id').execute());
 
       admin.get('/settings', async () => ({ processingDelayMs: await processingDelayMs(db) }));
