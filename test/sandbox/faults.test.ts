@@ -71,10 +71,10 @@ describe('sandbox: fault injection', () => {
   });
 
   it('writes a failed request to a receiving service in the arrivals log', async () => {
-    await inject({ service: 'recepcion', mode: 'http500', count: 1 });
-    const response = await fetch(`${running.url}/testecf/recepcion/api/facturaselectronicas`, { method: 'POST', body: xmlForm('<ECF/>', '130000006E310000000001.xml') });
+    await inject({ service: 'anulacionrangos', mode: 'http500', count: 1 });
+    const response = await fetch(`${running.url}/testecf/anulacionrangos/api/operaciones/anularrango`, { method: 'POST', body: xmlForm('<ANECF/>', '130000006ANECF.xml') });
     assert.equal(response.status, 500);
-    const arrivals = await running.admin('GET', '/arrivals?service=recepcion');
+    const arrivals = await running.admin('GET', '/arrivals?service=anulacionrangos');
     const outcomes = (arrivals.body as { outcome: string }[]).map((arrival) => arrival.outcome);
     assert.deepEqual(outcomes, ['fault:http500']);
   });

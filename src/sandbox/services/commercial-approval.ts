@@ -1,6 +1,165 @@
-// ACECF received by DGII (aprobacioncomercial). (Being built.)
+// The buyer's copy of a commercial approval (ACECF) sent to DGII (aprobacioncomercial/api/aprobacioncomercial; DT
+// "Recepción de aprobación comercial"; research/dgii-protocol.md §2, §6.3). DGII takes it only for an e-CF it has
+// accepted, of a type that takes approvals, whose buyer, date and total the approval repeats.
+//
+// Answer `{mensaje: [strings], estado, codigo}`: "01" "Aprobación Comercial Aprobada." (HTTP 200) when DGII took it
+// (whether the buyer accepted or rejected the e-CF: that is the document's Estado), "02" "Aprobacion Comercial
+// Rechazada" (HTTP 400, DGII's own spelling as observed) with the reasons when it did not (research §2).
+import Big from 'big.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseDgiiDate, compareCalendarDates } from '../../fiscal/dates.js';
+import { groupsOf, textOf, type XmlTree } from '../../fiscal/parse/index.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
+import { recordArrival } from '../http/arrivals.js';
+import { unauthorized } from '../http/dgii-replies.js';
+import { dgiiRoute } from '../http/sandbox-route.js';
+import { sessionOf, type Session } from '../http/sessions.js';
+import type { SandboxEnvironment } from '../state/schema.js';
+import { sendDgiiReply } from './annulment-replies.js';
+import { actsFor, readSignedUpload } from './annulment-signed-upload.js';
 
-export function commercialApprovalRoutes(_app: SandboxApp, _context: SandboxContext): void {
-  // Routes are registered here.
+export const approvalVerdicts = {
+  accepted: { codigo: '01', estado: 'Aprobación Comercial Aprobada.' },
+  refused: { codigo: '02', estado: 'Aprobacion Comercial Rechazada' },
+} as const;
+
+/** DT's validation messages, as published. */
+export const dgiiApprovalMessages = {
+  notXml: 'Tipo de archivo no válido, favor proveer un XML',
+  badStructure: 'La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente',
+  badSignature: 'La firma del XML no es válida',
+  notDelegated: 'El RNC del certificado no está delegado para realizar transacciones para el RNC',
+  notFound: 'Factura no encontrada para esta Aprobación comercial.',
+  typeTakesNone: 'Aprobación Comercial no es requerida para este tipo de e-CF',
+  documentTakesNone: 'Aprobación Comercial no es requerida para el e-CF Referenciado',
+  noValidEcf: 'No se encuentra un e-CF válido para esta aprobación comercial',
+  tryAgain: 'No fue posible procesar la Aprobación comercial. Favor intentar nuevamente',
+} as const;
+
+/** Types never sent to a buyer, so never approved (DT simulator rules; research §6.1). */
+const typesWithoutApproval: ReadonlySet<string> = new Set(['32', '41', '43', '46', '47']);
+
+interface Approval {
+  RNCEmisor: string;
+  eNCF: string;
+  FechaEmision: string;
+  MontoTotal: string;
+  RNCComprador: string;
+  Estado: string;
+  DetalleMotivoRechazo: string | undefined;
+}
+
+function readApproval(tree: XmlTree): Approval | undefined {
+  const detail = groupsOf(tree, 'DetalleAprobacionComercial')[0];
+  if (detail === undefined) return undefined;
+  const field = (name: string) => textOf(detail, name);
+  const [RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado] = ['RNCEmisor', 'eNCF', 'FechaEmision', 'MontoTotal', 'RNCComprador', 'Estado'].map(field);
+  if (RNCEmisor === undefined || eNCF === undefined || FechaEmision === undefined || MontoTotal === undefined || RNCComprador === undefined || Estado === undefined) return undefined;
+  return { RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado, DetalleMotivoRechazo: field('DetalleMotivoRechazo') };
+}
+
+/** Amounts compared as decimals: "35400" and "35400.00" are the same total. */
+export function sameAmount(a: string | null, b: string): boolean {
+  if (a === null) return false;
+  try {
+    return new Big(a).eq(new Big(b));
+  } catch {
+    return false;
+  }
+}
+
+export function sameDate(a: string | null, b: string): boolean {
+  const left = a === null ? undefined : parseDgiiDate(a);
+  const right = parseDgiiDate(b);
+  return left !== undefined && right !== undefined && compareCalendarDates(left, right) === 0;
+}
+
+/** Estado and its reason (Formato Aprobación Comercial: DetalleMotivoRechazo "condicional a que el campo Estado sea
+ * código 2"). */
+function stateProblems(approval: Approval): string[] {
+  if (approval.Estado !== '1' && approval.Estado !== '2') return [`El campo Estado (${approval.Estado}) no es válido: 1 e-CF Aceptado, 2 e-CF Rechazado.`];
+  if (approval.Estado === '1' && approval.DetalleMotivoRechazo !== undefined) return ['El campo DetalleMotivoRechazo solo aplica cuando el Estado es 2 (e-CF Rechazado).'];
+  if (approval.Estado === '2' && (approval.DetalleMotivoRechazo ?? '').trim() === '') return ['El campo DetalleMotivoRechazo es requerido cuando el Estado es 2 (e-CF Rechazado).'];
+  return [];
+}
+
+/** Why DGII would not take this approval for the e-CF it names; empty when it takes it. */
+async function approvalProblems(context: SandboxContext, environment: SandboxEnvironment, approval: Approval): Promise<string[]> {
+  const state = stateProblems(approval);
+  if (state.length > 0) return state;
+  if (typesWithoutApproval.has(approval.eNCF.slice(1, 3))) return [dgiiApprovalMessages.typeTakesNone];
+  const documents = await context.db
+    .selectFrom('sandbox_documents')
+    .select(['outcome', 'ready_at', 'rnc_comprador', 'fecha_emision', 'monto_total'])
+    .where('environment', '=', environment)
+    .where('channel', '=', 'ecf')
+    .where('rnc_emisor', '=', approval.RNCEmisor)
+    .where('encf', '=', approval.eNCF)
+    .orderBy('received_at', 'desc')
+    .execute();
+  if (documents.length === 0) return [dgiiApprovalMessages.notFound];
+  const now = context.clock.now();
+  // The verdict shows once processing is over (until then DGII says "En Proceso"): only then is it accepted.
+  const accepted = documents.find((document) => (document.outcome === 1 || document.outcome === 4) && document.ready_at.getTime() <= now.getTime());
+  if (accepted === undefined) return [dgiiApprovalMessages.noValidEcf];
+  if (accepted.rnc_comprador === null) return [dgiiApprovalMessages.documentTakesNone];
+  const problems: string[] = [];
+  if (accepted.rnc_comprador !== approval.RNCComprador) problems.push(`El RNCComprador (${approval.RNCComprador}) no corresponde con el del e-CF referenciado.`);
+  if (!sameDate(accepted.fecha_emision, approval.FechaEmision)) problems.push(`La FechaEmision (${approval.FechaEmision}) no corresponde con la del e-CF referenciado.`);
+  if (!sameAmount(accepted.monto_total, approval.MontoTotal)) problems.push(`El MontoTotal (${approval.MontoTotal}) no corresponde con el del e-CF referenciado.`);
+  return problems;
+}
+
+interface Verdict {
+  status: number;
+  accepted: boolean;
+  mensaje: string[];
+  note: string;
+}
+
+const refusedWith = (note: string, mensaje: string[], status = 400): Verdict => ({ status, accepted: false, mensaje, note: `refused:${note}` });
+
+async function judge(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, session: Session): Promise<{ approval?: Approval; xml?: string; verdict: Verdict }> {
+  const upload = await readSignedUpload(context, request, 'ACECF', dgiiApprovalMessages);
+  if (!upload.ok) return { verdict: refusedWith(upload.reason, [upload.mensaje], upload.status) };
+  const approval = readApproval(upload.tree);
+  if (approval === undefined) return { verdict: refusedWith('structure', [`${dgiiApprovalMessages.badStructure}. Faltan campos requeridos del ACECF.`]) };
+  const found = { approval, xml: upload.xml };
+  // The buyer sends it: its certificate must act for the buyer.
+  if (!(await actsFor(context, session, upload.signerSha256, approval.RNCComprador))) {
+    return { ...found, verdict: refusedWith('not_delegated', [`${dgiiApprovalMessages.notDelegated}: ${approval.RNCComprador}`]) };
+  }
+  const problems = await approvalProblems(context, environment, approval);
+  if (problems.length > 0) return { ...found, verdict: refusedWith('invalid', problems) };
+  if (request.sandboxFault === 'reject') return { ...found, verdict: refusedWith('fault_reject', [dgiiApprovalMessages.tryAgain]) };
+  return { ...found, verdict: { status: 200, accepted: true, mensaje: [], note: 'accepted' } };
+}
+
+async function handle(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+  const session = await sessionOf(context, request, environment);
+  if (session === undefined) {
+    await recordArrival(context, { service: 'aprobacioncomercial', environment, outcome: 'refused:no_session' });
+    return unauthorized(reply);
+  }
+  const { approval, xml, verdict } = await judge(context, request, environment, session);
+  const lost = verdict.accepted && request.sandboxFault === 'accept_then_lose';
+  if (approval !== undefined && xml !== undefined && !lost) {
+    await context.db
+      .insertInto('sandbox_approvals')
+      .values({ environment, rnc_emisor: approval.RNCEmisor, encf: approval.eNCF, rnc_comprador: approval.RNCComprador, estado: approval.Estado, received_at: context.clock.now(), accepted: verdict.accepted, xml })
+      .execute();
+  }
+  // Logged under the e-CF it approves (issuer and e-NCF), the pair that names a document everywhere else.
+  await recordArrival(context, { service: 'aprobacioncomercial', environment, rnc: approval?.RNCEmisor, encf: approval?.eNCF, outcome: lost ? `${verdict.note}:lost` : verdict.note });
+  const { codigo, estado } = verdict.accepted ? approvalVerdicts.accepted : approvalVerdicts.refused;
+  return sendDgiiReply(request, reply, verdict.status, 'RespuestaAprobacionComercial', { mensaje: verdict.mensaje, estado, codigo });
+}
+
+export function commercialApprovalRoutes(app: SandboxApp, context: SandboxContext): void {
+  dgiiRoute(app, {
+    method: 'POST',
+    service: 'aprobacioncomercial',
+    path: '/aprobacioncomercial/api/aprobacioncomercial',
+    handler: (request, reply, environment) => handle(context, request, reply, environment),
+  });
 }
