@@ -7,6 +7,7 @@ import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { sandboxServices } from '../http/sandbox-route.js';
 import { certificateFingerprint } from '../http/sessions.js';
 import { sandboxEnvironments, sandboxFaultModes, type SandboxEnvironment, type SandboxFaultMode } from '../state/schema.js';
+import { maintenanceWindows, maintenanceWindowsSetting, statusEnvironments, type MaintenanceWindow } from '../services/service-status-windows.js';
 import { processingDelayMs, writeSetting } from '../state/settings.js';
 import { addRange, upsertTaxpayer } from '../state/taxpayers.js';
 
@@ -52,6 +53,32 @@ const faultBody = {
     probability: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
     count: { type: 'integer', minimum: 1 },
     delayMs: { type: 'integer', minimum: 0, maximum: 600_000 },
+  },
+} as const;
+
+// Maintenance windows in DGII's own shape (what obtenerventanasmantenimiento answers): times like `9:00 AM`, days
+// `dd-MM-yyyy`, Dominican time.
+const clockTime = '^(1[0-2]|[1-9]):[0-5]\\d ?(AM|PM|am|pm)$';
+const settingsBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    processingDelayMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+    maintenanceWindows: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        required: ['ambiente', 'horaInicio', 'horaFin', 'dias'],
+        additionalProperties: false,
+        properties: {
+          ambiente: { type: 'string', enum: [...statusEnvironments] },
+          horaInicio: { type: 'string', pattern: clockTime },
+          horaFin: { type: 'string', pattern: clockTime },
+          dias: { type: 'array', maxItems: 366, items: { type: 'string', pattern: '^\\d{2}-\\d{2}-\\d{4}$' } },
+        },
+      },
+    },
   },
 } as const;
 
@@ -202,19 +229,22 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
 
       admin.get('/exchanges', async () => db.selectFrom('sandbox_exchanges').selectAll().orderBy('id').execute());
 
-      admin.get('/settings', async () => ({ processingDelayMs: await processingDelayMs(db) }));
+      const settings = async () => ({ processingDelayMs: await processingDelayMs(db), maintenanceWindows: await maintenanceWindows(db) });
 
-      admin.put('/settings', { schema: { body: { type: 'object', additionalProperties: false, properties: { processingDelayMs: { type: 'integer', minimum: 0, maximum: 3_600_000 } } } } }, async (request) => {
-        const body = request.body as { processingDelayMs?: number };
+      admin.get('/settings', settings);
+
+      admin.put('/settings', { schema: { body: settingsBody } }, async (request) => {
+        const body = request.body as { processingDelayMs?: number; maintenanceWindows?: MaintenanceWindow[] };
         if (body.processingDelayMs !== undefined) await writeSetting(db, 'processing_delay_ms', body.processingDelayMs);
-        return { processingDelayMs: await processingDelayMs(db) };
+        if (body.maintenanceWindows !== undefined) await writeSetting(db, maintenanceWindowsSetting, body.maintenanceWindows);
+        return settings();
       });
 
       admin.post('/reset', async (_request, reply) => {
         for (const table of ['sandbox_documents', 'sandbox_sequence_uses', 'sandbox_approvals', 'sandbox_arrivals', 'sandbox_faults', 'sandbox_seeds', 'sandbox_tokens', 'sandbox_exchanges', 'sandbox_ranges', 'sandbox_delegations', 'sandbox_taxpayers'] as const) {
           await db.deleteFrom(table).execute();
         }
-        await db.deleteFrom('sandbox_settings').where('key', '=', 'processing_delay_ms').execute();
+        await db.deleteFrom('sandbox_settings').where('key', 'in', ['processing_delay_ms', maintenanceWindowsSetting]).execute();
         // The counterpart taxpayer is part of the emulator, not of a test's setup: it comes back at once.
         await loadCounterpartIdentity(db, context.clock);
         return reply.code(204).send();
