@@ -5,7 +5,6 @@
 // decimals are scanned by hand instead of through big.js (which parses, normalises and compares with arrays and
 // costs most of a 200-line build), and a failure is a shared object rather than one built per call.
 import Big from 'big.js';
-import { parseDgiiDate } from '../dates.js';
 import type { DataType, DecimalType, IntegerType, TextType } from '../model/ecf-model-types.js';
 import { catalogueCodesOf } from '../model/ecf-model.js';
 import { isXmlText } from '../xml/xml-writer.js';
@@ -202,6 +201,28 @@ export function compareDecimals(a: DecimalValue, b: DecimalValue): number {
   return 0;
 }
 
+/** compareDecimals(scanDecimal(text), b) for the text just scanned, read in place: a bounded field (NumeroLinea,
+ * CantidadItem) is on every line, and the value object and its two slices would be made only to be compared. */
+function compareScanned(text: string, b: DecimalValue): number {
+  if (scanned.negative !== b.negative) return scanned.negative ? -1 : 1;
+  const sign = scanned.negative ? -1 : 1;
+  const integerLength = scanned.integerEnd - scanned.integerStart;
+  if (integerLength !== b.integer.length) return sign * (integerLength - b.integer.length);
+  const integer = compareDigits(text, scanned.integerStart, integerLength, b.integer);
+  if (integer !== 0) return sign * integer;
+  return sign * compareDigits(text, scanned.fractionStart, scanned.fractionEnd - scanned.fractionStart, b.fraction);
+}
+
+/** The order of text[start, start + length) and `digits` as strings (a prefix first): -1, 0 or 1. */
+function compareDigits(text: string, start: number, length: number, digits: string): number {
+  const common = Math.min(length, digits.length);
+  for (let i = 0; i < common; i++) {
+    const difference = text.charCodeAt(start + i) - digits.charCodeAt(i);
+    if (difference !== 0) return difference < 0 ? -1 : 1;
+  }
+  return length === digits.length ? 0 : length < digits.length ? -1 : 1;
+}
+
 /** XSD totalDigits of the scanned value: the digits of i when it is written i × 10^-n with n ≥ 0 as small as
  * possible. */
 function scannedTotalDigits(text: string): number {
@@ -265,7 +286,6 @@ function numberReader(type: DecimalType | IntegerType): LeafReader {
   const belowMin = fail('out_of_range', `must be at least ${String(type.minInclusive)}`);
   const notAboveMin = fail('out_of_range', `must be greater than ${String(type.minExclusive)}`);
   const aboveMax = fail('out_of_range', `must be at most ${String(type.maxInclusive)}`);
-  const integerLexical = /^[+-]?\d+$/;
   /** What a whole number of a decimal field is written with: `1180` → `1180.00`. */
   const integerSuffix = fractionDigits === undefined || fractionDigits === 0 ? '' : `.${'0'.repeat(fractionDigits)}`;
 
@@ -289,20 +309,22 @@ function numberReader(type: DecimalType | IntegerType): LeafReader {
         text = fractionDigits === undefined || decimals === fractionDigits ? digits : padFraction(digits, dot, fractionDigits - decimals);
       }
     } else if (typeof raw === 'string') {
-      if (type.kind === 'integer' && !integerLexical.test(raw)) return isXmlText(raw) ? notAnInteger : invalidCharacter;
       text = raw;
     } else {
       return wrongType;
     }
-    if (!scan(text)) return isXmlText(text) ? notADecimal : invalidCharacter;
+    const lexical = scan(text);
+    // An integer's lexical form, [+-]?[0-9]+, is a decimal literal without a point: read off the scan rather than
+    // matched by a regular expression (a NumeroLinea on every line).
+    if (type.kind === 'integer' && typeof raw === 'string' && !(lexical && !scanned.point)) return isXmlText(raw) ? notAnInteger : invalidCharacter;
+    if (!lexical) return isXmlText(text) ? notADecimal : invalidCharacter;
     if (shape !== undefined ? !fitsShape(shape) : pattern !== undefined && !pattern.test(text)) return patternMismatch;
     if (type.totalDigits !== undefined && scannedTotalDigits(text) > type.totalDigits) return tooManyDigits;
     if (fractionDigits !== undefined && scanned.fractionEnd - scanned.fractionStart > fractionDigits) return tooManyFractionDigits;
     if (bounded) {
-      const value = scanDecimal(text) as DecimalValue;
-      if (minInclusive !== undefined && compareDecimals(value, minInclusive) < 0) return belowMin;
-      if (minExclusive !== undefined && compareDecimals(value, minExclusive) <= 0) return notAboveMin;
-      if (maxInclusive !== undefined && compareDecimals(value, maxInclusive) > 0) return aboveMax;
+      if (minInclusive !== undefined && compareScanned(text, minInclusive) < 0) return belowMin;
+      if (minExclusive !== undefined && compareScanned(text, minExclusive) <= 0) return notAboveMin;
+      if (maxInclusive !== undefined && compareScanned(text, maxInclusive) > 0) return aboveMax;
     }
     return text;
   };
@@ -314,7 +336,21 @@ function padFraction(digits: string, dot: number, zeros: number): string {
 
 // DGII writes two-digit days and months (Formato e-CF, "dd-mm-aaaa"); the XSD's years are 1900–2099.
 function isDate(value: string): boolean {
-  return /^\d{2}-\d{2}-(19|20)\d{2}$/.test(value) && parseDgiiDate(value) !== undefined;
+  if (!/^\d{2}-\d{2}-(19|20)\d{2}$/.test(value)) return false;
+  // The digits read in place: what parseDgiiDate (fiscal/dates.ts) accepts, without its match array and Date.
+  const day = twoDigits(value, 0);
+  const month = twoDigits(value, 3);
+  const year = twoDigits(value, 6) * 100 + twoDigits(value, 8);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(month, year);
+}
+
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - ZERO) * 10 + text.charCodeAt(at + 1) - ZERO;
+}
+
+function daysInMonth(month: number, year: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 function isTimestamp(value: string): boolean {

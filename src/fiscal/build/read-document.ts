@@ -60,8 +60,8 @@ function compileGroup(path: string, model: readonly EcfElement[]): CompiledGroup
     if (element.children === undefined && dataType === undefined) throw new Error(`model: ${element.path} has no data type`);
     return {
       element,
-      open: `<${element.name}>`,
-      close: `</${element.name}>`,
+      open: flat('<', element.name, '>'),
+      close: flat('</', element.name, '>'),
       required: element.obligation === 1 || element.minOccurs >= 1,
       owned: serviceOwnedPaths.has(element.path),
       leaf: dataType === undefined ? undefined : leafReader(dataType),
@@ -78,6 +78,15 @@ function compileGroup(path: string, model: readonly EcfElement[]): CompiledGroup
     recentKeys: [],
     recentPositions: [],
   };
+}
+
+/**
+ * The parts joined into one flat string. `+` and template literals make a rope (a V8 cons string) of anything 13
+ * characters or longer, and a string kept for reuse, such as a tag, would then be walked piece by piece again each
+ * time a document holding it is flattened for hashing; join() copies the characters once.
+ */
+function flat(...parts: string[]): string {
+  return parts.join('');
 }
 
 const compiledTypes = new Map<EcfType, CompiledGroup>();
@@ -141,9 +150,9 @@ function ownedValue(path: string, owned: ServiceOwnedFields): string | undefined
 
 class DocumentReader {
   readonly findings: Finding[] = [];
-  /** The value of the occurrence the last read*() call wrote; its XML is what the call returned. Kept here rather
-   * than returned in a pair, since one pair per leaf would be most of what a large document allocates. (Strings
-   * joined by + measure faster here than pieces pushed to an array and joined once.) */
+  /** The value of the occurrence the last read*() call wrote (a group's only when collecting); its XML is what the
+   * call returned. Kept here rather than returned in a pair, since one pair per leaf would be most of what a large
+   * document allocates. (Strings joined by + measure faster here than pieces pushed to an array and joined once.) */
   private value: EcfValue = '';
 
   constructor(
@@ -156,7 +165,8 @@ class DocumentReader {
   /** The group's children read and written ('' when none could be). `at` is where the group is. */
   readGroup(group: CompiledGroup, json: Json, at: Place | undefined): string {
     const start = this.findings.length;
-    const value: Record<string, EcfValue> = {};
+    // An object per group (one per line) only when the values are kept.
+    const value: Record<string, EcfValue> | undefined = this.collect ? {} : undefined;
     let xml = '';
 
     // The keys sent, by their position in the model: a handful out of dozens of elements, and looking each
@@ -198,18 +208,18 @@ class DocumentReader {
         if (must >= next) s++;
         if (written === '') continue;
         xml += written;
-        if (this.collect) value[compiled.element.name] = this.value;
+        if (value !== undefined) value[compiled.element.name] = this.value;
       }
     } else {
       for (const compiled of group.elements) {
         const written = this.readElement(compiled, json[compiled.element.name], at);
         if (written === '') continue;
         xml += written;
-        if (this.collect) value[compiled.element.name] = this.value;
+        if (value !== undefined) value[compiled.element.name] = this.value;
       }
     }
     if (unknown) this.findings.splice(start, 0, ...this.unknownKeys(group, json, at));
-    this.value = value;
+    this.value = value ?? '';
     return xml;
   }
 
@@ -305,7 +315,7 @@ class DocumentReader {
     if (compiled.writtenCodes === undefined) return compiled.open + (compiled.escaped ? escapeText(text) : text) + compiled.close;
     let written = compiled.writtenCodes.get(text);
     if (written === undefined) {
-      written = compiled.open + escapeText(text) + compiled.close;
+      written = flat(compiled.open, escapeText(text), compiled.close);
       compiled.writtenCodes.set(text, written);
     }
     return written;
@@ -334,7 +344,7 @@ class DocumentReader {
 
   /** The values of the last group read (the whole document once readGroup returned for the root). */
   collected(): EcfObject {
-    return this.value as EcfObject;
+    return this.collect ? (this.value as EcfObject) : {};
   }
 
   private checkMissing(compiled: CompiledElement, parent: Place | undefined): void {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { syntheticCanonicalEcf } from '../../../test/support/synthetic-ecf.js';
 import { signWithXmlCrypto, testSigningKey, verifyWithXmlCrypto, verifyWithXmlsec1, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
 import { NonCanonicalDocumentError, readSignatureValue, securityCode, signCanonicalDocument, signXml, verifyEnvelopedSignature, XMLDSIG_NAMESPACE } from './index.js';
+import { hashUtf8 } from './sign-canonical.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -12,6 +14,7 @@ const documents: [string, string][] = [
   ['a 200-line e-CF', syntheticCanonicalEcf(200)],
   ['an e-CF whose root declares xsd and xsi (SignedInfo inherits them)', syntheticCanonicalEcf(2, { namespaces: { xsi: XSI, xsd: XSD } })],
   ['a root with a default namespace and no declaration', '<R xmlns="urn:example"><A>1</A></R>'],
+  ['a document with accents and an emoji across a hashing chunk boundary', `<R><A>${'ñ'.repeat(4089)}😀é😀</A></R>`],
 ];
 
 describe('signCanonicalDocument', () => {
@@ -75,5 +78,20 @@ describe('signCanonicalDocument', () => {
     const misordered = `<ECF xmlns:xsi="${XSI}" xmlns:xsd="${XSD}"><A>1</A></ECF>`;
     assert.throws(() => signCanonicalDocument(misordered, key), NonCanonicalDocumentError);
     assert.throws(() => signCanonicalDocument('<ECF><A>1</A></ECF>\n', key), NonCanonicalDocumentError);
+  });
+});
+
+describe('hashUtf8', () => {
+  const whole = (text: string, start: number) => createHash('sha256').update(text.slice(start), 'utf8').digest('hex');
+  const chunked = (text: string, start: number) => hashUtf8(createHash('sha256'), text, start).digest('hex');
+
+  it('hashes the same bytes as the whole string, whatever falls on a chunk boundary', () => {
+    const texts = ['', 'a', 'ascii only'.repeat(2000), 'ó'.repeat(9000), `${'x'.repeat(4095)}😀${'y'.repeat(4095)}😀z`, `${'x'.repeat(4095)}\uD800x`, `${'x'.repeat(4096)}\uDC00`, '€😀'.repeat(5000)];
+    for (const text of texts) {
+      for (const start of [0, 1, 38]) {
+        if (start > text.length) continue;
+        assert.equal(chunked(text, start), whole(text, start), `${String(text.length)} characters from ${String(start)}`);
+      }
+    }
   });
 });

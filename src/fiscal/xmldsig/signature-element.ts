@@ -27,9 +27,25 @@ export function signatureElement(digestValue: string, inheritedNamespaceDeclarat
     `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"/></Transforms>` +
     `<DigestMethod Algorithm="${SHA256}"/><DigestValue>${digestValue}</DigestValue></Reference></SignedInfo>` +
     `<SignatureValue>${signatureValue}</SignatureValue>` +
-    `<KeyInfo><X509Data><X509Certificate>${certificateBase64(key.certificatePem)}</X509Certificate></X509Data></KeyInfo>` +
+    `<KeyInfo><X509Data><X509Certificate>${cachedCertificateBase64(key.certificatePem)}</X509Certificate></X509Data></KeyInfo>` +
     `</Signature>`
   );
+}
+
+/** The base64 of the certificates signed with lately, by PEM: a service signs with one or a few certificates, and
+ * extracting the base64 with regular expressions on every signature costs more than a lookup. Bounded, since PEM
+ * strings come from callers. */
+const certificatesBase64 = new Map<string, string>();
+const MAX_CACHED_CERTIFICATES = 16;
+
+function cachedCertificateBase64(certificatePem: string): string {
+  let base64 = certificatesBase64.get(certificatePem);
+  if (base64 === undefined) {
+    base64 = certificateBase64(certificatePem);
+    if (certificatesBase64.size >= MAX_CACHED_CERTIFICATES) certificatesBase64.clear();
+    certificatesBase64.set(certificatePem, base64);
+  }
+  return base64;
 }
 
 /** The base64 DER of a PEM certificate on one line, as KeyInfo/X509Data/X509Certificate holds it (no armour). */
