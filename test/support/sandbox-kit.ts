@@ -31,6 +31,8 @@ export interface SandboxKitOptions {
   clock?: Clock & Partial<ReturnType<typeof fixedClock>>;
   fetch?: typeof fetch;
   embedded?: boolean;
+  /** Without DGII's XSDs (ECF_XSD_DIR unset): documents are checked against the e-CF model only. */
+  withoutSchemas?: boolean;
 }
 
 async function start(database: DatabaseHandle, testDatabase: TestDatabase, options: SandboxKitOptions): Promise<RunningSandbox> {
@@ -39,7 +41,7 @@ async function start(database: DatabaseHandle, testDatabase: TestDatabase, optio
     db: database.db,
     clock,
     log: pino({ level: 'silent' }),
-    schemas: officialSchemas(),
+    schemas: options.withoutSchemas === true ? undefined : officialSchemas(),
     admin: { enabled: true },
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });

@@ -36,6 +36,11 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
       assert.deepEqual(rows, [{ amount: '12345678901234567.89', total: 3 }]);
     });
 
+    it('reads a date as the calendar date it is (yyyy-mm-dd), not as an instant', async () => {
+      const { rows } = await sql<{ day: string }>`select date '2027-12-31' as day`.execute(handle.db);
+      assert.deepEqual(rows, [{ day: '2027-12-31' }]);
+    });
+
     it('rolls back a failed transaction as a whole', async () => {
       await assert.rejects(
         handle.db.transaction().execute(async (trx) => {

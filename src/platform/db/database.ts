@@ -10,7 +10,7 @@ import { withTimeout } from '../timeout.js';
 import type { Database } from './schema.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { assertOutsideTransaction } from './transaction-scope.js';
-import { INT8_OID, NUMERIC_OID, parseInt8, parseNumeric } from './type-parsers.js';
+import { DATE_OID, INT8_OID, NUMERIC_OID, parseDate, parseInt8, parseNumeric } from './type-parsers.js';
 
 export type Db = Kysely<Database>;
 
@@ -31,6 +31,7 @@ export type DatabaseTarget =
 const pgTypes = new pg.TypeOverrides();
 pgTypes.setTypeParser(INT8_OID, parseInt8);
 pgTypes.setTypeParser(NUMERIC_OID, parseNumeric);
+pgTypes.setTypeParser(DATE_OID, parseDate);
 
 function openPostgres(url: string, poolSize: number): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5_000 });

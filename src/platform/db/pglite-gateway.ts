@@ -6,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { SerialGate } from './serial-gate.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { assertOutsideTransaction } from './transaction-scope.js';
-import { INT8_OID, NUMERIC_OID, parseInt8, parseNumeric } from './type-parsers.js';
+import { DATE_OID, INT8_OID, NUMERIC_OID, parseDate, parseInt8, parseNumeric } from './type-parsers.js';
 
 export interface PoolClientShim {
   query(text: string, values?: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number; command: string }>;
@@ -30,7 +30,7 @@ function hasParameters(values: readonly unknown[] | undefined): values is readon
 /** `dataDir` undefined = in memory. */
 export async function openPgliteGateway(dataDir: string | undefined): Promise<PgliteGateway> {
   const pglite = await PGlite.create(dataDir, {
-    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseNumeric },
+    parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseNumeric, [DATE_OID]: parseDate },
   });
   const gate = new SerialGate();
 

@@ -13,6 +13,7 @@ import { buildSemilla, parseSemilla } from '../../fiscal/responses/semilla.js';
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import type { SandboxContext } from '../http/context.js';
 import { messageError } from '../http/dgii-replies.js';
+import { sendDgiiReply } from '../http/reply-format.js';
 import { certificateFingerprint, certificateHolder, sha256Hex, type Session } from '../http/sessions.js';
 import { readXmlUpload } from '../http/xml-upload.js';
 import type { SandboxEnvironment } from '../state/schema.js';
@@ -73,12 +74,7 @@ export async function validateCounterpartSeed(context: SandboxContext, environme
       expires_at: expires,
     })
     .execute();
-  const answer = { token, expira: universal(expires), expedido: universal(now) };
-  const accept = request.headers.accept ?? '';
-  if (!/\b(application|text)\/xml\b/.test(accept) || /json/.test(accept)) return reply.send(answer);
-  return reply
-    .type('application/xml; charset=utf-8')
-    .send(`<?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>${answer.token}</token><expira>${answer.expira}</expira><expedido>${answer.expedido}</expedido></RespuestaAutenticacion>`);
+  return sendDgiiReply(request, reply, 200, 'RespuestaAutenticacion', { token, expira: universal(expires), expedido: universal(now) });
 }
 
 /**

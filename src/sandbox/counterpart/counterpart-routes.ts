@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { leaf, writeXmlDocument } from '../../fiscal/xml/xml-writer.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { messageError } from '../http/dgii-replies.js';
+import { wantsXml } from '../http/reply-format.js';
 import { dgiiRoute } from '../http/sandbox-route.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { acknowledgementOf, type AcknowledgementAnswer } from './counterpart-acknowledgements.js';
@@ -90,8 +91,7 @@ async function acknowledgement(context: SandboxContext, environment: SandboxEnvi
   if (!taxpayerId.test(rnc) || !/^E\d{12}$/.test(encf)) return messageError(reply, 400, 'Los parámetros Rnc y Encf son requeridos.');
   const answer = await acknowledgementOf(context, environment, rnc, encf);
   if (answer === undefined) return messageError(reply, 404, `No se encontró un envío del e-NCF ${encf} al RNC ${rnc}.`);
-  const accept = request.headers.accept ?? '';
-  if (/\b(application|text)\/xml\b/.test(accept) && !/json/.test(accept)) return reply.type('application/xml; charset=utf-8').send(acknowledgementXml(answer));
+  if (wantsXml(request)) return reply.type('application/xml; charset=utf-8').send(acknowledgementXml(answer));
   return reply.send(answer);
 }
 

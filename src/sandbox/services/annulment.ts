@@ -14,9 +14,9 @@ import { dgiiRoute } from '../http/sandbox-route.js';
 import { sessionOf, type Session } from '../http/sessions.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { describeTaken, maxNumbersPerAnnulment, unauthorisedSpans, voidSpans } from './annulment-ranges.js';
-import { sendDgiiReply } from './annulment-replies.js';
+import { sendDgiiReply } from '../http/reply-format.js';
 import { annulmentProblems, dgiiAnnulmentMessages, encfOf, readAnnulment, spansOf, type AnnulmentRequest, type SequenceSpan } from './annulment-request.js';
-import { actsFor, isElectronicTaxpayer, readSignedUpload } from './annulment-signed-upload.js';
+import { actsFor, isElectronicTaxpayer, readSignedUpload } from './signed-upload.js';
 
 export const annulmentCodes = {
   voided: { codigo: '01', nombre: 'Anulación procesada' },

@@ -2,11 +2,12 @@
 // get a bearer token valid one hour. The seed is served the way DGII serves it, with a BOM and indented, so a
 // client must sign it as DGII reads it (whitespace-only text removed).
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseSemilla } from '../../fiscal/responses/semilla.js';
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { messageError, plainError } from '../http/dgii-replies.js';
+import { sendDgiiReply } from '../http/reply-format.js';
 import { dgiiRoute } from '../http/sandbox-route.js';
 import { certificateFingerprint, certificateHolder, isDelegatedForAny, sha256Hex } from '../http/sessions.js';
 import { readXmlUpload } from '../http/xml-upload.js';
@@ -71,7 +72,7 @@ async function issueSeed(context: SandboxContext, environment: SandboxEnvironmen
   return reply.type('text/xml; charset=utf-8').send(seedXml(valor, seedDate(now)));
 }
 
-async function validateSeed(context: SandboxContext, environment: SandboxEnvironment, upload: Buffer, wantsXml: boolean, reply: FastifyReply): Promise<FastifyReply> {
+async function validateSeed(context: SandboxContext, environment: SandboxEnvironment, upload: Buffer, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const seed = parseSemilla(upload);
   if (!seed.ok) return messageError(reply, 400, 'El archivo enviado no es una semilla válida.');
   const verified = verifyEnvelopedSignature(upload);
@@ -99,11 +100,7 @@ async function validateSeed(context: SandboxContext, environment: SandboxEnviron
     .insertInto('sandbox_tokens')
     .values({ token_sha256: sha256Hex(token), environment, certificate_sha256: fingerprint, holder, issued_at: now, expires_at: expires })
     .execute();
-  const answer = { token, expira: universal(expires), expedido: universal(now) };
-  if (!wantsXml) return reply.send(answer);
-  return reply
-    .type('application/xml; charset=utf-8')
-    .send(`<?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>${answer.token}</token><expira>${answer.expira}</expira><expedido>${answer.expedido}</expedido></RespuestaAutenticacion>`);
+  return sendDgiiReply(request, reply, 200, 'RespuestaAutenticacion', { token, expira: universal(expires), expedido: universal(now) });
 }
 
 export function authenticationRoutes(app: SandboxApp, context: SandboxContext): void {
@@ -120,8 +117,7 @@ export function authenticationRoutes(app: SandboxApp, context: SandboxContext): 
     handler: async (request, reply, environment) => {
       const upload = await readXmlUpload(request);
       if (!upload.ok) return messageError(reply, upload.status, upload.mensaje);
-      const wantsXml = /\b(application|text)\/xml\b/.test(request.headers.accept ?? '') && !/json/.test(request.headers.accept ?? '');
-      return validateSeed(context, environment, upload.xml, wantsXml, reply);
+      return validateSeed(context, environment, upload.xml, request, reply);
     },
   });
 }

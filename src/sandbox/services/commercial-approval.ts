@@ -15,8 +15,8 @@ import { unauthorized } from '../http/dgii-replies.js';
 import { dgiiRoute } from '../http/sandbox-route.js';
 import { sessionOf, type Session } from '../http/sessions.js';
 import type { SandboxEnvironment } from '../state/schema.js';
-import { sendDgiiReply } from './annulment-replies.js';
-import { actsFor, readSignedUpload } from './annulment-signed-upload.js';
+import { sendDgiiReply } from '../http/reply-format.js';
+import { actsFor, readSignedUpload } from './signed-upload.js';
 
 export const approvalVerdicts = {
   accepted: { codigo: '01', estado: 'Aprobación Comercial Aprobada.' },

@@ -1,6 +1,73 @@
-// e-CF reception (recepcion/api/facturaselectronicas). (Being built.)
+// e-CF reception (recepcion/api/facturaselectronicas; research/dgii-protocol.md §1.2, §2). DGII answers a trackId at
+// once and validates behind it: the sandbox decides the verdict on arrival, stores it, and shows it through
+// consultaresultado only after the processing delay (3 "En Proceso" until then), so a client must poll like it
+// polls DGII. A request DGII cannot take at all (no session, no file, unreadable XML, a file name that does not
+// match the document) is refused at once without a trackId.
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { detectKind } from '../../fiscal/xsd/index.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
+import { dgiiRoute } from '../http/sandbox-route.js';
+import { takeDocument } from './document-intake.js';
+import type { SandboxEnvironment } from '../state/schema.js';
+import { processingDelayMs } from '../state/settings.js';
+import { injectedRejection, messageCodes, recordSequenceUse, runCommonChecks, usedRefusal, type DocumentFacts } from './document-checks.js';
+import { rejected, storeDocument, type Verdict } from './reception-documents.js';
+import { contentVerdict } from './reception-content.js';
 
-export function receptionRoutes(_app: SandboxApp, _context: SandboxContext): void {
-  // Routes are registered here.
+interface Judgement {
+  verdict: Verdict;
+  securityCode: string | undefined;
+}
+
+async function judge(context: SandboxContext, environment: SandboxEnvironment, xml: Buffer, facts: DocumentFacts, sessionSha256: string): Promise<Judgement> {
+  const kind = detectKind(xml);
+  if (kind === undefined || !kind.startsWith('e-CF-')) {
+    return { verdict: rejected({ reason: 'schema', mensajes: [{ valor: `TipoeCF ${facts.tipoeCF} no es un tipo de e-CF.`, codigo: messageCodes.schemaInvalid }], secuenciaUtilizada: false }), securityCode: undefined };
+  }
+  const common = await runCommonChecks(context, { environment, kind, xml, facts, sessionCertificateSha256: sessionSha256 });
+  if (!common.ok) return { verdict: rejected(common.refusal), securityCode: common.securityCode };
+  return { verdict: await contentVerdict(context, environment, xml, facts), securityCode: common.securityCode };
+}
+
+async function receive(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+  const taken = await takeDocument(context, request, reply, { environment, service: 'recepcion', root: 'ECF' });
+  if (!taken.ok) return taken.reply;
+  const { session, xml, facts, arrival } = taken.intake;
+
+  const trackId = randomUUID();
+  if (request.sandboxFault === 'accept_then_lose') {
+    // DGII gave a trackId and then lost the document: nothing is stored, queries answer 0 "No encontrado".
+    await arrival('lost', trackId);
+    return reply.send({ trackId });
+  }
+  const judgement =
+    request.sandboxFault === 'reject' ? { verdict: rejected(injectedRejection()), securityCode: undefined } : await judge(context, environment, xml, facts, session.certificateSha256);
+  let { verdict } = judgement;
+  if (verdict.secuenciaUtilizada && !(await recordSequenceUse(context, environment, facts, 'ecf', trackId))) {
+    // Another copy took the e-NCF between our check and now (or the verdict was this very refusal).
+    verdict = rejected(usedRefusal(facts.encf));
+  }
+  const now = context.clock.now();
+  await storeDocument(context, {
+    trackId,
+    environment,
+    channel: 'ecf',
+    facts,
+    securityCode: judgement.securityCode,
+    verdict,
+    readyAt: new Date(now.getTime() + (await processingDelayMs(context.db))),
+    xml: xml,
+  });
+  await arrival('accepted', trackId);
+  return reply.send({ trackId });
+}
+
+export function receptionRoutes(app: SandboxApp, context: SandboxContext): void {
+  dgiiRoute(app, {
+    method: 'POST',
+    service: 'recepcion',
+    path: '/recepcion/api/facturaselectronicas',
+    handler: (request, reply, environment) => receive(context, request, reply, environment),
+  });
 }

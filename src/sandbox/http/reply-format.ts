@@ -1,6 +1,6 @@
 // DGII's services answer JSON, or XML when the client's Accept asks for it (DT, "Formatos salida"): the same fields
 // under a root named for the reply (RespuestaAnulacionRango, RespuestaAprobacionComercial), a list repeating its
-// element. Shared by anularrango and aprobacioncomercial.
+// element. Every service that answers both ways replies through here.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeText, xmlDeclaration } from '../../fiscal/xml/xml-writer.js';
 
