@@ -1,7 +1,9 @@
 // Every migration, in order. Forward-only: a migration, once released, is never edited; a change is a new one.
 import type { Migration } from 'kysely';
 import * as foundation from './20261121_0001_foundation.js';
+import * as sequences from './20261121_0002_sequences.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
+  '20261121_0002_sequences': sequences,
 };

@@ -20,6 +20,7 @@ import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService 
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
 import { opsRoutes } from './modules/ops/index.js';
+import { createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { createJobs, jobList } from './jobs.js';
 import { schedules } from './schedules.js';
@@ -59,6 +60,7 @@ export interface Services {
   companies: CompaniesService;
   apiKeys: ApiKeysService;
   controlPlane: ControlPlaneService;
+  sequences: SequencesService;
 }
 
 export interface Application {
@@ -141,12 +143,13 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const companies = createCompaniesService({ db, clock, masterKey });
     const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
     const controlPlane = createControlPlaneService({ db, companies });
-    const services: Services = { companies, apiKeys, controlPlane };
+    const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
+    const services: Services = { companies, apiKeys, controlPlane, sequences };
 
     let http: Application['http'];
     if (roles.http) {
       const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas]) server.app.addSchema(schema);
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas]) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {
             database: (ms) => database.probe(ms),
@@ -157,6 +160,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...companyRoutes(companies),
         ...controlPlaneRoutes(controlPlane),
         ...apiKeyRoutes({ db, apiKeys, companies }),
+        ...sequenceRoutes(sequences),
       ] as AppRoute[];
       registerRoutes(server.app, routes, server.catalogue);
       await server.app.ready();

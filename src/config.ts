@@ -45,6 +45,8 @@ export interface Config {
   /** Public base URL used in demo credentials and links; defaults to http://HOST:PORT. */
   publicBaseUrl: string | undefined;
   dgii: DgiiConfig;
+  /** When ranges warn (events for webhooks): numbers left of a type, days before a range in use expires. */
+  sequenceWarnings: { lowStock: number; expiringDays: number };
 }
 
 /** Where DGII is. DGII serves from three hosts (research/dgii-protocol.md §1.1); the sandbox serves all three
@@ -202,6 +204,10 @@ export function parseConfig(env: Env): Config {
     xsdDir: text(env, 'ECF_XSD_DIR'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     dgii: dgii(env, fiscalEnv),
+    sequenceWarnings: Object.freeze({
+      lowStock: integer(env, 'SEQUENCE_LOW_STOCK', 100, 0, 1_000_000_000) ?? 100,
+      expiringDays: integer(env, 'SEQUENCE_EXPIRING_DAYS', 30, 0, 3_650) ?? 30,
+    }),
   });
 }
 

@@ -68,6 +68,9 @@ describe('the OpenAPI contract in development', () => {
       'GET /metrics',
       'GET /api/v1/empresa',
       'GET /api/v1/company',
+      'POST /api/v1/secuencias/rangos',
+      'GET /api/v1/secuencias/rangos',
+      'GET /api/v1/secuencias/rangos/{id}',
       'POST /internal/cloud/v1/events',
       'POST /internal/cloud/v1/companies/{companyId}/api-keys',
       'GET /internal/cloud/v1/companies/{companyId}/api-keys',
@@ -148,7 +151,7 @@ describe('the OpenAPI contract in development', () => {
     assert.deepEqual(english.responses, spanish.responses);
     // Nothing but aliases is deprecated.
     const deprecated = operations(document).filter(({ operation }) => operation.deprecated === true).map(({ label }) => label);
-    assert.deepEqual(deprecated, ['GET /api/v1/company']);
+    assert.deepEqual(deprecated, ['GET /api/v1/company', 'POST /api/v1/sequences/ranges', 'GET /api/v1/sequences/ranges', 'GET /api/v1/sequences/ranges/{id}']);
   });
 
   it('serves the documentation UI at /docs', async () => {

@@ -65,12 +65,48 @@ export interface SettingsTable {
   updated_at: Timestamp;
 }
 
+export interface SequenceRangesTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  ecf_type: string;
+  first_number: number;
+  last_number: number;
+  next_number: number;
+  /** `yyyy-mm-dd` (FechaVencimientoSecuencia); null for the types without one (32, 34). */
+  expires_on: string | null;
+  created_at: CreatedAt;
+}
+
+export interface SequenceBurnedTable {
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  encf: string;
+  range_id: string;
+  cause: string;
+  burned_at: Date;
+  annulment_id: string | null;
+}
+
+export interface DomainEventsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  type: string;
+  payload: ColumnType<unknown, string, string>;
+  dedupe_key: string | null;
+  occurred_at: Date;
+}
+
 export interface Database {
   companies: CompaniesTable;
   company_certificates: CompanyCertificatesTable;
   api_keys: ApiKeysTable;
   cloud_messages: CloudMessagesTable;
   settings: SettingsTable;
+  sequence_ranges: SequenceRangesTable;
+  sequence_burned: SequenceBurnedTable;
+  domain_events: DomainEventsTable;
 }
 
 export type { Generated };

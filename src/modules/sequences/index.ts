@@ -1,0 +1,3 @@
+export { sequenceRoutes } from './sequences.routes.js';
+export { sequenceSchemas } from './sequences.schema.js';
+export { createSequencesService, encfOf, type SequencesService, type SequenceThresholds, type TakenNumber } from './sequences.service.js';

@@ -1,0 +1,176 @@
+// Authorised e-NCF ranges and the one way numbers are taken from them. A number is taken in order, under a row lock,
+// inside the transaction that stores what it numbers: it is never given twice, and a number taken by a failure is
+// recorded as burned (awaiting annulment), so the sequence has no gap that is not accounted for.
+import type { FiscalEnvironment } from '../../config.js';
+import { calendarDateOf, parseDgiiDate, type CalendarDate } from '../../fiscal/dates.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import { transact, type Trx } from '../../platform/db/transact.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { newId } from '../../platform/ids.js';
+import * as repo from './sequences.repo.js';
+import type { RangeView, RegisterRange } from './sequences.schema.js';
+
+/** Types whose XSD has no FechaVencimientoSecuencia: their numbers do not expire (Formato e-CF; IT). */
+const typesWithoutExpiry: ReadonlySet<string> = new Set(['32', '34']);
+
+export interface SequenceThresholds {
+  /** A `sequence.low_stock` event when the numbers left of a type fall to this many. */
+  lowStock: number;
+  /** A `sequence.expiring` event when a range in use expires within this many days. */
+  expiringDays: number;
+}
+
+export interface TakenNumber {
+  encf: string;
+  rangeId: string;
+  /** FechaVencimientoSecuencia, dd-MM-yyyy; undefined for types 32 and 34. */
+  fechaVencimientoSecuencia: string | undefined;
+}
+
+export interface SequencesService {
+  registerRange(companyId: string, input: RegisterRange): Promise<Result<RangeView>>;
+  listRanges(companyId: string, ecfType?: string): Promise<RangeView[]>;
+  getRange(companyId: string, rangeId: string): Promise<Result<RangeView>>;
+  /** The next e-NCF of the type, inside the caller's transaction (which must also store what it numbers). */
+  takeNumber(trx: Trx, companyId: string, ecfType: string): Promise<Result<TakenNumber>>;
+  /** Records a taken number that will never reach DGII (the work it was taken for failed), with the cause. */
+  burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
+}
+
+export function encfOf(ecfType: string, sequence: number): string {
+  return `E${ecfType}${String(sequence).padStart(10, '0')}`;
+}
+
+function sequenceOf(encf: string): number {
+  return Number(encf.slice(3));
+}
+
+/** yyyy-mm-dd, the database's form of a calendar date. */
+function isoDate(date: CalendarDate): string {
+  return `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+}
+
+/** dd-MM-yyyy, DGII's form. */
+function dgiiDate(iso: string): string {
+  const [year, month, day] = iso.split('-');
+  return `${day ?? ''}-${month ?? ''}-${year ?? ''}`;
+}
+
+function daysBetween(fromIso: string, toIso: string): number {
+  return Math.round((Date.parse(`${toIso}T00:00:00Z`) - Date.parse(`${fromIso}T00:00:00Z`)) / 86_400_000);
+}
+
+function view(row: repo.RangeRow, burned: number, today: string): RangeView {
+  const total = row.last_number - row.first_number + 1;
+  const remaining = row.last_number - row.next_number + 1;
+  const expired = row.expires_on !== null && row.expires_on < today;
+  return {
+    id: row.id,
+    ecfType: row.ecf_type,
+    from: encfOf(row.ecf_type, row.first_number),
+    to: encfOf(row.ecf_type, row.last_number),
+    next: remaining > 0 ? encfOf(row.ecf_type, row.next_number) : null,
+    expiresOn: row.expires_on === null ? null : dgiiDate(row.expires_on),
+    status: remaining === 0 ? 'exhausted' : expired ? 'expired' : 'active',
+    availability: { total, used: total - remaining - burned, burned, remaining },
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function createSequencesService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; thresholds: SequenceThresholds }): SequencesService {
+  const { db, clock, environment, thresholds } = deps;
+  const today = () => isoDate(calendarDateOf(clock.now()));
+
+  async function views(rows: repo.RangeRow[]): Promise<RangeView[]> {
+    const burned = await repo.burnedCounts(db, rows.map((row) => row.id));
+    const day = today();
+    return rows.map((row) => view(row, burned.get(row.id) ?? 0, day));
+  }
+
+  function checkRange(input: RegisterRange): Result<{ first: number; last: number; expiresOn: string | null }> {
+    const errors = [];
+    if (input.from.slice(1, 3) !== input.ecfType) errors.push({ pointer: '/from', in: 'body' as const, code: 'type_mismatch', detail: `${input.from} is not an e-NCF of type ${input.ecfType}.` });
+    if (input.to.slice(1, 3) !== input.ecfType) errors.push({ pointer: '/to', in: 'body' as const, code: 'type_mismatch', detail: `${input.to} is not an e-NCF of type ${input.ecfType}.` });
+    const first = sequenceOf(input.from);
+    const last = sequenceOf(input.to);
+    if (first < 1) errors.push({ pointer: '/from', in: 'body' as const, code: 'out_of_range', detail: 'Sequence numbers start at 1.' });
+    if (last < first) errors.push({ pointer: '/to', in: 'body' as const, code: 'before_from', detail: `${input.to} comes before ${input.from}.` });
+    let expiresOn: string | null = null;
+    if (typesWithoutExpiry.has(input.ecfType)) {
+      if (input.expiresOn !== undefined) errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'not_applicable', detail: `e-CF ${input.ecfType} has no FechaVencimientoSecuencia.` });
+    } else if (input.expiresOn === undefined) {
+      errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'missing', detail: `e-CF ${input.ecfType} needs its FechaVencimientoSecuencia (dd-MM-yyyy).` });
+    } else {
+      const date = parseDgiiDate(input.expiresOn);
+      if (date === undefined) errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'invalid_date', detail: `${input.expiresOn} is not a date dd-MM-yyyy.` });
+      else expiresOn = isoDate(date);
+    }
+    if (errors.length > 0) return fail('validation_failed', 'The range is not valid.', errors);
+    if (expiresOn !== null && expiresOn < today()) {
+      return fail('range_expired', `FechaVencimientoSecuencia ${input.expiresOn ?? ''} has passed: DGII's numbers of this range can no longer be used.`, [
+        { pointer: '/expiresOn', in: 'body', code: 'in_the_past', detail: 'The expiry date has passed.' },
+      ]);
+    }
+    return ok({ first, last, expiresOn });
+  }
+
+  return {
+    async registerRange(companyId, input) {
+      const checked = checkRange(input);
+      if (!checked.ok) return checked;
+      const { first, last, expiresOn } = checked.value;
+      const created = await transact(db, async (trx) => {
+        await repo.lockRangesOfType(trx, companyId, environment, input.ecfType);
+        const overlapping = await repo.findOverlapping(trx, companyId, environment, input.ecfType, first, last);
+        if (overlapping !== undefined) {
+          return fail('range_overlaps', `${input.from}–${input.to} overlaps the range ${overlapping.id} (${encfOf(overlapping.ecf_type, overlapping.first_number)}–${encfOf(overlapping.ecf_type, overlapping.last_number)}).`);
+        }
+        return ok(await repo.insertRange(trx, { id: newId('rng'), company_id: companyId, environment, ecf_type: input.ecfType, first_number: first, last_number: last, next_number: first, expires_on: expiresOn, created_at: clock.now() }));
+      });
+      if (!created.ok) return created;
+      return ok(view(created.value, 0, today()));
+    },
+
+    async listRanges(companyId, ecfType) {
+      return views(await repo.listRanges(db, companyId, environment, ecfType));
+    },
+
+    async getRange(companyId, rangeId) {
+      const row = await repo.findRange(db, companyId, environment, rangeId);
+      if (row === undefined) return fail('range_not_found', `No sequence range ${rangeId}.`);
+      const [found] = await views([row]);
+      return found === undefined ? fail('range_not_found', `No sequence range ${rangeId}.`) : ok(found);
+    },
+
+    async takeNumber(trx, companyId, ecfType) {
+      const day = today();
+      // A competitor may exhaust the locked range while we wait for its lock: PostgreSQL then rechecks the row,
+      // finds no numbers left and returns nothing, though the next range has some. Looking again finds it.
+      let range: repo.RangeRow | undefined;
+      for (let attempt = 0; attempt < 3 && range === undefined; attempt++) range = await repo.firstUsableRange(trx, companyId, environment, ecfType, day);
+      if (range === undefined) {
+        const all = await repo.listRanges(trx, companyId, environment, ecfType);
+        if (all.length === 0) return fail('no_range', `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`);
+        if (all.some((row) => row.next_number <= row.last_number)) return fail('range_expired', `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`);
+        return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`);
+      }
+      const sequence = range.next_number;
+      await repo.advance(trx, range.id, sequence);
+      const remaining = await repo.remainingOfType(trx, companyId, environment, ecfType, day);
+      if (remaining <= thresholds.lowStock) {
+        // Once per range crossing the threshold: the range in use names the event.
+        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.low_stock', payload: { ecfType, remaining, rangeId: range.id }, dedupeKey: `sequence.low_stock:${range.id}`, occurredAt: clock.now() });
+      }
+      if (range.expires_on !== null && daysBetween(day, range.expires_on) <= thresholds.expiringDays) {
+        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.expiring', payload: { ecfType, rangeId: range.id, expiresOn: dgiiDate(range.expires_on) }, dedupeKey: `sequence.expiring:${range.id}`, occurredAt: clock.now() });
+      }
+      return ok({ encf: encfOf(ecfType, sequence), rangeId: range.id, fechaVencimientoSecuencia: range.expires_on === null ? undefined : dgiiDate(range.expires_on) });
+    },
+
+    async burnNumber(trx, companyId, taken, cause) {
+      await repo.insertBurned(trx, { companyId, environment, encf: taken.encf, rangeId: taken.rangeId, cause, burnedAt: clock.now() });
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// The outbox of domain events: written in the transaction that caused them, delivered later (webhooks). An event
+// with a dedupe key is recorded once, however often its cause repeats.
+import type { FiscalEnvironment } from '../../config.js';
+import type { Trx } from '../db/transact.js';
+import { newId } from '../ids.js';
+
+export interface DomainEvent {
+  companyId: string;
+  environment: FiscalEnvironment;
+  type: string;
+  payload: Record<string, unknown>;
+  dedupeKey?: string;
+  occurredAt: Date;
+}
+
+export async function recordDomainEvent(trx: Trx, event: DomainEvent): Promise<void> {
+  await trx
+    .insertInto('domain_events')
+    .values({
+      id: newId('evt'),
+      company_id: event.companyId,
+      environment: event.environment,
+      type: event.type,
+      payload: JSON.stringify(event.payload),
+      dedupe_key: event.dedupeKey ?? null,
+      occurred_at: event.occurredAt,
+    })
+    .onConflict((conflict) => conflict.column('dedupe_key').doNothing())
+    .execute();
+}

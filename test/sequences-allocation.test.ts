@@ -1,0 +1,113 @@
+// Issue 5's e-NCF allocation rule, on a real database: numbers are taken in order under a row lock inside the
+// caller's transaction, so under any concurrency no number is given twice and there is no gap that is not
+// recorded (a rolled-back transaction gives its number back; a failure after allocation burns it, with its cause).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fixedClock } from '../src/platform/clock.js';
+import { transact } from '../src/platform/db/transact.js';
+import { fail, ok } from '../src/platform/http/problems.js';
+import { postgresAvailable } from './support/backends.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+function allocationSuite(label: string, options: { embedded: boolean; creators: number; perCreator: number }) {
+  describe(`e-NCF allocation (${label})`, { timeout: 240_000 }, () => {
+    let app: TestApp;
+    let companyId: string;
+    const clock = fixedClock(new Date('2026-11-21T14:00:00Z'));
+    const total = options.creators * options.perCreator;
+
+    before(async () => {
+      app = await startTestApp({ clock, embedded: options.embedded, env: { SEQUENCE_LOW_STOCK: '10' } });
+      companyId = await app.provisionCompany();
+      const { sequences } = app.application.services;
+      // Two ranges, the first ending mid-way, so takers cross from one to the next while racing.
+      const half = Math.floor(total / 2) + 3;
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '31', from: 'E310000000001', to: `E31${String(half).padStart(10, '0')}`, expiresOn: '31-12-2027' })).ok);
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '31', from: `E31${String(half + 1).padStart(10, '0')}`, to: 'E310000100000', expiresOn: '31-12-2027' })).ok);
+    });
+    after(() => app.close());
+
+    const take = (type = '31') =>
+      transact(app.application.database.db, (trx) => app.application.services.sequences.takeNumber(trx, companyId, type));
+
+    it(`gives ${String(options.creators)} parallel takers × ${String(options.perCreator)} numbers each, all distinct and without gaps, in order`, async () => {
+      const taken = (
+        await Promise.all(
+          Array.from({ length: options.creators }, async () => {
+            const mine: string[] = [];
+            for (let i = 0; i < options.perCreator; i++) {
+              const result = await take();
+              assert.ok(result.ok, JSON.stringify(result));
+              mine.push(result.value.encf);
+            }
+            // Each taker sees its own numbers rising.
+            assert.deepEqual([...mine].sort(), mine);
+            return mine;
+          }),
+        )
+      ).flat();
+      assert.equal(new Set(taken).size, total);
+      assert.deepEqual(taken.map((encf) => Number(encf.slice(3))).sort((a, b) => a - b), Array.from({ length: total }, (_, i) => i + 1));
+    });
+
+    it('gives a number back when the transaction that took it rolls back, and records a burned one with its cause', async () => {
+      const before = await take();
+      assert.ok(before.ok);
+      const rolledBack = await transact(app.application.database.db, async (trx) => {
+        const taken = await app.application.services.sequences.takeNumber(trx, companyId, '31');
+        assert.ok(taken.ok);
+        return fail('internal_error', 'signing failed');
+      });
+      assert.equal(rolledBack.ok, false);
+      const next = await take();
+      assert.ok(next.ok);
+      assert.equal(Number(next.value.encf.slice(3)), Number(before.value.encf.slice(3)) + 1);
+
+      const burned = await transact(app.application.database.db, async (trx) => {
+        const taken = await app.application.services.sequences.takeNumber(trx, companyId, '31');
+        if (!taken.ok) return taken;
+        await app.application.services.sequences.burnNumber(trx, companyId, taken.value, 'signing failed: certificate expired');
+        return ok(taken.value);
+      });
+      assert.ok(burned.ok);
+      const ranges = await app.application.services.sequences.listRanges(companyId, '31');
+      const holder = ranges.find((range) => range.id === burned.value.rangeId);
+      assert.equal(holder?.availability.burned, 1);
+      const row = await app.application.database.db.selectFrom('sequence_burned').selectAll().where('encf', '=', burned.value.encf).executeTakeFirstOrThrow();
+      assert.equal(row.cause, 'signing failed: certificate expired');
+    });
+
+    it('answers clear codes when no number can be taken: no range, expired, exhausted', async () => {
+      const none = await take('33');
+      assert.equal(none.ok ? 'taken' : none.failure.code, 'no_range');
+      const { sequences } = app.application.services;
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '41', from: 'E410000000001', to: 'E410000000002', expiresOn: '21-11-2026' })).ok);
+      assert.ok((await take('41')).ok);
+      assert.ok((await take('41')).ok);
+      const exhausted = await take('41');
+      assert.equal(exhausted.ok ? 'taken' : exhausted.failure.code, 'range_exhausted');
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '43', from: 'E430000000001', to: 'E430000000100', expiresOn: '21-11-2026' })).ok);
+      assert.ok((await take('43')).ok, 'usable on its expiry day (GMT-4)');
+      clock.set(new Date('2026-11-22T04:00:00Z')); // midnight in Santo Domingo: the 22nd
+      const expired = await take('43');
+      assert.equal(expired.ok ? 'taken' : expired.failure.code, 'range_expired');
+      clock.set(new Date('2026-11-21T14:00:00Z'));
+    });
+
+    it('records the low-stock and expiring-soon events once per range, for webhooks to deliver', async () => {
+      const { sequences } = app.application.services;
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '44', from: 'E440000000001', to: 'E440000000015', expiresOn: '01-12-2026' })).ok);
+      for (let i = 0; i < 8; i++) assert.ok((await take('44')).ok);
+      const events = await app.application.database.db.selectFrom('domain_events').select(['type', 'payload']).where('company_id', '=', companyId).where('type', 'like', 'sequence.%').orderBy('occurred_at').execute();
+      const forType44 = events.filter((event) => (event.payload as { ecfType: string }).ecfType === '44');
+      assert.deepEqual(forType44.map((event) => event.type).sort(), ['sequence.expiring', 'sequence.low_stock']);
+      const lowStock = forType44.find((event) => event.type === 'sequence.low_stock')?.payload as { remaining: number };
+      assert.equal(lowStock.remaining, 10);
+    });
+  });
+}
+
+const realPostgres = await postgresAvailable();
+// Real PostgreSQL gets the issue's load; PGlite, one session, a lighter one.
+if (realPostgres) allocationSuite('PostgreSQL, 50 × 20', { embedded: false, creators: 50, perCreator: 20 });
+allocationSuite('PGlite, 5 × 10', { embedded: true, creators: 5, perCreator: 10 });
