@@ -81,6 +81,30 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
 }
 
 /**
+ * The demo company's authorised ranges, like DGII's pre-certification ones: 1 to 10,000,000 of every type (1 to
+ * 50,000,000 of type 32), valid until 31 December of next year, 32 and 34 without expiry. Types that already have a
+ * range are left as they are, so a restart registers nothing twice.
+ */
+export async function ensureDemoRanges(application: Application, credentials: DemoCredentials): Promise<void> {
+  const { sequences } = application.services;
+  const existing = new Set((await sequences.listRanges(credentials.companyId)).map((range) => range.ecfType));
+  const nextYear = new Date(Date.now() - 4 * 3_600_000).getUTCFullYear() + 1;
+  for (const ecfType of ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47']) {
+    if (existing.has(ecfType)) continue;
+    const last = ecfType === '32' ? 50_000_000 : 10_000_000;
+    valueOf(
+      await sequences.registerRange(credentials.companyId, {
+        ecfType,
+        from: `E${ecfType}0000000001`,
+        to: `E${ecfType}${String(last).padStart(10, '0')}`,
+        ...(ecfType === '32' || ecfType === '34' ? {} : { expiresOn: `31-12-${String(nextYear)}` }),
+      }),
+      `range ${ecfType}`,
+    );
+  }
+}
+
+/**
  * With the embedded sandbox, the demo company is a registered electronic taxpayer there too: its certificate
  * delegated and DGII's test ranges for every type, so the whole flow works with no setup. Idempotent.
  */

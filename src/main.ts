@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { allRoles, buildApplication, type Application, type Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { demoCredentialsPath, ensureDemo, registerDemoWithSandbox } from './demo.js';
+import { demoCredentialsPath, ensureDemo, ensureDemoRanges, registerDemoWithSandbox } from './demo.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { migrateToLatest } from './platform/db/migrate.js';
@@ -71,6 +71,7 @@ async function runRoles(command: keyof typeof roleSets, config: Config): Promise
     application.log.info({ address, environment: config.fiscalEnv, database: application.database.kind }, 'ecf-service listening');
     if (command === 'start' && config.databaseUrl === undefined) {
       const demo = await ensureDemo(application, baseUrlOf(config, address));
+      await ensureDemoRanges(application, demo.credentials);
       await registerDemoWithSandbox(application, demo.credentials);
       if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir), application.dgii.sandbox === undefined ? undefined : application.dgii.baseUrl);
       else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');

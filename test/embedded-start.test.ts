@@ -135,6 +135,14 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal((await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`)).status, 401);
   });
 
+  it('gives the demo company an authorised range of every type, with its expiry where the type has one', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/secuencias/rangos`, { headers: { 'x-api-key': apiKey } });
+    assert.equal(response.status, 200);
+    const ranges = ((await response.json()) as { data: { ecfType: string; from: string; expiresOn: string | null; status: string }[] }).data;
+    assert.deepEqual(ranges.map((range) => `${range.ecfType}:${range.from}:${range.status}`), ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'].map((type) => `${type}:E${type}0000000001:active`));
+    assert.deepEqual(ranges.filter((range) => range.expiresOn === null).map((range) => range.ecfType), ['32', '34']);
+  });
+
   it('refuses a second process on the same data directory with a clear message', async () => {
     const second = start(dataDir, await freePort());
     const code = await second.exited;
