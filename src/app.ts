@@ -19,6 +19,7 @@ import type { SchemaSet } from './fiscal/xsd/index.js';
 import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
+import { createDocumentsService, documentRoutes, documentSchemas, type DocumentsService } from './modules/documents/index.js';
 import { opsRoutes } from './modules/ops/index.js';
 import { createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
@@ -61,6 +62,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   controlPlane: ControlPlaneService;
   sequences: SequencesService;
+  documents: DocumentsService;
 }
 
 export interface Application {
@@ -144,12 +146,13 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
     const controlPlane = createControlPlaneService({ db, companies });
     const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
-    const services: Services = { companies, apiKeys, controlPlane, sequences };
+    const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences });
+    const services: Services = { companies, apiKeys, controlPlane, sequences, documents };
 
     let http: Application['http'];
     if (roles.http) {
       const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas]) server.app.addSchema(schema);
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...documentSchemas]) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {
             database: (ms) => database.probe(ms),
@@ -161,6 +164,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...controlPlaneRoutes(controlPlane),
         ...apiKeyRoutes({ db, apiKeys, companies }),
         ...sequenceRoutes(sequences),
+        ...documentRoutes(documents),
       ] as AppRoute[];
       registerRoutes(server.app, routes, server.catalogue);
       await server.app.ready();

@@ -98,6 +98,50 @@ export interface DomainEventsTable {
   occurred_at: Date;
 }
 
+export type DocumentStatus = 'signed' | 'queued' | 'sending' | 'in_process' | 'accepted' | 'accepted_conditional' | 'rejected' | 'send_failed' | 'not_found';
+export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml';
+
+export interface DocumentsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  ecf_type: string;
+  encf: string;
+  status: DocumentStatus;
+  origin: 'json' | 'signed_xml';
+  fecha_emision: string;
+  rnc_comprador: string | null;
+  monto_total: string;
+  total_itbis: string | null;
+  security_code: string;
+  fecha_hora_firma: string;
+  timbre_url: string;
+  range_id: string | null;
+  warnings: ColumnType<unknown, string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DocumentArtefactsTable {
+  document_id: string;
+  kind: ArtefactKind;
+  version: number;
+  blob_key: string;
+  sha256: string;
+  size: number;
+  content_type: string;
+  created_at: Date;
+}
+
+export interface DocumentEventsTable {
+  id: Generated<number>;
+  document_id: string;
+  at: Date;
+  type: string;
+  status: DocumentStatus | null;
+  cause: string;
+}
+
 export interface Database {
   companies: CompaniesTable;
   company_certificates: CompanyCertificatesTable;
@@ -107,6 +151,9 @@ export interface Database {
   sequence_ranges: SequenceRangesTable;
   sequence_burned: SequenceBurnedTable;
   domain_events: DomainEventsTable;
+  documents: DocumentsTable;
+  document_artefacts: DocumentArtefactsTable;
+  document_events: DocumentEventsTable;
 }
 
 export type { Generated };

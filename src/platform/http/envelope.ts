@@ -13,6 +13,11 @@ export function envelope<T>(request: FastifyRequest, data: T, extra: Partial<Met
   return { data, meta: { correlationId: request.id, timestamp: new Date().toISOString(), ...extra } };
 }
 
+/** A page of a list: `meta.nextCursor` is what to pass as `cursor` next, null at the end. */
+export function listEnvelope<T>(request: FastifyRequest, items: T[], nextCursor: string | null): { data: T[]; meta: Meta & { nextCursor: string | null } } {
+  return { data: items, meta: { correlationId: request.id, timestamp: new Date().toISOString(), nextCursor } };
+}
+
 export const MetaSchema = Type.Object(
   {
     correlationId: Type.String({ description: 'Equals the X-Correlation-ID request header when one was sent.' }),

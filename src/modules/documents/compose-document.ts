@@ -1,0 +1,75 @@
+// The document the service builds from what a client sent: the client's DGII-shaped JSON, completed with what the
+// service knows — the Emisor from the company profile, today's FechaEmision, Version 1.0, and Totales computed from
+// the lines where the client left them out (SPEC §4.2; issue 5). The client's own values always win; what the
+// service fills in is exactly what the client did not send.
+import { calendarDateOf } from '../../fiscal/dates.js';
+import { error, type Finding } from '../../fiscal/finding.js';
+import { computeTotals } from '../../fiscal/totals/index.js';
+
+type Json = Record<string, unknown>;
+
+export interface IssuerProfile {
+  rnc: string;
+  legalName: string;
+  tradeName: string | null;
+  address: string | null;
+  municipality: string | null;
+  province: string | null;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function dgiiToday(now: Date): string {
+  const { year, month, day } = calendarDateOf(now);
+  return `${String(day).padStart(2, '0')}-${String(month).padStart(2, '0')}-${String(year)}`;
+}
+
+/** Fills `target` with `defaults` where it has no value. */
+function withDefaults(target: Json, defaults: Json): Json {
+  const out: Json = { ...target };
+  for (const [key, value] of Object.entries(defaults)) {
+    if (value !== null && value !== undefined && (out[key] === undefined || out[key] === null || out[key] === '')) out[key] = value;
+  }
+  return out;
+}
+
+export type Composed = { ok: true; document: Json } | { ok: false; findings: Finding[] };
+
+export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date): Composed {
+  if (!isObject(body)) return { ok: false, findings: [error('', 'not_an_object', 'The e-CF is a JSON object with Encabezado, DetallesItems, ...')] };
+  const encabezado = isObject(body['Encabezado']) ? body['Encabezado'] : {};
+  const emisor = isObject(encabezado['Emisor']) ? encabezado['Emisor'] : {};
+  const sentRnc = emisor['RNCEmisor'];
+  const sent = typeof sentRnc === 'string' || typeof sentRnc === 'number' ? String(sentRnc) : undefined;
+  if (sent !== undefined && sent !== '' && sent !== issuer.rnc) {
+    return { ok: false, findings: [error('/Encabezado/Emisor/RNCEmisor', 'not_the_issuer', `RNCEmisor ${sent} is not the RNC of the company this key belongs to (${issuer.rnc}).`)] };
+  }
+  const completedEmisor = withDefaults(emisor, {
+    RNCEmisor: issuer.rnc,
+    RazonSocialEmisor: issuer.legalName,
+    NombreComercial: issuer.tradeName,
+    DireccionEmisor: issuer.address,
+    Municipio: issuer.municipality,
+    Provincia: issuer.province,
+    FechaEmision: dgiiToday(now),
+  });
+  const document: Json = { ...body, Encabezado: withDefaults({ ...encabezado, Emisor: completedEmisor }, { Version: '1.0' }) };
+  return { ok: true, document: withTotals(document) };
+}
+
+/** Totales (and OtraMoneda) computed from the lines fill whatever the client did not send of them. */
+function withTotals(document: Json): Json {
+  const encabezado = document['Encabezado'] as Json;
+  const sentTotales = isObject(encabezado['Totales']) ? encabezado['Totales'] : undefined;
+  const sentOtraMoneda = isObject(encabezado['OtraMoneda']) ? encabezado['OtraMoneda'] : undefined;
+  // Lines that cannot be read are reported by validation, with their pointers; nothing is computed from them.
+  const computed = computeTotals(document);
+  if (computed.findings.some((finding) => finding.severity === 'error')) return document;
+  const computedTotales: Json = { ...computed.totales };
+  const computedOtraMoneda: Json | undefined = computed.otraMoneda === undefined ? undefined : { ...computed.otraMoneda };
+  const totales = sentTotales === undefined ? computedTotales : withDefaults(sentTotales, computedTotales);
+  const otraMoneda = computedOtraMoneda === undefined ? sentOtraMoneda : sentOtraMoneda === undefined ? computedOtraMoneda : withDefaults(sentOtraMoneda, computedOtraMoneda);
+  return { ...document, Encabezado: { ...encabezado, Totales: totales, ...(otraMoneda === undefined ? {} : { OtraMoneda: otraMoneda }) } };
+}

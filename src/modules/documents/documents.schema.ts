@@ -1,0 +1,72 @@
+import { Type, type Static } from 'typebox';
+import { ref } from '../../platform/http/schema-ref.js';
+
+const statuses = ['signed', 'queued', 'sending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'send_failed', 'not_found'];
+const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
+
+/** The body of document creation: the DGII-shaped JSON of the e-CF (the fiscal core checks it, with JSON pointers). */
+export const EcfDocumentBody = Type.Object(
+  {},
+  {
+    $id: 'EcfDocumentBody',
+    additionalProperties: true,
+    description:
+      "The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out.",
+    examples: [
+      {
+        Encabezado: {
+          IdDoc: { TipoeCF: '31', TipoIngresos: '01', TipoPago: 1 },
+          Comprador: { RNCComprador: '130000006', RazonSocialComprador: 'Cliente de Prueba SRL' },
+        },
+        DetallesItems: { Item: [{ NumeroLinea: 1, IndicadorFacturacion: 1, NombreItem: 'Servicio de consultoría', IndicadorBienoServicio: 2, CantidadItem: 1, PrecioUnitarioItem: '1000.00', MontoItem: '1000.00' }] },
+      },
+    ],
+  },
+);
+
+export const ArtefactSummary = Type.Object(
+  {
+    type: Type.String({ enum: ['source-json', 'source-xml', 'signed-xml'] }),
+    version: Type.Integer(),
+    sha256: Type.String(),
+    size: Type.Integer(),
+    contentType: Type.String(),
+  },
+  { $id: 'ArtefactSummary' },
+);
+
+export const DocumentWarning = Type.Object({ pointer: Type.String(), code: Type.String(), detail: Type.String() }, { $id: 'DocumentWarning' });
+
+export const DocumentView = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.String({ enum: statuses }),
+    ecfType: Type.String(),
+    eNCF: Type.String(),
+    fechaEmision: Type.String({ description: 'dd-MM-yyyy' }),
+    rncComprador: Type.Union([Type.String(), Type.Null()]),
+    montoTotal: Type.String({ description: 'As written in the e-CF.' }),
+    totalITBIS: Type.Union([Type.String(), Type.Null()]),
+    securityCode: Type.String({ description: 'The first six characters of the SignatureValue (CodigoSeguridad).' }),
+    fechaHoraFirma: Type.String({ description: 'dd-MM-yyyy HH:mm:ss, GMT-4.' }),
+    timbreUrl: Type.String({ description: "DGII's QR URL (ConsultaTimbre, or ConsultaTimbreFC for type 32 under DOP 250,000)." }),
+    warnings: Type.Array(ref(DocumentWarning), { description: 'Totals beyond DGII tolerance: DGII would answer Aceptado Condicional.' }),
+    artefacts: Type.Array(ref(ArtefactSummary)),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'DocumentView' },
+);
+export type DocumentView = Static<typeof DocumentView>;
+
+export const ListDocumentsQuery = Type.Object(
+  {
+    status: Type.Optional(Type.String({ enum: statuses })),
+    ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DocumentView];

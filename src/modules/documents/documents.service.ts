@@ -1,0 +1,219 @@
+// Creating e-CF from JSON and reading them back. Creation validates before anything is taken: only a document that
+// passes the fiscal rules and the model gets a number. Then, in one transaction, the next e-NCF is taken (row lock,
+// in order), the document is built, signed with the company's certificate, archived (write-once blobs, SHA-256
+// recorded) and recorded with its first timeline event. A failure rolls everything back: the number is not used.
+// Nothing is sent to DGII here (SPEC §3).
+import { createHash } from 'node:crypto';
+import type { FiscalEnvironment } from '../../config.js';
+import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
+import { formatDgiiTimestamp } from '../../fiscal/dates.js';
+import type { Finding } from '../../fiscal/finding.js';
+import { timbreUrl } from '../../fiscal/timbre-url.js';
+import { validateEcfDocument } from '../../fiscal/validate-ecf.js';
+import { readSignatureValue, securityCode, signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { ArtefactKind } from '../../platform/db/schema.js';
+import { transact, type Trx } from '../../platform/db/transact.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
+import { newId } from '../../platform/ids.js';
+import type { BlobStore } from '../../platform/storage/index.js';
+import type { CompaniesService } from '../companies/index.js';
+import type { SequencesService } from '../sequences/index.js';
+import { composeDocument } from './compose-document.js';
+import * as repo from './documents.repo.js';
+import type { DocumentView } from './documents.schema.js';
+
+export const artefactKinds: readonly ArtefactKind[] = ['source-json', 'source-xml', 'signed-xml'];
+
+const contentTypes: Record<ArtefactKind, string> = {
+  'source-json': 'application/json',
+  'source-xml': 'application/xml',
+  'signed-xml': 'application/xml',
+};
+
+export interface Artefact {
+  bytes: Buffer;
+  contentType: string;
+  sha256: string;
+  version: number;
+}
+
+export interface DocumentsService {
+  create(companyId: string, body: unknown): Promise<Result<DocumentView>>;
+  get(companyId: string, id: string): Promise<Result<DocumentView>>;
+  list(companyId: string, query: { status?: string | undefined; ecfType?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
+  artefact(companyId: string, id: string, kind: string, version: number | undefined): Promise<Result<Artefact>>;
+}
+
+function fieldErrors(findings: readonly Finding[]): FieldError[] {
+  return findings.map((finding) => ({ pointer: finding.pointer, in: 'body', code: finding.code, detail: finding.message }));
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+}
+
+function at(document: Record<string, unknown>, ...path: string[]): unknown {
+  let value: unknown = document;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): DocumentView {
+  return {
+    id: row.id,
+    status: row.status,
+    ecfType: row.ecf_type,
+    eNCF: row.encf,
+    fechaEmision: row.fecha_emision,
+    rncComprador: row.rnc_comprador,
+    montoTotal: row.monto_total,
+    totalITBIS: row.total_itbis,
+    securityCode: row.security_code,
+    fechaHoraFirma: row.fecha_hora_firma,
+    timbreUrl: row.timbre_url,
+    warnings: row.warnings as DocumentView['warnings'],
+    artefacts: artefacts.map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The list cursor: where the previous page ended, opaque to clients. */
+function encodeCursor(row: repo.DocumentRow): string {
+  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } | undefined {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
+    return { createdAt: new Date(createdAt), id };
+  } catch {
+    return undefined;
+  }
+}
+
+export function createDocumentsService(deps: {
+  db: Db;
+  clock: Clock;
+  blobs: BlobStore;
+  environment: FiscalEnvironment;
+  companies: CompaniesService;
+  sequences: SequencesService;
+}): DocumentsService {
+  const { db, clock, blobs, environment, companies, sequences } = deps;
+
+  async function archive(trx: Trx, documentId: string, companyId: string, kind: ArtefactKind, bytes: Buffer, now: Date): Promise<void> {
+    const extension = kind === 'source-json' ? 'json' : 'xml';
+    const key = `documents/${companyId}/${documentId}/${kind}/v1.${extension}`;
+    const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind] });
+    await repo.insertArtefact(trx, { document_id: documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now });
+  }
+
+  async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
+    const artefacts = await repo.artefactsOf(db, rows.map((row) => row.id));
+    return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id)));
+  }
+
+  return {
+    async create(companyId, body) {
+      const now = clock.now();
+      const company = await companies.get(companyId);
+      if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      const composed = composeDocument(body, company, now);
+      if (!composed.ok) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(composed.findings));
+      const document = composed.document;
+      const validation = validateEcfDocument(document, { now });
+      if (!validation.acceptable) return fail('document_invalid', 'The e-CF does not pass the fiscal rules or the model of its type.', fieldErrors(validation.findings.filter((finding) => finding.severity === 'error')));
+      const warnings = validation.findings.filter((finding) => finding.severity === 'warning').map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }));
+      // Read before the transaction: on embedded PGlite (one session) a read outside an open transaction waits for it.
+      const identity = await companies.signingIdentity(companyId);
+      if (identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12) before creating documents: every e-CF is signed with it.');
+      const ecfType = String(at(document, 'Encabezado', 'IdDoc', 'TipoeCF'));
+      const sourceJson = Buffer.from(JSON.stringify(body));
+
+      const created = await transact(db, async (trx) => {
+        const taken = await sequences.takeNumber(trx, companyId, ecfType);
+        if (!taken.ok) return taken;
+        const fechaHoraFirma = formatDgiiTimestamp(now);
+        const owned = { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia, fechaHoraFirma };
+        const built = buildEcf(document, owned);
+        if (!built.ok) return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(built.findings));
+        // The values as the XML carries them (1430 sent as a number is written 1430.00): what the QR and reads show.
+        const written = normaliseEcf(document, owned);
+        if (!written.ok) throw new Error('a document that builds must normalise');
+        const signed = signCanonicalDocument(built.xml, identity);
+        const signatureValue = readSignatureValue(signed);
+        if (signatureValue === undefined) throw new Error('a document signed by the fast path has no SignatureValue');
+        const code = securityCode(signatureValue);
+        const montoTotal = text(at(written.document, 'Encabezado', 'Totales', 'MontoTotal')) ?? '0.00';
+        const rncComprador = text(at(written.document, 'Encabezado', 'Comprador', 'RNCComprador'));
+        const fechaEmision = text(at(written.document, 'Encabezado', 'Emisor', 'FechaEmision')) ?? '';
+        const id = newId('doc');
+        const row: repo.DocumentRow = {
+          id,
+          company_id: companyId,
+          environment,
+          ecf_type: ecfType,
+          encf: taken.value.encf,
+          status: 'signed',
+          origin: 'json',
+          fecha_emision: fechaEmision,
+          rnc_comprador: rncComprador ?? null,
+          monto_total: montoTotal,
+          total_itbis: text(at(written.document, 'Encabezado', 'Totales', 'TotalITBIS')) ?? null,
+          security_code: code,
+          fecha_hora_firma: fechaHoraFirma,
+          timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: taken.value.encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: code }),
+          range_id: taken.value.rangeId,
+          warnings,
+          created_at: now,
+          updated_at: now,
+        };
+        await repo.insertDocument(trx, row);
+        await archive(trx, id, companyId, 'source-json', sourceJson, now);
+        await archive(trx, id, companyId, 'source-xml', Buffer.from(built.xml), now);
+        await archive(trx, id, companyId, 'signed-xml', Buffer.from(signed), now);
+        await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` });
+        await recordDomainEvent(trx, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now });
+        return ok(row);
+      });
+      if (!created.ok) return created;
+      const [result] = await withArtefacts([created.value]);
+      return result === undefined ? fail('document_not_found', 'The document vanished.') : ok(result);
+    },
+
+    async get(companyId, id) {
+      const row = await repo.findDocument(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No document ${id}.`);
+      const [result] = await withArtefacts([row]);
+      return result === undefined ? fail('document_not_found', `No document ${id}.`) : ok(result);
+    },
+
+    async list(companyId, query) {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && after === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+      const limit = query.limit ?? 20;
+      const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return ok({ items: await withArtefacts(page), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null });
+    },
+
+    async artefact(companyId, id, kind, version) {
+      const row = await repo.findDocument(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No document ${id}.`);
+      if (!(artefactKinds as readonly string[]).includes(kind)) return fail('artefact_not_found', `No artefact ${kind}: one of ${artefactKinds.join(', ')}.`);
+      const artefact = await repo.findArtefact(db, id, kind as ArtefactKind, version);
+      if (artefact === undefined) return fail('artefact_not_found', `Document ${id} has no ${kind}${version === undefined ? '' : ` version ${String(version)}`}.`);
+      const bytes = await blobs.get(artefact.blob_key);
+      if (bytes === undefined) throw new Error(`archived blob ${artefact.blob_key} is missing`);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      if (sha256 !== artefact.sha256) throw new Error(`archived blob ${artefact.blob_key} does not match its recorded SHA-256`);
+      return ok({ bytes, contentType: artefact.content_type, sha256, version: artefact.version });
+    },
+  };
+}

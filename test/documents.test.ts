@@ -1,0 +1,156 @@
+// Issue 5, documents from JSON: an integrator creates an e-CF of every type through the API and downloads the
+// signed XML, which is valid against DGII's official XSD (xmllint) and verifies under xmlsec1; numbers are taken in
+// order and only by documents that pass; reads are strictly company-scoped.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { ecfTypes } from '../src/fiscal/model/ecf-model-types.js';
+import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';
+import { fixedClock } from '../src/platform/clock.js';
+import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
+import { assertFieldError, assertProblem } from './support/assert-problem.js';
+import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { verifyWithXmlsec1, xmlsec1Available } from './support/xmldsig-kit.js';
+import { validateWithOfficialXsd, xmllintMissing } from './support/xmllint.js';
+
+interface DocumentBody {
+  id: string;
+  status: string;
+  ecfType: string;
+  eNCF: string;
+  montoTotal: string;
+  securityCode: string;
+  fechaHoraFirma: string;
+  timbreUrl: string;
+  warnings: unknown[];
+  artefacts: { type: string; version: number; sha256: string }[];
+}
+
+const xmlsec1Missing = xmlsec1Available ? false : 'xmlsec1 is not installed';
+
+describe('documents from JSON (/api/v1/documentos)', () => {
+  let app: TestApp;
+  let key: string;
+  let otherKey: string;
+  let certificatePem: string;
+  let companyId: string;
+  const clock = fixedClock(new Date('2026-11-21T14:30:00Z'));
+
+  before(async () => {
+    app = await startTestApp({ clock });
+    companyId = await app.provisionCompany({ rnc: issuerRnc });
+    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
+    certificatePem = certificate.certificatePem;
+    const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    assert.equal(installed.statusCode, 200, installed.body);
+    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
+    otherKey = (await app.issueKey(await app.provisionCompany(), ['documents:create', 'documents:read'])).apiKey;
+    for (const type of ecfTypes) {
+      const registered = await app.app.inject({
+        method: 'POST',
+        url: '/api/v1/secuencias/rangos',
+        headers: { 'x-api-key': key },
+        payload: { ecfType: type, from: `E${type}0000000001`, to: `E${type}0000001000`, ...(type === '32' || type === '34' ? {} : { expiresOn: '31-12-2027' }) },
+      });
+      assert.equal(registered.statusCode, 201, registered.body);
+    }
+  });
+  after(() => app.close());
+
+  const create = (body: unknown, apiKey = key) => app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': apiKey }, payload: body as object });
+  const get = (url: string, apiKey = key) => app.app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
+  const signedXmlOf = async (id: string) => {
+    const response = await get(`/api/v1/documentos/${id}/artefactos/signed-xml`);
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^application\/xml/);
+    const bytes = response.rawPayload;
+    assert.equal(response.headers['x-content-sha256'], createHash('sha256').update(bytes).digest('hex'));
+    return bytes.toString('utf8');
+  };
+
+  for (const type of ecfTypes) {
+    it(`creates an e-CF ${type}: signed, numbered in order, valid against the official XSD, verified by xmlsec1`, { skip: xmllintMissing || xmlsec1Missing }, async () => {
+      const response = await create(ecfDocuments[type]);
+      assert.equal(response.statusCode, 201, response.body);
+      const document = response.json<{ data: DocumentBody }>().data;
+      assert.deepEqual({ status: document.status, ecfType: document.ecfType, eNCF: document.eNCF }, { status: 'signed', ecfType: type, eNCF: `E${type}0000000001` });
+      assert.equal(document.fechaHoraFirma, '21-11-2026 10:30:00');
+      assert.deepEqual(document.artefacts.map((artefact) => artefact.type).sort(), ['signed-xml', 'source-json', 'source-xml']);
+      const signed = await signedXmlOf(document.id);
+      assert.equal(document.securityCode, readSignatureValue(signed)?.slice(0, 6));
+      assert.match(signed, new RegExp(`<eNCF>${document.eNCF}</eNCF>`));
+      const schema = validateWithOfficialXsd(`e-CF-${type}.xsd`, signed);
+      assert.ok(schema.valid, schema.errors);
+      const verdict = verifyWithXmlsec1(signed, certificatePem);
+      assert.ok(verdict.ok, verdict.output);
+      assert.match(document.timbreUrl, new RegExp(`ENCF=${document.eNCF}`));
+      const read = await get(`/api/v1/documentos/${document.id}`);
+      assert.deepEqual(read.json<{ data: DocumentBody }>().data, document);
+    });
+  }
+
+  it('computes Totales from the lines when the client leaves them out, and fills the Emisor from the company', async () => {
+    const sent = structuredClone(ecfDocuments['31']) as { Encabezado: Record<string, unknown> };
+    // The fixture's own Totales say MontoTotal 1430 (a JSON number); computed from its lines, it is written 1430.00.
+    assert.equal((sent.Encabezado['Totales'] as { MontoTotal: unknown }).MontoTotal, 1430);
+    const expectedTotal = '1430.00';
+    delete sent.Encabezado['Totales'];
+    (sent.Encabezado['Emisor'] as Record<string, unknown>)['RazonSocialEmisor'] = undefined;
+    const response = await create(sent);
+    assert.equal(response.statusCode, 201, response.body);
+    const document = response.json<{ data: DocumentBody }>().data;
+    assert.equal(document.montoTotal, expectedTotal);
+    const signed = await signedXmlOf(document.id);
+    assert.match(signed, new RegExp(`<MontoTotal>${expectedTotal.replace('.', '\\.')}</MontoTotal>`));
+    assert.match(signed, /<RazonSocialEmisor>Empresa de Prueba SRL<\/RazonSocialEmisor>/);
+  });
+
+  it('refuses an invalid e-CF with pointers, and consumes no number for it', async () => {
+    const invalid = structuredClone(ecfDocuments['41']) as { Encabezado: { IdDoc: Record<string, unknown> } };
+    invalid.Encabezado.IdDoc['TipoPago'] = 9;
+    assertFieldError(await create(invalid), 422, 'document_invalid', '/Encabezado/IdDoc/TipoPago');
+    assertFieldError(await create({ ...ecfDocuments['41'], Encabezado: { ...(ecfDocuments['41']['Encabezado'] as object), Emisor: { RNCEmisor: '131880738' } } }), 422, 'document_invalid', '/Encabezado/Emisor/RNCEmisor');
+    const next = await create(ecfDocuments['41']);
+    assert.equal(next.json<{ data: DocumentBody }>().data.eNCF, 'E410000000002');
+  });
+
+  it('refuses another company\'s RNCEmisor, and answers a clear code when no certificate is installed', async () => {
+    const bare = await app.provisionCompany();
+    const bareKey = (await app.issueKey(bare, ['documents:create'])).apiKey;
+    assertProblem(await create(ecfDocuments['31'], bareKey), 422, 'document_invalid');
+    const withoutRange = structuredClone(ecfDocuments['31']) as { Encabezado: { Emisor: Record<string, unknown> } };
+    delete withoutRange.Encabezado.Emisor['RNCEmisor'];
+    assertProblem(await create(withoutRange, bareKey), 409, 'certificate_missing');
+  });
+
+  it('lists newest first, pages with a cursor, filters, and keeps companies apart', async () => {
+    const first = await get('/api/v1/documentos?limit=2');
+    assert.equal(first.statusCode, 200);
+    const page = first.json<{ data: DocumentBody[]; meta: { nextCursor: string | null } }>();
+    assert.equal(page.data.length, 2);
+    assert.ok(page.meta.nextCursor !== null);
+    const second = await get(`/api/v1/documentos?limit=2&cursor=${page.meta.nextCursor}`);
+    const secondIds = second.json<{ data: DocumentBody[] }>().data.map((document) => document.id);
+    assert.equal(secondIds.length, 2);
+    assert.ok(!secondIds.some((id) => page.data.some((document) => document.id === id)));
+    const only46 = await get('/api/v1/documentos?ecfType=46');
+    assert.deepEqual(only46.json<{ data: DocumentBody[] }>().data.map((document) => document.eNCF), ['E460000000001']);
+    assertProblem(await get('/api/v1/documentos?cursor=garbage'), 400, 'validation_failed');
+
+    const mine = page.data[0];
+    assert.ok(mine !== undefined);
+    assertProblem(await get(`/api/v1/documentos/${mine.id}`, otherKey), 404, 'document_not_found');
+    assertProblem(await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml`, otherKey), 404, 'document_not_found');
+    assert.deepEqual((await get('/api/v1/documentos', otherKey)).json<{ data: unknown[] }>().data, []);
+    assertProblem(await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml?version=2`), 404, 'artefact_not_found');
+  });
+
+  it('keeps the source JSON exactly as sent', async () => {
+    const response = await create(ecfDocuments['45']);
+    const document = response.json<{ data: DocumentBody }>().data;
+    const source = await get(`/api/v1/documentos/${document.id}/artefactos/source-json`);
+    assert.equal(source.statusCode, 200);
+    assert.deepEqual(JSON.parse(source.body), ecfDocuments['45']);
+  });
+});
