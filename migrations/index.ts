@@ -3,9 +3,11 @@ import type { Migration } from 'kysely';
 import * as foundation from './20261121_0001_foundation.js';
 import * as sequences from './20261121_0002_sequences.js';
 import * as documents from './20261121_0003_documents.js';
+import * as allocationsIdempotency from './20261121_0004_allocations_idempotency.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
   '20261121_0002_sequences': sequences,
   '20261121_0003_documents': documents,
+  '20261121_0004_allocations_idempotency': allocationsIdempotency,
 };

@@ -19,9 +19,9 @@ import type { SchemaSet } from './fiscal/xsd/index.js';
 import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
-import { createDocumentsService, documentRoutes, documentSchemas, type DocumentsService } from './modules/documents/index.js';
+import { createDocumentsService, documentRoutes, documentSchemas, documentViewRoutes, type DocumentsService } from './modules/documents/index.js';
 import { opsRoutes } from './modules/ops/index.js';
-import { createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
+import { allocationRoutes, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { createJobs, jobList } from './jobs.js';
 import { schedules } from './schedules.js';
@@ -164,7 +164,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...controlPlaneRoutes(controlPlane),
         ...apiKeyRoutes({ db, apiKeys, companies }),
         ...sequenceRoutes(sequences),
+        ...allocationRoutes(sequences),
         ...documentRoutes(documents),
+        ...documentViewRoutes(documents),
       ] as AppRoute[];
       registerRoutes(server.app, routes, server.catalogue);
       await server.app.ready();

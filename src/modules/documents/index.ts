@@ -1,3 +1,4 @@
+export { documentViewRoutes } from './document-views.routes.js';
 export { documentRoutes } from './documents.routes.js';
 export { documentSchemas } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';

@@ -142,6 +142,41 @@ export interface DocumentEventsTable {
   cause: string;
 }
 
+export type AllocationStatus = 'active' | 'exhausted' | 'cancelled' | 'expired';
+
+export interface SequenceAllocationsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  ecf_type: string;
+  range_id: string;
+  device_id: string;
+  first_number: number;
+  last_number: number;
+  status: AllocationStatus;
+  expires_at: Date | null;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+export interface SequenceAllocationUsesTable {
+  allocation_id: string;
+  encf: string;
+  document_id: string | null;
+  used_at: Date;
+}
+
+export interface IdempotencyKeysTable {
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  key: string;
+  request_sha256: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: ColumnType<unknown, string | null, string | null>;
+  created_at: Date;
+}
+
 export interface Database {
   companies: CompaniesTable;
   company_certificates: CompanyCertificatesTable;
@@ -154,6 +189,9 @@ export interface Database {
   documents: DocumentsTable;
   document_artefacts: DocumentArtefactsTable;
   document_events: DocumentEventsTable;
+  sequence_allocations: SequenceAllocationsTable;
+  sequence_allocation_uses: SequenceAllocationUsesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type { Generated };
