@@ -154,3 +154,62 @@ describe('documents from JSON (/api/v1/documentos)', () => {
     assert.deepEqual(JSON.parse(source.body), ecfDocuments['45']);
   });
 });
+
+describe('Idempotency-Key on document creation', () => {
+  let app: TestApp;
+  let key: string;
+
+  before(async () => {
+    app = await startTestApp({ clock: fixedClock(new Date('2026-11-21T14:30:00Z')) });
+    const companyId = await app.provisionCompany({ rnc: issuerRnc });
+    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
+    assert.equal((await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' })).statusCode, 200);
+    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
+    const range = await app.app.inject({ method: 'POST', url: '/api/v1/secuencias/rangos', headers: { 'x-api-key': key }, payload: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' } });
+    assert.equal(range.statusCode, 201);
+  });
+  after(() => app.close());
+
+  const create = (body: unknown, idempotencyKey?: string) =>
+    app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) }, payload: body as object });
+
+  it('replays the first response for the same key and body, without taking another number', async () => {
+    const first = await create(ecfDocuments['31'], 'pedido-1001');
+    assert.equal(first.statusCode, 201, first.body);
+    const again = await create(ecfDocuments['31'], 'pedido-1001');
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotency-replayed'], 'true');
+    assert.equal(again.body, first.body);
+    const next = await create(ecfDocuments['31'], 'pedido-1002');
+    assert.equal(next.json<{ data: DocumentBody }>().data.eNCF, 'E310000000002');
+  });
+
+  it('refuses the same key with another body (422), and replays a refusal as it was', async () => {
+    const changed = structuredClone(ecfDocuments['31']) as { Encabezado: { IdDoc: Record<string, unknown> } };
+    changed.Encabezado.IdDoc['TipoPago'] = 2;
+    assertProblem(await create(changed, 'pedido-1001'), 422, 'idempotency_key_reused');
+    const invalid = structuredClone(ecfDocuments['31']) as { Encabezado: { IdDoc: Record<string, unknown> } };
+    invalid.Encabezado.IdDoc['TipoPago'] = 9;
+    const refused = await create(invalid, 'pedido-roto');
+    assertFieldError(refused, 422, 'document_invalid', '/Encabezado/IdDoc/TipoPago');
+    const replayed = await create(invalid, 'pedido-roto');
+    assert.equal(replayed.statusCode, 422);
+    assert.equal(replayed.headers['idempotency-replayed'], 'true');
+    assert.match(String(replayed.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(replayed.json<{ code: string }>().code, 'document_invalid');
+  });
+
+  it('tells a request arriving while the first is in flight to wait (409), and only one document is made', async () => {
+    const racing = await Promise.all([1, 2, 3].map(() => create(ecfDocuments['31'], 'pedido-carrera')));
+    const statuses = racing.map((response) => response.statusCode).sort();
+    assert.ok(statuses.filter((status) => status === 201).length >= 1, statuses.join());
+    assert.ok(statuses.every((status) => status === 201 || status === 409), statuses.join());
+    for (const response of racing.filter((candidate) => candidate.statusCode === 409)) assert.equal(response.json<{ code: string }>().code, 'idempotency_in_flight');
+    const created = new Set(racing.filter((response) => response.statusCode === 201).map((response) => response.json<{ data: DocumentBody }>().data.eNCF));
+    assert.equal(created.size, 1);
+  });
+
+  it('refuses a key that is not printable ASCII', async () => {
+    assertProblem(await create(ecfDocuments['31'], 'clave con espacios'), 400, 'validation_failed');
+  });
+});

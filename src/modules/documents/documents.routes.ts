@@ -1,10 +1,12 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
-import { unwrap } from '../../platform/http/problems.js';
+import { problem, problemBody, problemCatalogue, ProblemError, unwrap } from '../../platform/http/problems.js';
 import { defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { DocumentView, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
 import type { DocumentsService } from './documents.service.js';
+import { idempotencyKeyPattern, type Idempotency } from './idempotency.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: ['source-json', 'source-xml', 'signed-xml'] }) });
@@ -18,7 +20,13 @@ function companyOf(principal: { companyId: string } | undefined): string {
   return principal.companyId;
 }
 
-export function documentRoutes(documents: DocumentsService) {
+const CreateHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ pattern: idempotencyKeyPattern.source, description: 'Any printable ASCII, up to 255 characters: the same key and body replay the first response without creating anything.' }),
+  ),
+});
+
+export function documentRoutes(documents: DocumentsService, idempotency: Idempotency) {
   return [
     defineRoute({
       method: 'POST',
@@ -26,10 +34,37 @@ export function documentRoutes(documents: DocumentsService) {
       alias: '/api/v1/documents',
       auth: { kind: 'apiKey', scope: 'documents:create' },
       docs: { operationId: 'createDocument', summary: 'Validate, number, sign and archive an e-CF from JSON (nothing is sent to DGII)', tags: ['Documents'] },
-      schema: { body: ref(EcfDocumentBody), response: { 201: Envelope(ref(DocumentView)) } },
+      schema: { body: ref(EcfDocumentBody), headers: CreateHeaders, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
-        const created = unwrap(await documents.create(companyOf(request.principal), request.body));
-        return reply.code(201).send(envelope(request, created));
+        const companyId = companyOf(request.principal);
+        const key = request.headers['idempotency-key'];
+        if (key === undefined) return reply.code(201).send(envelope(request, unwrap(await documents.create(companyId, request.body))));
+
+        const claim = await idempotency.claim(companyId, key, request.body);
+        if (claim.kind === 'different_body') throw problem('idempotency_key_reused', `Idempotency-Key ${key} was first used with another body: use a new key for a new document.`);
+        if (claim.kind === 'in_flight') throw problem('idempotency_in_flight', `The request with Idempotency-Key ${key} is still being processed: ask again shortly.`);
+        if (claim.kind === 'replay') {
+          // The stored first answer goes out as it was, whatever its status: the typed reply knows only the 201.
+          const replay = reply as unknown as FastifyReply;
+          void replay.header('idempotency-replayed', 'true');
+          if (claim.status >= 400) void replay.type('application/problem+json');
+          return replay.code(claim.status).send(claim.body);
+        }
+        let result: Awaited<ReturnType<DocumentsService['create']>>;
+        try {
+          result = await documents.create(companyId, request.body);
+        } catch (error) {
+          await idempotency.release(companyId, key);
+          throw error;
+        }
+        if (!result.ok) {
+          // The refusal is the first response too: the same request gets it again, without being judged again.
+          await idempotency.complete(companyId, key, problemCatalogue[result.failure.code].status, problemBody(result.failure, request.url.split('?')[0] ?? '/', request.id));
+          throw new ProblemError(result.failure);
+        }
+        const body = envelope(request, result.value);
+        await idempotency.complete(companyId, key, 201, body);
+        return reply.code(201).send(body);
       },
     }),
     defineRoute({

@@ -2,3 +2,4 @@ export { documentViewRoutes } from './document-views.routes.js';
 export { documentRoutes } from './documents.routes.js';
 export { documentSchemas } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';
+export { createIdempotency, type Idempotency } from './idempotency.js';
