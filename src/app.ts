@@ -19,7 +19,7 @@ import type { SchemaSet } from './fiscal/xsd/index.js';
 import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
-import { createDocumentsService, createIdempotency, documentRoutes, documentSchemas, documentViewRoutes, type DocumentsService } from './modules/documents/index.js';
+import { createDocumentsService, createIdempotency, createSignedXmlIntake, documentRoutes, documentSchemas, documentViewRoutes, type DocumentsService } from './modules/documents/index.js';
 import { opsRoutes } from './modules/ops/index.js';
 import { allocationRoutes, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
@@ -165,7 +165,11 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...apiKeyRoutes({ db, apiKeys, companies }),
         ...sequenceRoutes(sequences),
         ...allocationRoutes(sequences),
-        ...documentRoutes(documents, createIdempotency({ db, clock, environment: config.fiscalEnv })),
+        ...documentRoutes(
+          documents,
+          createIdempotency({ db, clock, environment: config.fiscalEnv }),
+          createSignedXmlIntake({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, schemas }),
+        ),
         ...documentViewRoutes(documents),
       ] as AppRoute[];
       registerRoutes(server.app, routes, server.catalogue);

@@ -17,10 +17,9 @@ type Json = Record<string, unknown>;
 
 export const sandboxTypes: readonly EcfType[] = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
 
-/** The e-NCF of a type and sequence number: E, the type, ten digits. */
-export function encfOf(type: string, sequence: number): string {
-  return `E${type}${String(sequence).padStart(10, '0')}`;
-}
+import { encfOf } from '../../src/fiscal/encf.js';
+
+export { encfOf };
 
 export interface DocumentOptions {
   rnc?: string;

@@ -1,6 +1,52 @@
-// Derived views of a document: normalizado, impresion, cronologia. (Being built.)
+// Derived views of a document (SPEC §4.2): normalizado, impresion, cronologia. Strictly company-scoped: another
+// company's document id answers 404, the same as an id that does not exist.
+import { Type } from 'typebox';
+import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { unwrap } from '../../platform/http/problems.js';
+import { companyOf, defineRoute } from '../../platform/http/route.js';
+import { ref } from '../../platform/http/schema-ref.js';
+import { DocumentTimeline, NormalizedDocument, PrintableDocument } from './document-views.schema.js';
 import type { DocumentsService } from './documents.service.js';
 
-export function documentViewRoutes(_documents: DocumentsService) {
-  return [];
+const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+
+export function documentViewRoutes(documents: DocumentsService) {
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/documentos/:id/normalizado',
+      alias: '/api/v1/documents/:id/normalized',
+      auth: { kind: 'apiKey', scope: 'documents:read' },
+      docs: {
+        operationId: 'getNormalizedDocument',
+        summary: 'The DGII-shaped model rebuilt from the archived signed XML, with its integrity: SHA-256 still as recorded, signature still valid',
+        tags: ['Documents'],
+      },
+      schema: { params: DocumentParams, response: { 200: Envelope(ref(NormalizedDocument)) } },
+      handler: async (request) => envelope(request, unwrap(await documents.normalized(companyOf(request.principal), request.params.id))),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/documentos/:id/impresion',
+      alias: '/api/v1/documents/:id/printable',
+      auth: { kind: 'apiKey', scope: 'documents:read' },
+      docs: {
+        operationId: 'getPrintableDocument',
+        summary: 'The data of the printed representation (RI): issuer, buyer, lines, totals, security code, signature date, QR URL and the legends DGII requires',
+        tags: ['Documents'],
+      },
+      schema: { params: DocumentParams, response: { 200: Envelope(ref(PrintableDocument)) } },
+      handler: async (request) => envelope(request, unwrap(await documents.printable(companyOf(request.principal), request.params.id))),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/documentos/:id/cronologia',
+      alias: '/api/v1/documents/:id/timeline',
+      auth: { kind: 'apiKey', scope: 'documents:read' },
+      docs: { operationId: 'getDocumentTimeline', summary: 'Every state change and event of the document, oldest first, with time and cause', tags: ['Documents'] },
+      schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentTimeline)) } },
+      handler: async (request) => envelope(request, unwrap(await documents.timeline(companyOf(request.principal), request.params.id))),
+    }),
+  ];
 }

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ArtefactKind, DocumentArtefactsTable, DocumentsTable, DocumentStatus } from '../../platform/db/schema.js';
+import type { ArtefactKind, DocumentArtefactsTable, DocumentEventsTable, DocumentsTable, DocumentStatus } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
@@ -51,4 +51,11 @@ export function listDocuments(db: Db, companyId: string, environment: FiscalEnvi
     query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+}
+
+export type EventRow = Selectable<DocumentEventsTable>;
+
+/** A document's timeline, oldest first; the serial id breaks ties between events recorded at the same instant. */
+export function eventsOf(db: Db, documentId: string): Promise<EventRow[]> {
+  return db.selectFrom('document_events').selectAll().where('document_id', '=', documentId).orderBy('at').orderBy('id').execute();
 }

@@ -2,11 +2,12 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
 import { problem, problemBody, problemCatalogue, ProblemError, unwrap } from '../../platform/http/problems.js';
-import { defineRoute } from '../../platform/http/route.js';
+import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { DocumentView, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
 import type { DocumentsService } from './documents.service.js';
 import { idempotencyKeyPattern, type Idempotency } from './idempotency.js';
+import type { SignedXmlIntake } from './signed-xml-intake.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: ['source-json', 'source-xml', 'signed-xml'] }) });
@@ -14,11 +15,6 @@ const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 
 const Bytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 const ArtefactQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });
 
-function companyOf(principal: { companyId: string } | undefined): string {
-  // The auth hook guarantees a principal on apiKey routes.
-  if (principal === undefined) throw new Error('apiKey route reached without a principal');
-  return principal.companyId;
-}
 
 const CreateHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -26,8 +22,44 @@ const CreateHeaders = Type.Object({
   ),
 });
 
-export function documentRoutes(documents: DocumentsService, idempotency: Idempotency) {
+const SignedXmlBody = Type.Unsafe<unknown>({
+  description: 'The signed e-CF: the raw XML (Content-Type application/xml, the exact bytes to archive), or JSON {"xml": "<ECF>…</ECF>"}.',
+});
+
+/** The XML of the body: raw bytes as sent, or the `xml` string of a JSON body. */
+function signedXmlOf(body: unknown): Buffer | undefined {
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const { xml, ...rest } = body as Record<string, unknown>;
+    if (typeof xml === 'string' && xml !== '' && Object.keys(rest).length === 0) return Buffer.from(xml, 'utf8');
+  }
+  return undefined;
+}
+
+export function documentRoutes(documents: DocumentsService, idempotency: Idempotency, intake: SignedXmlIntake) {
   return [
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/documentos/xml-firmado',
+      alias: '/api/v1/documents/signed-xml',
+      auth: { kind: 'apiKey', scope: 'documents:create' },
+      xmlBody: true,
+      docs: {
+        operationId: 'submitSignedXml',
+        summary: 'Hand in an e-CF signed elsewhere: its signature and schema are checked, its e-NCF claimed, its bytes archived as received',
+        tags: ['Documents'],
+      },
+      schema: { body: SignedXmlBody, response: { 201: Envelope(ref(DocumentView)) } },
+      handler: async (request, reply) => {
+        const companyId = companyOf(request.principal);
+        const xml = signedXmlOf(request.body);
+        if (xml === undefined) {
+          throw problem('validation_failed', 'Send the signed XML as application/xml, or as JSON {"xml": "…"}.', [{ pointer: '/xml', in: 'body', code: 'missing', detail: 'The signed XML is required.' }]);
+        }
+        const id = unwrap(await intake.intake(companyId, xml));
+        return reply.code(201).send(envelope(request, unwrap(await documents.get(companyId, id))));
+      },
+    }),
     defineRoute({
       method: 'POST',
       url: '/api/v1/documentos',

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ref } from '../../platform/http/schema-ref.js';
+import { documentViewSchemas } from './document-views.schema.js';
 
 const statuses = ['signed', 'queued', 'sending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'send_failed', 'not_found'];
 const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
@@ -69,4 +70,4 @@ export const ListDocumentsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DocumentView];
+export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DocumentView, ...documentViewSchemas];

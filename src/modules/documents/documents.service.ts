@@ -16,12 +16,14 @@ import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
+import { createDocumentViews, type DocumentViews } from './document-views.js';
 import * as repo from './documents.repo.js';
 import type { DocumentView } from './documents.schema.js';
 
@@ -45,6 +47,10 @@ export interface DocumentsService {
   get(companyId: string, id: string): Promise<Result<DocumentView>>;
   list(companyId: string, query: { status?: string | undefined; ecfType?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
   artefact(companyId: string, id: string, kind: string, version: number | undefined): Promise<Result<Artefact>>;
+  /** Derived views (document-views.ts): the model from the signed XML with integrity, the printed data, the timeline. */
+  normalized: DocumentViews['normalized'];
+  printable: DocumentViews['printable'];
+  timeline: DocumentViews['timeline'];
 }
 
 function fieldErrors(findings: readonly Finding[]): FieldError[] {
@@ -81,21 +87,6 @@ function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): Do
   };
 }
 
-/** The list cursor: where the previous page ended, opaque to clients. */
-function encodeCursor(row: repo.DocumentRow): string {
-  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } | undefined {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
-    return { createdAt: new Date(createdAt), id };
-  } catch {
-    return undefined;
-  }
-}
-
 export function createDocumentsService(deps: {
   db: Db;
   clock: Clock;
@@ -118,7 +109,13 @@ export function createDocumentsService(deps: {
     return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id)));
   }
 
+  const views = createDocumentViews({ db, blobs, environment });
+
   return {
+    normalized: views.normalized,
+    printable: views.printable,
+    timeline: views.timeline,
+
     async create(companyId, body) {
       const now = clock.now();
       const company = await companies.get(companyId);
@@ -200,7 +197,7 @@ export function createDocumentsService(deps: {
       const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return ok({ items: await withArtefacts(page), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null });
+      return ok({ items: await withArtefacts(page), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null });
     },
 
     async artefact(companyId, id, kind, version) {

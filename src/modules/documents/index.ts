@@ -3,3 +3,4 @@ export { documentRoutes } from './documents.routes.js';
 export { documentSchemas } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';
 export { createIdempotency, type Idempotency } from './idempotency.js';
+export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';

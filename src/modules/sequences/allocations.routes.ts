@@ -1,6 +1,67 @@
-// Offline blocks of e-NCF (/api/v1/secuencias/asignaciones). (Being built.)
+// Offline blocks of e-NCF (/api/v1/secuencias/asignaciones): reserve, list, read and cancel.
+import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import { unwrap } from '../../platform/http/problems.js';
+import { companyOf, defineRoute } from '../../platform/http/route.js';
+import { ref } from '../../platform/http/schema-ref.js';
+import { AllocationParams, AllocationView, ListAllocationsQuery, ReserveAllocation } from './allocations.schema.js';
 import type { SequencesService } from './sequences.service.js';
 
-export function allocationRoutes(_sequences: SequencesService) {
-  return [];
+
+export function allocationRoutes(sequences: SequencesService) {
+  const { allocations } = sequences;
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/secuencias/asignaciones',
+      alias: '/api/v1/sequences/allocations',
+      auth: { kind: 'apiKey', scope: 'sequences:allocate' },
+      docs: {
+        operationId: 'reserveAllocation',
+        summary: 'Reserve a block of consecutive e-NCF for a device that issues offline',
+        description:
+          'The block comes from the first usable range of the type, in order, and from that range only: when it has fewer numbers left than `count`, the answer is 409 `allocation_exceeds_range` saying how many are left. Nobody else gets the numbers; those the device has not reported when the block is cancelled or expires become burned (awaiting annulment).',
+        tags: ['Sequences'],
+      },
+      schema: { body: ref(ReserveAllocation), response: { 201: Envelope(ref(AllocationView)) } },
+      handler: async (request, reply) => {
+        const block = unwrap(await allocations.reserve(companyOf(request.principal), request.body));
+        return reply.code(201).send(envelope(request, block));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/secuencias/asignaciones',
+      alias: '/api/v1/sequences/allocations',
+      auth: { kind: 'apiKey', scope: 'sequences:read' },
+      docs: { operationId: 'listAllocations', summary: 'List the offline blocks, newest first (filters status, deviceId)', tags: ['Sequences'] },
+      schema: { querystring: ListAllocationsQuery, response: { 200: ListEnvelope(ref(AllocationView)) } },
+      handler: async (request) => {
+        const page = unwrap(await allocations.list(companyOf(request.principal), request.query));
+        return listEnvelope(request, page.items, page.nextCursor);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/secuencias/asignaciones/:id',
+      alias: '/api/v1/sequences/allocations/:id',
+      auth: { kind: 'apiKey', scope: 'sequences:read' },
+      docs: { operationId: 'getAllocation', summary: 'An offline block: its numbers, how many were used, how many are left', tags: ['Sequences'] },
+      schema: { params: AllocationParams, response: { 200: Envelope(ref(AllocationView)) } },
+      handler: async (request) => envelope(request, unwrap(await allocations.get(companyOf(request.principal), request.params.id))),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/secuencias/asignaciones/:id/cancelar',
+      alias: '/api/v1/sequences/allocations/:id/cancel',
+      auth: { kind: 'apiKey', scope: 'sequences:manage' },
+      docs: {
+        operationId: 'cancelAllocation',
+        summary: 'Cancel an offline block: its unused numbers become burned',
+        description: 'Only an active block can be cancelled; a block that has already ended (cancelled, expired or used up) answers 409 `allocation_not_active` and changes nothing.',
+        tags: ['Sequences'],
+      },
+      schema: { params: AllocationParams, response: { 200: Envelope(ref(AllocationView)) } },
+      handler: async (request) => envelope(request, unwrap(await allocations.cancel(companyOf(request.principal), request.params.id))),
+    }),
+  ];
 }

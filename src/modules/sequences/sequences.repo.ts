@@ -91,3 +91,16 @@ export async function insertBurned(trx: Trx, row: { companyId: string; environme
     .values({ company_id: row.companyId, environment: row.environment, encf: row.encf, range_id: row.rangeId, cause: row.cause, burned_at: row.burnedAt, annulment_id: null })
     .execute();
 }
+
+/** Numbers held by active offline blocks and not yet reported used, per range. */
+export async function reservedCounts(db: Executor, rangeIds: readonly string[]): Promise<Map<string, number>> {
+  if (rangeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('sequence_allocations as a')
+    .select(['a.range_id', sql<number>`sum(a.last_number - a.first_number + 1 - (select count(*) from sequence_allocation_uses u where u.allocation_id = a.id))::int8`.as('reserved')])
+    .where('a.range_id', 'in', rangeIds)
+    .where('a.status', '=', 'active')
+    .groupBy('a.range_id')
+    .execute();
+  return new Map(rows.map((row) => [row.range_id, row.reserved]));
+}

@@ -1,18 +1,13 @@
 import { Type } from 'typebox';
 import { Envelope, envelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
-import { defineRoute } from '../../platform/http/route.js';
+import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { ListRangesQuery, RangeView, RegisterRange } from './sequences.schema.js';
 import type { SequencesService } from './sequences.service.js';
 
 const RangeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-function companyOf(principal: { companyId: string } | undefined): string {
-  // The auth hook guarantees a principal on apiKey routes.
-  if (principal === undefined) throw new Error('apiKey route reached without a principal');
-  return principal.companyId;
-}
 
 export function sequenceRoutes(sequences: SequencesService) {
   return [

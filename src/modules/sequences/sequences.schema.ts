@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { allocationSchemas } from './allocations.schema.js';
 
 const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
 
@@ -21,9 +22,10 @@ export type RegisterRange = Static<typeof RegisterRange>;
 export const RangeAvailability = Type.Object(
   {
     total: Type.Integer({ description: 'Numbers in the range.' }),
-    used: Type.Integer({ description: 'Numbers handed to documents.' }),
+    used: Type.Integer({ description: 'Numbers handed to documents (including those devices reported from their offline blocks).' }),
+    reserved: Type.Integer({ description: 'Numbers held by active offline blocks and not yet reported used; nobody else gets them.' }),
     burned: Type.Integer({ description: 'Numbers consumed by failures; they await annulment.' }),
-    remaining: Type.Integer({ description: 'Numbers never handed out.' }),
+    remaining: Type.Integer({ description: 'Numbers never handed out. total = used + reserved + burned + remaining.' }),
   },
   { $id: 'RangeAvailability' },
 );
@@ -46,4 +48,4 @@ export type RangeView = Static<typeof RangeView>;
 
 export const ListRangesQuery = Type.Object({ ecfType: Type.Optional(Type.String({ enum: ecfTypes })) }, { additionalProperties: false });
 
-export const sequenceSchemas = [RegisterRange, RangeAvailability, RangeView];
+export const sequenceSchemas = [RegisterRange, RangeAvailability, RangeView, ...allocationSchemas];

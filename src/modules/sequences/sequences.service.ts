@@ -2,13 +2,16 @@
 // inside the transaction that stores what it numbers: it is never given twice, and a number taken by a failure is
 // recorded as burned (awaiting annulment), so the sequence has no gap that is not accounted for.
 import type { FiscalEnvironment } from '../../config.js';
-import { calendarDateOf, parseDgiiDate, type CalendarDate } from '../../fiscal/dates.js';
+import { parseDgiiDate } from '../../fiscal/dates.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
+import { createAllocationsService, type AllocationsService } from './allocations.service.js';
+import { claimNumber, type ClaimedNumber } from './claim-number.js';
+import { dgiiDate, encfOf, isoDate, isoToday, sequenceOf } from './numbers.js';
 import * as repo from './sequences.repo.js';
 import type { RangeView, RegisterRange } from './sequences.schema.js';
 
@@ -37,32 +40,29 @@ export interface SequencesService {
   takeNumber(trx: Trx, companyId: string, ecfType: string): Promise<Result<TakenNumber>>;
   /** Records a taken number that will never reach DGII (the work it was taken for failed), with the cause. */
   burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
+  /** Offline blocks: contiguous numbers reserved for one device, taken from the ranges the same way. */
+  allocations: AllocationsService;
+  /** A number signed outside the service, claimed in the caller's transaction when its document is handed in. */
+  claimNumber(trx: Trx, companyId: string, encf: string, documentId: string): Promise<Result<ClaimedNumber>>;
 }
 
-export function encfOf(ecfType: string, sequence: number): string {
-  return `E${ecfType}${String(sequence).padStart(10, '0')}`;
+/** What an allocation needs from the numbering: the same range choice and lock, and the same after-effects. */
+export interface Numbering {
+  /** The first usable range of the type, locked for update; or why there is none (no_range, range_expired, range_exhausted). */
+  lockFirstUsable(trx: Trx, companyId: string, ecfType: string): Promise<Result<repo.RangeRow>>;
+  /** After numbers were taken from `range`: the low-stock and expiring-soon events. */
+  noteTaken(trx: Trx, companyId: string, ecfType: string, range: repo.RangeRow): Promise<void>;
 }
 
-function sequenceOf(encf: string): number {
-  return Number(encf.slice(3));
-}
 
-/** yyyy-mm-dd, the database's form of a calendar date. */
-function isoDate(date: CalendarDate): string {
-  return `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
-}
 
-/** dd-MM-yyyy, DGII's form. */
-function dgiiDate(iso: string): string {
-  const [year, month, day] = iso.split('-');
-  return `${day ?? ''}-${month ?? ''}-${year ?? ''}`;
-}
+
 
 function daysBetween(fromIso: string, toIso: string): number {
   return Math.round((Date.parse(`${toIso}T00:00:00Z`) - Date.parse(`${fromIso}T00:00:00Z`)) / 86_400_000);
 }
 
-function view(row: repo.RangeRow, burned: number, today: string): RangeView {
+function view(row: repo.RangeRow, burned: number, reserved: number, today: string): RangeView {
   const total = row.last_number - row.first_number + 1;
   const remaining = row.last_number - row.next_number + 1;
   const expired = row.expires_on !== null && row.expires_on < today;
@@ -74,19 +74,22 @@ function view(row: repo.RangeRow, burned: number, today: string): RangeView {
     next: remaining > 0 ? encfOf(row.ecf_type, row.next_number) : null,
     expiresOn: row.expires_on === null ? null : dgiiDate(row.expires_on),
     status: remaining === 0 ? 'exhausted' : expired ? 'expired' : 'active',
-    availability: { total, used: total - remaining - burned, burned, remaining },
+    // Every number past next_number went to a document, to a block still reserving it, or was burned.
+    availability: { total, used: total - remaining - burned - reserved, reserved, burned, remaining },
     createdAt: row.created_at.toISOString(),
   };
 }
 
 export function createSequencesService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; thresholds: SequenceThresholds }): SequencesService {
   const { db, clock, environment, thresholds } = deps;
-  const today = () => isoDate(calendarDateOf(clock.now()));
+  const today = () => isoToday(clock);
 
   async function views(rows: repo.RangeRow[]): Promise<RangeView[]> {
-    const burned = await repo.burnedCounts(db, rows.map((row) => row.id));
+    const ids = rows.map((row) => row.id);
+    const burned = await repo.burnedCounts(db, ids);
+    const reserved = await repo.reservedCounts(db, ids);
     const day = today();
-    return rows.map((row) => view(row, burned.get(row.id) ?? 0, day));
+    return rows.map((row) => view(row, burned.get(row.id) ?? 0, reserved.get(row.id) ?? 0, day));
   }
 
   function checkRange(input: RegisterRange): Result<{ first: number; last: number; expiresOn: string | null }> {
@@ -116,7 +119,38 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     return ok({ first, last, expiresOn });
   }
 
+  const numbering: Numbering = {
+    async lockFirstUsable(trx, companyId, ecfType) {
+      const day = today();
+      // A competitor may exhaust the locked range while we wait for its lock: PostgreSQL then rechecks the row,
+      // finds no numbers left and returns nothing, though the next range has some. Looking again finds it.
+      let range: repo.RangeRow | undefined;
+      for (let attempt = 0; attempt < 3 && range === undefined; attempt++) range = await repo.firstUsableRange(trx, companyId, environment, ecfType, day);
+      if (range !== undefined) return ok(range);
+      const all = await repo.listRanges(trx, companyId, environment, ecfType);
+      if (all.length === 0) return fail('no_range', `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`);
+      if (all.some((row) => row.next_number <= row.last_number)) return fail('range_expired', `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`);
+      return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`);
+    },
+
+    async noteTaken(trx, companyId, ecfType, range) {
+      const day = today();
+      const remaining = await repo.remainingOfType(trx, companyId, environment, ecfType, day);
+      if (remaining <= thresholds.lowStock) {
+        // Once per range crossing the threshold: the range in use names the event.
+        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.low_stock', payload: { ecfType, remaining, rangeId: range.id }, dedupeKey: `sequence.low_stock:${range.id}`, occurredAt: clock.now() });
+      }
+      if (range.expires_on !== null && daysBetween(day, range.expires_on) <= thresholds.expiringDays) {
+        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.expiring', payload: { ecfType, rangeId: range.id, expiresOn: dgiiDate(range.expires_on) }, dedupeKey: `sequence.expiring:${range.id}`, occurredAt: clock.now() });
+      }
+    },
+  };
+
+  const allocations = createAllocationsService({ db, clock, environment, numbering });
   return {
+    allocations,
+    claimNumber: (trx, companyId, encf, documentId) => claimNumber(trx, { clock, environment, allocations }, companyId, encf, documentId),
+
     async registerRange(companyId, input) {
       const checked = checkRange(input);
       if (!checked.ok) return checked;
@@ -130,7 +164,7 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
         return ok(await repo.insertRange(trx, { id: newId('rng'), company_id: companyId, environment, ecf_type: input.ecfType, first_number: first, last_number: last, next_number: first, expires_on: expiresOn, created_at: clock.now() }));
       });
       if (!created.ok) return created;
-      return ok(view(created.value, 0, today()));
+      return ok(view(created.value, 0, 0, today()));
     },
 
     async listRanges(companyId, ecfType) {
@@ -145,27 +179,12 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     },
 
     async takeNumber(trx, companyId, ecfType) {
-      const day = today();
-      // A competitor may exhaust the locked range while we wait for its lock: PostgreSQL then rechecks the row,
-      // finds no numbers left and returns nothing, though the next range has some. Looking again finds it.
-      let range: repo.RangeRow | undefined;
-      for (let attempt = 0; attempt < 3 && range === undefined; attempt++) range = await repo.firstUsableRange(trx, companyId, environment, ecfType, day);
-      if (range === undefined) {
-        const all = await repo.listRanges(trx, companyId, environment, ecfType);
-        if (all.length === 0) return fail('no_range', `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`);
-        if (all.some((row) => row.next_number <= row.last_number)) return fail('range_expired', `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`);
-        return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`);
-      }
+      const locked = await numbering.lockFirstUsable(trx, companyId, ecfType);
+      if (!locked.ok) return locked;
+      const range = locked.value;
       const sequence = range.next_number;
       await repo.advance(trx, range.id, sequence);
-      const remaining = await repo.remainingOfType(trx, companyId, environment, ecfType, day);
-      if (remaining <= thresholds.lowStock) {
-        // Once per range crossing the threshold: the range in use names the event.
-        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.low_stock', payload: { ecfType, remaining, rangeId: range.id }, dedupeKey: `sequence.low_stock:${range.id}`, occurredAt: clock.now() });
-      }
-      if (range.expires_on !== null && daysBetween(day, range.expires_on) <= thresholds.expiringDays) {
-        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.expiring', payload: { ecfType, rangeId: range.id, expiresOn: dgiiDate(range.expires_on) }, dedupeKey: `sequence.expiring:${range.id}`, occurredAt: clock.now() });
-      }
+      await numbering.noteTaken(trx, companyId, ecfType, range);
       return ok({ encf: encfOf(ecfType, sequence), rangeId: range.id, fechaVencimientoSecuencia: range.expires_on === null ? undefined : dgiiDate(range.expires_on) });
     },
 

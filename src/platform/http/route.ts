@@ -32,6 +32,8 @@ export type AppRoute<S extends FastifySchema = FastifySchema> = Omit<
   alias?: string;
   auth: RouteAuth;
   docs: RouteDocs;
+  /** The route also takes a raw XML body (application/xml, text/xml), handed to it as a Buffer. */
+  xmlBody?: true;
 };
 
 /** Identity, so each route's handler is typed from its own schema. */
@@ -73,12 +75,12 @@ const securityByAuth = {
 } as const;
 
 function register(app: App, route: AppRoute, url: string, isAlias: boolean, catalogue: CatalogueEntry[]): void {
-  const { alias: _alias, auth, docs, schema, ...rest } = route;
+  const { alias: _alias, auth, docs, schema, xmlBody, ...rest } = route;
   const scopeNote = auth.kind === 'apiKey' ? `\n\nScope: \`${auth.scope === 'any' ? 'any valid key' : auth.scope}\`.` : '';
   app.route({
     ...rest,
     url,
-    config: { auth },
+    config: { auth, ...(xmlBody === true ? { xmlBody } : {}) },
     schema: {
       ...schema,
       operationId: isAlias ? `${docs.operationId}Alias` : docs.operationId,
@@ -114,4 +116,10 @@ export function registerRoutes(app: App, routes: readonly AppRoute[], catalogue:
     register(app, route, route.url, false, catalogue);
     if (route.alias !== undefined) register(app, route, route.alias, true, catalogue);
   }
+}
+
+/** The company of an API-key route's caller (the auth hook guarantees a principal on those routes). */
+export function companyOf(principal: { companyId: string } | undefined): string {
+  if (principal === undefined) throw new Error('apiKey route reached without a principal');
+  return principal.companyId;
 }

@@ -22,6 +22,8 @@ import { FieldErrorSchema, ProblemSchema } from './schemas.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** The route takes raw XML bodies too (AppRoute.xmlBody). */
+    xmlBody?: true;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -104,6 +106,19 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
     void parseJson(request, text, done);
+  });
+
+  // Raw XML only where a route asks for it (signed documents handed in as they are); elsewhere it stays a 415.
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'buffer' }, (request, body, done) => {
+    if (request.is404) {
+      done(null, undefined);
+      return;
+    }
+    if (request.routeOptions.config.xmlBody !== true) {
+      done(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }), undefined);
+      return;
+    }
+    done(null, body);
   });
 
   app.addHook('onRequest', async (request, reply) => {

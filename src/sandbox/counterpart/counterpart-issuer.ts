@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { buildEcf } from '../../fiscal/build/index.js';
+import { encfOf } from '../../fiscal/encf.js';
 import { parseXmlTree, groupsOf } from '../../fiscal/parse/index.js';
 import { notReceivedReasons, readArecf } from '../../fiscal/responses/arecf.js';
 import { securityCode, signCanonicalDocument, verifyEnvelopedSignature, readSignatureValue } from '../../fiscal/xmldsig/index.js';
@@ -52,7 +53,7 @@ async function buyerName(context: SandboxContext, rnc: string): Promise<string> 
  */
 async function issue(context: SandboxContext, environment: SandboxEnvironment, request: EmissionRequest): Promise<{ encf: string; xml: string }> {
   const now = context.clock.now();
-  const encf = `E${request.type}${String(await nextSequence(context, environment, request.type)).padStart(10, '0')}`;
+  const encf = encfOf(request.type, await nextSequence(context, environment, request.type));
   const { document, owned, summary } = counterpartInvoice({
     type: request.type,
     eNCF: encf,

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { SandboxDb, SandboxEnvironment, SandboxSequenceUsesTable } from '../state/schema.js';
-import { encfOf, type SequenceSpan } from './annulment-request.js';
+import { encfOf } from '../../fiscal/encf.js';
+import type { SequenceSpan } from './annulment-request.js';
 
 /**
  * The sandbox keeps one row per voided number, so one request voids at most this many (DGII allows ten digits;

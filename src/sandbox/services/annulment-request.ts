@@ -116,6 +116,3 @@ export function spansOf(request: AnnulmentRequest): SequenceSpan[] {
   );
 }
 
-export function encfOf(type: string, sequence: number): string {
-  return `E${type}${String(sequence).padStart(10, '0')}`;
-}

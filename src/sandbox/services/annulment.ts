@@ -15,7 +15,8 @@ import { sessionOf, type Session } from '../http/sessions.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { describeTaken, maxNumbersPerAnnulment, unauthorisedSpans, voidSpans } from './annulment-ranges.js';
 import { sendDgiiReply } from '../http/reply-format.js';
-import { annulmentProblems, dgiiAnnulmentMessages, encfOf, readAnnulment, spansOf, type AnnulmentRequest, type SequenceSpan } from './annulment-request.js';
+import { encfOf } from '../../fiscal/encf.js';
+import { annulmentProblems, dgiiAnnulmentMessages, readAnnulment, spansOf, type AnnulmentRequest, type SequenceSpan } from './annulment-request.js';
 import { actsFor, isElectronicTaxpayer, readSignedUpload } from './signed-upload.js';
 
 export const annulmentCodes = {

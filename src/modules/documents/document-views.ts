@@ -1,0 +1,131 @@
+// The derived views of a document, all read from what was archived rather than from the database columns: the
+// signed XML is the fiscal record, so the model, the printed data and the integrity verdict come from its bytes.
+// Integrity has three independent checks, because each catches a different failure: the SHA-256 recorded at
+// archiving (storage changed the bytes), the XMLDSig signature (the content changed after signing, even if someone
+// also rewrote the hash), and the record (the XML no longer says what the document row says).
+import { createHash } from 'node:crypto';
+import type { FiscalEnvironment } from '../../config.js';
+import type { EcfObject } from '../../fiscal/build/index.js';
+import { parseEcf } from '../../fiscal/parse/index.js';
+import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
+import type { Db } from '../../platform/db/database.js';
+import { fail, ok, type Result } from '../../platform/http/problems.js';
+import type { BlobStore } from '../../platform/storage/index.js';
+import type { DocumentTimeline, NormalizedDocument, PrintableDocument } from './document-views.schema.js';
+import * as repo from './documents.repo.js';
+import { printableOf } from './printable.js';
+
+/** Plain functions (no `this`), so the documents service can hand them on as its own. */
+export interface DocumentViews {
+  normalized: (companyId: string, id: string) => Promise<Result<NormalizedDocument>>;
+  printable: (companyId: string, id: string) => Promise<Result<PrintableDocument>>;
+  timeline: (companyId: string, id: string) => Promise<Result<DocumentTimeline>>;
+}
+
+interface SignedReading {
+  row: repo.DocumentRow;
+  view: NormalizedDocument;
+  /** The parsed model, when the bytes are still a readable e-CF. */
+  document: EcfObject | undefined;
+  /** The security code from the SignatureValue that verified; undefined unless the signature is valid. */
+  securityCode: string | undefined;
+}
+
+function textAt(document: EcfObject, ...path: string[]): string | undefined {
+  let value: unknown = document;
+  for (const name of path) value = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as EcfObject)[name] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The fields the document row copied from the XML when it was archived, compared with what the XML says now. */
+function recordMismatches(row: repo.DocumentRow, document: EcfObject | undefined, code: string | undefined): string[] {
+  if (document === undefined) return ['document'];
+  const expected: [string, string | null, string | undefined][] = [
+    ['eNCF', row.encf, textAt(document, 'Encabezado', 'IdDoc', 'eNCF')],
+    ['TipoeCF', row.ecf_type, textAt(document, 'Encabezado', 'IdDoc', 'TipoeCF')],
+    ['FechaEmision', row.fecha_emision, textAt(document, 'Encabezado', 'Emisor', 'FechaEmision')],
+    ['MontoTotal', row.monto_total, textAt(document, 'Encabezado', 'Totales', 'MontoTotal')],
+    ['FechaHoraFirma', row.fecha_hora_firma, textAt(document, 'FechaHoraFirma')],
+  ];
+  const mismatches = expected.filter(([, recorded, written]) => recorded !== (written ?? null)).map(([name]) => name);
+  // Only a verified signature yields a trustworthy security code; without one the check above already failed.
+  if (code !== undefined && code !== row.security_code) mismatches.push('CodigoSeguridad');
+  return mismatches;
+}
+
+export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environment: FiscalEnvironment }): DocumentViews {
+  const { db, blobs, environment } = deps;
+
+  async function readSigned(companyId: string, id: string): Promise<Result<SignedReading>> {
+    const row = await repo.findDocument(db, companyId, environment, id);
+    if (row === undefined) return fail('document_not_found', `No document ${id}.`);
+    const artefact = await repo.findArtefact(db, id, 'signed-xml', undefined);
+    if (artefact === undefined) throw new Error(`document ${id} has no signed-xml artefact`);
+    const bytes = await blobs.get(artefact.blob_key);
+    const sha256 = bytes === undefined ? null : createHash('sha256').update(bytes).digest('hex');
+    const verdict = bytes === undefined ? undefined : verifyEnvelopedSignature(bytes);
+    const parsed = bytes === undefined ? undefined : parseEcf(bytes.toString('utf8'));
+    const document = parsed?.ok === true ? parsed.document : undefined;
+    const code = verdict?.ok === true ? verdict.securityCode : undefined;
+    const mismatches = recordMismatches(row, document, code);
+    const view: NormalizedDocument = {
+      id: row.id,
+      eNCF: row.encf,
+      artefact: { type: 'signed-xml', version: artefact.version },
+      document: document ?? null,
+      readFindings:
+        bytes === undefined
+          ? [{ pointer: '/', code: 'blob_missing', detail: `The archived blob ${artefact.blob_key} is missing from storage.` }]
+          : parsed?.ok === false
+            ? parsed.findings.map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }))
+            : [],
+      integrity: {
+        sha256,
+        recordedSha256: artefact.sha256,
+        sha256Matches: sha256 === artefact.sha256,
+        signatureValid: verdict?.ok === true,
+        signatureProblems: verdict === undefined ? [{ code: 'blob_missing', message: 'Nothing to verify: the blob is missing.' }] : verdict.ok ? [] : verdict.problems.map((problem) => ({ code: problem.code, message: problem.message })),
+        recordMatches: mismatches.length === 0,
+        recordMismatches: mismatches,
+      },
+    };
+    return ok({ row, view, document, securityCode: code });
+  }
+
+  return {
+    async normalized(companyId, id) {
+      const reading = await readSigned(companyId, id);
+      return reading.ok ? ok(reading.value.view) : reading;
+    },
+
+    async printable(companyId, id) {
+      const reading = await readSigned(companyId, id);
+      if (!reading.ok) return reading;
+      const { row, view, document, securityCode: code } = reading.value;
+      const { integrity } = view;
+      // Printing a document whose archived bytes no longer hold would hand a customer something nobody signed.
+      if (document === undefined || code === undefined || !integrity.sha256Matches || !integrity.recordMatches) {
+        const failed = [
+          integrity.sha256Matches ? undefined : 'the SHA-256 differs from the one recorded',
+          integrity.signatureValid ? undefined : 'the signature does not verify',
+          integrity.recordMatches ? undefined : `the XML disagrees with the record on ${integrity.recordMismatches.join(', ')}`,
+        ].filter((reason): reason is string => reason !== undefined);
+        return fail('document_integrity_failed', `The archived signed XML of ${id} cannot be printed: ${failed.join('; ')}. See GET /api/v1/documentos/${id}/normalizado.`);
+      }
+      return ok(printableOf(document, { id: row.id, status: row.status, environment, securityCode: code }));
+    },
+
+    async timeline(companyId, id) {
+      const row = await repo.findDocument(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No document ${id}.`);
+      const events = await repo.eventsOf(db, id);
+      return ok({
+        id: row.id,
+        eNCF: row.encf,
+        status: row.status,
+        events: events.map((event) => ({ at: event.at.toISOString(), type: event.type, status: event.status, cause: event.cause })),
+      });
+    },
+  };
+}
+

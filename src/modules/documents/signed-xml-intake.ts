@@ -1,0 +1,111 @@
+// Signed XML handed in (POST /api/v1/documentos/xml-firmado): a document the integrator or a device signed itself.
+// Its signature must verify and it must pass DGII's schema; its issuer must be the key's company and its e-NCF one
+// of the company's authorised, unused numbers (claimed here, so it is never given again). The exact bytes received
+// are archived: a signed document is never re-serialised.
+import type { FiscalEnvironment } from '../../config.js';
+import { parseEcf } from '../../fiscal/parse/index.js';
+import { timbreUrl } from '../../fiscal/timbre-url.js';
+import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
+import { detectKind, type SchemaSet } from '../../fiscal/xsd/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import { transact } from '../../platform/db/transact.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
+import { newId } from '../../platform/ids.js';
+import type { BlobStore } from '../../platform/storage/index.js';
+import type { CompaniesService } from '../companies/index.js';
+import type { SequencesService } from '../sequences/index.js';
+import * as repo from './documents.repo.js';
+
+export interface SignedXmlIntake {
+  /** The id of the document recorded for the XML. */
+  intake(companyId: string, xml: Buffer): Promise<Result<string>>;
+}
+
+function textAt(document: unknown, ...path: string[]): string | undefined {
+  let value = document;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function refusal(detail: string, errors: FieldError[]): Result<never> {
+  return fail('signed_xml_invalid', detail, errors);
+}
+
+export function createSignedXmlIntake(deps: {
+  db: Db;
+  clock: Clock;
+  blobs: BlobStore;
+  environment: FiscalEnvironment;
+  companies: CompaniesService;
+  sequences: SequencesService;
+  schemas: SchemaSet | undefined;
+}): SignedXmlIntake {
+  const { db, clock, blobs, environment, companies, sequences, schemas } = deps;
+  return {
+    async intake(companyId, xml) {
+      const verified = verifyEnvelopedSignature(xml);
+      if (!verified.ok) {
+        return refusal('The signature does not verify.', verified.problems.map((problem) => ({ pointer: '/ECF/Signature', in: 'body', code: problem.code, detail: problem.message })));
+      }
+      const kind = detectKind(xml);
+      if (kind === undefined || !kind.startsWith('e-CF-')) return refusal('The XML is not an e-CF of a known type.', [{ pointer: '/ECF', in: 'body', code: 'not_an_ecf', detail: 'The root must be ECF with a TipoeCF of 31, 32, 33, 34, 41, 43, 44, 45, 46 or 47.' }]);
+      const schemaFindings = schemas?.validate(kind, xml) ?? [];
+      if (schemaFindings.length > 0) {
+        return refusal(`The XML does not pass DGII's ${kind} schema.`, schemaFindings.slice(0, 20).map((finding) => ({ pointer: finding.path, in: 'body', code: finding.code, detail: finding.message })));
+      }
+      const parsed = parseEcf(xml.toString('utf8'));
+      if (!parsed.ok) return refusal('The e-CF cannot be read.', parsed.findings.map((finding) => ({ pointer: finding.pointer, in: 'body', code: finding.code, detail: finding.message })));
+      const document = parsed.document;
+      const company = await companies.get(companyId);
+      if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      const rncEmisor = textAt(document, 'Encabezado', 'Emisor', 'RNCEmisor');
+      if (rncEmisor !== company.rnc) {
+        return fail('document_invalid', `RNCEmisor ${rncEmisor ?? '(none)'} is not the RNC of the company this key belongs to (${company.rnc}).`, [
+          { pointer: '/ECF/Encabezado/Emisor/RNCEmisor', in: 'body', code: 'not_the_issuer', detail: 'The e-CF must be issued by the key\'s company.' },
+        ]);
+      }
+      const ecfType = textAt(document, 'Encabezado', 'IdDoc', 'TipoeCF') ?? '';
+      const encf = textAt(document, 'Encabezado', 'IdDoc', 'eNCF') ?? '';
+      const montoTotal = textAt(document, 'Encabezado', 'Totales', 'MontoTotal') ?? '0.00';
+      const rncComprador = textAt(document, 'Encabezado', 'Comprador', 'RNCComprador');
+      const fechaEmision = textAt(document, 'Encabezado', 'Emisor', 'FechaEmision') ?? '';
+      const fechaHoraFirma = textAt(document, 'FechaHoraFirma') ?? '';
+      const now = clock.now();
+      const id = newId('doc');
+
+      const recorded = await transact(db, async (trx) => {
+        const claimed = await sequences.claimNumber(trx, companyId, encf, id);
+        if (!claimed.ok) return claimed;
+        await repo.insertDocument(trx, {
+          id,
+          company_id: companyId,
+          environment,
+          ecf_type: ecfType,
+          encf,
+          status: 'signed',
+          origin: 'signed_xml',
+          fecha_emision: fechaEmision,
+          rnc_comprador: rncComprador ?? null,
+          monto_total: montoTotal,
+          total_itbis: textAt(document, 'Encabezado', 'Totales', 'TotalITBIS') ?? null,
+          security_code: verified.securityCode,
+          fecha_hora_firma: fechaHoraFirma,
+          timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: verified.securityCode }),
+          range_id: claimed.value.rangeId,
+          warnings: [],
+          created_at: now,
+          updated_at: now,
+        });
+        const key = `documents/${companyId}/${id}/signed-xml/v1.xml`;
+        const stored = await blobs.put(key, xml, { contentType: 'application/xml' });
+        await repo.insertArtefact(trx, { document_id: id, kind: 'signed-xml', version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: 'application/xml', created_at: now });
+        await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `signed XML handed in; e-NCF ${encf} claimed${claimed.value.allocationId === undefined ? '' : ` from block ${claimed.value.allocationId}`}` });
+        await recordDomainEvent(trx, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: encf, ecfType, status: 'signed', origin: 'signed_xml' }, occurredAt: now });
+        return ok(id);
+      });
+      return recorded;
+    },
+  };
+}
