@@ -3,21 +3,25 @@
 // approval, the directory and the service status — and every answer is checked on its fields.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAcecf } from '../../src/fiscal/responses/acecf.js';
 import { buildAnecf } from '../../src/fiscal/responses/anecf.js';
 import { signXml } from '../../src/fiscal/xmldsig/index.js';
-import { authenticate, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
+import { authenticate, fixedClock, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
 import { buyerRnc, encfOf, getJson, issuerRnc, largeConsumerInvoice, postDocument, registerIssuer, resultOf, sendEcf, signedEcf, signedRfce, type ResultBody } from '../support/sandbox-documents.js';
 import { testSigningKey } from '../support/xmldsig-kit.js';
 
+// The sandbox's time is the test's: "En Proceso" lasts exactly until the clock is moved past the delay, however slow
+// the machine.
+const clock = fixedClock(new Date('2026-11-21T14:00:00Z'));
+const processingDelayMs = 1_000;
+
 async function finalResult(url: string, token: string, trackId: string): Promise<ResultBody> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const result = await resultOf(url, token, trackId);
-    if (result.codigo !== '3') return result;
-    await sleep(50);
-  }
-  throw new Error(`${trackId} still En Proceso`);
+  const pending = await resultOf(url, token, trackId);
+  if (pending.codigo !== '3') return pending;
+  clock.advance(processingDelayMs);
+  const result = await resultOf(url, token, trackId);
+  if (result.codigo === '3') throw new Error(`${trackId} still En Proceso after the delay`);
+  return result;
 }
 
 describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
@@ -26,10 +30,10 @@ describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
   const key = testSigningKey();
 
   before(async () => {
-    running = await startSandbox();
+    running = await startSandbox({ clock });
     await registerIssuer(running, issuerRnc);
     await registerIssuer(running, buyerRnc, { name: 'DISTRIBUIDORA PEÑA & HIJOS SRL' });
-    assert.equal((await running.admin('PUT', '/settings', { processingDelayMs: 150 })).status, 200);
+    assert.equal((await running.admin('PUT', '/settings', { processingDelayMs })).status, 200);
     token = await authenticate(running.url, key);
   });
   after(() => running.close());

@@ -43,16 +43,17 @@ export function toFailure(error: FastifyError | ProblemError): { failure: Failur
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { failure: { code: 'payload_too_large', detail: `The body exceeds ${maxBodyBytes} bytes.` }, status: 413 };
+      return { failure: { code: 'payload_too_large', detail: `The body exceeds ${maxBodyBytes} bytes.`, errors: [{ pointer: '/', in: 'body', code: 'too_large', detail: `At most ${maxBodyBytes} bytes.` }] }, status: 413 };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { failure: { code: 'unsupported_media_type', detail: 'Send application/json.' }, status: 415 };
+      return { failure: { code: 'unsupported_media_type', detail: 'Send application/json.', errors: [{ pointer: '/content-type', in: 'headers', code: 'unsupported', detail: 'This route takes application/json.' }] }, status: 415 };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { failure: { code: 'malformed_body', detail: 'The body is empty but Content-Type says JSON.' }, status: 400 };
+      return { failure: { code: 'malformed_body', detail: 'The body is empty but Content-Type says JSON.', errors: [{ pointer: '/', in: 'body', code: 'empty', detail: 'Send a JSON body.' }] }, status: 400 };
     default:
       break;
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { failure: { code: 'malformed_body', detail: error.message }, status: 400 };
+    // The whole body is at fault (it is not JSON at all): the pointer names the body, not a field.
+    return { failure: { code: 'malformed_body', detail: error.message, errors: [{ pointer: '/', in: 'body', code: 'syntax', detail: 'The body is not valid JSON.' }] }, status: 400 };
   }
   return { failure: { code: 'internal_error', detail: 'An unexpected error occurred. Quote the correlation id when reporting it.' }, status: 500 };
 }
