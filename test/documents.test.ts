@@ -3,6 +3,8 @@
 // order and only by documents that pass; reads are strictly company-scoped.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ecfTypes } from '../src/fiscal/model/ecf-model-types.js';
 import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';
@@ -44,7 +46,7 @@ describe('documents from JSON (/api/v1/documentos)', () => {
     certificatePem = certificate.certificatePem;
     const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
     assert.equal(installed.statusCode, 200, installed.body);
-    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
+    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage', 'sequences:read'])).apiKey;
     otherKey = (await app.issueKey(await app.provisionCompany(), ['documents:create', 'documents:read'])).apiKey;
     for (const type of ecfTypes) {
       const registered = await app.app.inject({
@@ -144,6 +146,31 @@ describe('documents from JSON (/api/v1/documentos)', () => {
     assertProblem(await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml`, otherKey), 404, 'document_not_found');
     assert.deepEqual((await get('/api/v1/documentos', otherKey)).json<{ data: unknown[] }>().data, []);
     assertProblem(await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml?version=2`), 404, 'artefact_not_found');
+  });
+
+  it('burns the number, with its cause, when the work after taking it fails — and the next document gets the next one', async () => {
+    const storage = app.config.storage;
+    assert.equal(storage.kind, 'fs');
+    // A file where the company's archive folder must be: every archive write fails (even for root).
+    const companyFolder = join(storage.root, 'documents', companyId);
+    const moved = `${companyFolder}.moved`;
+    renameSync(companyFolder, moved);
+    writeFileSync(companyFolder, 'not a folder');
+    try {
+      const failed = await create(ecfDocuments['43']);
+      assert.equal(failed.statusCode, 500);
+    } finally {
+      rmSync(companyFolder);
+      renameSync(moved, companyFolder);
+    }
+    const ranges = (await get('/api/v1/secuencias/rangos?ecfType=43')).json<{ data: { availability: { burned: number; used: number } }[] }>().data;
+    assert.deepEqual(ranges[0]?.availability.burned, 1);
+    const burned = await app.application.database.db.selectFrom('sequence_burned').select(['encf', 'cause']).where('company_id', '=', companyId).execute();
+    assert.equal(burned.length, 1);
+    assert.equal(burned[0]?.encf, 'E430000000002');
+    assert.match(burned[0]?.cause ?? '', /^creating document doc_\w+ failed: /);
+    const next = await create(ecfDocuments['43']);
+    assert.equal(next.json<{ data: DocumentBody }>().data.eNCF, 'E430000000003');
   });
 
   it('keeps the source JSON exactly as sent', async () => {

@@ -55,6 +55,9 @@ function toCompany(row: repo.CompanyRow, certificate: repo.CertificateRow | unde
 
 const keyContext = (companyId: string) => `certificate-key:${companyId}`;
 
+/** Enough for the companies an instance signs for at once; the oldest entry goes first. */
+const maxCachedIdentities = 1_000;
+
 /** Field-by-field comparison, so re-applying the same change reports `changed: false`. */
 function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boolean {
   return Object.entries(changes).some(([field, value]) => JSON.stringify(row[field as keyof repo.CompanyRow]) !== JSON.stringify(value));
@@ -62,6 +65,8 @@ function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boole
 
 export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: Buffer }) {
   const { db, clock, masterKey } = deps;
+  // Parsed signing keys by certificate id (a replaced certificate has a new id, so it is never served stale).
+  const identities = new Map<string, SigningIdentity>();
 
   async function applyChanges(trx: Trx, row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): Promise<Change<repo.CompanyRow>> {
     if (!differs(row, changes)) return { value: row, changed: false };
@@ -201,12 +206,19 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       };
     },
 
-    /** The company's signing key, unsealed for one use; undefined when no certificate is installed. */
+    /** The company's signing key; undefined when no certificate is installed. The active certificate is read every
+     * time (another process may have replaced it); its key is unsealed and parsed once per certificate, which would
+     * otherwise cost nearly as much as the signature itself. */
     async signingIdentity(companyId: string): Promise<SigningIdentity | undefined> {
       const row = await repo.findActiveCertificate(db, companyId);
       if (row === undefined) return undefined;
+      const cached = identities.get(row.id);
+      if (cached !== undefined) return cached;
       const pem = openSecret(masterKey, row.private_key_sealed, keyContext(companyId));
-      return { privateKey: createPrivateKey(pem), certificatePem: row.certificate_pem };
+      const identity = { privateKey: createPrivateKey(pem), certificatePem: row.certificate_pem };
+      if (identities.size >= maxCachedIdentities) identities.delete(identities.keys().next().value ?? '');
+      identities.set(row.id, identity);
+      return identity;
     },
   };
 }

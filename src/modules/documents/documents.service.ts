@@ -14,7 +14,7 @@ import { readSignatureValue, securityCode, signCanonicalDocument } from '../../f
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
-import { transact, type Trx } from '../../platform/db/transact.js';
+import { transact } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
@@ -97,11 +97,12 @@ export function createDocumentsService(deps: {
 }): DocumentsService {
   const { db, clock, blobs, environment, companies, sequences } = deps;
 
-  async function archive(trx: Trx, documentId: string, companyId: string, kind: ArtefactKind, bytes: Buffer, now: Date): Promise<void> {
+  /** Writes one artefact to the blob store (write-once) and returns the row that records it. */
+  async function archive(documentId: string, companyId: string, kind: ArtefactKind, bytes: Buffer, now: Date): Promise<repo.ArtefactRow> {
     const extension = kind === 'source-json' ? 'json' : 'xml';
     const key = `documents/${companyId}/${documentId}/${kind}/v1.${extension}`;
     const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind] });
-    await repo.insertArtefact(trx, { document_id: documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now });
+    return { document_id: documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
   }
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
@@ -132,13 +133,32 @@ export function createDocumentsService(deps: {
       const ecfType = String(at(document, 'Encabezado', 'IdDoc', 'TipoeCF'));
       const sourceJson = Buffer.from(JSON.stringify(body));
 
-      const created = await transact(db, async (trx) => {
-        const taken = await sequences.takeNumber(trx, companyId, ecfType);
-        if (!taken.ok) return taken;
+      // The number is taken in a short transaction of its own, recorded as burned until the document is stored: the
+      // range's lock is held for a few statements, not for the signing and the archive writes, and if the process
+      // stops in between, the number stays accounted for (its cause says why).
+      const id = newId('doc');
+      const taken = await transact(db, async (trx) => {
+        const number = await sequences.takeNumber(trx, companyId, ecfType);
+        if (!number.ok) return number;
+        await sequences.burnNumber(trx, companyId, number.value, `document ${id} was being created when the work stopped`);
+        return number;
+      });
+      if (!taken.ok) return taken;
+      const burn = (cause: string) =>
+        transact(db, async (trx) => {
+          await sequences.burnNumber(trx, companyId, taken.value, cause);
+          return ok(undefined);
+        });
+
+      let row: repo.DocumentRow;
+      try {
         const fechaHoraFirma = formatDgiiTimestamp(now);
         const owned = { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia, fechaHoraFirma };
         const built = buildEcf(document, owned);
-        if (!built.ok) return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(built.findings));
+        if (!built.ok) {
+          await burn(`document ${id} could not be written: ${built.findings[0]?.message ?? 'unknown'}`);
+          return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(built.findings));
+        }
         // The values as the XML carries them (1430 sent as a number is written 1430.00): what the QR and reads show.
         const written = normaliseEcf(document, owned);
         if (!written.ok) throw new Error('a document that builds must normalise');
@@ -149,8 +169,7 @@ export function createDocumentsService(deps: {
         const montoTotal = text(at(written.document, 'Encabezado', 'Totales', 'MontoTotal')) ?? '0.00';
         const rncComprador = text(at(written.document, 'Encabezado', 'Comprador', 'RNCComprador'));
         const fechaEmision = text(at(written.document, 'Encabezado', 'Emisor', 'FechaEmision')) ?? '';
-        const id = newId('doc');
-        const row: repo.DocumentRow = {
+        row = {
           id,
           company_id: companyId,
           environment,
@@ -170,14 +189,27 @@ export function createDocumentsService(deps: {
           created_at: now,
           updated_at: now,
         };
-        await repo.insertDocument(trx, row);
-        await archive(trx, id, companyId, 'source-json', sourceJson, now);
-        await archive(trx, id, companyId, 'source-xml', Buffer.from(built.xml), now);
-        await archive(trx, id, companyId, 'signed-xml', Buffer.from(signed), now);
-        await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` });
-        await recordDomainEvent(trx, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now });
-        return ok(row);
-      });
+        // Write-once blobs before the row that names them: a crash leaves at most unreferenced blobs, never a row
+        // pointing at nothing.
+        const artefacts = [
+          await archive(id, companyId, 'source-json', sourceJson, now),
+          await archive(id, companyId, 'source-xml', Buffer.from(built.xml), now),
+          await archive(id, companyId, 'signed-xml', Buffer.from(signed), now),
+        ];
+        const stored = row;
+        await transact(db, async (trx) => {
+          await sequences.settleNumber(trx, companyId, taken.value.encf);
+          await repo.insertDocument(trx, stored);
+          for (const artefact of artefacts) await repo.insertArtefact(trx, artefact);
+          await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` });
+          await recordDomainEvent(trx, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now });
+          return ok(undefined);
+        });
+      } catch (error) {
+        await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+      const created = ok(row);
       if (!created.ok) return created;
       const [result] = await withArtefacts([created.value]);
       return result === undefined ? fail('document_not_found', 'The document vanished.') : ok(result);

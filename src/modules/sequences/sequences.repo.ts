@@ -89,7 +89,12 @@ export async function insertBurned(trx: Trx, row: { companyId: string; environme
   await trx
     .insertInto('sequence_burned')
     .values({ company_id: row.companyId, environment: row.environment, encf: row.encf, range_id: row.rangeId, cause: row.cause, burned_at: row.burnedAt, annulment_id: null })
+    .onConflict((conflict) => conflict.columns(['company_id', 'environment', 'encf']).doUpdateSet({ cause: row.cause, burned_at: row.burnedAt }))
     .execute();
+}
+
+export async function deleteBurned(trx: Trx, companyId: string, environment: FiscalEnvironment, encf: string): Promise<void> {
+  await trx.deleteFrom('sequence_burned').where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).where('annulment_id', 'is', null).execute();
 }
 
 /** Numbers held by active offline blocks and not yet reported used, per range. */

@@ -38,8 +38,11 @@ export interface SequencesService {
   getRange(companyId: string, rangeId: string): Promise<Result<RangeView>>;
   /** The next e-NCF of the type, inside the caller's transaction (which must also store what it numbers). */
   takeNumber(trx: Trx, companyId: string, ecfType: string): Promise<Result<TakenNumber>>;
-  /** Records a taken number that will never reach DGII (the work it was taken for failed), with the cause. */
+  /** Records a taken number as burned, with the cause (again: the cause is replaced). It awaits annulment unless
+   * settleNumber clears it because the work it was taken for finished. */
   burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
+  /** The work a number was taken (and provisionally burned) for has finished: it is used, not burned. */
+  settleNumber(trx: Trx, companyId: string, encf: string): Promise<void>;
   /** Offline blocks: contiguous numbers reserved for one device, taken from the ranges the same way. */
   allocations: AllocationsService;
   /** A number signed outside the service, claimed in the caller's transaction when its document is handed in. */
@@ -190,6 +193,10 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
 
     async burnNumber(trx, companyId, taken, cause) {
       await repo.insertBurned(trx, { companyId, environment, encf: taken.encf, rangeId: taken.rangeId, cause, burnedAt: clock.now() });
+    },
+
+    async settleNumber(trx, companyId, encf) {
+      await repo.deleteBurned(trx, companyId, environment, encf);
     },
   };
 }
