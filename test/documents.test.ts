@@ -166,9 +166,10 @@ describe('documents from JSON (/api/v1/documentos)', () => {
     const ranges = (await get('/api/v1/secuencias/rangos?ecfType=43')).json<{ data: { availability: { burned: number; used: number } }[] }>().data;
     assert.deepEqual(ranges[0]?.availability.burned, 1);
     const burned = await app.application.database.db.selectFrom('sequence_burned').select(['encf', 'cause']).where('company_id', '=', companyId).execute();
-    assert.equal(burned.length, 1);
-    assert.equal(burned[0]?.encf, 'E430000000002');
-    assert.match(burned[0]?.cause ?? '', /^creating document doc_\w+ failed: /);
+    const [entry, ...others] = burned;
+    assert.ok(entry !== undefined && others.length === 0, JSON.stringify(burned));
+    assert.equal(entry.encf, 'E430000000002');
+    assert.match(entry.cause, /^creating document doc_\w+ failed: /);
     const next = await create(ecfDocuments['43']);
     assert.equal(next.json<{ data: DocumentBody }>().data.eNCF, 'E430000000003');
   });
