@@ -3,6 +3,7 @@
 // Integrity has three independent checks, because each catches a different failure: the SHA-256 recorded at
 // archiving (storage changed the bytes), the XMLDSig signature (the content changed after signing, even if someone
 // also rewrote the hash), and the record (the XML no longer says what the document row says).
+import { textAt } from '../../fiscal/rules/document-view.js';
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import type { EcfObject } from '../../fiscal/build/index.js';
@@ -31,21 +32,16 @@ interface SignedReading {
   securityCode: string | undefined;
 }
 
-function textAt(document: EcfObject, ...path: string[]): string | undefined {
-  let value: unknown = document;
-  for (const name of path) value = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as EcfObject)[name] : undefined;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** The fields the document row copied from the XML when it was archived, compared with what the XML says now. */
 function recordMismatches(row: repo.DocumentRow, document: EcfObject | undefined, code: string | undefined): string[] {
   if (document === undefined) return ['document'];
   const expected: [string, string | null, string | undefined][] = [
-    ['eNCF', row.encf, textAt(document, 'Encabezado', 'IdDoc', 'eNCF')],
-    ['TipoeCF', row.ecf_type, textAt(document, 'Encabezado', 'IdDoc', 'TipoeCF')],
-    ['FechaEmision', row.fecha_emision, textAt(document, 'Encabezado', 'Emisor', 'FechaEmision')],
-    ['MontoTotal', row.monto_total, textAt(document, 'Encabezado', 'Totales', 'MontoTotal')],
-    ['FechaHoraFirma', row.fecha_hora_firma, textAt(document, 'FechaHoraFirma')],
+    ['eNCF', row.encf, textAt(document, ['Encabezado', 'IdDoc', 'eNCF'])],
+    ['TipoeCF', row.ecf_type, textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF'])],
+    ['FechaEmision', row.fecha_emision, textAt(document, ['Encabezado', 'Emisor', 'FechaEmision'])],
+    ['MontoTotal', row.monto_total, textAt(document, ['Encabezado', 'Totales', 'MontoTotal'])],
+    ['FechaHoraFirma', row.fecha_hora_firma, textAt(document, ['FechaHoraFirma'])],
   ];
   const mismatches = expected.filter(([, recorded, written]) => recorded !== (written ?? null)).map(([name]) => name);
   // Only a verified signature yields a trustworthy security code; without one the check above already failed.

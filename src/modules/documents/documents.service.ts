@@ -8,6 +8,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import type { Finding } from '../../fiscal/finding.js';
+import { textAt } from '../../fiscal/rules/document-view.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
 import { validateEcfDocument } from '../../fiscal/validate-ecf.js';
 import { readSignatureValue, securityCode, signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
@@ -57,15 +58,7 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
   return findings.map((finding) => ({ pointer: finding.pointer, in: 'body', code: finding.code, detail: finding.message }));
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
-}
 
-function at(document: Record<string, unknown>, ...path: string[]): unknown {
-  let value: unknown = document;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return value;
-}
 
 function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): DocumentView {
   return {
@@ -130,7 +123,7 @@ export function createDocumentsService(deps: {
       // Read before the transaction: on embedded PGlite (one session) a read outside an open transaction waits for it.
       const identity = await companies.signingIdentity(companyId);
       if (identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12) before creating documents: every e-CF is signed with it.');
-      const ecfType = String(at(document, 'Encabezado', 'IdDoc', 'TipoeCF'));
+      const ecfType = String(textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']));
       const sourceJson = Buffer.from(JSON.stringify(body));
 
       // The number is taken in a short transaction of its own, recorded as burned until the document is stored: the
@@ -166,9 +159,9 @@ export function createDocumentsService(deps: {
         const signatureValue = readSignatureValue(signed);
         if (signatureValue === undefined) throw new Error('a document signed by the fast path has no SignatureValue');
         const code = securityCode(signatureValue);
-        const montoTotal = text(at(written.document, 'Encabezado', 'Totales', 'MontoTotal')) ?? '0.00';
-        const rncComprador = text(at(written.document, 'Encabezado', 'Comprador', 'RNCComprador'));
-        const fechaEmision = text(at(written.document, 'Encabezado', 'Emisor', 'FechaEmision')) ?? '';
+        const montoTotal = textAt(written.document, ['Encabezado', 'Totales', 'MontoTotal']) ?? '0.00';
+        const rncComprador = textAt(written.document, ['Encabezado', 'Comprador', 'RNCComprador']);
+        const fechaEmision = textAt(written.document, ['Encabezado', 'Emisor', 'FechaEmision']) ?? '';
         row = {
           id,
           company_id: companyId,
@@ -180,7 +173,7 @@ export function createDocumentsService(deps: {
           fecha_emision: fechaEmision,
           rnc_comprador: rncComprador ?? null,
           monto_total: montoTotal,
-          total_itbis: text(at(written.document, 'Encabezado', 'Totales', 'TotalITBIS')) ?? null,
+          total_itbis: textAt(written.document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
           security_code: code,
           fecha_hora_firma: fechaHoraFirma,
           timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: taken.value.encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: code }),

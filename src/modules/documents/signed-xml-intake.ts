@@ -2,6 +2,7 @@
 // Its signature must verify and it must pass DGII's schema; its issuer must be the key's company and its e-NCF one
 // of the company's authorised, unused numbers (claimed here, so it is never given again). The exact bytes received
 // are archived: a signed document is never re-serialised.
+import { textAt } from '../../fiscal/rules/document-view.js';
 import type { FiscalEnvironment } from '../../config.js';
 import { parseEcf } from '../../fiscal/parse/index.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
@@ -23,11 +24,6 @@ export interface SignedXmlIntake {
   intake(companyId: string, xml: Buffer): Promise<Result<string>>;
 }
 
-function textAt(document: unknown, ...path: string[]): string | undefined {
-  let value = document;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof value === 'string' ? value : undefined;
-}
 
 function refusal(detail: string, errors: FieldError[]): Result<never> {
   return fail('signed_xml_invalid', detail, errors);
@@ -60,18 +56,18 @@ export function createSignedXmlIntake(deps: {
       const document = parsed.document;
       const company = await companies.get(companyId);
       if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
-      const rncEmisor = textAt(document, 'Encabezado', 'Emisor', 'RNCEmisor');
+      const rncEmisor = textAt(document, ['Encabezado', 'Emisor', 'RNCEmisor']);
       if (rncEmisor !== company.rnc) {
         return fail('document_invalid', `RNCEmisor ${rncEmisor ?? '(none)'} is not the RNC of the company this key belongs to (${company.rnc}).`, [
           { pointer: '/ECF/Encabezado/Emisor/RNCEmisor', in: 'body', code: 'not_the_issuer', detail: 'The e-CF must be issued by the key\'s company.' },
         ]);
       }
-      const ecfType = textAt(document, 'Encabezado', 'IdDoc', 'TipoeCF') ?? '';
-      const encf = textAt(document, 'Encabezado', 'IdDoc', 'eNCF') ?? '';
-      const montoTotal = textAt(document, 'Encabezado', 'Totales', 'MontoTotal') ?? '0.00';
-      const rncComprador = textAt(document, 'Encabezado', 'Comprador', 'RNCComprador');
-      const fechaEmision = textAt(document, 'Encabezado', 'Emisor', 'FechaEmision') ?? '';
-      const fechaHoraFirma = textAt(document, 'FechaHoraFirma') ?? '';
+      const ecfType = textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']) ?? '';
+      const encf = textAt(document, ['Encabezado', 'IdDoc', 'eNCF']) ?? '';
+      const montoTotal = textAt(document, ['Encabezado', 'Totales', 'MontoTotal']) ?? '0.00';
+      const rncComprador = textAt(document, ['Encabezado', 'Comprador', 'RNCComprador']);
+      const fechaEmision = textAt(document, ['Encabezado', 'Emisor', 'FechaEmision']) ?? '';
+      const fechaHoraFirma = textAt(document, ['FechaHoraFirma']) ?? '';
       const now = clock.now();
       const id = newId('doc');
 
@@ -89,7 +85,7 @@ export function createSignedXmlIntake(deps: {
           fecha_emision: fechaEmision,
           rnc_comprador: rncComprador ?? null,
           monto_total: montoTotal,
-          total_itbis: textAt(document, 'Encabezado', 'Totales', 'TotalITBIS') ?? null,
+          total_itbis: textAt(document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
           security_code: verified.securityCode,
           fecha_hora_firma: fechaHoraFirma,
           timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: verified.securityCode }),
