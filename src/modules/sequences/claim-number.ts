@@ -3,6 +3,7 @@
 // keeps the rule that no number is given twice and every gap is recorded. A number in a block is recorded as that
 // block's use; outside a block only the range's next number can be claimed (it is then taken, as takeNumber would).
 import type { FiscalEnvironment } from '../../config.js';
+import { parseEncf } from '../../fiscal/encf.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
@@ -18,10 +19,9 @@ export interface ClaimedNumber {
 
 export async function claimNumber(trx: Trx, deps: { clock: Clock; environment: FiscalEnvironment; allocations: AllocationsService }, companyId: string, encf: string, documentId: string): Promise<Result<ClaimedNumber>> {
   const { environment } = deps;
-  const match = /^E(\d{2})(\d{10})$/.exec(encf);
-  if (match === null) return fail('encf_not_authorised', `${encf} is not an e-NCF.`);
-  const [, ecfType = '', digits = ''] = match;
-  const sequence = Number(digits);
+  const parsed = parseEncf(encf);
+  if (parsed === undefined) return fail('encf_not_authorised', `${encf} is not an e-NCF.`);
+  const { ecfType, sequence } = parsed;
   const range = await trx
     .selectFrom('sequence_ranges')
     .selectAll()
