@@ -56,11 +56,13 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ data: Created }>().data;
   }
-  /** Where the filesystem blob store keeps the signed XML of a document (key documents/<company>/<id>/signed-xml/v1.xml). */
-  function signedXmlPath(id: string): string {
+  /** Where the filesystem blob store keeps the signed XML of a document: its recorded key, under the store's root. */
+  async function signedXmlPath(id: string): Promise<string> {
     const storage = app.config.storage;
     if (storage.kind !== 'fs') throw new Error('the test app should use filesystem storage');
-    return join(storage.root, 'documents', companyId, id, 'signed-xml', 'v1.xml');
+    const artefact = await app.application.database.db.selectFrom('document_artefacts').select('blob_key').where('document_id', '=', id).where('kind', '=', 'signed-xml').executeTakeFirstOrThrow();
+    assert.equal(artefact.blob_key, `documents/${companyId}/${id}/signed-xml.v1.xml`);
+    return join(storage.root, ...artefact.blob_key.split('/'));
   }
 
   it('normalizado rebuilds exactly the document that was built, with its integrity intact', async () => {
@@ -87,7 +89,7 @@ describe('document views (normalizado, impresion, cronologia)', () => {
 
   it('normalizado detects an archived signed XML tampered with in the blob store; impresion then refuses to print it', async () => {
     const created = await create('31');
-    const path = signedXmlPath(created.id);
+    const path = await signedXmlPath(created.id);
     const original = readFileSync(path, 'utf8');
     assert.match(original, /<MontoTotal>1430\.00<\/MontoTotal>/);
     // Archived blobs are read-only files; an attacker with host access changes that first.

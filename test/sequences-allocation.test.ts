@@ -1,11 +1,12 @@
-// Issue 5's e-NCF allocation rule, on a real database: numbers are taken in order under a row lock inside the
-// caller's transaction, so under any concurrency no number is given twice and there is no gap that is not
-// recorded (a rolled-back transaction gives its number back; a failure after allocation burns it, with its cause).
+// Issue 5's e-NCF allocation rule, on a real database: numbers are taken in order under the range's row lock and
+// recorded as burned in the same statement until the work they were taken for settles them, so under any
+// concurrency no number is given twice and there is no gap that is not recorded (a failure leaves its number
+// burned, with its cause).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';
 import { transact } from '../src/platform/db/transact.js';
-import { fail, ok } from '../src/platform/http/problems.js';
+import { ok } from '../src/platform/http/problems.js';
 import { postgresAvailable } from './support/backends.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -27,8 +28,8 @@ function allocationSuite(label: string, options: { embedded: boolean; creators: 
     });
     after(() => app.close());
 
-    const take = (type = '31') =>
-      transact(app.application.database.db, (trx) => app.application.services.sequences.takeNumber(trx, companyId, type));
+    const take = (type = '31') => app.application.services.sequences.takeNumber(companyId, type, 'taken by the test');
+    const burnedRow = (encf: string) => app.application.database.db.selectFrom('sequence_burned').selectAll().where('company_id', '=', companyId).where('encf', '=', encf).executeTakeFirst();
 
     it(`gives ${String(options.creators)} parallel takers × ${String(options.perCreator)} numbers each, all distinct and without gaps, in order`, async () => {
       const taken = (
@@ -50,31 +51,30 @@ function allocationSuite(label: string, options: { embedded: boolean; creators: 
       assert.deepEqual(taken.map((encf) => Number(encf.slice(3))).sort((a, b) => a - b), Array.from({ length: total }, (_, i) => i + 1));
     });
 
-    it('gives a number back when the transaction that took it rolls back, and records a burned one with its cause', async () => {
-      const before = await take();
-      assert.ok(before.ok);
-      const rolledBack = await transact(app.application.database.db, async (trx) => {
-        const taken = await app.application.services.sequences.takeNumber(trx, companyId, '31');
-        assert.ok(taken.ok);
-        return fail('internal_error', 'signing failed');
-      });
-      assert.equal(rolledBack.ok, false);
-      const next = await take();
-      assert.ok(next.ok);
-      assert.equal(Number(next.value.encf.slice(3)), Number(before.value.encf.slice(3)) + 1);
+    it('keeps a taken number burned with its cause until it is settled; a failure replaces the cause', async () => {
+      const { sequences } = app.application.services;
+      const db = app.application.database.db;
+      const taken = await sequences.takeNumber(companyId, '31', 'document doc_x was being created when the work stopped');
+      assert.ok(taken.ok);
+      assert.equal((await burnedRow(taken.value.encf))?.cause, 'document doc_x was being created when the work stopped');
+      assert.equal((await burnedRow(taken.value.encf))?.range_id, taken.value.rangeId);
 
-      const burned = await transact(app.application.database.db, async (trx) => {
-        const taken = await app.application.services.sequences.takeNumber(trx, companyId, '31');
-        if (!taken.ok) return taken;
-        await app.application.services.sequences.burnNumber(trx, companyId, taken.value, 'signing failed: certificate expired');
-        return ok(taken.value);
+      await transact(db, async (trx) => {
+        await sequences.burnNumber(trx, companyId, taken.value, 'signing failed: certificate expired');
+        return ok(undefined);
       });
-      assert.ok(burned.ok);
-      const ranges = await app.application.services.sequences.listRanges(companyId, '31');
-      const holder = ranges.find((range) => range.id === burned.value.rangeId);
-      assert.equal(holder?.availability.burned, 1);
-      const row = await app.application.database.db.selectFrom('sequence_burned').selectAll().where('encf', '=', burned.value.encf).executeTakeFirstOrThrow();
-      assert.equal(row.cause, 'signing failed: certificate expired');
+      assert.equal((await burnedRow(taken.value.encf))?.cause, 'signing failed: certificate expired');
+      const holder = (await sequences.listRanges(companyId, '31')).find((range) => range.id === taken.value.rangeId);
+      assert.ok(holder !== undefined && holder.availability.burned >= 1);
+
+      const settled = await sequences.takeNumber(companyId, '31', 'document doc_y was being created when the work stopped');
+      assert.ok(settled.ok);
+      assert.equal(Number(settled.value.encf.slice(3)), Number(taken.value.encf.slice(3)) + 1);
+      await transact(db, async (trx) => {
+        await sequences.settleNumber(trx, companyId, settled.value.encf).execute();
+        return ok(undefined);
+      });
+      assert.equal(await burnedRow(settled.value.encf), undefined);
     });
 
     it('answers clear codes when no number can be taken: no range, expired, exhausted', async () => {

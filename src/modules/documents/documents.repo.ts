@@ -7,16 +7,21 @@ import type { Trx } from '../../platform/db/transact.js';
 export type DocumentRow = Selectable<DocumentsTable>;
 export type ArtefactRow = Selectable<DocumentArtefactsTable>;
 
-export async function insertDocument(trx: Trx, row: DocumentRow): Promise<void> {
-  await trx.insertInto('documents').values({ ...row, warnings: JSON.stringify(row.warnings) }).execute();
+type Executor = Db | Trx;
+
+// The inserts come unexecuted: a caller executes one, or sends several together (platform/db/one-statement.ts).
+
+export function insertDocument(executor: Executor, row: DocumentRow) {
+  return executor.insertInto('documents').values({ ...row, warnings: JSON.stringify(row.warnings) });
 }
 
-export async function insertArtefact(trx: Trx, row: ArtefactRow): Promise<void> {
-  await trx.insertInto('document_artefacts').values(row).execute();
+/** At least one row. */
+export function insertArtefacts(executor: Executor, rows: readonly ArtefactRow[]) {
+  return executor.insertInto('document_artefacts').values([...rows]);
 }
 
-export async function insertEvent(trx: Trx, event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string }): Promise<void> {
-  await trx.insertInto('document_events').values({ document_id: event.documentId, at: event.at, type: event.type, status: event.status, cause: event.cause }).execute();
+export function insertEvent(executor: Executor, event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string }) {
+  return executor.insertInto('document_events').values({ document_id: event.documentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
 }
 
 export function findDocument(db: Db, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {

@@ -1,8 +1,8 @@
 // Creating e-CF from JSON and reading them back. Creation validates before anything is taken: only a document that
-// passes the fiscal rules and the model gets a number. Then, in one transaction, the next e-NCF is taken (row lock,
-// in order), the document is built, signed with the company's certificate, archived (write-once blobs, SHA-256
-// recorded) and recorded with its first timeline event. A failure rolls everything back: the number is not used.
-// Nothing is sent to DGII here (SPEC §3).
+// passes the fiscal rules and the model gets a number. Then the next e-NCF is taken (in order, recorded as burned
+// until the document is stored), the document is built, signed with the company's certificate, archived (write-once
+// blobs, SHA-256 recorded), and one transaction records it with its first timeline event and settles the number. A
+// failure leaves the number burned with its cause. Nothing is sent to DGII here (SPEC §3).
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
@@ -15,8 +15,9 @@ import { readSignatureValue, securityCode, signCanonicalDocument } from '../../f
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
+import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
-import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { domainEventInsert } from '../../platform/events/domain-events.js';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
@@ -25,16 +26,9 @@ import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
+import { archiveArtefacts, artefactKinds } from './artefacts.js';
 import * as repo from './documents.repo.js';
 import type { DocumentView } from './documents.schema.js';
-
-export const artefactKinds: readonly ArtefactKind[] = ['source-json', 'source-xml', 'signed-xml'];
-
-const contentTypes: Record<ArtefactKind, string> = {
-  'source-json': 'application/json',
-  'source-xml': 'application/xml',
-  'signed-xml': 'application/xml',
-};
 
 export interface Artefact {
   bytes: Buffer;
@@ -74,7 +68,8 @@ function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): Do
     fechaHoraFirma: row.fecha_hora_firma,
     timbreUrl: row.timbre_url,
     warnings: row.warnings as DocumentView['warnings'],
-    artefacts: artefacts.map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
+    // In one order whatever gave the rows: by kind, then version.
+    artefacts: [...artefacts].sort((a, b) => a.kind.localeCompare(b.kind) || a.version - b.version).map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -89,14 +84,6 @@ export function createDocumentsService(deps: {
   sequences: SequencesService;
 }): DocumentsService {
   const { db, clock, blobs, environment, companies, sequences } = deps;
-
-  /** Writes one artefact to the blob store (write-once) and returns the row that records it. */
-  async function archive(documentId: string, companyId: string, kind: ArtefactKind, bytes: Buffer, now: Date): Promise<repo.ArtefactRow> {
-    const extension = kind === 'source-json' ? 'json' : 'xml';
-    const key = `documents/${companyId}/${documentId}/${kind}/v1.${extension}`;
-    const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind] });
-    return { document_id: documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
-  }
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const artefacts = await repo.artefactsOf(db, rows.map((row) => row.id));
@@ -126,16 +113,11 @@ export function createDocumentsService(deps: {
       const ecfType = String(textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']));
       const sourceJson = Buffer.from(JSON.stringify(body));
 
-      // The number is taken in a short transaction of its own, recorded as burned until the document is stored: the
-      // range's lock is held for a few statements, not for the signing and the archive writes, and if the process
-      // stops in between, the number stays accounted for (its cause says why).
+      // The number is taken on its own, recorded as burned until the document is stored: the range's lock is held
+      // for one statement, not for the signing and the archive writes, and if the process stops in between, the
+      // number stays accounted for (its cause says why).
       const id = newId('doc');
-      const taken = await transact(db, async (trx) => {
-        const number = await sequences.takeNumber(trx, companyId, ecfType);
-        if (!number.ok) return number;
-        await sequences.burnNumber(trx, companyId, number.value, `document ${id} was being created when the work stopped`);
-        return number;
-      });
+      const taken = await sequences.takeNumber(companyId, ecfType, `document ${id} was being created when the work stopped`);
       if (!taken.ok) return taken;
       const burn = (cause: string) =>
         transact(db, async (trx) => {
@@ -144,6 +126,7 @@ export function createDocumentsService(deps: {
         });
 
       let row: repo.DocumentRow;
+      let artefacts: repo.ArtefactRow[];
       try {
         const fechaHoraFirma = formatDgiiTimestamp(now);
         const owned = { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia, fechaHoraFirma };
@@ -182,30 +165,22 @@ export function createDocumentsService(deps: {
           created_at: now,
           updated_at: now,
         };
-        // Write-once blobs before the row that names them: a crash leaves at most unreferenced blobs, never a row
-        // pointing at nothing.
-        const artefacts = [
-          await archive(id, companyId, 'source-json', sourceJson, now),
-          await archive(id, companyId, 'source-xml', Buffer.from(built.xml), now),
-          await archive(id, companyId, 'signed-xml', Buffer.from(signed), now),
-        ];
+        artefacts = await archiveArtefacts(blobs, { companyId, documentId: id }, { 'source-json': sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now);
         const stored = row;
-        await transact(db, async (trx) => {
-          await sequences.settleNumber(trx, companyId, taken.value.encf);
-          await repo.insertDocument(trx, stored);
-          for (const artefact of artefacts) await repo.insertArtefact(trx, artefact);
-          await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` });
-          await recordDomainEvent(trx, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now });
-          return ok(undefined);
-        });
+        // One statement: the document, its artefacts, its first event, the outbox event and the settled number
+        // commit together in one round trip.
+        await executeAsOneStatement(db, [
+          sequences.settleNumber(db, companyId, taken.value.encf),
+          repo.insertDocument(db, stored),
+          repo.insertArtefacts(db, artefacts),
+          repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` }),
+          domainEventInsert(db, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now }),
+        ]);
       } catch (error) {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
-      const created = ok(row);
-      if (!created.ok) return created;
-      const [result] = await withArtefacts([created.value]);
-      return result === undefined ? fail('document_not_found', 'The document vanished.') : ok(result);
+      return ok(view(row, artefacts));
     },
 
     async get(companyId, id) {

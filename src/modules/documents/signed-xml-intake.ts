@@ -17,6 +17,7 @@ import { newId } from '../../platform/ids.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
+import { archiveArtefacts } from './artefacts.js';
 import * as repo from './documents.repo.js';
 
 export interface SignedXmlIntake {
@@ -93,11 +94,9 @@ export function createSignedXmlIntake(deps: {
           warnings: [],
           created_at: now,
           updated_at: now,
-        });
-        const key = `documents/${companyId}/${id}/signed-xml/v1.xml`;
-        const stored = await blobs.put(key, xml, { contentType: 'application/xml' });
-        await repo.insertArtefact(trx, { document_id: id, kind: 'signed-xml', version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: 'application/xml', created_at: now });
-        await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `signed XML handed in; e-NCF ${encf} claimed${claimed.value.allocationId === undefined ? '' : ` from block ${claimed.value.allocationId}`}` });
+        }).execute();
+        await repo.insertArtefacts(trx, await archiveArtefacts(blobs, { companyId, documentId: id }, { 'signed-xml': xml }, now)).execute();
+        await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `signed XML handed in; e-NCF ${encf} claimed${claimed.value.allocationId === undefined ? '' : ` from block ${claimed.value.allocationId}`}` }).execute();
         await recordDomainEvent(trx, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: encf, ecfType, status: 'signed', origin: 'signed_xml' }, occurredAt: now });
         return ok(id);
       });

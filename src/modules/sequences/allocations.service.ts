@@ -122,7 +122,7 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
           created_at: now,
           ended_at: null,
         });
-        await numbering.noteTaken(trx, companyId, input.ecfType, range);
+        await numbering.noteTaken(trx, companyId, input.ecfType, range, left - input.count);
         return ok(row);
       });
       if (!reserved.ok) return reserved;

@@ -52,24 +52,58 @@ export async function burnedCounts(db: Executor, rangeIds: readonly string[]): P
   return new Map(rows.map((row) => [row.range_id, row.count]));
 }
 
-/** The first range of the type with numbers left, not expired on `today` (yyyy-mm-dd), locked for update. */
-export function firstUsableRange(trx: Trx, companyId: string, environment: FiscalEnvironment, ecfType: string, today: string): Promise<RangeRow | undefined> {
+interface UsableRangeOf {
+  companyId: string;
+  environment: FiscalEnvironment;
+  ecfType: string;
+  /** yyyy-mm-dd in GMT-4: a range expiring today is still usable. */
+  today: string;
+}
+
+/** The first range of the type with numbers left and not expired, locked for update. */
+export function firstUsableRange(trx: Trx, of: UsableRangeOf): Promise<RangeRow | undefined> {
   return trx
     .selectFrom('sequence_ranges')
     .selectAll()
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment)
-    .where('ecf_type', '=', ecfType)
+    .where('company_id', '=', of.companyId)
+    .where('environment', '=', of.environment)
+    .where('ecf_type', '=', of.ecfType)
     .whereRef('next_number', '<=', 'last_number')
-    .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', today)]))
+    .where((eb) => eb.or([eb('expires_on', 'is', null), eb('expires_on', '>=', of.today)]))
     .orderBy('first_number')
     .limit(1)
     .forUpdate()
     .executeTakeFirst();
 }
 
-export async function advance(trx: Trx, rangeId: string, taken: number): Promise<void> {
-  await trx.updateTable('sequence_ranges').set({ next_number: taken + 1 }).where('id', '=', rangeId).where('next_number', '=', taken).execute();
+/**
+ * Takes the next number of the first usable range of the type and records it as burned with `cause`, in ONE
+ * statement: it is atomic without a transaction, costs one round trip, and holds the range's row lock only while it
+ * runs (this is the hot path of every document created). The burned row is the number's account until the work it
+ * was taken for settles it. The e-NCF is written as encfOf writes it: E, the type, ten digits.
+ * Undefined when no range is usable, or when a competitor used up the range this statement waited for.
+ */
+export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { cause: string; burnedAt: Date }): Promise<{ range: RangeRow; sequence: number; encf: string } | undefined> {
+  const result = await sql<RangeRow & { taken: number; encf: string }>`
+    with usable as (
+      select id from sequence_ranges
+      where company_id = ${of.companyId} and environment = ${of.environment} and ecf_type = ${of.ecfType}
+        and next_number <= last_number and (expires_on is null or expires_on >= ${of.today})
+      order by first_number limit 1
+      for update
+    ), taken as (
+      update sequence_ranges as range set next_number = range.next_number + 1
+      from usable where range.id = usable.id and range.next_number <= range.last_number
+      returning range.*, range.next_number - 1 as taken, 'E' || range.ecf_type || lpad((range.next_number - 1)::text, 10, '0') as encf
+    ), burned as (
+      insert into sequence_burned (company_id, environment, encf, range_id, cause, burned_at, annulment_id)
+      select company_id, environment, encf, id, ${of.cause}, ${of.burnedAt}, null from taken
+    )
+    select * from taken`.execute(db);
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  const { taken, encf, ...range } = row;
+  return { range, sequence: taken, encf };
 }
 
 /** Numbers never handed out, across the usable ranges of a type. */
@@ -93,8 +127,9 @@ export async function insertBurned(trx: Trx, row: { companyId: string; environme
     .execute();
 }
 
-export async function deleteBurned(trx: Trx, companyId: string, environment: FiscalEnvironment, encf: string): Promise<void> {
-  await trx.deleteFrom('sequence_burned').where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).where('annulment_id', 'is', null).execute();
+/** Unexecuted: the caller sends it with the writes of the work that settles the number. */
+export function deleteBurned(executor: Executor, companyId: string, environment: FiscalEnvironment, encf: string) {
+  return executor.deleteFrom('sequence_burned').where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).where('annulment_id', 'is', null);
 }
 
 /** Numbers held by active offline blocks and not yet reported used, per range. */

@@ -1,6 +1,8 @@
-// Authorised e-NCF ranges and the one way numbers are taken from them. A number is taken in order, under a row lock,
-// inside the transaction that stores what it numbers: it is never given twice, and a number taken by a failure is
-// recorded as burned (awaiting annulment), so the sequence has no gap that is not accounted for.
+// Authorised e-NCF ranges and the one way numbers are taken from them. A number is taken in order, under the range's
+// row lock, and recorded as burned in the same statement; the work it was taken for settles it when what it numbers
+// is stored. It is never given twice, and a number whose work failed or stopped stays burned (awaiting annulment),
+// so the sequence has no gap that is not accounted for.
+import type { OperationNodeSource } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { parseDgiiDate } from '../../fiscal/dates.js';
 import type { Clock } from '../../platform/clock.js';
@@ -36,13 +38,20 @@ export interface SequencesService {
   registerRange(companyId: string, input: RegisterRange): Promise<Result<RangeView>>;
   listRanges(companyId: string, ecfType?: string): Promise<RangeView[]>;
   getRange(companyId: string, rangeId: string): Promise<Result<RangeView>>;
-  /** The next e-NCF of the type, inside the caller's transaction (which must also store what it numbers). */
-  takeNumber(trx: Trx, companyId: string, ecfType: string): Promise<Result<TakenNumber>>;
+  /**
+   * The next e-NCF of the type, taken in order and at once recorded as burned with `cause` (what it is being taken
+   * for): if the work stops before settleNumber, the number stays accounted for and awaits annulment.
+   */
+  takeNumber(companyId: string, ecfType: string, cause: string): Promise<Result<TakenNumber>>;
   /** Records a taken number as burned, with the cause (again: the cause is replaced). It awaits annulment unless
    * settleNumber clears it because the work it was taken for finished. */
   burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
-  /** The work a number was taken (and provisionally burned) for has finished: it is used, not burned. */
-  settleNumber(trx: Trx, companyId: string, encf: string): Promise<void>;
+  /**
+   * The write that says the work a number was taken (and provisionally burned) for has finished: it is used, not
+   * burned. Unexecuted: it must commit with that work's own writes (sent with them by executeAsOneStatement, or
+   * executed in the work's transaction).
+   */
+  settleNumber(executor: Db | Trx, companyId: string, encf: string): OperationNodeSource & { execute(): Promise<unknown> };
   /** Offline blocks: contiguous numbers reserved for one device, taken from the ranges the same way. */
   allocations: AllocationsService;
   /** A number signed outside the service, claimed in the caller's transaction when its document is handed in. */
@@ -53,8 +62,8 @@ export interface SequencesService {
 export interface Numbering {
   /** The first usable range of the type, locked for update; or why there is none (no_range, range_expired, range_exhausted). */
   lockFirstUsable(trx: Trx, companyId: string, ecfType: string): Promise<Result<repo.RangeRow>>;
-  /** After numbers were taken from `range`: the low-stock and expiring-soon events. */
-  noteTaken(trx: Trx, companyId: string, ecfType: string, range: repo.RangeRow): Promise<void>;
+  /** After numbers were taken from `range`, which has `rangeRemaining` left: the low-stock and expiring-soon events. */
+  noteTaken(trx: Trx, companyId: string, ecfType: string, range: repo.RangeRow, rangeRemaining: number): Promise<void>;
 }
 
 
@@ -122,23 +131,42 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     return ok({ first, last, expiresOn });
   }
 
+  /** Why no range of the type can give a number now; undefined when one can (a competitor's race, look again). */
+  async function whyNoNumber(executor: Db | Trx, companyId: string, ecfType: string): Promise<Result<never> | undefined> {
+    const day = today();
+    const all = await repo.listRanges(executor, companyId, environment, ecfType);
+    if (all.length === 0) return fail('no_range', `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`);
+    const withNumbers = all.filter((row) => row.next_number <= row.last_number);
+    if (withNumbers.some((row) => row.expires_on === null || row.expires_on >= day)) return undefined;
+    if (withNumbers.length > 0) return fail('range_expired', `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`);
+    return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`);
+  }
+
+  /** A competitor may use up the range a statement waited for; after this many tries the answer is what is left. */
+  const attempts = 3;
+
+  function needsNote(range: repo.RangeRow, rangeRemaining: number): boolean {
+    // The type has at least what this range has left, so only a range at or below the threshold can bring the
+    // type's total there: the sum over the type is read only then.
+    return rangeRemaining <= thresholds.lowStock || (range.expires_on !== null && daysBetween(today(), range.expires_on) <= thresholds.expiringDays);
+  }
+
   const numbering: Numbering = {
     async lockFirstUsable(trx, companyId, ecfType) {
-      const day = today();
-      // A competitor may exhaust the locked range while we wait for its lock: PostgreSQL then rechecks the row,
-      // finds no numbers left and returns nothing, though the next range has some. Looking again finds it.
-      let range: repo.RangeRow | undefined;
-      for (let attempt = 0; attempt < 3 && range === undefined; attempt++) range = await repo.firstUsableRange(trx, companyId, environment, ecfType, day);
-      if (range !== undefined) return ok(range);
-      const all = await repo.listRanges(trx, companyId, environment, ecfType);
-      if (all.length === 0) return fail('no_range', `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`);
-      if (all.some((row) => row.next_number <= row.last_number)) return fail('range_expired', `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`);
-      return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`);
+      const usable = { companyId, environment, ecfType, today: today() };
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const range = await repo.firstUsableRange(trx, usable);
+        if (range !== undefined) return ok(range);
+        const why = await whyNoNumber(trx, companyId, ecfType);
+        if (why !== undefined) return why;
+      }
+      return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`);
     },
 
-    async noteTaken(trx, companyId, ecfType, range) {
+    async noteTaken(trx, companyId, ecfType, range, rangeRemaining) {
+      if (!needsNote(range, rangeRemaining)) return;
       const day = today();
-      const remaining = await repo.remainingOfType(trx, companyId, environment, ecfType, day);
+      const remaining = rangeRemaining <= thresholds.lowStock ? await repo.remainingOfType(trx, companyId, environment, ecfType, day) : rangeRemaining;
       if (remaining <= thresholds.lowStock) {
         // Once per range crossing the threshold: the range in use names the event.
         await recordDomainEvent(trx, { companyId, environment, type: 'sequence.low_stock', payload: { ecfType, remaining, rangeId: range.id }, dedupeKey: `sequence.low_stock:${range.id}`, occurredAt: clock.now() });
@@ -181,22 +209,35 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
       return found === undefined ? fail('range_not_found', `No sequence range ${rangeId}.`) : ok(found);
     },
 
-    async takeNumber(trx, companyId, ecfType) {
-      const locked = await numbering.lockFirstUsable(trx, companyId, ecfType);
-      if (!locked.ok) return locked;
-      const range = locked.value;
-      const sequence = range.next_number;
-      await repo.advance(trx, range.id, sequence);
-      await numbering.noteTaken(trx, companyId, ecfType, range);
-      return ok({ encf: encfOf(ecfType, sequence), rangeId: range.id, fechaVencimientoSecuencia: range.expires_on === null ? undefined : dgiiDate(range.expires_on) });
+    async takeNumber(companyId, ecfType, cause) {
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const taken = await repo.takeNextAsBurned(db, { companyId, environment, ecfType, today: today(), cause, burnedAt: clock.now() });
+        if (taken === undefined) {
+          const why = await whyNoNumber(db, companyId, ecfType);
+          if (why !== undefined) return why;
+          continue;
+        }
+        const { range } = taken;
+        const rangeRemaining = range.last_number - range.next_number + 1;
+        // The events are recorded just after the number, not with it: the take stays one statement. A crash in
+        // between loses nothing, because the next number taken from the range records them (once per range).
+        if (needsNote(range, rangeRemaining)) {
+          await transact(db, async (trx) => {
+            await numbering.noteTaken(trx, companyId, ecfType, range, rangeRemaining);
+            return ok(undefined);
+          });
+        }
+        return ok({ encf: taken.encf, rangeId: range.id, fechaVencimientoSecuencia: range.expires_on === null ? undefined : dgiiDate(range.expires_on) });
+      }
+      return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`);
     },
 
     async burnNumber(trx, companyId, taken, cause) {
       await repo.insertBurned(trx, { companyId, environment, encf: taken.encf, rangeId: taken.rangeId, cause, burnedAt: clock.now() });
     },
 
-    async settleNumber(trx, companyId, encf) {
-      await repo.deleteBurned(trx, companyId, environment, encf);
+    settleNumber(executor, companyId, encf) {
+      return repo.deleteBurned(executor, companyId, environment, encf);
     },
   };
 }

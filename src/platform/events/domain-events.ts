@@ -1,6 +1,7 @@
 // The outbox of domain events: written in the transaction that caused them, delivered later (webhooks). An event
 // with a dedupe key is recorded once, however often its cause repeats.
 import type { FiscalEnvironment } from '../../config.js';
+import type { Db } from '../db/database.js';
 import type { Trx } from '../db/transact.js';
 import { newId } from '../ids.js';
 
@@ -14,7 +15,12 @@ export interface DomainEvent {
 }
 
 export async function recordDomainEvent(trx: Trx, event: DomainEvent): Promise<void> {
-  await trx
+  await domainEventInsert(trx, event).execute();
+}
+
+/** The insert that records `event`, unexecuted: for writes sent together (platform/db/one-statement.ts). */
+export function domainEventInsert(executor: Db | Trx, event: DomainEvent) {
+  return executor
     .insertInto('domain_events')
     .values({
       id: newId('evt'),
@@ -25,6 +31,5 @@ export async function recordDomainEvent(trx: Trx, event: DomainEvent): Promise<v
       dedupe_key: event.dedupeKey ?? null,
       occurred_at: event.occurredAt,
     })
-    .onConflict((conflict) => conflict.column('dedupe_key').doNothing())
-    .execute();
+    .onConflict((conflict) => conflict.column('dedupe_key').doNothing());
 }

@@ -2,7 +2,7 @@
 // existing name, so two writers racing on one key cannot both win and a reader never sees a half-written file.
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   assertValidKey,
@@ -18,6 +18,7 @@ import {
 
 export function createFsBlobStore(root: string): BlobStore {
   const base = resolve(root);
+  const directorySyncs = new DirectorySyncs();
 
   function pathOf(key: string): string {
     assertValidKey(key);
@@ -41,9 +42,11 @@ export function createFsBlobStore(root: string): BlobStore {
         return storedBlob(key, existing);
       }
     } finally {
-      await rm(temp, { force: true });
+      await unlink(temp).catch((error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error;
+      });
     }
-    await syncDirectory(dir);
+    await directorySyncs.sync(dir);
     return storedBlob(key, bytes);
   }
 
@@ -94,7 +97,29 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
   }
 }
 
-/** Makes the new directory entry survive a power loss, not only the file's contents. */
+/**
+ * Makes new directory entries survive a power loss, not only the files' contents. Blobs linked into one directory
+ * at about the same time (a document's artefacts, written together) share one fsync: a caller joins a sync that has
+ * not started yet, which covers its entry because the entry was linked before the sync began; once a sync has
+ * started, later callers wait for the next one.
+ */
+class DirectorySyncs {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  sync(dir: string): Promise<void> {
+    const queued = this.pending.get(dir);
+    if (queued !== undefined) return queued;
+    const next = new Promise<void>((resolveSync, rejectSync) => {
+      setImmediate(() => {
+        this.pending.delete(dir);
+        syncDirectory(dir).then(resolveSync, rejectSync);
+      });
+    });
+    this.pending.set(dir, next);
+    return next;
+  }
+}
+
 async function syncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return;
   const handle = await open(dir, 'r');

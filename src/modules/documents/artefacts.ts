@@ -1,0 +1,32 @@
+// A document's archived artefacts: the one key layout and the one way to archive them. A document's artefacts live
+// in one directory of the blob store, so the filesystem adapter syncs that directory once for all of them.
+import type { ArtefactKind } from '../../platform/db/schema.js';
+import type { BlobStore } from '../../platform/storage/index.js';
+import type { ArtefactRow } from './documents.repo.js';
+
+export const artefactKinds: readonly ArtefactKind[] = ['source-json', 'source-xml', 'signed-xml'];
+
+const contentTypes: Record<ArtefactKind, string> = {
+  'source-json': 'application/json',
+  'source-xml': 'application/xml',
+  'signed-xml': 'application/xml',
+};
+
+function artefactKey(companyId: string, documentId: string, kind: ArtefactKind, version: number): string {
+  return `documents/${companyId}/${documentId}/${kind}.v${String(version)}.${kind === 'source-json' ? 'json' : 'xml'}`;
+}
+
+/**
+ * Writes version 1 of each artefact (write-once blobs, in parallel) and returns the rows that record them. Callers
+ * insert the rows only after this returns: a crash leaves at most unreferenced blobs, never a row naming nothing.
+ */
+export async function archiveArtefacts(blobs: BlobStore, ids: { companyId: string; documentId: string }, artefacts: Partial<Record<ArtefactKind, Uint8Array>>, now: Date): Promise<ArtefactRow[]> {
+  const kinds = artefactKinds.filter((kind) => artefacts[kind] !== undefined);
+  return Promise.all(
+    kinds.map(async (kind) => {
+      const key = artefactKey(ids.companyId, ids.documentId, kind, 1);
+      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, { contentType: contentTypes[kind] });
+      return { document_id: ids.documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
+    }),
+  );
+}

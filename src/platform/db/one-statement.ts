@@ -1,0 +1,17 @@
+// Several writes that must commit together, sent as ONE statement of data-modifying CTEs
+// (WITH s0 AS (insert ...), s1 AS (delete ...) SELECT 1). A single statement is atomic without BEGIN and COMMIT, so
+// the writes cost one round trip instead of one each plus two; this is the hot path's way of storing a document.
+// PostgreSQL runs every part on one snapshot: the parts must not read each other's rows. Foreign keys are checked
+// at the end of the statement, so a part may insert a row that another part's row refers to.
+import { sql, type OperationNodeSource } from 'kysely';
+import type { Db } from './database.js';
+import type { Trx } from './transact.js';
+
+export async function executeAsOneStatement(executor: Db | Trx, parts: readonly OperationNodeSource[]): Promise<void> {
+  if (parts.length === 0) return;
+  const ctes = sql.join(
+    parts.map((part, index) => sql`${sql.raw(`s${String(index)}`)} as (${part})`),
+    sql`, `,
+  );
+  await sql`with ${ctes} select 1`.execute(executor);
+}
