@@ -4,10 +4,14 @@ import * as foundation from './20261121_0001_foundation.js';
 import * as sequences from './20261121_0002_sequences.js';
 import * as documents from './20261121_0003_documents.js';
 import * as allocationsIdempotency from './20261121_0004_allocations_idempotency.js';
+import * as sending from './20261121_0005_sending.js';
+import * as taxpayers from './20261121_0006_taxpayers.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
   '20261121_0002_sequences': sequences,
   '20261121_0003_documents': documents,
   '20261121_0004_allocations_idempotency': allocationsIdempotency,
+  '20261121_0005_sending': sending,
+  '20261121_0006_taxpayers': taxpayers,
 };

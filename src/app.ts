@@ -20,8 +20,13 @@ import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService 
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
 import { createDocumentsService, createIdempotency, createSignedXmlIntake, documentRoutes, documentSchemas, documentViewRoutes, type DocumentsService } from './modules/documents/index.js';
+import { catalogueRoutes, createCataloguesService } from './modules/catalogues/index.js';
+import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-sessions/index.js';
 import { opsRoutes } from './modules/ops/index.js';
-import { allocationRoutes, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
+import { createDelivery, createSendingService, type Delivery, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, type SendingService } from './modules/sending/index.js';
+import { allocationRoutes, annulmentRoutes, annulmentSchemas, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
+import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
+import { createDgiiClient, type DgiiClient } from './dgii/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { createJobs, jobList } from './jobs.js';
 import { schedules } from './schedules.js';
@@ -63,6 +68,7 @@ export interface Services {
   controlPlane: ControlPlaneService;
   sequences: SequencesService;
   documents: DocumentsService;
+  sending: SendingService;
 }
 
 export interface Application {
@@ -76,6 +82,7 @@ export interface Application {
   schemas: SchemaSet | undefined;
   services: Services;
   dgii: DgiiTarget;
+  dgiiClient: DgiiClient;
   /** Present when the process serves HTTP. */
   http: { app: App; catalogue: CatalogueEntry[] } | undefined;
   close(): Promise<void>;
@@ -98,6 +105,20 @@ async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unkn
 
 function databaseTarget(config: Config): DatabaseTarget {
   return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl };
+}
+
+/** A dependency built after something that needs it; reaching it before it is set is a wiring bug. */
+function lateBound<T>(name: string): { get: () => T; set: (value: T) => void } {
+  let value: T | undefined;
+  return {
+    get: () => {
+      if (value === undefined) throw new Error(`${name} was reached before it was built`);
+      return value;
+    },
+    set: (built) => {
+      value = built;
+    },
+  };
 }
 
 export async function buildApplication(options: BuildOptions): Promise<Application> {
@@ -131,11 +152,34 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     });
 
     const db = database.db;
-    const jobs = createJobs({ db, clock });
+    const dgii = await dgiiTarget(options, { db, clock, log, schemas });
+    if (dgii.sandbox !== undefined) closers.push(() => (dgii.sandbox as Sandbox).close());
+
+    const dgiiClient = createDgiiClient({
+      urls: dgii,
+      environment: config.fiscalEnv,
+      clock,
+      cache,
+      log,
+      timeouts: { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs },
+      breaker: { failureThreshold: config.dgiiClient.breakerFailureThreshold, openMs: config.dgiiClient.breakerOpenMs },
+      statusApiKey: config.dgiiClient.statusApiKey,
+      // Called only once requests flow, when `dgiiSessions` (built below) exists.
+      credentials: (companyId) => dgiiSessions.credentialsOf(companyId),
+    });
+    closers.push(() => {
+      dgiiClient.close();
+      return Promise.resolve();
+    });
+    // Jobs are registered before the queue starts, and the services they run need the queue: they reach them late.
+    const deliveryLate = lateBound<Delivery>('delivery');
+    const annulmentsLate = lateBound<AnnulmentsService>('annulments');
+    const sequencesLate = lateBound<SequencesService>('sequences');
+    const jobs = createJobs({ db, clock, taxpayersImportUrl: config.taxpayersImport.url, delivery: deliveryLate.get, annulments: annulmentsLate.get, sequences: sequencesLate.get });
     const queue = await startQueue({
       executor: database.executor,
       jobs: jobList(jobs),
-      schedules: schedules(jobs),
+      schedules: schedules(jobs, config.taxpayersImport),
       roles: { work: roles.work, schedule: roles.schedule },
       log,
       metrics,
@@ -146,13 +190,46 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
     const controlPlane = createControlPlaneService({ db, companies });
     const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
+    sequencesLate.set(sequences);
     const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences });
-    const services: Services = { companies, apiKeys, controlPlane, sequences, documents };
+    const dgiiSessions = createDgiiSessionsService({ db, clock, environment: config.fiscalEnv, masterKey, companies, dgii: dgiiClient });
+    const scheduleSend = async (trx: Parameters<Queue['enqueue']>[2]['transaction'], documentId: string, startAfter: Date | undefined) => {
+      await queue.enqueue(jobs.sendDocument, { documentId }, { correlationId: `send:${documentId}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
+    };
+    const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, scheduleSend, policy: {
+        ...defaultDeliveryPolicy,
+        maxAttempts: config.sending.maxAttempts,
+        retryDelayMs: config.sending.retryBaseMs,
+        uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
+      },
+    });
+    deliveryLate.set(delivery);
+    const annulments = createAnnulmentsService({
+      db,
+      clock,
+      environment: config.fiscalEnv,
+      blobs,
+      dgii: dgiiClient,
+      issuer: async (companyId) => {
+        const company = await companies.get(companyId);
+        return company === undefined ? undefined : { rnc: company.rnc, identity: await companies.signingIdentity(companyId) };
+      },
+      schedule: async (trx, annulmentId, startAfter) => {
+        await queue.enqueue(jobs.sendAnnulment, { annulmentId }, { correlationId: `annulment:${annulmentId}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
+      },
+    });
+    annulmentsLate.set(annulments);
+    const sending = createSendingService({ db, clock, environment: config.fiscalEnv, dgii: dgiiClient, delivery, scheduleSend });
+    if (roles.schedule) {
+      const poller = startPoller({ delivery, log, batchSize: 100, restMs: 1_000 });
+      closers.push(() => poller.stop());
+    }
+    const services: Services = { companies, apiKeys, controlPlane, sequences, documents, sending };
 
     let http: Application['http'];
     if (roles.http) {
       const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...documentSchemas]) server.app.addSchema(schema);
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas]) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {
             database: (ms) => database.probe(ms),
@@ -165,12 +242,31 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...apiKeyRoutes({ db, apiKeys, companies }),
         ...sequenceRoutes(sequences),
         ...allocationRoutes(sequences),
+        ...annulmentRoutes(annulments),
         ...documentRoutes(
           documents,
           createIdempotency({ db, clock, environment: config.fiscalEnv }),
           createSignedXmlIntake({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, schemas }),
         ),
         ...documentViewRoutes(documents),
+        ...sendingRoutes(sending),
+        ...dgiiSessionRoutes(dgiiSessions),
+        ...catalogueRoutes(createCataloguesService({ companies })),
+        ...taxpayerRoutes(
+          createTaxpayersService({
+            db,
+            clock,
+            cache,
+            // DGII's directory of electronic issuers, asked with the caller's company session.
+            directory: async (rnc, companyId) => {
+              const found = await dgiiClient.directory(companyId, rnc);
+              if (found.kind === 'not_found') return undefined;
+              if (found.kind !== 'found') throw new Error(`DGII's directory did not answer: ${found.kind}`);
+              const { urlRecepcion, urlAceptacion, urlOpcional } = found.entry;
+              return { electronicIssuer: true, urls: { reception: urlRecepcion, approval: urlAceptacion, ...(urlOpcional === '' ? {} : { authentication: urlOpcional }) } };
+            },
+          }),
+        ),
       ] as AppRoute[];
       registerRoutes(server.app, routes, server.catalogue);
       await server.app.ready();
@@ -178,10 +274,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       http = server;
     }
 
-    const dgii = await dgiiTarget(options, { db, clock, log, schemas });
-    if (dgii.sandbox !== undefined) closers.push(() => (dgii.sandbox as Sandbox).close());
-
-    return { config, log, database, queue, cache, blobs, schemas, services, dgii, http, close };
+    return { config, log, database, queue, cache, blobs, schemas, services, dgii, dgiiClient, http, close };
   } catch (error) {
     await close();
     throw error;

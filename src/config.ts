@@ -45,8 +45,14 @@ export interface Config {
   /** Public base URL used in demo credentials and links; defaults to http://HOST:PORT. */
   publicBaseUrl: string | undefined;
   dgii: DgiiConfig;
+  /** How the DGII client talks to DGII: timeouts, circuit breaker, the status service's API key. */
+  dgiiClient: DgiiClientConfig;
+  /** Sending documents to DGII: attempts before `send_failed`, and the first retry delay (doubled per attempt). */
+  sending: { maxAttempts: number; retryBaseMs: number };
   /** When ranges warn (events for webhooks): numbers left of a type, days before a range in use expires. */
   sequenceWarnings: { lowStock: number; expiringDays: number };
+  /** Scheduled import of DGII's taxpayer listing: off unless a URL is set; cron in America/Santo_Domingo time. */
+  taxpayersImport: { url: string | undefined; cron: string };
 }
 
 /** Where DGII is. DGII serves from three hosts (research/dgii-protocol.md §1.1); the sandbox serves all three
@@ -65,6 +71,27 @@ export interface DgiiConfig {
   sandboxPort: number;
   /** The sandbox's /sandbox-admin routes: off unless set; when set, this token is required (Bearer). */
   sandboxAdminToken: string | undefined;
+}
+
+export interface DgiiClientConfig {
+  connectTimeoutMs: number;
+  /** From connection to the end of DGII's answer; a send that runs past it is uncertain (asked about before any resend). */
+  responseTimeoutMs: number;
+  /** Consecutive failures that open a service's circuit breaker, and how long it stays open before one probe. */
+  breakerFailureThreshold: number;
+  breakerOpenMs: number;
+  /** statusecf.dgii.gov.do wants `Authorization: Apikey <key>`, which DGII hands out; unset: no status checks. */
+  statusApiKey: string | undefined;
+}
+
+function dgiiClient(env: Env): DgiiClientConfig {
+  return Object.freeze({
+    connectTimeoutMs: integer(env, 'DGII_CONNECT_TIMEOUT_MS', 5_000, 100, 120_000) ?? 5_000,
+    responseTimeoutMs: integer(env, 'DGII_RESPONSE_TIMEOUT_MS', 30_000, 100, 600_000) ?? 30_000,
+    breakerFailureThreshold: integer(env, 'DGII_BREAKER_FAILURES', 5, 1, 1_000) ?? 5,
+    breakerOpenMs: integer(env, 'DGII_BREAKER_OPEN_MS', 30_000, 100, 3_600_000) ?? 30_000,
+    statusApiKey: text(env, 'DGII_STATUS_API_KEY'),
+  });
 }
 
 export const realDgii = Object.freeze({ baseUrl: 'https://ecf.dgii.gov.do', fcBaseUrl: 'https://fc.dgii.gov.do', statusBaseUrl: 'https://statusecf.dgii.gov.do' });
@@ -171,6 +198,14 @@ function dgii(env: Env, fiscalEnv: FiscalEnvironment): DgiiConfig {
   });
 }
 
+/** Five cron fields of digits, `*`, `/`, `,` and `-`: enough to refuse a typo before pg-boss does at run time. */
+function cron(env: Env, name: string, fallback: string): string {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^[\d*/,-]+( [\d*/,-]+){4}$/.test(value)) throw new ConfigError(name, `must be a five-field cron expression (got "${value}")`);
+  return value;
+}
+
 export function parseConfig(env: Env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
   const fiscalEnv = oneOf(env, 'FISCAL_ENV', fiscalEnvironments, 'TEST');
@@ -204,9 +239,18 @@ export function parseConfig(env: Env): Config {
     xsdDir: text(env, 'ECF_XSD_DIR'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     dgii: dgii(env, fiscalEnv),
+    dgiiClient: dgiiClient(env),
+    sending: Object.freeze({
+      maxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 8, 1, 100) ?? 8,
+      retryBaseMs: integer(env, 'SEND_RETRY_BASE_MS', 2_000, 10, 3_600_000) ?? 2_000,
+    }),
     sequenceWarnings: Object.freeze({
       lowStock: integer(env, 'SEQUENCE_LOW_STOCK', 100, 0, 1_000_000_000) ?? 100,
       expiringDays: integer(env, 'SEQUENCE_EXPIRING_DAYS', 30, 0, 3_650) ?? 30,
+    }),
+    taxpayersImport: Object.freeze({
+      url: url(env, 'TAXPAYERS_IMPORT_URL', ['http:', 'https:']),
+      cron: cron(env, 'TAXPAYERS_IMPORT_CRON', '30 4 * * *'),
     }),
   });
 }

@@ -3,9 +3,13 @@ import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/db/database.js';
 import type { AnyJob } from './platform/queue/job.js';
 import { controlPlaneJobs } from './modules/control-plane/index.js';
+import { sendingJobs, type Delivery } from './modules/sending/index.js';
+import { annulmentJobs, sequenceJobs, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
+import { documentJobs } from './modules/documents/index.js';
+import { taxpayersJobs } from './modules/taxpayers/index.js';
 
-export function createJobs(deps: { db: Db; clock: Clock }) {
-  return { ...controlPlaneJobs(deps) };
+export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; delivery: () => Delivery; annulments: () => AnnulmentsService; sequences: () => SequencesService }) {
+  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...sendingJobs(deps), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }) };
 }
 
 export type AppJobs = ReturnType<typeof createJobs>;

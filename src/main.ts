@@ -10,6 +10,7 @@ import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { runSandbox, SandboxArgumentError } from './sandbox-command.js';
+import { runTaxpayersCommand, TaxpayersArgumentError, taxpayersUsage } from './modules/taxpayers/index.js';
 
 const usage = `Usage: ecf <command>
 
@@ -19,6 +20,7 @@ const usage = `Usage: ecf <command>
   scheduler  the recurring-job scheduler only
   migrate    apply pending database migrations and exit
   sandbox    the DGII sandbox alone: ecf sandbox [--port 4010] [--host H] [--admin]
+  taxpayers  load DGII's taxpayer listing: ${taxpayersUsage}
   help       this text
 
 Configuration comes from the environment; see README.md.`;
@@ -114,6 +116,11 @@ export async function run(argv: readonly string[]): Promise<void> {
       process.once('SIGTERM', stop);
       return;
     }
+    if (command === 'taxpayers') {
+      const target = config.databaseUrl === undefined ? { kind: 'pglite' as const, dataDir: config.dataDir } : { kind: 'postgres' as const, url: config.databaseUrl };
+      process.exitCode = await runTaxpayersCommand(argv.slice(1), target);
+      return;
+    }
     if (command === 'start' || command === 'serve' || command === 'worker' || command === 'scheduler') {
       await runRoles(command, config);
       return;
@@ -122,7 +129,7 @@ export async function run(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
   } catch (error) {
     // Expected start-up failures get one clear line, not a stack trace.
-    if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof SandboxArgumentError) {
+    if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof SandboxArgumentError || error instanceof TaxpayersArgumentError) {
       process.stderr.write(`ecf: ${error.message}\n`);
       process.exit(1);
     }

@@ -2,6 +2,12 @@
 import type { Schedule } from './platform/queue/queue.js';
 import type { AppJobs } from './jobs.js';
 
-export function schedules(jobs: AppJobs): Schedule[] {
-  return [{ job: jobs.purgeCloudMessages, cron: '17 3 * * *' }];
+export function schedules(jobs: AppJobs, taxpayersImport?: { url: string | undefined; cron: string }): Schedule[] {
+  return [
+    { job: jobs.purgeCloudMessages, cron: '17 3 * * *' },
+    { job: jobs.purgeIdempotencyKeys, cron: '41 3 * * *' },
+    { job: jobs.expireAllocations, cron: '* * * * *' },
+    // DGII republishes its taxpayer listing daily; imported only when the operator configures where from.
+    ...(taxpayersImport?.url === undefined ? [] : [{ job: jobs.importTaxpayers, cron: taxpayersImport.cron }]),
+  ];
 }

@@ -71,6 +71,20 @@ const table: BadInput[] = [
     error: { pointer: '/DetallesItems/Item/0/CantidadItem', code: 'wrong_type' },
   },
   {
+    name: 'Emisor as a string (never replaced by the company profile)',
+    body: edited('31', (document) => ((document.Encabezado as Json)['Emisor'] = 'x')),
+    status: 422,
+    code: 'document_invalid',
+    error: { pointer: '/Encabezado/Emisor', code: 'wrong_type' },
+  },
+  {
+    name: 'Totales as a number (never replaced by computed totals)',
+    body: edited('31', (document) => ((document.Encabezado as Json)['Totales'] = 5)),
+    status: 422,
+    code: 'document_invalid',
+    error: { pointer: '/Encabezado/Totales', code: 'wrong_type' },
+  },
+  {
     name: 'Item not an array',
     body: edited('31', (document) => ((document.DetallesItems as Json)['Item'] = document.DetallesItems.Item[0])),
     status: 422,
@@ -233,7 +247,7 @@ describe('bad input to POST /api/v1/documentos', { timeout: 120_000 }, () => {
     for (const type of ['31', '46', '47'] as const) {
       const range = await app.app.inject({ method: 'GET', url: `/api/v1/secuencias/rangos/${rangeIds.get(type) ?? ''}`, headers: { 'x-api-key': key } });
       assert.equal(range.statusCode, 200, range.body);
-      assert.deepEqual(range.json<{ data: { next: string; availability: unknown } }>().data.availability, { total: 1000, used: 0, reserved: 0, burned: 0, remaining: 1000 }, `e-CF ${type}`);
+      assert.deepEqual(range.json<{ data: { next: string; availability: unknown } }>().data.availability, { total: 1000, used: 0, reserved: 0, burned: 0, annulled: 0, withdrawn: 0, remaining: 1000 }, `e-CF ${type}`);
       const created = await app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key }, payload: ecfDocuments[type] });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json<{ data: { eNCF: string } }>().data.eNCF, `E${type}0000000001`);

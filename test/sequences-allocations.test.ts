@@ -102,7 +102,7 @@ function blockSuite(label: string, embedded: boolean) {
       const created = await post('/api/v1/documentos', ecfDocuments['31']);
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json<{ data: { eNCF: string } }>().data.eNCF, 'E310000000011');
-      assert.deepEqual((await rangeOf('31', 'E310000000001')).availability, { total: 100, used: 1, reserved: 10, burned: 0, remaining: 89 });
+      assert.deepEqual((await rangeOf('31', 'E310000000001')).availability, { total: 100, used: 1, reserved: 10, burned: 0, annulled: 0, withdrawn: 0, remaining: 89 });
       assert.equal((await rangeOf('31', 'E310000000001')).next, 'E310000000012');
     });
 
@@ -178,7 +178,7 @@ function blockSuite(label: string, embedded: boolean) {
       );
       assert.ok(burned.every((row) => row.cause === `allocation ${first.id} cancelled`));
       // total 100 = used (1 document + 2 reported) + reserved (the 89 of the other block) + burned 8 + remaining 0.
-      assert.deepEqual((await rangeOf('31', 'E310000000001')).availability, { total: 100, used: 3, reserved: 89, burned: 8, remaining: 0 });
+      assert.deepEqual((await rangeOf('31', 'E310000000001')).availability, { total: 100, used: 3, reserved: 89, burned: 8, annulled: 0, withdrawn: 0, remaining: 0 });
 
       // A second cancel is refused and changes nothing; neither does a report of a burned number.
       const again = assertProblem(await cancel(first.id), 409, 'allocation_not_active');
@@ -202,7 +202,7 @@ function blockSuite(label: string, embedded: boolean) {
       const lapsing = await block({ ecfType: '34', deviceId: 'caja-04', count: 5, expiresAt: '2026-11-21T16:00:00Z' });
       assert.deepEqual([lapsing.from, lapsing.to, lapsing.expiresAt], ['E340000000003', 'E340000000007', '2026-11-21T16:00:00.000Z']);
       await report('E340000000004');
-      assert.deepEqual((await rangeOf('34', 'E340000000001')).availability, { total: 50, used: 3, reserved: 4, burned: 0, remaining: 43 });
+      assert.deepEqual((await rangeOf('34', 'E340000000001')).availability, { total: 50, used: 3, reserved: 4, burned: 0, annulled: 0, withdrawn: 0, remaining: 43 });
 
       clock.set(new Date('2026-11-21T16:00:01Z'));
       const reads = await Promise.all([
@@ -220,9 +220,26 @@ function blockSuite(label: string, embedded: boolean) {
       const burned = await burnedOf(lapsing.id);
       assert.deepEqual(burned.map((row) => row.encf), ['E340000000003', 'E340000000005', 'E340000000006', 'E340000000007']);
       assert.match(burned[0]!.cause, new RegExp(`^allocation ${lapsing.id} expired`));
-      assert.deepEqual((await rangeOf('34', 'E340000000001')).availability, { total: 50, used: 3, reserved: 0, burned: 4, remaining: 43 });
+      assert.deepEqual((await rangeOf('34', 'E340000000001')).availability, { total: 50, used: 3, reserved: 0, burned: 4, annulled: 0, withdrawn: 0, remaining: 43 });
       assertProblem(await cancel(lapsing.id), 409, 'allocation_not_active');
       assert.equal((await burnedOf(lapsing.id)).length, 4);
+    });
+
+    it('ends blocks past their expiry in the scheduled sweep though nobody reads them, and records each block\'s events', async () => {
+      const lapsing = await block({ ecfType: '34', deviceId: 'caja-05', count: 3, expiresAt: '2026-11-21T18:00:00Z' });
+      const cancelled = await block({ ecfType: '34', deviceId: 'caja-06', count: 2 });
+      assert.equal((await cancel(cancelled.id)).statusCode, 200);
+      clock.set(new Date('2026-11-21T18:00:01Z'));
+      const { db } = app.application.database;
+      assert.equal((await db.selectFrom('sequence_allocations').select('status').where('id', '=', lapsing.id).executeTakeFirstOrThrow()).status, 'active');
+      assert.equal(await app.application.services.sequences.allocations.expireAllDue(), 1);
+      assert.equal((await db.selectFrom('sequence_allocations').select('status').where('id', '=', lapsing.id).executeTakeFirstOrThrow()).status, 'expired');
+      assert.equal((await burnedOf(lapsing.id)).length, 3);
+      assert.equal(await app.application.services.sequences.allocations.expireAllDue(), 0);
+      const events = await db.selectFrom('domain_events').select(['type', 'payload']).where('company_id', '=', companyId).where('type', 'like', 'allocation.%').execute();
+      const of = (id: string) => events.filter((event) => (event.payload as { allocationId: string }).allocationId === id).map((event) => event.type).sort();
+      assert.deepEqual(of(lapsing.id), ['allocation.expired', 'allocation.reserved']);
+      assert.deepEqual(of(cancelled.id), ['allocation.cancelled', 'allocation.reserved']);
     });
 
     it('never lets parallel reservations and documents overlap: every number handed out once, without gaps', async () => {
@@ -239,7 +256,7 @@ function blockSuite(label: string, embedded: boolean) {
       }
       numbers.sort((a, b) => a - b);
       assert.deepEqual(numbers, Array.from({ length: 20 * 37 + 5 }, (_, i) => i + 1));
-      assert.deepEqual((await rangeOf('32', 'E320000000001')).availability, { total: 10_000, used: 5, reserved: 740, burned: 0, remaining: 9_255 });
+      assert.deepEqual((await rangeOf('32', 'E320000000001')).availability, { total: 10_000, used: 5, reserved: 740, burned: 0, annulled: 0, withdrawn: 0, remaining: 9_255 });
     });
 
     it('keeps each company to its own blocks (404), and lists none of them to another', async () => {
@@ -261,7 +278,7 @@ function blockSuite(label: string, embedded: boolean) {
       const cancelled = await app.app.inject({ method: 'POST', url: `/api/v1/sequences/allocations/${id}/cancel`, headers: { 'x-api-key': key } });
       assert.equal(cancelled.statusCode, 200, cancelled.body);
       assert.equal(cancelled.json<{ data: BlockBody }>().data.status, 'cancelled');
-      assert.equal((await get('/api/v1/sequences/allocations?status=cancelled', readKey)).json<{ data: unknown[] }>().data.length, 2);
+      assert.equal((await get('/api/v1/sequences/allocations?status=cancelled', readKey)).json<{ data: unknown[] }>().data.length, 3); // this one, and those of the tests above
     });
   });
 }

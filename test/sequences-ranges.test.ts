@@ -43,7 +43,7 @@ describe('sequence ranges (/api/v1/secuencias/rangos)', () => {
     assert.match(range.id, /^rng_[0-9A-Za-z]{20}$/);
     assert.deepEqual(
       { ...range, id: undefined },
-      { id: undefined, ecfType: '31', from: 'E310000000001', to: 'E310000001000', next: 'E310000000001', expiresOn: '31-12-2027', status: 'active', availability: { total: 1000, used: 0, reserved: 0, burned: 0, remaining: 1000 }, createdAt: '2026-11-21T14:00:00.000Z' },
+      { id: undefined, ecfType: '31', from: 'E310000000001', to: 'E310000001000', next: 'E310000000001', expiresOn: '31-12-2027', status: 'active', availability: { total: 1000, used: 0, reserved: 0, burned: 0, annulled: 0, withdrawn: 0, remaining: 1000 }, createdAt: '2026-11-21T14:00:00.000Z' },
     );
     const read = await get(`/api/v1/secuencias/rangos/${range.id}`, readOnlyKey);
     assert.equal(read.statusCode, 200);

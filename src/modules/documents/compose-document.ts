@@ -37,8 +37,21 @@ function withDefaults(target: Json, defaults: Json): Json {
 
 export type Composed = { ok: true; document: Json } | { ok: false; findings: Finding[] };
 
+/** The groups this composer completes must be objects when sent: anything else is refused, never replaced. */
+function misshapenGroups(body: Json): Finding[] {
+  const sent = (value: unknown) => value !== undefined && value !== null && value !== '';
+  const encabezado = body['Encabezado'];
+  if (sent(encabezado) && !isObject(encabezado)) return [error('/Encabezado', 'wrong_type', 'Encabezado is a group: expected an object.')];
+  if (!isObject(encabezado)) return [];
+  return ['Emisor', 'Totales', 'OtraMoneda']
+    .filter((name) => sent(encabezado[name]) && !isObject(encabezado[name]))
+    .map((name) => error(`/Encabezado/${name}`, 'wrong_type', `${name} is a group: expected an object.`));
+}
+
 export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date): Composed {
   if (!isObject(body)) return { ok: false, findings: [error('', 'not_an_object', 'The e-CF is a JSON object with Encabezado, DetallesItems, ...')] };
+  const misshapen = misshapenGroups(body);
+  if (misshapen.length > 0) return { ok: false, findings: misshapen };
   const encabezado = isObject(body['Encabezado']) ? body['Encabezado'] : {};
   const emisor = isObject(encabezado['Emisor']) ? encabezado['Emisor'] : {};
   const sentRnc = emisor['RNCEmisor'];

@@ -11,8 +11,29 @@ type Executor = Db | Trx;
 
 // The inserts come unexecuted: a caller executes one, or sends several together (platform/db/one-statement.ts).
 
-export function insertDocument(executor: Executor, row: DocumentRow) {
-  return executor.insertInto('documents').values({ ...row, warnings: JSON.stringify(row.warnings) });
+/** The columns sending fills in (modules/sending); a new document has none of them yet. */
+type SendingColumn = 'send_route' | 'send_attempts' | 'send_lease_id' | 'send_lease_until' | 'track_id' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages' | 'secuencia_utilizada' | 'poll_count' | 'next_poll_at' | 'sent_at' | 'final_at';
+export type NewDocument = Omit<DocumentRow, SendingColumn>;
+
+export const notYetSent: Pick<DocumentRow, SendingColumn> = {
+  send_route: null,
+  send_attempts: 0,
+  send_lease_id: null,
+  send_lease_until: null,
+  track_id: null,
+  dgii_estado: null,
+  dgii_codigo: null,
+  dgii_messages: [],
+  secuencia_utilizada: null,
+  poll_count: 0,
+  next_poll_at: null,
+  sent_at: null,
+  final_at: null,
+};
+
+export function insertDocument(executor: Executor, row: NewDocument) {
+  const { id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, rnc_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, range_id, warnings, created_at, updated_at } = row;
+  return executor.insertInto('documents').values({ id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, rnc_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, range_id, warnings: JSON.stringify(warnings), created_at, updated_at });
 }
 
 /** At least one row. */

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
 import { problem, problemBody, problemCatalogue, ProblemError, unwrap } from '../../platform/http/problems.js';
+import { xmlOfBody } from '../../platform/http/xml-body.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { DocumentView, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
@@ -26,16 +27,6 @@ const SignedXmlBody = Type.Unsafe<unknown>({
   description: 'The signed e-CF: the raw XML (Content-Type application/xml, the exact bytes to archive), or JSON {"xml": "<ECF>…</ECF>"}.',
 });
 
-/** The XML of the body: raw bytes as sent, or the `xml` string of a JSON body. */
-function signedXmlOf(body: unknown): Buffer | undefined {
-  if (Buffer.isBuffer(body)) return body;
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const { xml, ...rest } = body as Record<string, unknown>;
-    if (typeof xml === 'string' && xml !== '' && Object.keys(rest).length === 0) return Buffer.from(xml, 'utf8');
-  }
-  return undefined;
-}
-
 export function documentRoutes(documents: DocumentsService, idempotency: Idempotency, intake: SignedXmlIntake) {
   return [
     defineRoute({
@@ -52,7 +43,7 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       schema: { body: SignedXmlBody, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
         const companyId = companyOf(request.principal);
-        const xml = signedXmlOf(request.body);
+        const xml = xmlOfBody(request.body);
         if (xml === undefined) {
           throw problem('validation_failed', 'Send the signed XML as application/xml, or as JSON {"xml": "…"}.', [{ pointer: '/xml', in: 'body', code: 'missing', detail: 'The signed XML is required.' }]);
         }

@@ -38,6 +38,23 @@ export const ArtefactSummary = Type.Object(
 
 export const DocumentWarning = Type.Object({ pointer: Type.String(), code: Type.String(), detail: Type.String() }, { $id: 'DocumentWarning' });
 
+export const DgiiMessage = Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }, { $id: 'DgiiMessage' });
+
+export const DocumentDgiiState = Type.Object(
+  {
+    route: Type.String({ enum: ['reception', 'rfce'], description: 'reception: sent to DGII reception and followed by trackId; rfce: a type 32 under DOP 250,000, summarised as an RFCE (the full e-CF stays archived).' }),
+    attempts: Type.Integer({ description: 'Attempts to deliver it so far.' }),
+    trackId: Type.Union([Type.String(), Type.Null()]),
+    estado: Type.Union([Type.String(), Type.Null()], { description: "DGII's estado as DGII wrote it (Aceptado, Aceptado Condicional, Rechazado, En Proceso)." }),
+    codigo: Type.Union([Type.String(), Type.Null()]),
+    mensajes: Type.Array(ref(DgiiMessage), { description: "DGII's messages, as DGII wrote them." }),
+    secuenciaUtilizada: Type.Union([Type.Boolean(), Type.Null()], { description: 'false: DGII did not consume the e-NCF (a corrected document may use it again).' }),
+    sentAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    finalAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'DocumentDgiiState' },
+);
+
 export const DocumentView = Type.Object(
   {
     id: Type.String(),
@@ -52,6 +69,7 @@ export const DocumentView = Type.Object(
     fechaHoraFirma: Type.String({ description: 'dd-MM-yyyy HH:mm:ss, GMT-4.' }),
     timbreUrl: Type.String({ description: "DGII's QR URL (ConsultaTimbre, or ConsultaTimbreFC for type 32 under DOP 250,000)." }),
     warnings: Type.Array(ref(DocumentWarning), { description: 'Totals beyond DGII tolerance: DGII would answer Aceptado Condicional.' }),
+    dgii: Type.Union([ref(DocumentDgiiState), Type.Null()], { description: 'Where delivery to DGII stands; null until the document is sent (POST /documentos/:id/enviar).' }),
     artefacts: Type.Array(ref(ArtefactSummary)),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -70,4 +88,4 @@ export const ListDocumentsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DocumentView, ...documentViewSchemas];
+export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DgiiMessage, DocumentDgiiState, DocumentView, ...documentViewSchemas];

@@ -68,6 +68,17 @@ function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): Do
     fechaHoraFirma: row.fecha_hora_firma,
     timbreUrl: row.timbre_url,
     warnings: row.warnings as DocumentView['warnings'],
+    dgii: row.send_route === null ? null : {
+      route: row.send_route,
+      attempts: row.send_attempts,
+      trackId: row.track_id,
+      estado: row.dgii_estado,
+      codigo: row.dgii_codigo,
+      mensajes: row.dgii_messages,
+      secuenciaUtilizada: row.secuencia_utilizada,
+      sentAt: row.sent_at?.toISOString() ?? null,
+      finalAt: row.final_at?.toISOString() ?? null,
+    },
     // In one order whatever gave the rows: by kind, then version.
     artefacts: [...artefacts].sort((a, b) => a.kind.localeCompare(b.kind) || a.version - b.version).map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
     createdAt: row.created_at.toISOString(),
@@ -125,7 +136,7 @@ export function createDocumentsService(deps: {
           return ok(undefined);
         });
 
-      let row: repo.DocumentRow;
+      let row: repo.NewDocument;
       let artefacts: repo.ArtefactRow[];
       try {
         const fechaHoraFirma = formatDgiiTimestamp(now);
@@ -180,7 +191,7 @@ export function createDocumentsService(deps: {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
-      return ok(view(row, artefacts));
+      return ok(view({ ...row, ...repo.notYetSent }, artefacts));
     },
 
     async get(companyId, id) {

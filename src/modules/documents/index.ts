@@ -4,3 +4,4 @@ export { documentSchemas } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';
 export { createIdempotency, type Idempotency } from './idempotency.js';
 export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';
+export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';

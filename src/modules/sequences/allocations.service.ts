@@ -9,6 +9,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
@@ -29,6 +30,8 @@ export interface AllocationsService {
    * number is burned). The block becomes exhausted when its last number is reported.
    */
   recordUse(trx: Trx, companyId: string, encf: string, documentId: string | null): Promise<Result<string | undefined>>;
+  /** Ends every company's blocks past their expiry (the scheduled sweep); the number of companies swept. */
+  expireAllDue(): Promise<number>;
 }
 
 
@@ -61,6 +64,12 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
 
   const expiryCause = (row: repo.AllocationRow) => `allocation ${row.id} expired (expiresAt ${row.expires_at?.toISOString() ?? ''})`;
 
+  /** Ends a block (its unused numbers burned) and records the event webhooks deliver. */
+  async function end(trx: Trx, row: repo.AllocationRow, status: 'expired' | 'cancelled', cause: string, now: Date): Promise<void> {
+    await repo.endAllocation(trx, row, status, cause, now);
+    await recordDomainEvent(trx, { companyId: row.company_id, environment, type: `allocation.${status}`, payload: { allocationId: row.id, ecfType: row.ecf_type, deviceId: row.device_id }, occurredAt: now });
+  }
+
   /**
    * Blocks lapse lazily: whoever reads the company's blocks first after a block's expiry ends it (burning its unused
    * numbers), under the block's row lock, so each is ended once. Checked without a transaction first, as nearly
@@ -79,7 +88,7 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       .executeTakeFirst();
     if (due === undefined) return;
     await transact(db, async (trx) => {
-      for (const row of await repo.lockDueForExpiry(trx, companyId, environment, now)) await repo.endAllocation(trx, row, 'expired', expiryCause(row), now);
+      for (const row of await repo.lockDueForExpiry(trx, companyId, environment, now)) await end(trx, row, 'expired', expiryCause(row), now);
       return ok(undefined);
     });
   }
@@ -123,6 +132,7 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
           ended_at: null,
         });
         await numbering.noteTaken(trx, companyId, input.ecfType, range, left - input.count);
+        await recordDomainEvent(trx, { companyId, environment, type: 'allocation.reserved', payload: { allocationId: row.id, ecfType: input.ecfType, deviceId: input.deviceId, from: encfOf(input.ecfType, first), to: encfOf(input.ecfType, first + input.count - 1) }, occurredAt: now });
         return ok(row);
       });
       if (!reserved.ok) return reserved;
@@ -156,11 +166,11 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
         const now = clock.now();
         // It may have lapsed since expireDue looked: then it ends as expired, and the cancel is refused.
         if (row.status === 'active' && row.expires_at !== null && row.expires_at <= now) {
-          await repo.endAllocation(trx, row, 'expired', expiryCause(row), now);
+          await end(trx, row, 'expired', expiryCause(row), now);
           return ok<repo.AllocationRow['status']>('expired');
         }
         if (row.status !== 'active') return ok(row.status);
-        await repo.endAllocation(trx, row, 'cancelled', `allocation ${row.id} cancelled`, now);
+        await end(trx, row, 'cancelled', `allocation ${row.id} cancelled`, now);
         return ok<repo.AllocationRow['status']>('active');
       });
       if (!ended.ok) return ended;
@@ -180,6 +190,12 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       await repo.insertUse(trx, { allocation_id: row.id, encf, document_id: documentId, used_at: clock.now() });
       await repo.markExhaustedWhenFull(trx, row, clock.now());
       return ok(row.id);
+    },
+
+    async expireAllDue() {
+      const companies = await db.selectFrom('sequence_allocations').select('company_id').distinct().where('environment', '=', environment).where('status', '=', 'active').where('expires_at', '<=', clock.now()).execute();
+      for (const { company_id: companyId } of companies) await expireDue(companyId);
+      return companies.length;
     },
   };
 }

@@ -40,13 +40,14 @@ export function findRange(db: Executor, companyId: string, environment: FiscalEn
   return db.selectFrom('sequence_ranges').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
 }
 
-/** Burned numbers per range. */
+/** Burned numbers per range that no accepted annulment has annulled. */
 export async function burnedCounts(db: Executor, rangeIds: readonly string[]): Promise<Map<string, number>> {
   if (rangeIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('sequence_burned')
     .select((eb) => ['range_id', eb.fn.countAll<number>().as('count')])
     .where('range_id', 'in', rangeIds)
+    .where(sql<boolean>`not exists (select 1 from annulments a where a.id = sequence_burned.annulment_id and a.status = 'accepted')`)
     .groupBy('range_id')
     .execute();
   return new Map(rows.map((row) => [row.range_id, row.count]));

@@ -25,7 +25,9 @@ export const RangeAvailability = Type.Object(
     used: Type.Integer({ description: 'Numbers handed to documents (including those devices reported from their offline blocks).' }),
     reserved: Type.Integer({ description: 'Numbers held by active offline blocks and not yet reported used; nobody else gets them.' }),
     burned: Type.Integer({ description: 'Numbers consumed by failures; they await annulment.' }),
-    remaining: Type.Integer({ description: 'Numbers never handed out. total = used + reserved + burned + remaining.' }),
+    annulled: Type.Integer({ description: 'Numbers DGII annulled (accepted ANECF).' }),
+    withdrawn: Type.Integer({ description: 'Numbers never handed out, held by an annulment request that DGII has not answered yet.' }),
+    remaining: Type.Integer({ description: 'Numbers never handed out. total = used + reserved + burned + annulled + withdrawn + remaining.' }),
   },
   { $id: 'RangeAvailability' },
 );

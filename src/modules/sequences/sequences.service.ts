@@ -14,6 +14,7 @@ import { newId } from '../../platform/ids.js';
 import { createAllocationsService, type AllocationsService } from './allocations.service.js';
 import { claimNumber, type ClaimedNumber } from './claim-number.js';
 import { dgiiDate, encfOf, isoDate, isoToday, sequenceOf } from './numbers.js';
+import { annulmentCounts } from './annulments.repo.js';
 import * as repo from './sequences.repo.js';
 import type { RangeView, RegisterRange } from './sequences.schema.js';
 
@@ -74,10 +75,18 @@ function daysBetween(fromIso: string, toIso: string): number {
   return Math.round((Date.parse(`${toIso}T00:00:00Z`) - Date.parse(`${fromIso}T00:00:00Z`)) / 86_400_000);
 }
 
-function view(row: repo.RangeRow, burned: number, reserved: number, today: string): RangeView {
+interface Counts {
+  burned: number;
+  reserved: number;
+  annulled: number;
+  withdrawn: number;
+}
+
+function view(row: repo.RangeRow, counts: Counts, today: string): RangeView {
   const total = row.last_number - row.first_number + 1;
   const remaining = row.last_number - row.next_number + 1;
   const expired = row.expires_on !== null && row.expires_on < today;
+  const { burned, reserved, annulled, withdrawn } = counts;
   return {
     id: row.id,
     ecfType: row.ecf_type,
@@ -86,8 +95,9 @@ function view(row: repo.RangeRow, burned: number, reserved: number, today: strin
     next: remaining > 0 ? encfOf(row.ecf_type, row.next_number) : null,
     expiresOn: row.expires_on === null ? null : dgiiDate(row.expires_on),
     status: remaining === 0 ? 'exhausted' : expired ? 'expired' : 'active',
-    // Every number past next_number went to a document, to a block still reserving it, or was burned.
-    availability: { total, used: total - remaining - burned - reserved, reserved, burned, remaining },
+    // Every number past next_number went to a document, to a block still reserving it, was burned, or is in an
+    // annulment (annulled, or an unissued tail withdrawn while its request stands).
+    availability: { total, used: total - remaining - burned - reserved - annulled - withdrawn, reserved, burned, annulled, withdrawn, remaining },
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -100,8 +110,9 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     const ids = rows.map((row) => row.id);
     const burned = await repo.burnedCounts(db, ids);
     const reserved = await repo.reservedCounts(db, ids);
+    const annulments = await annulmentCounts(db, ids);
     const day = today();
-    return rows.map((row) => view(row, burned.get(row.id) ?? 0, reserved.get(row.id) ?? 0, day));
+    return rows.map((row) => view(row, { burned: burned.get(row.id) ?? 0, reserved: reserved.get(row.id) ?? 0, annulled: annulments.get(row.id)?.annulled ?? 0, withdrawn: annulments.get(row.id)?.withdrawn ?? 0 }, day));
   }
 
   function checkRange(input: RegisterRange): Result<{ first: number; last: number; expiresOn: string | null }> {
@@ -195,7 +206,7 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
         return ok(await repo.insertRange(trx, { id: newId('rng'), company_id: companyId, environment, ecf_type: input.ecfType, first_number: first, last_number: last, next_number: first, expires_on: expiresOn, created_at: clock.now() }));
       });
       if (!created.ok) return created;
-      return ok(view(created.value, 0, 0, today()));
+      return ok(view(created.value, { burned: 0, reserved: 0, annulled: 0, withdrawn: 0 }, today()));
     },
 
     async listRanges(companyId, ecfType) {

@@ -120,6 +120,75 @@ export interface DocumentsTable {
   warnings: ColumnType<unknown, string, string>;
   created_at: Date;
   updated_at: Date;
+  send_route: SendRoute | null;
+  send_attempts: Generated<number>;
+  send_lease_id: string | null;
+  send_lease_until: Date | null;
+  track_id: string | null;
+  dgii_estado: string | null;
+  dgii_codigo: string | null;
+  dgii_messages: ColumnType<DgiiMessageRow[], string | undefined, string>;
+  secuencia_utilizada: boolean | null;
+  poll_count: Generated<number>;
+  next_poll_at: Date | null;
+  sent_at: Date | null;
+  final_at: Date | null;
+}
+
+/** reception: the e-CF goes to DGII's reception (trackId, polled); rfce: a type 32 under DOP 250,000 goes as an RFCE. */
+export type SendRoute = 'reception' | 'rfce';
+
+export interface DgiiMessageRow {
+  codigo: string | null;
+  valor: string;
+}
+
+export interface FailedJobsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  kind: string;
+  document_id: string | null;
+  reason: string;
+  attempts: number;
+  opened_at: Date;
+  closed_at: Date | null;
+  closed_because: string | null;
+}
+
+export type AnnulmentStatus = 'pending' | 'sending' | 'accepted' | 'rejected' | 'failed';
+
+export interface AnnulmentsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  status: AnnulmentStatus;
+  total: number;
+  blob_key: string;
+  attempts: Generated<number>;
+  dgii_estado: string | null;
+  dgii_codigo: string | null;
+  dgii_messages: ColumnType<DgiiMessageRow[], string | undefined, string>;
+  created_at: Date;
+  updated_at: Date;
+  final_at: Date | null;
+}
+
+export interface AnnulmentSpansTable {
+  annulment_id: string;
+  range_id: string;
+  ecf_type: string;
+  first_number: number;
+  last_number: number;
+  kind: 'burned' | 'unissued';
+}
+
+export interface DgiiSessionsTable {
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  token_encrypted: string;
+  expires_at: Date;
+  created_at: Date;
 }
 
 export interface DocumentArtefactsTable {
@@ -177,6 +246,21 @@ export interface IdempotencyKeysTable {
   created_at: Date;
 }
 
+/** DGII's public taxpayer registry (migration 0006). */
+export interface TaxpayersTable {
+  /** 9-digit RNC or 11-digit cédula. */
+  tax_id: string;
+  legal_name: string;
+  trade_name: string | null;
+  economic_activity: string | null;
+  /** `yyyy-mm-dd`. */
+  started_on: string | null;
+  /** As DGII writes it: ACTIVO, SUSPENDIDO, DADO DE BAJA, ... */
+  status: string;
+  payment_regime: string | null;
+  imported_at: Date;
+}
+
 export interface Database {
   companies: CompaniesTable;
   company_certificates: CompanyCertificatesTable;
@@ -192,6 +276,11 @@ export interface Database {
   sequence_allocations: SequenceAllocationsTable;
   sequence_allocation_uses: SequenceAllocationUsesTable;
   idempotency_keys: IdempotencyKeysTable;
+  failed_jobs: FailedJobsTable;
+  dgii_sessions: DgiiSessionsTable;
+  annulments: AnnulmentsTable;
+  annulment_spans: AnnulmentSpansTable;
+  taxpayers: TaxpayersTable;
 }
 
 export type { Generated };

@@ -27,6 +27,8 @@ export interface RetryPolicy {
 export interface JobDefinition<T> {
   name: string;
   retry: RetryPolicy;
+  /** How many of these one worker process runs at once (default 1): jobs that wait on the network want more. */
+  concurrency?: number;
   handle(payload: T, context: JobContext): Promise<void>;
 }
 

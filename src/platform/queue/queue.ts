@@ -36,6 +36,9 @@ export interface QueueRoles {
 
 export const scheduleTimeZone = 'America/Santo_Domingo';
 
+/** Jobs one fetch loop takes at a time (see the workers below). */
+const maxBatch = 4;
+
 function transactionExecutor<T>(transaction: Transaction<T> | Kysely<T>): SqlExecutor {
   return {
     async executeSql(text, values) {
@@ -81,8 +84,8 @@ export async function startQueue(options: {
 
   if (roles.work) {
     for (const job of jobs) {
-      await boss.work<JobEnvelope<never>>(job.name, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([item]) => {
-        if (item === undefined) return;
+      /** One job; a failure is reported for this job alone, so a batch's other jobs still complete. */
+      const runOne = async (item: PgBoss.JobWithMetadata<JobEnvelope<never>>) => {
         const jobLog = log.child({ job: job.name, jobId: item.id, correlationId: item.data.correlationId });
         try {
           await job.handle(item.data.payload, {
@@ -95,9 +98,22 @@ export async function startQueue(options: {
         } catch (error) {
           metrics.jobsProcessed.inc({ job: job.name, outcome: 'failed' });
           jobLog.warn({ err: error, attempt: item.retryCount + 1 }, 'job failed');
-          throw error;
+          await boss.fail(job.name, item.id, { message: error instanceof Error ? error.message : String(error) });
         }
-      });
+      };
+      // A job's concurrency is spread over fetch loops taking small batches, run side by side; pg-boss completes
+      // a batch's jobs that did not fail. A loop waits for its whole batch, so batches stay small: one slow job
+      // holds back few others. pg-boss 10 rests a polling interval after every batch; a full batch asks for the
+      // next at once instead.
+      const concurrency = job.concurrency ?? 1;
+      const batchSize = Math.min(maxBatch, concurrency);
+      for (let loop = 0; loop < Math.ceil(concurrency / batchSize); loop++) {
+        const worker: { id?: string } = {};
+        worker.id = await boss.work<JobEnvelope<never>>(job.name, { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true }, async (items) => {
+          await Promise.all(items.map(runOne));
+          if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
+        });
+      }
     }
   }
 

@@ -1,0 +1,169 @@
+// HTTP to DGII over node:http(s) rather than fetch, because exactly-once sending needs to know how far a request
+// got when it failed: whether a connection was ever made, and whether the whole request was written before the
+// connection broke or the answer stopped coming. fetch hides both. Explicit connect and response timeouts; TLS 1.2
+// or newer only (research/dgii-protocol.md §1.3); keep-alive, so a burst of sends does not handshake per document.
+import { randomBytes } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export type TransportFailure =
+  | 'dns'
+  | 'connect_refused'
+  | 'connect_timeout'
+  | 'connect_failed'
+  /** The connection broke (reset, closed) with no complete answer. */
+  | 'broken'
+  /** Connected, and no complete answer within the response timeout. */
+  | 'response_timeout';
+
+export type HttpResult =
+  | { ok: true; status: number; headers: IncomingHttpHeaders; body: Buffer }
+  | {
+      ok: false;
+      failure: TransportFailure;
+      /** The whole request was handed to the connection: the server may have acted on it. */
+      sent: boolean;
+      /** The system error code, e.g. ECONNRESET; safe to log. */
+      code: string | undefined;
+    };
+
+export type HttpTransport = (request: HttpRequest) => Promise<HttpResult>;
+
+export interface TransportOptions {
+  connectMs: number;
+  /** From connection to the end of the answer. */
+  responseMs: number;
+  /** Connections kept per host; DGII answers in ~200 ms, so this bounds the sends in flight. */
+  maxSockets?: number;
+}
+
+/** No DGII answer is near this; a body past it is not read further (the status still counts). */
+const maxResponseBytes = 5 * 1024 * 1024;
+
+/** Idle keep-alive connections are dropped before a server's own idle timeout (IIS 120 s, Node 5 s) can race a
+ * new request on them: such a race looks like a reset after sending, which would make a send uncertain. */
+const idleSocketMs = 4_000;
+
+const dnsCodes = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
+const refusedCodes = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+class TimeoutSignal extends Error {
+  constructor(readonly failure: 'connect_timeout' | 'response_timeout') {
+    super(failure);
+  }
+}
+
+export function createHttpTransport(options: TransportOptions): HttpTransport & { close(): void } {
+  const maxSockets = options.maxSockets ?? 64;
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo' });
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo', minVersion: 'TLSv1.2' });
+
+  const send: HttpTransport = (request) =>
+    new Promise<HttpResult>((resolve) => {
+      const url = new URL(request.url);
+      const secure = url.protocol === 'https:';
+      const headers = { ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(request.body.length) }) };
+      let connected = false;
+      let sent = false;
+      let settled = false;
+      let timedOut: 'connect_timeout' | 'response_timeout' | undefined;
+      const timers: { connect?: NodeJS.Timeout; response?: NodeJS.Timeout } = {};
+      const finish = (result: HttpResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timers.connect);
+        clearTimeout(timers.response);
+        resolve(result);
+      };
+      const fail = (error: unknown) => {
+        // A timeout destroys the request, and the errors that follow may come from the response instead.
+        if (timedOut !== undefined || error instanceof TimeoutSignal) {
+          finish({ ok: false, failure: timedOut ?? (error as TimeoutSignal).failure, sent, code: undefined });
+          return;
+        }
+        const code = (error as { code?: unknown }).code;
+        const text = typeof code === 'string' ? code : undefined;
+        let failure: TransportFailure;
+        if (text !== undefined && dnsCodes.has(text)) failure = 'dns';
+        else if (text !== undefined && refusedCodes.has(text)) failure = 'connect_refused';
+        else failure = connected ? 'broken' : 'connect_failed';
+        finish({ ok: false, failure, sent, code: text });
+      };
+
+      let client: ClientRequest;
+      const requestOptions = { method: request.method, headers, agent: secure ? httpsAgent : httpAgent };
+      try {
+        client = secure ? httpsRequest(url, requestOptions) : httpRequest(url, requestOptions);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      const startResponseTimer = () => {
+        connected = true;
+        clearTimeout(timers.connect);
+        timers.response = setTimeout(() => {
+          timedOut = 'response_timeout';
+          client.destroy(new TimeoutSignal('response_timeout'));
+        }, options.responseMs);
+      };
+      client.on('socket', (socket: Socket) => {
+        // A kept-alive socket is connected already; a new one is connected once DNS, TCP (and TLS) are done. The
+        // clock starts here, not at the call: waiting for a free socket of the pool is not DGII's slowness.
+        if (!socket.connecting) {
+          startResponseTimer();
+          return;
+        }
+        timers.connect = setTimeout(() => {
+          timedOut = 'connect_timeout';
+          client.destroy(new TimeoutSignal('connect_timeout'));
+        }, options.connectMs);
+        socket.once(secure ? 'secureConnect' : 'connect', startResponseTimer);
+      });
+      client.on('finish', () => {
+        sent = true;
+      });
+      client.on('error', fail);
+      client.on('response', (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= maxResponseBytes) chunks.push(chunk);
+        });
+        response.on('end', () => {
+          finish({ ok: true, status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
+        });
+        response.on('error', fail);
+        response.on('aborted', () => {
+          fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+        });
+      });
+      client.end(request.body);
+    });
+
+  return Object.assign(send, {
+    close() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  });
+}
+
+/** multipart/form-data with one file part `xml`, as DGII's services take documents (research §1.2), built whole so
+ * that it carries a Content-Length: DGII refuses a chunked body with "Multipart cannot be empty" (§1.3). */
+export function xmlMultipart(xml: Buffer, fileName: string): { body: Buffer; contentType: string } {
+  const boundary = `----ecf${randomBytes(12).toString('hex')}`;
+  // A file name is ours (RNC + e-NCF), but quotes or line breaks in it would break the part header.
+  const safeName = fileName.replace(/["\r\n\\]/g, '_');
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="xml"; filename="${safeName}"\r\nContent-Type: text/xml\r\n\r\n`;
+  const body = Buffer.concat([Buffer.from(head, 'utf8'), xml, Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8')]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}

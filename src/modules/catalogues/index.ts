@@ -1,0 +1,2 @@
+export { catalogueRoutes } from './catalogues.routes.js';
+export { createCataloguesService, type CataloguesService } from './catalogues.service.js';

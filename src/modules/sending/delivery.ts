@@ -1,0 +1,398 @@
+// Getting a signed document to DGII exactly once and following it to DGII's verdict (issue 6, DESIGN §5.2).
+//
+// The rule that makes "exactly once" hold whatever DGII, the network or our processes do: a document is marked
+// `sending` (committed) BEFORE its bytes leave, and only a definite answer moves it on. So a document found in
+// `sending` by a later attempt — after an uncertain outcome (timeout after the bytes left, reset, 5xx) or after a
+// worker died mid-call — may already be at DGII, and is resolved by asking DGII about its e-NCF first (trackIds for
+// reception, consultaestado for an RFCE); only a definite "DGII has nothing" lets the bytes go again. One worker at a
+// time may talk to DGII about a document: the lease (send_lease_id/until) is taken in the same transaction that
+// marks it `sending`, and runs out if its worker dies. The bytes sent are the archived signed bytes, never re-signed.
+import Big from 'big.js';
+import type { FiscalEnvironment } from '../../config.js';
+import type { DgiiClient, DgiiMessage, ResultOutcome, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
+import { buildRfce } from '../../fiscal/responses/rfce.js';
+import { signXml } from '../../fiscal/xmldsig/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { DocumentStatus, SendRoute } from '../../platform/db/schema.js';
+import { transact, type Trx } from '../../platform/db/transact.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { ok } from '../../platform/http/problems.js';
+import { newId } from '../../platform/ids.js';
+import type { Logger } from '../../platform/observability/logger.js';
+import type { CompaniesService } from '../companies/index.js';
+import type { DocumentsService } from '../documents/index.js';
+import * as repo from './sending.repo.js';
+
+/** Type 32 under this amount (DOP) goes to DGII as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1). */
+const rfceThreshold = new Big('250000');
+
+/** How long one answer of DGII's status service is reused. */
+const availabilityTtlMs = 5_000;
+
+export interface DeliveryPolicy {
+  /** Attempts that reach DGII (or fail to) before a document is `send_failed` and a failed job opens. */
+  maxAttempts: number;
+  /** First retry delay; doubled per attempt, with jitter, up to maxRetryDelayMs. */
+  retryDelayMs: number;
+  maxRetryDelayMs: number;
+  /** How long one worker holds a document while it talks to DGII: longer than the client's timeouts. */
+  leaseMs: number;
+  /** First poll after a trackId; doubled per poll up to maxPollDelayMs. */
+  firstPollDelayMs: number;
+  maxPollDelayMs: number;
+  /** consultaresultado answers "not found" for a trackId it gave: after this many polls the document is `not_found`. */
+  notFoundAfterPolls: number;
+  /**
+   * After an uncertain outcome, how long before DGII is asked about the e-NCF: a request our client gave up on may
+   * still be working its way through DGII, and asking too soon would hear "nothing" and send a second copy. At least
+   * twice the client's response timeout.
+   */
+  uncertainSettleMs: number;
+}
+
+export const defaultDeliveryPolicy: DeliveryPolicy = {
+  maxAttempts: 8,
+  retryDelayMs: 2_000,
+  maxRetryDelayMs: 5 * 60_000,
+  leaseMs: 90_000,
+  firstPollDelayMs: 1_000,
+  maxPollDelayMs: 5 * 60_000,
+  notFoundAfterPolls: 5,
+  uncertainSettleMs: 60_000,
+};
+
+/** What delivery asks of the queue: a send attempt for a document, in the caller's transaction. */
+export type ScheduleSend = (trx: Trx, documentId: string, startAfter: Date | undefined) => Promise<void>;
+
+export type SendRouteOf = (row: Pick<repo.DocumentRow, 'ecf_type' | 'monto_total'>) => SendRoute;
+
+export const sendRouteOf: SendRouteOf = (row) => (row.ecf_type === '32' && new Big(row.monto_total).lt(rfceThreshold) ? 'rfce' : 'reception');
+
+/** DGII's verdict in our states. */
+const verdictStatus = { accepted: 'accepted', conditional: 'accepted_conditional', rejected: 'rejected' } as const satisfies Record<string, DocumentStatus>;
+
+interface Verdict {
+  kind: 'accepted' | 'conditional' | 'rejected';
+  estado: string | null;
+  codigo: string | null;
+  messages: DgiiMessage[];
+  secuenciaUtilizada: boolean | undefined;
+}
+
+function describeMessages(messages: readonly DgiiMessage[]): string {
+  return messages.length === 0 ? '' : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
+}
+
+export interface Delivery {
+  /** One send attempt (the `document.send` job). Safe to run twice, or at once on two workers. */
+  attempt(documentId: string): Promise<void>;
+  /** Asks DGII about one document waiting for its verdict, now. */
+  poll(row: repo.DocumentRow): Promise<void>;
+  /** Polls the documents whose next question is due; the number asked. */
+  pollDue(limit: number): Promise<number>;
+}
+
+export function createDelivery(deps: {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  environment: FiscalEnvironment;
+  dgii: DgiiClient;
+  companies: CompaniesService;
+  documents: DocumentsService;
+  scheduleSend: ScheduleSend;
+  policy: DeliveryPolicy;
+}): Delivery {
+  const { db, clock, log, environment, dgii, companies, documents, scheduleSend, policy } = deps;
+
+  const backoff = (attempt: number, base: number, max: number) => {
+    const exponential = Math.min(max, base * 2 ** Math.max(0, attempt - 1));
+    // Full jitter on half the delay: retries of many documents spread out instead of arriving together.
+    return Math.round(exponential / 2 + Math.random() * (exponential / 2));
+  };
+  const later = (ms: number) => new Date(clock.now().getTime() + ms);
+
+  async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
+    await repo.insertEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause });
+  }
+
+  async function domainEvent(trx: Trx, row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): Promise<void> {
+    await recordDomainEvent(trx, { companyId: row.company_id, environment, type, payload: { documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type, ...extra }, occurredAt: clock.now() });
+  }
+
+  /** Records DGII's verdict: a final state, its messages, and whether the e-NCF was consumed. */
+  async function recordVerdict(trx: Trx, row: repo.DocumentRow, verdict: Verdict, source: string): Promise<void> {
+    const status = verdictStatus[verdict.kind];
+    const now = clock.now();
+    await repo.updateDocument(trx, row.id, {
+      status,
+      send_lease_id: null,
+      send_lease_until: null,
+      dgii_estado: verdict.estado,
+      dgii_codigo: verdict.codigo,
+      dgii_messages: verdict.messages,
+      // DGII consumes the number of what it accepts; for a rejection it says (secuenciaUtilizada) or, silent, it did.
+      secuencia_utilizada: verdict.secuenciaUtilizada ?? true,
+      next_poll_at: null,
+      final_at: now,
+      updated_at: now,
+    });
+    await event(trx, row, `dgii.${verdict.kind}`, status, `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}`);
+    await repo.closeFailedJobs(trx, row.id, now, `DGII's verdict: ${status}`);
+    await domainEvent(trx, row, `document.${status}`, { status, estado: verdict.estado, mensajes: verdict.messages });
+  }
+
+  async function recordTrackId(trx: Trx, row: repo.DocumentRow, trackId: string, cause: string): Promise<void> {
+    const now = clock.now();
+    await repo.updateDocument(trx, row.id, { status: 'in_process', send_lease_id: null, send_lease_until: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now });
+    await event(trx, row, 'dgii.received', 'in_process', cause);
+  }
+
+  /** A failure that proves DGII did not take the bytes: back to `queued` for a later attempt, or `send_failed`. */
+  async function recordNotTaken(trx: Trx, row: repo.DocumentRow, detail: string, retryAt: Date | undefined, counts: boolean): Promise<void> {
+    const now = clock.now();
+    const attempts = row.send_attempts + (counts ? 1 : 0);
+    if (counts && attempts >= policy.maxAttempts) {
+      await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
+      await event(trx, row, 'dgii.send_failed', 'send_failed', `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar`);
+      await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts, at: now });
+      await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts });
+      return;
+    }
+    const at = retryAt ?? later(backoff(attempts, policy.retryDelayMs, policy.maxRetryDelayMs));
+    await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
+    await event(trx, row, 'dgii.not_taken', 'queued', `${counts ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`);
+    await scheduleSend(trx, row.id, at);
+  }
+
+  /**
+   * DGII may hold the bytes (an uncertain outcome, or a worker that died mid-call): the document stays `sending`
+   * and the next attempt asks DGII before sending anything. A failed job opens once attempts run out, but the
+   * questions go on: giving up would need a resend, and a resend without an answer could send twice.
+   */
+  async function recordUncertain(trx: Trx, row: repo.DocumentRow, detail: string): Promise<void> {
+    const now = clock.now();
+    const attempts = row.send_attempts + 1;
+    await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
+    await event(trx, row, 'dgii.uncertain', 'sending', `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`);
+    if (attempts >= policy.maxAttempts) {
+      await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: `DGII's answer is still unknown after ${String(attempts)} attempts: ${detail}`, attempts, at: now });
+    }
+    await scheduleSend(trx, row.id, later(Math.max(policy.uncertainSettleMs, backoff(attempts, policy.retryDelayMs, policy.maxRetryDelayMs))));
+  }
+
+  async function recordNoCredentials(trx: Trx, row: repo.DocumentRow, detail: string, previous: DocumentStatus): Promise<void> {
+    if (previous === 'sending') {
+      // It may be at DGII: it must be asked, not failed; the question waits like an uncertain one.
+      await recordUncertain(trx, row, detail);
+      return;
+    }
+    const now = clock.now();
+    await repo.updateDocument(trx, row.id, { status: 'send_failed', send_lease_id: null, send_lease_until: null, updated_at: now });
+    await event(trx, row, 'dgii.send_failed', 'send_failed', detail);
+    await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts: row.send_attempts, at: now });
+    await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts: row.send_attempts });
+  }
+
+  /** Takes the document for this worker: the lease, and `sending` marked before anything leaves. */
+  async function claim(documentId: string): Promise<{ row: repo.DocumentRow; previous: DocumentStatus; leaseId: string } | undefined> {
+    const claimed = await transact(db, async (trx) => {
+      const row = await repo.lockDocument(trx, documentId);
+      const now = clock.now();
+      if (row === undefined || (row.status !== 'queued' && row.status !== 'sending')) return ok(undefined);
+      if (row.send_lease_until !== null && row.send_lease_until > now) return ok(undefined);
+      const leaseId = newId('lse');
+      const route = row.send_route ?? sendRouteOf(row);
+      await repo.updateDocument(trx, row.id, { status: 'sending', send_route: route, send_lease_id: leaseId, send_lease_until: later(policy.leaseMs), updated_at: now });
+      const doing = row.status === 'queued' ? `attempt ${String(row.send_attempts + 1)}: sending to DGII ${route === 'rfce' ? 'as an RFCE' : 'reception'}` : 'DGII may already have it: asking about the e-NCF before anything is sent';
+      await event(trx, row, 'dgii.sending', 'sending', doing);
+      return ok({ row: { ...row, status: 'sending' as const, send_route: route, send_lease_id: leaseId }, previous: row.status, leaseId });
+    });
+    return claimed.ok ? claimed.value : undefined;
+  }
+
+  /** Records an outcome only while this worker still holds the document: a lease that ran out belongs to another. */
+  async function whileHeld(row: repo.DocumentRow, leaseId: string, record: (trx: Trx, current: repo.DocumentRow) => Promise<void>): Promise<void> {
+    await transact(db, async (trx) => {
+      const current = await repo.lockDocument(trx, row.id);
+      if (current?.send_lease_id !== leaseId) {
+        log.warn({ documentId: row.id }, 'send outcome not recorded: the lease passed to another worker');
+        return ok(undefined);
+      }
+      await record(trx, current);
+      return ok(undefined);
+    });
+  }
+
+  async function fileOf(row: repo.DocumentRow, rnc: string): Promise<{ xml: Buffer; fileName: string } | undefined> {
+    const signed = await documents.artefact(row.company_id, row.id, 'signed-xml', undefined);
+    if (!signed.ok) return undefined;
+    return { xml: signed.value.bytes, fileName: `${rnc}${row.encf}.xml` };
+  }
+
+  /** What DGII knows about an e-NCF we may have sent: a trackId, a verdict, nothing, or no answer now. */
+  type Resolution = { kind: 'track'; trackId: string } | { kind: 'verdict'; verdict: Verdict } | { kind: 'nothing' } | { kind: 'unknown'; detail: string };
+
+  async function resolve(row: repo.DocumentRow, rnc: string): Promise<Resolution> {
+    if (row.send_route === 'rfce') {
+      const status: StatusByEncfOutcome = await dgii.statusByEncf(row.company_id, { rncEmisor: rnc, eNCF: row.encf, rncComprador: row.rnc_comprador ?? undefined, securityCode: row.security_code });
+      if (status.kind === 'accepted' || status.kind === 'conditional' || status.kind === 'rejected') return { kind: 'verdict', verdict: status };
+      if (status.kind === 'not_found') return { kind: 'nothing' };
+      return { kind: 'unknown', detail: status.kind === 'transient' ? status.detail : status.kind };
+    }
+    const tracks = await dgii.trackIds(row.company_id, { rncEmisor: rnc, eNCF: row.encf });
+    if (tracks.kind === 'found') {
+      const latest = [...tracks.entries].sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0))[0];
+      if (latest !== undefined) return { kind: 'track', trackId: latest.trackId };
+      return { kind: 'nothing' };
+    }
+    if (tracks.kind === 'not_found') return { kind: 'nothing' };
+    return { kind: 'unknown', detail: tracks.kind === 'transient' ? tracks.detail : tracks.kind };
+  }
+
+  async function send(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }): Promise<SendEcfOutcome | SendRfceOutcome> {
+    if (row.send_route !== 'rfce') return dgii.sendEcf(row.company_id, file);
+    // The RFCE summarises the archived e-CF 32 and is signed with the company's certificate; the full e-CF stays
+    // archived and is what the integrator downloads.
+    const summary = buildRfce(file.xml.toString('utf8'));
+    if (!summary.ok) return { kind: 'rejected', estado: null, codigo: null, messages: summary.findings.map((finding) => ({ codigo: finding.code, valor: finding.message })), secuenciaUtilizada: false, httpStatus: 0, encf: row.encf };
+    const identity = await companies.signingIdentity(row.company_id);
+    if (identity === undefined) return { kind: 'no_credentials' };
+    return dgii.sendRfce(row.company_id, { xml: Buffer.from(signXml(summary.xml, identity)), fileName: file.fileName });
+  }
+
+  async function recordSendOutcome(trx: Trx, row: repo.DocumentRow, outcome: SendEcfOutcome | SendRfceOutcome, previous: DocumentStatus): Promise<void> {
+    const sentAt = clock.now();
+    switch (outcome.kind) {
+      case 'received':
+        await recordTrackId(trx, { ...row, sent_at: row.sent_at ?? sentAt }, outcome.trackId, `DGII received it: trackId ${outcome.trackId}`);
+        return;
+      case 'accepted':
+      case 'conditional':
+      case 'rejected':
+        await repo.updateDocument(trx, row.id, { sent_at: row.sent_at ?? sentAt, send_attempts: row.send_attempts + 1, updated_at: sentAt });
+        await recordVerdict(trx, row, outcome, row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception');
+        return;
+      case 'transient':
+        await recordNotTaken(trx, row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt, outcome.reason !== 'unavailable');
+        return;
+      case 'uncertain':
+        await recordUncertain(trx, row, `${outcome.reason}: ${outcome.detail}`);
+        return;
+      case 'unauthorized':
+        await recordNotTaken(trx, row, `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`, undefined, true);
+        return;
+      case 'no_credentials':
+        await recordNoCredentials(trx, row, 'the company has no certificate nor DGII session to authenticate with: install its certificate, then retry', previous);
+        return;
+    }
+  }
+
+  /**
+   * DGII's announced maintenance window running now, if any (statusecf; asked at most every few seconds per
+   * process). Without the status service's API key, or when it does not answer, sending goes ahead: a DGII that is
+   * down anyway answers 503, which is retried like any transient failure.
+   */
+  let availability: { at: number; window: { end: Date } | null } | undefined;
+  async function maintenanceNow(): Promise<{ end: Date } | null> {
+    const now = clock.now().getTime();
+    if (availability === undefined || now - availability.at > availabilityTtlMs) {
+      const status = await dgii.serviceStatus();
+      availability = { at: now, window: status.kind === 'status' ? status.activeWindow : null };
+    }
+    return availability.window !== null && availability.window.end.getTime() > now ? availability.window : null;
+  }
+
+  async function attempt(documentId: string): Promise<void> {
+    const maintenance = await maintenanceNow();
+    if (maintenance !== null) {
+      // Paused, not failed: the document waits queued for the window's end, and no attempt is counted.
+      await transact(db, async (trx) => {
+        const row = await repo.lockDocument(trx, documentId);
+        if (row?.status === 'queued') await recordNotTaken(trx, row, `DGII is in a maintenance window until ${maintenance.end.toISOString()}`, maintenance.end, false);
+        else if (row?.status === 'sending') await scheduleSend(trx, row.id, maintenance.end);
+        return ok(undefined);
+      });
+      return;
+    }
+    const claimed = await claim(documentId);
+    if (claimed === undefined) return; // final, not ours to send, or another worker holds it
+    const { row, previous, leaseId } = claimed;
+    const company = await companies.get(row.company_id);
+    const file = company === undefined ? undefined : await fileOf(row, company.rnc);
+    if (company === undefined || file === undefined) throw new Error(`document ${row.id}: its company or its signed XML is missing`);
+
+    if (previous === 'sending') {
+      const known = await resolve(row, company.rnc);
+      if (known.kind !== 'nothing') {
+        await whileHeld(row, leaseId, async (trx, current) => {
+          if (known.kind === 'track') await recordTrackId(trx, current, known.trackId, `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})`);
+          else if (known.kind === 'verdict') await recordVerdict(trx, current, known.verdict, `DGII already had it (found by asking about ${row.encf})`);
+          else await recordUncertain(trx, current, `asking DGII about ${row.encf} failed: ${known.detail}`);
+        });
+        return;
+      }
+      await whileHeld(row, leaseId, (trx, current) => event(trx, current, 'dgii.resolved', 'sending', `DGII has nothing for ${row.encf}: it is sent again`));
+    }
+
+    const outcome = await send(row, file);
+    await whileHeld(row, leaseId, (trx, current) => recordSendOutcome(trx, current, outcome, previous));
+  }
+
+  async function recordResult(row: repo.DocumentRow, outcome: ResultOutcome): Promise<void> {
+    await transact(db, async (trx) => {
+      const current = await repo.lockDocument(trx, row.id);
+      if (current?.status !== 'in_process') return ok(undefined);
+      const now = clock.now();
+      const polls = current.poll_count + 1;
+      const next = later(backoff(polls, policy.firstPollDelayMs, policy.maxPollDelayMs));
+      switch (outcome.kind) {
+        case 'accepted':
+        case 'conditional':
+        case 'rejected':
+          await recordVerdict(trx, current, outcome, `DGII's verdict for trackId ${current.track_id ?? ''}`);
+          break;
+        case 'not_found':
+          if (polls >= policy.notFoundAfterPolls) {
+            await repo.updateDocument(trx, current.id, { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now });
+            await event(trx, current, 'dgii.not_found', 'not_found', `DGII has no record of trackId ${current.track_id ?? ''} after ${String(polls)} questions; retry it with POST /documentos/${current.id}/reintentar`);
+            await domainEvent(trx, current, 'document.not_found', { trackId: current.track_id });
+          } else {
+            await repo.updateDocument(trx, current.id, { poll_count: polls, next_poll_at: next, updated_at: now });
+          }
+          break;
+        case 'in_process':
+        case 'transient':
+        case 'unauthorized':
+        case 'no_credentials':
+          // Still working, or no answer now: ask again later; nothing about the document changed.
+          await repo.updateDocument(trx, current.id, { poll_count: polls, next_poll_at: next, updated_at: now });
+          break;
+      }
+      return ok(undefined);
+    });
+  }
+
+  async function poll(row: repo.DocumentRow): Promise<void> {
+    if (row.track_id === null) return;
+    await recordResult(row, await dgii.result(row.company_id, row.track_id));
+  }
+
+  return {
+    attempt,
+    poll,
+    async pollDue(limit) {
+      const now = clock.now();
+      const due = await repo.claimDuePolls(db, now, later(policy.leaseMs), limit);
+      await Promise.all(
+        due.map((row) =>
+          poll(row).catch((error: unknown) => {
+            log.warn({ err: error, documentId: row.id }, 'polling DGII failed');
+          }),
+        ),
+      );
+      return due.length;
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// The integrator's side of sending (SPEC §4.3): queue a document for DGII, ask DGII now, retry what may be retried,
+// list the fiscal jobs that ran out of attempts, and the operators' view of DGII's health. The work itself is
+// delivery.ts, run by the worker (the `document.send` job) and the scheduler (the poller).
+import type { FiscalEnvironment } from '../../config.js';
+import type { BreakerSnapshot, DgiiClient, ServiceStatusOutcome } from '../../dgii/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { DocumentStatus } from '../../platform/db/schema.js';
+import { transact } from '../../platform/db/transact.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
+import { fail, ok, type Result } from '../../platform/http/problems.js';
+import type { Delivery, ScheduleSend } from './delivery.js';
+import * as repo from './sending.repo.js';
+import type { FailedJobView, SendAnswer } from './sending.schema.js';
+
+/** States a retry may start again from: DGII certainly does not hold the document as accepted. */
+function retryRefusal(row: repo.DocumentRow): string | undefined {
+  switch (row.status) {
+    case 'send_failed':
+    case 'not_found':
+      return undefined;
+    case 'rejected':
+      return row.secuencia_utilizada === false ? undefined : 'DGII rejected it and consumed its e-NCF: correct the document and create a new one (with a new e-NCF).';
+    case 'signed':
+      return 'It has not been sent yet: send it with POST /documentos/:id/enviar.';
+    case 'queued':
+    case 'sending':
+    case 'in_process':
+      return `It is on its way (${row.status}); retrying now could send it twice.`;
+    case 'accepted':
+    case 'accepted_conditional':
+      return `DGII accepted it (${row.status}); there is nothing to retry.`;
+  }
+}
+
+export interface DgiiHealth {
+  environment: FiscalEnvironment;
+  availability: ServiceStatusOutcome;
+  breakers: BreakerSnapshot[];
+  pending: Partial<Record<DocumentStatus, number>>;
+}
+
+export interface SendingService {
+  send(companyId: string, id: string): Promise<Result<SendAnswer>>;
+  refresh(companyId: string, id: string): Promise<Result<SendAnswer>>;
+  retry(companyId: string, id: string): Promise<Result<SendAnswer>>;
+  failedJobs(companyId: string, query: { open?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: FailedJobView[]; nextCursor: string | null }>>;
+  health(): Promise<DgiiHealth>;
+}
+
+function answer(row: repo.DocumentRow, changed: boolean, detail: string): SendAnswer {
+  return { id: row.id, eNCF: row.encf, status: row.status, changed, detail, trackId: row.track_id };
+}
+
+function failedJobView(row: repo.FailedJobRow): FailedJobView {
+  return {
+    id: row.id,
+    kind: row.kind,
+    documentId: row.document_id,
+    reason: row.reason,
+    attempts: row.attempts,
+    open: row.closed_at === null,
+    openedAt: row.opened_at.toISOString(),
+    closedAt: row.closed_at?.toISOString() ?? null,
+    closedBecause: row.closed_because,
+  };
+}
+
+export function createSendingService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; dgii: DgiiClient; delivery: Delivery; scheduleSend: ScheduleSend }): SendingService {
+  const { db, clock, environment, dgii, delivery, scheduleSend } = deps;
+
+  /** signed (or a retry's starting state) → queued, with its send job, in one transaction. */
+  async function enqueue(companyId: string, id: string, allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined, cause: string): Promise<Result<SendAnswer>> {
+    return transact(db, async (trx) => {
+      const row = await repo.lockDocument(trx, id);
+      if (row?.company_id !== companyId || row.environment !== environment) return fail('document_not_found', `No document ${id}.`);
+      const refusal = allowed(row);
+      if (refusal !== undefined) return refusal;
+      const now = clock.now();
+      await repo.updateDocument(trx, id, { status: 'queued', send_attempts: 0, poll_count: 0, next_poll_at: null, updated_at: now });
+      await repo.insertEvent(trx, { documentId: id, at: now, type: 'queued', status: 'queued', cause });
+      await recordDomainEvent(trx, { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now });
+      await scheduleSend(trx, id, undefined);
+      return ok(answer({ ...row, status: 'queued' }, true, cause));
+    });
+  }
+
+  return {
+    send(companyId, id) {
+      return enqueue(
+        companyId,
+        id,
+        (row) => {
+          if (row.status === 'signed') return undefined;
+          if (row.status === 'send_failed' || row.status === 'not_found') {
+            return fail('document_not_sendable', `Document ${id} is ${row.status}: retry it with POST /documentos/${id}/reintentar, which checks it is safe to send again.`);
+          }
+          // Queued, on its way or final: sending again would do nothing, and says so.
+          return ok(answer(row, false, `Already ${row.status}: nothing was queued.`));
+        },
+        'queued for DGII (POST enviar)',
+      );
+    },
+
+    async refresh(companyId, id) {
+      const row = await repo.findDocument(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No document ${id}.`);
+      if (row.status === 'in_process') {
+        await delivery.poll(row);
+      } else if (row.status === 'sending' && (row.send_lease_until === null || row.send_lease_until <= clock.now())) {
+        // An uncertain send waiting for its next attempt: resolve it now (the attempt asks DGII first).
+        await delivery.attempt(id);
+      }
+      const current = await repo.findDocument(db, companyId, environment, id);
+      if (current === undefined) return fail('document_not_found', `No document ${id}.`);
+      const changed = current.status !== row.status;
+      return ok(answer(current, changed, changed ? `${row.status} → ${current.status}` : `Still ${current.status}.`));
+    },
+
+    retry(companyId, id) {
+      return enqueue(
+        companyId,
+        id,
+        (row) => {
+          const refusal = retryRefusal(row);
+          return refusal === undefined ? undefined : fail('document_not_retryable', `Document ${id} cannot be retried: ${refusal}`);
+        },
+        'queued again for DGII (POST reintentar)',
+      );
+    },
+
+    async failedJobs(companyId, query) {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && after === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+      const limit = query.limit ?? 50;
+      const rows = await repo.listFailedJobs(db, companyId, environment, { open: query.open, limit, after });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return ok({ items: page.map(failedJobView), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.opened_at, id: last.id }) : null });
+    },
+
+    async health() {
+      const pending: Partial<Record<DocumentStatus, number>> = {};
+      for (const row of await repo.pendingCounts(db)) if (row.environment === environment) pending[row.status as DocumentStatus] = row.count;
+      return { environment, availability: await dgii.serviceStatus(), breakers: dgii.breakers(), pending };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Issue 9, the scheduled registry import: off unless TAXPAYERS_IMPORT_URL is set; when set, the job runs the same
+// import as the command, from that URL, at TAXPAYERS_IMPORT_CRON.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { ConfigError, parseConfig } from '../src/config.js';
+import { createJobs } from '../src/jobs.js';
+import { fixedClock } from '../src/platform/clock.js';
+import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
+import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { schedules } from '../src/schedules.js';
+import { createTestDatabase, type TestDatabase } from './support/backends.js';
+import { listingBytes, listingLine, rncFor, writeZip } from './taxpayers-listing.js';
+
+describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let dir: string;
+  const clock = fixedClock(new Date('2026-11-21T12:00:00Z'));
+
+  before(async () => {
+    database = await createTestDatabase();
+    handle = await openDatabase(database.target);
+    await migrateToLatest(handle.db);
+    dir = mkdtempSync(join(tmpdir(), 'ecf-taxpayers-job-'));
+  });
+  after(async () => {
+    await handle.close();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // The other modules' jobs are built too but never run here.
+  const jobsWith = (options: { taxpayersImportUrl: string | undefined }) =>
+    createJobs({
+      db: handle.db,
+      clock,
+      ...options,
+      delivery: () => {
+        throw new Error('not used by the taxpayer import');
+      },
+      annulments: () => {
+        throw new Error('not used by the taxpayer import');
+      },
+      sequences: () => {
+        throw new Error('not used by the taxpayer import');
+      },
+    });
+
+  it('is off by default and scheduled at the configured cron when a URL is configured', () => {
+    const off = parseConfig({});
+    assert.deepEqual(off.taxpayersImport, { url: undefined, cron: '30 4 * * *' });
+    const jobs = jobsWith({ taxpayersImportUrl: off.taxpayersImport.url });
+    assert.ok(!schedules(jobs, off.taxpayersImport).some((schedule) => schedule.job.name === 'taxpayers.import'));
+
+    const on = parseConfig({ TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip', TAXPAYERS_IMPORT_CRON: '0 5 * * 1-5' });
+    const scheduled = schedules(jobsWith({ taxpayersImportUrl: on.taxpayersImport.url }), on.taxpayersImport).find((schedule) => schedule.job.name === 'taxpayers.import');
+    assert.equal(scheduled?.cron, '0 5 * * 1-5');
+  });
+
+  it('refuses a URL that is not http(s) and a malformed cron, naming the variable', () => {
+    assert.throws(() => parseConfig({ TAXPAYERS_IMPORT_URL: 'ftp://dgii.gov.do/DGII_RNC.zip' }), (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_URL/.test(error.message));
+    assert.throws(() => parseConfig({ TAXPAYERS_IMPORT_CRON: 'daily' }), (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_CRON/.test(error.message));
+  });
+
+  it('imports from the configured location when the job runs, and does nothing without one', async () => {
+    const path = join(dir, 'DGII_RNC.zip');
+    writeZip(path, 'DGII_RNC.TXT', listingBytes([listingLine({ taxId: rncFor(11100001), legalName: 'PROGRAMADA SRL' })]));
+    const context = { jobId: 'job-1', correlationId: 'schedule:taxpayers.import', attempt: 1, log: pino({ level: 'silent' }) };
+    await jobsWith({ taxpayersImportUrl: undefined }).importTaxpayers.handle({}, context);
+    assert.equal((await handle.db.selectFrom('taxpayers').selectAll().execute()).length, 0);
+    await jobsWith({ taxpayersImportUrl: path }).importTaxpayers.handle({}, context);
+    assert.deepEqual((await handle.db.selectFrom('taxpayers').select(['tax_id', 'legal_name']).execute()), [{ tax_id: rncFor(11100001), legal_name: 'PROGRAMADA SRL' }]);
+  });
+});
