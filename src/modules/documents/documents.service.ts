@@ -18,7 +18,7 @@ import type { ArtefactKind } from '../../platform/db/schema.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
 import { domainEventInsert } from '../../platform/events/domain-events.js';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
+import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { BlobStore } from '../../platform/storage/index.js';
@@ -202,13 +202,12 @@ export function createDocumentsService(deps: {
     },
 
     async list(companyId, query) {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      if (query.cursor !== undefined && after === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+      const after = startOf(query.cursor);
+      if (!after.ok) return after;
       const limit = query.limit ?? 20;
-      const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return ok({ items: await withArtefacts(page), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null });
+      const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after: after.value });
+      const page = pageOf(rows, limit, (row) => row.created_at);
+      return ok({ items: await withArtefacts(page.rows), nextCursor: page.nextCursor });
     },
 
     async artefact(companyId, id, kind, version) {

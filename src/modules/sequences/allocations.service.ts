@@ -10,7 +10,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
+import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import * as repo from './allocations.repo.js';
@@ -140,16 +140,13 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
     },
 
     async list(companyId, query) {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      if (query.cursor !== undefined && after === undefined) {
-        return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
-      }
+      const after = startOf(query.cursor);
+      if (!after.ok) return after;
       await expireDue(companyId);
       const limit = query.limit ?? 20;
-      const rows = await repo.listAllocations(db, companyId, environment, { status: query.status, deviceId: query.deviceId, after, limit: limit + 1 });
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return ok({ items: page.map(view), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null });
+      const rows = await repo.listAllocations(db, companyId, environment, { status: query.status, deviceId: query.deviceId, after: after.value, limit: limit + 1 });
+      const page = pageOf(rows, limit, (row) => row.created_at);
+      return ok({ items: page.rows.map(view), nextCursor: page.nextCursor });
     },
 
     async get(companyId, id) {

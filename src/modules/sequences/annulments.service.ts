@@ -12,7 +12,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
+import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { BlobStore } from '../../platform/storage/index.js';
@@ -188,13 +188,12 @@ export function createAnnulmentsService(deps: {
     },
 
     async list(companyId, query) {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      if (query.cursor !== undefined && after === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+      const after = startOf(query.cursor);
+      if (!after.ok) return after;
       const limit = query.limit ?? 50;
-      const rows = await repo.listAnnulments(db, companyId, environment, { limit, after });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return ok({ items: await withSpans(page), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null });
+      const rows = await repo.listAnnulments(db, companyId, environment, { limit, after: after.value });
+      const page = pageOf(rows, limit, (row) => row.created_at);
+      return ok({ items: await withSpans(page.rows), nextCursor: page.nextCursor });
     },
 
     async get(companyId, id) {

@@ -1,5 +1,6 @@
 // The cursor of a list sorted newest first: where the previous page ended (its last row's time and id), opaque to
 // clients. One format for every list.
+import { fail, ok, type Result } from './problems.js';
 
 export interface CursorPosition {
   createdAt: Date;
@@ -19,4 +20,22 @@ export function decodeCursor(cursor: string): CursorPosition | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Where a list's page starts: the first page without a cursor, or a 400 naming a cursor this service did not give. */
+export function startOf(cursor: string | undefined): Result<CursorPosition | undefined> {
+  if (cursor === undefined) return ok(undefined);
+  const position = decodeCursor(cursor);
+  if (position === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+  return ok(position);
+}
+
+/**
+ * A page from rows read with one more than `limit` (the extra row only says there is a next page): the rows to show,
+ * and the cursor of the next page, null at the end.
+ */
+export function pageOf<T extends { id: string }>(rows: readonly T[], limit: number, timeOf: (row: T) => Date): { rows: T[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { rows: page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: timeOf(last), id: last.id }) : null };
 }
