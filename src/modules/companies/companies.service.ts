@@ -68,6 +68,16 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
   // Parsed signing keys by certificate id (a replaced certificate has a new id, so it is never served stale).
   const identities = new Map<string, SigningIdentity>();
 
+  function identityOf(companyId: string, row: repo.CertificateRow): SigningIdentity {
+    const cached = identities.get(row.id);
+    if (cached !== undefined) return cached;
+    const pem = openSecret(masterKey, row.private_key_sealed, keyContext(companyId));
+    const identity = { privateKey: createPrivateKey(pem), certificatePem: row.certificate_pem };
+    if (identities.size >= maxCachedIdentities) identities.delete(identities.keys().next().value ?? '');
+    identities.set(row.id, identity);
+    return identity;
+  }
+
   async function applyChanges(trx: Trx, row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): Promise<Change<repo.CompanyRow>> {
     if (!differs(row, changes)) return { value: row, changed: false };
     return { value: await repo.updateCompany(trx, row.id, { ...changes, updated_at: clock.now() }), changed: true };
@@ -179,9 +189,15 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     },
 
     async get(companyId: string): Promise<Company | undefined> {
-      const row = await repo.findCompanyById(db, companyId);
-      if (row === undefined) return undefined;
-      return toCompany(row, await repo.findActiveCertificate(db, companyId));
+      const found = await repo.findCompanyWithCertificate(db, companyId);
+      return found === undefined ? undefined : toCompany(found.company, found.certificate);
+    },
+
+    /** The company and its signing key (undefined when no certificate is installed), read in one query. */
+    async issuer(companyId: string): Promise<{ company: Company; identity: SigningIdentity | undefined } | undefined> {
+      const found = await repo.findCompanyWithCertificate(db, companyId);
+      if (found === undefined) return undefined;
+      return { company: toCompany(found.company, found.certificate), identity: found.certificate === undefined ? undefined : identityOf(companyId, found.certificate) };
     },
 
     /** The company as its API key sees it: entitlement, access by capability, environment and scopes. */
@@ -211,14 +227,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
      * otherwise cost nearly as much as the signature itself. */
     async signingIdentity(companyId: string): Promise<SigningIdentity | undefined> {
       const row = await repo.findActiveCertificate(db, companyId);
-      if (row === undefined) return undefined;
-      const cached = identities.get(row.id);
-      if (cached !== undefined) return cached;
-      const pem = openSecret(masterKey, row.private_key_sealed, keyContext(companyId));
-      const identity = { privateKey: createPrivateKey(pem), certificatePem: row.certificate_pem };
-      if (identities.size >= maxCachedIdentities) identities.delete(identities.keys().next().value ?? '');
-      identities.set(row.id, identity);
-      return identity;
+      return row === undefined ? undefined : identityOf(companyId, row);
     },
   };
 }

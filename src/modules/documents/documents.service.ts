@@ -110,16 +110,15 @@ export function createDocumentsService(deps: {
 
     async create(companyId, body) {
       const now = clock.now();
-      const company = await companies.get(companyId);
-      if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      const issuer = await companies.issuer(companyId);
+      if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      const { company, identity } = issuer;
       const composed = composeDocument(body, company, now);
       if (!composed.ok) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(composed.findings));
       const document = composed.document;
       const validation = validateEcfDocument(document, { now });
       if (!validation.acceptable) return fail('document_invalid', 'The e-CF does not pass the fiscal rules or the model of its type.', fieldErrors(validation.findings.filter((finding) => finding.severity === 'error')));
       const warnings = validation.findings.filter((finding) => finding.severity === 'warning').map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }));
-      // Read before the transaction: on embedded PGlite (one session) a read outside an open transaction waits for it.
-      const identity = await companies.signingIdentity(companyId);
       if (identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12) before creating documents: every e-CF is signed with it.');
       const ecfType = String(textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']));
       const sourceJson = Buffer.from(JSON.stringify(body));
