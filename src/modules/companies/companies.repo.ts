@@ -6,10 +6,6 @@ import type { Trx } from '../../platform/db/transact.js';
 export type CompanyRow = Selectable<CompaniesTable>;
 export type CertificateRow = Selectable<CompanyCertificatesTable>;
 
-export function findCompanyById(db: Db | Trx, id: string): Promise<CompanyRow | undefined> {
-  return db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** Locks the row for the rest of the transaction, so concurrent changes to one company apply in turn. */
 export function lockCompanyById(trx: Trx, id: string): Promise<CompanyRow | undefined> {
   return trx.selectFrom('companies').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();

@@ -202,19 +202,19 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
 
     /** The company as its API key sees it: entitlement, access by capability, environment and scopes. */
     async view(principal: Principal) {
-      const [row, certificate] = await Promise.all([repo.findCompanyById(db, principal.companyId), repo.findActiveCertificate(db, principal.companyId)]);
-      if (row === undefined) throw new Error(`Authenticated company ${principal.companyId} is missing`);
-      const company = toCompany(row, certificate);
+      const found = await repo.findCompanyWithCertificate(db, principal.companyId);
+      if (found === undefined) throw new Error(`Authenticated company ${principal.companyId} is missing`);
+      const company = toCompany(found.company, found.certificate);
       const access = Object.fromEntries(
         capabilities.map((capability) => {
           const held = capabilityScopes[capability].filter((scope) => principal.effectiveScopes.has(scope));
-          const entitled = row.capabilities.includes(capability);
+          const entitled = found.company.capabilities.includes(capability);
           return [capability, { entitled, allowed: entitled && company.permissions === 'current' && held.length > 0, scopes: held }];
         }),
       );
       return {
         company,
-        entitlement: { plan: row.plan, capabilities: row.capabilities },
+        entitlement: { plan: found.company.plan, capabilities: found.company.capabilities },
         access,
         environment: principal.environment,
         scopes: principal.scopes,
