@@ -2,8 +2,9 @@
 import { documentsBench } from './documents.bench.js';
 import { httpBench } from './http.bench.js';
 import { signingBench } from './signing.bench.js';
+import { taxpayersBench } from './taxpayers.bench.js';
 import { printTable, type BenchRow } from './table.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench())];
+const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench())];
 printTable(rows);

@@ -9,6 +9,7 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { App, CatalogueEntry, AppRoute } from './platform/http/route.js';
 import { registerRoutes } from './platform/http/route.js';
+import { openSecret, sealSecret } from './platform/crypto/secret-box.js';
 import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
 import { createLogger, type Logger } from './platform/observability/logger.js';
 import { createMetrics } from './platform/observability/metrics.js';
@@ -164,6 +165,16 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       timeouts: { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs },
       breaker: { failureThreshold: config.dgiiClient.breakerFailureThreshold, openMs: config.dgiiClient.breakerOpenMs },
       statusApiKey: config.dgiiClient.statusApiKey,
+      tokenSealing: {
+        seal: (text) => sealSecret(masterKey, text, 'dgii-token'),
+        open: (sealed) => {
+          try {
+            return openSecret(masterKey, sealed, 'dgii-token').toString('utf8');
+          } catch {
+            return undefined;
+          }
+        },
+      },
       // Called only once requests flow, when `dgiiSessions` (built below) exists.
       credentials: (companyId) => dgiiSessions.credentialsOf(companyId),
     });
@@ -175,7 +186,16 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const deliveryLate = lateBound<Delivery>('delivery');
     const annulmentsLate = lateBound<AnnulmentsService>('annulments');
     const sequencesLate = lateBound<SequencesService>('sequences');
-    const jobs = createJobs({ db, clock, taxpayersImportUrl: config.taxpayersImport.url, delivery: deliveryLate.get, annulments: annulmentsLate.get, sequences: sequencesLate.get });
+    const jobs = createJobs({
+      db,
+      clock,
+      taxpayersImportUrl: config.taxpayersImport.url,
+      delivery: deliveryLate.get,
+      // The send job's expiry follows the delivery lease (it must outlast it).
+      sendLeaseMs: config.sending.leaseMs,
+      annulments: annulmentsLate.get,
+      sequences: sequencesLate.get,
+    });
     const queue = await startQueue({
       executor: database.executor,
       jobs: jobList(jobs),
@@ -183,6 +203,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       roles: { work: roles.work, schedule: roles.schedule },
       log,
       metrics,
+      maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
     });
     closers.push(() => queue.stop());
 
@@ -200,6 +221,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...defaultDeliveryPolicy,
         maxAttempts: config.sending.maxAttempts,
         retryDelayMs: config.sending.retryBaseMs,
+        leaseMs: config.sending.leaseMs,
         uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
       },
     });

@@ -223,3 +223,28 @@ describe('parseConfig: where DGII is', () => {
     assert.throws(() => parseConfig({ SANDBOX_PORT: '70000' }), /SANDBOX_PORT/);
   });
 });
+
+describe('parseConfig: sending to DGII', () => {
+  it('defaults to 8 attempts from 2 s, a 90 s lease and the queue maintained every 2 minutes', () => {
+    const config = parseConfig({});
+    assert.deepEqual({ ...config.sending }, { maxAttempts: 8, retryBaseMs: 2_000, leaseMs: 90_000 });
+    assert.deepEqual({ ...config.queue }, { maintenanceIntervalSeconds: 120 });
+    assert.deepEqual(
+      { ...config.dgiiClient },
+      { connectTimeoutMs: 5_000, responseTimeoutMs: 30_000, breakerFailureThreshold: 5, breakerOpenMs: 30_000, statusApiKey: undefined },
+    );
+  });
+
+  it('stretches the default lease past two DGII calls when the timeouts are long', () => {
+    assert.equal(parseConfig({ DGII_RESPONSE_TIMEOUT_MS: '60000' }).sending.leaseMs, 141_000);
+  });
+
+  it('refuses a lease shorter than two DGII calls, and bad attempts, delays and maintenance intervals', () => {
+    assert.throws(() => parseConfig({ SEND_LEASE_SECONDS: '60' }), /SEND_LEASE_SECONDS must be at least 71/);
+    assert.equal(parseConfig({ SEND_LEASE_SECONDS: '71' }).sending.leaseMs, 71_000);
+    assert.throws(() => parseConfig({ QUEUE_MAINTENANCE_SECONDS: '0' }), /QUEUE_MAINTENANCE_SECONDS/);
+    assert.throws(() => parseConfig({ SEND_MAX_ATTEMPTS: '0' }), /SEND_MAX_ATTEMPTS/);
+    assert.throws(() => parseConfig({ SEND_RETRY_BASE_MS: 'soon' }), /SEND_RETRY_BASE_MS/);
+    assert.throws(() => parseConfig({ DGII_CONNECT_TIMEOUT_MS: '-1' }), /DGII_CONNECT_TIMEOUT_MS/);
+  });
+});

@@ -47,8 +47,13 @@ export interface Config {
   dgii: DgiiConfig;
   /** How the DGII client talks to DGII: timeouts, circuit breaker, the status service's API key. */
   dgiiClient: DgiiClientConfig;
-  /** Sending documents to DGII: attempts before `send_failed`, and the first retry delay (doubled per attempt). */
-  sending: { maxAttempts: number; retryBaseMs: number };
+  /**
+   * Sending documents to DGII: attempts before `send_failed`, the first retry delay (doubled per attempt), and how
+   * long one worker holds a document while it talks to DGII (a killed worker's documents wait this long).
+   */
+  sending: { maxAttempts: number; retryBaseMs: number; leaseMs: number };
+  /** The job queue: how often expired jobs (a killed worker's) are failed and retried, and old jobs archived. */
+  queue: { maintenanceIntervalSeconds: number };
   /** When ranges warn (events for webhooks): numbers left of a type, days before a range in use expires. */
   sequenceWarnings: { lowStock: number; expiringDays: number };
   /** Scheduled import of DGII's taxpayer listing: off unless a URL is set; cron in America/Santo_Domingo time. */
@@ -198,6 +203,23 @@ function dgii(env: Env, fiscalEnv: FiscalEnvironment): DgiiConfig {
   });
 }
 
+/**
+ * How long one worker holds a document it is sending. An attempt may make two DGII calls under one lease (ask about
+ * the e-NCF, then send), each bounded by the client's connect + response timeouts; a lease that ran out mid-call
+ * would let a second worker send the same bytes. So it must outlast both calls: the default is 90 s, or more when
+ * the timeouts ask for it, and a shorter value is refused. The send job's expiry is derived from it (longer).
+ */
+function sendLeaseMs(env: Env, client: DgiiClientConfig): number {
+  const callsMs = 2 * (client.connectTimeoutMs + client.responseTimeoutMs);
+  const floorSeconds = Math.floor(callsMs / 1_000) + 1;
+  const seconds = integer(env, 'SEND_LEASE_SECONDS', undefined, 1, 3_600);
+  if (seconds === undefined) return Math.max(90, floorSeconds + 10) * 1_000;
+  if (seconds < floorSeconds) {
+    throw new ConfigError('SEND_LEASE_SECONDS', `must be at least ${String(floorSeconds)}: longer than two DGII calls at DGII_CONNECT_TIMEOUT_MS + DGII_RESPONSE_TIMEOUT_MS each (got "${String(seconds)}")`);
+  }
+  return seconds * 1_000;
+}
+
 /** Five cron fields of digits, `*`, `/`, `,` and `-`: enough to refuse a typo before pg-boss does at run time. */
 function cron(env: Env, name: string, fallback: string): string {
   const value = text(env, name);
@@ -217,6 +239,7 @@ export function parseConfig(env: Env): Config {
   }
   const opsToken = text(env, 'OPS_TOKEN');
   if (opsToken !== undefined && opsToken.length < 16) throw new ConfigError('OPS_TOKEN', 'must be at least 16 characters');
+  const client = dgiiClient(env);
   const cloudSigningSecret = text(env, 'CLOUD_SIGNING_SECRET');
   if (cloudSigningSecret !== undefined && cloudSigningSecret.length < 24) {
     throw new ConfigError('CLOUD_SIGNING_SECRET', 'must be at least 24 characters');
@@ -239,10 +262,14 @@ export function parseConfig(env: Env): Config {
     xsdDir: text(env, 'ECF_XSD_DIR'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     dgii: dgii(env, fiscalEnv),
-    dgiiClient: dgiiClient(env),
+    dgiiClient: client,
     sending: Object.freeze({
       maxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 8, 1, 100) ?? 8,
       retryBaseMs: integer(env, 'SEND_RETRY_BASE_MS', 2_000, 10, 3_600_000) ?? 2_000,
+      leaseMs: sendLeaseMs(env, client),
+    }),
+    queue: Object.freeze({
+      maintenanceIntervalSeconds: integer(env, 'QUEUE_MAINTENANCE_SECONDS', 120, 1, 3_600) ?? 120,
     }),
     sequenceWarnings: Object.freeze({
       lowStock: integer(env, 'SEQUENCE_LOW_STOCK', 100, 0, 1_000_000_000) ?? 100,

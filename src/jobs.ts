@@ -8,8 +8,8 @@ import { annulmentJobs, sequenceJobs, type AnnulmentsService, type SequencesServ
 import { documentJobs } from './modules/documents/index.js';
 import { taxpayersJobs } from './modules/taxpayers/index.js';
 
-export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; delivery: () => Delivery; annulments: () => AnnulmentsService; sequences: () => SequencesService }) {
-  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...sendingJobs(deps), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }) };
+export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; delivery: () => Delivery; sendLeaseMs?: number; annulments: () => AnnulmentsService; sequences: () => SequencesService }) {
+  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...sendingJobs({ delivery: deps.delivery, leaseMs: deps.sendLeaseMs }), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }) };
 }
 
 export type AppJobs = ReturnType<typeof createJobs>;

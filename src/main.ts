@@ -3,16 +3,16 @@
 // ends; `serve`, `worker` and `scheduler` run one role each so they can scale apart; `migrate` only migrates.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { allRoles, buildApplication, type Application, type Roles } from './app.js';
+// Each command imports only what it runs (below, with `await import`): the whole application (Fastify, the S3
+// client, the XSD sets, the DGII sandbox) costs well over 100 MB of RSS before doing anything, and `ecf taxpayers
+// import` must stay within its memory budget (issue 9: <= 300 MB for a million rows; bench/taxpayers.bench.ts).
+import type { Application, Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { demoCredentialsPath, ensureDemo, ensureDemoRanges, registerDemoWithSandbox } from './demo.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import { runSandbox, SandboxArgumentError } from './sandbox-command.js';
-import { runTaxpayersCommand, TaxpayersArgumentError, taxpayersUsage } from './modules/taxpayers/index.js';
 
-const usage = `Usage: ecf <command>
+const usage = (taxpayersUsage: string) => `Usage: ecf <command>
 
   start      API, worker and scheduler in one process (embedded defaults when DATABASE_URL is unset)
   serve      the HTTP API only
@@ -25,8 +25,8 @@ const usage = `Usage: ecf <command>
 
 Configuration comes from the environment; see README.md.`;
 
-const roleSets: Record<'start' | 'serve' | 'worker' | 'scheduler', Roles> = {
-  start: allRoles,
+// `start` runs app.js's allRoles.
+const roleSets: Record<'serve' | 'worker' | 'scheduler', Roles> = {
   serve: { http: true, work: false, schedule: false },
   worker: { http: false, work: true, schedule: false },
   scheduler: { http: false, work: false, schedule: true },
@@ -53,8 +53,11 @@ function printDemo(credentials: { apiKey: string; companyId: string; rnc: string
   );
 }
 
-async function runRoles(command: keyof typeof roleSets, config: Config): Promise<Application> {
-  const application = await buildApplication({ config, roles: roleSets[command], embeddedSandbox: command === 'start' });
+async function runRoles(command: 'start' | keyof typeof roleSets, config: Config): Promise<Application> {
+  const { allRoles, buildApplication } = await import('./app.js');
+  const { demoCredentialsPath, ensureDemo, ensureDemoRanges, registerDemoWithSandbox } = await import('./demo.js');
+  const roles = command === 'start' ? allRoles : roleSets[command];
+  const application = await buildApplication({ config, roles, embeddedSandbox: command === 'start' });
   const stop = (signal: string) => {
     application.log.info({ signal }, 'shutting down');
     application.close().then(
@@ -79,7 +82,7 @@ async function runRoles(command: keyof typeof roleSets, config: Config): Promise
       else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');
     }
   } else {
-    application.log.info({ roles: roleSets[command], environment: config.fiscalEnv }, 'ecf-service running');
+    application.log.info({ roles, environment: config.fiscalEnv }, 'ecf-service running');
   }
   return application;
 }
@@ -96,9 +99,11 @@ async function migrate(config: Config): Promise<void> {
 
 export async function run(argv: readonly string[]): Promise<void> {
   const command = argv[0] ?? 'start';
+  // The expected failures of the commands loaded so far: one clear line, not a stack trace.
+  const expected: (abstract new (...args: never[]) => Error)[] = [ConfigError, DataDirInUseError];
   try {
     if (command === 'help' || command === '--help' || command === '-h') {
-      process.stdout.write(`${usage}\n`);
+      process.stdout.write(`${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`);
       return;
     }
     const config = loadConfig();
@@ -107,6 +112,8 @@ export async function run(argv: readonly string[]): Promise<void> {
       return;
     }
     if (command === 'sandbox') {
+      const { runSandbox, SandboxArgumentError } = await import('./sandbox-command.js');
+      expected.push(SandboxArgumentError);
       const sandbox = await runSandbox(argv.slice(1), config);
       process.stdout.write(`DGII sandbox at ${sandbox.url} (TesteCF: ${sandbox.url}/testecf/autenticacion/api/autenticacion/semilla)\n`);
       const stop = () => {
@@ -118,6 +125,8 @@ export async function run(argv: readonly string[]): Promise<void> {
     }
     if (command === 'taxpayers') {
       const target = config.databaseUrl === undefined ? { kind: 'pglite' as const, dataDir: config.dataDir } : { kind: 'postgres' as const, url: config.databaseUrl };
+      const { runTaxpayersCommand, TaxpayersArgumentError } = await import('./modules/taxpayers/index.js');
+      expected.push(TaxpayersArgumentError);
       process.exitCode = await runTaxpayersCommand(argv.slice(1), target);
       return;
     }
@@ -125,11 +134,11 @@ export async function run(argv: readonly string[]): Promise<void> {
       await runRoles(command, config);
       return;
     }
-    process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
+    process.stderr.write(`Unknown command "${command}".\n\n${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`);
     process.exitCode = 2;
   } catch (error) {
     // Expected start-up failures get one clear line, not a stack trace.
-    if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof SandboxArgumentError || error instanceof TaxpayersArgumentError) {
+    if (error instanceof Error && expected.some((type) => error instanceof type)) {
       process.stderr.write(`ecf: ${error.message}\n`);
       process.exit(1);
     }

@@ -94,6 +94,10 @@ describe('DGII sessions and the connection test (sandbox)', { timeout: 180_000 }
     assert.equal(report.ok, true);
     assert.ok(report.sessionExpiresAt !== null);
     assert.doesNotMatch(response.body, /eyJ/, 'a JWT in the report');
+    // The token the test obtained is kept in the shared cache for the other processes, sealed.
+    const cached = await world.app.application.cache.get(`dgii:token:testecf:${world.companyId}`);
+    assert.ok(cached !== undefined, 'the token is not in the shared cache');
+    assert.doesNotMatch(cached, /eyJ/, 'the token is in the shared cache in the clear');
     // Sending needs documents:send, not certification:manage.
     assertProblem(await world.app.app.inject({ method: 'GET', url: '/api/v1/dgii/sesion/semilla', headers: { 'x-api-key': manager } }), 403, 'scope_missing');
   });

@@ -120,7 +120,7 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     assertProblem(await app.app.inject({ method: 'GET', url: `/api/v1/contribuyentes/${active}` }), 401, 'api_key_missing');
   });
 
-  it('adds the electronic-issuer fields from DGII\'s directory, asks once per number within the cache time, and shrugs off a DGII failure', async () => {
+  it('adds the electronic-issuer fields from DGII\'s directory, asks once per number within the cache time, and shrugs off a DGII failure (pausing the company\'s questions briefly)', async () => {
     const cache = createMemoryCache(clock);
     const asked: string[] = [];
     let down = false;
@@ -148,6 +148,12 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     assert.ok(unknown.ok);
     assert.deepEqual([unknown.value.electronicIssuer, unknown.value.receiverUrls], [null, null]);
     down = false;
+    // The failure is not cached for the number, but the company's lookups leave DGII alone for 30 s.
+    const paused = await service.lookup(person, 'cmp_caller');
+    assert.ok(paused.ok);
+    assert.equal(paused.value.electronicIssuer, null);
+    assert.deepEqual(asked, [active, suspended, person], 'asked DGII again right after it failed');
+    clock.advance(31_000);
     assert.equal((await service.lookup(person, 'cmp_caller')).ok, true);
     assert.deepEqual(asked, [active, suspended, person, person], 'a failure is not cached');
 

@@ -41,7 +41,7 @@ import {
   type Answer,
 } from './responses.js';
 import { readServiceStatus, statusAmbiente } from './service-status.js';
-import { createTokenStore, type DgiiCredentials, type TokenResult } from './session-tokens.js';
+import { createTokenStore, type TokenSealing, type DgiiCredentials, type TokenResult } from './session-tokens.js';
 import { createHttpTransport, xmlMultipart, type HttpRequest, type HttpTransport } from './transport.js';
 
 export interface DgiiClientOptions {
@@ -57,6 +57,8 @@ export interface DgiiClientOptions {
   breaker?: Partial<BreakerOptions>;
   /** Default 5 minutes. */
   tokenRefreshMarginMs?: number;
+  /** Seals tokens kept in the shared cache; without it they are kept there in the clear (tests only). */
+  tokenSealing?: TokenSealing | undefined;
   /** statusecf's `Authorization: Apikey` (DGII hands these out); without it serviceStatus answers no_credentials. */
   statusApiKey?: string | undefined;
   /** What the company authenticates with; undefined when it has no way to (`no_credentials`). */
@@ -201,6 +203,7 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
     log: dgiiLog,
     refreshMarginMs: options.tokenRefreshMarginMs ?? 5 * 60_000,
     exchange: exchangeSeed,
+    sealing: options.tokenSealing,
   });
 
   /** An authenticated exchange: the company's token, one fresh token after a 401 (certificate only), then the answer. */

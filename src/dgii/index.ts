@@ -2,7 +2,7 @@
 // circuit breakers and explicit timeouts. Infrastructure like platform/: it takes what it needs (credentials,
 // clock, cache, log) as arguments and imports no module.
 export { createDgiiClient, type DgiiClient, type DgiiClientOptions, type DgiiService, type XmlFile } from './dgii-client.js';
-export type { DgiiCredentials, SessionToken, TokenResult } from './session-tokens.js';
+export type { DgiiCredentials, SessionToken, TokenResult, TokenSealing } from './session-tokens.js';
 export { createCircuitBreaker, defaultBreakerOptions, type BreakerOptions, type CircuitBreaker } from './circuit-breaker.js';
 export { parseDgiiMessages } from './messages.js';
 export { createHttpTransport, type HttpRequest, type HttpResult, type HttpTransport, type TransportOptions } from './transport.js';

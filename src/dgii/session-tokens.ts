@@ -33,6 +33,14 @@ export interface TokenStoreOptions {
   /** A token is renewed this long before it expires, so no call goes out with a token about to die. */
   refreshMarginMs: number;
   exchange: TokenExchange;
+  /** Seals tokens before they go to the shared cache (DGII's token is a credential: never stored in the clear). */
+  sealing?: TokenSealing | undefined;
+}
+
+export interface TokenSealing {
+  seal(text: string): string;
+  /** Undefined when the value was not sealed with this key (another master key, or tampered with). */
+  open(sealed: string): string | undefined;
 }
 
 export interface TokenStore {
@@ -74,17 +82,25 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     const ttlSeconds = Math.floor((token.expiresAt.getTime() - options.refreshMarginMs - clock.now().getTime()) / 1000);
     if (ttlSeconds < 1) return;
     try {
-      await cache.set(key, JSON.stringify({ token: token.token, expiresAt: token.expiresAt.toISOString() }), ttlSeconds);
+      const value = JSON.stringify({ token: token.token, expiresAt: token.expiresAt.toISOString() });
+      await cache.set(key, options.sealing === undefined ? value : options.sealing.seal(value), ttlSeconds);
     } catch (error) {
       // The shared cache is an optimisation: without it each process fetches its own token.
       log.warn({ err: error instanceof Error ? error.message : String(error) }, 'DGII token: the shared cache refused the token');
     }
   }
 
+  async function readShared(key: string): Promise<SessionToken | undefined> {
+    const raw = await cache?.get(key);
+    if (raw === undefined || options.sealing === undefined) return parseCached(raw);
+    const opened = options.sealing.open(raw);
+    return opened === undefined ? undefined : parseCached(opened);
+  }
+
   async function fromCache(key: string): Promise<SessionToken | undefined> {
     if (cache === undefined) return undefined;
     try {
-      const cached = parseCached(await cache.get(key));
+      const cached = await readShared(key);
       return fresh(cached) ? cached : undefined;
     } catch {
       return undefined;
@@ -155,7 +171,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       if (memory.get(key)?.token === token) memory.delete(key);
       if (cache === undefined) return;
       try {
-        if (parseCached(await cache.get(key))?.token === token) await cache.delete(key);
+        if ((await readShared(key))?.token === token) await cache.delete(key);
       } catch {
         // Best effort: the cached entry expires on its own.
       }

@@ -3,6 +3,8 @@
 // with helpers to create, send and wait for DGII's verdict through HTTP.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import type { Roles } from '../../src/app.js';
 import { createSelfSignedP12 } from '../../src/platform/crypto/test-certificate.js';
 import { ensureTestRanges, upsertTaxpayer } from '../../src/sandbox/index.js';
 import { issuerRnc } from './ecf-documents.js';
@@ -32,17 +34,33 @@ export interface SendingWorld {
   get(id: string): Promise<SentDocument>;
   /** Until the document is final, send_failed or not_found. */
   untilSettled(id: string, timeoutMs?: number): Promise<SentDocument>;
+  /**
+   * The environment of a separate `ecf` process (e.g. `ecf worker`) working on this world: its PostgreSQL database,
+   * master key, blobs, cache and DGII (the sandbox), with the world's env. PostgreSQL only: PGlite is one process's.
+   */
+  processEnv(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
-export async function startSendingWorld(options: { env?: Record<string, string>; embedded?: boolean } = {}): Promise<SendingWorld> {
+/** The server behind test databases (as test/support/backends.ts reaches it). */
+const testServerUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface SendingWorldOptions {
+  env?: Record<string, string>;
+  embedded?: boolean;
+  /** The roles this process runs (default all): leave `work` out to run workers elsewhere (see processEnv). */
+  roles?: Roles;
+}
+
+export async function startSendingWorld(options: SendingWorldOptions = {}): Promise<SendingWorld> {
   const sandbox = await startSandbox({ embedded: options.embedded ?? false });
   assert.equal((await sandbox.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
   const app = await startTestApp({
     embedded: options.embedded ?? false,
-    roles: { http: true, work: true, schedule: true },
+    roles: options.roles ?? { http: true, work: true, schedule: true },
     env: { DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url, DGII_RESPONSE_TIMEOUT_MS: '5000', ...options.env },
   });
+  const dgiiEnv = { DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url, DGII_SANDBOX: 'off', DGII_RESPONSE_TIMEOUT_MS: '5000', ...options.env };
   const companyId = await app.provisionCompany({ rnc: issuerRnc });
   const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
   const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
@@ -87,6 +105,26 @@ export async function startSendingWorld(options: { env?: Record<string, string>;
         if (Date.now() > deadline) throw new Error(`document ${id} still ${document.status} after ${String(timeoutMs)} ms`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    },
+    async processEnv() {
+      const { config } = app;
+      if (app.application.database.kind !== 'postgres') throw new Error('another process can share only a PostgreSQL database');
+      if (config.masterKey === undefined || config.storage.kind !== 'fs') throw new Error('the test app has no master key or no file storage');
+      const name = (await sql<{ name: string }>`select current_database() as name`.execute(app.application.database.db)).rows[0]?.name;
+      assert.ok(name !== undefined);
+      const databaseUrl = new URL(testServerUrl);
+      databaseUrl.pathname = `/${name}`;
+      return {
+        NODE_ENV: 'test',
+        FISCAL_ENV: config.fiscalEnv,
+        DATA_DIR: app.dataDir,
+        DATABASE_URL: databaseUrl.toString(),
+        MASTER_KEY: config.masterKey.toString('base64'),
+        STORAGE: 'fs',
+        STORAGE_DIR: config.storage.root,
+        ...(config.redisUrl === undefined ? {} : { REDIS_URL: config.redisUrl }),
+        ...dgiiEnv,
+      };
     },
     async close() {
       await app.close();

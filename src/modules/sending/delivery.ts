@@ -6,7 +6,10 @@
 // worker died mid-call — may already be at DGII, and is resolved by asking DGII about its e-NCF first (trackIds for
 // reception, consultaestado for an RFCE); only a definite "DGII has nothing" lets the bytes go again. One worker at a
 // time may talk to DGII about a document: the lease (send_lease_id/until) is taken in the same transaction that
-// marks it `sending`, and runs out if its worker dies. The bytes sent are the archived signed bytes, never re-signed.
+// marks it `sending`, and runs out if its worker dies; its send job, left active, expires after the lease and is
+// retried, and a job that finds the lease still held leaves a follow-up for when it runs out, so a killed worker's
+// document is always taken up again (test/sending-crash.test.ts). The bytes sent are the archived signed bytes,
+// never re-signed.
 import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, ResultOutcome, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
@@ -36,7 +39,10 @@ export interface DeliveryPolicy {
   /** First retry delay; doubled per attempt, with jitter, up to maxRetryDelayMs. */
   retryDelayMs: number;
   maxRetryDelayMs: number;
-  /** How long one worker holds a document while it talks to DGII: longer than the client's timeouts. */
+  /**
+   * How long one worker holds a document while it talks to DGII (SEND_LEASE_SECONDS): longer than two of the
+   * client's calls (ask, then send). The send job's expiry outlasts it (sendJobExpirySeconds).
+   */
   leaseMs: number;
   /** First poll after a trackId; doubled per poll up to maxPollDelayMs. */
   firstPollDelayMs: number;
@@ -174,12 +180,15 @@ export function createDelivery(deps: {
   async function recordUncertain(trx: Trx, row: repo.DocumentRow, detail: string): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
-    await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
+    const askAt = later(Math.max(policy.uncertainSettleMs, backoff(attempts, policy.retryDelayMs, policy.maxRetryDelayMs)));
+    // Held by no worker until the question is due: any other send job for it (a crashed worker's, retried) waits
+    // too, instead of asking DGII before the request our client gave up on has settled.
+    await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: askAt, updated_at: now });
     await event(trx, row, 'dgii.uncertain', 'sending', `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`);
     if (attempts >= policy.maxAttempts) {
       await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: `DGII's answer is still unknown after ${String(attempts)} attempts: ${detail}`, attempts, at: now });
     }
-    await scheduleSend(trx, row.id, later(Math.max(policy.uncertainSettleMs, backoff(attempts, policy.retryDelayMs, policy.maxRetryDelayMs))));
+    await scheduleSend(trx, row.id, askAt);
   }
 
   async function recordNoCredentials(trx: Trx, row: repo.DocumentRow, detail: string, previous: DocumentStatus): Promise<void> {
@@ -201,7 +210,13 @@ export function createDelivery(deps: {
       const row = await repo.lockDocument(trx, documentId);
       const now = clock.now();
       if (row === undefined || (row.status !== 'queued' && row.status !== 'sending')) return ok(undefined);
-      if (row.send_lease_until !== null && row.send_lease_until > now) return ok(undefined);
+      if (row.send_lease_until !== null && row.send_lease_until > now) {
+        // Another worker holds it (or an uncertain send is settling). A live holder schedules what comes next; a
+        // dead one cannot, so this job leaves a follow-up for when the lease runs out. It finds nothing to do if
+        // the holder finished; without it, a job retried before the lease ran out would strand the document.
+        await scheduleSend(trx, row.id, row.send_lease_until);
+        return ok(undefined);
+      }
       const leaseId = newId('lse');
       const route = row.send_route ?? sendRouteOf(row);
       await repo.updateDocument(trx, row.id, { status: 'sending', send_route: route, send_lease_id: leaseId, send_lease_until: later(policy.leaseMs), updated_at: now });

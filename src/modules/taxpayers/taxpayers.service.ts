@@ -44,6 +44,9 @@ const checkDigitRules = {
   cedula: 'cédula check digit (Luhn over the first ten digits)',
 };
 
+/** After DGII's directory failed for a company, how long its lookups answer without asking it. */
+const directoryPauseSeconds = 30;
+
 export function createTaxpayersService(deps: TaxpayersServiceDeps) {
   const ttl = deps.directoryTtlSeconds ?? 6 * 3_600;
 
@@ -52,13 +55,18 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
     const directory = deps.directory;
     if (directory === undefined) return undefined;
     const key = `taxpayers:directory:${rnc}`;
-    const cached = await deps.cache.get(key);
+    const pausedKey = `taxpayers:directory-paused:${companyId}`;
+    const [cached, paused] = await Promise.all([deps.cache.get(key), deps.cache.get(pausedKey)]);
     if (cached !== undefined) return JSON.parse(cached) as DirectoryEntry | null;
+    if (paused !== undefined) return undefined;
     let entry: DirectoryEntry | undefined;
     try {
       entry = await directory(rnc, companyId);
     } catch {
-      // The registry answer stands on its own; DGII being down only makes these fields unknown (and uncached).
+      // The registry answer stands on its own; DGII being down (or the company having no DGII session) only makes
+      // these fields unknown. Nothing is cached for the number, and the company's lookups stop asking DGII for a
+      // little while, so a run of lookups neither waits on DGII each time nor hammers it.
+      await deps.cache.set(pausedKey, '1', directoryPauseSeconds);
       return undefined;
     }
     await deps.cache.set(key, JSON.stringify(entry ?? null), entry === undefined ? Math.max(1, Math.floor(ttl / 6)) : ttl);
@@ -93,7 +101,8 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
           { pointer: '/rnc', in: 'params', code: 'format', detail: 'Must be 9 digits (RNC) or 11 digits (cédula).' },
         ]);
       }
-      const record = await findTaxpayer(deps.db, rnc);
+      // The registry and DGII's directory are asked side by side; the directory only for a well-formed number.
+      const [record, listed] = await Promise.all([findTaxpayer(deps.db, rnc), problem === undefined ? directoryEntry(rnc, companyId) : Promise.resolve(undefined)]);
       if (problem === 'check_digit' && record === undefined) {
         // DGII issued a few numbers that break the rule; they are served when the registry lists them.
         const rule = rnc.length === 9 ? checkDigitRules.rnc : checkDigitRules.cedula;
@@ -102,7 +111,7 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
         ]);
       }
       if (record === undefined) return fail('taxpayer_not_found', `${rnc} is not in DGII's taxpayer registry as last imported.`);
-      return ok(view(record, await directoryEntry(rnc, companyId)));
+      return ok(view(record, problem === undefined ? listed : await directoryEntry(rnc, companyId)));
     },
 
     /** Loads DGII's listing from a file or URL (the `ecf taxpayers import` command and the scheduled job). */

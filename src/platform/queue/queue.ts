@@ -55,6 +55,11 @@ export async function startQueue(options: {
   roles: QueueRoles;
   log: Logger;
   metrics: Metrics;
+  /**
+   * How often a supervising process fails jobs that ran past their expiry (a killed worker's stay `active` until
+   * then) so their retries run, and archives old jobs; pg-boss's default, 120 s, when absent.
+   */
+  maintenanceIntervalSeconds?: number;
 }): Promise<Queue> {
   const { executor, jobs, schedules, roles, log, metrics } = options;
   const boss = new PgBoss({
@@ -63,6 +68,7 @@ export async function startQueue(options: {
     supervise: roles.work || roles.schedule,
     schedule: roles.schedule,
     migrate: true,
+    ...(options.maintenanceIntervalSeconds === undefined ? {} : { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds }),
   });
   boss.on('error', (error) => {
     log.error({ err: error }, 'job queue error');
