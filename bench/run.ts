@@ -1,10 +1,11 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
 import { documentsBench } from './documents.bench.js';
 import { httpBench } from './http.bench.js';
+import { sendingBench } from './sending.bench.js';
 import { signingBench } from './signing.bench.js';
 import { taxpayersBench } from './taxpayers.bench.js';
 import { printTable, type BenchRow } from './table.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench())];
+const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench())];
 printTable(rows);

@@ -208,10 +208,13 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
 
   /** An authenticated exchange: the company's token, one fresh token after a 401 (certificate only), then the answer. */
   async function authorized(companyId: string, service: DgiiService, mode: Mode, build: (token: string) => HttpRequest): Promise<{ kind: 'answer'; answer: Answer } | CallFailure | Uncertain> {
-    const credentials = await options.credentials(companyId);
-    if (credentials === undefined) return { kind: 'no_credentials' };
+    // A token this process already holds needs no credentials: they are read (a database query) only to get one.
+    let credentials: DgiiCredentials | undefined;
     for (let attempt = 0; ; attempt += 1) {
-      const token = await tokens.get(companyId, credentials);
+      const held = attempt === 0 ? tokens.held(companyId) : undefined;
+      if (held === undefined) credentials ??= await options.credentials(companyId);
+      if (held === undefined && credentials === undefined) return { kind: 'no_credentials' };
+      const token = held !== undefined ? ({ kind: 'token', ...held } as const) : await tokens.get(companyId, credentials as DgiiCredentials);
       if (token.kind !== 'token') return token;
       const raw = await perform(service, build(token.token), mode);
       if (raw.kind !== 'answer') return raw;
@@ -219,11 +222,12 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
       if (status === 401) {
         // A 401 means DGII did not take the request, so repeating it with a fresh token cannot duplicate anything.
         await tokens.invalidate(companyId, token.token);
-        if (credentials.kind === 'certificate' && attempt === 0) {
+        credentials ??= await options.credentials(companyId);
+        if (credentials?.kind === 'certificate' && attempt === 0) {
           dgiiLog.info({ companyId, service }, 'DGII refused the token (401); fetching a new one');
           continue;
         }
-        const reason: Unauthorized['reason'] = credentials.kind === 'session' ? 'session_expired' : 'token_refused';
+        const reason: Unauthorized['reason'] = credentials?.kind === 'session' ? 'session_expired' : 'token_refused';
         return { kind: 'unauthorized', reason, messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType), httpStatus: status };
       }
       if (status === 403) return { kind: 'unauthorized', reason: 'token_refused', messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType), httpStatus: status };

@@ -45,6 +45,8 @@ export interface TokenSealing {
 
 export interface TokenStore {
   get(companyId: string, credentials: DgiiCredentials): Promise<TokenResult>;
+  /** The fresh token this process holds for the company, if any (no credentials, no I/O). */
+  held(companyId: string): SessionToken | undefined;
   /** A fresh exchange whatever is cached (the connection test); the result replaces the cached token. */
   renew(companyId: string, identity: SigningKey): Promise<TokenResult>;
   /** Drops `token` if it is still the one kept for the company (DGII answered 401 to it). */
@@ -162,6 +164,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const kept = memory.get(keyOf(companyId));
       if (fresh(kept)) return { kind: 'token', ...kept };
       return singleFlight(companyId, credentials.identity, true);
+    },
+    held(companyId) {
+      const kept = memory.get(keyOf(companyId));
+      return fresh(kept) ? kept : undefined;
     },
     renew(companyId, identity) {
       return singleFlight(companyId, identity, false);

@@ -44,9 +44,9 @@ export function createDgiiSessionsService(deps: { db: Db; clock: Clock; environm
     },
 
     async credentialsOf(companyId) {
-      const company = await companies.get(companyId);
-      if (company === undefined) return undefined;
-      const identity = await companies.signingIdentity(companyId);
+      const issuer = await companies.issuer(companyId);
+      if (issuer === undefined) return undefined;
+      const { company, identity } = issuer;
       if (identity !== undefined) return { kind: 'certificate', rnc: company.rnc, identity };
       const session = await repo.findSession(db, companyId, environment);
       if (session === undefined || session.expires_at <= clock.now()) return undefined;

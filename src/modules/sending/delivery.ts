@@ -30,6 +30,9 @@ import * as repo from './sending.repo.js';
 /** Type 32 under this amount (DOP) goes to DGII as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1). */
 const rfceThreshold = new Big('250000');
 
+/** Questions to DGII the poller asks at once. */
+const pollConcurrency = 8;
+
 /** How long one answer of DGII's status service is reused. */
 const availabilityTtlMs = 5_000;
 
@@ -400,13 +403,17 @@ export function createDelivery(deps: {
     async pollDue(limit) {
       const now = clock.now();
       const due = await repo.claimDuePolls(db, now, later(policy.leaseMs), limit);
-      await Promise.all(
-        due.map((row) =>
-          poll(row).catch((error: unknown) => {
-            log.warn({ err: error, documentId: row.id }, 'polling DGII failed');
-          }),
-        ),
-      );
+      // A few questions at a time: each also takes a database connection, which the send jobs need too.
+      const queue = [...due];
+      const asker = async () => {
+        for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
+          const documentId = row.id;
+          await poll(row).catch((error: unknown) => {
+            log.warn({ err: error, documentId }, 'polling DGII failed');
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(pollConcurrency, due.length) }, asker));
       return due.length;
     },
   };
