@@ -53,6 +53,25 @@ describe('DGII sessions and the connection test (sandbox)', { timeout: 180_000 }
     assert.deepEqual(stored, []);
   });
 
+  let failedId = '';
+  it('fails a document sent with no way to authenticate at once, opening a failed fiscal job', async () => {
+    const document = signedEcf('31', 1, { rnc, key: testSigningKey() });
+    const handedIn = await call('POST', '/api/v1/documentos/xml-firmado', document.xml, { 'content-type': 'application/xml' });
+    assert.equal(handedIn.statusCode, 201, handedIn.body);
+    failedId = handedIn.json<{ data: { id: string } }>().data.id;
+    assert.equal((await call('POST', `/api/v1/documentos/${failedId}/enviar`)).statusCode, 202);
+    let status = 'queued';
+    for (let tries = 0; tries < 300 && status !== 'send_failed'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await call('GET', `/api/v1/documentos/${failedId}`)).json<{ data: { status: string } }>().data.status;
+    }
+    assert.equal(status, 'send_failed');
+    const open = (await call('GET', '/api/v1/trabajos-fallidos?open=true')).json<{ data: { documentId: string; kind: string; open: boolean; reason: string }[] }>().data;
+    assert.deepEqual(open.map((job) => [job.documentId, job.kind, job.open]), [[failedId, 'document.send', true]]);
+    assert.match(open[0]?.reason ?? '', /no certificate nor DGII session/);
+    assert.deepEqual((await call('GET', '/api/v1/trabajos-fallidos?open=false')).json<{ data: unknown[] }>().data, []);
+  });
+
   it('stores the session of a seed signed outside, encrypted and never shown, and sends with it', async () => {
     const seedResponse = await call('GET', '/api/v1/dgii/sesion/semilla');
     assert.equal(seedResponse.statusCode, 200, seedResponse.body);
@@ -72,7 +91,7 @@ describe('DGII sessions and the connection test (sandbox)', { timeout: 180_000 }
     assert.equal(test.ok, true, JSON.stringify(test));
 
     // A document signed outside, handed in and sent: DGII accepts it under the company's session.
-    const document = signedEcf('31', 1, { rnc, key: testSigningKey() });
+    const document = signedEcf('31', 2, { rnc, key: testSigningKey() });
     const handedIn = await call('POST', '/api/v1/documentos/xml-firmado', document.xml, { 'content-type': 'application/xml' });
     assert.equal(handedIn.statusCode, 201, handedIn.body);
     const id = handedIn.json<{ data: { id: string } }>().data.id;
@@ -83,6 +102,21 @@ describe('DGII sessions and the connection test (sandbox)', { timeout: 180_000 }
       status = (await call('GET', `/api/v1/documentos/${id}`)).json<{ data: { status: string } }>().data.status;
     }
     assert.equal(status, 'accepted');
+  });
+
+  it('retries the failed document with the session (reintentar), and its failed job closes', async () => {
+    const retried = await call('POST', `/api/v1/documentos/${failedId}/reintentar`);
+    assert.equal(retried.statusCode, 202, retried.body);
+    let status = 'queued';
+    for (let tries = 0; tries < 300 && status !== 'accepted' && status !== 'send_failed'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await call('GET', `/api/v1/documentos/${failedId}`)).json<{ data: { status: string } }>().data.status;
+    }
+    assert.equal(status, 'accepted');
+    assert.deepEqual((await call('GET', '/api/v1/trabajos-fallidos?open=true')).json<{ data: unknown[] }>().data, []);
+    const closed = (await call('GET', '/api/v1/trabajos-fallidos?open=false&limit=1')).json<{ data: { documentId: string; open: boolean; closedBecause: string }[]; meta: { nextCursor: string | null } }>();
+    assert.deepEqual(closed.data.map((job) => [job.documentId, job.open, job.closedBecause]), [[failedId, false, "DGII's verdict: accepted"]]);
+    assert.equal(closed.meta.nextCursor, null);
   });
 
   it('tests the connection of a company with a certificate for real: every step, no token', async () => {

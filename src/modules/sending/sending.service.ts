@@ -8,7 +8,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
 import { transact } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
+import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import type { Delivery, ScheduleSend } from './delivery.js';
 import * as repo from './sending.repo.js';
@@ -131,13 +131,12 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
     },
 
     async failedJobs(companyId, query) {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      if (query.cursor !== undefined && after === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+      const after = startOf(query.cursor);
+      if (!after.ok) return after;
       const limit = query.limit ?? 50;
-      const rows = await repo.listFailedJobs(db, companyId, environment, { open: query.open, limit, after });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return ok({ items: page.map(failedJobView), nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.opened_at, id: last.id }) : null });
+      const rows = await repo.listFailedJobs(db, companyId, environment, { open: query.open, limit, after: after.value });
+      const page = pageOf(rows, limit, (row) => row.opened_at);
+      return ok({ items: page.rows.map(failedJobView), nextCursor: page.nextCursor });
     },
 
     async health() {
