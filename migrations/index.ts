@@ -6,6 +6,7 @@ import * as documents from './20261121_0003_documents.js';
 import * as allocationsIdempotency from './20261121_0004_allocations_idempotency.js';
 import * as sending from './20261121_0005_sending.js';
 import * as taxpayers from './20261121_0006_taxpayers.js';
+import * as rfceArtefact from './20261121_0007_rfce_artefact.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261121_0004_allocations_idempotency': allocationsIdempotency,
   '20261121_0005_sending': sending,
   '20261121_0006_taxpayers': taxpayers,
+  '20261121_0007_rfce_artefact': rfceArtefact,
 };

@@ -9,6 +9,8 @@ import { ecfDocuments } from './support/ecf-documents.js';
 import { assertProblem } from './support/assert-problem.js';
 import { startSendingWorld, type SendingWorld, type SentDocument as DocumentBody } from './support/sending-kit.js';
 import { opsToken } from './support/test-app.js';
+import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
+import { validateWithOfficialXsd } from './support/xmllint.js';
 
 type Json = Record<string, unknown>;
 interface SendAnswer {
@@ -77,6 +79,15 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.equal(signed.statusCode, 200);
     assert.match(signed.body, /^<\?xml[^>]*\?><ECF>/);
     assert.match(signed.body, /<TipoeCF>32<\/TipoeCF>/);
+    // The RFCE it went as is archived beside it, signed once: DGII's schema and xmlsec1 accept it.
+    const rfce = await call('GET', `/api/v1/documentos/${done.id}/artefactos/rfce-xml`);
+    assert.equal(rfce.statusCode, 200, rfce.body);
+    assert.match(rfce.body, /^<\?xml[^>]*\?><RFCE[ >]/);
+    assert.match(rfce.body, new RegExp(`<eNCF>${done.eNCF}</eNCF>`));
+    const schema = validateWithOfficialXsd('RFCE-32.xsd', rfce.body);
+    assert.ok(schema.valid, schema.errors);
+    const verified = verifyWithXmlsec1Embedded(rfce.body);
+    assert.ok(verified.ok, verified.output);
   });
 
   it('carries a rejection with DGII\'s messages into the document and its timeline; reintentar says when it may not', async () => {

@@ -5,13 +5,14 @@ import { problem, problemBody, problemCatalogue, ProblemError, unwrap } from '..
 import { xmlOfBody } from '../../platform/http/xml-body.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
+import { artefactKinds } from './artefacts.js';
 import { DocumentView, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
 import type { DocumentsService } from './documents.service.js';
 import { idempotencyKeyPattern, type Idempotency } from './idempotency.js';
 import type { SignedXmlIntake } from './signed-xml-intake.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: ['source-json', 'source-xml', 'signed-xml'] }) });
+const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: [...artefactKinds] }) });
 /** Archived bytes, sent as they are (never re-encoded: a signed XML must not change by one byte). */
 const Bytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 const ArtefactQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });

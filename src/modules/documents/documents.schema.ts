@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ref } from '../../platform/http/schema-ref.js';
+import { artefactKinds } from './artefacts.js';
 import { documentViewSchemas } from './document-views.schema.js';
 
 const statuses = ['signed', 'queued', 'sending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'send_failed', 'not_found'];
@@ -27,7 +28,7 @@ export const EcfDocumentBody = Type.Object(
 
 export const ArtefactSummary = Type.Object(
   {
-    type: Type.String({ enum: ['source-json', 'source-xml', 'signed-xml'] }),
+    type: Type.String({ enum: [...artefactKinds] }),
     version: Type.Integer(),
     sha256: Type.String(),
     size: Type.Integer(),

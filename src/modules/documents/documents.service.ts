@@ -42,6 +42,11 @@ export interface DocumentsService {
   get(companyId: string, id: string): Promise<Result<DocumentView>>;
   list(companyId: string, query: { status?: string | undefined; ecfType?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
   artefact(companyId: string, id: string, kind: string, version: number | undefined): Promise<Result<Artefact>>;
+  /**
+   * Archives version 1 of an artefact made after creation (the RFCE a type 32 is sent as), write-once: when the
+   * document already has one, that one stands and its bytes are returned.
+   */
+  keepArtefact(companyId: string, id: string, kind: ArtefactKind, bytes: Buffer): Promise<Buffer>;
   /** Derived views (document-views.ts): the model from the signed XML with integrity, the printed data, the timeline. */
   normalized: DocumentViews['normalized'];
   printable: DocumentViews['printable'];
@@ -207,6 +212,14 @@ export function createDocumentsService(deps: {
       const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after: after.value });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withArtefacts(page.rows), nextCursor: page.nextCursor });
+    },
+
+    async keepArtefact(companyId, id, kind, bytes) {
+      const kept = await this.artefact(companyId, id, kind, 1);
+      if (kept.ok) return kept.value.bytes;
+      const rows = await archiveArtefacts(blobs, { companyId, documentId: id }, { [kind]: bytes }, clock.now());
+      await repo.insertArtefacts(db, rows).onConflict((conflict) => conflict.columns(['document_id', 'kind', 'version']).doNothing()).execute();
+      return bytes;
     },
 
     async artefact(companyId, id, kind, version) {

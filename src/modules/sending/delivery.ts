@@ -272,12 +272,16 @@ export function createDelivery(deps: {
   async function send(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }): Promise<SendEcfOutcome | SendRfceOutcome> {
     if (row.send_route !== 'rfce') return dgii.sendEcf(row.company_id, file);
     // The RFCE summarises the archived e-CF 32 and is signed with the company's certificate; the full e-CF stays
-    // archived and is what the integrator downloads.
+    // archived and is what the integrator downloads. The RFCE is archived too, before it leaves: a resend after an
+    // uncertain answer sends those same bytes.
+    const kept = await documents.artefact(row.company_id, row.id, 'rfce-xml', 1);
+    if (kept.ok) return dgii.sendRfce(row.company_id, { xml: kept.value.bytes, fileName: file.fileName });
     const summary = buildRfce(file.xml.toString('utf8'));
     if (!summary.ok) return { kind: 'rejected', estado: null, codigo: null, messages: summary.findings.map((finding) => ({ codigo: finding.code, valor: finding.message })), secuenciaUtilizada: false, httpStatus: 0, encf: row.encf };
     const identity = await companies.signingIdentity(row.company_id);
     if (identity === undefined) return { kind: 'no_credentials' };
-    return dgii.sendRfce(row.company_id, { xml: Buffer.from(signXml(summary.xml, identity)), fileName: file.fileName });
+    const rfce = await documents.keepArtefact(row.company_id, row.id, 'rfce-xml', Buffer.from(signXml(summary.xml, identity)));
+    return dgii.sendRfce(row.company_id, { xml: rfce, fileName: file.fileName });
   }
 
   async function recordSendOutcome(trx: Trx, row: repo.DocumentRow, outcome: SendEcfOutcome | SendRfceOutcome, previous: DocumentStatus): Promise<void> {

@@ -99,7 +99,7 @@ export interface DomainEventsTable {
 }
 
 export type DocumentStatus = 'signed' | 'queued' | 'sending' | 'in_process' | 'accepted' | 'accepted_conditional' | 'rejected' | 'send_failed' | 'not_found';
-export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml';
+export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml' | 'rfce-xml';
 
 export interface DocumentsTable {
   id: string;
