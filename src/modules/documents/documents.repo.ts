@@ -45,7 +45,7 @@ export function insertEvent(executor: Executor, event: { documentId: string; at:
   return executor.insertInto('document_events').values({ document_id: event.documentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
 }
 
-export function findDocument(db: Db, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
+export function findDocument(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
   return db.selectFrom('documents').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
 }
 

@@ -5,3 +5,5 @@ export { createDocumentsService, type DocumentsService } from './documents.servi
 export { createIdempotency, type Idempotency } from './idempotency.js';
 export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';
 export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';
+// The documents table's row and its timeline, for the modules that move a document on (sending).
+export { findDocument, insertEvent as insertDocumentEvent, type DocumentRow } from './documents.repo.js';

@@ -15,6 +15,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, ResultOutcome, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
 import { buildRfce } from '../../fiscal/responses/rfce.js';
 import { signXml } from '../../fiscal/xmldsig/index.js';
+import { backoffMs } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DocumentStatus, SendRoute } from '../../platform/db/schema.js';
@@ -24,7 +25,7 @@ import { ok } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService } from '../documents/index.js';
+import { insertDocumentEvent, type DocumentsService } from '../documents/index.js';
 import * as repo from './sending.repo.js';
 
 /** Type 32 under this amount (DOP) goes to DGII as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1). */
@@ -115,15 +116,10 @@ export function createDelivery(deps: {
 }): Delivery {
   const { db, clock, log, environment, dgii, companies, documents, scheduleSend, policy } = deps;
 
-  const backoff = (attempt: number, base: number, max: number) => {
-    const exponential = Math.min(max, base * 2 ** Math.max(0, attempt - 1));
-    // Full jitter on half the delay: retries of many documents spread out instead of arriving together.
-    return Math.round(exponential / 2 + Math.random() * (exponential / 2));
-  };
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
-    await repo.insertEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause });
+    await insertDocumentEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
   }
 
   async function domainEvent(trx: Trx, row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): Promise<void> {
@@ -169,7 +165,7 @@ export function createDelivery(deps: {
       await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts });
       return;
     }
-    const at = retryAt ?? later(backoff(attempts, policy.retryDelayMs, policy.maxRetryDelayMs));
+    const at = retryAt ?? later(backoffMs(attempts, policy.retryDelayMs, policy.maxRetryDelayMs));
     await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
     await event(trx, row, 'dgii.not_taken', 'queued', `${counts ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`);
     await scheduleSend(trx, row.id, at);
@@ -183,7 +179,7 @@ export function createDelivery(deps: {
   async function recordUncertain(trx: Trx, row: repo.DocumentRow, detail: string): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
-    const askAt = later(Math.max(policy.uncertainSettleMs, backoff(attempts, policy.retryDelayMs, policy.maxRetryDelayMs)));
+    const askAt = later(Math.max(policy.uncertainSettleMs, backoffMs(attempts, policy.retryDelayMs, policy.maxRetryDelayMs)));
     // Held by no worker until the question is due: any other send job for it (a crashed worker's, retried) waits
     // too, instead of asking DGII before the request our client gave up on has settled.
     await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: askAt, updated_at: now });
@@ -368,7 +364,7 @@ export function createDelivery(deps: {
       if (current?.status !== 'in_process') return ok(undefined);
       const now = clock.now();
       const polls = current.poll_count + 1;
-      const next = later(backoff(polls, policy.firstPollDelayMs, policy.maxPollDelayMs));
+      const next = later(backoffMs(polls, policy.firstPollDelayMs, policy.maxPollDelayMs));
       switch (outcome.kind) {
         case 'accepted':
         case 'conditional':

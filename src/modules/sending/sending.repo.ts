@@ -1,18 +1,12 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
-import type { DgiiMessageRow, DocumentsTable, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
+import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
+import type { DocumentRow } from '../documents/index.js';
 
-export type DocumentRow = Selectable<DocumentsTable>;
+export type { DocumentRow };
 export type FailedJobRow = Selectable<FailedJobsTable>;
-type Executor = Db | Trx;
-
-export const finalStatuses: readonly DocumentStatus[] = ['accepted', 'accepted_conditional', 'rejected'];
-
-export function findDocument(executor: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
-  return executor.selectFrom('documents').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
-}
 
 export function lockDocument(trx: Trx, id: string): Promise<DocumentRow | undefined> {
   return trx.selectFrom('documents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
@@ -43,10 +37,6 @@ export async function updateDocument(trx: Trx, id: string, change: StateChange):
     .set({ ...rest, ...(messages === undefined ? {} : { dgii_messages: JSON.stringify(messages) }) })
     .where('id', '=', id)
     .execute();
-}
-
-export async function insertEvent(trx: Trx, event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string }): Promise<void> {
-  await trx.insertInto('document_events').values({ document_id: event.documentId, at: event.at, type: event.type, status: event.status, cause: event.cause }).execute();
 }
 
 /**

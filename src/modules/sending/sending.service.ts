@@ -10,6 +10,7 @@ import { transact } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { findDocument, insertDocumentEvent } from '../documents/index.js';
 import type { Delivery, ScheduleSend } from './delivery.js';
 import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
@@ -79,7 +80,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
       if (refusal !== undefined) return refusal;
       const now = clock.now();
       await repo.updateDocument(trx, id, { status: 'queued', send_attempts: 0, poll_count: 0, next_poll_at: null, updated_at: now });
-      await repo.insertEvent(trx, { documentId: id, at: now, type: 'queued', status: 'queued', cause });
+      await insertDocumentEvent(trx, { documentId: id, at: now, type: 'queued', status: 'queued', cause }).execute();
       await recordDomainEvent(trx, { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now });
       await scheduleSend(trx, id, undefined);
       return ok(answer({ ...row, status: 'queued' }, true, cause));
@@ -104,7 +105,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
     },
 
     async refresh(companyId, id) {
-      const row = await repo.findDocument(db, companyId, environment, id);
+      const row = await findDocument(db, companyId, environment, id);
       if (row === undefined) return fail('document_not_found', `No document ${id}.`);
       if (row.status === 'in_process') {
         await delivery.poll(row);
@@ -112,7 +113,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
         // An uncertain send waiting for its next attempt: resolve it now (the attempt asks DGII first).
         await delivery.attempt(id);
       }
-      const current = await repo.findDocument(db, companyId, environment, id);
+      const current = await findDocument(db, companyId, environment, id);
       if (current === undefined) return fail('document_not_found', `No document ${id}.`);
       const changed = current.status !== row.status;
       return ok(answer(current, changed, changed ? `${row.status} → ${current.status}` : `Still ${current.status}.`));

@@ -8,6 +8,7 @@ import type { DgiiClient, DgiiMessage } from '../../dgii/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { buildAnecf, type AnnulmentLine } from '../../fiscal/responses/anecf.js';
 import { signXml, type SigningKey } from '../../fiscal/xmldsig/index.js';
+import { backoffMs } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
@@ -272,7 +273,7 @@ export function createAnnulmentsService(deps: {
               await record(trx, row, 'failed', { messages: [{ codigo: null, valor: detail }] }, attempts);
             } else {
               await repo.updateAnnulment(trx, id, { status: 'pending', attempts, dgii_messages: [{ codigo: null, valor: detail }], updated_at: clock.now() });
-              await schedule(trx, id, new Date(clock.now().getTime() + Math.min(300_000, 2_000 * 2 ** (attempts - 1))));
+              await schedule(trx, id, new Date(clock.now().getTime() + backoffMs(attempts, 2_000, 300_000)));
             }
           }
         }
