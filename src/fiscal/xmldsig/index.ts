@@ -4,7 +4,7 @@ export { XMLDSIG_NAMESPACE, C14N_1_0, RSA_SHA256, SHA256, ENVELOPED_SIGNATURE, X
 export type { SigningKey } from './profile.js';
 // The writer that produces this form is fiscal/xml's writeCanonicalElement; these check what the fast path relies on.
 export { assertCanonicalRoot, checkCanonicalRoot, NonCanonicalDocumentError } from './canonical-form.js';
-export { signCanonicalDocument } from './sign-canonical.js';
+export { signCanonicalDocument, signCanonicalDocumentInBackground } from './sign-canonical.js';
 export { toCanonicalDocument, XmlInputError } from './canonicalize.js';
 export type { XmlInputErrorCode } from './canonicalize.js';
 export { signXml } from './sign-xml.js';

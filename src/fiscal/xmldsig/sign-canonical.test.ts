@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { syntheticCanonicalEcf } from '../../../test/support/synthetic-ecf.js';
 import { signWithXmlCrypto, testSigningKey, verifyWithXmlCrypto, verifyWithXmlsec1, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
-import { NonCanonicalDocumentError, readSignatureValue, securityCode, signCanonicalDocument, signXml, verifyEnvelopedSignature, XMLDSIG_NAMESPACE } from './index.js';
+import { NonCanonicalDocumentError, readSignatureValue, securityCode, signCanonicalDocument, signCanonicalDocumentInBackground, signXml, verifyEnvelopedSignature, XMLDSIG_NAMESPACE } from './index.js';
 import { hashUtf8 } from './sign-canonical.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema';
@@ -61,6 +61,13 @@ describe('signCanonicalDocument', () => {
   it('is deterministic: the same document and key give the same bytes', () => {
     const document = syntheticCanonicalEcf(3);
     assert.equal(signCanonicalDocument(document, key), signCanonicalDocument(document, key));
+  });
+
+  it('signs on the thread pool to the same bytes, which verify', async () => {
+    const document = syntheticCanonicalEcf(3);
+    const inBackground = await signCanonicalDocumentInBackground(document, key);
+    assert.equal(inBackground, signCanonicalDocument(document, key));
+    assert.equal(verifyEnvelopedSignature(inBackground).ok, true);
   });
 
   it('covers the content: one changed character after signing fails the digest', () => {

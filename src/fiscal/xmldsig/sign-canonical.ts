@@ -4,7 +4,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { assertCanonicalRoot } from './canonical-form.js';
 import type { SigningKey } from './profile.js';
-import { signatureElement } from './signature-element.js';
+import { canonicalSignedInfo, embeddedSignature, signatureValueInBackground, signatureValueOf } from './signature-element.js';
 
 /**
  * Signs a canonical document (contract in canonical-form.ts) and returns it with the Signature appended as the last
@@ -12,10 +12,25 @@ import { signatureElement } from './signature-element.js';
  * contract. The result is byte-stable: send and store it exactly as returned.
  */
 export function signCanonicalDocument(document: string, key: SigningKey): string {
+  const pending = prepareSignature(document);
+  return pending.complete(signatureValueOf(pending.signedInfo, key), key);
+}
+
+/** signCanonicalDocument with the RSA operation on the thread pool (signatureValueInBackground): same bytes. */
+export async function signCanonicalDocumentInBackground(document: string, key: SigningKey): Promise<string> {
+  const pending = prepareSignature(document);
+  return pending.complete(await signatureValueInBackground(pending.signedInfo, key), key);
+}
+
+/** Everything but the RSA operation: the SignedInfo to sign, and how the signed document is assembled. */
+function prepareSignature(document: string): { signedInfo: Buffer; complete(signatureValue: Buffer, key: SigningKey): string } {
   const root = assertCanonicalRoot(document);
   const digestValue = hashUtf8(createHash('sha256'), document, root.rootOffset).digest('base64');
   const closingTagOffset = document.length - root.name.length - 3;
-  return document.slice(0, closingTagOffset) + signatureElement(digestValue, root.prefixedNamespaceDeclarations, key) + document.slice(closingTagOffset);
+  return {
+    signedInfo: canonicalSignedInfo(digestValue, root.prefixedNamespaceDeclarations),
+    complete: (signatureValue, key) => document.slice(0, closingTagOffset) + embeddedSignature(digestValue, signatureValue, key) + document.slice(closingTagOffset),
+  };
 }
 
 /** Code units per hash update (see hashUtf8). */

@@ -6,19 +6,24 @@ import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } 
 import type { SigningKey } from './profile.js';
 
 /**
- * `inheritedNamespaceDeclarations` are the root's prefixed declarations (` xmlns:xsd="…" xmlns:xsi="…"`, already
- * sorted): inclusive C14N puts the namespaces in scope of SignedInfo on its canonical start tag, after the
- * default xmldsig one (research/stack.md pitfall 4; a DGII ACECF verifies only with them).
+ * The SignedInfo that is signed, in canonical form. `inheritedNamespaceDeclarations` are the root's prefixed
+ * declarations (` xmlns:xsd="…" xmlns:xsi="…"`, already sorted): inclusive C14N puts the namespaces in scope of
+ * SignedInfo on its canonical start tag, after the default xmldsig one (research/stack.md pitfall 4; a DGII ACECF
+ * verifies only with them).
  */
-export function signatureElement(digestValue: string, inheritedNamespaceDeclarations: string, key: SigningKey): string {
-  const canonicalSignedInfo =
+export function canonicalSignedInfo(digestValue: string, inheritedNamespaceDeclarations: string): Buffer {
+  return Buffer.from(
     `<SignedInfo xmlns="${XMLDSIG_NAMESPACE}"${inheritedNamespaceDeclarations}>` +
-    `<CanonicalizationMethod Algorithm="${C14N_1_0}"></CanonicalizationMethod>` +
-    `<SignatureMethod Algorithm="${RSA_SHA256}"></SignatureMethod>` +
-    `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"></Transform></Transforms>` +
-    `<DigestMethod Algorithm="${SHA256}"></DigestMethod><DigestValue>${digestValue}</DigestValue></Reference></SignedInfo>`;
-  // RSASSA-PKCS1-v1_5 (node's default for RSA keys), as rsa-sha256 requires (RFC 6931 §2.3.2); deterministic.
-  const signatureValue = sign('sha256', Buffer.from(canonicalSignedInfo, 'utf8'), key.privateKey).toString('base64');
+      `<CanonicalizationMethod Algorithm="${C14N_1_0}"></CanonicalizationMethod>` +
+      `<SignatureMethod Algorithm="${RSA_SHA256}"></SignatureMethod>` +
+      `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"></Transform></Transforms>` +
+      `<DigestMethod Algorithm="${SHA256}"></DigestMethod><DigestValue>${digestValue}</DigestValue></Reference></SignedInfo>`,
+    'utf8',
+  );
+}
+
+/** The Signature element carrying `signatureValue`, the RSA signature of canonicalSignedInfo(digestValue, …). */
+export function embeddedSignature(digestValue: string, signatureValue: Buffer, key: SigningKey): string {
   // Spelled like the DGII samples (.NET SignedXml output): compact, self-closing algorithm elements.
   return (
     `<Signature xmlns="${XMLDSIG_NAMESPACE}"><SignedInfo>` +
@@ -26,10 +31,28 @@ export function signatureElement(digestValue: string, inheritedNamespaceDeclarat
     `<SignatureMethod Algorithm="${RSA_SHA256}"/>` +
     `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"/></Transforms>` +
     `<DigestMethod Algorithm="${SHA256}"/><DigestValue>${digestValue}</DigestValue></Reference></SignedInfo>` +
-    `<SignatureValue>${signatureValue}</SignatureValue>` +
+    `<SignatureValue>${signatureValue.toString('base64')}</SignatureValue>` +
     `<KeyInfo><X509Data><X509Certificate>${cachedCertificateBase64(key.certificatePem)}</X509Certificate></X509Data></KeyInfo>` +
     `</Signature>`
   );
+}
+
+/** RSASSA-PKCS1-v1_5 (node's default for RSA keys), as rsa-sha256 requires (RFC 6931 §2.3.2); deterministic. */
+export function signatureValueOf(signedInfo: Buffer, key: SigningKey): Buffer {
+  return sign('sha256', signedInfo, key.privateKey);
+}
+
+/**
+ * The same signature computed on libuv's thread pool: the RSA private-key operation is most of a signature's cost,
+ * and a server signing many documents keeps its event loop free for the rest of the work.
+ */
+export function signatureValueInBackground(signedInfo: Buffer, key: SigningKey): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    sign('sha256', signedInfo, key.privateKey, (error, signature) => {
+      if (error === null) resolve(signature);
+      else reject(error);
+    });
+  });
 }
 
 /** The base64 of the certificates signed with lately, by PEM: a service signs with one or a few certificates, and

@@ -21,13 +21,14 @@ function artefactKey(companyId: string, documentId: string, kind: ArtefactKind, 
 /**
  * Writes version 1 of each artefact (write-once blobs, in parallel) and returns the rows that record them. Callers
  * insert the rows only after this returns: a crash leaves at most unreferenced blobs, never a row naming nothing.
+ * `newDocument`: the document id was minted for this write, so no other writer or reader can meet its keys yet.
  */
-export async function archiveArtefacts(blobs: BlobStore, ids: { companyId: string; documentId: string }, artefacts: Partial<Record<ArtefactKind, Uint8Array>>, now: Date): Promise<ArtefactRow[]> {
+export async function archiveArtefacts(blobs: BlobStore, ids: { companyId: string; documentId: string }, artefacts: Partial<Record<ArtefactKind, Uint8Array>>, now: Date, newDocument: boolean): Promise<ArtefactRow[]> {
   const kinds = artefactKinds.filter((kind) => artefacts[kind] !== undefined);
   return Promise.all(
     kinds.map(async (kind) => {
       const key = artefactKey(ids.companyId, ids.documentId, kind, 1);
-      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, { contentType: contentTypes[kind] });
+      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, { contentType: contentTypes[kind], fresh: newDocument });
       return { document_id: ids.documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
     }),
   );

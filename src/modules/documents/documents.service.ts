@@ -11,7 +11,7 @@ import type { Finding } from '../../fiscal/finding.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
 import { validateEcfDocument } from '../../fiscal/validate-ecf.js';
-import { readSignatureValue, securityCode, signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
+import { readSignatureValue, securityCode, signCanonicalDocumentInBackground } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
@@ -153,7 +153,7 @@ export function createDocumentsService(deps: {
         // The values as the XML carries them (1430 sent as a number is written 1430.00): what the QR and reads show.
         const written = normaliseEcf(document, owned);
         if (!written.ok) throw new Error('a document that builds must normalise');
-        const signed = signCanonicalDocument(built.xml, identity);
+        const signed = await signCanonicalDocumentInBackground(built.xml, identity);
         const signatureValue = readSignatureValue(signed);
         if (signatureValue === undefined) throw new Error('a document signed by the fast path has no SignatureValue');
         const code = securityCode(signatureValue);
@@ -180,7 +180,7 @@ export function createDocumentsService(deps: {
           created_at: now,
           updated_at: now,
         };
-        artefacts = await archiveArtefacts(blobs, { companyId, documentId: id }, { 'source-json': sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now);
+        artefacts = await archiveArtefacts(blobs, { companyId, documentId: id }, { 'source-json': sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now, true);
         const stored = row;
         // One statement: the document, its artefacts, its first event, the outbox event and the settled number
         // commit together in one round trip.
@@ -217,7 +217,7 @@ export function createDocumentsService(deps: {
     async keepArtefact(companyId, id, kind, bytes) {
       const kept = await this.artefact(companyId, id, kind, 1);
       if (kept.ok) return kept.value.bytes;
-      const rows = await archiveArtefacts(blobs, { companyId, documentId: id }, { [kind]: bytes }, clock.now());
+      const rows = await archiveArtefacts(blobs, { companyId, documentId: id }, { [kind]: bytes }, clock.now(), false);
       await repo.insertArtefacts(db, rows).onConflict((conflict) => conflict.columns(['document_id', 'kind', 'version']).doNothing()).execute();
       return bytes;
     },

@@ -145,6 +145,17 @@ function blobStoreContract(kind: BlobStore['kind'], open: () => Promise<Harness>
       assert.deepEqual(await store.get(key), bytes);
     });
 
+    it('writes fresh keys (several into one new directory at once) with the same results, and still refuses different bytes over one', async () => {
+      const keys = ['source-json.v1.json', 'source-xml.v1.xml', 'signed-xml.v1.xml'].map((name) => `documents/cmp_abc/doc_fresh/${name}`);
+      const contents = keys.map((key) => Buffer.from(`${xml}<!-- ${key} -->`, 'utf8'));
+      const results = await Promise.all(keys.map((key, i) => store.put(key, contents[i]!, { contentType: 'application/xml', fresh: true })));
+      assert.deepEqual(results, keys.map((key, i) => expectedBlob(key, contents[i]!)));
+      for (const [i, key] of keys.entries()) assert.deepEqual(await store.get(key), contents[i]);
+      await assert.rejects(store.put(keys[0]!, Buffer.from('other'), { contentType: 'application/xml', fresh: true }), isBlobExists(keys[0]!));
+      assert.deepEqual(await store.put(keys[1]!, contents[1]!, { contentType: 'application/xml', fresh: true }), results[1]);
+      assert.deepEqual(await store.get(keys[0]!), contents[0]);
+    });
+
     it('accepts a key of exactly 512 characters', async () => {
       const key = `${'a'.repeat(100)}/`.repeat(5) + 'b'.repeat(7);
       assert.equal(key.length, 512);

@@ -19,32 +19,25 @@ import {
 export function createFsBlobStore(root: string): BlobStore {
   const base = resolve(root);
   const directorySyncs = new DirectorySyncs();
+  const directoryCreations = new DirectoryCreations();
 
   function pathOf(key: string): string {
     assertValidKey(key);
     return join(base, ...key.split('/'));
   }
 
-  async function put(key: string, bytes: Uint8Array, _options: PutOptions): Promise<StoredBlob> {
+  async function put(key: string, bytes: Uint8Array, options: PutOptions): Promise<StoredBlob> {
     const path = pathOf(key);
     const dir = dirname(path);
-    await mkdir(dir, { recursive: true });
-    // '~' is not allowed in keys, so a temp name never collides with a blob.
-    const temp = join(dir, `${basename(path)}.~${randomUUID()}`);
+    await directoryCreations.create(dir);
     try {
-      await writeDurably(temp, bytes);
-      try {
-        await link(temp, path);
-      } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
-        const existing = await readFile(path);
-        if (!existing.equals(bytes)) throw new BlobExistsError(key);
-        return storedBlob(key, existing);
-      }
-    } finally {
-      await unlink(temp).catch((error: unknown) => {
-        if (errorCode(error) !== 'ENOENT') throw error;
-      });
+      if (options.fresh === true) await writeDurably(path, bytes);
+      else await writeThroughLink(path, bytes);
+    } catch (error) {
+      if (errorCode(error) !== 'EEXIST') throw error;
+      const existing = await readFile(path);
+      if (!existing.equals(bytes)) throw new BlobExistsError(key);
+      return storedBlob(key, existing);
     }
     await directorySyncs.sync(dir);
     return storedBlob(key, bytes);
@@ -86,6 +79,20 @@ export function createFsBlobStore(root: string): BlobStore {
   return { kind: 'fs', put, get, head, probe, close: () => Promise.resolve() };
 }
 
+/** Writes a temporary file, then links it to `path`: readers never see a partial blob; EEXIST when `path` exists. */
+async function writeThroughLink(path: string, bytes: Uint8Array): Promise<void> {
+  // '~' is not allowed in keys, so a temp name never collides with a blob.
+  const temp = join(dirname(path), `${basename(path)}.~${randomUUID()}`);
+  try {
+    await writeDurably(temp, bytes);
+    await link(temp, path);
+  } finally {
+    await unlink(temp).catch((error: unknown) => {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    });
+  }
+}
+
 /** Read-only mode is a second guard against anything on the host rewriting an archived document in place. */
 async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
   const file = await open(path, 'wx', 0o444);
@@ -117,6 +124,20 @@ class DirectorySyncs {
     });
     this.pending.set(dir, next);
     return next;
+  }
+}
+
+/** Blobs written together into a new directory (a document's artefacts) create it with one mkdir, not one each. */
+class DirectoryCreations {
+  private readonly pending = new Map<string, Promise<unknown>>();
+
+  create(dir: string): Promise<unknown> {
+    let creation = this.pending.get(dir);
+    if (creation === undefined) {
+      creation = mkdir(dir, { recursive: true }).finally(() => this.pending.delete(dir));
+      this.pending.set(dir, creation);
+    }
+    return creation;
   }
 }
 
