@@ -209,7 +209,14 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
 
     const companies = createCompaniesService({ db, clock, masterKey });
     const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
-    const controlPlane = createControlPlaneService({ db, companies });
+    const controlPlane = createControlPlaneService({
+      db,
+      companies,
+      companyChanged: (companyId) => {
+        companies.forget(companyId);
+        apiKeys.forgetCompany(companyId);
+      },
+    });
     const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
     sequencesLate.set(sequences);
     const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences });

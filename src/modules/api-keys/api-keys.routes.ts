@@ -72,6 +72,7 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
             return recorded.ok ? apiKeys.revoke(trx, companyId, keyId) : recorded;
           }),
         );
+        apiKeys.forgetKey(keyId);
         return reply.code(204).send(null);
       },
     }),

@@ -5,6 +5,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { ApiKeyAuthenticator, Principal } from '../../platform/http/auth.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { effectiveScopes, isScope } from '../../platform/http/scopes.js';
 import { displayPrefix, generateApiKey, keyIdFor, parseApiKey } from './api-key-format.js';
 import * as repo from './api-keys.repo.js';
@@ -43,6 +44,7 @@ function metadata(row: repo.ApiKeyRow, now: Date): ApiKeyMetadata {
 
 export function createApiKeysService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment }) {
   const { db, clock, environment } = deps;
+  const recentKeys = new RecentReads<NonNullable<Awaited<ReturnType<typeof repo.findKeyWithCompany>>>>(recentReadMs, (row) => row.company_id);
 
   const authenticator: ApiKeyAuthenticator = {
     async authenticate(rawKey): Promise<Result<Principal>> {
@@ -51,12 +53,16 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; environment: 
       if (parsed.environment !== environment) {
         return fail('api_key_wrong_environment', `This is a ${parsed.environment} key; this instance serves ${environment}.`);
       }
-      const row = await repo.findKeyWithCompany(db, keyIdFor(parsed.lookup));
+      const keyId = keyIdFor(parsed.lookup);
+      const row = await recentKeys.read(keyId, () => repo.findKeyWithCompany(db, keyId));
       if (row === undefined || !sameHash(row.key_hash, hashKey(rawKey))) return fail('api_key_unknown', 'The API key is not recognised.');
       const now = clock.now();
       if (row.revoked_at !== null) return fail('api_key_revoked', `The API key ${row.id} was revoked at ${row.revoked_at.toISOString()}.`);
       if (row.expires_at !== null && row.expires_at <= now) return fail('api_key_expired', `The API key ${row.id} expired at ${row.expires_at.toISOString()}.`);
-      if (row.last_used_at === null || now.getTime() - row.last_used_at.getTime() > touchIntervalMs) await repo.touchKey(db, row.id, now);
+      if (row.last_used_at === null || now.getTime() - row.last_used_at.getTime() > touchIntervalMs) {
+        await repo.touchKey(db, row.id, now);
+        row.last_used_at = now;
+      }
       const scopes = row.scopes.filter(isScope);
       return ok({
         companyId: row.company_id,
@@ -71,6 +77,16 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; environment: 
 
   return {
     authenticator,
+
+    /** The company's permissions changed: its keys are read again on their next use. */
+    forgetCompany(companyId: string): void {
+      recentKeys.forgetGroup(companyId);
+    },
+
+    /** Once a revocation has committed: the key is read again (and refused) on its next use. */
+    forgetKey(keyId: string): void {
+      recentKeys.forget(keyId);
+    },
 
     /** Issues a key of this instance's environment; the full key is in the result and nowhere else. */
     async issue(trx: Trx, companyId: string, input: IssueApiKey): Promise<Result<IssuedApiKey>> {

@@ -7,6 +7,7 @@ import type { Trx } from '../../platform/db/transact.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
+import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
 import { capabilities, capabilityScopes } from './capabilities.js';
 import * as repo from './companies.repo.js';
@@ -65,6 +66,7 @@ function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boole
 
 export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: Buffer }) {
   const { db, clock, masterKey } = deps;
+  const recentIssuers = new RecentReads<{ company: repo.CompanyRow; certificate: repo.CertificateRow | undefined }>(recentReadMs, (found) => found.company.id);
   // Parsed signing keys by certificate id (a replaced certificate has a new id, so it is never served stale).
   const identities = new Map<string, SigningIdentity>();
 
@@ -193,11 +195,19 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       return found === undefined ? undefined : toCompany(found.company, found.certificate);
     },
 
-    /** The company and its signing key (undefined when no certificate is installed), read in one query. */
+    /**
+     * The company and its signing key (undefined when no certificate is installed), read in one query and kept for
+     * recentReadMs: documents are issued many per second, and a change applied here is forgotten at once (forget).
+     */
     async issuer(companyId: string): Promise<{ company: Company; identity: SigningIdentity | undefined } | undefined> {
-      const found = await repo.findCompanyWithCertificate(db, companyId);
+      const found = await recentIssuers.read(companyId, () => repo.findCompanyWithCertificate(db, companyId));
       if (found === undefined) return undefined;
       return { company: toCompany(found.company, found.certificate), identity: found.certificate === undefined ? undefined : identityOf(companyId, found.certificate) };
+    },
+
+    /** The company changed (profile, permissions, certificate): the next issuer read goes to the database. */
+    forget(companyId: string): void {
+      recentIssuers.forget(companyId);
     },
 
     /** The company as its API key sees it: entitlement, access by capability, environment and scopes. */

@@ -13,8 +13,9 @@ function underData<T>(result: Result<T>): Result<T> {
   return { ok: false, failure };
 }
 
-export function createControlPlaneService(deps: { db: Db; companies: CompaniesService }) {
-  const { db, companies } = deps;
+/** `companyChanged` runs once an applied event has committed, so that reads kept in this process are read again. */
+export function createControlPlaneService(deps: { db: Db; companies: CompaniesService; companyChanged: (companyId: string) => void }) {
+  const { db, companies, companyChanged } = deps;
 
   async function dispatch(trx: Trx, event: ControlPlaneEvent): Promise<Result<{ companyId: string; change: Change<unknown> }>> {
     const withCompany = <T extends { id: string }>(result: Result<Change<T>>) =>
@@ -43,7 +44,7 @@ export function createControlPlaneService(deps: { db: Db; companies: CompaniesSe
      */
     async apply(eventId: string, event: ControlPlaneEvent): Promise<Result<EventOutcome>> {
       const companyId = 'companyId' in event.data ? event.data.companyId : null;
-      return transact(db, async (trx) => {
+      const result = await transact<EventOutcome>(db, async (trx) => {
         const recorded = await recordMessageOnce(trx, eventId, event.type, companyId);
         if (!recorded.ok) return recorded;
         const applied = underData(await dispatch(trx, event));
@@ -55,6 +56,8 @@ export function createControlPlaneService(deps: { db: Db; companies: CompaniesSe
           outcome: applied.value.change.changed ? 'applied' : 'unchanged',
         });
       });
+      if (result.ok) companyChanged(result.value.companyId);
+      return result;
     },
   };
 }
