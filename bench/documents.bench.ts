@@ -11,6 +11,7 @@ import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js'
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
+import { runLoad, type LoadResult } from './load.js';
 import { printTable, type BenchRow } from './table.js';
 
 const CONNECTIONS = 20;
@@ -20,18 +21,6 @@ const FIXED_RATE = 200;
 const FIXED_RATE_SECONDS = 5;
 const SUSTAINED_GOAL = 400;
 const P99_GOAL_MS = 50;
-
-interface PacedResult {
-  sent: number;
-  ok: number;
-  failed: number;
-  unanswered: number;
-  statuses: Record<string, number>;
-  p50: number;
-  p99: number;
-  max: number;
-  achievedRate: number;
-}
 
 /** Runs `args` with node in a child process and parses the JSON it prints. */
 function childJson<T>(args: string[]): Promise<T> {
@@ -57,9 +46,9 @@ function saturate(url: string, apiKey: string, body: string, seconds: number): P
   ]);
 }
 
-/** A steady `rate` documents/s, open loop (bench/documents-load.ts). */
-function paced(url: string, apiKey: string, body: string, rate: number, seconds: number): Promise<PacedResult> {
-  return childJson<PacedResult>(['--import', 'tsx', 'bench/documents-load.ts', url, String(rate), String(seconds), JSON.stringify({ headers: { 'x-api-key': apiKey }, body })]);
+/** A steady `rate` documents/s, open loop (bench/load.ts). */
+function paced(url: string, apiKey: string, body: string, rate: number, seconds: number): Promise<LoadResult> {
+  return runLoad({ url, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, bodies: [body], expectStatus: 201, seconds, mode: { rate } });
 }
 
 /**
