@@ -20,6 +20,8 @@ import { pathToFileURL } from 'node:url';
 
 export interface LoadSpec {
   url: string;
+  /** POST by default; a GET sends no body (bodies: ['']). */
+  method?: 'GET' | 'POST';
   headers: Record<string, string>;
   bodies: string[];
   /** The status that counts as success. */
@@ -55,7 +57,9 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
   function send(scheduledAt: number): Promise<void> {
     const body = bodies[sent++ % bodies.length] as Buffer;
     return new Promise((resolve) => {
-      const req = request({ agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...spec.headers, 'content-length': String(body.length) } }, (res) => {
+      const method = spec.method ?? 'POST';
+      const headers = method === 'POST' ? { ...spec.headers, 'content-length': String(body.length) } : spec.headers;
+      const req = request({ agent, host: target.hostname, port: target.port, path: target.pathname, method, headers }, (res) => {
         res.resume();
         res.once('end', () => {
           latencies.push(performance.now() - scheduledAt);
@@ -69,7 +73,7 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
         failed++;
         resolve();
       });
-      req.end(body);
+      req.end(method === 'POST' ? body : undefined);
     });
   }
 

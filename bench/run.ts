@@ -4,8 +4,10 @@ import { httpBench } from './http.bench.js';
 import { sendingBench } from './sending.bench.js';
 import { signingBench } from './signing.bench.js';
 import { taxpayersBench } from './taxpayers.bench.js';
+import { receiverBench } from './receiver.bench.js';
 import { printTable, type BenchRow } from './table.js';
+import { webhooksBench } from './webhooks.bench.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench())];
+const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await receiverBench()), ...(await webhooksBench())];
 printTable(rows);

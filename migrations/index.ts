@@ -7,6 +7,10 @@ import * as allocationsIdempotency from './20261121_0004_allocations_idempotency
 import * as sending from './20261121_0005_sending.js';
 import * as taxpayers from './20261121_0006_taxpayers.js';
 import * as rfceArtefact from './20261121_0007_rfce_artefact.js';
+import * as received from './20261121_0008_received.js';
+import * as commercialApprovals from './20261121_0009_commercial_approvals.js';
+import * as webhooks from './20261121_0010_webhooks.js';
+import * as commercialResponses from './20261121_0011_commercial_responses.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -16,4 +20,8 @@ export const migrations: Record<string, Migration> = {
   '20261121_0005_sending': sending,
   '20261121_0006_taxpayers': taxpayers,
   '20261121_0007_rfce_artefact': rfceArtefact,
+  '20261121_0008_received': received,
+  '20261121_0009_commercial_approvals': commercialApprovals,
+  '20261121_0010_webhooks': webhooks,
+  '20261121_0011_commercial_responses': commercialResponses,
 };

@@ -20,14 +20,20 @@ import type { SchemaSet } from './fiscal/xsd/index.js';
 import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
 import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
 import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
-import { createDocumentsService, createIdempotency, createSignedXmlIntake, documentRoutes, documentSchemas, documentViewRoutes, type DocumentsService } from './modules/documents/index.js';
+import { createCommercialApprovals, createDocumentsService, createIdempotency, createSignedXmlIntake, documentRoutes, documentSchemas, documentViewRoutes, type CommercialApprovals, type DocumentsService } from './modules/documents/index.js';
 import { catalogueRoutes, createCataloguesService } from './modules/catalogues/index.js';
 import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-sessions/index.js';
 import { opsRoutes } from './modules/ops/index.js';
 import { createDelivery, createSendingService, type Delivery, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, type SendingService } from './modules/sending/index.js';
 import { allocationRoutes, annulmentRoutes, annulmentSchemas, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
 import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
-import { createDgiiClient, type DgiiClient } from './dgii/index.js';
+import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
+import { createReceiver, registerReceiverRoutes } from './modules/receiver/index.js';
+import { commercialResponseRoutes, commercialResponseSchemas, createCommercialResponses, createResponseDelivery, defaultResponseDeliveryPolicy, responseDeliveryLeaseMs, type ResponseDelivery } from './modules/received/index.js';
+import { environmentSegment } from './fiscal/environment.js';
+import { demoRnc } from './demo.js';
+import { createWebhookDelivery, createWebhooksService, startDispatcher, webhookRoutes, webhookSchemas } from './modules/webhooks/index.js';
+import { createDgiiClient, createHttpTransport, type DgiiClient } from './dgii/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { createJobs, jobList } from './jobs.js';
 import { schedules } from './schedules.js';
@@ -69,7 +75,11 @@ export interface Services {
   controlPlane: ControlPlaneService;
   sequences: SequencesService;
   documents: DocumentsService;
+  /** A buyer's ACECF about one of our e-CF (the receiver route's aprobacioncomercial). */
+  commercialApprovals: CommercialApprovals;
   sending: SendingService;
+  /** e-CF other taxpayers sent to the company's receiver. */
+  received: ReceivedService;
 }
 
 export interface Application {
@@ -186,6 +196,8 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const deliveryLate = lateBound<Delivery>('delivery');
     const annulmentsLate = lateBound<AnnulmentsService>('annulments');
     const sequencesLate = lateBound<SequencesService>('sequences');
+    const responseDeliveryLate = lateBound<ResponseDelivery>('commercial response delivery');
+    const responseLeaseMs = responseDeliveryLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
     const jobs = createJobs({
       db,
       clock,
@@ -195,6 +207,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sendLeaseMs: config.sending.leaseMs,
       annulments: annulmentsLate.get,
       sequences: sequencesLate.get,
+      environment: config.fiscalEnv,
+      responseDelivery: responseDeliveryLate.get,
+      responseLeaseMs,
     });
     const queue = await startQueue({
       executor: database.executor,
@@ -207,14 +222,34 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     });
     closers.push(() => queue.stop());
 
+    // Webhooks: workers fan out the outbox and deliver in a loop of their own (not jobs); the API only manages
+    // endpoints and sets deliveries pending again, waking this process's loop when it runs one.
+    let wakeWebhookDelivery: () => void = () => undefined;
+    if (roles.work) {
+      const webhookDelivery = createWebhookDelivery({ db: database.db, clock, log, environment: config.fiscalEnv, masterKey, policy: config.webhooks });
+      const dispatcher = startDispatcher({ delivery: webhookDelivery, log, batchSize: 200, concurrency: config.webhooks.concurrency, restMs: config.webhooks.dispatchIntervalMs });
+      wakeWebhookDelivery = () => {
+        dispatcher.wake();
+      };
+      closers.push(() => dispatcher.stop());
+    }
+
     const companies = createCompaniesService({ db, clock, masterKey });
     const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
+    // What this process keeps of a company (its keys, certificate, receiver path) is forgotten once a change commits.
+    const companyChangedListeners: ((companyId: string) => void)[] = [
+      (id) => {
+        companies.forget(id);
+      },
+      (id) => {
+        apiKeys.forgetCompany(id);
+      },
+    ];
     const controlPlane = createControlPlaneService({
       db,
       companies,
       companyChanged: (companyId) => {
-        companies.forget(companyId);
-        apiKeys.forgetCompany(companyId);
+        for (const listener of companyChangedListeners) listener(companyId);
       },
     });
     const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
@@ -253,12 +288,38 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       const poller = startPoller({ delivery, log, batchSize: 100, restMs: 1_000 });
       closers.push(() => poller.stop());
     }
-    const services: Services = { companies, apiKeys, controlPlane, sequences, documents, sending };
+    const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas });
+    const received = createReceivedService({ db, clock, blobs, environment: config.fiscalEnv, schemas, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
+    // Commercial responses (ACECF) to received e-CF: made by the API, delivered by jobs to the issuer and DGII.
+    const scheduleResponseDelivery = async (trx: Parameters<Queue['enqueue']>[2]['transaction'], delivery: { receivedDocumentId: string; target: 'issuer' | 'dgii' }, startAfter: Date | undefined) => {
+      await queue.enqueue(jobs.deliverCommercialResponse, delivery, { correlationId: `acecf:${delivery.receivedDocumentId}:${delivery.target}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
+    };
+    const receiverTransport = createHttpTransport({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
+    closers.push(() => {
+      receiverTransport.close();
+      return Promise.resolve();
+    });
+    responseDeliveryLate.set(createResponseDelivery({
+      db,
+      clock,
+      log,
+      blobs,
+      environment: config.fiscalEnv,
+      dgii: dgiiClient,
+      dgiiAcecfUrl: `${dgii.baseUrl.replace(/\/+$/, '')}/${environmentSegment[config.fiscalEnv]}/aprobacioncomercial/api/aprobacioncomercial`,
+      transport: receiverTransport,
+      companies,
+      scheduleDelivery: scheduleResponseDelivery,
+      policy: { ...defaultResponseDeliveryPolicy, maxAttempts: config.commercialResponses.maxAttempts, retryDelayMs: config.commercialResponses.retryBaseMs, leaseMs: responseLeaseMs },
+    }));
+    const commercialResponses = createCommercialResponses({ db, clock, blobs, environment: config.fiscalEnv, schemas, companies, received, scheduleDelivery: scheduleResponseDelivery });
+    const services: Services = { companies, apiKeys, controlPlane, sequences, documents, commercialApprovals, sending, received };
 
     let http: Application['http'];
     if (roles.http) {
       const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas]) server.app.addSchema(schema);
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas, ...webhookSchemas, ...receivedSchemas]) server.app.addSchema(schema);
+      for (const schema of commercialResponseSchemas) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {
             database: (ms) => database.probe(ms),
@@ -280,6 +341,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...documentViewRoutes(documents),
         ...sendingRoutes(sending),
         ...dgiiSessionRoutes(dgiiSessions),
+        ...webhookRoutes(createWebhooksService({ db, clock, environment: config.fiscalEnv, masterKey, allowPrivate: config.webhooks.allowPrivate, secretGraceMs: config.webhooks.secretGraceMs, wakeDelivery: () => { wakeWebhookDelivery(); } })),
+        ...receivedRoutes(received),
+        ...commercialResponseRoutes(commercialResponses),
         ...catalogueRoutes(createCataloguesService({ companies })),
         ...taxpayerRoutes(
           createTaxpayersService({
@@ -298,6 +362,21 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ),
       ] as AppRoute[];
       registerRoutes(server.app, routes, server.catalogue);
+      // DGII's receiver standard (/{env}/{service}/fe/...): its own scope, DGII-style answers, no API key.
+      const receiver = createReceiver({
+        db,
+        cache,
+        clock,
+        config,
+        // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
+        localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined),
+        received,
+        receiveApproval: (companyId, xml) => commercialApprovals.receive(companyId, xml),
+      });
+      companyChangedListeners.push((id) => {
+        receiver.forgetCompany(id);
+      });
+      await registerReceiverRoutes(server.app, receiver, server.catalogue);
       await server.app.ready();
       closers.push(() => server.app.close());
       http = server;

@@ -6,7 +6,8 @@ import { fiscalEnvironments, type FiscalEnvironment } from './fiscal/environment
 
 export { fiscalEnvironments, type FiscalEnvironment };
 
-export const receiverAuthModes = ['required', 'optional', 'off'] as const;
+/** required: a receiver token on the POST receiver routes; optional: a valid token or none; disabled: tokens ignored. */
+export const receiverAuthModes = ['required', 'optional', 'disabled'] as const;
 export type ReceiverAuthMode = (typeof receiverAuthModes)[number];
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -39,6 +40,8 @@ export interface Config {
   masterKey: Buffer | undefined;
   cloudSigningSecret: string | undefined;
   receiverAuthMode: ReceiverAuthMode;
+  /** The company the receiver's local test path (`/{env}/emisorreceptor/fe/...`) serves: an RNC or a company id; absent: the demo company when the sandbox is embedded, else none. */
+  receiverLocalCompany: string | undefined;
   logLevel: LogLevel;
   /** Directory holding DGII's official XSDs; absent: the model alone validates. */
   xsdDir: string | undefined;
@@ -52,12 +55,32 @@ export interface Config {
    * long one worker holds a document while it talks to DGII (a killed worker's documents wait this long).
    */
   sending: { maxAttempts: number; retryBaseMs: number; leaseMs: number };
+  /** Delivering commercial responses (ACECF) to the issuer and DGII: attempts before `exhausted`, first retry delay (doubled per attempt). */
+  commercialResponses: { maxAttempts: number; retryBaseMs: number };
   /** The job queue: how often expired jobs (a killed worker's) are failed and retried, and old jobs archived. */
   queue: { maintenanceIntervalSeconds: number };
   /** When ranges warn (events for webhooks): numbers left of a type, days before a range in use expires. */
   sequenceWarnings: { lowStock: number; expiringDays: number };
   /** Scheduled import of DGII's taxpayer listing: off unless a URL is set; cron in America/Santo_Domingo time. */
   taxpayersImport: { url: string | undefined; cron: string };
+  webhooks: WebhooksConfig;
+}
+
+/** Outbound webhooks (issue 8). */
+export interface WebhooksConfig {
+  /** Deliver to loopback, private, link-local and metadata addresses. Default: only on the embedded single-machine
+   * setup (no DATABASE_URL, not production), for local demos; never allowed with FISCAL_ENV=PRODUCTION. */
+  allowPrivate: boolean;
+  /** Success is a 2xx within this time (Standard Webhooks: 15 s). */
+  timeoutMs: number;
+  /** How long a rotated-out secret still signs deliveries beside the new one. */
+  secretGraceMs: number;
+  /** How often a worker fans out new events and claims deliveries due (sooner when its own fan-out makes some). */
+  dispatchIntervalMs: number;
+  /** How many deliveries one worker POSTs at once. */
+  concurrency: number;
+  /** An endpoint failing without a success for this long is disabled. */
+  disableAfterMs: number;
 }
 
 /** Where DGII is. DGII serves from three hosts (research/dgii-protocol.md §1.1); the sandbox serves all three
@@ -228,6 +251,19 @@ function cron(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+function webhooks(env: Env, fiscalEnv: FiscalEnvironment, production: boolean): WebhooksConfig {
+  const allowPrivate = flag(env, 'WEBHOOKS_ALLOW_PRIVATE', !production && text(env, 'DATABASE_URL') === undefined);
+  if (allowPrivate && fiscalEnv === 'PRODUCTION') throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE', 'cannot be true with FISCAL_ENV=PRODUCTION');
+  return Object.freeze({
+    allowPrivate,
+    timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15_000, 100, 60_000) ?? 15_000,
+    secretGraceMs: (integer(env, 'WEBHOOKS_SECRET_GRACE_HOURS', 24, 0, 720) ?? 24) * 3_600_000,
+    dispatchIntervalMs: integer(env, 'WEBHOOKS_DISPATCH_INTERVAL_MS', 250, 10, 60_000) ?? 250,
+    concurrency: integer(env, 'WEBHOOKS_CONCURRENCY', 64, 1, 1_000) ?? 64,
+    disableAfterMs: (integer(env, 'WEBHOOKS_DISABLE_AFTER_DAYS', 5, 1, 90) ?? 5) * 86_400_000,
+  });
+}
+
 export function parseConfig(env: Env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
   const fiscalEnv = oneOf(env, 'FISCAL_ENV', fiscalEnvironments, 'TEST');
@@ -258,6 +294,7 @@ export function parseConfig(env: Env): Config {
     masterKey: key,
     cloudSigningSecret,
     receiverAuthMode: oneOf(env, 'RECEIVER_AUTH_MODE', receiverAuthModes, 'required'),
+    receiverLocalCompany: text(env, 'RECEIVER_LOCAL_COMPANY'),
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, nodeEnv === 'test' ? 'silent' : 'info'),
     xsdDir: text(env, 'ECF_XSD_DIR'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
@@ -267,6 +304,10 @@ export function parseConfig(env: Env): Config {
       maxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 8, 1, 100) ?? 8,
       retryBaseMs: integer(env, 'SEND_RETRY_BASE_MS', 2_000, 10, 3_600_000) ?? 2_000,
       leaseMs: sendLeaseMs(env, client),
+    }),
+    commercialResponses: Object.freeze({
+      maxAttempts: integer(env, 'COMMERCIAL_RESPONSE_MAX_ATTEMPTS', 8, 1, 100) ?? 8,
+      retryBaseMs: integer(env, 'COMMERCIAL_RESPONSE_RETRY_BASE_MS', 5_000, 10, 3_600_000) ?? 5_000,
     }),
     queue: Object.freeze({
       maintenanceIntervalSeconds: integer(env, 'QUEUE_MAINTENANCE_SECONDS', 120, 1, 3_600) ?? 120,
@@ -279,6 +320,7 @@ export function parseConfig(env: Env): Config {
       url: url(env, 'TAXPAYERS_IMPORT_URL', ['http:', 'https:']),
       cron: cron(env, 'TAXPAYERS_IMPORT_CRON', '30 4 * * *'),
     }),
+    webhooks: webhooks(env, fiscalEnv, production),
   });
 }
 

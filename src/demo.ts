@@ -10,6 +10,7 @@ import { transact } from './platform/db/transact.js';
 import { scopes } from './platform/http/scopes.js';
 import type { Result } from './platform/http/problems.js';
 import { ensureTestRanges, upsertTaxpayer } from './sandbox/index.js';
+import { environmentSegment } from './fiscal/environment.js';
 
 /** Fictitious, with a valid check digit: the demo carries no real taxpayer data. */
 export const demoRnc = '999999992';
@@ -19,6 +20,14 @@ export interface DemoCredentials {
   companyId: string;
   rnc: string;
   baseUrl: string;
+  /** The demo company's receiver (DGII's receiver standard): `/fe/...` is appended to it. */
+  receiverBaseUrl: string;
+}
+
+/** `emisorreceptor` serves the demo company unless RECEIVER_LOCAL_COMPANY names another; its RNC always does. */
+function receiverBaseUrlOf(application: Application, baseUrl: string): string {
+  const { fiscalEnv, receiverLocalCompany } = application.config;
+  return `${baseUrl}/${environmentSegment[fiscalEnv]}/${receiverLocalCompany === undefined ? 'emisorreceptor' : demoRnc}`;
 }
 
 function valueOf<T>(result: Result<T>, step: string): T {
@@ -35,8 +44,9 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
   const path = demoCredentialsPath(application.config.dataDir);
   if (existsSync(path)) {
     const stored = JSON.parse(readFileSync(path, 'utf8')) as DemoCredentials;
-    if (stored.baseUrl !== baseUrl) writeFileSync(path, `${JSON.stringify({ ...stored, baseUrl }, null, 2)}\n`, { mode: 0o600 });
-    return { credentials: { ...stored, baseUrl }, created: false };
+    const receiverBaseUrl = receiverBaseUrlOf(application, baseUrl);
+    if (stored.baseUrl !== baseUrl || stored.receiverBaseUrl !== receiverBaseUrl) writeFileSync(path, `${JSON.stringify({ ...stored, baseUrl, receiverBaseUrl }, null, 2)}\n`, { mode: 0o600 });
+    return { credentials: { ...stored, baseUrl, receiverBaseUrl }, created: false };
   }
   const { controlPlane, apiKeys } = application.services;
   const provisioned = valueOf(
@@ -75,7 +85,7 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
     await transact(application.database.db, (trx) => apiKeys.issue(trx, provisioned.companyId, { name: 'demo (all scopes)', scopes: [...scopes] })),
     'API key',
   );
-  const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, baseUrl };
+  const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl) };
   writeFileSync(path, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return { credentials, created: true };
 }

@@ -23,6 +23,17 @@ export function updateCompany(trx: Trx, id: string, changes: Updateable<Companie
   return trx.updateTable('companies').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Whether another company's receiver answers to this segment (its receiver_segment, or its RNC when it has none). */
+export async function receiverSegmentTaken(trx: Trx, segment: string, companyId: string | undefined): Promise<boolean> {
+  const row = await trx
+    .selectFrom('companies')
+    .select('id')
+    .where((eb) => eb.or([eb('receiver_segment', '=', segment), eb.and([eb('rnc', '=', segment), eb('receiver_segment', 'is', null)])]))
+    .$if(companyId !== undefined, (query) => query.where('id', '<>', companyId ?? ''))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The company and its active certificate in one query (the hot path of every document created). */
 export async function findCompanyWithCertificate(db: Db | Trx, id: string): Promise<{ company: CompanyRow; certificate: CertificateRow | undefined } | undefined> {
   const row = await db

@@ -13,6 +13,8 @@ const companyFields = {
   plan: Type.String({ minLength: 1, maxLength: 64 }),
   capabilities: Type.Array(Type.Enum(capabilities), { uniqueItems: true }),
   certificationEnabled: Type.Boolean(),
+  // The service segment of the company's receiver URLs (/{env}/{segment}/fe/...); stored lower-case. Absent: its RNC.
+  receiverSegment: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$', description: 'The service segment of the receiver URLs, /{env}/{segment}/fe/... (case-insensitive, kept lower-case); without one, the RNC.' }),
 };
 
 export const CompanyId = Type.String({ pattern: '^cmp_[A-Za-z0-9]{1,40}$' });
@@ -28,6 +30,7 @@ export const CompanyProvision = Type.Object(
     plan: companyFields.plan,
     capabilities: companyFields.capabilities,
     certificationEnabled: Type.Optional(companyFields.certificationEnabled),
+    receiverSegment: Type.Optional(companyFields.receiverSegment),
   },
   { additionalProperties: false },
 );
@@ -44,6 +47,7 @@ export const CompanyUpdate = Type.Object(
     plan: Type.Optional(companyFields.plan),
     capabilities: Type.Optional(companyFields.capabilities),
     certificationEnabled: Type.Optional(companyFields.certificationEnabled),
+    receiverSegment: Type.Optional(Type.Union([companyFields.receiverSegment, Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -85,6 +85,18 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     return { value: await repo.updateCompany(trx, row.id, { ...changes, updated_at: clock.now() }), changed: true };
   }
 
+  /** The receiver segment to store (lower-case), refused when another company's receiver would answer to it. */
+  async function receiverSegmentOf(trx: Trx, given: string | null | undefined, companyId: string | undefined, rnc: string): Promise<Result<{ receiver_segment?: string | null }>> {
+    if (given === undefined) return ok({});
+    if (given === null) return ok({ receiver_segment: null });
+    const segment = given.toLowerCase();
+    const refuse = (detail: string) => fail('validation_failed', `receiverSegment ${segment}: ${detail}`, [{ pointer: '/receiverSegment', in: 'body', code: 'receiver_segment_taken', detail }]);
+    if (segment === 'emisorreceptor') return refuse('emisorreceptor is the local test path.');
+    if (/^(\d{9}|\d{11})$/.test(segment) && segment !== rnc) return refuse('a 9- or 11-digit segment must be the company\'s own RNC.');
+    if (await repo.receiverSegmentTaken(trx, segment, companyId)) return refuse('another company uses it.');
+    return ok({ receiver_segment: segment });
+  }
+
   async function lockExisting(trx: Trx, companyId: string): Promise<Result<repo.CompanyRow>> {
     const row = await repo.lockCompanyById(trx, companyId);
     return row === undefined ? fail('company_not_found', `No company ${companyId}.`) : ok(row);
@@ -110,12 +122,15 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         certification_enabled: input.certificationEnabled ?? false,
       };
       const existing = await repo.lockCompanyByRnc(trx, input.rnc);
-      if (existing !== undefined) return ok(await applyChanges(trx, existing, fields));
+      const segment = await receiverSegmentOf(trx, input.receiverSegment, existing?.id, input.rnc);
+      if (!segment.ok) return segment;
+      if (existing !== undefined) return ok(await applyChanges(trx, existing, { ...fields, ...segment.value }));
       const now = clock.now();
       const row = await repo.insertCompany(trx, {
         id: newId('cmp'),
         rnc: input.rnc,
         ...fields,
+        ...segment.value,
         permissions: 'current',
         suspended_reason: null,
         created_at: now,
@@ -137,7 +152,9 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         ...(input.capabilities === undefined ? {} : { capabilities: input.capabilities }),
         ...(input.certificationEnabled === undefined ? {} : { certification_enabled: input.certificationEnabled }),
       };
-      return ok(await applyChanges(trx, found.value, changes));
+      const segment = await receiverSegmentOf(trx, input.receiverSegment, found.value.id, found.value.rnc);
+      if (!segment.ok) return segment;
+      return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value }));
     },
 
     async setPermissions(trx: Trx, input: PermissionsChange | (CompanySuspension & { permissions: 'suspended' })): Promise<Result<Change<repo.CompanyRow>>> {

@@ -4,14 +4,16 @@ import type { ArtefactKind } from '../../platform/db/schema.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { ArtefactRow } from './documents.repo.js';
 
-/** rfce-xml: the RFCE a type 32 under DOP 250,000 was summarised as when it was sent. */
-export const artefactKinds = ['source-json', 'source-xml', 'signed-xml', 'rfce-xml'] as const satisfies readonly ArtefactKind[];
+/** rfce-xml: the RFCE a type 32 under DOP 250,000 was summarised as when it was sent. acecf-xml: the buyer's
+ * commercial approval or rejection (ACECF), as received (commercial-approvals.ts). */
+export const artefactKinds = ['source-json', 'source-xml', 'signed-xml', 'rfce-xml', 'acecf-xml'] as const satisfies readonly ArtefactKind[];
 
 const contentTypes: Record<ArtefactKind, string> = {
   'source-json': 'application/json',
   'source-xml': 'application/xml',
   'signed-xml': 'application/xml',
   'rfce-xml': 'application/xml',
+  'acecf-xml': 'application/xml',
 };
 
 function artefactKey(companyId: string, documentId: string, kind: ArtefactKind, version: number): string {

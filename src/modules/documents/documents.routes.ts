@@ -117,7 +117,7 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       url: '/api/v1/documentos/:id/artefactos/:type',
       alias: '/api/v1/documents/:id/artifacts/:type',
       auth: { kind: 'apiKey', scope: 'documents:read' },
-      docs: { operationId: 'getDocumentArtefact', summary: 'Download an artefact (source-json, source-xml, signed-xml) exactly as archived', tags: ['Documents'] },
+      docs: { operationId: 'getDocumentArtefact', summary: 'Download an artefact (source-json, source-xml, signed-xml, rfce-xml, acecf-xml) exactly as archived', tags: ['Documents'] },
       schema: {
         params: ArtefactParams,
         querystring: ArtefactQuery,

@@ -56,6 +56,18 @@ export const DocumentDgiiState = Type.Object(
   { $id: 'DocumentDgiiState' },
 );
 
+export const DocumentCommercialResponse = Type.Object(
+  {
+    decision: Type.String({ enum: ['approved', 'rejected'], description: "The buyer's ACECF Estado: 1 e-CF Aceptado (approved), 2 e-CF Rechazado (rejected)." }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'DetalleMotivoRechazo, for a rejection.' }),
+    rncComprador: Type.String(),
+    fechaHoraAprobacionComercial: Type.Union([Type.String(), Type.Null()], { description: 'As the buyer wrote it: dd-MM-yyyy HH:mm:ss, GMT-4.' }),
+    receivedAt: Type.String({ format: 'date-time' }),
+    sha256: Type.String({ description: 'SHA-256 of the ACECF as received: the acecf-xml artefact.' }),
+  },
+  { $id: 'DocumentCommercialResponse' },
+);
+
 export const DocumentView = Type.Object(
   {
     id: Type.String(),
@@ -71,6 +83,7 @@ export const DocumentView = Type.Object(
     timbreUrl: Type.String({ description: "DGII's QR URL (ConsultaTimbre, or ConsultaTimbreFC for type 32 under DOP 250,000)." }),
     warnings: Type.Array(ref(DocumentWarning), { description: 'Totals beyond DGII tolerance: DGII would answer Aceptado Condicional.' }),
     dgii: Type.Union([ref(DocumentDgiiState), Type.Null()], { description: 'Where delivery to DGII stands; null until the document is sent (POST /documentos/:id/enviar).' }),
+    commercialResponse: Type.Union([ref(DocumentCommercialResponse), Type.Null()], { description: "The buyer's commercial approval or rejection (ACECF), received at the receiver route; null until one arrives." }),
     artefacts: Type.Array(ref(ArtefactSummary)),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -89,4 +102,4 @@ export const ListDocumentsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DgiiMessage, DocumentDgiiState, DocumentView, ...documentViewSchemas];
+export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DgiiMessage, DocumentDgiiState, DocumentCommercialResponse, DocumentView, ...documentViewSchemas];

@@ -27,6 +27,7 @@ import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKinds } from './artefacts.js';
+import { commercialResponsesOf, type CommercialResponseRow } from './commercial-approvals.repo.js';
 import * as repo from './documents.repo.js';
 import type { DocumentView } from './documents.schema.js';
 
@@ -59,7 +60,7 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
 
 
 
-function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): DocumentView {
+function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], commercial: CommercialResponseRow | undefined): DocumentView {
   return {
     id: row.id,
     status: row.status,
@@ -84,6 +85,14 @@ function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[]): Do
       sentAt: row.sent_at?.toISOString() ?? null,
       finalAt: row.final_at?.toISOString() ?? null,
     },
+    commercialResponse: commercial === undefined ? null : {
+      decision: commercial.decision,
+      reason: commercial.reason,
+      rncComprador: commercial.rnc_comprador,
+      fechaHoraAprobacionComercial: commercial.fecha_hora_aprobacion,
+      receivedAt: commercial.received_at.toISOString(),
+      sha256: commercial.acecf_sha256,
+    },
     // In one order whatever gave the rows: by kind, then version.
     artefacts: [...artefacts].sort((a, b) => a.kind.localeCompare(b.kind) || a.version - b.version).map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
     createdAt: row.created_at.toISOString(),
@@ -102,8 +111,9 @@ export function createDocumentsService(deps: {
   const { db, clock, blobs, environment, companies, sequences } = deps;
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
-    const artefacts = await repo.artefactsOf(db, rows.map((row) => row.id));
-    return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id)));
+    const ids = rows.map((row) => row.id);
+    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), commercialResponsesOf(db, ids)]);
+    return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id), commercial.find((response) => response.document_id === row.id)));
   }
 
   const views = createDocumentViews({ db, blobs, environment });
@@ -189,13 +199,13 @@ export function createDocumentsService(deps: {
           repo.insertDocument(db, stored),
           repo.insertArtefacts(db, artefacts),
           repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` }),
-          domainEventInsert(db, { companyId, environment, type: 'document.created', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now }),
+          domainEventInsert(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now }),
         ]);
       } catch (error) {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
-      return ok(view({ ...row, ...repo.notYetSent }, artefacts));
+      return ok(view({ ...row, ...repo.notYetSent }, artefacts, undefined));
     },
 
     async get(companyId, id) {

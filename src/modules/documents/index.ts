@@ -4,6 +4,8 @@ export { documentSchemas } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';
 export { createIdempotency, type Idempotency } from './idempotency.js';
 export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';
+// A buyer's ACECF about one of our e-CF, handed in by the receiver route (modules/receiver).
+export { createCommercialApprovals, type CommercialApprovals, type CommercialDecision } from './commercial-approvals.js';
 export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';
 // The documents table's row and its timeline, for the modules that move a document on (sending).
 export { findDocument, insertEvent as insertDocumentEvent, type DocumentRow } from './documents.repo.js';

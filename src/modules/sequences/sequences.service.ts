@@ -181,6 +181,7 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
       if (remaining <= thresholds.lowStock) {
         // Once per range crossing the threshold: the range in use names the event.
         await recordDomainEvent(trx, { companyId, environment, type: 'sequence.low_stock', payload: { ecfType, remaining, rangeId: range.id }, dedupeKey: `sequence.low_stock:${range.id}`, occurredAt: clock.now() });
+        if (remaining === 0) await recordDomainEvent(trx, { companyId, environment, type: 'sequence.exhausted', payload: { ecfType, rangeId: range.id }, dedupeKey: `sequence.exhausted:${range.id}`, occurredAt: clock.now() });
       }
       if (range.expires_on !== null && daysBetween(day, range.expires_on) <= thresholds.expiringDays) {
         await recordDomainEvent(trx, { companyId, environment, type: 'sequence.expiring', payload: { ecfType, rangeId: range.id, expiresOn: dgiiDate(range.expires_on) }, dedupeKey: `sequence.expiring:${range.id}`, occurredAt: clock.now() });

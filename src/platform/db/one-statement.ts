@@ -15,3 +15,11 @@ export async function executeAsOneStatement(executor: Db | Trx, parts: readonly 
   );
   await sql`with ${ctes} select 1`.execute(executor);
 }
+
+/**
+ * Whether `error` is PostgreSQL's foreign_key_violation (SQLSTATE 23503), from pg or PGlite: in one statement, the
+ * sign that a row the other parts refer to was not inserted (an ON CONFLICT DO NOTHING that did nothing).
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}

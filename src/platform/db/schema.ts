@@ -19,6 +19,8 @@ export interface CompaniesTable {
   certification_enabled: boolean;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** The service segment of its receiver URLs, lower-case (migration 0008); null: its RNC. */
+  receiver_segment: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CompanyCertificatesTable {
@@ -96,10 +98,12 @@ export interface DomainEventsTable {
   payload: ColumnType<unknown, string, string>;
   dedupe_key: string | null;
   occurred_at: Date;
+  /** When webhooks fanned it out into deliveries (migration 0010); null until then. */
+  dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export type DocumentStatus = 'signed' | 'queued' | 'sending' | 'in_process' | 'accepted' | 'accepted_conditional' | 'rejected' | 'send_failed' | 'not_found';
-export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml' | 'rfce-xml';
+export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml' | 'rfce-xml' | 'acecf-xml';
 
 export interface DocumentsTable {
   id: string;
@@ -202,6 +206,18 @@ export interface DocumentArtefactsTable {
   created_at: Date;
 }
 
+/** The buyer's commercial answer (ACECF) to one of our e-CF; its bytes are the document's acecf-xml artefact. */
+export interface DocumentCommercialResponsesTable {
+  document_id: string;
+  decision: 'approved' | 'rejected';
+  reason: string | null;
+  rnc_comprador: string;
+  /** FechaHoraAprobacionComercial as the buyer wrote it (dd-MM-yyyy HH:mm:ss, GMT-4). */
+  fecha_hora_aprobacion: string | null;
+  acecf_sha256: string;
+  received_at: Date;
+}
+
 export interface DocumentEventsTable {
   id: Generated<number>;
   document_id: string;
@@ -261,7 +277,139 @@ export interface TaxpayersTable {
   imported_at: Date;
 }
 
+/** Webhook endpoints, deliveries and attempts (migration 0010). */
+export interface WebhookEndpointsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  url: string;
+  description: string | null;
+  /** null: every event type. */
+  event_types: string[] | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  event_id: string;
+  event_type: string;
+  body: string;
+  status: WebhookDeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  lease_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempted_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+/** e-CF sent to a company's receiver (migration 0008). */
+export interface ReceivedDocumentsTable {
+  id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  issuer_rnc: string;
+  encf: string;
+  ecf_type: string | null;
+  status: 'received' | 'not_received';
+  /** CodigoMotivoNoRecibido of the ARECF answered (1–4); null when received. */
+  reason_code: '1' | '2' | '3' | '4' | null;
+  commercial_status: 'approved' | 'rejected' | null;
+  issuer_name: string | null;
+  rnc_comprador: string | null;
+  fecha_emision: string | null;
+  monto_total: string | null;
+  total_itbis: string | null;
+  received_at: Date;
+  updated_at: Date;
+}
+
+export type ReceivedArtefactKind = 'received-xml' | 'arecf-xml' | 'acecf-xml';
+
+export interface ReceivedArtefactsTable {
+  received_document_id: string;
+  kind: ReceivedArtefactKind;
+  version: number;
+  blob_key: string;
+  sha256: string;
+  size: number;
+  content_type: string;
+  created_at: Date;
+}
+
+export interface ReceivedDocumentEventsTable {
+  id: Generated<number>;
+  received_document_id: string;
+  at: Date;
+  type: string;
+  status: string | null;
+  cause: string;
+}
+
+/** The company's commercial response (ACECF) to a received e-CF (migration 0011). */
+export interface ReceivedCommercialResponsesTable {
+  received_document_id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  decision: 'approved' | 'rejected';
+  /** DetalleMotivoRechazo; present exactly when rejected. */
+  reason: string | null;
+  /** FechaHoraAprobacionComercial as signed (dd-MM-yyyy HH:mm:ss, GMT-4). */
+  fecha_hora_aprobacion: string;
+  created_at: Date;
+}
+
+export type ResponseDeliveryTarget = 'issuer' | 'dgii';
+export type ResponseDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
+
+/** One delivery of a commercial response: to the issuer's receiver or to DGII (migration 0011). */
+export interface ReceivedResponseDeliveriesTable {
+  received_document_id: string;
+  target: ResponseDeliveryTarget;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  status: ResponseDeliveryStatus;
+  attempts: Generated<number>;
+  last_error: string | null;
+  /** What the other side answered last (HTTP status; DGII's estado, codigo and mensajes). */
+  answer: ColumnType<unknown, string | null, string | null>;
+  target_url: string | null;
+  next_attempt_at: Date | null;
+  lease_id: string | null;
+  lease_until: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Database {
+  received_documents: ReceivedDocumentsTable;
+  received_artefacts: ReceivedArtefactsTable;
+  received_document_events: ReceivedDocumentEventsTable;
+  received_commercial_responses: ReceivedCommercialResponsesTable;
+  received_response_deliveries: ReceivedResponseDeliveriesTable;
   companies: CompaniesTable;
   company_certificates: CompanyCertificatesTable;
   api_keys: ApiKeysTable;
@@ -273,6 +421,7 @@ export interface Database {
   documents: DocumentsTable;
   document_artefacts: DocumentArtefactsTable;
   document_events: DocumentEventsTable;
+  document_commercial_responses: DocumentCommercialResponsesTable;
   sequence_allocations: SequenceAllocationsTable;
   sequence_allocation_uses: SequenceAllocationUsesTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -281,6 +430,9 @@ export interface Database {
   annulments: AnnulmentsTable;
   annulment_spans: AnnulmentSpansTable;
   taxpayers: TaxpayersTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type { Generated };

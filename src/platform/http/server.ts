@@ -14,6 +14,7 @@ import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
 import { ListMetaSchema, MetaSchema } from './envelope.js';
 import { maxBodyBytes, sendProblem, toFailure } from './error-mapping.js';
 import { checkHeaders, checkSignedMessage } from './guards.js';
+import { normaliseReceiverUrl } from './receiver-path.js';
 import { registerOpenApi } from './openapi.js';
 import type { ProblemError } from './problems.js';
 import type { App, CatalogueEntry } from './route.js';
@@ -77,6 +78,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       },
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // DGII's receiver routes are case-insensitive (receiver-path.ts).
+    rewriteUrl: (request) => normaliseReceiverUrl(request.url ?? '/'),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const catalogue: CatalogueEntry[] = [];

@@ -3,8 +3,8 @@
 // not. The e-CFs the counterpart issued are in DGII's documents (it reports them there when it issues them), so the
 // approval is checked against what DGII holds: issuer, buyer, FechaEmision and MontoTotal.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseXmlTree, groupsOf, textOf } from '../../fiscal/parse/index.js';
-import { twoDecimals } from '../../fiscal/responses/acecf.js';
+import { parseXmlTree } from '../../fiscal/parse/index.js';
+import { acecfMismatches, readAcecf, takesCommercialApproval } from '../../fiscal/responses/acecf-read.js';
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import { recordArrival } from '../http/arrivals.js';
 import type { SandboxContext } from '../http/context.js';
@@ -13,24 +13,20 @@ import { readXmlUpload } from '../http/xml-upload.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { counterpartCaller } from './counterpart-authentication.js';
 
-/** DT: commercial approvals of types 32, 41, 43, 46 and 47 are not sent to another taxpayer. */
-const typesWithoutApproval = new Set(['32', '41', '43', '46', '47']);
-
 type Check = { ok: true; rnc: string; encf: string } | { ok: false; mensaje: string; outcome: string; rnc?: string | undefined; encf?: string | undefined };
 
 async function checkApproval(context: SandboxContext, environment: SandboxEnvironment, xml: Buffer): Promise<Check> {
   const parsed = parseXmlTree(xml);
   if (!parsed.ok || parsed.root !== 'ACECF') return { ok: false, mensaje: 'El archivo enviado no es una aprobación comercial (ACECF) válida.', outcome: 'refused:specification' };
-  const detail = groupsOf(parsed.tree, 'DetalleAprobacionComercial')[0] ?? {};
-  const field = (name: string) => textOf(detail, name);
-  const rnc = field('RNCEmisor');
-  const encf = field('eNCF');
+  const approval = readAcecf(parsed.tree);
+  const rnc = approval?.RNCEmisor;
+  const encf = approval?.eNCF;
   const refuse = (mensaje: string, outcome: string): Check => ({ ok: false, mensaje, outcome, rnc, encf });
   if (context.schemas !== undefined && context.schemas.validate('ACECF', xml).length > 0) return refuse('La estructura del XML no es válida según el XSD de la aprobación comercial (ACECF).', 'refused:xsd');
-  if (rnc === undefined || encf === undefined) return refuse('La aprobación comercial no indica RNCEmisor y eNCF.', 'refused:specification');
+  if (approval === undefined || rnc === undefined || encf === undefined) return refuse('La aprobación comercial no indica RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador y Estado.', 'refused:specification');
   if (!verifyEnvelopedSignature(xml).ok) return refuse('La firma digital de la aprobación comercial no es válida.', 'refused:signature');
   if (rnc !== context.counterpart.rnc) return refuse(`El RNCEmisor ${rnc} no corresponde a este receptor (${context.counterpart.rnc}).`, 'refused:issuer');
-  if (typesWithoutApproval.has(encf.slice(1, 3))) return refuse('Aprobación Comercial no es requerida para este tipo de e-CF.', 'refused:type');
+  if (!takesCommercialApproval(encf)) return refuse('Aprobación Comercial no es requerida para este tipo de e-CF.', 'refused:type');
   const issued = await context.db
     .selectFrom('sandbox_documents')
     .select(['rnc_comprador', 'fecha_emision', 'monto_total'])
@@ -41,10 +37,17 @@ async function checkApproval(context: SandboxContext, environment: SandboxEnviro
     .where('outcome', 'in', [1, 4])
     .executeTakeFirst();
   if (issued === undefined) return refuse(`Factura no encontrada: ${rnc} no emitió el e-NCF ${encf}.`, 'refused:unknown_ecf');
-  if (field('RNCComprador') !== issued.rnc_comprador) return refuse('El RNCComprador no corresponde al comprador del e-CF.', 'refused:buyer');
-  if (field('FechaEmision') !== issued.fecha_emision) return refuse('La FechaEmision no corresponde a la del e-CF.', 'refused:date');
-  const amount = field('MontoTotal');
-  if (amount === undefined || issued.monto_total === null || twoDecimals(amount) !== twoDecimals(issued.monto_total)) return refuse('El MontoTotal no corresponde al del e-CF.', 'refused:amount');
+  const [mismatch] = acecfMismatches(approval, { RNCComprador: issued.rnc_comprador, FechaEmision: issued.fecha_emision, MontoTotal: issued.monto_total });
+  switch (mismatch) {
+    case undefined:
+      break;
+    case 'RNCComprador':
+      return refuse('El RNCComprador no corresponde al comprador del e-CF.', 'refused:buyer');
+    case 'FechaEmision':
+      return refuse('La FechaEmision no corresponde a la del e-CF.', 'refused:date');
+    case 'MontoTotal':
+      return refuse('El MontoTotal no corresponde al del e-CF.', 'refused:amount');
+  }
   return { ok: true, rnc, encf };
 }
 

@@ -4,6 +4,7 @@
 // only for e-CFs it accepted.
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { buildAcecf, type Acecf } from '../../fiscal/responses/acecf.js';
+import { takesCommercialApproval } from '../../fiscal/responses/acecf-read.js';
 import { signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
 import type { SandboxContext } from '../http/context.js';
 import type { SandboxEnvironment } from '../state/schema.js';
@@ -21,14 +22,11 @@ export type ApprovalState = 'accepted' | 'refused' | 'no_answer' | 'auth_failed'
 
 export type ApprovalSent = { ok: true; xml: string; state: ApprovalState; httpStatus: number | null; messages: string[] } | { ok: false; mensaje: string };
 
-/** DT: commercial approvals of types 32, 41, 43, 46 and 47 are not sent to another taxpayer. */
-const typesWithoutApproval = new Set(['32', '41', '43', '46', '47']);
-
 /** Said in every rejection the counterpart sends (DetalleMotivoRechazo is required with Estado 2). */
 const rejectionReason = 'Rechazo comercial simulado por el emisor-receptor de prueba.';
 
 async function approvalFor(context: SandboxContext, environment: SandboxEnvironment, request: ApprovalRequest): Promise<{ ok: true; approval: Acecf } | { ok: false; mensaje: string }> {
-  if (typesWithoutApproval.has(request.encf.slice(1, 3))) return { ok: false, mensaje: 'Aprobación Comercial no es requerida para este tipo de e-CF.' };
+  if (!takesCommercialApproval(request.encf)) return { ok: false, mensaje: 'Aprobación Comercial no es requerida para este tipo de e-CF.' };
   const ecf = await context.db
     .selectFrom('sandbox_documents')
     .select(['rnc_comprador', 'fecha_emision', 'monto_total'])

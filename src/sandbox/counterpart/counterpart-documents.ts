@@ -5,13 +5,9 @@
 import type { EcfJson, ServiceOwnedFields } from '../../fiscal/build/index.js';
 import { formatDgiiDate, formatDgiiTimestamp } from '../../fiscal/dates.js';
 
-/** The types another taxpayer may be sent (DT, simulator: 32, 41, 43, 45, 46 and 47 are never sent). */
-export const typesSentToReceivers = ['31', '33', '34', '44'] as const;
-export type TypeSentToReceiver = (typeof typesSentToReceivers)[number];
+import type { TypeSentToReceiver } from '../../fiscal/receiving/received-ecf.js';
 
-export function isTypeSentToReceiver(value: string): value is TypeSentToReceiver {
-  return (typesSentToReceivers as readonly string[]).includes(value);
-}
+export { isTypeSentToReceiver, typesSentToReceivers, type TypeSentToReceiver } from '../../fiscal/receiving/received-ecf.js';
 
 export interface CounterpartInvoice {
   type: TypeSentToReceiver;

@@ -9,10 +9,7 @@ export function plainError(reply: FastifyReply, status: number, text: string): F
   return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(text));
 }
 
-/** `{mensaje}` with `error`, as the reception services answer a request they cannot take. */
-export function messageError(reply: FastifyReply, status: number, mensaje: string): FastifyReply {
-  return reply.code(status).send({ error: mensaje, mensaje });
-}
+export { messageError } from '../../platform/http/dgii-reply.js';
 
 /** `{mensajes: [{valor, codigo}]}`. */
 export function messagesError(reply: FastifyReply, status: number, mensajes: SandboxMessage[]): FastifyReply {

@@ -5,10 +5,8 @@
 // Answer `{mensaje: [strings], estado, codigo}`: "01" "Aprobación Comercial Aprobada." (HTTP 200) when DGII took it
 // (whether the buyer accepted or rejected the e-CF: that is the document's Estado), "02" "Aprobacion Comercial
 // Rechazada" (HTTP 400, DGII's own spelling as observed) with the reasons when it did not (research §2).
-import Big from 'big.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseDgiiDate, compareCalendarDates } from '../../fiscal/dates.js';
-import { groupsOf, textOf, type XmlTree } from '../../fiscal/parse/index.js';
+import { acecfDecision, acecfMismatches, readAcecf, takesCommercialApproval, type ReceivedAcecf } from '../../fiscal/responses/acecf-read.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { recordArrival } from '../http/arrivals.js';
 import { unauthorized } from '../http/dgii-replies.js';
@@ -36,58 +34,26 @@ export const dgiiApprovalMessages = {
   tryAgain: 'No fue posible procesar la Aprobación comercial. Favor intentar nuevamente',
 } as const;
 
-/** Types never sent to a buyer, so never approved (DT simulator rules; research §6.1). */
-const typesWithoutApproval: ReadonlySet<string> = new Set(['32', '41', '43', '46', '47']);
-
-interface Approval {
-  RNCEmisor: string;
-  eNCF: string;
-  FechaEmision: string;
-  MontoTotal: string;
-  RNCComprador: string;
-  Estado: string;
-  DetalleMotivoRechazo: string | undefined;
-}
-
-function readApproval(tree: XmlTree): Approval | undefined {
-  const detail = groupsOf(tree, 'DetalleAprobacionComercial')[0];
-  if (detail === undefined) return undefined;
-  const field = (name: string) => textOf(detail, name);
-  const [RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado] = ['RNCEmisor', 'eNCF', 'FechaEmision', 'MontoTotal', 'RNCComprador', 'Estado'].map(field);
-  if (RNCEmisor === undefined || eNCF === undefined || FechaEmision === undefined || MontoTotal === undefined || RNCComprador === undefined || Estado === undefined) return undefined;
-  return { RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado, DetalleMotivoRechazo: field('DetalleMotivoRechazo') };
-}
-
-/** Amounts compared as decimals: "35400" and "35400.00" are the same total. */
-export function sameAmount(a: string | null, b: string): boolean {
-  if (a === null) return false;
-  try {
-    return new Big(a).eq(new Big(b));
-  } catch {
-    return false;
+/** Estado and its reason (Formato Aprobación Comercial: DetalleMotivoRechazo "condicional a que el campo Estado sea
+ * código 2"). */
+function stateProblems(approval: ReceivedAcecf): string[] {
+  const decision = acecfDecision(approval);
+  if (!('problem' in decision)) return [];
+  switch (decision.problem) {
+    case 'estado_invalid':
+      return [`El campo Estado (${approval.Estado}) no es válido: 1 e-CF Aceptado, 2 e-CF Rechazado.`];
+    case 'reason_not_allowed':
+      return ['El campo DetalleMotivoRechazo solo aplica cuando el Estado es 2 (e-CF Rechazado).'];
+    case 'reason_required':
+      return ['El campo DetalleMotivoRechazo es requerido cuando el Estado es 2 (e-CF Rechazado).'];
   }
 }
 
-export function sameDate(a: string | null, b: string): boolean {
-  const left = a === null ? undefined : parseDgiiDate(a);
-  const right = parseDgiiDate(b);
-  return left !== undefined && right !== undefined && compareCalendarDates(left, right) === 0;
-}
-
-/** Estado and its reason (Formato Aprobación Comercial: DetalleMotivoRechazo "condicional a que el campo Estado sea
- * código 2"). */
-function stateProblems(approval: Approval): string[] {
-  if (approval.Estado !== '1' && approval.Estado !== '2') return [`El campo Estado (${approval.Estado}) no es válido: 1 e-CF Aceptado, 2 e-CF Rechazado.`];
-  if (approval.Estado === '1' && approval.DetalleMotivoRechazo !== undefined) return ['El campo DetalleMotivoRechazo solo aplica cuando el Estado es 2 (e-CF Rechazado).'];
-  if (approval.Estado === '2' && (approval.DetalleMotivoRechazo ?? '').trim() === '') return ['El campo DetalleMotivoRechazo es requerido cuando el Estado es 2 (e-CF Rechazado).'];
-  return [];
-}
-
 /** Why DGII would not take this approval for the e-CF it names; empty when it takes it. */
-async function approvalProblems(context: SandboxContext, environment: SandboxEnvironment, approval: Approval): Promise<string[]> {
+async function approvalProblems(context: SandboxContext, environment: SandboxEnvironment, approval: ReceivedAcecf): Promise<string[]> {
   const state = stateProblems(approval);
   if (state.length > 0) return state;
-  if (typesWithoutApproval.has(approval.eNCF.slice(1, 3))) return [dgiiApprovalMessages.typeTakesNone];
+  if (!takesCommercialApproval(approval.eNCF)) return [dgiiApprovalMessages.typeTakesNone];
   const documents = await context.db
     .selectFrom('sandbox_documents')
     .select(['outcome', 'ready_at', 'rnc_comprador', 'fecha_emision', 'monto_total'])
@@ -103,11 +69,17 @@ async function approvalProblems(context: SandboxContext, environment: SandboxEnv
   const accepted = documents.find((document) => (document.outcome === 1 || document.outcome === 4) && document.ready_at.getTime() <= now.getTime());
   if (accepted === undefined) return [dgiiApprovalMessages.noValidEcf];
   if (accepted.rnc_comprador === null) return [dgiiApprovalMessages.documentTakesNone];
-  const problems: string[] = [];
-  if (accepted.rnc_comprador !== approval.RNCComprador) problems.push(`El RNCComprador (${approval.RNCComprador}) no corresponde con el del e-CF referenciado.`);
-  if (!sameDate(accepted.fecha_emision, approval.FechaEmision)) problems.push(`La FechaEmision (${approval.FechaEmision}) no corresponde con la del e-CF referenciado.`);
-  if (!sameAmount(accepted.monto_total, approval.MontoTotal)) problems.push(`El MontoTotal (${approval.MontoTotal}) no corresponde con el del e-CF referenciado.`);
-  return problems;
+  const mismatches = acecfMismatches(approval, { RNCComprador: accepted.rnc_comprador, FechaEmision: accepted.fecha_emision, MontoTotal: accepted.monto_total });
+  return mismatches.map((field) => {
+    switch (field) {
+      case 'RNCComprador':
+        return `El RNCComprador (${approval.RNCComprador}) no corresponde con el del e-CF referenciado.`;
+      case 'FechaEmision':
+        return `La FechaEmision (${approval.FechaEmision}) no corresponde con la del e-CF referenciado.`;
+      case 'MontoTotal':
+        return `El MontoTotal (${approval.MontoTotal}) no corresponde con el del e-CF referenciado.`;
+    }
+  });
 }
 
 interface Verdict {
@@ -119,10 +91,10 @@ interface Verdict {
 
 const refusedWith = (note: string, mensaje: string[], status = 400): Verdict => ({ status, accepted: false, mensaje, note: `refused:${note}` });
 
-async function judge(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, session: Session): Promise<{ approval?: Approval; xml?: string; verdict: Verdict }> {
+async function judge(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, session: Session): Promise<{ approval?: ReceivedAcecf; xml?: string; verdict: Verdict }> {
   const upload = await readSignedUpload(context, request, 'ACECF', dgiiApprovalMessages);
   if (!upload.ok) return { verdict: refusedWith(upload.reason, [upload.mensaje], upload.status) };
-  const approval = readApproval(upload.tree);
+  const approval = readAcecf(upload.tree);
   if (approval === undefined) return { verdict: refusedWith('structure', [`${dgiiApprovalMessages.badStructure}. Faltan campos requeridos del ACECF.`]) };
   const found = { approval, xml: upload.xml };
   // The buyer sends it: its certificate must act for the buyer.

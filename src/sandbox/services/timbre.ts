@@ -10,7 +10,7 @@ import { groupsOf, parseXmlTree, textOf } from '../../fiscal/parse/index.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { dgiiRoute } from '../http/sandbox-route.js';
 import type { SandboxEnvironment } from '../state/schema.js';
-import { sameAmount, sameDate } from './commercial-approval.js';
+import { sameAmount, sameDate } from '../../fiscal/responses/acecf-read.js';
 import { queryParameter } from './directory.js';
 import { renderTimbrePage, timbreStates, type TimbreRow } from './timbre-page.js';
 

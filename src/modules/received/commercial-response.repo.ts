@@ -1,0 +1,46 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import type { ReceivedCommercialResponsesTable, ReceivedResponseDeliveriesTable, ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import type { Trx } from '../../platform/db/transact.js';
+
+export type ResponseRow = Selectable<ReceivedCommercialResponsesTable>;
+export type DeliveryRow = Selectable<ReceivedResponseDeliveriesTable>;
+
+type Executor = Db | Trx;
+
+/** The received document, locked: one commercial response is decided at a time per document. */
+export function lockReceived(trx: Trx, companyId: string, environment: ResponseRow['environment'], id: string) {
+  return trx.selectFrom('received_documents').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).forUpdate().executeTakeFirst();
+}
+
+export function receivedById(db: Db, id: string) {
+  return db.selectFrom('received_documents').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findResponse(executor: Executor, receivedId: string): Promise<ResponseRow | undefined> {
+  return executor.selectFrom('received_commercial_responses').selectAll().where('received_document_id', '=', receivedId).executeTakeFirst();
+}
+
+export function insertResponse(trx: Trx, row: Insertable<ReceivedCommercialResponsesTable>) {
+  return trx.insertInto('received_commercial_responses').values(row).execute();
+}
+
+export function insertDeliveries(trx: Trx, rows: Insertable<ReceivedResponseDeliveriesTable>[]) {
+  return trx.insertInto('received_response_deliveries').values(rows).execute();
+}
+
+export function deliveriesOf(executor: Executor, receivedId: string): Promise<DeliveryRow[]> {
+  return executor.selectFrom('received_response_deliveries').selectAll().where('received_document_id', '=', receivedId).orderBy('target', 'desc').execute();
+}
+
+export function lockDelivery(trx: Trx, receivedId: string, target: ResponseDeliveryTarget): Promise<DeliveryRow | undefined> {
+  return trx.selectFrom('received_response_deliveries').selectAll().where('received_document_id', '=', receivedId).where('target', '=', target).forUpdate().executeTakeFirst();
+}
+
+export function updateDelivery(trx: Trx, receivedId: string, target: ResponseDeliveryTarget, changes: Updateable<ReceivedResponseDeliveriesTable>) {
+  return trx.updateTable('received_response_deliveries').set(changes).where('received_document_id', '=', receivedId).where('target', '=', target).execute();
+}
+
+export function setCommercialStatus(trx: Trx, receivedId: string, status: 'approved' | 'rejected', at: Date) {
+  return trx.updateTable('received_documents').set({ commercial_status: status, updated_at: at }).where('id', '=', receivedId).execute();
+}

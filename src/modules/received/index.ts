@@ -1,0 +1,9 @@
+export { receivedArtefactKinds } from './artefacts.js';
+export { receivedRoutes } from './received.routes.js';
+export { receivedSchemas } from './received.schema.js';
+export { createReceivedService, type Reception, type ReceivedService, type ReceivingCompany } from './received.service.js';
+export { commercialResponseJobs } from './commercial-response.jobs.js';
+export { commercialResponseRoutes } from './commercial-response.routes.js';
+export { commercialResponseSchemas, CommercialResponseView } from './commercial-response.schema.js';
+export { commercialResponseOf, createCommercialResponses, type CommercialResponses, type ScheduleResponseDelivery } from './commercial-response.service.js';
+export { createResponseDelivery, defaultResponseDeliveryPolicy, responseDeliveryLeaseMs, type ResponseDelivery, type ResponseDeliveryPolicy } from './commercial-response-delivery.js';

@@ -1,0 +1,233 @@
+// Documents other taxpayers sent to a company's receiver: the reception itself (the verdict of the receiver
+// standard, the signed ARECF, the exact bytes kept) and the integrator's inbox (list, one, artefacts).
+import { createHash } from 'node:crypto';
+import type { FiscalEnvironment } from '../../config.js';
+import { formatDgiiTimestamp } from '../../fiscal/dates.js';
+import { identifiersOf, judgeReceivedEcf, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
+import { buildArecf, notReceivedReasons, type NotReceivedReason } from '../../fiscal/responses/arecf.js';
+import { signCanonicalDocumentInBackground, type SigningKey } from '../../fiscal/xmldsig/index.js';
+import type { SchemaSet } from '../../fiscal/xsd/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
+import { executeAsOneStatement, isForeignKeyViolation } from '../../platform/db/one-statement.js';
+import { domainEventInsert } from '../../platform/events/domain-events.js';
+import { pageOf, startOf } from '../../platform/http/cursor.js';
+import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { newId } from '../../platform/ids.js';
+import type { BlobStore } from '../../platform/storage/index.js';
+import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
+import type { ReceivedWithResponseView } from './commercial-response.schema.js';
+import { commercialResponseOf } from './commercial-response.service.js';
+import * as repo from './received.repo.js';
+import type { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
+
+/** The company a receiver route serves, as the reception needs it. */
+export interface ReceivingCompany {
+  id: string;
+  rnc: string;
+}
+
+export type Reception =
+  /** The signed ARECF to answer, and the received document recorded. */
+  | { kind: 'answered'; arecf: Buffer; receivedId: string; estado: '0' | '1'; reason: NotReceivedReason | undefined }
+  /** Not an e-CF document at all (not XML, a DTD, another root): refused, nothing recorded. */
+  | { kind: 'unreadable'; message: string }
+  /** The company has no certificate to sign the ARECF with. */
+  | { kind: 'no_certificate' };
+
+export interface ReceivedArtefact {
+  bytes: Buffer;
+  contentType: string;
+  sha256: string;
+  version: number;
+}
+
+export interface ReceivedService {
+  /** Judges an e-CF sent to `company`'s receiver, records it with its exact bytes and answers the signed ARECF. */
+  receive(company: ReceivingCompany, xml: Buffer, filename: string): Promise<Reception>;
+  list(companyId: string, query: ListReceivedQuery): Promise<Result<{ items: ReceivedDocumentView[]; nextCursor: string | null }>>;
+  /** One received document with its timeline, and its commercial response with that response's deliveries. */
+  get(companyId: string, id: string): Promise<Result<ReceivedWithResponseView>>;
+  artefact(companyId: string, id: string, kind: string): Promise<Result<ReceivedArtefact>>;
+}
+
+export interface ReceivedDeps {
+  db: Db;
+  clock: Clock;
+  blobs: BlobStore;
+  environment: FiscalEnvironment;
+  schemas: SchemaSet | undefined;
+  /** The company's signing key (the ARECF is signed by the receiver); undefined without a certificate. */
+  signingKey(companyId: string): Promise<SigningKey | undefined>;
+}
+
+type Judged = Exclude<ReceptionVerdict, { kind: 'unreadable' }>;
+
+const duplicate = (facts: ReceivedFacts | undefined): Judged => ({ kind: 'not_received', reason: '3', outcome: 'not_received:duplicate', facts });
+
+function view(row: repo.ReceivedRow, artefacts: readonly repo.ReceivedArtefactRow[], timeline?: readonly repo.ReceivedEventRow[]): ReceivedDocumentView {
+  return {
+    id: row.id,
+    status: row.status,
+    issuer: { rnc: row.issuer_rnc, name: row.issuer_name },
+    eNCF: row.encf,
+    ecfType: row.ecf_type,
+    rncComprador: row.rnc_comprador,
+    fechaEmision: row.fecha_emision,
+    montoTotal: row.monto_total,
+    totalITBIS: row.total_itbis,
+    receivedAt: row.received_at.toISOString(),
+    arecf: {
+      estado: row.status === 'received' ? '0' : '1',
+      codigoMotivoNoRecibido: row.reason_code,
+      motivo: row.reason_code === null ? null : notReceivedReasons[row.reason_code],
+    },
+    commercialStatus: row.commercial_status,
+    artefacts: artefacts
+      .filter((artefact) => artefact.received_document_id === row.id)
+      .map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
+    ...(timeline === undefined ? {} : { timeline: timeline.map((event) => ({ at: event.at.toISOString(), type: event.type, status: event.status, cause: event.cause })) }),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The first instant of a `yyyy-MM-dd` day in GMT-4 (Dominican time), or undefined for a day that does not exist. */
+function dayStart(day: string): Date | undefined {
+  const instant = new Date(`${day}T00:00:00.000-04:00`);
+  if (Number.isNaN(instant.getTime())) return undefined;
+  return new Date(instant.getTime() - 4 * 3_600_000).toISOString().startsWith(day) ? instant : undefined;
+}
+
+function causeOf(verdict: Judged, identifiers: ReceivedIdentifiers): string {
+  const what = `e-CF ${identifiers.eNCF} from ${identifiers.RNCEmisor}`;
+  if (verdict.kind === 'received') return `${what} received; ARECF Estado 0 (e-CF Recibido) answered`;
+  return `${what} not received (${verdict.outcome}); ARECF Estado 1, CodigoMotivoNoRecibido ${verdict.reason} (${notReceivedReasons[verdict.reason]}) answered`;
+}
+
+export function createReceivedService(deps: ReceivedDeps): ReceivedService {
+  const { db, clock, blobs, environment, schemas } = deps;
+
+  /**
+   * Signs the ARECF, archives the bytes and records the reception; undefined when a concurrent copy won Estado 0 (its
+   * blobs, written first, are then left unreferenced, as a crash between archive and insert would leave them).
+   */
+  async function record(company: ReceivingCompany, key: SigningKey, xml: Buffer, identifiers: ReceivedIdentifiers, verdict: Judged): Promise<Reception | undefined> {
+    const now = clock.now();
+    const id = newId('rcv');
+    const base = { RNCEmisor: identifiers.RNCEmisor, eNCF: identifiers.eNCF, RNCComprador: company.rnc, FechaHoraAcuseRecibo: formatDgiiTimestamp(now) };
+    const unsigned = verdict.kind === 'received' ? buildArecf({ ...base, Estado: '0' }) : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
+    // The RSA operation on the thread pool, as documents sign: the event loop keeps serving.
+    const arecf = Buffer.from(await signCanonicalDocumentInBackground(unsigned, key), 'utf8');
+    const artefacts = await archiveReceivedArtefacts(blobs, { companyId: company.id, receivedId: id }, { 'received-xml': xml, 'arecf-xml': arecf }, now);
+    const facts = verdict.facts;
+    const status = verdict.kind === 'received' ? 'received' : 'not_received';
+    const reason = verdict.kind === 'received' ? null : verdict.reason;
+    const row: repo.ReceivedRow = {
+      id,
+      company_id: company.id,
+      environment,
+      issuer_rnc: identifiers.RNCEmisor,
+      encf: identifiers.eNCF,
+      ecf_type: facts?.ecfType ?? null,
+      status,
+      reason_code: reason,
+      commercial_status: null,
+      issuer_name: facts?.razonSocialEmisor ?? null,
+      rnc_comprador: facts?.rncComprador ?? null,
+      fecha_emision: facts?.fechaEmision ?? null,
+      monto_total: facts?.montoTotal ?? null,
+      total_itbis: facts?.totalItbis ?? null,
+      received_at: now,
+      updated_at: now,
+    };
+    try {
+      // One statement, one round trip: the row, its artefacts, its first event and the outbox event.
+      await executeAsOneStatement(db, [
+        // Only Estado 0 rows are unique per issuer and e-NCF: the copy that loses the race inserts nothing...
+        repo.insertReceived(db, row).onConflict((conflict) => conflict.columns(['company_id', 'environment', 'issuer_rnc', 'encf']).where('status', '=', 'received').doNothing()),
+        // ...so its artefact rows name no row, the foreign key fails at the end of the statement, and nothing of
+        // it stays: that refusal is how the loser learns it is a duplicate.
+        repo.insertArtefacts(db, artefacts),
+        repo.insertEvent(db, { receivedDocumentId: id, at: now, type: status, status, cause: causeOf(verdict, identifiers) }),
+        domainEventInsert(db, {
+          companyId: company.id,
+          environment,
+          type: verdict.kind === 'received' ? 'received_document.received' : 'received_document.not_received',
+          payload: { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null, status, codigoMotivoNoRecibido: reason },
+          occurredAt: now,
+        }),
+      ]);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) return undefined;
+      throw error;
+    }
+    return { kind: 'answered', arecf, receivedId: id, estado: status === 'received' ? '0' : '1', reason: reason ?? undefined };
+  }
+
+  async function withArtefacts(rows: readonly repo.ReceivedRow[]): Promise<ReceivedDocumentView[]> {
+    const artefacts = await repo.artefactsOf(db, rows.map((row) => row.id));
+    return rows.map((row) => view(row, artefacts));
+  }
+
+  return {
+    async receive(company, xml, filename) {
+      const identifiers = identifiersOf(xml.toString('utf8'), filename);
+      const verdict = await judgeReceivedEcf(xml, identifiers, {
+        schemas,
+        receiverRnc: company.rnc,
+        alreadyReceived: (ids) => repo.wasReceived(db, company.id, environment, ids.RNCEmisor, ids.eNCF),
+      });
+      if (verdict.kind === 'unreadable') return verdict;
+      const key = await deps.signingKey(company.id);
+      if (key === undefined) return { kind: 'no_certificate' };
+      const answered = await record(company, key, xml, identifiers, verdict);
+      if (answered !== undefined) return answered;
+      // A concurrent copy of the same e-CF was received first: this one is the duplicate.
+      const again = await record(company, key, xml, identifiers, duplicate(verdict.facts));
+      if (again === undefined) throw new Error('a not-received document cannot conflict');
+      return again;
+    },
+
+    async list(companyId, query) {
+      const after = startOf(query.cursor);
+      if (!after.ok) return after;
+      const from = query.receivedFrom === undefined ? undefined : dayStart(query.receivedFrom);
+      const to = query.receivedTo === undefined ? undefined : dayStart(query.receivedTo);
+      if (query.receivedFrom !== undefined && from === undefined) return fail('validation_failed', 'receivedFrom is not a real day.', [{ pointer: '/receivedFrom', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' }]);
+      if (query.receivedTo !== undefined && to === undefined) return fail('validation_failed', 'receivedTo is not a real day.', [{ pointer: '/receivedTo', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' }]);
+      const limit = query.limit ?? 20;
+      const rows = await repo.listReceived(db, companyId, environment, {
+        issuerRnc: query.issuerRnc,
+        ecfType: query.ecfType,
+        status: query.status as repo.ReceivedRow['status'] | undefined,
+        receivedFrom: from,
+        receivedTo: to === undefined ? undefined : new Date(to.getTime() + 86_400_000),
+        limit,
+        after: after.value,
+      });
+      const page = pageOf(rows, limit, (row) => row.received_at);
+      return ok({ items: await withArtefacts(page.rows), nextCursor: page.nextCursor });
+    },
+
+    async get(companyId, id) {
+      const row = await repo.findReceived(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No received document ${id}.`);
+      const [artefacts, timeline, commercialResponse] = await Promise.all([repo.artefactsOf(db, [id]), repo.eventsOf(db, id), commercialResponseOf(db, id)]);
+      return ok({ ...view(row, artefacts, timeline), commercialResponse });
+    },
+
+    async artefact(companyId, id, kind) {
+      const row = await repo.findReceived(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No received document ${id}.`);
+      if (!(receivedArtefactKinds as readonly string[]).includes(kind)) return fail('artefact_not_found', `No artefact ${kind}: one of ${receivedArtefactKinds.join(', ')}.`);
+      const artefact = await repo.findArtefact(db, id, kind as ReceivedArtefactKind);
+      if (artefact === undefined) return fail('artefact_not_found', `Received document ${id} has no ${kind}.`);
+      const bytes = await blobs.get(artefact.blob_key);
+      if (bytes === undefined) throw new Error(`archived blob ${artefact.blob_key} is missing`);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      if (sha256 !== artefact.sha256) throw new Error(`archived blob ${artefact.blob_key} does not match its recorded SHA-256`);
+      return ok({ bytes, contentType: artefact.content_type, sha256, version: artefact.version });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The closed list of event types webhooks deliver: the public names, what each means and the JSON schema of its
+// `data`. This is the one place event names are mapped: the code records every event under the public name itself
+// (the domain_events outbox), so the mapping is the identity; what issue 8 calls "document signed" is
+// `document.signed` (recorded when a document is created from JSON or handed in as signed XML). An event type
+// recorded but not listed here is never delivered.
+import { Type, type TSchema } from 'typebox';
+
+const text = (description?: string) => Type.String(description === undefined ? {} : { description });
+const DgiiMessages = Type.Array(Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }), { description: "DGII's messages." });
+
+const documentBase = {
+  documentId: text('The document (doc_…).'),
+  eNCF: text(),
+  ecfType: text('31, 32, 33, 34, 41, 43, 44, 45, 46 or 47.'),
+};
+const documentVerdict = Type.Object({ ...documentBase, status: text(), estado: Type.Union([Type.String(), Type.Null()], { description: "DGII's estado." }), mensajes: DgiiMessages });
+const receivedBase = { receivedDocumentId: text('The received document.'), issuerRnc: text('RNCEmisor.'), eNCF: text(), ecfType: Type.Union([Type.String(), Type.Null()]) };
+const allocation = Type.Object({ allocationId: text(), ecfType: text(), deviceId: text() });
+const annulment = Type.Object({ annulmentId: text(), total: Type.Integer(), estado: Type.Union([Type.String(), Type.Null()]), mensajes: DgiiMessages });
+const certification = Type.Object({ processId: text(), status: text() });
+
+interface EventTypeEntry {
+  description: string;
+  data: TSchema;
+}
+
+export const eventTypes = {
+  'document.signed': { description: 'A document was created, signed and archived (from JSON or handed in as signed XML). Nothing was sent.', data: Type.Object({ ...documentBase, status: Type.Literal('signed'), origin: Type.Optional(Type.Literal('signed_xml')) }) },
+  'document.queued': { description: 'A document was queued for DGII (enviar or reintentar).', data: Type.Object({ ...documentBase, status: Type.Literal('queued') }) },
+  'document.accepted': { description: 'DGII accepted the document.', data: documentVerdict },
+  'document.accepted_conditional': { description: 'DGII accepted the document with observations (Aceptado Condicional).', data: documentVerdict },
+  'document.rejected': { description: 'DGII rejected the document.', data: documentVerdict },
+  'document.send_failed': { description: 'Sending ran out of attempts (DGII unreachable or an unresolved outcome); eligible for reintentar.', data: Type.Object({ ...documentBase, reason: text(), attempts: Type.Integer() }) },
+  'document.not_found': { description: 'DGII has no record of the trackId it gave; eligible for reintentar.', data: Type.Object({ ...documentBase, trackId: Type.Union([Type.String(), Type.Null()]) }) },
+  'document.commercial_approval_received': { description: 'The buyer of one of our documents sent its commercial approval or rejection (ACECF).', data: Type.Object({ ...documentBase, decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), reason: Type.Union([Type.String(), Type.Null()]), rncComprador: text() }) },
+  'received_document.received': { description: 'An e-CF sent to the company was received and acknowledged (ARECF Estado 0).', data: Type.Object({ ...receivedBase, status: Type.Literal('received'), codigoMotivoNoRecibido: Type.Null() }) },
+  'received_document.not_received': { description: 'An e-CF sent to the company was refused (ARECF Estado 1, with the reason code 1-4).', data: Type.Object({ ...receivedBase, status: Type.Literal('not_received'), codigoMotivoNoRecibido: text() }) },
+  'received_document.commercial_response_created': { description: 'The company answered a received e-CF commercially: the ACECF is signed, archived and on its way.', data: Type.Object({ ...receivedBase, decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), reason: Type.Union([Type.String(), Type.Null()]) }) },
+  'received_document.commercial_response_delivered': { description: 'Our commercial response (ACECF) to a received e-CF was delivered to one target (the issuer or DGII).', data: Type.Object({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer() }, { additionalProperties: true }) },
+  'received_document.commercial_response_failed': { description: 'Our commercial response (ACECF) to a received e-CF could not be delivered to one target.', data: Type.Object({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer(), reason: text() }, { additionalProperties: true }) },
+  'annulment.accepted': { description: 'DGII accepted an annulment (ANECF) of unused numbers.', data: annulment },
+  'annulment.rejected': { description: 'DGII rejected an annulment; its numbers are given back.', data: annulment },
+  'annulment.failed': { description: 'DGII could not be reached for an annulment; reintentar.', data: annulment },
+  'sequence.low_stock': { description: 'The numbers left of an e-CF type fell to the warning threshold (once per range).', data: Type.Object({ ecfType: text(), remaining: Type.Integer(), rangeId: text() }) },
+  'sequence.expiring': { description: 'The range in use expires within the warning window (once per range).', data: Type.Object({ ecfType: text(), rangeId: text(), expiresOn: text('dd-MM-yyyy.') }) },
+  'sequence.exhausted': { description: 'Every number of an e-CF type has been used (once per range).', data: Type.Object({ ecfType: text(), rangeId: text() }) },
+  'allocation.reserved': { description: 'A block of e-NCF was reserved for offline use.', data: Type.Object({ allocationId: text(), ecfType: text(), deviceId: text(), from: text(), to: text() }) },
+  'allocation.cancelled': { description: 'A reserved block was cancelled; its unused numbers await annulment.', data: allocation },
+  'allocation.expired': { description: 'A reserved block expired; its unused numbers await annulment.', data: allocation },
+  'certificate.expiring': { description: "The company's signing certificate expires within 30 days (once per certificate).", data: Type.Object({ certificateId: text(), notAfter: Type.String({ format: 'date-time' }), daysLeft: Type.Integer() }) },
+  'certification.process_updated': { description: 'A certification process changed state (CERT).', data: certification },
+  'certification.case_updated': { description: 'A certification case changed state (CERT).', data: Type.Object({ processId: text(), caseKey: text(), status: text() }, { additionalProperties: true }) },
+  'webhook.endpoint_disabled': { description: 'One of the company\'s webhook endpoints was disabled: it answered 410, or failed without a success for 5 days.', data: Type.Object({ endpointId: text(), url: text(), reason: text() }) },
+  'webhook.test': { description: 'A test delivery asked for with POST /notificaciones/:id/prueba; sent to that endpoint only.', data: Type.Object({ endpointId: text(), message: text() }) },
+} as const satisfies Record<string, EventTypeEntry>;
+
+export type EventType = keyof typeof eventTypes;
+
+export const eventTypeNames = Object.keys(eventTypes) as EventType[];
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(eventTypes, type);
+}
+
+/** Delivered only where asked for explicitly: never through an "every event" subscription. */
+export const onDemandTypes: ReadonlySet<string> = new Set<EventType>(['webhook.test']);

@@ -1,0 +1,7 @@
+export { createWebhookDelivery, type WebhookDelivery } from './delivery-engine.js';
+export { startDispatcher, type Dispatcher } from './dispatcher.js';
+export { eventTypeNames, eventTypes, type EventType } from './event-types.js';
+export { webhookJobs } from './webhooks.jobs.js';
+export { webhookRoutes } from './webhooks.routes.js';
+export { webhookSchemas } from './webhooks.schema.js';
+export { createWebhooksService, type WebhooksService } from './webhooks.service.js';

@@ -1,0 +1,183 @@
+import { sql, type Selectable, type Updateable } from 'kysely';
+import type { FiscalEnvironment } from '../../config.js';
+import type { Db } from '../../platform/db/database.js';
+import { executeAsOneStatement } from '../../platform/db/one-statement.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
+import type { Trx } from '../../platform/db/transact.js';
+import type { CursorPosition } from '../../platform/http/cursor.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+type Executor = Db | Trx;
+
+export async function insertEndpoint(db: Executor, row: EndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export function findEndpoint(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<EndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+}
+
+export function listEndpoints(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined }): Promise<EndpointRow[]> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+  const after = filter.after;
+  if (after !== undefined) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+}
+
+export async function updateEndpoint(db: Executor, id: string, changes: Updateable<WebhookEndpointsTable>): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).execute();
+}
+
+/** The enabled endpoints of these companies in this environment (the fan-out's candidates). */
+export function enabledEndpointsOf(trx: Trx, companyIds: readonly string[], environment: FiscalEnvironment): Promise<Pick<EndpointRow, 'id' | 'company_id' | 'event_types'>[]> {
+  if (companyIds.length === 0) return Promise.resolve([]);
+  return trx.selectFrom('webhook_endpoints').select(['id', 'company_id', 'event_types']).where('company_id', 'in', [...companyIds]).where('environment', '=', environment).where('status', '=', 'enabled').execute();
+}
+
+export interface OutboxEvent {
+  id: string;
+  company_id: string;
+  type: string;
+  payload: unknown;
+  occurred_at: Date;
+  rnc: string;
+}
+
+/** Events not yet fanned out, oldest first, locked so that one worker takes each. */
+export function lockUndispatched(trx: Trx, environment: FiscalEnvironment, limit: number): Promise<OutboxEvent[]> {
+  return trx
+    .selectFrom('domain_events')
+    .innerJoin('companies', 'companies.id', 'domain_events.company_id')
+    .select(['domain_events.id', 'domain_events.company_id', 'domain_events.type', 'domain_events.payload', 'domain_events.occurred_at', 'companies.rnc'])
+    .where('domain_events.dispatched_at', 'is', null)
+    .where('domain_events.environment', '=', environment)
+    .orderBy('domain_events.occurred_at')
+    .orderBy('domain_events.id')
+    .limit(limit)
+    .forUpdate('domain_events')
+    .skipLocked()
+    .execute();
+}
+
+export async function markDispatched(trx: Trx, ids: readonly string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('domain_events').set({ dispatched_at: at }).where('id', 'in', [...ids]).execute();
+}
+
+/** Inserts the deliveries not already made (an event reaches an endpoint once); the ids inserted. */
+export async function insertDeliveries(trx: Executor, rows: readonly Omit<DeliveryRow, 'attempts'>[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await trx.insertInto('webhook_deliveries').values([...rows]).onConflict((conflict) => conflict.columns(['event_id', 'endpoint_id']).doNothing()).returning('id').execute();
+  return inserted.map((row) => row.id);
+}
+
+/** A delivery taken for one attempt, with what the attempt needs of its endpoint. */
+export interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_type: string;
+  body: string;
+  attempts: number;
+  endpoint: Pick<EndpointRow, 'id' | 'company_id' | 'url' | 'status' | 'disabled_reason' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
+}
+
+/**
+ * Takes up to `limit` deliveries due now for one attempt each, in one statement: pending ones, and failed ones whose
+ * next attempt is due, that no worker holds (no lease, or one that ran out: a crashed worker's). Rows another
+ * worker is taking are skipped (SKIP LOCKED), so workers claim side by side; the lease keeps them off until it
+ * runs out. Each comes with its endpoint's columns, so the attempt reads nothing more.
+ */
+export async function claimDeliveries(db: Db, environment: FiscalEnvironment, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+  const rows = await sql<Omit<ClaimedDelivery, 'endpoint'> & { company_id: string; url: string; endpoint_status: EndpointRow['status']; disabled_reason: string | null; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: Date | null }>`
+    with due as (
+      select id from webhook_deliveries
+      where environment = ${environment}
+        and (status = 'pending' or (status = 'failed' and next_attempt_at <= ${now}))
+        and (lease_until is null or lease_until < ${now})
+      order by created_at, id
+      limit ${limit}
+      for update skip locked)
+    update webhook_deliveries d set lease_until = ${leaseUntil}
+    from due, webhook_endpoints e
+    where d.id = due.id and e.id = d.endpoint_id
+    returning d.id, d.endpoint_id, d.event_type, d.body, d.attempts, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
+      e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until`.execute(db);
+  return rows.rows.map((row) => ({
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    event_type: row.event_type,
+    body: row.body,
+    attempts: row.attempts,
+    endpoint: { id: row.endpoint_id, company_id: row.company_id, url: row.url, status: row.endpoint_status, disabled_reason: row.disabled_reason, secret_sealed: row.secret_sealed, previous_secret_sealed: row.previous_secret_sealed, previous_secret_until: row.previous_secret_until },
+  }));
+}
+
+export interface Success {
+  deliveryId: string;
+  endpointId: string;
+  attempt: Omit<AttemptRow, 'id' | 'delivery_id'>;
+}
+
+/**
+ * Successful attempts, recorded in ONE statement (executeAsOneStatement): the attempts, their deliveries
+ * succeeded, and their endpoints' runs of failures ended — that part touches (and locks) an endpoint row only when
+ * a run is recorded, so successes to one endpoint do not queue on its row.
+ */
+export function recordSuccesses(db: Db, successes: readonly Success[], now: Date): Promise<void> {
+  if (successes.length === 0) return Promise.resolve();
+  return executeAsOneStatement(db, [
+    db.insertInto('webhook_attempts').values(successes.map((success) => ({ ...success.attempt, delivery_id: success.deliveryId }))),
+    db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, lease_until: null, next_attempt_at: null, last_error: null, updated_at: now })
+      .where('id', 'in', successes.map((success) => success.deliveryId)),
+    db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: null })
+      .where('id', 'in', [...new Set(successes.map((success) => success.endpointId))])
+      .where('failing_since', 'is not', null),
+  ]);
+}
+
+/** The endpoint, locked until the transaction ends (a failed attempt decides on its run of failures under it). */
+export function lockEndpoint(trx: Trx, id: string): Promise<EndpointRow | undefined> {
+  return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function updateDelivery(db: Executor, id: string, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+}
+
+export async function insertAttempt(db: Executor, row: Omit<AttemptRow, 'id'>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute();
+}
+
+/** A delivery of this company pending again (a re-send); the row as it is now, undefined when there is none. */
+export function requeueDelivery(db: Db, companyId: string, environment: FiscalEnvironment, id: string, now: Date): Promise<DeliveryRow | undefined> {
+  return db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: null, updated_at: now }).where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).returningAll().executeTakeFirst();
+}
+
+export function findDelivery(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+}
+
+export function listDeliveries(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined; endpointId?: string | undefined; status?: WebhookDeliveryStatus | undefined }): Promise<DeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+  if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  const after = filter.after;
+  if (after !== undefined) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+}
+
+export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', [...deliveryIds]).orderBy('id').execute();
+}
+
+/** Ends the deliveries of a disabled endpoint still waiting for an attempt. */
+export async function exhaustWaiting(db: Executor, endpointId: string, reason: string, now: Date): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ status: 'exhausted', next_attempt_at: null, last_error: reason, updated_at: now }).where('endpoint_id', '=', endpointId).where('status', 'in', ['pending', 'failed']).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])).execute();
+}
