@@ -47,6 +47,12 @@ describe('parseConfig defaults', () => {
     assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey, OPENAPI_ENABLED: 'true' }).openApiEnabled, true);
   });
 
+  it('lowers background processes to niceness 10 unless told otherwise', () => {
+    assert.equal(parseConfig({}).backgroundNice, 10);
+    assert.equal(parseConfig({ BACKGROUND_NICE: '0' }).backgroundNice, 0);
+    assert.equal(parseConfig({ BACKGROUND_NICE: '19' }).backgroundNice, 19);
+  });
+
   it('treats empty and blank values as unset', () => {
     const blank = parseConfig({ PORT: '', OPS_TOKEN: '', REDIS_URL: '  ', FISCAL_ENV: '', LOG_LEVEL: ' ' });
     assert.equal(blank.port, 3000);
@@ -113,6 +119,8 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
     ['PORT=70000', { PORT: '70000' }, 'PORT'],
     ['PORT=-1', { PORT: '-1' }, 'PORT'],
     ['PORT=80.5', { PORT: '80.5' }, 'PORT'],
+    ['BACKGROUND_NICE=20', { BACKGROUND_NICE: '20' }, 'BACKGROUND_NICE'],
+    ['BACKGROUND_NICE=-5', { BACKGROUND_NICE: '-5' }, 'BACKGROUND_NICE'],
     ['FISCAL_ENV=DEV', { FISCAL_ENV: 'DEV' }, 'FISCAL_ENV'],
     ['FISCAL_ENV=test (case matters)', { FISCAL_ENV: 'test' }, 'FISCAL_ENV'],
     ['NODE_ENV=staging', { NODE_ENV: 'staging' }, 'NODE_ENV'],

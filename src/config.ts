@@ -25,6 +25,8 @@ export interface S3Config {
 
 export interface Config {
   port: number;
+  /** Niceness a process without the API role (`ecf worker`, `ecf scheduler`) takes, so an API on the same host is served first; 0 keeps the default. */
+  backgroundNice: number;
   host: string;
   nodeEnv: 'development' | 'production' | 'test';
   fiscalEnv: FiscalEnvironment;
@@ -282,6 +284,7 @@ export function parseConfig(env: Env): Config {
   }
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65_535) ?? 3000,
+    backgroundNice: integer(env, 'BACKGROUND_NICE', 10, 0, 19) ?? 10,
     host: text(env, 'HOST') ?? '127.0.0.1',
     nodeEnv,
     fiscalEnv,

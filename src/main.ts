@@ -2,6 +2,7 @@
 // The `ecf` command. `start` runs every role in one process on the configured (by default embedded) back
 // ends; `serve`, `worker` and `scheduler` run one role each so they can scale apart; `migrate` only migrates.
 import { realpathSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 // Each command imports only what it runs (below, with `await import`): the whole application (Fastify, the S3
 // client, the XSD sets, the DGII sandbox) costs well over 100 MB of RSS before doing anything, and `ecf taxpayers
@@ -82,7 +83,9 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
       else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');
     }
   } else {
-    application.log.info({ roles, environment: config.fiscalEnv }, 'ecf-service running');
+    // Background work yields the CPU to an API on the same host (deliveries draining must not slow its answers).
+    if (config.backgroundNice > 0) setPriority(config.backgroundNice);
+    application.log.info({ roles, environment: config.fiscalEnv, nice: config.backgroundNice }, 'ecf-service running');
   }
   return application;
 }

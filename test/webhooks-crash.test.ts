@@ -4,6 +4,7 @@
 // same id), and every delivery ends succeeded: none is lost.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -91,6 +92,8 @@ describe(
         const current = startWorker(env);
         worker = current;
         await current.ready;
+        // A worker yields the CPU to the API (BACKGROUND_NICE, default 10): field 19 of /proc/<pid>/stat.
+        if (kill === 0 && process.platform === 'linux') assert.equal(readFileSync(`/proc/${String(current.child.pid)}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16], '10');
         await sleep(500 + Math.random() * 1_000);
         for (let wait = 0; wait < 50; wait++) {
           const held = await db.selectFrom('webhook_deliveries').select('id').where('lease_until', 'is not', null).where('status', 'in', ['pending', 'failed']).executeTakeFirst();
