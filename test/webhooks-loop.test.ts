@@ -17,7 +17,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 const timeoutMs = 1_000;
 
 describe('webhook success recording (group commit)', () => {
-  const success = (n: number): Success => ({ deliveryId: `msg_${String(n)}`, endpointId: 'whk_1', attempt: { attempted_at: new Date(0), status_code: 204, duration_ms: 1, error: null, response_excerpt: '' } });
+  const success = (n: number): Success => ({ deliveryId: `msg_${String(n)}`, leaseUntil: new Date(0), endpointId: 'whk_1', attempt: { attempted_at: new Date(0), status_code: 204, duration_ms: 1, error: null, response_excerpt: '' } });
 
   it('records the first success alone and the ones that finish meanwhile in one statement', async () => {
     const statements: string[][] = [];
@@ -154,6 +154,26 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.equal(recovered.failing_since, null);
     const done = await db().selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', '=', deliveryId ?? '').executeTakeFirstOrThrow();
     assert.deepEqual(done, { status: 'succeeded', attempts: 2 });
+  });
+
+  it('keeps a re-send asked for while an attempt is in flight: that attempt records itself, the delivery stays pending', async () => {
+    const endpointId = await endpoint('/resent');
+    const [deliveryId] = await tests(endpointId, 1);
+    const [claimed] = await workerA.claim(10);
+    assert.ok(claimed !== undefined && claimed.id === deliveryId);
+    const resend = await call('POST', `/api/v1/notificaciones/entregas/${deliveryId}/reenvios`);
+    assert.equal(resend.statusCode, 202, resend.body);
+    await workerA.attempt(claimed);
+    const row = await db().selectFrom('webhook_deliveries').select(['status', 'lease_until']).where('id', '=', deliveryId).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: 'pending', lease_until: null }, 'the re-send is still to be made');
+    const [again] = await workerB.claim(10);
+    assert.equal(again?.id, deliveryId);
+    await workerB.attempt(again);
+    const done = await db().selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).executeTakeFirstOrThrow();
+    assert.equal(done.status, 'succeeded');
+    assert.equal(receiver.deliveries.filter((entry) => entry.path === '/resent').length, 2);
+    const attempts = await db().selectFrom('webhook_attempts').select('id').where('delivery_id', '=', deliveryId).execute();
+    assert.equal(attempts.length, 2);
   });
 
   it('disables an endpoint once, with one event, when many attempts to it fail with 410 at the same time', async () => {

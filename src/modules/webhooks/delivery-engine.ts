@@ -156,7 +156,7 @@ export function createWebhookDelivery(deps: {
       const started = clock.now();
       const { endpoint } = delivery;
       if (endpoint.status !== 'enabled') {
-        await repo.updateDelivery(db, delivery.id, { status: 'exhausted', lease_until: null, next_attempt_at: null, last_error: `endpoint disabled: ${endpoint.disabled_reason ?? 'removed'}`, updated_at: started });
+        await repo.settleDelivery(db, delivery.id, delivery.lease_until, { status: 'exhausted', lease_until: null, next_attempt_at: null, last_error: `endpoint disabled: ${endpoint.disabled_reason ?? 'removed'}`, updated_at: started });
         return;
       }
       const timestamp = Math.floor(started.getTime() / 1_000);
@@ -164,7 +164,7 @@ export function createWebhookDelivery(deps: {
       const outcome = await postWebhook({ url: endpoint.url, headers, body: delivery.body, timeoutMs: policy.timeoutMs, policy: { environment, allowPrivate: policy.allowPrivate }, now: () => performance.now() });
       const attempt = { attempted_at: started, status_code: outcome.statusCode ?? null, duration_ms: outcome.durationMs, error: outcome.error ?? null, response_excerpt: outcome.excerpt ?? null };
       if (outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300) {
-        await recordSuccess({ deliveryId: delivery.id, endpointId: endpoint.id, attempt });
+        await recordSuccess({ deliveryId: delivery.id, leaseUntil: delivery.lease_until, endpointId: endpoint.id, attempt });
         return;
       }
       // A failure is rare and decides on the endpoint's run of failures: a transaction holding the endpoint's row,
@@ -177,13 +177,13 @@ export function createWebhookDelivery(deps: {
         const base = { attempts, lease_until: null, updated_at: now };
         const error = outcome.error ?? 'failed';
         if (current === undefined) {
-          await repo.updateDelivery(trx, delivery.id, { ...base, status: 'exhausted', next_attempt_at: null, last_error: error });
+          await repo.settleDelivery(trx, delivery.id, delivery.lease_until, { ...base, status: 'exhausted', next_attempt_at: null, last_error: error });
           return ok(undefined);
         }
         const failingSince = current.failing_since ?? started;
         if (current.failing_since === null) await repo.updateEndpoint(trx, endpoint.id, { failing_since: started });
         if (outcome.statusCode === 410 || now.getTime() - failingSince.getTime() >= policy.disableAfterMs) {
-          await repo.updateDelivery(trx, delivery.id, { ...base, status: 'exhausted', next_attempt_at: null, last_error: error });
+          await repo.settleDelivery(trx, delivery.id, delivery.lease_until, { ...base, status: 'exhausted', next_attempt_at: null, last_error: error });
           if (current.status === 'enabled') {
             const reason = outcome.statusCode === 410 ? 'the endpoint answered 410 Gone' : `every attempt has failed since ${failingSince.toISOString()}`;
             await disable(trx, current, reason, now);
@@ -191,7 +191,7 @@ export function createWebhookDelivery(deps: {
           return ok(undefined);
         }
         const delay = nextRetryDelayMs(attempts, retryAfterMs(outcome.retryAfter, now), random());
-        await repo.updateDelivery(trx, delivery.id, delay === undefined ? { ...base, status: 'exhausted', next_attempt_at: null, last_error: error } : { ...base, status: 'failed', next_attempt_at: new Date(now.getTime() + delay), last_error: error });
+        await repo.settleDelivery(trx, delivery.id, delivery.lease_until, delay === undefined ? { ...base, status: 'exhausted', next_attempt_at: null, last_error: error } : { ...base, status: 'failed', next_attempt_at: new Date(now.getTime() + delay), last_error: error });
         return ok(undefined);
       });
     },

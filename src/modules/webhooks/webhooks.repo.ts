@@ -80,6 +80,8 @@ export interface ClaimedDelivery {
   event_type: string;
   body: string;
   attempts: number;
+  /** The lease this claim took: what the attempt's outcome is recorded under (settleDelivery). */
+  lease_until: Date;
   endpoint: Pick<EndpointRow, 'id' | 'company_id' | 'url' | 'status' | 'disabled_reason' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
 }
 
@@ -102,7 +104,7 @@ export async function claimDeliveries(db: Db, environment: FiscalEnvironment, no
     update webhook_deliveries d set lease_until = ${leaseUntil}
     from due, webhook_endpoints e
     where d.id = due.id and e.id = d.endpoint_id
-    returning d.id, d.endpoint_id, d.event_type, d.body, d.attempts, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
+    returning d.id, d.endpoint_id, d.event_type, d.body, d.attempts, d.lease_until, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
       e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until`.execute(db);
   return rows.rows.map((row) => ({
     id: row.id,
@@ -110,12 +112,15 @@ export async function claimDeliveries(db: Db, environment: FiscalEnvironment, no
     event_type: row.event_type,
     body: row.body,
     attempts: row.attempts,
+    lease_until: row.lease_until,
     endpoint: { id: row.endpoint_id, company_id: row.company_id, url: row.url, status: row.endpoint_status, disabled_reason: row.disabled_reason, secret_sealed: row.secret_sealed, previous_secret_sealed: row.previous_secret_sealed, previous_secret_until: row.previous_secret_until },
   }));
 }
 
 export interface Success {
   deliveryId: string;
+  /** The claim's lease: a delivery re-queued meanwhile (its lease cleared) keeps its new state. */
+  leaseUntil: Date;
   endpointId: string;
   attempt: Omit<AttemptRow, 'id' | 'delivery_id'>;
 }
@@ -132,7 +137,7 @@ export function recordSuccesses(db: Db, successes: readonly Success[], now: Date
     db
       .updateTable('webhook_deliveries')
       .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, lease_until: null, next_attempt_at: null, last_error: null, updated_at: now })
-      .where('id', 'in', successes.map((success) => success.deliveryId)),
+      .where((eb) => eb.or(successes.map((success) => eb.and([eb('id', '=', success.deliveryId), eb('lease_until', '=', success.leaseUntil)])))),
     db
       .updateTable('webhook_endpoints')
       .set({ failing_since: null })
@@ -146,8 +151,9 @@ export function lockEndpoint(trx: Trx, id: string): Promise<EndpointRow | undefi
   return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export async function updateDelivery(db: Executor, id: string, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+/** Records an attempt's outcome on the delivery its claim still holds; a delivery re-queued meanwhile is left as it is. */
+export async function settleDelivery(db: Executor, id: string, leaseUntil: Date, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('lease_until', '=', leaseUntil).execute();
 }
 
 export async function insertAttempt(db: Executor, row: Omit<AttemptRow, 'id'>): Promise<void> {
@@ -156,7 +162,7 @@ export async function insertAttempt(db: Executor, row: Omit<AttemptRow, 'id'>): 
 
 /** A delivery of this company pending again (a re-send); the row as it is now, undefined when there is none. */
 export function requeueDelivery(db: Db, companyId: string, environment: FiscalEnvironment, id: string, now: Date): Promise<DeliveryRow | undefined> {
-  return db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: null, updated_at: now }).where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).returningAll().executeTakeFirst();
+  return db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: null, lease_until: null, updated_at: now }).where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).returningAll().executeTakeFirst();
 }
 
 export function findDelivery(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DeliveryRow | undefined> {
