@@ -4,14 +4,13 @@
 // documents/s sustained for a 3-line document on PostgreSQL, and p99 <= 50 ms at a steady 200 documents/s.
 // The app listens in this process; the load comes from other processes (autocannon for the saturated rate, an
 // open-loop generator for the fixed rate), so the generator never shares the server's event loop.
-import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
-import { runLoad, type LoadResult } from './load.js';
+import { childJson, runLoad, type LoadResult } from './load.js';
 import { printTable, type BenchRow } from './table.js';
 
 const CONNECTIONS = 20;
@@ -21,22 +20,6 @@ const FIXED_RATE = 200;
 const FIXED_RATE_SECONDS = 5;
 const SUSTAINED_GOAL = 400;
 const P99_GOAL_MS = 50;
-
-/** Runs `args` with node in a child process and parses the JSON it prints. */
-function childJson<T>(args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(JSON.parse(out) as T);
-      else reject(new Error(`${args[0] ?? 'child'} exited with ${String(code)}`));
-    });
-  });
-}
 
 /** autocannon at saturation: CONNECTIONS connections, each sending its next document as soon as the last returns. */
 function saturate(url: string, apiKey: string, body: string, seconds: number): Promise<autocannon.Result> {

@@ -113,24 +113,29 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
   return { sent, ok: sent - failed - unanswered, failed, unanswered, statuses, p50: percentile(50), p99: percentile(99), max: sorted[sorted.length - 1] ?? Number.NaN, achievedRate: sent / sentFor };
 }
 
+/** Runs `args` with node in a child process and parses the JSON it prints. */
+export function childJson<T>(args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as T);
+      else reject(new Error(`${args.join(' ')} exited with ${String(code)}`));
+    });
+  });
+}
+
 /** Runs `spec` in a child process (this file as its program) and returns what it measured. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'ecf-load-'));
   const specPath = join(dir, 'spec.json');
   writeFileSync(specPath, JSON.stringify(spec));
   try {
-    return await new Promise<LoadResult>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load.ts', specPath], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      child.once('error', reject);
-      child.once('exit', (code) => {
-        if (code === 0) resolve(JSON.parse(out) as LoadResult);
-        else reject(new Error(`bench/load.ts exited with ${String(code)}`));
-      });
-    });
+    return await childJson<LoadResult>(['--import', 'tsx', 'bench/load.ts', specPath]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

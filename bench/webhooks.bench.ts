@@ -13,6 +13,7 @@ import { newId } from '../src/platform/ids.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments } from '../test/support/ecf-documents.js';
 import { startSendingWorld } from '../test/support/sending-kit.js';
+import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.js';
 import { runLoad, type LoadResult } from './load.js';
 import { printTable, type BenchRow } from './table.js';
 
@@ -94,7 +95,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
   const receiver = await startChild(['-e', receiverSource], process.env, (output) => /^\d+\n/.test(output));
   // The receiver stands for the integrators' servers, which are other machines: here it yields the CPU like the worker.
   setPriority(receiver.child.pid ?? 0, 10);
-  let worker: { child: ChildProcess; output: () => string } | undefined;
+  let worker: WorkerProcess | undefined;
   try {
     const { app, companyId } = world;
     const { apiKey } = await app.issueKey(companyId, ['webhooks:manage', 'documents:read']);
@@ -106,7 +107,14 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     const apiLoad = (): Promise<LoadResult> =>
       runLoad({ url: `${address}/api/v1/documentos/${document.id}`, method: 'GET', headers: { 'x-api-key': apiKey }, bodies: [''], expectStatus: 200, seconds: 5, mode: { rate: API_RATE } });
 
-    worker = await startChild(['--import', statementCounter, '--import', 'tsx', 'src/main.ts', 'worker'], { ...process.env, ...(await world.processEnv()), ...env, LOG_LEVEL: 'info' }, (output) => output.includes('ecf-service running'));
+    worker = startWorkerProcess({ ...(await world.processEnv()), ...env }, ['--import', statementCounter]);
+    const starting = worker;
+    await Promise.race([
+      starting.ready,
+      starting.exited.then(({ code }) => {
+        throw new Error(`the worker exited with ${String(code)}: ${starting.output()}`);
+      }),
+    ]);
     const delivered = async () => Number(await (await fetch(`${receiverUrl}/count`)).text());
     // The document's own events go out first; the idle measure starts once they have.
     for (let tries = 0; (await delivered()) < 1 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 100));

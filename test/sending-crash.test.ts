@@ -6,58 +6,21 @@
 // Then the case a kill can leave but rarely does: a document's job retried while the dead worker's lease still runs
 // is taken up when the lease runs out, not stranded.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { ecfDocuments } from './support/ecf-documents.js';
 import { postgresAvailable } from './support/backends.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 import { sendingJobs } from '../src/modules/sending/index.js';
 
 const onPostgres = await postgresAvailable();
 const documents = 200;
 const kills = 6;
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 // Two DGII calls of at most 1 + 2.5 s fit in the 8 s lease; the send job expires after 11 s; expired jobs are
 // failed (and retried) within a second.
 const timings = { DGII_CONNECT_TIMEOUT_MS: '1000', DGII_RESPONSE_TIMEOUT_MS: '2500', SEND_LEASE_SECONDS: '8', QUEUE_MAINTENANCE_SECONDS: '1', SEND_RETRY_BASE_MS: '200', SEND_MAX_ATTEMPTS: '30' };
-
-/** What the child inherits from this process: nothing that would point it elsewhere. */
-const inherited = Object.fromEntries(
-  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|LOG_LEVEL)$/.test(entry[0])),
-);
-
-interface Worker {
-  child: ChildProcess;
-  /** Resolves once the worker has started its roles. */
-  ready: Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-}
-
-function startWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'worker'], { cwd: root, env: { ...inherited, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const collect = (chunk: Buffer) => {
-    // The tail is enough to explain a failure.
-    output = (output + chunk.toString()).slice(-20_000);
-    if (output.includes('ecf-service running')) markReady();
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve({ code, signal });
-    });
-  });
-  return { child, ready, exited, output: () => output };
-}
 
 async function within<T>(what: string, promise: Promise<T>, ms: number, detail: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -78,7 +41,7 @@ describe(
   { skip: onPostgres ? false : 'needs PostgreSQL at 127.0.0.1:5432: the worker runs in child processes, which cannot share embedded PGlite', timeout: 300_000 },
   () => {
     let world: SendingWorld;
-    let worker: Worker | undefined;
+    let worker: WorkerProcess | undefined;
 
     before(async () => {
       // This process serves HTTP and polls for verdicts (scheduler); the worker runs apart, to be killed.
@@ -115,7 +78,7 @@ describe(
       // The chaos: wait for a worker to be up and sending, kill it at a random moment, start another.
       const killedWith: (NodeJS.Signals | null)[] = [];
       for (let kill = 0; kill < kills; kill++) {
-        const current = startWorker(env);
+        const current = startWorkerProcess(env);
         worker = current;
         await within('a worker start', current.ready, 60_000, current.output);
         await sleep(300 + Math.random() * 1_200);
@@ -131,7 +94,7 @@ describe(
       assert.deepEqual(killedWith, Array.from({ length: kills }, () => 'SIGKILL'));
 
       // The last worker runs undisturbed until every document is final.
-      const last = startWorker(env);
+      const last = startWorkerProcess(env);
       worker = last;
       await producing;
       assert.equal(ids.length, documents);
@@ -202,7 +165,7 @@ describe(
 
     it('takes up a document a dead worker still holds once its lease runs out, even when its job came too early', async () => {
       if (worker === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) {
-        worker = startWorker(await world.processEnv());
+        worker = startWorkerProcess(await world.processEnv());
         await within('a worker start', worker.ready, 60_000, worker.output);
       }
       const db = world.app.application.database.db;

@@ -3,46 +3,19 @@
 // worker runs undisturbed. Every event reaches the endpoint under exactly one delivery id (a repeat only with the
 // same id), and every delivery ends succeeded: none is lost.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { postgresAvailable } from './support/backends.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const onPostgres = await postgresAvailable();
-const root = fileURLToPath(new URL('..', import.meta.url));
 const blocks = 120;
 const kills = 4;
 // A 1 s timeout gives a 7 s delivery lease: the deliveries a killed worker held are claimed again once it runs out.
 const timings = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: '1000', WEBHOOKS_DISPATCH_INTERVAL_MS: '50', QUEUE_MAINTENANCE_SECONDS: '1' };
-
-const inherited = Object.fromEntries(
-  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|WEBHOOKS_.*|LOG_LEVEL)$/.test(entry[0])),
-);
-
-function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; exited: Promise<NodeJS.Signals | null>; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'worker'], { cwd: root, env: { ...inherited, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-    if (output.includes('ecf-service running')) markReady();
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => {
-    child.once('exit', (_code, signal) => {
-      resolve(signal);
-    });
-  });
-  return { child, ready, exited, output: () => output };
-}
 
 describe(
   `webhook crash safety: the worker is SIGKILLed ${String(kills)} times while deliveries are pending`,
@@ -50,7 +23,7 @@ describe(
   () => {
     let world: SendingWorld;
     let receiver: WebhookReceiver;
-    let worker: ReturnType<typeof startWorker> | undefined;
+    let worker: WorkerProcess | undefined;
 
     before(async () => {
       receiver = await startWebhookReceiver();
@@ -89,7 +62,7 @@ describe(
 
       const killedWith: (NodeJS.Signals | null)[] = [];
       for (let kill = 0; kill < kills; kill++) {
-        const current = startWorker(env);
+        const current = startWorkerProcess(env);
         worker = current;
         await current.ready;
         // A worker yields the CPU to the API (BACKGROUND_NICE, default 10): field 19 of /proc/<pid>/stat.
@@ -101,12 +74,12 @@ describe(
           await sleep(50);
         }
         current.child.kill('SIGKILL');
-        killedWith.push(await current.exited);
+        killedWith.push((await current.exited).signal);
       }
       assert.deepEqual(killedWith, Array.from({ length: kills }, () => 'SIGKILL'));
       await producing;
 
-      const last = startWorker(env);
+      const last = startWorkerProcess(env);
       worker = last;
       const expected = blocks + Math.ceil(blocks / 3);
       const deadline = Date.now() + 120_000;

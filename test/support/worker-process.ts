@@ -1,0 +1,44 @@
+// An `ecf worker` in a child process, for the tests (and benches) that kill, restart or measure workers apart from
+// the API: it runs this checkout's sources with the environment given, and nothing of this process's that would
+// point it elsewhere (database, cache, keys, storage, DGII, timings).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+const inherited = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|WEBHOOKS_.*|LOG_LEVEL)$/.test(entry[0]),
+  ),
+);
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Resolves once the worker has started its roles. */
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The tail of what it printed, enough to explain a failure. */
+  output: () => string;
+}
+
+/** `nodeOptions` go before the program (e.g. `--import` of a preload). */
+export function startWorkerProcess(env: Record<string, string>, nodeOptions: readonly string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'src/main.ts', 'worker'], { cwd: root, env: { ...inherited, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+    if (output.includes('ecf-service running')) markReady();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal });
+    });
+  });
+  return { child, ready, exited, output: () => output };
+}
