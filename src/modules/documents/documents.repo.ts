@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind, DocumentArtefactsTable, DocumentEventsTable, DocumentsTable, DocumentStatus } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
@@ -74,7 +75,7 @@ export function listDocuments(db: Db, companyId: string, environment: FiscalEnvi
   if (filter.ecfType !== undefined) query = query.where('ecf_type', '=', filter.ecfType);
   const after = filter.after;
   if (after !== undefined) {
-    query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    query = query.where(olderThan(after));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }

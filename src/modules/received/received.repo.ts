@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
@@ -59,7 +60,7 @@ export function listReceived(db: Db, companyId: string, environment: FiscalEnvir
   if (filter.receivedTo !== undefined) query = query.where('received_at', '<', filter.receivedTo);
   const after = filter.after;
   if (after !== undefined) {
-    query = query.where((eb) => eb.or([eb('received_at', '<', after.createdAt), eb.and([eb('received_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    query = query.where(olderThan(after, 'received_at'));
   }
   return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }

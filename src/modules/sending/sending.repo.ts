@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
@@ -75,7 +76,7 @@ export function listFailedJobs(db: Db, companyId: string, environment: FiscalEnv
   if (filter.open !== undefined) query = query.where('closed_at', filter.open ? 'is' : 'is not', null);
   const after = filter.after;
   if (after !== undefined) {
-    query = query.where((eb) => eb.or([eb('opened_at', '<', after.createdAt), eb.and([eb('opened_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    query = query.where(olderThan(after, 'opened_at'));
   }
   return query.orderBy('opened_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }

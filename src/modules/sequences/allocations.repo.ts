@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { AllocationStatus, SequenceAllocationUsesTable, SequenceAllocationsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
@@ -41,7 +42,7 @@ export function listAllocations(
   if (filter.deviceId !== undefined) query = query.where('a.device_id', '=', filter.deviceId);
   const after = filter.after;
   if (after !== undefined) {
-    query = query.where((eb) => eb.or([eb('a.created_at', '<', after.createdAt), eb.and([eb('a.created_at', '=', after.createdAt), eb('a.id', '<', after.id)])]));
+    query = query.where(olderThan(after, 'a.created_at', 'a.id'));
   }
   return query.orderBy('a.created_at', 'desc').orderBy('a.id', 'desc').limit(filter.limit).execute();
 }

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { AnnulmentSpansTable, AnnulmentsTable, AnnulmentStatus, DgiiMessageRow } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
@@ -73,7 +74,7 @@ export async function updateAnnulment(trx: Trx, id: string, change: { status: An
 export function listAnnulments(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after?: { createdAt: Date; id: string } | undefined }): Promise<AnnulmentRow[]> {
   let query = db.selectFrom('annulments').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
   const after = filter.after;
-  if (after !== undefined) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  if (after !== undefined) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }
 

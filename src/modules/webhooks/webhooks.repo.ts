@@ -1,5 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
@@ -22,7 +23,7 @@ export function findEndpoint(db: Executor, companyId: string, environment: Fisca
 export function listEndpoints(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined }): Promise<EndpointRow[]> {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
   const after = filter.after;
-  if (after !== undefined) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  if (after !== undefined) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }
 
@@ -174,7 +175,7 @@ export function listDeliveries(db: Db, companyId: string, environment: FiscalEnv
   if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   const after = filter.after;
-  if (after !== undefined) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  if (after !== undefined) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }
 
