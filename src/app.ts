@@ -318,8 +318,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     let http: Application['http'];
     if (roles.http) {
       const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas, ...webhookSchemas, ...receivedSchemas]) server.app.addSchema(schema);
-      for (const schema of commercialResponseSchemas) server.app.addSchema(schema);
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas, ...webhookSchemas, ...receivedSchemas, ...commercialResponseSchemas]) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {
             database: (ms) => database.probe(ms),

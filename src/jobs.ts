@@ -11,8 +11,8 @@ import { taxpayersJobs } from './modules/taxpayers/index.js';
 import { webhookJobs } from './modules/webhooks/index.js';
 import { commercialResponseJobs, type ResponseDelivery } from './modules/received/index.js';
 
-export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; delivery: () => Delivery; sendLeaseMs?: number; annulments: () => AnnulmentsService; sequences: () => SequencesService; environment?: FiscalEnvironment; responseDelivery?: () => ResponseDelivery; responseLeaseMs?: number }) {
-  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...sendingJobs({ delivery: deps.delivery, leaseMs: deps.sendLeaseMs }), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }), ...webhookJobs({ db: deps.db, clock: deps.clock, environment: deps.environment }), ...commercialResponseJobs({ responseDelivery: deps.responseDelivery ?? (() => { throw new Error('commercial response delivery is not wired'); }), leaseMs: deps.responseLeaseMs }) };
+export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; delivery: () => Delivery; sendLeaseMs?: number; annulments: () => AnnulmentsService; sequences: () => SequencesService; environment: FiscalEnvironment; responseDelivery: () => ResponseDelivery; responseLeaseMs?: number }) {
+  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...sendingJobs({ delivery: deps.delivery, leaseMs: deps.sendLeaseMs }), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }), ...webhookJobs({ db: deps.db, clock: deps.clock, environment: deps.environment }), ...commercialResponseJobs({ responseDelivery: deps.responseDelivery, leaseMs: deps.responseLeaseMs }) };
 }
 
 export type AppJobs = ReturnType<typeof createJobs>;

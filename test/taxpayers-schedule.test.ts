@@ -48,6 +48,10 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
       sequences: () => {
         throw new Error('not used by the taxpayer import');
       },
+      environment: 'TEST',
+      responseDelivery: () => {
+        throw new Error('not used by the taxpayer import');
+      },
     });
 
   it('is off by default and scheduled at the configured cron when a URL is configured', () => {
