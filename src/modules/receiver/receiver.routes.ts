@@ -75,6 +75,18 @@ export function receiverRoutes(deps: ReceiverDeps) {
     return undefined;
   }
 
+  /** A POST's company, token (per RECEIVER_AUTH_MODE) and upload, or the refusal already sent. */
+  async function admittedUpload(request: FastifyRequest, reply: FastifyReply): Promise<{ company: ReceiverCompany; upload: { xml: Buffer; filename: string } } | undefined> {
+    const company = await companyFor(request, reply);
+    if (company === undefined) return undefined;
+    if (!(await deps.auth.admits(company.id, request.headers.authorization))) {
+      unauthorized(reply);
+      return undefined;
+    }
+    const upload = await uploadOf(request, reply);
+    return upload === undefined ? undefined : { company, upload };
+  }
+
   const post = { xmlBody: true as const, bodyLimit: maxXmlUploadBytes, auth: { kind: 'public' as const } };
   return [
     defineRoute({
@@ -119,11 +131,9 @@ export function receiverRoutes(deps: ReceiverDeps) {
       docs: { operationId: 'receiverReceiveEcf', summary: 'Receive an e-CF from another taxpayer; answers its signed acknowledgement (ARECF)', tags },
       schema: { params: Segments, body: XmlUploadBody, response: xmlResponse('The ARECF signed by the receiving company: Estado 0, or 1 with CodigoMotivoNoRecibido 1 to 4.') },
       handler: async (request, reply) => {
-        const company = await companyFor(request, reply);
-        if (company === undefined) return reply;
-        if (!(await deps.auth.admits(company.id, request.headers.authorization))) return unauthorized(reply);
-        const upload = await uploadOf(request, reply);
-        if (upload === undefined) return reply;
+        const admitted = await admittedUpload(request, reply);
+        if (admitted === undefined) return reply;
+        const { company, upload } = admitted;
         const reception = await deps.received.receive(company, upload.xml, upload.filename);
         if (reception.kind === 'unreadable') {
           request.log.info({ detail: reception.message }, 'receiver e-CF refused: unreadable');
@@ -143,11 +153,9 @@ export function receiverRoutes(deps: ReceiverDeps) {
       docs: { operationId: 'receiverReceiveApproval', summary: "Receive a buyer's commercial approval or rejection (ACECF) of one of the company's e-CF: 200 recorded, 400 not", tags },
       schema: { params: Segments, body: XmlUploadBody, response: { 200: { description: 'Recorded.', content: { 'application/json': { schema: DgiiMessage } } } } },
       handler: async (request, reply) => {
-        const company = await companyFor(request, reply);
-        if (company === undefined) return reply;
-        if (!(await deps.auth.admits(company.id, request.headers.authorization))) return unauthorized(reply);
-        const upload = await uploadOf(request, reply);
-        if (upload === undefined) return reply;
+        const admitted = await admittedUpload(request, reply);
+        if (admitted === undefined) return reply;
+        const { company, upload } = admitted;
         const result = await deps.receiveApproval(company.id, upload.xml);
         if (!result.ok) {
           request.log.info({ code: result.failure.code, detail: result.failure.detail }, 'receiver ACECF refused');
