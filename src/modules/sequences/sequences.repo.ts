@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type { SequenceRangesTable } from '../../platform/db/schema.js';
+import { executePrepared } from '../../platform/db/prepared.js';
 import type { Trx } from '../../platform/db/transact.js';
 
 export type RangeRow = Selectable<SequenceRangesTable>;
@@ -85,7 +86,7 @@ export function firstUsableRange(trx: Trx, of: UsableRangeOf): Promise<RangeRow 
  * Undefined when no range is usable, or when a competitor used up the range this statement waited for.
  */
 export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { cause: string; burnedAt: Date }): Promise<{ range: RangeRow; sequence: number; encf: string } | undefined> {
-  const result = await sql<RangeRow & { taken: number; encf: string }>`
+  const result = await executePrepared(db, sql<RangeRow & { taken: number; encf: string }>`
     with usable as (
       select id from sequence_ranges
       where company_id = ${of.companyId} and environment = ${of.environment} and ecf_type = ${of.ecfType}
@@ -100,7 +101,7 @@ export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { cause
       insert into sequence_burned (company_id, environment, encf, range_id, cause, burned_at, annulment_id)
       select company_id, environment, encf, id, ${of.cause}, ${of.burnedAt}, null from taken
     )
-    select * from taken`.execute(db);
+    select * from taken`);
   const row = result.rows[0];
   if (row === undefined) return undefined;
   const { taken, encf, ...range } = row;

@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/bac
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrate.js';
+import { executePrepared } from './prepared.js';
 import { transact } from './transact.js';
 import { ConnectionInsideTransactionError } from './transaction-scope.js';
 import { fail, ok } from '../http/problems.js';
@@ -112,6 +113,22 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
       assert.equal(failed.ok, false);
       const keys = (await handle.db.selectFrom('settings').select('key').where('key', 'like', 'transact-%').execute()).map((row) => row.key);
       assert.deepEqual(keys, ['transact-ok']);
+    });
+
+    it('runs a statement marked prepared with its values, and on PostgreSQL by name, prepared once per connection', async () => {
+      const marked = (value: number) => sql<{ doubled: number }>`select ${value}::int8 * 2 as doubled, 'prepared-probe' as tag`;
+      const answers = await transact(handle.db, async (trx) => {
+        const first = await executePrepared(trx, marked(21));
+        const second = await executePrepared(trx, marked(50));
+        const preparedHere = handle.kind === 'postgres' ? await sql<{ name: string }>`select name from pg_prepared_statements where statement like '%prepared-probe%'`.execute(trx) : { rows: [] };
+        return ok({ values: [first.rows[0]?.doubled, second.rows[0]?.doubled], prepared: preparedHere.rows.map((row) => row.name) });
+      });
+      assert.ok(answers.ok);
+      assert.deepEqual(answers.value.values, [42, 100]);
+      if (handle.kind === 'postgres') {
+        assert.equal(answers.value.prepared.length, 1);
+        assert.match(answers.value.prepared[0] ?? '', /^p_[0-9a-f]{24}$/);
+      }
     });
   });
 }

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
 import { openPgliteGateway } from './pglite-gateway.js';
+import { preparingClient } from './prepared.js';
 import { withTimeout } from '../timeout.js';
 import type { Database } from './schema.js';
 import type { SqlExecutor } from './sql-executor.js';
@@ -38,9 +39,9 @@ function openPostgres(url: string, poolSize: number): DatabaseHandle {
   // An idle client that loses its server emits 'error'; without a listener that would crash the process.
   pool.on('error', () => undefined);
   const guardedPool = {
-    connect() {
+    async connect() {
       assertOutsideTransaction();
-      return pool.connect();
+      return preparingClient(await pool.connect());
     },
     end: () => pool.end(),
   };

@@ -2,9 +2,11 @@
 // (WITH s0 AS (insert ...), s1 AS (delete ...) SELECT 1). A single statement is atomic without BEGIN and COMMIT, so
 // the writes cost one round trip instead of one each plus two; this is the hot path's way of storing a document.
 // PostgreSQL runs every part on one snapshot: the parts must not read each other's rows. Foreign keys are checked
-// at the end of the statement, so a part may insert a row that another part's row refers to.
+// at the end of the statement, so a part may insert a row that another part's row refers to. The statement is
+// prepared (prepared.ts): its text depends only on the parts' shapes, which each call site keeps fixed.
 import { sql, type OperationNodeSource } from 'kysely';
 import type { Db } from './database.js';
+import { executePrepared } from './prepared.js';
 import type { Trx } from './transact.js';
 
 export async function executeAsOneStatement(executor: Db | Trx, parts: readonly OperationNodeSource[]): Promise<void> {
@@ -13,7 +15,7 @@ export async function executeAsOneStatement(executor: Db | Trx, parts: readonly 
     parts.map((part, index) => sql`${sql.raw(`s${String(index)}`)} as (${part})`),
     sql`, `,
   );
-  await sql`with ${ctes} select 1`.execute(executor);
+  await executePrepared(executor, sql`with ${ctes} select 1`);
 }
 
 /**

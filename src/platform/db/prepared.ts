@@ -1,0 +1,47 @@
+// Server-side prepared statements for the hot paths. PostgreSQL parses, analyses and plans every statement sent as
+// plain text; for the data-modifying CTEs of the hot paths that costs more of its CPU than running them (measured on
+// the reference machine: the e-NCF claim 0.43 ms of backend CPU per run as text, 0.20 ms prepared). A statement run
+// through `executePrepared` is prepared once per connection, under a name derived from its text, and then executed
+// by name. Only statements marked so are prepared: a prepared statement holds server memory for the connection's
+// life, so texts that vary (IN lists of any length) must not be, and at most `maxPreparedTexts` are, whatever the
+// callers do. PGlite runs the marked statement as any other.
+import { createHash } from 'node:crypto';
+import type { QueryResult, RawBuilder } from 'kysely';
+import type pg from 'pg';
+import type { Db } from './database.js';
+import type { Trx } from './transact.js';
+
+const maxPreparedTexts = 64;
+
+/** Statement text → the name it is prepared under. */
+const preparedNames = new Map<string, string>();
+
+function markPrepared(text: string): void {
+  if (preparedNames.has(text) || preparedNames.size >= maxPreparedTexts) return;
+  preparedNames.set(text, `p_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`);
+}
+
+/** Runs `query` as a prepared statement on PostgreSQL (see above); its text must not vary with its values. */
+export function executePrepared<R>(executor: Db | Trx, query: RawBuilder<R>): Promise<QueryResult<R>> {
+  const compiled = query.compile(executor);
+  markPrepared(compiled.sql);
+  return executor.executeQuery(compiled);
+}
+
+const patched = new WeakSet<pg.PoolClient>();
+
+/**
+ * Makes a pooled client run the marked texts by name (pg prepares a name once per connection). Kysely calls
+ * `query(text, values)`; every other call goes through unchanged.
+ */
+export function preparingClient(client: pg.PoolClient): pg.PoolClient {
+  if (patched.has(client)) return client;
+  patched.add(client);
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    const name = typeof text === 'string' && args.length === 2 ? preparedNames.get(text) : undefined;
+    return name === undefined ? query(...args) : query({ name, text, values });
+  };
+  return client;
+}
