@@ -200,7 +200,7 @@ export function createDocumentsService(deps: {
           repo.insertArtefacts(db, artefacts),
           repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` }),
           domainEventInsert(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now }),
-        ]);
+        ], { prepared: true });
       } catch (error) {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;

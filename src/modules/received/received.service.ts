@@ -157,7 +157,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
           payload: { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null, status, codigoMotivoNoRecibido: reason },
           occurredAt: now,
         }),
-      ]);
+      ], { prepared: true });
     } catch (error) {
       if (isForeignKeyViolation(error)) return undefined;
       throw error;

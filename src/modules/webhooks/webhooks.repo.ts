@@ -3,6 +3,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
+import { executePrepared } from '../../platform/db/prepared.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { CursorPosition } from '../../platform/http/cursor.js';
@@ -93,7 +94,7 @@ export interface ClaimedDelivery {
  * runs out. Each comes with its endpoint's columns, so the attempt reads nothing more.
  */
 export async function claimDeliveries(db: Db, environment: FiscalEnvironment, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-  const rows = await sql<Omit<ClaimedDelivery, 'endpoint'> & { company_id: string; url: string; endpoint_status: EndpointRow['status']; disabled_reason: string | null; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: Date | null }>`
+  const rows = await executePrepared(db, sql<Omit<ClaimedDelivery, 'endpoint'> & { company_id: string; url: string; endpoint_status: EndpointRow['status']; disabled_reason: string | null; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: Date | null }>`
     with due as (
       select id from webhook_deliveries
       where environment = ${environment}
@@ -106,7 +107,7 @@ export async function claimDeliveries(db: Db, environment: FiscalEnvironment, no
     from due, webhook_endpoints e
     where d.id = due.id and e.id = d.endpoint_id
     returning d.id, d.endpoint_id, d.event_type, d.body, d.attempts, d.lease_until, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
-      e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until`.execute(db);
+      e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until`);
   return rows.rows.map((row) => ({
     id: row.id,
     endpoint_id: row.endpoint_id,
@@ -144,7 +145,7 @@ export function recordSuccesses(db: Db, successes: readonly Success[], now: Date
       .set({ failing_since: null })
       .where('id', 'in', [...new Set(successes.map((success) => success.endpointId))])
       .where('failing_since', 'is not', null),
-  ]);
+  ], { prepared: false }); // a batch of any size
 }
 
 /** The endpoint, locked until the transaction ends (a failed attempt decides on its run of failures under it). */
