@@ -13,6 +13,9 @@ import type { EcfType } from '../src/fiscal/model/ecf-model-types.js';
 import { groupsOf, parseXmlTree, textOf } from '../src/fiscal/parse/index.js';
 import { parseSemilla } from '../src/fiscal/responses/semilla.js';
 import { signCanonicalDocument, signXml, verifyEnvelopedSignature, type SigningKey } from '../src/fiscal/xmldsig/index.js';
+import { createReceiverAuth } from '../src/modules/receiver/index.js';
+import type { Cache } from '../src/platform/cache/index.js';
+import { createMemoryCache } from '../src/platform/cache/memory-cache.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import type { App } from '../src/platform/http/route.js';
@@ -273,6 +276,15 @@ describe('receiver: the ARECF verdict, in the order of the standard', () => {
     assert.deepEqual(rows.map((row) => `${row.status}/${row.reason_code ?? ''}`).sort(), ['not_received/3', 'not_received/3', 'received/']);
   });
 
+  it('keeps answering past the fifth e-CF on one connection (the prepared insert\'s generic plan), and still finds the duplicate', async () => {
+    // Sequential requests reuse one pooled connection: PostgreSQL plans a prepared statement afresh five times, then
+    // generically, and the generic plan must still pick the partial unique index as the ON CONFLICT arbiter.
+    const sent = Array.from({ length: 8 }, () => ecfTo(company.rnc));
+    for (const { xml } of sent) assert.equal((await verdict(xml))['Estado'], '0');
+    const again = await verdict(sent[0]?.xml ?? '');
+    assert.deepEqual([again['Estado'], again['CodigoMotivoNoRecibido']], ['1', '3']);
+  });
+
   it('records each answer with its bytes, timeline and domain event', async () => {
     const { xml, encf } = ecfTo(other);
     const answer = await postEcf(app.app, path, xml, token);
@@ -479,6 +491,25 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
     // And a token opens only the receiver of the company that issued it.
     const token = await tokenAt(required.app, base(elsewhere));
     assert.equal((await postEcf(required.app, path, ecfTo(company.rnc).xml, token)).statusCode, 401);
+  });
+
+  it('reads what a token opens from the shared cache once for a burst of e-CF, and checks its company and expiry on each', async () => {
+    const at = fixedClock(new Date());
+    const shared = createMemoryCache(at);
+    let tokenReads = 0;
+    const counted: Cache = { ...shared, get: (key) => (key.startsWith('receiver:token:') && tokenReads++, shared.get(key)) };
+    const auth = createReceiverAuth({ cache: counted, clock: at, mode: 'required' });
+    const checked = await auth.validateSeed('cmp_a', Buffer.from(signXml(await auth.issueSeed('cmp_a'), issuerKey)));
+    assert.ok(checked.ok);
+    const bearer = `Bearer ${checked.token.token}`;
+    for (let i = 0; i < 5; i++) assert.equal(await auth.admits('cmp_a', bearer), true);
+    assert.equal(await auth.admits('cmp_b', bearer), false);
+    assert.equal(tokenReads, 1);
+    assert.equal(await auth.admits('cmp_a', 'Bearer forged-token-0123456789'), false);
+    assert.equal(await auth.admits('cmp_a', 'Bearer forged-token-0123456789'), false);
+    assert.equal(tokenReads, 3, 'a token the cache does not hold is asked for every time');
+    at.advance(60 * 60_000);
+    assert.equal(await auth.admits('cmp_a', bearer), false);
   });
 
   it('two requests racing with one signed seed: one token', async () => {

@@ -3,7 +3,7 @@
 // transform only; allow-listed algorithms. Pinning the shape this tightly is what rules out signature wrapping
 // (a Reference to some other element) and algorithm downgrades (SHA-1, HMAC, exclusive or with-comments C14N:
 // Firmado names REC-xml-c14n-20010315, the variant without comments, and DGII's samples use nothing else).
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } from './profile.js';
 import { elementChildren } from './untrusted-xml.js';
 import type { VerificationProblem, VerificationProblemCode } from './verification-result.js';
@@ -77,18 +77,48 @@ export function readSignatureStructure(root: Element): StructureResult {
   return { ok: true, parts: { signature, signedInfo, digestValue: Buffer.from(digestValue, 'base64'), signatureValue, certificate } };
 }
 
+/**
+ * The RSA certificates read lately, by the SHA-256 of their base64 text (one spelling of their DER bytes; the text
+ * itself would be a slice that keeps the whole document alive): a receiver hears from the same few signers again
+ * and again, and parsing the DER was the largest single cost of a verification after the XML parse. Only
+ * certificates that passed every check below are kept, so a hit needs none again. Bounded in count and in size,
+ * since the text comes from senders (a real certificate is 1 to 3 KB); the least recently used goes first (a Map
+ * keeps insertion order).
+ */
+const readCertificates = new Map<string, X509Certificate>();
+export const maxReadCertificates = 64;
+const maxKeptCertificateBase64 = 16 * 1024;
+
 function readCertificate(keyInfo: Element): X509Certificate | VerificationProblem {
   const certificates = Array.from(keyInfo.getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'X509Certificate'));
   const [element] = certificates;
   if (element === undefined) return { code: 'certificate_missing', message: 'KeyInfo holds no X509Data/X509Certificate.' };
   if (certificates.length > 1) return { code: 'certificate_multiple', message: `KeyInfo holds ${certificates.length} certificates; DGII's profile has exactly one, the signer's.` };
   const base64 = base64Text(element);
+  if (base64 === undefined) return certificateUnreadable();
+  const key = createHash('sha256').update(base64).digest('base64');
+  const known = readCertificates.get(key);
+  if (known !== undefined) {
+    readCertificates.delete(key);
+    readCertificates.set(key, known);
+    return known;
+  }
+  const certificate = readRsaCertificate(base64);
+  if (!('code' in certificate) && base64.length <= maxKeptCertificateBase64) {
+    if (readCertificates.size >= maxReadCertificates) readCertificates.delete(readCertificates.keys().next().value as string);
+    readCertificates.set(key, certificate);
+  }
+  return certificate;
+}
+
+const certificateUnreadable = (): VerificationProblem => ({ code: 'certificate_unreadable', message: 'The X509Certificate in KeyInfo is not a readable DER certificate.' });
+
+function readRsaCertificate(base64: string): X509Certificate | VerificationProblem {
   let certificate: X509Certificate;
   try {
-    if (base64 === undefined) throw new TypeError('not base64');
     certificate = new X509Certificate(Buffer.from(base64, 'base64'));
   } catch {
-    return { code: 'certificate_unreadable', message: 'The X509Certificate in KeyInfo is not a readable DER certificate.' };
+    return certificateUnreadable();
   }
   // rsa-sha256 means RSASSA-PKCS1-v1_5: an EC or RSA-PSS key must not be accepted under that name.
   if (certificate.publicKey.asymmetricKeyType !== 'rsa') {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
+import forge from 'node-forge';
 import { syntheticCanonicalEcf } from '../../../test/support/synthetic-ecf.js';
 import { readSample, testSigningKey, verifyWithXmlsec1Embedded, xmlPartOfMultipart, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
 import { readSignatureValue, signCanonicalDocument, verifyEnvelopedSignature } from './index.js';
-import type { VerificationProblemCode, VerifiedForm } from './index.js';
+import type { SigningKey, VerificationProblemCode, VerifiedForm } from './index.js';
+import { maxReadCertificates } from './signature-structure.js';
 
 describe('verifyEnvelopedSignature on the public DGII samples (dgii/README.md)', () => {
   const valid: [file: string, code: string | undefined, form: VerifiedForm][] = [
@@ -82,7 +85,43 @@ describe('verifyEnvelopedSignature on what we sign', () => {
     const swapped = signed.replace(readSignatureCertificate(signed), other);
     assertRefused(verifyEnvelopedSignature(swapped), 'signature_mismatch');
   });
+
+  it('a certificate read before vouches for nothing: its next document is checked with its key all the same', () => {
+    const sample = readSample('130359334E310000008928.xml');
+    assert.ok(verifyEnvelopedSignature(sample).ok);
+    const borrowed = signed.replace(readSignatureCertificate(signed), readSignatureCertificate(sample.toString('utf8')));
+    assertRefused(verifyEnvelopedSignature(borrowed), 'signature_mismatch');
+    assert.ok(verifyEnvelopedSignature(sample).ok);
+    assert.ok(verifyEnvelopedSignature(signed).ok);
+  });
+
+  it(`verifies documents from more signers than the ${String(maxReadCertificates)} certificates it keeps read, and the first again after them`, () => {
+    // One key under many certificates (a signer renewing its certificate looks like this too).
+    const certificates = certificatesOf(key, maxReadCertificates + 2);
+    const document = syntheticCanonicalEcf(1);
+    for (const certificatePem of [...certificates, certificates[0]!]) {
+      const result = verifyEnvelopedSignature(signCanonicalDocument(document, { ...key, certificatePem }));
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.equal(result.certificatePem, new X509Certificate(certificatePem).toString());
+    }
+  });
 });
+
+/** `count` self-signed certificates of `key`'s public key, each with its own serial number. */
+function certificatesOf(key: SigningKey, count: number): string[] {
+  const privateKey = forge.pki.privateKeyFromPem(key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+  return Array.from({ length: count }, (_, i) => {
+    const certificate = forge.pki.createCertificate();
+    certificate.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
+    certificate.serialNumber = (1_000 + i).toString(16);
+    certificate.validity.notBefore = new Date('2026-01-01T00:00:00Z');
+    certificate.validity.notAfter = new Date('2036-01-01T00:00:00Z');
+    certificate.setSubject([{ name: 'commonName', value: `SIGNER ${String(i)}` }]);
+    certificate.setIssuer([{ name: 'commonName', value: `SIGNER ${String(i)}` }]);
+    certificate.sign(privateKey, forge.md.sha256.create());
+    return forge.pki.certificateToPem(certificate);
+  });
+}
 
 describe('verifyEnvelopedSignature refuses hostile and broken input with a specific code, never a throw', () => {
   const key = testSigningKey();

@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
+import { executePrepared } from '../../platform/db/prepared.js';
 import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 
@@ -23,18 +24,21 @@ export function insertEvent(executor: Executor, event: { receivedDocumentId: str
   return executor.insertInto('received_document_events').values({ received_document_id: event.receivedDocumentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
 }
 
-/** Whether this company already received (Estado 0) this issuer's e-NCF. */
+/**
+ * Whether this company already received (Estado 0) this issuer's e-NCF. Asked once per reception: prepared, with the
+ * status a literal so that the generic plan still reads the partial unique index (its predicate is that literal).
+ */
 export async function wasReceived(db: Executor, companyId: string, environment: FiscalEnvironment, issuerRnc: string, encf: string): Promise<boolean> {
-  const row = await db
+  const query = db
     .selectFrom('received_documents')
     .select('id')
     .where('company_id', '=', companyId)
     .where('environment', '=', environment)
     .where('issuer_rnc', '=', issuerRnc)
     .where('encf', '=', encf)
-    .where('status', '=', 'received')
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('status', '=', sql.lit('received'));
+  const result = await executePrepared(db, sql<{ id: string }>`${query}`);
+  return result.rows.length > 0;
 }
 
 export function findReceived(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<ReceivedRow | undefined> {

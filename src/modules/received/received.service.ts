@@ -1,6 +1,7 @@
 // Documents other taxpayers sent to a company's receiver: the reception itself (the verdict of the receiver
 // standard, the signed ARECF, the exact bytes kept) and the integrator's inbox (list, one, artefacts).
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { identifiersOf, judgeReceivedEcf, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
@@ -144,8 +145,10 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
     try {
       // One statement, one round trip: the row, its artefacts, its first event and the outbox event.
       await executeAsOneStatement(db, [
-        // Only Estado 0 rows are unique per issuer and e-NCF: the copy that loses the race inserts nothing...
-        repo.insertReceived(db, row).onConflict((conflict) => conflict.columns(['company_id', 'environment', 'issuer_rnc', 'encf']).where('status', '=', 'received').doNothing()),
+        // Only Estado 0 rows are unique per issuer and e-NCF: the copy that loses the race inserts nothing... The
+        // index's predicate is a literal: as a parameter, the generic plan a prepared statement switches to after
+        // five runs cannot infer the partial index ("no unique or exclusion constraint matching").
+        repo.insertReceived(db, row).onConflict((conflict) => conflict.columns(['company_id', 'environment', 'issuer_rnc', 'encf']).where('status', '=', sql.lit('received')).doNothing()),
         // ...so its artefact rows name no row, the foreign key fails at the end of the statement, and nothing of
         // it stays: that refusal is how the loser learns it is a duplicate.
         repo.insertArtefacts(db, artefacts),

@@ -10,6 +10,7 @@ import { buildSemilla, parseSemilla } from '../../fiscal/responses/semilla.js';
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import type { Cache } from '../../platform/cache/index.js';
 import type { Clock } from '../../platform/clock.js';
+import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 
 /** How long a seed may wait to come back signed (DGII publishes no value for its own; two minutes is ample). */
 export const seedLifetimeMs = 2 * 60_000;
@@ -52,8 +53,29 @@ export interface ReceiverAuth {
   admits(companyId: string, authorization: string | undefined): Promise<boolean>;
 }
 
+/** What a token opens, as validateSeed stored it. */
+interface Grant {
+  companyId: string;
+  expiresAt: number;
+}
+
 export function createReceiverAuth(deps: { cache: Cache; clock: Clock; mode: ReceiverAuthMode }): ReceiverAuth {
   const { cache, clock, mode } = deps;
+  // A sender posts every e-CF with its token: what the token opens is kept here a moment rather than read from the
+  // shared cache per request. Nothing changes a stored token before it expires, and expiry is checked on every call.
+  const recentGrants = new RecentReads<Grant>(recentReadMs, (grant) => grant.companyId);
+
+  async function storedGrant(key: string): Promise<Grant | undefined> {
+    const stored = await cache.get(key);
+    if (stored === undefined) return undefined;
+    try {
+      const { companyId, expiresAt } = JSON.parse(stored) as { companyId: unknown; expiresAt: unknown };
+      return typeof companyId === 'string' && typeof expiresAt === 'number' ? { companyId, expiresAt } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     async issueSeed(companyId) {
       const now = clock.now();
@@ -89,14 +111,9 @@ export function createReceiverAuth(deps: { cache: Cache; clock: Clock; mode: Rec
       // A token that is given must be good, whatever the mode.
       const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
       if (match?.[1] === undefined) return false;
-      const stored = await cache.get(tokenKey(match[1]));
-      if (stored === undefined) return false;
-      try {
-        const { companyId: owner, expiresAt } = JSON.parse(stored) as { companyId: unknown; expiresAt: unknown };
-        return owner === companyId && typeof expiresAt === 'number' && expiresAt > clock.now().getTime();
-      } catch {
-        return false;
-      }
+      const key = tokenKey(match[1]);
+      const grant = await recentGrants.read(key, () => storedGrant(key));
+      return grant !== undefined && grant.companyId === companyId && grant.expiresAt > clock.now().getTime();
     },
   };
 }
