@@ -2,18 +2,21 @@
 // with a signed ARECF: parse, XSD, signature, duplicate check, archive the received bytes and the ARECF, insert,
 // sign the ARECF. Each request carries its own e-CF (a fresh e-NCF, signed by the issuer), with the receiver token
 // required, as DGII and other taxpayers call it. Goals on the 2-core reference machine: >= 500 e-CF/s, and p99 <= 20 ms
-// at a steady 100 e-CF/s. PostgreSQL when it answers, else the embedded back ends.
-import { writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
+// at a steady 100 e-CF/s. PostgreSQL when it answers, else the embedded back ends. DGII's XSDs are read from
+// ../shared/dgii/xsd (ECF_XSD_DIR, as a deployment sets it); without them the schema check is left out, and the note
+// says so. BENCH_RECEIVER_PROFILE=<file> writes a CPU profile of the saturated run.
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { buildEcf } from '../src/fiscal/build/index.js';
 import { signCanonicalDocument, signXml } from '../src/fiscal/xmldsig/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
+import { officialXsdDir } from '../test/support/dgii-files.js';
 import { ecfDocuments, ownedFieldsFor } from '../test/support/ecf-documents.js';
 import { nextRnc, startTestApp } from '../test/support/test-app.js';
 import { testSigningKey } from '../test/support/xmldsig-kit.js';
 import { runLoad } from './load.js';
+import { profiled } from './profile.js';
 import { printTable, type BenchRow } from './table.js';
 
 const CONNECTIONS = 20;
@@ -43,7 +46,8 @@ function signedEcfs(buyer: string, count: number): string[] {
 
 export async function receiverBench(): Promise<BenchRow[]> {
   const embedded = !(await postgresAvailable());
-  const testApp = await startTestApp({ embedded, env: { RECEIVER_AUTH_MODE: 'required' } });
+  const xsd = existsSync(officialXsdDir) ? officialXsdDir : undefined;
+  const testApp = await startTestApp({ embedded, env: { RECEIVER_AUTH_MODE: 'required', ...(xsd === undefined ? {} : { ECF_XSD_DIR: xsd }) } });
   try {
     const rnc = nextRnc();
     const companyId = await testApp.provisionCompany({ rnc });
@@ -63,7 +67,7 @@ export async function receiverBench(): Promise<BenchRow[]> {
 
     const address = await testApp.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `${address}${base}/recepcion/api/ecf`;
-    const backend = `${testApp.application.database.kind}, blobs ${testApp.config.storage.kind}`;
+    const backend = `${testApp.application.database.kind}, blobs ${testApp.config.storage.kind}, XSD ${xsd === undefined ? 'not checked (no ../shared/dgii/xsd)' : 'checked'}`;
     // Disjoint slices: the probe took the first; the warm-up, the saturated run and the steady run take the rest.
     const steadyCount = FIXED_RATE * FIXED_RATE_SECONDS;
     const warmUp = documents.slice(1, 1_001);
@@ -74,7 +78,7 @@ export async function receiverBench(): Promise<BenchRow[]> {
     await runLoad({ url, headers, bodies: warmUp, expectStatus: 200, seconds: WARM_UP_SECONDS, mode: { connections: CONNECTIONS } });
     // The load generator is another process: this process's CPU (thread pool included) is the app's alone.
     const cpu = process.cpuUsage();
-    const saturated = await profiled(() => runLoad({ url, headers, bodies: saturating, expectStatus: 200, seconds: SECONDS, mode: { connections: CONNECTIONS } }));
+    const saturated = await profiled('BENCH_RECEIVER_PROFILE', () => runLoad({ url, headers, bodies: saturating, expectStatus: 200, seconds: SECONDS, mode: { connections: CONNECTIONS } }));
     const used = process.cpuUsage(cpu);
     const cpuMsPerEcf = (used.user + used.system) / 1_000 / saturated.sent;
     const failed = saturated.failed + saturated.unanswered;
@@ -95,26 +99,6 @@ export async function receiverBench(): Promise<BenchRow[]> {
     return rows;
   } finally {
     await testApp.close();
-  }
-}
-
-/**
- * With BENCH_RECEIVER_PROFILE=<file>, a CPU profile of this process's main thread while `run` runs, for Chrome's
- * DevTools or `npx speedscope`: where the receiver's own CPU goes (the RSA signing on the thread pool is not in it).
- */
-async function profiled<T>(run: () => Promise<T>): Promise<T> {
-  const file = process.env['BENCH_RECEIVER_PROFILE'];
-  if (file === undefined || file === '') return run();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await run();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    await writeFile(file, JSON.stringify(profile));
-    session.disconnect();
   }
 }
 

@@ -13,8 +13,6 @@
 // writes a CPU profile of the app during the pipeline run. About two and a half minutes in all.
 // Timings of the pipeline come from its own records: the `queued` event (written by enviar) to `final_at`.
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
@@ -25,6 +23,8 @@ import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { authenticate, xmlForm } from '../test/support/sandbox-kit.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import type { SandboxReply, SandboxRequest } from './sending-sandbox.js';
+import { clockTicksPerSecond, processTicks } from './process-cpu.js';
+import { profiled } from './profile.js';
 import { printTable, type BenchRow } from './table.js';
 
 const GOAL_PER_SECOND = 300;
@@ -64,21 +64,14 @@ interface Resources {
   postgres: { app: number; sandbox: number } | undefined;
 }
 
-const clockTicksPerSecond = 100;
-
 /** CPU ticks used so far by each PostgreSQL backend serving `databases` (Linux /proc; undefined elsewhere). */
 async function backendTicks(db: TestApp['application']['database']['db'], databases: readonly string[]): Promise<Map<number, { database: string; ticks: number }> | undefined> {
   const backends = await sql<{ pid: number; datname: string }>`select pid, datname from pg_stat_activity where datname in (${sql.join(databases)})`.execute(db);
   const ticks = new Map<number, { database: string; ticks: number }>();
   for (const backend of backends.rows) {
-    try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const stat = await readFile(`/proc/${String(backend.pid)}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(backend.pid, { database: backend.datname, ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      return undefined; // PostgreSQL on another machine or in a container: its CPU is not ours to read
-    }
+    const used = processTicks(backend.pid);
+    if (used === undefined) return undefined; // PostgreSQL on another machine or in a container: its CPU is not ours to read
+    ticks.set(backend.pid, { database: backend.datname, ticks: used });
   }
   return ticks;
 }
@@ -277,26 +270,6 @@ function instrumentPg(): void {
 
 function statementsSince(before: ReadonlyMap<string, number>): Map<string, number> {
   return new Map([...statements].map(([kind, count]) => [kind, count - (before.get(kind) ?? 0)] as const).filter(([, count]) => count > 0));
-}
-
-/**
- * With BENCH_SENDING_PROFILE=<file>, a CPU profile of this process (the app: HTTP, worker, scheduler) while `run`
- * runs, for Chrome's DevTools or `npx speedscope`: where the pipeline's own CPU goes.
- */
-async function profiled<T>(run: () => Promise<T>): Promise<T> {
-  const file = process.env['BENCH_SENDING_PROFILE'];
-  if (file === undefined || file === '') return run();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await run();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    await writeFile(file, JSON.stringify(profile));
-    session.disconnect();
-  }
 }
 
 /** Runs `task` over `items`, `concurrency` at a time. */
@@ -513,7 +486,7 @@ async function benchBackend(embedded: boolean, count: number): Promise<BenchRow[
     let pipelineUsage: Resources | undefined;
     const pipelineTransactions = await transactionsOver(world, count, async () => {
       await world.mark();
-      pipeline = await profiled(() => throughPipeline(world, forPipeline, Math.max(120_000, (count / 20) * 1_000)));
+      pipeline = await profiled('BENCH_SENDING_PROFILE', () => throughPipeline(world, forPipeline, Math.max(120_000, (count / 20) * 1_000)));
       pipelineUsage = await world.usage(count);
     });
     if (ceiling === undefined || ceilingUsage === undefined || pipeline === undefined || pipelineUsage === undefined) throw new Error('a run did not finish');

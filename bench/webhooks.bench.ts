@@ -15,6 +15,7 @@ import { ecfDocuments } from '../test/support/ecf-documents.js';
 import { startSendingWorld } from '../test/support/sending-kit.js';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.js';
 import { runLoad, type LoadResult } from './load.js';
+import { cpuMsBetween, ticksOf } from './process-cpu.js';
 import { printTable, type BenchRow } from './table.js';
 
 const EVENTS = 10_000;
@@ -140,6 +141,10 @@ export async function webhooksBench(): Promise<BenchRow[]> {
       await db.insertInto('domain_events').values(rows).execute();
     }
     // The API's load starts once the events are written (writing them is the bench's work, not the API's).
+    // PostgreSQL: the backends serving this bench's database (the worker's, the API's, autovacuum's on its tables).
+    const backends = async () => (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db)).rows.map((row) => row.pid);
+    const processes = { worker: [worker.child.pid ?? 0], receiver: [receiver.child.pid ?? 0], api: [process.pid], postgres: await backends() };
+    const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, ticksOf(pids)]));
     const during = apiLoad();
     let drainedMs = Number.NaN;
     for (;;) {
@@ -150,6 +155,11 @@ export async function webhooksBench(): Promise<BenchRow[]> {
       if (performance.now() - started > 300_000) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    // CPU over the drain, per delivery: which process the deliveries kept busy (the API's own load included in `api`).
+    const backendsAfter = await backends();
+    const cpuPerDelivery = Object.entries(processes)
+      .map(([name, pids]) => `${name} ${(cpuMsBetween(cpuBefore[name] ?? new Map(), ticksOf(name === 'postgres' ? backendsAfter : pids)) / EVENTS).toFixed(3)}`)
+      .join(', ');
     const loaded = await during;
     const rate = (EVENTS / drainedMs) * 1_000;
     // The receiver counts an arrival before the worker records its success: give the last records a moment.
@@ -166,7 +176,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
       {
         benchmark: `webhook deliveries, ${String(EVENTS)} events to one endpoint`,
         result: Number.isNaN(drainedMs) ? 'did not drain in 300 s' : `${rate.toFixed(0)} deliveries/s (${(drainedMs / 1_000).toFixed(1)} s)`,
-        note: `${backend}; ${perDelivery.toFixed(2)} statements per delivery (fan-out included); ${pending} not succeeded at the end; goal >= ${String(DELIVERY_GOAL)}/s: ${verdict(rate >= DELIVERY_GOAL)}`,
+        note: `${backend}; ${perDelivery.toFixed(2)} statements per delivery (fan-out included); CPU ms per delivery over the drain: ${cpuPerDelivery}; ${pending} not succeeded at the end; goal >= ${String(DELIVERY_GOAL)}/s: ${verdict(rate >= DELIVERY_GOAL)}`,
       },
       { benchmark: `  API p99, GET /documentos/:id at ${String(API_RATE)}/s, worker idle`, result: `p50 ${ms(idle.p50)}, p99 ${ms(idle.p99)}`, note: `${backend}${apiNote(idle)}` },
       {

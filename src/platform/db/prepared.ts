@@ -5,6 +5,9 @@
 // by name. Only statements marked so are prepared: a prepared statement holds server memory for the connection's
 // life, so texts that vary (IN lists of any length) must not be, and at most `maxPreparedTexts` are, whatever the
 // callers do. PGlite runs the marked statement as any other.
+// After five runs PostgreSQL may switch a prepared statement to a generic plan, which knows no parameter's value: a
+// value that must match a partial index's predicate (an ON CONFLICT ... WHERE naming the index, a WHERE that should
+// use it) must be written as a literal (sql.lit), or the generic plan cannot use the index, or errors.
 import { createHash } from 'node:crypto';
 import type { QueryResult, RawBuilder } from 'kysely';
 import type pg from 'pg';
