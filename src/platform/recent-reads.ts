@@ -36,6 +36,10 @@ export class RecentReads<V> {
     this.entries.delete(key);
   }
 
+  forgetAll(): void {
+    this.entries.clear();
+  }
+
   /** Forgets every value read for `group` (a company). */
   forgetGroup(group: string): void {
     for (const [key, entry] of this.entries) if (entry.group === group) this.entries.delete(key);

@@ -37,7 +37,7 @@ export async function wasReceived(db: Executor, companyId: string, environment: 
     .where('issuer_rnc', '=', issuerRnc)
     .where('encf', '=', encf)
     .where('status', '=', sql.lit('received'));
-  const result = await executePrepared(db, sql<{ id: string }>`${query}`);
+  const result = await executePrepared(db, query);
   return result.rows.length > 0;
 }
 

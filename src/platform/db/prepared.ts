@@ -9,10 +9,8 @@
 // value that must match a partial index's predicate (an ON CONFLICT ... WHERE naming the index, a WHERE that should
 // use it) must be written as a literal (sql.lit), or the generic plan cannot use the index, or errors.
 import { createHash } from 'node:crypto';
-import type { QueryResult, RawBuilder } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type QueryExecutorProvider, type QueryResult, type RawBuilder } from 'kysely';
 import type pg from 'pg';
-import type { Db } from './database.js';
-import type { Trx } from './transact.js';
 
 const maxPreparedTexts = 64;
 
@@ -24,9 +22,17 @@ function markPrepared(text: string): void {
   preparedNames.set(text, `p_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`);
 }
 
-/** Runs `query` as a prepared statement on PostgreSQL (see above); its text must not vary with its values. */
-export function executePrepared<R>(executor: Db | Trx, query: RawBuilder<R>): Promise<QueryResult<R>> {
-  const compiled = query.compile(executor);
+/** What executePrepared needs of a Kysely instance or transaction, whatever its tables. */
+interface PreparedExecutor extends QueryExecutorProvider {
+  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
+}
+
+/**
+ * Runs `query` (raw SQL or a query builder) as a prepared statement on PostgreSQL (see above); its text must not
+ * vary with its values. Any Kysely instance or transaction of the process's pools: the service's or the sandbox's.
+ */
+export function executePrepared<R>(executor: PreparedExecutor, query: RawBuilder<R> | Compilable<R>): Promise<QueryResult<R>> {
+  const compiled = sql<R>`${query}`.compile(executor);
   markPrepared(compiled.sql);
   return executor.executeQuery(compiled);
 }

@@ -9,6 +9,7 @@ import { certificateFingerprint } from '../http/sessions.js';
 import { sandboxEnvironments, sandboxFaultModes, type SandboxEnvironment, type SandboxFaultMode } from '../state/schema.js';
 import { maintenanceWindows, maintenanceWindowsSetting, statusEnvironments, type MaintenanceWindow } from '../services/service-status-windows.js';
 import { processingDelayMs, writeSetting } from '../state/settings.js';
+import { forgetState } from '../state/state-cache.js';
 import { addRange, upsertTaxpayer } from '../state/taxpayers.js';
 
 const rnc = { type: 'string', pattern: '^(\\d{9}|\\d{11})$' } as const;
@@ -167,11 +168,13 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
           .values({ service: body.service, mode: body.mode, probability: body.probability ?? 1, remaining: body.count ?? null, delay_ms: body.delayMs ?? 0 })
           .returningAll()
           .executeTakeFirstOrThrow();
+        forgetState(db);
         return reply.code(201).send(row);
       });
 
       admin.delete('/faults', async (_request, reply) => {
         await db.deleteFrom('sandbox_faults').execute();
+        forgetState(db);
         return reply.code(204).send();
       });
 
@@ -245,6 +248,7 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
           await db.deleteFrom(table).execute();
         }
         await db.deleteFrom('sandbox_settings').where('key', 'in', ['processing_delay_ms', maintenanceWindowsSetting]).execute();
+        forgetState(db);
         // The counterpart taxpayer is part of the emulator, not of a test's setup: it comes back at once.
         await loadCounterpartIdentity(db, context.clock);
         return reply.code(204).send();

@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { SandboxFaultMode, SandboxFaultsTable } from '../state/schema.js';
+import { remembered } from '../state/state-cache.js';
 import { recordArrival } from './arrivals.js';
 import type { SandboxApp, SandboxContext } from './context.js';
 import { environmentOf, type SandboxService } from './sandbox-route.js';
@@ -14,28 +15,41 @@ const receiving: ReadonlySet<SandboxService> = new Set(['recepcion', 'recepcionf
 /** How long `timeout` holds a request when the fault gives no delay: longer than any sane client timeout. */
 const defaultTimeoutMs = 120_000;
 
-type Fault = Pick<SandboxFaultsTable, 'mode' | 'delay_ms'> & { id: number };
+type Fault = Pick<SandboxFaultsTable, 'service' | 'mode' | 'probability' | 'remaining' | 'delay_ms'> & { id: number };
+
+/** The faults still active, of every service, oldest first: asked on every request, so remembered (state-cache.ts). */
+function activeFaults(context: SandboxContext): Promise<Fault[]> {
+  return remembered(context.db, 'faults', () =>
+    context.db
+      .selectFrom('sandbox_faults')
+      .select(['id', 'service', 'mode', 'probability', 'remaining', 'delay_ms'])
+      .where((eb) => eb.or([eb('remaining', 'is', null), eb('remaining', '>', 0)]))
+      .orderBy('id')
+      .execute(),
+  );
+}
+
+function isSpent(fault: Fault): boolean {
+  return fault.remaining !== null && fault.remaining <= 0;
+}
 
 /** The fault that hits this request, if any (and counts it down). */
 async function takeFault(context: SandboxContext, service: SandboxService): Promise<Fault | undefined> {
-  const faults = await context.db
-    .selectFrom('sandbox_faults')
-    .select(['id', 'mode', 'probability', 'remaining', 'delay_ms'])
-    .where('service', '=', service)
-    .where((eb) => eb.or([eb('remaining', 'is', null), eb('remaining', '>', 0)]))
-    .orderBy('id')
-    .execute();
-  for (const fault of faults) {
+  for (const fault of await activeFaults(context)) {
+    if (fault.service !== service || isSpent(fault)) continue;
     if (fault.probability < 1 && context.random() >= fault.probability) continue;
     if (fault.remaining !== null) {
-      // Counted down in one statement, so two concurrent requests cannot both take the last one.
+      // Counted down in the database, in one statement, so two concurrent requests (even in two processes sharing
+      // the tables) cannot both take the last one; the remembered copy follows the count it returns.
       const taken = await context.db
         .updateTable('sandbox_faults')
         .set({ remaining: sql<number>`remaining - 1` })
         .where('id', '=', fault.id)
         .where('remaining', '>', 0)
+        .returning('remaining')
         .executeTakeFirst();
-      if (taken.numUpdatedRows === 0n) continue;
+      fault.remaining = taken?.remaining ?? 0;
+      if (taken === undefined) continue;
     }
     return fault;
   }
@@ -44,14 +58,7 @@ async function takeFault(context: SandboxContext, service: SandboxService): Prom
 
 /** Whether a maintenance fault is active for the service (status routes report it). */
 export async function inMaintenance(context: SandboxContext, service: SandboxService): Promise<boolean> {
-  const row = await context.db
-    .selectFrom('sandbox_faults')
-    .select('id')
-    .where('service', '=', service)
-    .where('mode', '=', 'maintenance')
-    .where((eb) => eb.or([eb('remaining', 'is', null), eb('remaining', '>', 0)]))
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await activeFaults(context)).some((fault) => fault.service === service && fault.mode === 'maintenance' && !isSpent(fault));
 }
 
 export function installFaults(app: SandboxApp, context: SandboxContext): void {

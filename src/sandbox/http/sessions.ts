@@ -4,6 +4,8 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { SandboxEnvironment } from '../state/schema.js';
+import { remembered } from '../state/state-cache.js';
+import { hasDelegation, taxpayerStanding } from '../state/taxpayers.js';
 import type { SandboxContext } from './context.js';
 
 export interface Session {
@@ -15,9 +17,19 @@ export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** Fingerprints already computed, by PEM: every signed document carries its signer's certificate, nearly always the same few. */
+const fingerprints = new Map<string, string>();
+const maxFingerprints = 1_000;
+
 /** SHA-256 of a PEM certificate's DER, lower-case hex (the key delegations are stored under). */
 export function certificateFingerprint(certificatePem: string): string {
-  return sha256Hex(new X509Certificate(certificatePem).raw);
+  let fingerprint = fingerprints.get(certificatePem);
+  if (fingerprint === undefined) {
+    fingerprint = sha256Hex(new X509Certificate(certificatePem).raw);
+    if (fingerprints.size >= maxFingerprints) fingerprints.clear();
+    fingerprints.set(certificatePem, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** The holder's identifier: the subject's serialNumber (a cédula, RNC or passport), else its common name. */
@@ -27,32 +39,36 @@ export function certificateHolder(certificatePem: string): string {
   return field('serialNumber') ?? field('CN') ?? 'desconocido';
 }
 
-/** The session of a request's bearer token in this environment; undefined when absent, unknown or expired. */
+/**
+ * The session of a request's bearer token in this environment; undefined when absent, unknown or expired. Known
+ * tokens are remembered (state-cache.ts); an unknown one is asked for again each time, as another process may
+ * have issued it.
+ */
 export async function sessionOf(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment): Promise<Session | undefined> {
   const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   if (match?.[1] === undefined) return undefined;
-  const row = await context.db
-    .selectFrom('sandbox_tokens')
-    .select(['certificate_sha256', 'holder'])
-    .where('token_sha256', '=', sha256Hex(match[1]))
-    .where('environment', '=', environment)
-    .where('expires_at', '>', context.clock.now())
-    .executeTakeFirst();
-  return row === undefined ? undefined : { certificateSha256: row.certificate_sha256, holder: row.holder };
+  const tokenSha256 = sha256Hex(match[1]);
+  const row = await remembered(
+    context.db,
+    `token:${environment}:${tokenSha256}`,
+    () =>
+      context.db
+        .selectFrom('sandbox_tokens')
+        .select(['certificate_sha256', 'holder', 'expires_at'])
+        .where('token_sha256', '=', tokenSha256)
+        .where('environment', '=', environment)
+        .executeTakeFirst(),
+  );
+  if (row === undefined || row.expires_at.getTime() <= context.clock.now().getTime()) return undefined;
+  return { certificateSha256: row.certificate_sha256, holder: row.holder };
 }
 
 /** Whether a certificate may act for a taxpayer: delegated to it, or the taxpayer accepts any certificate. */
 export async function isDelegated(context: SandboxContext, certificateSha256: string, rnc: string): Promise<boolean> {
-  const taxpayer = await context.db.selectFrom('sandbox_taxpayers').select('accept_any_certificate').where('rnc', '=', rnc).executeTakeFirst();
+  const taxpayer = await taxpayerStanding(context.db, rnc);
   if (taxpayer === undefined) return false;
   if (taxpayer.accept_any_certificate) return true;
-  const delegation = await context.db
-    .selectFrom('sandbox_delegations')
-    .select('rnc')
-    .where('rnc', '=', rnc)
-    .where('certificate_sha256', '=', certificateSha256)
-    .executeTakeFirst();
-  return delegation !== undefined;
+  return hasDelegation(context.db, rnc, certificateSha256);
 }
 
 /** Whether a certificate may act for at least one registered taxpayer (what validarsemilla requires). */

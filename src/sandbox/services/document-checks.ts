@@ -13,7 +13,8 @@ import { calendarDateOf } from '../../fiscal/dates.js';
 import type { SandboxContext } from '../http/context.js';
 import { certificateFingerprint, isDelegated } from '../http/sessions.js';
 import type { SandboxEnvironment, SandboxMessage } from '../state/schema.js';
-import { rangeFor } from '../state/taxpayers.js';
+import { executePrepared } from '../../platform/db/prepared.js';
+import { rangeFor, taxpayerStanding } from '../state/taxpayers.js';
 import { structureFindings } from './reception-structure.js';
 
 /**
@@ -188,7 +189,7 @@ export async function delegationRefusal(context: SandboxContext, signerSha256: s
 }
 
 export async function taxpayerRefusal(context: SandboxContext, rnc: string): Promise<Refusal | undefined> {
-  const taxpayer = await context.db.selectFrom('sandbox_taxpayers').select(['active', 'electronic']).where('rnc', '=', rnc).executeTakeFirst();
+  const taxpayer = await taxpayerStanding(context.db, rnc);
   if (taxpayer === undefined) return refusal('issuer_unknown', messageCodes.issuerUnknown, `El RNC emisor ${rnc} no existe.`, false);
   if (!taxpayer.active) return refusal('issuer_inactive', messageCodes.issuerInactive, `El RNC emisor ${rnc} no está activo.`, false);
   if (!taxpayer.electronic) return refusal('issuer_not_electronic', messageCodes.issuerNotElectronic, `El RNC emisor ${rnc} no está autorizado como emisor electrónico.`, false);
@@ -224,38 +225,16 @@ export async function sequenceRefusal(context: SandboxContext, environment: Sand
  * says secuenciaUtilizada true; the earlier use stays the one on record.
  */
 export async function usedSequenceRefusal(context: SandboxContext, environment: SandboxEnvironment, rnc: string, encf: string): Promise<Refusal | undefined> {
-  const use = await context.db
-    .selectFrom('sandbox_sequence_uses')
-    .select('used_by')
-    .where('environment', '=', environment)
-    .where('rnc', '=', rnc)
-    .where('encf', '=', encf)
-    .executeTakeFirst();
-  if (use === undefined) return undefined;
+  const uses = await executePrepared(
+    context.db,
+    context.db.selectFrom('sandbox_sequence_uses').select('used_by').where('environment', '=', environment).where('rnc', '=', rnc).where('encf', '=', encf),
+  );
+  if (uses.rows.length === 0) return undefined;
   return usedRefusal(encf);
 }
 
 export function usedRefusal(encf: string): Refusal {
   return refusal('encf_already_used', messageCodes.encfAlreadyUsed, `El e-NCF ${encf} ya fue utilizado.`, true);
-}
-
-/**
- * Burns the e-NCF. One row per environment, issuer and e-NCF: false when another document took it first (two copies
- * racing), which the caller turns into the already-used refusal.
- */
-export async function recordSequenceUse(
-  context: SandboxContext,
-  environment: SandboxEnvironment,
-  facts: DocumentFacts,
-  usedBy: 'ecf' | 'rfce',
-  trackId: string,
-): Promise<boolean> {
-  const inserted = await context.db
-    .insertInto('sandbox_sequence_uses')
-    .values({ environment, rnc: facts.rncEmisor, encf: facts.encf, used_by: usedBy, track_id: trackId, used_at: context.clock.now() })
-    .onConflict((conflict) => conflict.columns(['environment', 'rnc', 'encf']).doNothing())
-    .executeTakeFirst();
-  return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
 export interface CommonChecksInput {

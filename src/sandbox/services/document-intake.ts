@@ -2,7 +2,7 @@
 // readable document with the expected root, a file named RNCEmisor+eNCF.xml. A request that fails here is refused
 // at once in DGII's shape (no trackId), and every request, refused or not, goes to the arrivals log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { recordArrival } from '../http/arrivals.js';
+import { recordArrival, type Arrival } from '../http/arrivals.js';
 import type { SandboxContext } from '../http/context.js';
 import { messageError, unauthorized } from '../http/dgii-replies.js';
 import type { SandboxService } from '../http/sandbox-route.js';
@@ -17,6 +17,8 @@ export interface Intake {
   facts: DocumentFacts;
   /** Records this request's arrival with its outcome (and the trackId it got, if any). */
   arrival: (outcome: string, trackId?: string) => Promise<void>;
+  /** This request's arrivals log entry but for its outcome and trackId, for a reception that writes it with the document. */
+  arrivalEntry: Omit<Arrival, 'outcome' | 'trackId'>;
 }
 
 export type IntakeResult = { ok: true; intake: Intake } | { ok: false; reply: FastifyReply };
@@ -27,8 +29,8 @@ export async function takeDocument(
   reply: FastifyReply,
   target: { environment: SandboxEnvironment; service: SandboxService; root: 'ECF' | 'RFCE' },
 ): Promise<IntakeResult> {
-  const arrival = (outcome: string, facts?: DocumentFacts, trackId?: string) =>
-    recordArrival(context, { service: target.service, environment: target.environment, rnc: facts?.rncEmisor, encf: facts?.encf, trackId, outcome });
+  const entry = (facts?: DocumentFacts) => ({ service: target.service, environment: target.environment, rnc: facts?.rncEmisor, encf: facts?.encf });
+  const arrival = (outcome: string, facts?: DocumentFacts, trackId?: string) => recordArrival(context, { ...entry(facts), trackId, outcome });
   const session = await sessionOf(context, request, target.environment);
   if (session === undefined) {
     await arrival('refused:unauthorized');
@@ -50,5 +52,5 @@ export async function takeDocument(
     await arrival('refused:filename', facts);
     return { ok: false, reply: messageError(reply, 400, misnamed) };
   }
-  return { ok: true, intake: { session, xml: upload.xml, facts, arrival: (outcome, trackId) => arrival(outcome, facts, trackId) } };
+  return { ok: true, intake: { session, xml: upload.xml, facts, arrival: (outcome, trackId) => arrival(outcome, facts, trackId), arrivalEntry: entry(facts) } };
 }

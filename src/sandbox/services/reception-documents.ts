@@ -1,10 +1,13 @@
 // The documents DGII received (e-CF and RFCE) as the sandbox keeps them, and the ways they are shown back: the
 // verdict decided on arrival, "En Proceso" until ready_at, the estado texts and DGII's US-style reception date.
 import type { FastifyRequest } from 'fastify';
+import { sql, type Expression } from 'kysely';
+import { arrivalInsert, type Arrival } from '../http/arrivals.js';
 import type { SandboxContext } from '../http/context.js';
 import { isDelegated } from '../http/sessions.js';
+import { executePrepared } from '../../platform/db/prepared.js';
 import type { SandboxDocumentsTable, SandboxEnvironment, SandboxMessage } from '../state/schema.js';
-import type { DocumentFacts, Refusal } from './document-checks.js';
+import { usedRefusal, type DocumentFacts, type Refusal } from './document-checks.js';
 
 /** consulta resultado's codes (research/dgii-protocol.md §2). */
 export const estados = { 0: 'No encontrado', 1: 'Aceptado', 2: 'Rechazado', 3: 'En Proceso', 4: 'Aceptado Condicional' } as const;
@@ -21,33 +24,42 @@ export function rejected(refusal: Refusal): Verdict {
   return { outcome: 2, secuenciaUtilizada: refusal.secuenciaUtilizada, mensajes: refusal.mensajes, reason: refusal.reason };
 }
 
-export interface StoredDocumentInput {
+export interface ReceptionInput {
   trackId: string;
   environment: SandboxEnvironment;
   channel: 'ecf' | 'rfce';
   facts: DocumentFacts;
   securityCode: string | undefined;
   verdict: Verdict;
-  readyAt: Date;
+  /** How long after its reception the verdict shows (consultaresultado answers En Proceso until then). */
+  processingDelayMs: number;
   xml: Buffer;
+  /** This request's arrivals log entry, and the outcome a verdict gets there. */
+  arrival: Omit<Arrival, 'outcome' | 'trackId'> & { trackId?: string; outcomeOf: (verdict: Verdict) => string };
 }
 
-export async function storeDocument(context: SandboxContext, input: StoredDocumentInput): Promise<void> {
+/**
+ * Stores a judged document and its arrival, and burns its e-NCF when the verdict does (secuenciaUtilizada), in ONE
+ * statement: atomic without a transaction, one round trip. If another copy burned the e-NCF first (between the
+ * already-used check and now), the document is stored refused as already used instead. Returns the verdict stored.
+ */
+export async function recordReception(context: SandboxContext, input: ReceptionInput): Promise<Verdict> {
+  const { db } = context;
   const { facts, verdict } = input;
-  await context.db
-    .insertInto('sandbox_documents')
-    .values({
+  const now = context.clock.now();
+  const document = (outcome: Verdict['outcome'] | Expression<Verdict['outcome']>, messages: string | Expression<string>) =>
+    db.insertInto('sandbox_documents').values({
       track_id: input.trackId,
       environment: input.environment,
       channel: input.channel,
       rnc_emisor: facts.rncEmisor,
       encf: facts.encf,
       type: facts.tipoeCF,
-      received_at: context.clock.now(),
-      ready_at: input.readyAt,
-      outcome: verdict.outcome,
+      received_at: now,
+      ready_at: new Date(now.getTime() + input.processingDelayMs),
+      outcome,
       secuencia_utilizada: verdict.secuenciaUtilizada,
-      messages: JSON.stringify(verdict.mensajes),
+      messages,
       monto_total: facts.montoTotal ?? null,
       total_itbis: facts.totalItbis ?? null,
       fecha_emision: facts.fechaEmision ?? null,
@@ -56,8 +68,28 @@ export async function storeDocument(context: SandboxContext, input: StoredDocume
       id_extranjero: facts.idExtranjero ?? null,
       security_code: input.securityCode ?? null,
       xml: input.xml.toString('utf8'),
-    })
-    .execute();
+    });
+  const arrival = (outcome: string | Expression<string>) => arrivalInsert(db, { ...input.arrival, outcome }, now);
+
+  if (!verdict.secuenciaUtilizada) {
+    await executePrepared(db, sql`with stored as (${document(verdict.outcome, JSON.stringify(verdict.mensajes))}), arrived as (${arrival(input.arrival.outcomeOf(verdict))}) select 1`);
+    return verdict;
+  }
+  // Every part sees the same snapshot: whether the e-NCF was burned here is what the `burned` part returned.
+  const taken = rejected(usedRefusal(facts.encf));
+  const burned = sql<boolean>`exists (select 1 from burned)`;
+  const use = db
+    .insertInto('sandbox_sequence_uses')
+    .values({ environment: input.environment, rnc: facts.rncEmisor, encf: facts.encf, used_by: input.channel, track_id: input.trackId, used_at: now })
+    .onConflict((conflict) => conflict.columns(['environment', 'rnc', 'encf']).doNothing())
+    .returning('encf');
+  const stored = document(
+    sql<Verdict['outcome']>`case when ${burned} then ${verdict.outcome}::integer else ${taken.outcome}::integer end`,
+    sql<string>`case when ${burned} then ${JSON.stringify(verdict.mensajes)}::jsonb else ${JSON.stringify(taken.mensajes)}::jsonb end`,
+  );
+  const arrived = arrival(sql<string>`case when ${burned} then ${input.arrival.outcomeOf(verdict)} else ${input.arrival.outcomeOf(taken)} end`);
+  const result = await executePrepared(db, sql<{ burned: boolean }>`with burned as (${use}), stored as (${stored}), arrived as (${arrived}) select ${burned} as burned`);
+  return result.rows[0]?.burned === true ? verdict : taken;
 }
 
 export type StoredDocument = Omit<SandboxDocumentsTable, 'messages'> & { messages: SandboxMessage[] };
@@ -74,11 +106,22 @@ export async function documentsFor(context: SandboxContext, environment: Sandbox
   return query.orderBy('received_at').execute();
 }
 
-export async function documentByTrackId(context: SandboxContext, environment: SandboxEnvironment, trackId: string): Promise<StoredDocument | undefined> {
-  return context.db.selectFrom('sandbox_documents').selectAll().where('environment', '=', environment).where('track_id', '=', trackId).executeTakeFirst();
+/** What consultaresultado shows of a document: all but its XML, which it never shows (and is the bulk of the row). */
+export type DocumentResult = Pick<StoredDocument, 'rnc_emisor' | 'encf' | 'rnc_comprador' | 'received_at' | 'ready_at' | 'outcome' | 'secuencia_utilizada' | 'messages'>;
+
+export async function documentByTrackId(context: SandboxContext, environment: SandboxEnvironment, trackId: string): Promise<DocumentResult | undefined> {
+  const documents = await executePrepared(
+    context.db,
+    context.db
+      .selectFrom('sandbox_documents')
+      .select(['rnc_emisor', 'encf', 'rnc_comprador', 'received_at', 'ready_at', 'outcome', 'secuencia_utilizada', 'messages'])
+      .where('environment', '=', environment)
+      .where('track_id', '=', trackId),
+  );
+  return documents.rows[0];
 }
 
-export function isReady(context: SandboxContext, document: StoredDocument): boolean {
+export function isReady(context: SandboxContext, document: Pick<StoredDocument, 'ready_at'>): boolean {
   return document.ready_at.getTime() <= context.clock.now().getTime();
 }
 
@@ -102,12 +145,12 @@ export async function wasAccepted(context: SandboxContext, environment: SandboxE
 }
 
 /** What queries show of a stored document: En Proceso (3) until its verdict is ready. */
-export function shownCode(context: SandboxContext, document: StoredDocument): 1 | 2 | 3 | 4 {
+export function shownCode(context: SandboxContext, document: Pick<StoredDocument, 'ready_at' | 'outcome'>): 1 | 2 | 3 | 4 {
   return isReady(context, document) ? document.outcome : 3;
 }
 
 /** Only a session delegated for the issuer (or, where DGII allows it, the buyer) sees a document. */
-export async function mayView(context: SandboxContext, certificateSha256: string, document: StoredDocument, buyerToo = false): Promise<boolean> {
+export async function mayView(context: SandboxContext, certificateSha256: string, document: Pick<StoredDocument, 'rnc_emisor' | 'rnc_comprador'>, buyerToo = false): Promise<boolean> {
   if (await isDelegated(context, certificateSha256, document.rnc_emisor)) return true;
   return buyerToo && document.rnc_comprador !== null && (await isDelegated(context, certificateSha256, document.rnc_comprador));
 }

@@ -11,8 +11,8 @@ import { dgiiRoute } from '../http/sandbox-route.js';
 import { takeDocument } from './document-intake.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { processingDelayMs } from '../state/settings.js';
-import { injectedRejection, messageCodes, recordSequenceUse, runCommonChecks, usedRefusal, type DocumentFacts } from './document-checks.js';
-import { rejected, storeDocument, type Verdict } from './reception-documents.js';
+import { injectedRejection, messageCodes, runCommonChecks, type DocumentFacts } from './document-checks.js';
+import { recordReception, rejected, type Verdict } from './reception-documents.js';
 import { contentVerdict } from './reception-content.js';
 
 interface Judgement {
@@ -33,7 +33,7 @@ async function judge(context: SandboxContext, environment: SandboxEnvironment, x
 async function receive(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
   const taken = await takeDocument(context, request, reply, { environment, service: 'recepcion', root: 'ECF' });
   if (!taken.ok) return taken.reply;
-  const { session, xml, facts, arrival } = taken.intake;
+  const { session, xml, facts, arrival, arrivalEntry } = taken.intake;
 
   const trackId = randomUUID();
   if (request.sandboxFault === 'accept_then_lose') {
@@ -43,23 +43,18 @@ async function receive(context: SandboxContext, request: FastifyRequest, reply: 
   }
   const judgement =
     request.sandboxFault === 'reject' ? { verdict: rejected(injectedRejection()), securityCode: undefined } : await judge(context, environment, xml, facts, session.certificateSha256);
-  let { verdict } = judgement;
-  if (verdict.secuenciaUtilizada && !(await recordSequenceUse(context, environment, facts, 'ecf', trackId))) {
-    // Another copy took the e-NCF between our check and now (or the verdict was this very refusal).
-    verdict = rejected(usedRefusal(facts.encf));
-  }
-  const now = context.clock.now();
-  await storeDocument(context, {
+  // The verdict burns the e-NCF unless another copy took it between our check and now (recordReception says so).
+  await recordReception(context, {
     trackId,
     environment,
     channel: 'ecf',
     facts,
     securityCode: judgement.securityCode,
-    verdict,
-    readyAt: new Date(now.getTime() + (await processingDelayMs(context.db))),
-    xml: xml,
+    verdict: judgement.verdict,
+    processingDelayMs: await processingDelayMs(context.db),
+    xml,
+    arrival: { ...arrivalEntry, trackId, outcomeOf: () => 'accepted' },
   });
-  await arrival('accepted', trackId);
   return reply.send({ trackId });
 }
 

@@ -10,15 +10,8 @@ import { dgiiRoute } from '../http/sandbox-route.js';
 import { takeDocument } from './document-intake.js';
 import { sessionOf } from '../http/sessions.js';
 import type { SandboxEnvironment, SandboxMessage } from '../state/schema.js';
-import {
-  injectedRejection,
-  messageCodes,
-  recordSequenceUse,
-  runCommonChecks,
-  usedRefusal,
-  type DocumentFacts,
-} from './document-checks.js';
-import { documentsFor, estados, mayView, missingParameters, queryParameter, rejected, standingVerdict, storeDocument, type Verdict } from './reception-documents.js';
+import { injectedRejection, messageCodes, runCommonChecks, type DocumentFacts } from './document-checks.js';
+import { documentsFor, estados, mayView, missingParameters, queryParameter, recordReception, rejected, standingVerdict, type Verdict } from './reception-documents.js';
 
 function refusedOn(reason: string, valor: string, codigo: number, secuenciaUtilizada: boolean): Verdict {
   return { outcome: 2, secuenciaUtilizada, mensajes: [{ valor, codigo }], reason };
@@ -55,7 +48,7 @@ function answer(reply: FastifyReply, verdict: Pick<Verdict, 'outcome' | 'secuenc
 async function receive(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
   const taken = await takeDocument(context, request, reply, { environment, service: 'recepcionfc', root: 'RFCE' });
   if (!taken.ok) return taken.reply;
-  const { session, xml, facts, arrival } = taken.intake;
+  const { session, xml, facts, arrival, arrivalEntry } = taken.intake;
   if (request.sandboxFault === 'accept_then_lose') {
     // Answered Aceptado, then lost: consultarfce will not find it.
     await arrival('lost');
@@ -63,20 +56,20 @@ async function receive(context: SandboxContext, request: FastifyRequest, reply: 
   }
 
   const trackId = randomUUID(); // internal key only: DGII gives the RFCE no trackId
-  let verdict = request.sandboxFault === 'reject' ? rejected(injectedRejection()) : await judge(context, environment, xml, facts, session.certificateSha256);
-  if (verdict.secuenciaUtilizada && !(await recordSequenceUse(context, environment, facts, 'rfce', trackId))) verdict = rejected(usedRefusal(facts.encf));
-  await storeDocument(context, {
+  const judged = request.sandboxFault === 'reject' ? rejected(injectedRejection()) : await judge(context, environment, xml, facts, session.certificateSha256);
+  // The verdict burns the e-NCF unless another copy took it between our check and now (recordReception says so).
+  const verdict = await recordReception(context, {
     trackId,
     environment,
     channel: 'rfce',
     facts,
     // What consultarfce and consultaestado match Cod_Seguridad_eCF against: the e-CF 32's code the RFCE carries.
     securityCode: facts.codigoSeguridadeCF,
-    verdict,
-    readyAt: context.clock.now(),
-    xml: xml,
+    verdict: judged,
+    processingDelayMs: 0,
+    xml,
+    arrival: { ...arrivalEntry, outcomeOf: (stored) => (stored.outcome === 2 ? `refused:${stored.reason ?? 'rejected'}` : 'accepted') },
   });
-  await arrival(verdict.outcome === 2 ? `refused:${verdict.reason ?? 'rejected'}` : 'accepted');
   return answer(reply, verdict, facts.encf);
 }
 

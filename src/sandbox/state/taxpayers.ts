@@ -1,6 +1,7 @@
 // Registering taxpayers, their delegated certificates and their authorised ranges: what DGII's registry holds and
 // what the admin routes (and the embedded demo) set up.
 import type { SandboxDb, SandboxEnvironment } from './schema.js';
+import { forgetState, remembered } from './state-cache.js';
 
 export interface TaxpayerInput {
   rnc: string;
@@ -48,6 +49,20 @@ export async function upsertTaxpayer(db: SandboxDb, input: TaxpayerInput): Promi
       .onConflict((conflict) => conflict.columns(['rnc', 'certificate_sha256']).doNothing())
       .execute();
   }
+  forgetState(db);
+}
+
+/** What every document's checks need of a taxpayer (remembered: state-cache.ts); undefined when not registered. */
+export function taxpayerStanding(db: SandboxDb, rnc: string): Promise<{ active: boolean; electronic: boolean; accept_any_certificate: boolean } | undefined> {
+  return remembered(db, `taxpayer:${rnc}`, () => db.selectFrom('sandbox_taxpayers').select(['active', 'electronic', 'accept_any_certificate']).where('rnc', '=', rnc).executeTakeFirst());
+}
+
+/** Whether the certificate is delegated to act for the taxpayer (remembered: state-cache.ts). */
+export function hasDelegation(db: SandboxDb, rnc: string, certificateSha256: string): Promise<boolean> {
+  return remembered(db, `delegation:${rnc}:${certificateSha256}`, async () => {
+    const delegation = await db.selectFrom('sandbox_delegations').select('rnc').where('rnc', '=', rnc).where('certificate_sha256', '=', certificateSha256).executeTakeFirst();
+    return delegation !== undefined;
+  });
 }
 
 export async function addRange(db: SandboxDb, rnc: string, range: RangeInput): Promise<void> {
@@ -62,20 +77,27 @@ export async function addRange(db: SandboxDb, rnc: string, range: RangeInput): P
       expires_on: range.expiresOn ?? null,
     })
     .execute();
+  forgetState(db);
 }
 
-/** The range that authorises an e-NCF sequence number for a taxpayer and type, if any (expired ones included). */
+/**
+ * The range that authorises an e-NCF sequence number for a taxpayer and type, if any (expired ones included). The
+ * taxpayer's ranges of that type are remembered (state-cache.ts), in the order the first match must come from.
+ */
 export async function rangeFor(db: SandboxDb, environment: SandboxEnvironment, rnc: string, type: string, sequence: number) {
-  return db
-    .selectFrom('sandbox_ranges')
-    .select(['id', 'first_sequence', 'last_sequence', 'expires_on'])
-    .where('environment', '=', environment)
-    .where('rnc', '=', rnc)
-    .where('type', '=', type)
-    .where('first_sequence', '<=', sequence)
-    .where('last_sequence', '>=', sequence)
-    .orderBy('expires_on', 'desc')
-    .executeTakeFirst();
+  const ranges = await remembered(db, `ranges:${environment}:${rnc}:${type}`, () =>
+    db
+      .selectFrom('sandbox_ranges')
+      .select(['id', 'first_sequence', 'last_sequence', 'expires_on'])
+      .where('environment', '=', environment)
+      .where('rnc', '=', rnc)
+      .where('type', '=', type)
+      // PostgreSQL's descending order puts the ranges that never expire (null) first.
+      .orderBy('expires_on', 'desc')
+      .orderBy('id')
+      .execute(),
+  );
+  return ranges.find((range) => range.first_sequence <= sequence && range.last_sequence >= sequence);
 }
 
 const ecfTypeCodes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
