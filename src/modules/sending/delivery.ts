@@ -9,7 +9,10 @@
 // marks it `sending`, and runs out if its worker dies; its send job, left active, expires after the lease and is
 // retried, and a job that finds the lease still held leaves a follow-up for when it runs out, so a killed worker's
 // document is always taken up again (test/sending-crash.test.ts). The bytes sent are the archived signed bytes,
-// never re-signed.
+// never re-signed. The common steps (the claim, a trackId, a verdict, a poll's answer) are each ONE statement whose
+// conditions (the lease, the state a poll saw) are its UPDATE's WHERE (sending.repo.ts changeDocumentIf): a worker
+// whose lease passed, or a stale poll, changes nothing. What schedules a send job keeps a transaction, as the job is
+// inserted by the queue in it.
 import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, ResultOutcome, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
@@ -18,9 +21,9 @@ import { signXml } from '../../fiscal/xmldsig/index.js';
 import { backoffMs } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { DocumentStatus, SendRoute } from '../../platform/db/schema.js';
+import type { DocumentStatus } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { recordDomainEvent, type DomainEvent } from '../../platform/events/domain-events.js';
 import { ok } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
@@ -75,10 +78,6 @@ export const defaultDeliveryPolicy: DeliveryPolicy = {
 /** What delivery asks of the queue: a send attempt for a document, in the caller's transaction. */
 export type ScheduleSend = (trx: Trx, documentId: string, startAfter: Date | undefined) => Promise<void>;
 
-export type SendRouteOf = (row: Pick<repo.DocumentRow, 'ecf_type' | 'monto_total'>) => SendRoute;
-
-export const sendRouteOf: SendRouteOf = (row) => (row.ecf_type === '32' && new Big(row.monto_total).lt(rfceThreshold) ? 'rfce' : 'reception');
-
 /** DGII's verdict in our states. */
 const verdictStatus = { accepted: 'accepted', conditional: 'accepted_conditional', rejected: 'rejected' } as const satisfies Record<string, DocumentStatus>;
 
@@ -122,15 +121,23 @@ export function createDelivery(deps: {
     await insertDocumentEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
   }
 
-  async function domainEvent(trx: Trx, row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): Promise<void> {
-    await recordDomainEvent(trx, { companyId: row.company_id, environment, type, payload: { documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type, ...extra }, occurredAt: clock.now() });
+  function domainEventOf(row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): DomainEvent {
+    return { companyId: row.company_id, environment, type, payload: { documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type, ...extra }, occurredAt: clock.now() };
   }
 
-  /** Records DGII's verdict: a final state, its messages, and whether the e-NCF was consumed. */
-  async function recordVerdict(trx: Trx, row: repo.DocumentRow, verdict: Verdict, source: string): Promise<void> {
+  async function domainEvent(trx: Trx, row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): Promise<void> {
+    await recordDomainEvent(trx, domainEventOf(row, type, extra));
+  }
+
+  /**
+   * Records DGII's verdict while `expected` holds (one statement): a final state, its messages, and whether the
+   * e-NCF was consumed. `sent`: what a verdict given at sending adds. Whether it was recorded.
+   */
+  function recordVerdict(row: repo.DocumentRow, expected: repo.Expected, verdict: Verdict, source: string, sent: Pick<repo.StateChange, 'sent_at' | 'send_attempts'> = {}): Promise<boolean> {
     const status = verdictStatus[verdict.kind];
     const now = clock.now();
-    await repo.updateDocument(trx, row.id, {
+    const change: repo.StateChange = {
+      ...sent,
       status,
       send_lease_id: null,
       send_lease_until: null,
@@ -142,16 +149,24 @@ export function createDelivery(deps: {
       next_poll_at: null,
       final_at: now,
       updated_at: now,
+    };
+    return repo.changeDocumentIf(db, row.id, expected, change, {
+      event: { at: now, type: `dgii.${verdict.kind}`, status, cause: `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}` },
+      closeFailedJobs: { at: now, because: `DGII's verdict: ${status}` },
+      domainEvent: domainEventOf(row, `document.${status}`, { status, estado: verdict.estado, mensajes: verdict.messages }),
     });
-    await event(trx, row, `dgii.${verdict.kind}`, status, `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}`);
-    await repo.closeFailedJobs(trx, row.id, now, `DGII's verdict: ${status}`);
-    await domainEvent(trx, row, `document.${status}`, { status, estado: verdict.estado, mensajes: verdict.messages });
   }
 
-  async function recordTrackId(trx: Trx, row: repo.DocumentRow, trackId: string, cause: string): Promise<void> {
+  /** Records the trackId DGII gave while this worker holds the document (one statement). Whether it was recorded. */
+  function recordTrackId(row: repo.DocumentRow, leaseId: string, trackId: string, cause: string): Promise<boolean> {
     const now = clock.now();
-    await repo.updateDocument(trx, row.id, { status: 'in_process', send_lease_id: null, send_lease_until: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now });
-    await event(trx, row, 'dgii.received', 'in_process', cause);
+    // `row` is as claimed: no one else changes a document while its lease is this worker's.
+    const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now };
+    return repo.changeDocumentIf(db, row.id, { leaseId }, change, { event: { at: now, type: 'dgii.received', status: 'in_process', cause } });
+  }
+
+  function warnUnlessHeld(recorded: boolean, row: repo.DocumentRow): void {
+    if (!recorded) log.warn({ documentId: row.id }, 'send outcome not recorded: the lease passed to another worker');
   }
 
   /** A failure that proves DGII did not take the bytes: back to `queued` for a later attempt, or `send_failed`. */
@@ -203,27 +218,34 @@ export function createDelivery(deps: {
     await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts: row.send_attempts });
   }
 
-  /** Takes the document for this worker: the lease, and `sending` marked before anything leaves. */
+  /**
+   * Takes the document for this worker: the lease, and `sending` marked before anything leaves, in one statement.
+   * When that finds it not claimable, a transaction looks at why; only a lease still running needs something done.
+   */
   async function claim(documentId: string): Promise<{ row: repo.DocumentRow; previous: DocumentStatus; leaseId: string } | undefined> {
-    const claimed = await transact(db, async (trx) => {
-      const row = await repo.lockDocument(trx, documentId);
-      const now = clock.now();
-      if (row === undefined || (row.status !== 'queued' && row.status !== 'sending')) return ok(undefined);
-      if (row.send_lease_until !== null && row.send_lease_until > now) {
-        // Another worker holds it (or an uncertain send is settling). A live holder schedules what comes next; a
-        // dead one cannot, so this job leaves a follow-up for when the lease runs out. It finds nothing to do if
-        // the holder finished; without it, a job retried before the lease ran out would strand the document.
-        await scheduleSend(trx, row.id, row.send_lease_until);
+    const leaseId = newId('lse');
+    const terms = (now: Date) => ({ leaseId, leaseUntil: later(policy.leaseMs), now, rfceThreshold: rfceThreshold.toString() });
+    let claimed = await repo.claimForSending(db, documentId, terms(clock.now()));
+    if (claimed === undefined) {
+      await transact(db, async (trx) => {
+        const row = await repo.lockDocument(trx, documentId);
+        const now = clock.now();
+        if (row === undefined || (row.status !== 'queued' && row.status !== 'sending')) return ok(undefined);
+        if (row.send_lease_until !== null && row.send_lease_until > now) {
+          // Another worker holds it (or an uncertain send is settling). A live holder schedules what comes next; a
+          // dead one cannot, so this job leaves a follow-up for when the lease runs out. It finds nothing to do if
+          // the holder finished; without it, a job retried before the lease ran out would strand the document.
+          await scheduleSend(trx, row.id, row.send_lease_until);
+          return ok(undefined);
+        }
+        // The lease ran out in between: take it now, under this lock.
+        claimed = await repo.claimForSending(trx, documentId, terms(now));
         return ok(undefined);
-      }
-      const leaseId = newId('lse');
-      const route = row.send_route ?? sendRouteOf(row);
-      await repo.updateDocument(trx, row.id, { status: 'sending', send_route: route, send_lease_id: leaseId, send_lease_until: later(policy.leaseMs), updated_at: now });
-      const doing = row.status === 'queued' ? `attempt ${String(row.send_attempts + 1)}: sending to DGII ${route === 'rfce' ? 'as an RFCE' : 'reception'}` : 'DGII may already have it: asking about the e-NCF before anything is sent';
-      await event(trx, row, 'dgii.sending', 'sending', doing);
-      return ok({ row: { ...row, status: 'sending' as const, send_route: route, send_lease_id: leaseId }, previous: row.status, leaseId });
-    });
-    return claimed.ok ? claimed.value : undefined;
+      });
+    }
+    if (claimed === undefined) return undefined;
+    const { previous_status: previous, ...row } = claimed;
+    return { row, previous, leaseId };
   }
 
   /** Records an outcome only while this worker still holds the document: a lease that ran out belongs to another. */
@@ -280,18 +302,29 @@ export function createDelivery(deps: {
     return dgii.sendRfce(row.company_id, { xml: rfce, fileName: file.fileName });
   }
 
-  async function recordSendOutcome(trx: Trx, row: repo.DocumentRow, outcome: SendEcfOutcome | SendRfceOutcome, previous: DocumentStatus): Promise<void> {
-    const sentAt = clock.now();
+  async function recordSendOutcome(row: repo.DocumentRow, leaseId: string, outcome: SendEcfOutcome | SendRfceOutcome, previous: DocumentStatus): Promise<void> {
     switch (outcome.kind) {
       case 'received':
-        await recordTrackId(trx, { ...row, sent_at: row.sent_at ?? sentAt }, outcome.trackId, `DGII received it: trackId ${outcome.trackId}`);
+        warnUnlessHeld(await recordTrackId(row, leaseId, outcome.trackId, `DGII received it: trackId ${outcome.trackId}`), row);
         return;
       case 'accepted':
       case 'conditional':
-      case 'rejected':
-        await repo.updateDocument(trx, row.id, { sent_at: row.sent_at ?? sentAt, send_attempts: row.send_attempts + 1, updated_at: sentAt });
-        await recordVerdict(trx, row, outcome, row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception');
+      case 'rejected': {
+        const sent = { sent_at: row.sent_at ?? clock.now(), send_attempts: row.send_attempts + 1 };
+        warnUnlessHeld(await recordVerdict(row, { leaseId }, outcome, row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception', sent), row);
         return;
+      }
+      case 'transient':
+      case 'uncertain':
+      case 'unauthorized':
+      case 'no_credentials':
+        // The outcomes that schedule another attempt: in a transaction, with the send job.
+        await whileHeld(row, leaseId, (trx, current) => recordFailedSend(trx, current, outcome, previous));
+    }
+  }
+
+  async function recordFailedSend(trx: Trx, row: repo.DocumentRow, outcome: Exclude<SendEcfOutcome | SendRfceOutcome, { kind: 'received' | 'accepted' | 'conditional' | 'rejected' }>, previous: DocumentStatus): Promise<void> {
+    switch (outcome.kind) {
       case 'transient':
         await recordNotTaken(trx, row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt, outcome.reason !== 'unavailable');
         return;
@@ -337,64 +370,70 @@ export function createDelivery(deps: {
     const claimed = await claim(documentId);
     if (claimed === undefined) return; // final, not ours to send, or another worker holds it
     const { row, previous, leaseId } = claimed;
-    const company = await companies.get(row.company_id);
+    // Read as API issuing reads it (kept for recentReadMs): the company's RNC names the file sent.
+    const company = (await companies.issuer(row.company_id))?.company;
     const file = company === undefined ? undefined : await fileOf(row, company.rnc);
     if (company === undefined || file === undefined) throw new Error(`document ${row.id}: its company or its signed XML is missing`);
 
     if (previous === 'sending') {
       const known = await resolve(row, company.rnc);
-      if (known.kind !== 'nothing') {
-        await whileHeld(row, leaseId, async (trx, current) => {
-          if (known.kind === 'track') await recordTrackId(trx, current, known.trackId, `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})`);
-          else if (known.kind === 'verdict') await recordVerdict(trx, current, known.verdict, `DGII already had it (found by asking about ${row.encf})`);
-          else await recordUncertain(trx, current, `asking DGII about ${row.encf} failed: ${known.detail}`);
-        });
-        return;
+      switch (known.kind) {
+        case 'track':
+          warnUnlessHeld(await recordTrackId(row, leaseId, known.trackId, `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})`), row);
+          return;
+        case 'verdict':
+          warnUnlessHeld(await recordVerdict(row, { leaseId }, known.verdict, `DGII already had it (found by asking about ${row.encf})`), row);
+          return;
+        case 'unknown':
+          await whileHeld(row, leaseId, (trx, current) => recordUncertain(trx, current, `asking DGII about ${row.encf} failed: ${known.detail}`));
+          return;
+        case 'nothing':
+          await whileHeld(row, leaseId, (trx, current) => event(trx, current, 'dgii.resolved', 'sending', `DGII has nothing for ${row.encf}: it is sent again`));
       }
-      await whileHeld(row, leaseId, (trx, current) => event(trx, current, 'dgii.resolved', 'sending', `DGII has nothing for ${row.encf}: it is sent again`));
     }
 
     const outcome = await send(row, file);
-    await whileHeld(row, leaseId, (trx, current) => recordSendOutcome(trx, current, outcome, previous));
+    await recordSendOutcome(row, leaseId, outcome, previous);
   }
 
-  async function recordResult(row: repo.DocumentRow, outcome: ResultOutcome): Promise<void> {
-    await transact(db, async (trx) => {
-      const current = await repo.lockDocument(trx, row.id);
-      if (current?.status !== 'in_process') return ok(undefined);
-      const now = clock.now();
-      const polls = current.poll_count + 1;
-      const next = later(backoffMs(polls, policy.firstPollDelayMs, policy.maxPollDelayMs));
-      switch (outcome.kind) {
-        case 'accepted':
-        case 'conditional':
-        case 'rejected':
-          await recordVerdict(trx, current, outcome, `DGII's verdict for trackId ${current.track_id ?? ''}`);
-          break;
-        case 'not_found':
-          if (polls >= policy.notFoundAfterPolls) {
-            await repo.updateDocument(trx, current.id, { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now });
-            await event(trx, current, 'dgii.not_found', 'not_found', `DGII has no record of trackId ${current.track_id ?? ''} after ${String(polls)} questions; retry it with POST /documentos/${current.id}/reintentar`);
-            await domainEvent(trx, current, 'document.not_found', { trackId: current.track_id });
-          } else {
-            await repo.updateDocument(trx, current.id, { poll_count: polls, next_poll_at: next, updated_at: now });
-          }
-          break;
-        case 'in_process':
-        case 'transient':
-        case 'unauthorized':
-        case 'no_credentials':
-          // Still working, or no answer now: ask again later; nothing about the document changed.
-          await repo.updateDocument(trx, current.id, { poll_count: polls, next_poll_at: next, updated_at: now });
-          break;
-      }
-      return ok(undefined);
-    });
+  /**
+   * Records DGII's answer about `trackId` in one statement, only while the document is as the poll saw it: still
+   * `in_process` under that trackId (and, for an answer that counts a poll, with the polls it saw counted). A stale
+   * poll (the document moved on, or another poll recorded its answer first) changes nothing.
+   */
+  async function recordResult(row: repo.DocumentRow, trackId: string, outcome: ResultOutcome): Promise<void> {
+    const now = clock.now();
+    const seen: repo.Expected = { status: 'in_process', trackId };
+    const polls = row.poll_count + 1;
+    const pollCounted = { ...seen, pollCount: row.poll_count };
+    switch (outcome.kind) {
+      case 'accepted':
+      case 'conditional':
+      case 'rejected':
+        await recordVerdict(row, seen, outcome, `DGII's verdict for trackId ${trackId}`);
+        return;
+      case 'not_found':
+        if (polls >= policy.notFoundAfterPolls) {
+          await repo.changeDocumentIf(db, row.id, pollCounted, { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, {
+            event: { at: now, type: 'dgii.not_found', status: 'not_found', cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar` },
+            domainEvent: domainEventOf(row, 'document.not_found', { trackId }),
+          });
+          return;
+        }
+        break;
+      case 'in_process':
+      case 'transient':
+      case 'unauthorized':
+      case 'no_credentials':
+        break;
+    }
+    // Still working, or no answer now: ask again later; nothing about the document changed.
+    await repo.changeDocumentIf(db, row.id, pollCounted, { poll_count: polls, next_poll_at: later(backoffMs(polls, policy.firstPollDelayMs, policy.maxPollDelayMs)), updated_at: now }, {});
   }
 
   async function poll(row: repo.DocumentRow): Promise<void> {
     if (row.track_id === null) return;
-    await recordResult(row, await dgii.result(row.company_id, row.track_id));
+    await recordResult(row, row.track_id, await dgii.result(row.company_id, row.track_id));
   }
 
   return {

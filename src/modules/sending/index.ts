@@ -1,4 +1,4 @@
-export { createDelivery, defaultDeliveryPolicy, sendRouteOf, type Delivery, type DeliveryPolicy, type ScheduleSend } from './delivery.js';
+export { createDelivery, defaultDeliveryPolicy, type Delivery, type DeliveryPolicy, type ScheduleSend } from './delivery.js';
 export { sendingJobs } from './sending.jobs.js';
 export { sendingRoutes } from './sending.routes.js';
 export { sendingSchemas } from './sending.schema.js';

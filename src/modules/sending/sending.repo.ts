@@ -1,9 +1,11 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
+import { executePrepared } from '../../platform/db/prepared.js';
 import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { domainEventRow, type DomainEvent } from '../../platform/events/domain-events.js';
 import type { DocumentRow } from '../documents/index.js';
 
 export type { DocumentRow };
@@ -32,12 +34,111 @@ export interface StateChange {
 }
 
 export async function updateDocument(trx: Trx, id: string, change: StateChange): Promise<void> {
+  await documentUpdate(trx, id, change).execute();
+}
+
+/** The update that applies `change`, unexecuted: for writes sent together (platform/db/one-statement.ts). */
+export function documentUpdate(executor: Db | Trx, id: string, change: StateChange) {
   const { dgii_messages: messages, ...rest } = change;
-  await trx
+  return executor
     .updateTable('documents')
     .set({ ...rest, ...(messages === undefined ? {} : { dgii_messages: JSON.stringify(messages) }) })
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', id);
+}
+
+/**
+ * What must still hold of a document's current row for a change to apply: the lease a worker took, or the state
+ * (and trackId, and polls counted) a poll saw.
+ */
+export interface Expected {
+  leaseId?: string;
+  status?: DocumentStatus;
+  trackId?: string;
+  pollCount?: number;
+}
+
+/** What is written with a change, only when the change applied. */
+export interface ChangeRecords {
+  event?: { at: Date; type: string; status: DocumentStatus | null; cause: string };
+  closeFailedJobs?: { at: Date; because: string };
+  domainEvent?: DomainEvent;
+}
+
+/**
+ * Changes document `id` only while `expected` holds of its current row, and writes `records` only when it did, in
+ * ONE statement of data-modifying CTEs (atomic without BEGIN and COMMIT: one round trip). The conditions are the
+ * UPDATE's WHERE, so PostgreSQL checks them on the row's latest version, after waiting for any transaction holding
+ * it (READ COMMITTED re-checks an UPDATE's WHERE): a worker whose lease passed, or a stale poll, changes nothing and
+ * records nothing. Whether the change applied.
+ */
+export async function changeDocumentIf(executor: Db | Trx, id: string, expected: Expected, change: StateChange, records: ChangeRecords): Promise<boolean> {
+  let update = documentUpdate(executor, id, change);
+  if (expected.leaseId !== undefined) update = update.where('send_lease_id', '=', expected.leaseId);
+  if (expected.status !== undefined) update = update.where('status', '=', expected.status);
+  if (expected.trackId !== undefined) update = update.where('track_id', '=', expected.trackId);
+  if (expected.pollCount !== undefined) update = update.where('poll_count', '=', expected.pollCount);
+  // Each part below reads `changed`: it writes once if the update changed the row, else not at all.
+  const parts: RawBuilder<unknown>[] = [sql`changed as (${update.returning('id')})`];
+  const { event, closeFailedJobs, domainEvent } = records;
+  if (event !== undefined) {
+    parts.push(sql`event as (
+      insert into document_events (document_id, at, type, status, cause)
+      select id, ${event.at}, ${event.type}, ${event.status}, ${event.cause} from changed)`);
+  }
+  if (closeFailedJobs !== undefined) {
+    parts.push(sql`closed as (
+      update failed_jobs set closed_at = ${closeFailedJobs.at}, closed_because = ${closeFailedJobs.because}
+      where document_id in (select id from changed) and closed_at is null)`);
+  }
+  if (domainEvent !== undefined) {
+    const row = domainEventRow(domainEvent);
+    parts.push(sql`outbox as (
+      insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
+      select ${row.id}, ${row.company_id}, ${row.environment}, ${row.type}, ${row.payload}, ${row.dedupe_key}, ${row.occurred_at} from changed
+      on conflict (dedupe_key) do nothing)`);
+  }
+  // Each call site sends parts of one shape, so the statement's text is fixed: prepared (platform/db/prepared.ts).
+  const result = await executePrepared(executor, sql<{ id: string }>`with ${sql.join(parts, sql`, `)} select id from changed`);
+  return result.rows.length > 0;
+}
+
+/** A document claimed for sending, with the state it was claimed from. */
+export type ClaimedRow = DocumentRow & { previous_status: DocumentStatus };
+
+/**
+ * Takes document `id` for one worker in ONE statement: when it is `queued` or `sending` and no worker's lease on it
+ * is running, marks it `sending` under a new lease, fixes its route (DGII's reception, or an RFCE summary for a type
+ * 32 under `rfceThreshold` DOP: research/dgii-protocol.md §8.1) and records the `dgii.sending` event. The row is
+ * locked first (FOR UPDATE, latest version) so the state it was claimed from is the one the update saw. Undefined:
+ * not claimable now (final, not queued, or held by another worker).
+ */
+export async function claimForSending(executor: Db | Trx, id: string, claim: { leaseId: string; leaseUntil: Date; now: Date; rfceThreshold: string }): Promise<ClaimedRow | undefined> {
+  const result = await executePrepared(
+    executor,
+    sql<ClaimedRow>`
+      with previous as (
+        select id, status from documents where id = ${id} for update
+      ), claimed as (
+        update documents d set
+          status = 'sending',
+          send_route = coalesce(d.send_route, case when d.ecf_type = '32' and d.monto_total::numeric < ${claim.rfceThreshold}::numeric then 'rfce' else 'reception' end),
+          send_lease_id = ${claim.leaseId},
+          send_lease_until = ${claim.leaseUntil},
+          updated_at = ${claim.now}
+        from previous p
+        where d.id = p.id and p.status in ('queued', 'sending') and (d.send_lease_until is null or d.send_lease_until <= ${claim.now})
+        returning d.*, p.status as previous_status
+      ), event as (
+        insert into document_events (document_id, at, type, status, cause)
+        select id, ${claim.now}, 'dgii.sending', 'sending', case
+          when previous_status = 'queued' then 'attempt ' || (send_attempts + 1) || ': sending to DGII ' || case when send_route = 'rfce' then 'as an RFCE' else 'reception' end
+          else 'DGII may already have it: asking about the e-NCF before anything is sent'
+        end
+        from claimed
+      )
+      select * from claimed`,
+  );
+  return result.rows[0];
 }
 
 /**
@@ -65,10 +166,6 @@ export async function openFailedJob(trx: Trx, job: { id: string; companyId: stri
     .values({ id: job.id, company_id: job.companyId, environment: job.environment, kind: job.kind, document_id: job.documentId, reason: job.reason, attempts: job.attempts, opened_at: job.at, closed_at: null, closed_because: null })
     .onConflict((conflict) => conflict.columns(['document_id', 'kind']).where('closed_at', 'is', null).doUpdateSet({ reason: job.reason, attempts: job.attempts }))
     .execute();
-}
-
-export async function closeFailedJobs(trx: Trx, documentId: string, at: Date, because: string): Promise<void> {
-  await trx.updateTable('failed_jobs').set({ closed_at: at, closed_because: because }).where('document_id', '=', documentId).where('closed_at', 'is', null).execute();
 }
 
 export function listFailedJobs(db: Db, companyId: string, environment: FiscalEnvironment, filter: { open?: boolean | undefined; limit: number; after?: { createdAt: Date; id: string } | undefined }): Promise<FailedJobRow[]> {

@@ -6,8 +6,9 @@ import type { BreakerSnapshot, DgiiClient, ServiceStatusOutcome } from '../../dg
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
+import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
-import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { domainEventInsert } from '../../platform/events/domain-events.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { findDocument, insertDocumentEvent } from '../documents/index.js';
@@ -79,9 +80,12 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
       const refusal = allowed(row);
       if (refusal !== undefined) return refusal;
       const now = clock.now();
-      await repo.updateDocument(trx, id, { status: 'queued', send_attempts: 0, poll_count: 0, next_poll_at: null, updated_at: now });
-      await insertDocumentEvent(trx, { documentId: id, at: now, type: 'queued', status: 'queued', cause }).execute();
-      await recordDomainEvent(trx, { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now });
+      // The row is locked: its writes go together in one statement, then the send job, in this transaction.
+      await executeAsOneStatement(trx, [
+        repo.documentUpdate(trx, id, { status: 'queued', send_attempts: 0, poll_count: 0, next_poll_at: null, updated_at: now }),
+        insertDocumentEvent(trx, { documentId: id, at: now, type: 'queued', status: 'queued', cause }),
+        domainEventInsert(trx, { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now }),
+      ], { prepared: true });
       await scheduleSend(trx, id, undefined);
       return ok(answer({ ...row, status: 'queued' }, true, cause));
     });

@@ -22,14 +22,22 @@ export async function recordDomainEvent(trx: Trx, event: DomainEvent): Promise<v
 export function domainEventInsert(executor: Db | Trx, event: DomainEvent) {
   return executor
     .insertInto('domain_events')
-    .values({
-      id: newId('evt'),
-      company_id: event.companyId,
-      environment: event.environment,
-      type: event.type,
-      payload: JSON.stringify(event.payload),
-      dedupe_key: event.dedupeKey ?? null,
-      occurred_at: event.occurredAt,
-    })
+    .values(domainEventRow(event))
     .onConflict((conflict) => conflict.column('dedupe_key').doNothing());
+}
+
+/**
+ * The row that records `event`: for a statement that inserts it only when its other parts changed something
+ * (src/modules/sending/sending.repo.ts), with the same ON CONFLICT (dedupe_key) DO NOTHING.
+ */
+export function domainEventRow(event: DomainEvent) {
+  return {
+    id: newId('evt'),
+    company_id: event.companyId,
+    environment: event.environment,
+    type: event.type,
+    payload: JSON.stringify(event.payload),
+    dedupe_key: event.dedupeKey ?? null,
+    occurred_at: event.occurredAt,
+  };
 }

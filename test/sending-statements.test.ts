@@ -1,0 +1,211 @@
+// Issue 6's benchmark: each common step of the sending pipeline is ONE statement (no BEGIN/COMMIT), and its
+// conditions are in the statement, so a worker whose lease passed or a stale poll changes nothing. Driven through
+// delivery (with a DGII that answers what each case needs) against the app's database; no worker runs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql, type KyselyPlugin, type Updateable } from 'kysely';
+import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
+import { createDelivery, defaultDeliveryPolicy, type Delivery } from '../src/modules/sending/index.js';
+import { claimForSending } from '../src/modules/sending/sending.repo.js';
+import { systemClock } from '../src/platform/clock.js';
+import type { DocumentsTable } from '../src/platform/db/schema.js';
+import { ecfDocuments } from './support/ecf-documents.js';
+import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+
+describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () => {
+  let world: SendingWorld;
+  const db = () => world.app.application.database.db;
+
+  before(async () => {
+    world = await startSendingWorld({ roles: { http: true, work: false, schedule: false } });
+  });
+  after(() => world.close());
+
+  /**
+   * Statements delivery runs through its own database handle, counted as their results come back (a transaction's
+   * BEGIN and COMMIT are not counted, its statements are).
+   */
+  let statements = 0;
+  const counting: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: (args) => {
+      statements++;
+      return Promise.resolve(args.result);
+    },
+  };
+
+  const scheduled: { documentId: string; at: Date | undefined }[] = [];
+  function deliveryWith(dgii: Partial<DgiiClient>): Delivery {
+    const services = world.app.application.services;
+    const answers: Partial<DgiiClient> = { serviceStatus: () => Promise.resolve({ kind: 'no_credentials' }), ...dgii };
+    return createDelivery({
+      db: db().withPlugin(counting),
+      clock: systemClock,
+      log: world.app.application.log,
+      environment: world.app.config.fiscalEnv,
+      dgii: answers as DgiiClient,
+      companies: services.companies,
+      documents: services.documents,
+      scheduleSend: (_trx, documentId, at) => {
+        scheduled.push({ documentId, at });
+        return Promise.resolve();
+      },
+      policy: defaultDeliveryPolicy,
+    });
+  }
+
+  async function documentIn(type: '31' | '32', change: Updateable<DocumentsTable>): Promise<string> {
+    const created = await world.create(ecfDocuments[type]);
+    if (Object.keys(change).length > 0) await db().updateTable('documents').set(change).where('id', '=', created.id).execute();
+    return created.id;
+  }
+  const row = (id: string) => db().selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const events = async (id: string) => (await db().selectFrom('document_events').select(['type', 'status', 'cause']).where('document_id', '=', id).orderBy('id').execute()).slice(1);
+  const domainEvents = async (id: string) => (await sql<{ type: string }>`select type from domain_events where payload->>'documentId' = ${id} order by occurred_at, id`.execute(db())).rows.map((event) => event.type);
+  const openFailedJobs = async (id: string) => (await db().selectFrom('failed_jobs').select('id').where('document_id', '=', id).where('closed_at', 'is', null).execute()).length;
+
+  const accepted: ResultOutcome = { kind: 'accepted', estado: 'Aceptado', codigo: '1', messages: [], secuenciaUtilizada: undefined, trackId: 'track-1', encf: null, rnc: null, receivedAt: null };
+
+  it('claims a queued document and records its trackId in one statement each', async () => {
+    const id = await documentIn('31', { status: 'queued' });
+    const onSend: { status: string; leased: boolean }[] = [];
+    const delivery = deliveryWith({
+      sendEcf: async (): Promise<SendEcfOutcome> => {
+        const held = await row(id);
+        onSend.push({ status: held.status, leased: held.send_lease_id !== null });
+        return { kind: 'received', trackId: 'track-1' };
+      },
+    });
+    statements = 0;
+    await delivery.attempt(id);
+    assert.equal(statements, 2, 'the claim, then the trackId');
+    assert.deepEqual(onSend, [{ status: 'sending', leased: true }], 'marked sending, under a lease, before the bytes leave');
+    const done = await row(id);
+    assert.equal(done.status, 'in_process');
+    assert.equal(done.track_id, 'track-1');
+    assert.equal(done.send_route, 'reception');
+    assert.equal(done.send_lease_id, null);
+    assert.equal(done.poll_count, 0);
+    assert.ok(done.sent_at !== null && done.next_poll_at !== null);
+    assert.deepEqual(await events(id), [
+      { type: 'dgii.sending', status: 'sending', cause: 'attempt 1: sending to DGII reception' },
+      { type: 'dgii.received', status: 'in_process', cause: 'DGII received it: trackId track-1' },
+    ]);
+  });
+
+  it('records nothing when the lease passed to another worker while DGII answered', async () => {
+    const id = await documentIn('31', { status: 'queued' });
+    const delivery = deliveryWith({
+      sendEcf: async (): Promise<SendEcfOutcome> => {
+        await db().updateTable('documents').set({ send_lease_id: 'lse_another' }).where('id', '=', id).execute();
+        return { kind: 'received', trackId: 'track-2' };
+      },
+    });
+    await delivery.attempt(id);
+    const after = await row(id);
+    assert.equal(after.status, 'sending');
+    assert.equal(after.track_id, null);
+    assert.equal(after.send_lease_id, 'lse_another');
+    assert.deepEqual((await events(id)).map((event) => event.type), ['dgii.sending']);
+  });
+
+  it('claims once: a second claim while the lease runs leaves a follow-up for when it runs out', async () => {
+    const id = await documentIn('31', { status: 'queued' });
+    const lease = (leaseId: string) => ({ leaseId, leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });
+    const first = await claimForSending(db(), id, lease('lse_first'));
+    assert.equal(first?.previous_status, 'queued');
+    assert.equal(await claimForSending(db(), id, lease('lse_second')), undefined);
+    assert.equal((await row(id)).send_lease_id, 'lse_first');
+
+    scheduled.length = 0;
+    await deliveryWith({}).attempt(id);
+    assert.equal((await row(id)).send_lease_id, 'lse_first');
+    assert.deepEqual(scheduled.map((entry) => [entry.documentId, entry.at?.getTime()]), [[id, first.send_lease_until?.getTime()]]);
+    assert.equal((await events(id)).length, 1);
+
+    // Once the lease ran out, the document in `sending` is taken up, to ask DGII before sending anything.
+    await db().updateTable('documents').set({ send_lease_until: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
+    const again = await claimForSending(db(), id, lease('lse_third'));
+    assert.equal(again?.previous_status, 'sending');
+    assert.equal(again.send_lease_id, 'lse_third');
+    assert.equal((await events(id)).at(-1)?.cause, 'DGII may already have it: asking about the e-NCF before anything is sent');
+  });
+
+  it('claims nothing that is not queued or sending', async () => {
+    const id = await documentIn('31', {});
+    assert.equal(await claimForSending(db(), id, { leaseId: 'lse_x', leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' }), undefined);
+    const after = await row(id);
+    assert.equal(after.status, 'signed');
+    assert.equal(after.send_route, null);
+    assert.deepEqual(await events(id), []);
+  });
+
+  it('routes a type 32 under DOP 250,000 as an RFCE, and from 250,000 to reception', async () => {
+    const claim = async (montoTotal: string) => {
+      const id = await documentIn('32', { status: 'queued', monto_total: montoTotal });
+      return claimForSending(db(), id, { leaseId: 'lse_route', leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });
+    };
+    const under = await claim('249999.99');
+    assert.equal(under?.send_route, 'rfce');
+    assert.equal((await events(under.id)).at(-1)?.cause, 'attempt 1: sending to DGII as an RFCE');
+    assert.equal((await claim('250000.00'))?.send_route, 'reception');
+  });
+
+  it('records a verdict from a poll in one statement, with its event, domain event and failed jobs closed', async () => {
+    const id = await documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 2, send_route: 'reception' });
+    await db().insertInto('failed_jobs').values({ id: `fjb_${id}`, company_id: world.companyId, environment: world.app.config.fiscalEnv, kind: 'document.send', document_id: id, reason: 'test', attempts: 8, opened_at: new Date(), closed_at: null, closed_because: null }).execute();
+    const delivery = deliveryWith({ result: () => Promise.resolve(accepted) });
+    statements = 0;
+    await delivery.poll(await row(id));
+    assert.equal(statements, 1);
+    const done = await row(id);
+    assert.equal(done.status, 'accepted');
+    assert.equal(done.dgii_estado, 'Aceptado');
+    assert.equal(done.secuencia_utilizada, true);
+    assert.ok(done.final_at !== null);
+    assert.equal(done.next_poll_at, null);
+    assert.deepEqual(await events(id), [{ type: 'dgii.accepted', status: 'accepted', cause: "DGII's verdict for trackId track-1: Aceptado" }]);
+    assert.deepEqual(await domainEvents(id), ['document.signed', 'document.accepted']);
+    assert.equal(await openFailedJobs(id), 0);
+    const payload = (await sql<{ payload: Record<string, unknown> }>`select payload from domain_events where type = 'document.accepted' and payload->>'documentId' = ${id}`.execute(db())).rows[0]?.payload;
+    assert.deepEqual(payload, { documentId: id, eNCF: done.encf, ecfType: '31', status: 'accepted', estado: 'Aceptado', mensajes: [] });
+  });
+
+  it('changes nothing on a stale poll: another trackId, a document moved on, or a poll recorded since', async () => {
+    const id = await documentIn('31', { status: 'in_process', track_id: 'track-new', poll_count: 1, send_route: 'reception' });
+    const seen = await row(id);
+    const verdict = deliveryWith({ result: () => Promise.resolve(accepted) });
+    await verdict.poll({ ...seen, track_id: 'track-old' });
+    const waiting = deliveryWith({ result: () => Promise.resolve({ kind: 'in_process', trackId: 'track-new' }) });
+    await waiting.poll({ ...seen, poll_count: 0 });
+    const unchanged = await row(id);
+    assert.equal(unchanged.status, 'in_process');
+    assert.equal(unchanged.poll_count, 1);
+    assert.deepEqual(unchanged.updated_at, seen.updated_at);
+    assert.deepEqual(await events(id), []);
+    assert.deepEqual(await domainEvents(id), ['document.signed']);
+
+    // As seen, a poll is counted and the next question pushed back.
+    await waiting.poll(seen);
+    const counted = await row(id);
+    assert.equal(counted.poll_count, 2);
+    assert.ok(counted.next_poll_at !== null && counted.next_poll_at > new Date());
+
+    await db().updateTable('documents').set({ status: 'accepted' }).where('id', '=', id).execute();
+    await verdict.poll(counted);
+    assert.deepEqual(await events(id), []);
+    assert.deepEqual(await domainEvents(id), ['document.signed']);
+  });
+
+  it('queues with enviar: the state, its event, the outbox event and one send job', async () => {
+    const created = await world.create(ecfDocuments['31']);
+    await world.send(created.id);
+    const queued = await row(created.id);
+    assert.equal(queued.status, 'queued');
+    assert.equal(queued.send_route, null); // the route is fixed when a worker first takes it
+    assert.deepEqual(await events(created.id), [{ type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' }]);
+    assert.deepEqual(await domainEvents(created.id), ['document.signed', 'document.queued']);
+    const jobs = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'document.send' and data->'payload'->>'documentId' = ${created.id}`.execute(db());
+    assert.equal(jobs.rows[0]?.n, 1);
+  });
+});
