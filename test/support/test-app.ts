@@ -122,7 +122,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await application.close();
       await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 }); // a handler whose client left may still be writing
     },
   };
   return testApp;
