@@ -4,6 +4,7 @@ import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind, DocumentArtefactsTable, DocumentEventsTable, DocumentsTable, DocumentStatus } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 export type ArtefactRow = Selectable<DocumentArtefactsTable>;
@@ -47,7 +48,7 @@ export function insertEvent(executor: Executor, event: { documentId: string; at:
 }
 
 export function findDocument(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
-  return db.selectFrom('documents').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+  return db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 export function artefactsOf(db: Db, documentIds: readonly string[]): Promise<ArtefactRow[]> {

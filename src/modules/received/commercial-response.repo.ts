@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 import type { ReceivedCommercialResponsesTable, ReceivedResponseDeliveriesTable, ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type ResponseRow = Selectable<ReceivedCommercialResponsesTable>;
 export type DeliveryRow = Selectable<ReceivedResponseDeliveriesTable>;
@@ -10,7 +11,7 @@ type Executor = Db | Trx;
 
 /** The received document, locked: one commercial response is decided at a time per document. */
 export function lockReceived(trx: Trx, companyId: string, environment: ResponseRow['environment'], id: string) {
-  return trx.selectFrom('received_documents').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).forUpdate().executeTakeFirst();
+  return trx.selectFrom('received_documents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 export function receivedById(db: Db, id: string) {

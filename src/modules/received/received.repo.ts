@@ -5,6 +5,7 @@ import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type ReceivedRow = Selectable<ReceivedDocumentsTable>;
 export type ReceivedArtefactRow = Selectable<ReceivedArtefactsTable>;
@@ -42,7 +43,7 @@ export async function wasReceived(db: Executor, companyId: string, environment: 
 }
 
 export function findReceived(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<ReceivedRow | undefined> {
-  return db.selectFrom('received_documents').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+  return db.selectFrom('received_documents').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 export interface ListFilter {

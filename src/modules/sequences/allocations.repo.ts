@@ -4,6 +4,7 @@ import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import type { AllocationStatus, SequenceAllocationUsesTable, SequenceAllocationsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type AllocationRow = Selectable<SequenceAllocationsTable>;
 /** A block with how many of its numbers were reported used. */
@@ -62,7 +63,7 @@ export function lockDueForExpiry(trx: Trx, companyId: string, environment: Fisca
 }
 
 export function lockAllocation(trx: Trx, companyId: string, environment: FiscalEnvironment, id: string): Promise<AllocationRow | undefined> {
-  return trx.selectFrom('sequence_allocations').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).forUpdate().executeTakeFirst();
+  return trx.selectFrom('sequence_allocations').selectAll().where('id', '=', id).forUpdate().executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { AnnulmentSpansTable, AnnulmentsTable, AnnulmentStatus, DgiiMessageRow } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { RangeRow } from './sequences.repo.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type AnnulmentRow = Selectable<AnnulmentsTable>;
 export type SpanRow = Selectable<AnnulmentSpansTable>;
@@ -58,7 +59,7 @@ export function lockAnnulment(trx: Trx, id: string): Promise<AnnulmentRow | unde
 }
 
 export function findAnnulment(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<AnnulmentRow | undefined> {
-  return db.selectFrom('annulments').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+  return db.selectFrom('annulments').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 export function spansOf(db: Executor, annulmentIds: readonly string[]): Promise<SpanRow[]> {

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { SequenceRangesTable } from '../../platform/db/schema.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type RangeRow = Selectable<SequenceRangesTable>;
 
@@ -38,7 +39,7 @@ export function listRanges(db: Executor, companyId: string, environment: FiscalE
 }
 
 export function findRange(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<RangeRow | undefined> {
-  return db.selectFrom('sequence_ranges').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+  return db.selectFrom('sequence_ranges').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 /** Burned numbers per range that no accepted annulment has annulled. */

@@ -7,6 +7,7 @@ import { executePrepared } from '../../platform/db/prepared.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { CursorPosition } from '../../platform/http/cursor.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -18,7 +19,7 @@ export async function insertEndpoint(db: Executor, row: EndpointRow): Promise<vo
 }
 
 export function findEndpoint(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 export function listEndpoints(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined }): Promise<EndpointRow[]> {
@@ -168,7 +169,7 @@ export function requeueDelivery(db: Db, companyId: string, environment: FiscalEn
 }
 
 export function findDelivery(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }
 
 export function listDeliveries(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined; endpointId?: string | undefined; status?: WebhookDeliveryStatus | undefined }): Promise<DeliveryRow[]> {
