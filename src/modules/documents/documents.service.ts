@@ -43,6 +43,8 @@ export interface DocumentsService {
   get(companyId: string, id: string): Promise<Result<DocumentView>>;
   list(companyId: string, query: { status?: string | undefined; ecfType?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
   artefact(companyId: string, id: string, kind: string, version: number | undefined): Promise<Result<Artefact>>;
+  /** The bytes of an archived artefact the caller has already found, checked against its recorded SHA-256. */
+  archivedBytes(stored: Pick<repo.ArtefactRow, 'blob_key' | 'sha256'>): Promise<Buffer>;
   /**
    * Archives version 1 of an artefact made after creation (the RFCE a type 32 is sent as), write-once: when the
    * document already has one, that one stands and its bytes are returned.
@@ -238,11 +240,15 @@ export function createDocumentsService(deps: {
       if (!(artefactKinds as readonly string[]).includes(kind)) return fail('artefact_not_found', `No artefact ${kind}: one of ${artefactKinds.join(', ')}.`);
       const artefact = await repo.findArtefact(db, id, kind as ArtefactKind, version);
       if (artefact === undefined) return fail('artefact_not_found', `Document ${id} has no ${kind}${version === undefined ? '' : ` version ${String(version)}`}.`);
-      const bytes = await blobs.get(artefact.blob_key);
-      if (bytes === undefined) throw new Error(`archived blob ${artefact.blob_key} is missing`);
-      const sha256 = createHash('sha256').update(bytes).digest('hex');
-      if (sha256 !== artefact.sha256) throw new Error(`archived blob ${artefact.blob_key} does not match its recorded SHA-256`);
-      return ok({ bytes, contentType: artefact.content_type, sha256, version: artefact.version });
+      const bytes = await this.archivedBytes(artefact);
+      return ok({ bytes, contentType: artefact.content_type, sha256: artefact.sha256, version: artefact.version });
+    },
+
+    async archivedBytes(stored) {
+      const bytes = await blobs.get(stored.blob_key);
+      if (bytes === undefined) throw new Error(`archived blob ${stored.blob_key} is missing`);
+      if (createHash('sha256').update(bytes).digest('hex') !== stored.sha256) throw new Error(`archived blob ${stored.blob_key} does not match its recorded SHA-256`);
+      return bytes;
     },
   };
 }

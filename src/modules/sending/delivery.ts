@@ -93,6 +93,12 @@ function describeMessages(messages: readonly DgiiMessage[]): string {
   return messages.length === 0 ? '' : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
 }
 
+/** Where a document's signed XML is archived. */
+interface SignedXmlEntry {
+  blob_key: string;
+  sha256: string;
+}
+
 export interface Delivery {
   /** One send attempt (the `document.send` job). Safe to run twice, or at once on two workers. */
   attempt(documentId: string): Promise<void>;
@@ -222,7 +228,7 @@ export function createDelivery(deps: {
    * Takes the document for this worker: the lease, and `sending` marked before anything leaves, in one statement.
    * When that finds it not claimable, a transaction looks at why; only a lease still running needs something done.
    */
-  async function claim(documentId: string): Promise<{ row: repo.DocumentRow; previous: DocumentStatus; leaseId: string } | undefined> {
+  async function claim(documentId: string): Promise<{ row: repo.DocumentRow; previous: DocumentStatus; leaseId: string; signedXml: SignedXmlEntry | undefined } | undefined> {
     const leaseId = newId('lse');
     const terms = (now: Date) => ({ leaseId, leaseUntil: later(policy.leaseMs), now, rfceThreshold: rfceThreshold.toString() });
     let claimed = await repo.claimForSending(db, documentId, terms(clock.now()));
@@ -244,8 +250,8 @@ export function createDelivery(deps: {
       });
     }
     if (claimed === undefined) return undefined;
-    const { previous_status: previous, ...row } = claimed;
-    return { row, previous, leaseId };
+    const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...row } = claimed;
+    return { row, previous, leaseId, signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 } };
   }
 
   /** Records an outcome only while this worker still holds the document: a lease that ran out belongs to another. */
@@ -261,10 +267,9 @@ export function createDelivery(deps: {
     });
   }
 
-  async function fileOf(row: repo.DocumentRow, rnc: string): Promise<{ xml: Buffer; fileName: string } | undefined> {
-    const signed = await documents.artefact(row.company_id, row.id, 'signed-xml', undefined);
-    if (!signed.ok) return undefined;
-    return { xml: signed.value.bytes, fileName: `${rnc}${row.encf}.xml` };
+  /** The archived signed XML the claim found, read and checked: the bytes sent, named as DGII expects. */
+  async function fileOf(row: repo.DocumentRow, rnc: string, signedXml: SignedXmlEntry): Promise<{ xml: Buffer; fileName: string }> {
+    return { xml: await documents.archivedBytes(signedXml), fileName: `${rnc}${row.encf}.xml` };
   }
 
   /** What DGII knows about an e-NCF we may have sent: a trackId, a verdict, nothing, or no answer now. */
@@ -369,11 +374,11 @@ export function createDelivery(deps: {
     }
     const claimed = await claim(documentId);
     if (claimed === undefined) return; // final, not ours to send, or another worker holds it
-    const { row, previous, leaseId } = claimed;
+    const { row, previous, leaseId, signedXml } = claimed;
     // Read as API issuing reads it (kept for recentReadMs): the company's RNC names the file sent.
     const company = (await companies.issuer(row.company_id))?.company;
-    const file = company === undefined ? undefined : await fileOf(row, company.rnc);
-    if (company === undefined || file === undefined) throw new Error(`document ${row.id}: its company or its signed XML is missing`);
+    if (company === undefined || signedXml === undefined) throw new Error(`document ${row.id}: its company or its signed XML is missing`);
+    const file = await fileOf(row, company.rnc, signedXml);
 
     if (previous === 'sending') {
       const known = await resolve(row, company.rnc);

@@ -102,14 +102,18 @@ export async function changeDocumentIf(executor: Db | Trx, id: string, expected:
   return result.rows.length > 0;
 }
 
-/** A document claimed for sending, with the state it was claimed from. */
-export type ClaimedRow = DocumentRow & { previous_status: DocumentStatus };
+/**
+ * A document claimed for sending, with the state it was claimed from and where its signed XML is archived (its
+ * latest `signed-xml` artefact; null only if that is missing).
+ */
+export type ClaimedRow = DocumentRow & { previous_status: DocumentStatus; signed_xml_blob_key: string | null; signed_xml_sha256: string | null };
 
 /**
  * Takes document `id` for one worker in ONE statement: when it is `queued` or `sending` and no worker's lease on it
  * is running, marks it `sending` under a new lease, fixes its route (DGII's reception, or an RFCE summary for a type
  * 32 under `rfceThreshold` DOP: research/dgii-protocol.md §8.1) and records the `dgii.sending` event. The row is
- * locked first (FOR UPDATE, latest version) so the state it was claimed from is the one the update saw. Undefined:
+ * locked first (FOR UPDATE, latest version) so the state it was claimed from is the one the update saw; the signed XML's
+ * archive entry comes with it, so the worker needs no other read before it sends. Undefined:
  * not claimable now (final, not queued, or held by another worker).
  */
 export async function claimForSending(executor: Db | Trx, id: string, claim: { leaseId: string; leaseUntil: Date; now: Date; rfceThreshold: string }): Promise<ClaimedRow | undefined> {
@@ -136,7 +140,10 @@ export async function claimForSending(executor: Db | Trx, id: string, claim: { l
         end
         from claimed
       )
-      select * from claimed`,
+      select c.*, a.blob_key as signed_xml_blob_key, a.sha256 as signed_xml_sha256 from claimed c
+      left join lateral (
+        select blob_key, sha256 from document_artefacts where document_id = c.id and kind = 'signed-xml' order by version desc limit 1
+      ) a on true`,
   );
   return result.rows[0];
 }
