@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { readDgiiSample, withoutTotalPaginas } from '../../../test/support/dgii-files.js';
 import type { EcfObject } from '../build/ecf-json.js';
 import { buildEcf } from '../build/build-ecf.js';
+import { scanCompactXml } from '../xml/compact-xml.js';
 import { decodeXmlText, parseEcf } from './parse-ecf.js';
 
 function parsed(xml: string): EcfObject {
@@ -95,4 +96,30 @@ describe('parseEcf', () => {
     const header = parsed(xml)['Encabezado'] as Record<string, Record<string, unknown>>;
     assert.deepEqual(header['Emisor']?.['TablaTelefonoEmisor'], { TelefonoEmisor: ['809-555-0101'] });
   });
+
+  // A comment right after <ECF> sends a document through fast-xml-parser (it is not compact) and changes nothing it
+  // reads: both readings must give the same document or the same findings.
+  const throughFastXmlParser = (xml: string) => xml.replace('<ECF>', '<ECF><!---->');
+  const compactCases: [what: string, xml: string][] = [
+    ["DGII's signed sample e-CF 31", readDgiiSample('130359334E310000008928.xml')],
+    ['a minimal e-CF', minimal('')],
+    ['escaped text', minimal('<Emisor><RazonSocialEmisor>A &amp; B &lt;C&gt;</RazonSocialEmisor></Emisor>')],
+    ['an unknown element', minimal('<Nope>1</Nope>')],
+    ['a repeated element', minimal('<IdDoc><TipoeCF>43</TipoeCF></IdDoc>')],
+    ['an empty element', minimal('<Emisor><RazonSocialEmisor></RazonSocialEmisor></Emisor>')],
+    ['text between elements', minimal('x<Emisor><RazonSocialEmisor>A</RazonSocialEmisor></Emisor>')],
+    ['text in a leaf with elements', minimal('<Emisor><RazonSocialEmisor>A<B>1</B></RazonSocialEmisor></Emisor>')],
+    ['indentation', minimal('\n  <Emisor>\n    <RazonSocialEmisor>A</RazonSocialEmisor>\n  </Emisor>\n')],
+    ['an element named __proto__', minimal('<__proto__><A>1</A></__proto__>')],
+  ];
+  for (const [what, xml] of compactCases) {
+    it(`reads ${what} in one pass exactly as through fast-xml-parser`, () => {
+      assert.ok(scanCompactXml(xml.replace(/^\uFEFF/, '')) !== undefined, 'the case is compact');
+      assert.equal(scanCompactXml(throughFastXmlParser(xml)), undefined);
+      const compact = parseEcf(xml);
+      const general = what.includes('__proto__') ? undefined : parseEcf(throughFastXmlParser(xml));
+      if (general !== undefined) assert.deepEqual(compact, general);
+      else assert.deepEqual(codes(xml), [['/ECF/Encabezado/__proto__', 'unknown_element']]);
+    });
+  }
 });

@@ -1,6 +1,7 @@
 // A signed (or unsigned) e-CF back into the DGII-shaped JSON model: element names as keys, arrays exactly where
 // the model says an element repeats, every value the element's text as a string, the Signature dropped.
 // parseEcf(buildEcf(json).xml) gives back the document buildEcf wrote.
+import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
 import { screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { EcfObject, EcfValue } from '../build/ecf-json.js';
@@ -32,6 +33,8 @@ const predefined: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&
 
 /** XML 1.0 §2.11 line ends, then §4.6 predefined entities and character references; undefined if another entity. */
 export function decodeXmlText(raw: string): string | undefined {
+  // Most values hold neither: no copy, no regex.
+  if (!raw.includes('&') && !raw.includes('\r')) return raw;
   const unknown: string[] = [];
   const text = raw.replace(/\r\n?/g, '\n').replace(/&(#x[0-9A-Fa-f]+|#\d+|\w+);/g, (whole, ref: string) => {
     if (ref.startsWith('#x')) return String.fromCodePoint(Number.parseInt(ref.slice(2), 16));
@@ -47,11 +50,25 @@ export function parseEcf(input: string): ParseResult {
   const screened = screenUntrustedXml(input);
   if (!screened.ok) return failed('/', screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
   const xml = screened.text;
+  // The compact form (every e-CF we and DGII's signers write) is read in one pass into the shape fast-xml-parser
+  // gives; validating and parsing with fast-xml-parser cost several times more. Anything else takes that parser.
+  const compact = scanCompactXml(xml);
+  const read = compact === undefined ? undefined : parseCompactEcf(compact);
+  if (read !== undefined) return read;
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- its successor, fast-xml-validator, is not a dependency
   const valid = XMLValidator.validate(xml);
   if (valid !== true) return failed('/', 'malformed_xml', `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   const root = (parser.parse(xml) as Node)['ECF'];
   if (!isNode(root)) return failed('/', 'not_an_ecf', 'the root element must be ECF');
+  return readEcfRoot(root);
+}
+
+/** parseEcf's answer for a document already scanned compact (its screened text), or undefined: parse it then. */
+export function parseCompactEcf(compact: CompactXml): ParseResult | undefined {
+  return compact.rootName === 'ECF' ? readEcfRoot(compact.content) : undefined;
+}
+
+function readEcfRoot(root: Node): ParseResult {
   const type = typeOf(root);
   if (!isEcfType(type)) return failed('/ECF/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is missing or not an e-CF type');
   const findings: Finding[] = [];
@@ -69,8 +86,20 @@ function typeOf(root: Node): unknown {
   return isNode(idDoc) ? idDoc['TipoeCF'] : undefined;
 }
 
+/** Each model group's elements by name, made once (the model is static). */
+const elementsByName = new WeakMap<readonly EcfElement[], ReadonlyMap<string, EcfElement>>();
+
+function knownElements(model: readonly EcfElement[]): ReadonlyMap<string, EcfElement> {
+  let known = elementsByName.get(model);
+  if (known === undefined) {
+    known = new Map(model.map((element) => [element.name, element]));
+    elementsByName.set(model, known);
+  }
+  return known;
+}
+
 function readGroup(model: readonly EcfElement[], node: Node, at: string, findings: Finding[], isRoot = false): EcfObject {
-  const known = new Map(model.map((element) => [element.name, element]));
+  const known = knownElements(model);
   const out: Record<string, EcfValue> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === '#comment') continue;
@@ -92,7 +121,9 @@ function readGroup(model: readonly EcfElement[], node: Node, at: string, finding
     else if (read[0] !== undefined) out[key] = read[0];
   }
   // Keys in XSD order, whatever order the XML had (the XSD check reports a wrong order).
-  return Object.fromEntries(model.filter((e) => e.name in out).map((e) => [e.name, out[e.name] as EcfValue]));
+  const ordered: Record<string, EcfValue> = {};
+  for (const { name } of model) if (Object.hasOwn(out, name)) ordered[name] = out[name] as EcfValue;
+  return ordered;
 }
 
 function readElement(element: EcfElement, value: unknown, at: string, findings: Finding[]): string | EcfObject {

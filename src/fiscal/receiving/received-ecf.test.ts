@@ -69,4 +69,19 @@ describe('the received e-CF: identifiers and the receiver\'s verdict', () => {
     }
     assert.equal(reasonOf((await judge(Buffer.from('<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>'))).verdict), '1 not_received:specification');
   });
+
+  it('judges a compact e-CF (read once) as it judges the same e-CF through the general parsers', async () => {
+    const compact = signed(receiver);
+    // A comment is dropped by C14N (the signature still verifies) but is not compact: the general parsers read it.
+    const general = Buffer.from(compact.toString('utf8').replace('<ECF>', '<ECF><!-- otra forma -->'));
+    const [fast, slow] = [await judge(compact), await judge(general)];
+    assert.equal(fast.verdict.kind, 'received');
+    assert.deepEqual(fast, slow);
+    const tampered = (xml: Buffer) => Buffer.from(xml.toString('utf8').replace('Martillo', 'Martilla'));
+    assert.equal(reasonOf((await judge(tampered(compact))).verdict), '2 not_received:signature');
+    assert.equal(reasonOf((await judge(tampered(general))).verdict), '2 not_received:signature');
+    const unknownElement = (xml: Buffer) => Buffer.from(xml.toString('utf8').replace('<FechaHoraFirma>', '<Otro>1</Otro><FechaHoraFirma>'));
+    assert.equal(reasonOf((await judge(unknownElement(compact))).verdict), '1 not_received:specification');
+    assert.equal(reasonOf((await judge(unknownElement(general))).verdict), '1 not_received:specification');
+  });
 });

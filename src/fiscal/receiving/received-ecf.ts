@@ -5,9 +5,11 @@
 // both the service's receiver and the sandbox's counterpart judge what they are sent. Pure: the duplicate check is
 // the caller's (it knows where earlier receptions are kept).
 import { textAt } from '../rules/document-view.js';
-import { parseEcf } from '../parse/index.js';
+import { parseCompactEcf, parseEcf } from '../parse/index.js';
 import type { NotReceivedReason } from '../responses/arecf.js';
-import { verifyEnvelopedSignature } from '../xmldsig/index.js';
+import { scanCompactXml } from '../xml/compact-xml.js';
+import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { verifyCompactEnvelopedSignature, verifyEnvelopedSignature } from '../xmldsig/index.js';
 import { detectKind, type SchemaSet } from '../xsd/index.js';
 
 /** The types another taxpayer may be sent (DT, simulator: 32, 41, 43, 45, 46 and 47 are never sent). */
@@ -32,15 +34,18 @@ const encfPattern = /^[A-Za-z0-9]{13}$/;
  * was unreadable, and the standard has no "unknown"; when nothing names them, zeros keep the acknowledgement valid
  * (DGII's own choice here is not public).
  */
+const rncEmisorElement = /<RNCEmisor>\s*([^<\s]+)\s*<\/RNCEmisor>/;
+const encfElement = /<eNCF>\s*([^<\s]+)\s*<\/eNCF>/;
+
 export function identifiersOf(text: string, filename: string): ReceivedIdentifiers {
-  const fromText = (name: string, pattern: RegExp): string | undefined => {
-    const value = new RegExp(`<${name}>\\s*([^<\\s]+)\\s*</${name}>`).exec(text)?.[1];
+  const fromText = (element: RegExp, pattern: RegExp): string | undefined => {
+    const value = element.exec(text)?.[1];
     return value !== undefined && pattern.test(value) ? value : undefined;
   };
   const fromName = /^(\d{9}|\d{11})([A-Za-z0-9]{13})\.xml$/i.exec(filename);
   return {
-    RNCEmisor: fromText('RNCEmisor', rncPattern) ?? fromName?.[1] ?? '000000000',
-    eNCF: fromText('eNCF', encfPattern) ?? fromName?.[2] ?? 'E000000000000',
+    RNCEmisor: fromText(rncEmisorElement, rncPattern) ?? fromName?.[1] ?? '000000000',
+    eNCF: fromText(encfElement, encfPattern) ?? fromName?.[2] ?? 'E000000000000',
   };
 }
 
@@ -96,7 +101,11 @@ function factsOf(document: unknown): ReceivedFacts {
 
 /** The receiver's verdict on `xml`, its checks in the standard's order (1, 2, 3, 4). */
 export async function judgeReceivedEcf(xml: Buffer, identifiers: ReceivedIdentifiers, checks: ReceptionChecks): Promise<ReceptionVerdict> {
-  const parsed = parseEcf(xml.toString('utf8'));
+  // Read once: bytes that pass the screen as UTF-8 and scan compact (fiscal/xml/compact-xml.ts) serve both the
+  // reading and the signature check; anything else takes the general parsers, each judging as it always has.
+  const screened = screenUntrustedXml(xml);
+  const compact = screened.ok ? scanCompactXml(screened.text) : undefined;
+  const parsed = (compact === undefined ? undefined : parseCompactEcf(compact)) ?? parseEcf(xml.toString('utf8'));
   if (!parsed.ok) {
     const first = parsed.findings[0];
     if (first !== undefined && first.pointer === '/' && unreadableCodes.has(first.code)) return { kind: 'unreadable', message: first.message };
@@ -108,7 +117,8 @@ export async function judgeReceivedEcf(xml: Buffer, identifiers: ReceivedIdentif
   const kind = detectKind(xml);
   if (kind === undefined) return notReceived('1', 'not_received:specification');
   if (checks.schemas !== undefined && checks.schemas.validate(kind, xml).length > 0) return notReceived('1', 'not_received:xsd');
-  if (!verifyEnvelopedSignature(xml).ok) return notReceived('2', 'not_received:signature');
+  const signature = compact === undefined ? verifyEnvelopedSignature(xml) : verifyCompactEnvelopedSignature(xml, compact);
+  if (!signature.ok) return notReceived('2', 'not_received:signature');
   if (await checks.alreadyReceived(identifiers)) return notReceived('3', 'not_received:duplicate');
   if (facts.rncComprador !== checks.receiverRnc) return notReceived('4', 'not_received:buyer');
   return { kind: 'received', facts };

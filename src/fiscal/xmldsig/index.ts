@@ -8,7 +8,7 @@ export { signCanonicalDocument, signCanonicalDocumentInBackground } from './sign
 export { toCanonicalDocument, XmlInputError } from './canonicalize.js';
 export type { XmlInputErrorCode } from './canonicalize.js';
 export { signXml } from './sign-xml.js';
-export { verifyEnvelopedSignature } from './verify.js';
+export { verifyCompactEnvelopedSignature, verifyEnvelopedSignature } from './verify.js';
 export type { VerifyOptions } from './verify.js';
 export type { VerificationProblem, VerificationProblemCode, VerificationResult, VerifiedForm } from './verification-result.js';
 export { readSignatureValue, securityCode } from './security-code.js';

@@ -94,7 +94,12 @@ function readCertificate(keyInfo: Element): X509Certificate | VerificationProble
   const [element] = certificates;
   if (element === undefined) return { code: 'certificate_missing', message: 'KeyInfo holds no X509Data/X509Certificate.' };
   if (certificates.length > 1) return { code: 'certificate_multiple', message: `KeyInfo holds ${certificates.length} certificates; DGII's profile has exactly one, the signer's.` };
-  const base64 = base64Text(element);
+  return certificateOfText(element.textContent);
+}
+
+/** The RSA certificate an X509Certificate element's text holds (base64, whitespace allowed), read once per signer. */
+export function certificateOfText(text: string): X509Certificate | VerificationProblem {
+  const base64 = base64OfText(text);
   if (base64 === undefined) return certificateUnreadable();
   const key = createHash('sha256').update(base64).digest('base64');
   const known = readCertificates.get(key);
@@ -132,7 +137,12 @@ function is(element: Element | undefined, localName: string): element is Element
 }
 
 function base64Text(element: Element): string | undefined {
-  const text = element.textContent.replace(/\s+/g, '');
+  return base64OfText(element.textContent);
+}
+
+/** The base64 an element's text holds, whitespace removed; undefined when it is not base64. */
+export function base64OfText(content: string): string | undefined {
+  const text = content.replace(/\s+/g, '');
   return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text) && text !== '' ? text : undefined;
 }
 

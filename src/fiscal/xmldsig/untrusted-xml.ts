@@ -29,6 +29,11 @@ export function parseUntrustedXml(input: string | Buffer, maxBytes: number = DEF
   return parseWellFormed(screened.text);
 }
 
+/** Parses text that already passed screenUntrustedXml (or is built only of such text). */
+export function parseScreenedXml(text: string): ParseResult {
+  return parseWellFormed(text);
+}
+
 /** Removes whitespace-only text nodes everywhere, as a PreserveWhitespace = false parser does (Firmado de e-CF). */
 export function removeWhitespaceOnlyText(node: Node): void {
   for (let child = node.firstChild; child !== null; ) {

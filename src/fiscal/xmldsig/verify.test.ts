@@ -7,6 +7,7 @@ import { readSample, testSigningKey, verifyWithXmlsec1Embedded, xmlPartOfMultipa
 import { readSignatureValue, signCanonicalDocument, verifyEnvelopedSignature } from './index.js';
 import type { SigningKey, VerificationProblemCode, VerifiedForm } from './index.js';
 import { maxReadCertificates } from './signature-structure.js';
+import { verifiedFast, verifyEnvelopedSignatureByDom } from './verify.js';
 
 describe('verifyEnvelopedSignature on the public DGII samples (dgii/README.md)', () => {
   const valid: [file: string, code: string | undefined, form: VerifiedForm][] = [
@@ -192,3 +193,70 @@ function assertRefused(result: ReturnType<typeof verifyEnvelopedSignature>, code
 function readSignatureCertificate(xml: string): string {
   return /<X509Certificate>([^<]+)<\/X509Certificate>/.exec(xml)?.[1] ?? '';
 }
+
+describe('the fast path for compact documents (verify.ts verifiedCompact) answers only what the DOM path answers', () => {
+  const key = testSigningKey();
+  const namespaces = { xsd: 'http://www.w3.org/2001/XMLSchema', xsi: 'http://www.w3.org/2001/XMLSchema-instance' };
+  const signed = signCanonicalDocument(syntheticCanonicalEcf(3), key);
+  const signedWithNamespaces = signCanonicalDocument(syntheticCanonicalEcf(2, { namespaces }), key);
+  const signatureStart = signed.indexOf('<Signature ');
+  const signatureEnd = signed.indexOf('</Signature>') + '</Signature>'.length;
+  const xmlsec1Wrapped = (value: string) => value.replace(/(.{64})/g, '$1\n');
+
+  // Variants the fast path must take (fast: true) or must leave to the DOM path (fast: false), valid or not.
+  const variants: [what: string, xml: () => string | Buffer, fast: boolean][] = [
+    ['our signed e-CF', () => signed, true],
+    ['our signed e-CF as bytes after a BOM', () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(signed)]), true],
+    ['our signed e-CF whose root declares xsd and xsi (SignedInfo inherits them)', () => signedWithNamespaces, true],
+    ["DGII's sample e-CF", () => readSample('130359334E310000008928.xml'), true],
+    ['the Signature in the long spelling (end tags, not empty-element tags)', () => signed.replace(/<(\w+) Algorithm="([^"]+)"\/>/g, '<$1 Algorithm="$2"></$1>'), true],
+    ['a SignatureValue and certificate wrapped at 64 characters, as xmlsec1 writes them', () => signed.replace(/<(SignatureValue|X509Certificate)>([^<]+)</g, (_, name: string, value: string) => `<${name}>${xmlsec1Wrapped(value)}<`), true],
+    ['whitespace inside the Signature outside SignedInfo (parsed, not the template)', () => signed.replace('<KeyInfo>', '\n  <KeyInfo>'), true],
+    ['a newline between the Signature and the root end tag (signed text: the digest changes)', () => `${signed.slice(0, signatureEnd)}\n${signed.slice(signatureEnd)}`, false],
+    ['a changed value in the body', () => signed.replace('<NumeroLinea>1<', '<NumeroLinea>9<'), false],
+    ['a changed DigestValue', () => signed.replace(/<DigestValue>./, '<DigestValue>A'), false],
+    ['a changed SignatureValue', () => signed.replace(/<SignatureValue>./, (m) => (m.endsWith('A') ? '<SignatureValue>B' : '<SignatureValue>A')), false],
+    ['indentation added inside SignedInfo', () => signed.replace('<SignedInfo>', '<SignedInfo>\n    '), false],
+    ['a comment in the body', () => signed.replace('<Encabezado>', '<Encabezado><!-- x -->'), false],
+    ['an attribute in the body', () => signed.replace('<Encabezado>', '<Encabezado a="1">'), false],
+    ['an empty-element tag in the body', () => signed.replace('<Encabezado>', '<Encabezado><X/>'), false],
+    ['a character reference C14N would write as the character', () => signed.replace('café', 'caf&#233;'), false],
+    ['&quot; in text', () => signed.replace('café', 'caf&quot;'), false],
+    ['a literal > in text', () => signed.replace('&gt;', '>'), false],
+    ['a CR in text', () => signed.replace('café', 'caf\r'), false],
+    ['a CDATA section', () => signed.replace('café', '<![CDATA[café]]>'), false],
+    ['a processing instruction in the body', () => signed.replace('<Encabezado>', '<Encabezado><?pi x?>'), false],
+    ['a processing instruction after the root', () => `${signed}<?evil x?>`, false],
+    ['root namespace declarations out of C14N order', () => signedWithNamespaces.replace(/ xmlns:xsd="[^"]+" xmlns:xsi="[^"]+"/, ` xmlns:xsi="${namespaces.xsi}" xmlns:xsd="${namespaces.xsd}"`), false],
+    ['a default namespace on the root', () => signed.replace('<ECF>', '<ECF xmlns="urn:x">'), false],
+    ['an element after the Signature', () => `${signed.slice(0, signatureEnd)}<X>1</X>${signed.slice(signatureEnd)}`, false],
+    ['text after the Signature', () => `${signed.slice(0, signatureEnd)}x${signed.slice(signatureEnd)}`, false],
+    ['two Signatures', () => `${signed.slice(0, signatureStart)}${signed.slice(signatureStart, signatureEnd)}${signed.slice(signatureStart)}`, false],
+    ['a prefixed Signature', () => signed.replace('<Signature xmlns=', '<ds:Signature xmlns:ds=').replace('</Signature>', '</ds:Signature>'), false],
+    ['mismatched end tags', () => signed.replace('</Encabezado>', '</Encabezad>'), false],
+    ['text after the root', () => `${signed}x`, false],
+    ['a comment inside SignedInfo (C14N drops it; parsed, not the template)', () => signed.replace('<SignedInfo>', '<SignedInfo><!-- x -->'), true],
+    ['an entity inside the SignatureValue', () => signed.replace(/<SignatureValue>(.)/, (_, c: string) => `<SignatureValue>&#${String(c.charCodeAt(0))};`), true],
+  ];
+  for (const [what, xml, fast] of variants) {
+    it(`${what}: ${fast ? 'fast path' : 'left to the DOM path'}, same verdict`, () => {
+      const input = xml();
+      const viaFast = verifiedFast(input);
+      const result = verifyEnvelopedSignature(input);
+      assert.deepEqual(result, verifyEnvelopedSignatureByDom(input));
+      if (fast) {
+        assert.ok(viaFast?.ok === true && viaFast.verifiedForm === 'as-is', JSON.stringify(viaFast));
+        assert.deepEqual(viaFast, result);
+      } else {
+        assert.equal(viaFast, undefined);
+      }
+    });
+  }
+
+  it('what the fast path accepts, xmlsec1 verifies; what it leaves, xmlsec1 refuses or it verifies only after whitespace removal', { skip: !xmlsec1Available && 'XMLSEC1 MISSING' }, () => {
+    for (const [what, xml, fast] of variants) {
+      const input = xml();
+      if (fast) assert.ok(verifyWithXmlsec1Embedded(input).ok, what);
+    }
+  });
+});

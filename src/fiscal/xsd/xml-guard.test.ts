@@ -14,6 +14,16 @@ describe('guardXml', () => {
     assert.equal(new TextDecoder().decode(guarded.bytes), '<a>ñ<!-- c --><![CDATA[<x>]]></a>');
   });
 
+  it('passes screened bytes through as they are, past a BOM', () => {
+    const bytes = new TextEncoder().encode('<a>ñ</a>');
+    const plain = guardXml(bytes, 1_000);
+    assert.ok(plain.ok);
+    assert.deepEqual([...plain.bytes], [...bytes]);
+    const withBom = guardXml(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes]), 1_000);
+    assert.ok(withBom.ok);
+    assert.deepEqual([...withBom.bytes], [...bytes]);
+  });
+
   for (const doctype of ['<!DOCTYPE a>', '<!doctype a>', '<!DocType a SYSTEM "http://example.com/a.dtd">']) {
     it(`refuses ${doctype} and says on which line`, () => {
       const finding = refusal(`<?xml version="1.0"?>\n${doctype}\n<a/>`);
