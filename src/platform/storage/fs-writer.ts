@@ -24,7 +24,8 @@ interface Batch {
 /**
  * The writer thread's program, as JavaScript source: it must start the same way from the compiled build and under
  * the test runner's TypeScript loader, which worker threads do not inherit. It creates each directory once, writes
- * and fsyncs each file (mode 0444: archived files are read-only), and fsyncs each directory that gained an entry.
+ * and fsyncs each file (mode 0444: archived files are read-only), and fsyncs each directory that gained an entry
+ * (a file's, and the parent of each directory it made).
  */
 const writerSource = `
 const { parentPort } = require('node:worker_threads');
@@ -62,8 +63,15 @@ parentPort.on('message', (batch) => {
     const dir = path.dirname(request.path);
     try {
       if (!created.has(dir)) {
-        fs.mkdirSync(dir, { recursive: true });
+        const first = fs.mkdirSync(dir, { recursive: true });
         created.add(dir);
+        // A new directory's entry is durable once its parent is fsynced: each parent that gained one is.
+        if (first !== undefined) {
+          for (let made = dir; ; made = path.dirname(made)) {
+            touched.add(path.dirname(made));
+            if (made === first || path.dirname(made) === made) break;
+          }
+        }
       }
     } catch (error) {
       // EEXIST here means a file stands where a directory should: a failure, not an existing blob.
@@ -85,7 +93,7 @@ parentPort.on('message', (batch) => {
       try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
     } catch (error) {
       batch.writes.forEach((request, i) => {
-        if (path.dirname(request.path) === dir && outcomes[i].outcome === 'written') outcomes[i] = { outcome: 'failed', code: error.code, message: String(error.message) };
+        if (request.path.startsWith(dir + path.sep) && outcomes[i].outcome === 'written') outcomes[i] = { outcome: 'failed', code: error.code, message: String(error.message) };
       });
     }
   }
