@@ -115,7 +115,7 @@ async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unkn
 }
 
 function databaseTarget(config: Config): DatabaseTarget {
-  return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl };
+  return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize };
 }
 
 /** A dependency built after something that needs it; reaching it before it is set is a wiring bug. */

@@ -20,7 +20,12 @@ describe('parseConfig defaults', () => {
 
   it('runs embedded: PGlite and the in-memory cache when no DATABASE_URL or REDIS_URL is given', () => {
     assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.databasePoolSize, undefined, 'the database default (20) applies');
     assert.equal(config.redisUrl, undefined);
+  });
+
+  it('reads the pool size per process for DATABASE_URL', () => {
+    assert.equal(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' }).databasePoolSize, 35);
   });
 
   it('keeps data under ./data and files under DATA_DIR/blobs', () => {
@@ -140,6 +145,7 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
     ['OPS_TOKEN too short', { OPS_TOKEN: 'short-token' }, 'OPS_TOKEN'],
     ['CLOUD_SIGNING_SECRET too short', { CLOUD_SIGNING_SECRET: 'not-long-enough' }, 'CLOUD_SIGNING_SECRET'],
     ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    ['DATABASE_POOL_SIZE=0', { DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     ['OPENAPI_ENABLED=maybe', { OPENAPI_ENABLED: 'maybe' }, 'OPENAPI_ENABLED'],
     ['RECEIVER_AUTH_MODE=sometimes', { RECEIVER_AUTH_MODE: 'sometimes' }, 'RECEIVER_AUTH_MODE'],
     ['PUBLIC_BASE_URL=ftp://x', { PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],

@@ -33,6 +33,8 @@ export interface Config {
   dataDir: string;
   /** Absent: embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
+  /** Connections per process to DATABASE_URL (DATABASE_POOL_SIZE); absent: the default of platform/db/database.ts. */
+  databasePoolSize: number | undefined;
   /** Absent: in-memory cache. */
   redisUrl: string | undefined;
   storage: { kind: 'fs'; root: string } | { kind: 's3'; s3: S3Config };
@@ -290,6 +292,7 @@ export function parseConfig(env: Env): Config {
     fiscalEnv,
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', undefined, 1, 500),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     storage: storage(env, dataDir),
     opsToken,

@@ -91,7 +91,7 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
 }
 
 async function migrate(config: Config): Promise<void> {
-  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl });
+  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
   try {
     const applied = await migrateToLatest(database.db);
     process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);

@@ -38,7 +38,7 @@ export function parseSandboxArguments(argv: readonly string[], config: Config): 
 export async function runSandbox(argv: readonly string[], config: Config): Promise<{ url: string; close(): Promise<void> }> {
   const options = parseSandboxArguments(argv, config);
   const log = createLogger(config.logLevel);
-  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: join(config.dataDir, 'sandbox') } : { kind: 'postgres', url: config.databaseUrl });
+  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: join(config.dataDir, 'sandbox') } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
   try {
     const schemas = await loadSchemaSet(config.xsdDir, log);
     const sandbox = await createSandbox({

@@ -52,6 +52,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Connections per pool on a test database. Under the test runner (NODE_TEST_CONTEXT), test files run side by side
+ * against one server, each with apps and sandboxes of its own: 5 keep them under its max_connections. A bench runs
+ * alone and measures the service as deployed: the product's default pool (platform/db/database.ts).
+ */
+const testPoolSize = process.env.NODE_TEST_CONTEXT === undefined ? undefined : 5;
+
 /** A fresh, empty database: its own PostgreSQL database when the server answers, in-memory PGlite otherwise. */
 export async function createTestDatabase(options: { embedded?: boolean } = {}): Promise<TestDatabase> {
   if (options.embedded === true || !(await postgresAvailable())) {
@@ -65,7 +72,7 @@ export async function createTestDatabase(options: { embedded?: boolean } = {}): 
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
-    target: { kind: 'postgres', url: url.toString(), poolSize: 5 },
+    target: { kind: 'postgres', url: url.toString(), poolSize: testPoolSize },
     url: url.toString(),
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl });
