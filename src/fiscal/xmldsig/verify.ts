@@ -28,17 +28,8 @@ const PROCESSING_INSTRUCTION_NODE = 7;
 
 /** Never throws: every way the input can be wrong is a problem with a code. */
 export function verifyEnvelopedSignature(xml: string | Buffer, options: VerifyOptions = {}): VerificationResult {
-  try {
-    return verifyParsed(xml, options.maxBytes ?? DEFAULT_MAX_BYTES);
-  } catch (error) {
-    // Nesting deep enough to exhaust the stack (the canonicalizer recurses), or a DOM corner we did not foresee:
-    // still a refusal, never an exception for the caller.
-    return refuse('xml_unprocessable', `The XML could not be checked: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function verifyParsed(xml: string | Buffer, maxBytes: number): VerificationResult {
-  return verifiedFast(xml, maxBytes) ?? verifiedByDom(xml, maxBytes);
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  return neverThrowing(() => verifiedFast(xml, maxBytes) ?? verifiedByDom(xml, maxBytes));
 }
 
 /**
@@ -46,11 +37,7 @@ function verifyParsed(xml: string | Buffer, maxBytes: number): VerificationResul
  * text `compact` scanned): the fast path's success without scanning again, else the general path.
  */
 export function verifyCompactEnvelopedSignature(xml: string | Buffer, compact: CompactXml): VerificationResult {
-  try {
-    return verifiedCompact(compact) ?? verifiedByDom(xml, DEFAULT_MAX_BYTES);
-  } catch (error) {
-    return refuse('xml_unprocessable', `The XML could not be checked: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  return neverThrowing(() => verifiedCompact(compact) ?? verifiedByDom(xml, DEFAULT_MAX_BYTES));
 }
 
 /** The fast path alone (verifiedCompact below): a success, or undefined where the general path must judge. */
@@ -62,9 +49,15 @@ export function verifiedFast(xml: string | Buffer, maxBytes: number = DEFAULT_MA
 
 /** The general path alone, whatever the form: what the fast path must agree with (its tests compare them). */
 export function verifyEnvelopedSignatureByDom(xml: string | Buffer, options: VerifyOptions = {}): VerificationResult {
+  return neverThrowing(() => verifiedByDom(xml, options.maxBytes ?? DEFAULT_MAX_BYTES));
+}
+
+function neverThrowing(check: () => VerificationResult): VerificationResult {
   try {
-    return verifiedByDom(xml, options.maxBytes ?? DEFAULT_MAX_BYTES);
+    return check();
   } catch (error) {
+    // Nesting deep enough to exhaust the stack (the canonicalizer recurses), or a DOM corner we did not foresee:
+    // still a refusal, never an exception for the caller.
     return refuse('xml_unprocessable', `The XML could not be checked: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
