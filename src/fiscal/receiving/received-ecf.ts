@@ -28,15 +28,15 @@ export interface ReceivedIdentifiers {
 const rncPattern = /^(\d{9}|\d{11})$/;
 const encfPattern = /^[A-Za-z0-9]{13}$/;
 
+const rncEmisorElement = /<RNCEmisor>\s*([^<\s]+)\s*<\/RNCEmisor>/;
+const encfElement = /<eNCF>\s*([^<\s]+)\s*<\/eNCF>/;
+
 /**
  * The identifiers the ARECF must repeat: the RNCEmisor and eNCF elements of the document's text (found even when it
  * is not a valid e-CF), else its file name (`RNCEmisor+eNCF.xml`). The ARECF's XSD requires them even when the e-CF
  * was unreadable, and the standard has no "unknown"; when nothing names them, zeros keep the acknowledgement valid
  * (DGII's own choice here is not public).
  */
-const rncEmisorElement = /<RNCEmisor>\s*([^<\s]+)\s*<\/RNCEmisor>/;
-const encfElement = /<eNCF>\s*([^<\s]+)\s*<\/eNCF>/;
-
 export function identifiersOf(text: string, filename: string): ReceivedIdentifiers {
   const fromText = (element: RegExp, pattern: RegExp): string | undefined => {
     const value = element.exec(text)?.[1];
