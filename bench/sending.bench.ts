@@ -402,11 +402,15 @@ async function throughPipeline(world: BenchWorld, documents: readonly Created[],
   await pool(ids, ENVIAR_CONCURRENCY, (id) => world.send(id));
   const enviarMs = Date.now() - started;
   const deadline = started + timeoutMs;
+  // Asks only about the documents not yet final at the last look: the bench's own questions are served by the app's
+  // PostgreSQL backends, whose CPU the run reports as the pipeline's, and asking about all of them every 50 ms cost
+  // about 2 ms of it each time.
+  let open = ids;
   for (;;) {
     ownQueries++;
-    const open = await db.selectFrom('documents').select((eb) => eb.fn.countAll<string>().as('count')).where('id', 'in', ids).where('status', 'not in', finalStates).executeTakeFirstOrThrow();
-    if (Number(open.count) === 0) break;
-    if (Date.now() > deadline) throw new Error(`${open.count} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
+    open = (await db.selectFrom('documents').select('id').where('id', 'in', open).where('status', 'not in', finalStates).execute()).map((row) => row.id);
+    if (open.length === 0) break;
+    if (Date.now() > deadline) throw new Error(`${String(open.length)} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
     await sleep(50);
   }
   const spent = statementsSince(statementsBefore);
