@@ -57,7 +57,12 @@ export interface TestDatabase {
  * against one server, each with apps and sandboxes of its own: 5 keep them under its max_connections. A bench runs
  * alone and measures the service as deployed: the product's default pool (platform/db/database.ts).
  */
-const testPoolSize = process.env.NODE_TEST_CONTEXT === undefined ? undefined : 5;
+const testPoolSize = underTestRunner() ? 5 : undefined;
+
+/** Whether this process is a test file run by node:test (which sets NODE_TEST_CONTEXT), rather than a bench. */
+export function underTestRunner(): boolean {
+  return process.env.NODE_TEST_CONTEXT !== undefined;
+}
 
 /** A fresh, empty database: its own PostgreSQL database when the server answers, in-memory PGlite otherwise. */
 export async function createTestDatabase(options: { embedded?: boolean } = {}): Promise<TestDatabase> {

@@ -13,7 +13,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/route.js';
 import type { Scope } from '../../src/platform/http/scopes.js';
 import { signMessage } from '../../src/platform/http/signed-message.js';
-import { createTestDatabase, redisAvailable, testRedisUrl } from './backends.js';
+import { createTestDatabase, redisAvailable, testRedisUrl, underTestRunner } from './backends.js';
 
 export const cloudSecret = 'test-cloud-signing-secret-0123456789';
 export const opsToken = 'test-ops-token-0123456789';
@@ -53,18 +53,17 @@ export interface TestAppOptions {
  * blob for it (perf: recently_deleted, find_inode_bit), more than the rest of its write. That is the harness's
  * clean-up, not the service, whose archive is kept for ten years and never mass-deleted.
  */
-const underTestRunner = process.env.NODE_TEST_CONTEXT !== undefined;
 const benchDataRoot = fileURLToPath(new URL('../../data/bench', import.meta.url));
 const removedAtExit = new Set<string>();
 
 function newDataDir(): string {
-  if (underTestRunner) return mkdtempSync(join(tmpdir(), 'ecf-app-'));
+  if (underTestRunner()) return mkdtempSync(join(tmpdir(), 'ecf-app-'));
   mkdirSync(benchDataRoot, { recursive: true });
   return mkdtempSync(join(benchDataRoot, 'ecf-app-'));
 }
 
 function removeDataDir(dataDir: string): void {
-  if (underTestRunner) {
+  if (underTestRunner()) {
     rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 }); // a handler whose client left may still be writing
     return;
   }
