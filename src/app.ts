@@ -24,7 +24,7 @@ import { createCommercialApprovals, createDocumentsService, createIdempotency, c
 import { catalogueRoutes, createCataloguesService } from './modules/catalogues/index.js';
 import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-sessions/index.js';
 import { opsRoutes } from './modules/ops/index.js';
-import { createDelivery, createSendingService, type Delivery, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, type SendingService } from './modules/sending/index.js';
+import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
 import { allocationRoutes, annulmentRoutes, annulmentSchemas, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
 import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
 import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
@@ -193,7 +193,6 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       return Promise.resolve();
     });
     // Jobs are registered before the queue starts, and the services they run need the queue: they reach them late.
-    const deliveryLate = lateBound<Delivery>('delivery');
     const annulmentsLate = lateBound<AnnulmentsService>('annulments');
     const sequencesLate = lateBound<SequencesService>('sequences');
     const responseDeliveryLate = lateBound<ResponseDelivery>('commercial response delivery');
@@ -202,9 +201,6 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       db,
       clock,
       taxpayersImportUrl: config.taxpayersImport.url,
-      delivery: deliveryLate.get,
-      // The send job's expiry follows the delivery lease (it must outlast it).
-      sendLeaseMs: config.sending.leaseMs,
       annulments: annulmentsLate.get,
       sequences: sequencesLate.get,
       environment: config.fiscalEnv,
@@ -256,10 +252,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     sequencesLate.set(sequences);
     const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences });
     const dgiiSessions = createDgiiSessionsService({ db, clock, environment: config.fiscalEnv, masterKey, companies, dgii: dgiiClient });
-    const scheduleSend = async (trx: Parameters<Queue['enqueue']>[2]['transaction'], documentId: string, startAfter: Date | undefined) => {
-      await queue.enqueue(jobs.sendDocument, { documentId }, { correlationId: `send:${documentId}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
-    };
-    const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, scheduleSend, policy: {
+    const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, policy: {
         ...defaultDeliveryPolicy,
         maxAttempts: config.sending.maxAttempts,
         retryDelayMs: config.sending.retryBaseMs,
@@ -267,7 +260,15 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
       },
     });
-    deliveryLate.set(delivery);
+    // Documents to send are claimed by this process's sender when it is a worker (not jobs: sending/sender.ts).
+    let wakeSender: () => void = () => undefined;
+    if (roles.work) {
+      const sender = startSender({ delivery, log, restMs: 500 });
+      wakeSender = () => {
+        sender.wake();
+      };
+      closers.push(() => sender.stop());
+    }
     const annulments = createAnnulmentsService({
       db,
       clock,
@@ -283,7 +284,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       },
     });
     annulmentsLate.set(annulments);
-    const sending = createSendingService({ db, clock, environment: config.fiscalEnv, dgii: dgiiClient, delivery, scheduleSend });
+    const sending = createSendingService({ db, clock, environment: config.fiscalEnv, dgii: dgiiClient, delivery, queued: () => {
+        wakeSender();
+      } });
     if (roles.schedule) {
       const poller = startPoller({ delivery, log, batchSize: 100, restMs: 1_000 });
       closers.push(() => poller.stop());

@@ -234,7 +234,7 @@ function dgii(env: Env, fiscalEnv: FiscalEnvironment): DgiiConfig {
  * How long one worker holds a document it is sending. An attempt may make two DGII calls under one lease (ask about
  * the e-NCF, then send), each bounded by the client's connect + response timeouts; a lease that ran out mid-call
  * would let a second worker send the same bytes. So it must outlast both calls: the default is 90 s, or more when
- * the timeouts ask for it, and a shorter value is refused. The send job's expiry is derived from it (longer).
+ * the timeouts ask for it, and a shorter value is refused.
  */
 function sendLeaseMs(env: Env, client: DgiiClientConfig): number {
   const callsMs = 2 * (client.connectTimeoutMs + client.responseTimeoutMs);

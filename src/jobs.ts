@@ -4,15 +4,14 @@ import type { FiscalEnvironment } from './config.js';
 import type { Db } from './platform/db/database.js';
 import type { AnyJob } from './platform/queue/job.js';
 import { controlPlaneJobs } from './modules/control-plane/index.js';
-import { sendingJobs, type Delivery } from './modules/sending/index.js';
 import { annulmentJobs, sequenceJobs, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
 import { documentJobs } from './modules/documents/index.js';
 import { taxpayersJobs } from './modules/taxpayers/index.js';
 import { webhookJobs } from './modules/webhooks/index.js';
 import { commercialResponseJobs, type ResponseDelivery } from './modules/received/index.js';
 
-export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; delivery: () => Delivery; sendLeaseMs?: number; annulments: () => AnnulmentsService; sequences: () => SequencesService; environment: FiscalEnvironment; responseDelivery: () => ResponseDelivery; responseLeaseMs?: number }) {
-  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...sendingJobs({ delivery: deps.delivery, leaseMs: deps.sendLeaseMs }), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }), ...webhookJobs({ db: deps.db, clock: deps.clock, environment: deps.environment }), ...commercialResponseJobs({ responseDelivery: deps.responseDelivery, leaseMs: deps.responseLeaseMs }) };
+export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; annulments: () => AnnulmentsService; sequences: () => SequencesService; environment: FiscalEnvironment; responseDelivery: () => ResponseDelivery; responseLeaseMs?: number }) {
+  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...annulmentJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }), ...webhookJobs({ db: deps.db, clock: deps.clock, environment: deps.environment }), ...commercialResponseJobs({ responseDelivery: deps.responseDelivery, leaseMs: deps.responseLeaseMs }) };
 }
 
 export type AppJobs = ReturnType<typeof createJobs>;

@@ -2,9 +2,8 @@
 // while 200 documents are being sent, then restarted; at the end one worker runs undisturbed. Nothing is lost
 // (every document ends accepted, with its trackId), nothing is sent twice (each e-NCF reached DGII's reception
 // exactly once), and the kills landed mid-send (documents a killed worker had marked `sending` were taken up by
-// asking DGII about their e-NCF first). Short lease, job expiry and queue maintenance make recovery take seconds.
-// Then the case a kill can leave but rarely does: a document's job retried while the dead worker's lease still runs
-// is taken up when the lease runs out, not stranded.
+// asking DGII about their e-NCF first). A short lease makes recovery take seconds. Then a dead worker's lease
+// guards its document even when its send is due sooner: it is taken up when the lease runs out, not before.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -12,15 +11,13 @@ import { ecfDocuments } from './support/ecf-documents.js';
 import { postgresAvailable } from './support/backends.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
-import { sendingJobs } from '../src/modules/sending/index.js';
 
 const onPostgres = await postgresAvailable();
 const documents = 200;
 const kills = 6;
 
-// Two DGII calls of at most 1 + 2.5 s fit in the 8 s lease; the send job expires after 11 s; expired jobs are
-// failed (and retried) within a second.
-const timings = { DGII_CONNECT_TIMEOUT_MS: '1000', DGII_RESPONSE_TIMEOUT_MS: '2500', SEND_LEASE_SECONDS: '8', QUEUE_MAINTENANCE_SECONDS: '1', SEND_RETRY_BASE_MS: '200', SEND_MAX_ATTEMPTS: '30' };
+// Two DGII calls of at most 1 + 2.5 s fit in the 8 s lease; a killed worker's documents fall due when it runs out.
+const timings = { DGII_CONNECT_TIMEOUT_MS: '1000', DGII_RESPONSE_TIMEOUT_MS: '2500', SEND_LEASE_SECONDS: '8', SEND_RETRY_BASE_MS: '200', SEND_MAX_ATTEMPTS: '30' };
 
 async function within<T>(what: string, promise: Promise<T>, ms: number, detail: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -163,18 +160,16 @@ describe(
       process.stdout.write(`# ${String(interrupted)} sends interrupted by a kill, then resolved by asking DGII: ${JSON.stringify(Object.fromEntries(answers))}\n`);
     });
 
-    it('takes up a document a dead worker still holds once its lease runs out, even when its job came too early', async () => {
+    it('takes up a document a dead worker still holds once its lease runs out, even when its send came due sooner', async () => {
       if (worker === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) {
         worker = startWorkerProcess(await world.processEnv());
         await within('a worker start', worker.ready, 60_000, worker.output);
       }
       const db = world.app.application.database.db;
       const document = await world.create(ecfDocuments['31']);
-      // What a worker killed after marking it `sending` leaves: its lease, still running when the job is retried.
+      // What a worker killed after marking it `sending` leaves: its lease, still running, here with its send due now.
       const heldUntil = new Date(Date.now() + 3_000);
-      await db.updateTable('documents').set({ status: 'sending', send_route: 'reception', send_lease_id: 'lse_killed_worker', send_lease_until: heldUntil, updated_at: new Date() }).where('id', '=', document.id).execute();
-      const job = sendingJobs({ delivery: () => { throw new Error('this process runs no jobs'); } }).sendDocument;
-      await world.app.application.queue.enqueue(job, { documentId: document.id }, { correlationId: 'test:held-lease' });
+      await db.updateTable('documents').set({ status: 'sending', send_route: 'reception', send_lease_id: 'lse_killed_worker', send_lease_until: heldUntil, send_due_at: new Date(), updated_at: new Date() }).where('id', '=', document.id).execute();
 
       const done = await world.untilSettled(document.id, 60_000);
       assert.equal(done.status, 'accepted');

@@ -34,7 +34,6 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     },
   };
 
-  const scheduled: { documentId: string; at: Date | undefined }[] = [];
   function deliveryWith(dgii: Partial<DgiiClient>): Delivery {
     const services = world.app.application.services;
     const answers: Partial<DgiiClient> = { serviceStatus: () => Promise.resolve({ kind: 'no_credentials' }), ...dgii };
@@ -46,10 +45,6 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
       dgii: answers as DgiiClient,
       companies: services.companies,
       documents: services.documents,
-      scheduleSend: (_trx, documentId, at) => {
-        scheduled.push({ documentId, at });
-        return Promise.resolve();
-      },
       policy: defaultDeliveryPolicy,
     });
   }
@@ -109,31 +104,52 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.deepEqual((await events(id)).map((event) => event.type), ['dgii.sending']);
   });
 
-  it('claims once: a second claim while the lease runs leaves a follow-up for when it runs out', async () => {
-    const id = await documentIn('31', { status: 'queued' });
-    const lease = (leaseId: string) => ({ leaseId, leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });
-    const first = await claimForSending(db(), id, lease('lse_first'));
-    assert.equal(first?.previous_status, 'queued');
-    assert.equal(await claimForSending(db(), id, lease('lse_second')), undefined);
-    assert.equal((await row(id)).send_lease_id, 'lse_first');
+  const lease = (leaseId: string) => ({ leaseId, leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });
 
-    scheduled.length = 0;
-    await deliveryWith({}).attempt(id);
+  it('claims once: a second claim while the lease runs takes nothing, and the send falls due when the lease runs out', async () => {
+    const id = await documentIn('31', { status: 'queued', send_due_at: new Date() });
+    const [first] = await claimForSending(db(), { id }, lease('lse_first'));
+    assert.equal(first?.previous_status, 'queued');
+    assert.ok(first.send_lease_until !== null);
+    assert.deepEqual(first.send_due_at, first.send_lease_until, 'a dead worker\'s document falls due when its lease runs out');
+    assert.deepEqual(await claimForSending(db(), { id }, lease('lse_second')), []);
+    assert.ok(!(await claimForSending(db(), { due: 1_000 }, lease('lse_second'))).some((claimed) => claimed.id === id));
+    await deliveryWith({}).attempt(id); // asked now while held: nothing happens
     assert.equal((await row(id)).send_lease_id, 'lse_first');
-    assert.deepEqual(scheduled.map((entry) => [entry.documentId, entry.at?.getTime()]), [[id, first.send_lease_until?.getTime()]]);
     assert.equal((await events(id)).length, 1);
 
     // Once the lease ran out, the document in `sending` is taken up, to ask DGII before sending anything.
-    await db().updateTable('documents').set({ send_lease_until: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
-    const again = await claimForSending(db(), id, lease('lse_third'));
+    const past = new Date(Date.now() - 1_000);
+    await db().updateTable('documents').set({ send_lease_until: past, send_due_at: past }).where('id', '=', id).execute();
+    const again = (await claimForSending(db(), { due: 1_000 }, lease('lse_third'))).find((claimed) => claimed.id === id);
     assert.equal(again?.previous_status, 'sending');
     assert.equal(again.send_lease_id, 'lse_third');
     assert.equal((await events(id)).at(-1)?.cause, 'DGII may already have it: asking about the e-NCF before anything is sent');
   });
 
+  it('claims the documents whose send is due in one statement, not those due later nor those a running lease holds', async () => {
+    const past = new Date(Date.now() - 1_000);
+    const due = [await documentIn('31', { status: 'queued', send_due_at: past }), await documentIn('31', { status: 'sending', send_lease_until: past, send_due_at: past })];
+    const later = await documentIn('31', { status: 'queued', send_due_at: new Date(Date.now() + 60_000) });
+    const held = await documentIn('31', { status: 'sending', send_lease_id: 'lse_held', send_lease_until: new Date(Date.now() + 60_000), send_due_at: past });
+    const final = await documentIn('31', { status: 'accepted', send_due_at: past });
+    statements = 0;
+    const claimed = await claimForSending(db().withPlugin(counting), { due: 1_000 }, lease('lse_batch'));
+    assert.equal(statements, 1);
+    const ids = claimed.map((one) => one.id);
+    assert.deepEqual(due.filter((id) => ids.includes(id)), due);
+    for (const id of [later, held, final]) assert.ok(!ids.includes(id), `claimed ${id}`);
+    const taken = claimed.filter((one) => due.includes(one.id)).sort((a, b) => a.previous_status.localeCompare(b.previous_status));
+    assert.deepEqual(taken.map((one) => [one.previous_status, one.status, one.send_lease_id, one.signed_xml_blob_key !== null]), [
+      ['queued', 'sending', 'lse_batch', true],
+      ['sending', 'sending', 'lse_batch', true],
+    ]);
+    assert.equal((await row(held)).send_lease_id, 'lse_held');
+  });
+
   it('claims nothing that is not queued or sending', async () => {
     const id = await documentIn('31', {});
-    assert.equal(await claimForSending(db(), id, { leaseId: 'lse_x', leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' }), undefined);
+    assert.deepEqual(await claimForSending(db(), { id }, lease('lse_x')), []);
     const after = await row(id);
     assert.equal(after.status, 'signed');
     assert.equal(after.send_route, null);
@@ -143,7 +159,7 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
   it('routes a type 32 under DOP 250,000 as an RFCE, and from 250,000 to reception', async () => {
     const claim = async (montoTotal: string) => {
       const id = await documentIn('32', { status: 'queued', monto_total: montoTotal });
-      return claimForSending(db(), id, { leaseId: 'lse_route', leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });
+      return (await claimForSending(db(), { id }, lease('lse_route')))[0];
     };
     const under = await claim('249999.99');
     assert.equal(under?.send_route, 'rfce');
@@ -197,7 +213,7 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.deepEqual(await domainEvents(id), ['document.signed']);
   });
 
-  it('queues with enviar: the state, its event, the outbox event and one send job', async () => {
+  it('queues with enviar: the state, its event, the outbox event, and its send due at once', async () => {
     const created = await world.create(ecfDocuments['31']);
     await world.send(created.id);
     const queued = await row(created.id);
@@ -205,7 +221,6 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(queued.send_route, null); // the route is fixed when a worker first takes it
     assert.deepEqual(await events(created.id), [{ type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' }]);
     assert.deepEqual(await domainEvents(created.id), ['document.signed', 'document.queued']);
-    const jobs = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'document.send' and data->'payload'->>'documentId' = ${created.id}`.execute(db());
-    assert.equal(jobs.rows[0]?.n, 1);
+    assert.ok(queued.send_due_at !== null && queued.send_due_at <= new Date(), `due at ${String(queued.send_due_at?.toISOString())}`);
   });
 });

@@ -14,7 +14,7 @@ type Executor = Db | Trx;
 // The inserts come unexecuted: a caller executes one, or sends several together (platform/db/one-statement.ts).
 
 /** The columns sending fills in (modules/sending); a new document has none of them yet. */
-type SendingColumn = 'send_route' | 'send_attempts' | 'send_lease_id' | 'send_lease_until' | 'track_id' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages' | 'secuencia_utilizada' | 'poll_count' | 'next_poll_at' | 'sent_at' | 'final_at';
+type SendingColumn = 'send_route' | 'send_attempts' | 'send_lease_id' | 'send_lease_until' | 'send_due_at' | 'track_id' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages' | 'secuencia_utilizada' | 'poll_count' | 'next_poll_at' | 'sent_at' | 'final_at';
 export type NewDocument = Omit<DocumentRow, SendingColumn>;
 
 export const notYetSent: Pick<DocumentRow, SendingColumn> = {
@@ -22,6 +22,7 @@ export const notYetSent: Pick<DocumentRow, SendingColumn> = {
   send_attempts: 0,
   send_lease_id: null,
   send_lease_until: null,
+  send_due_at: null,
   track_id: null,
   dgii_estado: null,
   dgii_codigo: null,

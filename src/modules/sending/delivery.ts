@@ -5,14 +5,14 @@
 // `sending` by a later attempt — after an uncertain outcome (timeout after the bytes left, reset, 5xx) or after a
 // worker died mid-call — may already be at DGII, and is resolved by asking DGII about its e-NCF first (trackIds for
 // reception, consultaestado for an RFCE); only a definite "DGII has nothing" lets the bytes go again. One worker at a
-// time may talk to DGII about a document: the lease (send_lease_id/until) is taken in the same transaction that
-// marks it `sending`, and runs out if its worker dies; its send job, left active, expires after the lease and is
-// retried, and a job that finds the lease still held leaves a follow-up for when it runs out, so a killed worker's
-// document is always taken up again (test/sending-crash.test.ts). The bytes sent are the archived signed bytes,
-// never re-signed. The common steps (the claim, a trackId, a verdict, a poll's answer) are each ONE statement whose
-// conditions (the lease, the state a poll saw) are its UPDATE's WHERE (sending.repo.ts changeDocumentIf): a worker
-// whose lease passed, or a stale poll, changes nothing. What schedules a send job keeps a transaction, as the job is
-// inserted by the queue in it.
+// time may talk to DGII about a document: the lease (send_lease_id/until) is taken in the same statement that
+// marks it `sending`, and runs out if its worker dies. A document is its own send job: `send_due_at` says when a
+// worker may next take it, and the workers' claim loop (platform/queue/claim-loop.ts) claims the due ones in
+// batches; a claim moves it to when the lease runs out, so a killed worker's document is always taken up again
+// (test/sending-crash.test.ts). The bytes sent are the archived signed bytes, never re-signed. The common steps (the
+// claim, a trackId, a verdict, a poll's answer) are each ONE statement whose conditions (the lease, the state a poll
+// saw) are its UPDATE's WHERE (sending.repo.ts changeDocumentIf): a worker whose lease passed, or a stale poll,
+// changes nothing.
 import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, ResultOutcome, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
@@ -48,7 +48,7 @@ export interface DeliveryPolicy {
   maxRetryDelayMs: number;
   /**
    * How long one worker holds a document while it talks to DGII (SEND_LEASE_SECONDS): longer than two of the
-   * client's calls (ask, then send). The send job's expiry outlasts it (sendJobExpirySeconds).
+   * client's calls (ask, then send); a dead worker's documents fall due again when it runs out.
    */
   leaseMs: number;
   /** First poll after a trackId; doubled per poll up to maxPollDelayMs. */
@@ -75,9 +75,6 @@ export const defaultDeliveryPolicy: DeliveryPolicy = {
   uncertainSettleMs: 60_000,
 };
 
-/** What delivery asks of the queue: a send attempt for a document, in the caller's transaction. */
-export type ScheduleSend = (trx: Trx, documentId: string, startAfter: Date | undefined) => Promise<void>;
-
 /** DGII's verdict in our states. */
 const verdictStatus = { accepted: 'accepted', conditional: 'accepted_conditional', rejected: 'rejected' } as const satisfies Record<string, DocumentStatus>;
 
@@ -99,8 +96,20 @@ interface SignedXmlEntry {
   sha256: string;
 }
 
+/** A document this worker took to send: the row as claimed, the state it was claimed from, and this worker's lease. */
+export interface ClaimedSend {
+  row: repo.DocumentRow;
+  previous: DocumentStatus;
+  leaseId: string;
+  signedXml: SignedXmlEntry | undefined;
+}
+
 export interface Delivery {
-  /** One send attempt (the `document.send` job). Safe to run twice, or at once on two workers. */
+  /** Claims up to `limit` documents whose send is due, for send() (the workers' claim loop). */
+  claimDue(limit: number): Promise<ClaimedSend[]>;
+  /** One send attempt for a claimed document. Safe to run twice, or at once on two workers. */
+  send(claimed: ClaimedSend): Promise<void>;
+  /** One send attempt for document `documentId`, now, if no worker holds it. */
   attempt(documentId: string): Promise<void>;
   /** Asks DGII about one document waiting for its verdict, now. */
   poll(row: repo.DocumentRow): Promise<void>;
@@ -116,10 +125,9 @@ export function createDelivery(deps: {
   dgii: DgiiClient;
   companies: CompaniesService;
   documents: DocumentsService;
-  scheduleSend: ScheduleSend;
   policy: DeliveryPolicy;
 }): Delivery {
-  const { db, clock, log, environment, dgii, companies, documents, scheduleSend, policy } = deps;
+  const { db, clock, log, environment, dgii, companies, documents, policy } = deps;
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
@@ -147,6 +155,7 @@ export function createDelivery(deps: {
       status,
       send_lease_id: null,
       send_lease_until: null,
+      send_due_at: null,
       dgii_estado: verdict.estado,
       dgii_codigo: verdict.codigo,
       dgii_messages: verdict.messages,
@@ -167,7 +176,7 @@ export function createDelivery(deps: {
   function recordTrackId(row: repo.DocumentRow, leaseId: string, trackId: string, cause: string): Promise<boolean> {
     const now = clock.now();
     // `row` is as claimed: no one else changes a document while its lease is this worker's.
-    const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now };
+    const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, send_due_at: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now };
     return repo.changeDocumentIf(db, row.id, { leaseId }, change, { event: { at: now, type: 'dgii.received', status: 'in_process', cause } });
   }
 
@@ -180,16 +189,15 @@ export function createDelivery(deps: {
     const now = clock.now();
     const attempts = row.send_attempts + (counts ? 1 : 0);
     if (counts && attempts >= policy.maxAttempts) {
-      await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
+      await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
       await event(trx, row, 'dgii.send_failed', 'send_failed', `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar`);
       await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts, at: now });
       await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts });
       return;
     }
     const at = retryAt ?? later(backoffMs(attempts, policy.retryDelayMs, policy.maxRetryDelayMs));
-    await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, updated_at: now });
+    await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: at, updated_at: now });
     await event(trx, row, 'dgii.not_taken', 'queued', `${counts ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`);
-    await scheduleSend(trx, row.id, at);
   }
 
   /**
@@ -201,14 +209,13 @@ export function createDelivery(deps: {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
     const askAt = later(Math.max(policy.uncertainSettleMs, backoffMs(attempts, policy.retryDelayMs, policy.maxRetryDelayMs)));
-    // Held by no worker until the question is due: any other send job for it (a crashed worker's, retried) waits
-    // too, instead of asking DGII before the request our client gave up on has settled.
-    await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: askAt, updated_at: now });
+    // Held by no worker until the question is due: no one (a refresh either) asks DGII before the request our client
+    // gave up on has settled.
+    await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: askAt, send_due_at: askAt, updated_at: now });
     await event(trx, row, 'dgii.uncertain', 'sending', `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`);
     if (attempts >= policy.maxAttempts) {
       await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: `DGII's answer is still unknown after ${String(attempts)} attempts: ${detail}`, attempts, at: now });
     }
-    await scheduleSend(trx, row.id, askAt);
   }
 
   async function recordNoCredentials(trx: Trx, row: repo.DocumentRow, detail: string, previous: DocumentStatus): Promise<void> {
@@ -218,40 +225,23 @@ export function createDelivery(deps: {
       return;
     }
     const now = clock.now();
-    await repo.updateDocument(trx, row.id, { status: 'send_failed', send_lease_id: null, send_lease_until: null, updated_at: now });
+    await repo.updateDocument(trx, row.id, { status: 'send_failed', send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
     await event(trx, row, 'dgii.send_failed', 'send_failed', detail);
     await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts: row.send_attempts, at: now });
     await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts: row.send_attempts });
   }
 
-  /**
-   * Takes the document for this worker: the lease, and `sending` marked before anything leaves, in one statement.
-   * When that finds it not claimable, a transaction looks at why; only a lease still running needs something done.
-   */
-  async function claim(documentId: string): Promise<{ row: repo.DocumentRow; previous: DocumentStatus; leaseId: string; signedXml: SignedXmlEntry | undefined } | undefined> {
+  /** Takes documents for this worker (sending.repo.ts claimForSending): one named, or up to a number of the due ones. */
+  async function claim(target: repo.ClaimTarget): Promise<ClaimedSend[]> {
     const leaseId = newId('lse');
-    const terms = (now: Date) => ({ leaseId, leaseUntil: later(policy.leaseMs), now, rfceThreshold: rfceThreshold.toString() });
-    let claimed = await repo.claimForSending(db, documentId, terms(clock.now()));
-    if (claimed === undefined) {
-      await transact(db, async (trx) => {
-        const row = await repo.lockDocument(trx, documentId);
-        const now = clock.now();
-        if (row === undefined || (row.status !== 'queued' && row.status !== 'sending')) return ok(undefined);
-        if (row.send_lease_until !== null && row.send_lease_until > now) {
-          // Another worker holds it (or an uncertain send is settling). A live holder schedules what comes next; a
-          // dead one cannot, so this job leaves a follow-up for when the lease runs out. It finds nothing to do if
-          // the holder finished; without it, a job retried before the lease ran out would strand the document.
-          await scheduleSend(trx, row.id, row.send_lease_until);
-          return ok(undefined);
-        }
-        // The lease ran out in between: take it now, under this lock.
-        claimed = await repo.claimForSending(trx, documentId, terms(now));
-        return ok(undefined);
-      });
-    }
-    if (claimed === undefined) return undefined;
-    const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...row } = claimed;
-    return { row, previous, leaseId, signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 } };
+    const now = clock.now();
+    const claimed = await repo.claimForSending(db, target, { leaseId, leaseUntil: later(policy.leaseMs), now, rfceThreshold: rfceThreshold.toString() });
+    return claimed.map(({ previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...row }) => ({
+      row,
+      previous,
+      leaseId,
+      signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 },
+    }));
   }
 
   /** Records an outcome only while this worker still holds the document: a lease that ran out belongs to another. */
@@ -292,7 +282,7 @@ export function createDelivery(deps: {
     return { kind: 'unknown', detail: tracks.kind === 'transient' ? tracks.detail : tracks.kind };
   }
 
-  async function send(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }): Promise<SendEcfOutcome | SendRfceOutcome> {
+  async function sendFile(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }): Promise<SendEcfOutcome | SendRfceOutcome> {
     if (row.send_route !== 'rfce') return dgii.sendEcf(row.company_id, file);
     // The RFCE summarises the archived e-CF 32 and is signed with the company's certificate; the full e-CF stays
     // archived and is what the integrator downloads. The RFCE is archived too, before it leaves: a resend after an
@@ -323,7 +313,7 @@ export function createDelivery(deps: {
       case 'uncertain':
       case 'unauthorized':
       case 'no_credentials':
-        // The outcomes that schedule another attempt: in a transaction, with the send job.
+        // The outcomes that schedule another attempt: in a transaction, with their events and failed jobs.
         await whileHeld(row, leaseId, (trx, current) => recordFailedSend(trx, current, outcome, previous));
     }
   }
@@ -360,20 +350,17 @@ export function createDelivery(deps: {
     return availability.window !== null && availability.window.end.getTime() > now ? availability.window : null;
   }
 
-  async function attempt(documentId: string): Promise<void> {
+  /** Claims up to `limit` due documents; during a maintenance window, makes them wait for its end instead. */
+  async function claimDue(limit: number): Promise<ClaimedSend[]> {
     const maintenance = await maintenanceNow();
-    if (maintenance !== null) {
-      // Paused, not failed: the document waits queued for the window's end, and no attempt is counted.
-      await transact(db, async (trx) => {
-        const row = await repo.lockDocument(trx, documentId);
-        if (row?.status === 'queued') await recordNotTaken(trx, row, `DGII is in a maintenance window until ${maintenance.end.toISOString()}`, maintenance.end, false);
-        else if (row?.status === 'sending') await scheduleSend(trx, row.id, maintenance.end);
-        return ok(undefined);
-      });
-      return;
-    }
-    const claimed = await claim(documentId);
-    if (claimed === undefined) return; // final, not ours to send, or another worker holds it
+    if (maintenance === null) return claim({ due: limit });
+    // Paused, not failed: the documents wait for the window's end, and no attempt is counted.
+    const end = maintenance.end.toISOString();
+    await repo.holdDueSends(db, clock.now(), maintenance.end, limit, `not attempted (DGII is in a maintenance window until ${end}); DGII did not take it; next attempt at ${end}`);
+    return [];
+  }
+
+  async function send(claimed: ClaimedSend): Promise<void> {
     const { row, previous, leaseId, signedXml } = claimed;
     // Read as API issuing reads it (kept for recentReadMs): the company's RNC names the file sent.
     const company = (await companies.issuer(row.company_id))?.company;
@@ -397,7 +384,7 @@ export function createDelivery(deps: {
       }
     }
 
-    const outcome = await send(row, file);
+    const outcome = await sendFile(row, file);
     await recordSendOutcome(row, leaseId, outcome, previous);
   }
 
@@ -442,12 +429,18 @@ export function createDelivery(deps: {
   }
 
   return {
-    attempt,
+    claimDue,
+    send,
+    async attempt(documentId) {
+      // Asked now (a refresh): during a maintenance window it waits, due at the window's end, like the others.
+      if ((await maintenanceNow()) !== null) return;
+      for (const claimed of await claim({ id: documentId })) await send(claimed);
+    },
     poll,
     async pollDue(limit) {
       const now = clock.now();
       const due = await repo.claimDuePolls(db, now, later(policy.leaseMs), limit);
-      // A few questions at a time: each also takes a database connection, which the send jobs need too.
+      // A few questions at a time: each also takes a database connection, which the sender needs too.
       const queue = [...due];
       const asker = async () => {
         for (let row = queue.shift(); row !== undefined; row = queue.shift()) {

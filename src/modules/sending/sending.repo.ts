@@ -21,6 +21,7 @@ export interface StateChange {
   send_attempts?: number;
   send_lease_id?: string | null;
   send_lease_until?: Date | null;
+  send_due_at?: Date | null;
   track_id?: string | null;
   dgii_estado?: string | null;
   dgii_codigo?: string | null;
@@ -108,26 +109,42 @@ export async function changeDocumentIf(executor: Db | Trx, id: string, expected:
  */
 export type ClaimedRow = DocumentRow & { previous_status: DocumentStatus; signed_xml_blob_key: string | null; signed_xml_sha256: string | null };
 
+/** Which documents a claim takes: one named (asked now), or up to `due` of those whose send is due. */
+export type ClaimTarget = { id: string } | { due: number };
+
+/** Documents a worker may take: queued or sending, and no worker's lease on them running. */
+function takable(now: Date) {
+  return sql`status in ('queued', 'sending') and (send_lease_until is null or send_lease_until <= ${now})`;
+}
+
+/** The rows a claim or a hold takes, locked (FOR UPDATE, latest version), with the state they are taken from. */
+function targetRows(target: ClaimTarget, now: Date) {
+  if ('id' in target) return sql`select id, status from documents where id = ${target.id} for update`;
+  return sql`
+    select id, status from documents where ${takable(now)} and send_due_at <= ${now}
+    order by send_due_at limit ${target.due} for update skip locked`;
+}
+
 /**
- * Takes document `id` for one worker in ONE statement: when it is `queued` or `sending` and no worker's lease on it
- * is running, marks it `sending` under a new lease, fixes its route (DGII's reception, or an RFCE summary for a type
- * 32 under `rfceThreshold` DOP: research/dgii-protocol.md §8.1) and records the `dgii.sending` event. The row is
- * locked first (FOR UPDATE, latest version) so the state it was claimed from is the one the update saw; the signed XML's
- * archive entry comes with it, so the worker needs no other read before it sends. Undefined:
- * not claimable now (final, not queued, or held by another worker).
+ * Takes documents for one worker in ONE statement: those of `target` that are `queued` or `sending` with no
+ * worker's lease on them running are marked `sending` under the lease, their next send falls due when it runs out
+ * (so a dead worker's documents are taken up again), their route is fixed (DGII's reception, or an RFCE summary
+ * for a type 32 under `rfceThreshold` DOP: research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded.
+ * Workers claiming due documents side by side skip each other's (SKIP LOCKED). The signed XML's archive entry comes
+ * with each, so the worker needs no other read before it sends. Empty: nothing claimable now (final, not queued,
+ * or held by another worker).
  */
-export async function claimForSending(executor: Db | Trx, id: string, claim: { leaseId: string; leaseUntil: Date; now: Date; rfceThreshold: string }): Promise<ClaimedRow | undefined> {
+export async function claimForSending(executor: Db | Trx, target: ClaimTarget, claim: { leaseId: string; leaseUntil: Date; now: Date; rfceThreshold: string }): Promise<ClaimedRow[]> {
   const result = await executePrepared(
     executor,
     sql<ClaimedRow>`
-      with previous as (
-        select id, status from documents where id = ${id} for update
-      ), claimed as (
+      with previous as (${targetRows(target, claim.now)}), claimed as (
         update documents d set
           status = 'sending',
           send_route = coalesce(d.send_route, case when d.ecf_type = '32' and d.monto_total::numeric < ${claim.rfceThreshold}::numeric then 'rfce' else 'reception' end),
           send_lease_id = ${claim.leaseId},
           send_lease_until = ${claim.leaseUntil},
+          send_due_at = ${claim.leaseUntil},
           updated_at = ${claim.now}
         from previous p
         where d.id = p.id and p.status in ('queued', 'sending') and (d.send_lease_until is null or d.send_lease_until <= ${claim.now})
@@ -145,7 +162,27 @@ export async function claimForSending(executor: Db | Trx, id: string, claim: { l
         select blob_key, sha256 from document_artefacts where document_id = c.id and kind = 'signed-xml' order by version desc limit 1
       ) a on true`,
   );
-  return result.rows[0];
+  return result.rows;
+}
+
+/**
+ * DGII's maintenance window: up to `limit` documents whose send is due wait for its end instead, in ONE statement
+ * (no attempt counted). A queued one records why (`dgii.not_taken`); a `sending` one, which DGII may hold, is asked
+ * about when the window ends. How many were held.
+ */
+export async function holdDueSends(db: Db, now: Date, until: Date, limit: number, cause: string): Promise<number> {
+  const result = await executePrepared(
+    db,
+    sql<{ id: string }>`
+      with previous as (${targetRows({ due: limit }, now)}), held as (
+        update documents d set send_due_at = ${until}, updated_at = ${now} from previous p where d.id = p.id returning d.id, d.status
+      ), event as (
+        insert into document_events (document_id, at, type, status, cause)
+        select id, ${now}, 'dgii.not_taken', 'queued', ${cause} from held where status = 'queued'
+      )
+      select id from held`,
+  );
+  return result.rows.length;
 }
 
 /**

@@ -19,7 +19,7 @@ export function sendingRoutes(sending: SendingService) {
         operationId: 'sendDocument',
         summary: 'Queue a signed document for DGII (202); follow it with GET /documentos/:id',
         description:
-          'A `signed` document becomes `queued` and its send job is enqueued in the same transaction; the worker sends the archived signed bytes (a type 32 under DOP 250,000 as an RFCE) and the document moves to `in_process`, then to DGII\'s verdict. A document already queued, on its way or final answers 202 too, with `changed: false` and its current state: nothing is queued twice. A document in `send_failed` or `not_found` answers 409 `document_not_sendable`: use `reintentar`, which checks it is safe to send again.',
+          'A `signed` document becomes `queued`, its send due at once, in one transaction; the worker sends the archived signed bytes (a type 32 under DOP 250,000 as an RFCE) and the document moves to `in_process`, then to DGII\'s verdict. A document already queued, on its way or final answers 202 too, with `changed: false` and its current state: nothing is queued twice. A document in `send_failed` or `not_found` answers 409 `document_not_sendable`: use `reintentar`, which checks it is safe to send again.',
         tags: ['Sending'],
       },
       schema: { params: DocumentParams, response: { 202: Envelope(ref(SendAnswer)) } },

@@ -6,13 +6,10 @@ import type { BreakerSnapshot, DgiiClient, ServiceStatusOutcome } from '../../dg
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
-import { executeAsOneStatement } from '../../platform/db/one-statement.js';
-import { transact } from '../../platform/db/transact.js';
-import { domainEventInsert } from '../../platform/events/domain-events.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
-import { findDocument, insertDocumentEvent } from '../documents/index.js';
-import type { Delivery, ScheduleSend } from './delivery.js';
+import { findDocument } from '../documents/index.js';
+import type { Delivery } from './delivery.js';
 import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
 
@@ -69,26 +66,34 @@ function failedJobView(row: repo.FailedJobRow): FailedJobView {
   };
 }
 
-export function createSendingService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; dgii: DgiiClient; delivery: Delivery; scheduleSend: ScheduleSend }): SendingService {
-  const { db, clock, environment, dgii, delivery, scheduleSend } = deps;
+/**
+ * `queued`: a document's send came due, after its transaction committed (wakes this process's workers, when it runs
+ * them; other processes' find it at their next claim).
+ */
+export function createSendingService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; dgii: DgiiClient; delivery: Delivery; queued: () => void }): SendingService {
+  const { db, clock, environment, dgii, delivery, queued } = deps;
 
-  /** signed (or a retry's starting state) → queued, with its send job, in one transaction. */
+  /**
+   * signed (or a retry's starting state) → queued, its send due at once: read, then ONE statement that applies only
+   * while the document is still in the state read (sending.repo.ts changeDocumentIf), with its timeline event and
+   * outbox event. The document is its own send job. A change in between (another enviar won) is read again.
+   */
   async function enqueue(companyId: string, id: string, allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined, cause: string): Promise<Result<SendAnswer>> {
-    return transact(db, async (trx) => {
-      const row = await repo.lockDocument(trx, id);
-      if (row?.company_id !== companyId || row.environment !== environment) return fail('document_not_found', `No document ${id}.`);
+    for (;;) {
+      const row = await findDocument(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No document ${id}.`);
       const refusal = allowed(row);
       if (refusal !== undefined) return refusal;
       const now = clock.now();
-      // The row is locked: its writes go together in one statement, then the send job, in this transaction.
-      await executeAsOneStatement(trx, [
-        repo.documentUpdate(trx, id, { status: 'queued', send_attempts: 0, poll_count: 0, next_poll_at: null, updated_at: now }),
-        insertDocumentEvent(trx, { documentId: id, at: now, type: 'queued', status: 'queued', cause }),
-        domainEventInsert(trx, { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now }),
-      ], { prepared: true });
-      await scheduleSend(trx, id, undefined);
-      return ok(answer({ ...row, status: 'queued' }, true, cause));
-    });
+      const queuedNow = await repo.changeDocumentIf(db, id, { status: row.status }, { status: 'queued', send_attempts: 0, send_due_at: now, poll_count: 0, next_poll_at: null, updated_at: now }, {
+        event: { at: now, type: 'queued', status: 'queued', cause },
+        domainEvent: { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now },
+      });
+      if (queuedNow) {
+        queued();
+        return ok(answer({ ...row, status: 'queued' }, true, cause));
+      }
+    }
   }
 
   return {

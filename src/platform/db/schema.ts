@@ -128,6 +128,8 @@ export interface DocumentsTable {
   send_attempts: Generated<number>;
   send_lease_id: string | null;
   send_lease_until: Date | null;
+  /** When a worker may next take it to DGII (queued or sending only; migrations/20261122_0012_document_sends.ts). */
+  send_due_at: Date | null;
   track_id: string | null;
   dgii_estado: string | null;
   dgii_codigo: string | null;
