@@ -4,7 +4,7 @@
 //
 // "Limited by the sandbox" needs the sandbox's own ceiling next to the pipeline's rate, measured the same way: a
 // plain client (no queue, no database of ours, no backoff) sends the same signed documents to the same sandbox and
-// asks consultaresultado until each verdict, SENDERS at a time, as many as the send job's concurrency (and again
+// asks consultaresultado until each verdict, SENDERS at a time, as many as the sender keeps in flight (and again
 // with WIDE_SENDERS, to show whether the sandbox could take more than the pipeline keeps in flight). The sandbox
 // runs in a process of its own (bench/sending-sandbox.ts), as DGII is another machine; the app (HTTP, worker and
 // scheduler roles, like sending-kit's world) and the plain client run in this one. Each run reports the CPU and
@@ -17,6 +17,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { sendConcurrency } from '../src/modules/sending/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
@@ -28,8 +29,8 @@ import { profiled } from './profile.js';
 import { printTable, type BenchRow } from './table.js';
 
 const GOAL_PER_SECOND = 300;
-/** The send job's concurrency (src/modules/sending/sending.jobs.ts): the plain client may keep as many in flight. */
-const SENDERS = 32;
+/** The sender's concurrency (src/modules/sending/sender.ts): the plain client may keep as many in flight. */
+const SENDERS = sendConcurrency;
 /** The plain client again with more in flight: the sandbox's capacity rather than its answer to 32 at a time. */
 const WIDE_SENDERS = 128;
 /** enviar calls in flight, like integrators sending their documents one after another on a few connections. */
@@ -376,9 +377,9 @@ interface PipelineRun {
   /** How long the enviar calls themselves took, all of them. */
   enviarMs: number;
   latencies: number[];
-  /** queued → in_process (the send job: queue pick-up, claim, reception, trackId recorded). */
+  /** queued → in_process (the sender: its claim, reception, trackId recorded). */
   sendStage: number[];
-  /** queued → sending: waiting for a worker (pg-boss fetch, the backlog of the documents queued before). */
+  /** queued → sending: waiting for a worker (the sender's claim, the backlog of the documents queued before). */
   queueWait: number[];
   /** sending → in_process: the worker's own work (claim committed, company and signed XML read, reception, record). */
   sendWork: number[];

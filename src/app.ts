@@ -288,7 +288,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         wakeSender();
       } });
     if (roles.schedule) {
-      const poller = startPoller({ delivery, log, batchSize: 100, restMs: 1_000 });
+      const poller = startPoller({ delivery, log, restMs: 1_000 });
       closers.push(() => poller.stop());
     }
     const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas });

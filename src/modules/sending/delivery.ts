@@ -34,9 +34,6 @@ import * as repo from './sending.repo.js';
 /** Type 32 under this amount (DOP) goes to DGII as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1). */
 const rfceThreshold = new Big('250000');
 
-/** Questions to DGII the poller asks at once. */
-const pollConcurrency = 8;
-
 /** How long one answer of DGII's status service is reused. */
 const availabilityTtlMs = 5_000;
 
@@ -113,8 +110,8 @@ export interface Delivery {
   attempt(documentId: string): Promise<void>;
   /** Asks DGII about one document waiting for its verdict, now. */
   poll(row: repo.DocumentRow): Promise<void>;
-  /** Polls the documents whose next question is due; the number asked. */
-  pollDue(limit: number): Promise<number>;
+  /** Claims up to `limit` documents whose next question to DGII is due, for poll() (the scheduler's poller). */
+  claimDuePolls(limit: number): Promise<repo.DocumentRow[]>;
 }
 
 export function createDelivery(deps: {
@@ -437,21 +434,8 @@ export function createDelivery(deps: {
       for (const claimed of await claim({ id: documentId })) await send(claimed);
     },
     poll,
-    async pollDue(limit) {
-      const now = clock.now();
-      const due = await repo.claimDuePolls(db, now, later(policy.leaseMs), limit);
-      // A few questions at a time: each also takes a database connection, which the sender needs too.
-      const queue = [...due];
-      const asker = async () => {
-        for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
-          const documentId = row.id;
-          await poll(row).catch((error: unknown) => {
-            log.warn({ err: error, documentId }, 'polling DGII failed');
-          });
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(pollConcurrency, due.length) }, asker));
-      return due.length;
+    claimDuePolls(limit) {
+      return repo.claimDuePolls(db, clock.now(), later(policy.leaseMs), limit);
     },
   };
 }

@@ -2,5 +2,5 @@ export { createDelivery, defaultDeliveryPolicy, type ClaimedSend, type Delivery,
 export { sendingRoutes } from './sending.routes.js';
 export { sendingSchemas } from './sending.schema.js';
 export { createSendingService, type SendingService } from './sending.service.js';
-export { startPoller, type Poller } from './poller.js';
+export { startPoller } from './poller.js';
 export { sendConcurrency, startSender } from './sender.js';
