@@ -210,7 +210,7 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
         assert.equal(after.commercialResponse, null);
         assert.deepEqual(after.artefacts.map((artefact) => artefact.type).sort(), ['signed-xml', 'source-json', 'source-xml']);
         assert.equal((await get(`/api/v1/documentos/${subject.id}/artefactos/acecf-xml`, apiKey)).statusCode, 404);
-        assert.equal(await app.application.blobs.head(`documents/${apiKey === key ? companyId : otherCompanyId}/${subject.id}/acecf-xml.v1.xml`), undefined);
+        assert.equal(await app.application.blobs.head(`documents/${apiKey === key ? companyId : otherCompanyId}/2026-11-21/${subject.id}.acecf-xml.v1.xml`), undefined);
         assert.equal((await domainEventsOf(subject.id)).length, 0);
       }
       assert.deepEqual((await timeline(document.id)).events.map((event) => event.type), ['created']);

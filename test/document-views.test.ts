@@ -61,7 +61,8 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     const storage = app.config.storage;
     if (storage.kind !== 'fs') throw new Error('the test app should use filesystem storage');
     const artefact = await app.application.database.db.selectFrom('document_artefacts').select('blob_key').where('document_id', '=', id).where('kind', '=', 'signed-xml').executeTakeFirstOrThrow();
-    assert.equal(artefact.blob_key, `documents/${companyId}/${id}/signed-xml.v1.xml`);
+    // The test clock's instant is 10:30 on 21-11-2026 in Santo Domingo: the day directory of the document.
+    assert.equal(artefact.blob_key, `documents/${companyId}/2026-11-21/${id}.signed-xml.v1.xml`);
     return join(storage.root, ...artefact.blob_key.split('/'));
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { calendarDateOf, formatDgiiDate, formatDgiiTimestamp, parseDgiiDate, parseDgiiTimestamp } from './dates.js';
+import { calendarDateOf, formatDgiiDate, formatDgiiTimestamp, formatIsoDate, isoDateOf, parseDgiiDate, parseDgiiTimestamp } from './dates.js';
 
 describe('DGII dates in GMT-4', () => {
   const cases: [string, string, string][] = [
@@ -21,6 +21,12 @@ describe('DGII dates in GMT-4', () => {
 
   it('reads the calendar day of an instant in GMT-4', () => {
     assert.deepEqual(calendarDateOf(new Date('2027-01-01T02:30:05Z')), { day: 31, month: 12, year: 2026 });
+  });
+
+  it('writes the GMT-4 day of an instant as yyyy-MM-dd, turning at 04:00 UTC', () => {
+    assert.equal(isoDateOf(new Date('2026-11-22T03:59:59.999Z')), '2026-11-21');
+    assert.equal(isoDateOf(new Date('2026-11-22T04:00:00Z')), '2026-11-22');
+    assert.equal(formatIsoDate({ day: 5, month: 3, year: 987 }), '0987-03-05');
   });
 
   for (const [text, expected] of [

@@ -58,3 +58,13 @@ export function calendarDateOf(instant: Date): CalendarDate {
   const local = shifted(instant);
   return { day: local.getUTCDate(), month: local.getUTCMonth() + 1, year: local.getUTCFullYear() };
 }
+
+/** `yyyy-MM-dd` (ISO 8601), the form a calendar date is kept in by the database and in archive paths. */
+export function formatIsoDate(date: CalendarDate): string {
+  return `${String(date.year).padStart(4, '0')}-${two(date.month)}-${two(date.day)}`;
+}
+
+/** The calendar date of `instant` in GMT-4, `yyyy-MM-dd`. */
+export function isoDateOf(instant: Date): string {
+  return formatIsoDate(calendarDateOf(instant));
+}

@@ -1,5 +1,8 @@
-// A document's archived artefacts: the one key layout and the one way to archive them. A document's artefacts live
-// in one directory of the blob store, so the filesystem adapter syncs that directory once for all of them.
+// A document's archived artefacts: the one key layout and the one way to archive them. The artefacts of the documents
+// a company creates in a day share one directory (named by the day of the document's creation, so later artefacts
+// join the first): the filesystem adapter makes no directory per document, and syncs the day's directory once for
+// all the files of a batch, instead of a new directory and its parent for each document.
+import { isoDateOf } from '../../fiscal/dates.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { ArtefactRow } from './documents.repo.js';
@@ -16,8 +19,15 @@ const contentTypes: Record<ArtefactKind, string> = {
   'acecf-xml': 'application/xml',
 };
 
-function artefactKey(companyId: string, documentId: string, kind: ArtefactKind, version: number): string {
-  return `documents/${companyId}/${documentId}/${kind}.v${String(version)}.${kind === 'source-json' ? 'json' : 'xml'}`;
+/** The document whose artefacts these are; `createdAt`, its creation, names the day directory. */
+export interface ArtefactOwner {
+  companyId: string;
+  documentId: string;
+  createdAt: Date;
+}
+
+function artefactKey(owner: ArtefactOwner, kind: ArtefactKind, version: number): string {
+  return `documents/${owner.companyId}/${isoDateOf(owner.createdAt)}/${owner.documentId}.${kind}.v${String(version)}.${kind === 'source-json' ? 'json' : 'xml'}`;
 }
 
 /**
@@ -25,13 +35,13 @@ function artefactKey(companyId: string, documentId: string, kind: ArtefactKind, 
  * insert the rows only after this returns: a crash leaves at most unreferenced blobs, never a row naming nothing.
  * `newDocument`: the document id was minted for this write, so no other writer or reader can meet its keys yet.
  */
-export async function archiveArtefacts(blobs: BlobStore, ids: { companyId: string; documentId: string }, artefacts: Partial<Record<ArtefactKind, Uint8Array>>, now: Date, newDocument: boolean): Promise<ArtefactRow[]> {
+export async function archiveArtefacts(blobs: BlobStore, owner: ArtefactOwner, artefacts: Partial<Record<ArtefactKind, Uint8Array>>, now: Date, newDocument: boolean): Promise<ArtefactRow[]> {
   const kinds = artefactKinds.filter((kind) => artefacts[kind] !== undefined);
   return Promise.all(
     kinds.map(async (kind) => {
-      const key = artefactKey(ids.companyId, ids.documentId, kind, 1);
+      const key = artefactKey(owner, kind, 1);
       const stored = await blobs.put(key, artefacts[kind] as Uint8Array, { contentType: contentTypes[kind], fresh: newDocument });
-      return { document_id: ids.documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
+      return { document_id: owner.documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
     }),
   );
 }

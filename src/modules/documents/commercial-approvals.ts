@@ -113,7 +113,7 @@ export function createCommercialApprovals(deps: {
       const now = clock.now();
       let artefacts: repo.ArtefactRow[];
       try {
-        artefacts = await archiveArtefacts(blobs, { companyId, documentId: row.id }, { 'acecf-xml': xml }, now, false);
+        artefacts = await archiveArtefacts(blobs, { companyId, documentId: row.id, createdAt: row.created_at }, { 'acecf-xml': xml }, now, false);
       } catch (error) {
         // Another ACECF's bytes hold the key: one recorded meanwhile, or one whose recording stopped after its write.
         if (!(error instanceof BlobExistsError)) throw error;

@@ -2,7 +2,7 @@
 // service knows — the Emisor from the company profile, today's FechaEmision, Version 1.0, and Totales computed from
 // the lines where the client left them out (SPEC §4.2; issue 5). The client's own values always win; what the
 // service fills in is exactly what the client did not send.
-import { calendarDateOf } from '../../fiscal/dates.js';
+import { formatDgiiDate } from '../../fiscal/dates.js';
 import { error, type Finding } from '../../fiscal/finding.js';
 import { computeTotals } from '../../fiscal/totals/index.js';
 
@@ -19,11 +19,6 @@ export interface IssuerProfile {
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function dgiiToday(now: Date): string {
-  const { year, month, day } = calendarDateOf(now);
-  return `${String(day).padStart(2, '0')}-${String(month).padStart(2, '0')}-${String(year)}`;
 }
 
 /** Fills `target` with `defaults` where it has no value. */
@@ -66,7 +61,7 @@ export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date)
     DireccionEmisor: issuer.address,
     Municipio: issuer.municipality,
     Provincia: issuer.province,
-    FechaEmision: dgiiToday(now),
+    FechaEmision: formatDgiiDate(now),
   });
   const document: Json = { ...body, Encabezado: withDefaults({ ...encabezado, Emisor: completedEmisor }, { Version: '1.0' }) };
   return { ok: true, document: withTotals(document) };

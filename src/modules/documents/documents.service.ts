@@ -192,7 +192,7 @@ export function createDocumentsService(deps: {
           created_at: now,
           updated_at: now,
         };
-        artefacts = await archiveArtefacts(blobs, { companyId, documentId: id }, { 'source-json': sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now, true);
+        artefacts = await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: now }, { 'source-json': sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now, true);
         const stored = row;
         // One statement: the document, its artefacts, its first event, the outbox event and the settled number
         // commit together in one round trip.
@@ -227,9 +227,11 @@ export function createDocumentsService(deps: {
     },
 
     async keepArtefact(companyId, id, kind, bytes) {
-      const kept = await this.artefact(companyId, id, kind, 1);
-      if (kept.ok) return kept.value.bytes;
-      const rows = await archiveArtefacts(blobs, { companyId, documentId: id }, { [kind]: bytes }, clock.now(), false);
+      const document = await repo.findDocument(db, companyId, environment, id);
+      if (document === undefined) throw new Error(`document ${id} is missing: its ${kind} has nowhere to be kept`);
+      const kept = await repo.findArtefact(db, id, kind, 1);
+      if (kept !== undefined) return this.archivedBytes(kept);
+      const rows = await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: document.created_at }, { [kind]: bytes }, clock.now(), false);
       await repo.insertArtefacts(db, rows).onConflict((conflict) => conflict.columns(['document_id', 'kind', 'version']).doNothing()).execute();
       return bytes;
     },

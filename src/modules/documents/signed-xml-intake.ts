@@ -95,7 +95,7 @@ export function createSignedXmlIntake(deps: {
           created_at: now,
           updated_at: now,
         }).execute();
-        await repo.insertArtefacts(trx, await archiveArtefacts(blobs, { companyId, documentId: id }, { 'signed-xml': xml }, now, true)).execute();
+        await repo.insertArtefacts(trx, await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: now }, { 'signed-xml': xml }, now, true)).execute();
         await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `signed XML handed in; e-NCF ${encf} claimed${claimed.value.allocationId === undefined ? '' : ` from block ${claimed.value.allocationId}`}` }).execute();
         await recordDomainEvent(trx, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: encf, ecfType, status: 'signed', origin: 'signed_xml' }, occurredAt: now });
         return ok(id);

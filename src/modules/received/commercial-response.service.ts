@@ -19,7 +19,7 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
-import { receivedArtefactKey } from './artefacts.js';
+import { receivedArtefactKey, type ReceivedArtefactOwner } from './artefacts.js';
 import * as responses from './commercial-response.repo.js';
 import { maxRejectionReason, type CommercialResponseRequest, type CommercialResponseView, type ReceivedWithResponseView } from './commercial-response.schema.js';
 import * as repo from './received.repo.js';
@@ -87,9 +87,9 @@ export function createCommercialResponses(deps: {
 
 
   /** Archives the signed bytes write-once; a version left by a transaction that rolled back is skipped. */
-  async function archive(companyId: string, receivedId: string, bytes: Buffer): Promise<{ key: string; version: number; sha256: string; size: number }> {
+  async function archive(owner: ReceivedArtefactOwner, bytes: Buffer): Promise<{ key: string; version: number; sha256: string; size: number }> {
     for (let version = 1; ; version++) {
-      const key = receivedArtefactKey(companyId, receivedId, 'acecf-xml', version);
+      const key = receivedArtefactKey(owner, 'acecf-xml', version);
       try {
         const stored = await blobs.put(key, bytes, { contentType: 'application/xml', fresh: true });
         return { key, version, sha256: stored.sha256, size: stored.size };
@@ -142,7 +142,7 @@ export function createCommercialResponses(deps: {
           return fail('commercial_response_invalid', "The ACECF built from this received e-CF does not pass DGII's ACECF.xsd.", findings.map((finding) => ({ pointer: finding.path, in: 'body' as const, code: finding.code, detail: finding.message })));
         }
 
-        const stored = await archive(companyId, id, signed);
+        const stored = await archive({ companyId, receivedId: id, receivedAt: row.received_at }, signed);
         await repo.insertArtefacts(trx, [{ received_document_id: id, kind: 'acecf-xml', version: stored.version, blob_key: stored.key, sha256: stored.sha256, size: stored.size, content_type: 'application/xml', created_at: now }]).execute();
         await responses.insertResponse(trx, { received_document_id: id, company_id: companyId, environment, decision, reason: reason ?? null, fecha_hora_aprobacion: fechaHora, created_at: now });
         await responses.insertDeliveries(trx, responseTargets.map((target) => ({ received_document_id: id, target, company_id: companyId, environment, status: 'pending' as const, answer: null, next_attempt_at: now, created_at: now, updated_at: now })));

@@ -120,7 +120,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
     const unsigned = verdict.kind === 'received' ? buildArecf({ ...base, Estado: '0' }) : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
     // The RSA operation on the thread pool, as documents sign: the event loop keeps serving.
     const arecf = Buffer.from(await signCanonicalDocumentInBackground(unsigned, key), 'utf8');
-    const artefacts = await archiveReceivedArtefacts(blobs, { companyId: company.id, receivedId: id }, { 'received-xml': xml, 'arecf-xml': arecf }, now);
+    const artefacts = await archiveReceivedArtefacts(blobs, { companyId: company.id, receivedId: id, receivedAt: now }, { 'received-xml': xml, 'arecf-xml': arecf }, now);
     const facts = verdict.facts;
     const status = verdict.kind === 'received' ? 'received' : 'not_received';
     const reason = verdict.kind === 'received' ? null : verdict.reason;

@@ -4,7 +4,7 @@
 // so the sequence has no gap that is not accounted for.
 import type { OperationNodeSource } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
-import { parseDgiiDate } from '../../fiscal/dates.js';
+import { formatIsoDate, parseDgiiDate } from '../../fiscal/dates.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
@@ -13,7 +13,7 @@ import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import { createAllocationsService, type AllocationsService } from './allocations.service.js';
 import { claimNumber, type ClaimedNumber } from './claim-number.js';
-import { dgiiDate, encfOf, isoDate, isoToday, sequenceOf } from './numbers.js';
+import { dgiiDate, encfOf, isoToday, sequenceOf } from './numbers.js';
 import { annulmentCounts } from './annulments.repo.js';
 import * as repo from './sequences.repo.js';
 import type { RangeView, RegisterRange } from './sequences.schema.js';
@@ -131,7 +131,7 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     } else {
       const date = parseDgiiDate(input.expiresOn);
       if (date === undefined) errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'invalid_date', detail: `${input.expiresOn} is not a date dd-MM-yyyy.` });
-      else expiresOn = isoDate(date);
+      else expiresOn = formatIsoDate(date);
     }
     if (errors.length > 0) return fail('validation_failed', 'The range is not valid.', errors);
     if (expiresOn !== null && expiresOn < today()) {

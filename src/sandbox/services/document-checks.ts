@@ -9,7 +9,7 @@
 import { parseEcf, parseXmlTree, groupsOf, textOf, type XmlTree } from '../../fiscal/parse/index.js';
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import type { SchemaKind } from '../../fiscal/xsd/index.js';
-import { calendarDateOf } from '../../fiscal/dates.js';
+import { isoDateOf } from '../../fiscal/dates.js';
 import type { SandboxContext } from '../http/context.js';
 import { certificateFingerprint, isDelegated } from '../http/sessions.js';
 import type { SandboxEnvironment, SandboxMessage } from '../state/schema.js';
@@ -196,12 +196,6 @@ export async function taxpayerRefusal(context: SandboxContext, rnc: string): Pro
   return undefined;
 }
 
-/** `yyyy-mm-dd` of today in GMT-4, the form ranges' expires_on is kept in. */
-function todayInDominicanRepublic(now: Date): string {
-  const today = calendarDateOf(now);
-  return `${String(today.year)}-${String(today.month).padStart(2, '0')}-${String(today.day).padStart(2, '0')}`;
-}
-
 /** The e-NCF must be of the document's type, inside a range authorised to the issuer here, and not expired. */
 export async function sequenceRefusal(context: SandboxContext, environment: SandboxEnvironment, facts: DocumentFacts): Promise<Refusal | undefined> {
   const match = /^E(\d{2})(\d{10})$/.exec(facts.encf);
@@ -213,7 +207,7 @@ export async function sequenceRefusal(context: SandboxContext, environment: Sand
     return refusal('encf_not_authorised', messageCodes.encfNotAuthorised, `El e-NCF ${facts.encf} no está autorizado para el RNC ${facts.rncEmisor}.`, false);
   }
   const expiresOn = range.expires_on;
-  if (expiresOn !== null && expiresOn < todayInDominicanRepublic(context.clock.now())) {
+  if (expiresOn !== null && expiresOn < isoDateOf(context.clock.now())) {
     return refusal('encf_expired', messageCodes.encfExpired, `El e-NCF ${facts.encf} está vencido (la secuencia venció el ${expiresOn}).`, false);
   }
   return undefined;
