@@ -4,13 +4,19 @@
 // documents/s sustained for a 3-line document on PostgreSQL, and p99 <= 50 ms at a steady 200 documents/s.
 // The app listens in this process; the load comes from other processes (autocannon for the saturated rate, an
 // open-loop generator for the fixed rate), so the generator never shares the server's event loop.
+// Beside each saturated rate it reports what a document cost: this process's CPU (all its threads: the event loop,
+// the signing pool, the file writers, V8's compiler and collector) and its PostgreSQL backends' CPU, and how many
+// cores the goal's rate would keep busy at that cost — a machine-independent measure the rate follows.
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
+import { sql } from 'kysely';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import { childJson, runLoad, type LoadResult } from './load.js';
+import { postgresBackendTicks, postgresCpuMsBetween } from './process-cpu.js';
 import { printTable, type BenchRow } from './table.js';
 
 const CONNECTIONS = 20;
@@ -64,6 +70,31 @@ async function provision(testApp: TestApp): Promise<string> {
   return apiKey;
 }
 
+/**
+ * Runs `run` and says what each of its `count` documents cost: this process's CPU and event loop, and the CPU of
+ * its PostgreSQL backends when PostgreSQL runs on this machine.
+ */
+async function costed<T>(testApp: TestApp, run: () => Promise<T>, count: (result: T) => number): Promise<{ result: T; cost: string }> {
+  const { database } = testApp.application;
+  const db = database.db;
+  const ownDatabase = database.kind === 'postgres' ? (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name : undefined;
+  const ticks = ownDatabase === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
+  const cpu = process.cpuUsage();
+  const loop = performance.eventLoopUtilization();
+  const result = await run();
+  const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(loop).utilization;
+  const after = ownDatabase === undefined || ticks === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
+  const documents = Math.max(1, count(result));
+  const appMs = (used.user + used.system) / 1_000 / documents;
+  const postgresMs = ownDatabase === undefined || ticks === undefined || after === undefined ? undefined : postgresCpuMsBetween(ticks, after, ownDatabase) / documents;
+  const total = appMs + (postgresMs ?? 0);
+  const cost =
+    `CPU per document: app ${appMs.toFixed(1)} ms (event loop busy ${(busy * 100).toFixed(0)} %)` +
+    `${postgresMs === undefined ? '' : `, PostgreSQL ${postgresMs.toFixed(1)} ms`}; ${String(SUSTAINED_GOAL)}/s would keep ${((SUSTAINED_GOAL * total) / 1_000).toFixed(1)} cores busy`;
+  return { result, cost };
+}
+
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
 
@@ -86,7 +117,7 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
 
     for (const lines of [3, 50] as const) {
       await saturate(url, apiKey, bodies[lines], WARM_UP_SECONDS); // JIT, pools, caches
-      const result = await saturate(url, apiKey, bodies[lines], SECONDS);
+      const { result, cost } = await costed(testApp, () => saturate(url, apiKey, bodies[lines], SECONDS), (run) => run.requests.total);
       const failed = result.non2xx + result.errors + result.timeouts;
       const rate = result.requests.average;
       if (lines === 3) saturated3 = rate;
@@ -94,7 +125,7 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
       rows.push({
         benchmark: `POST /documentos, ${lines} lines, ${CONNECTIONS} connections`,
         result: `${rate.toFixed(0)} documents/s, p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}`,
-        note: `${backend}${failed > 0 ? `; ${failed} failed` : ''}${goal}`,
+        note: `${backend}; ${cost}${failed > 0 ? `; ${failed} failed` : ''}${goal}`,
       });
     }
 

@@ -1,5 +1,6 @@
 // CPU time of processes of this machine, from Linux's /proc: what a bench reads to say which process a run kept busy.
 import { readFileSync } from 'node:fs';
+import { sql, type Kysely } from 'kysely';
 
 export const clockTicksPerSecond = 100;
 
@@ -26,5 +27,25 @@ export function ticksOf(pids: readonly number[]): Map<number, number> {
 export function cpuMsBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
   let ticks = 0;
   for (const [pid, now] of after) ticks += now - (before.get(pid) ?? 0);
+  return (ticks / clockTicksPerSecond) * 1_000;
+}
+
+/** CPU ticks used so far by each PostgreSQL backend serving `databases`, by pid (undefined when PostgreSQL is not a
+ * process of this machine: on another host or in a container, its CPU is not ours to read). */
+export async function postgresBackendTicks<DB>(db: Kysely<DB>, databases: readonly string[]): Promise<Map<number, { database: string; ticks: number }> | undefined> {
+  const backends = await sql<{ pid: number; datname: string }>`select pid, datname from pg_stat_activity where datname in (${sql.join(databases)})`.execute(db);
+  const ticks = new Map<number, { database: string; ticks: number }>();
+  for (const backend of backends.rows) {
+    const used = processTicks(backend.pid);
+    if (used === undefined) return undefined;
+    ticks.set(backend.pid, { database: backend.datname, ticks: used });
+  }
+  return ticks;
+}
+
+/** CPU milliseconds the backends of `database` used between two readings of postgresBackendTicks. */
+export function postgresCpuMsBetween(before: ReadonlyMap<number, { ticks: number }>, after: ReadonlyMap<number, { database: string; ticks: number }>, database: string): number {
+  let ticks = 0;
+  for (const [pid, backend] of after) if (backend.database === database) ticks += backend.ticks - (before.get(pid)?.ticks ?? 0);
   return (ticks / clockTicksPerSecond) * 1_000;
 }

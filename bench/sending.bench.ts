@@ -24,7 +24,7 @@ import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { authenticate, xmlForm } from '../test/support/sandbox-kit.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import type { SandboxReply, SandboxRequest } from './sending-sandbox.js';
-import { clockTicksPerSecond, processTicks } from './process-cpu.js';
+import { postgresBackendTicks, postgresCpuMsBetween } from './process-cpu.js';
 import { profiled } from './profile.js';
 import { printTable, type BenchRow } from './table.js';
 
@@ -63,18 +63,6 @@ interface Resources {
   sandbox: Usage;
   /** CPU of the PostgreSQL backends serving each database (from /proc), ms per document. */
   postgres: { app: number; sandbox: number } | undefined;
-}
-
-/** CPU ticks used so far by each PostgreSQL backend serving `databases` (Linux /proc; undefined elsewhere). */
-async function backendTicks(db: TestApp['application']['database']['db'], databases: readonly string[]): Promise<Map<number, { database: string; ticks: number }> | undefined> {
-  const backends = await sql<{ pid: number; datname: string }>`select pid, datname from pg_stat_activity where datname in (${sql.join(databases)})`.execute(db);
-  const ticks = new Map<number, { database: string; ticks: number }>();
-  for (const backend of backends.rows) {
-    const used = processTicks(backend.pid);
-    if (used === undefined) return undefined; // PostgreSQL on another machine or in a container: its CPU is not ours to read
-    ticks.set(backend.pid, { database: backend.datname, ticks: used });
-  }
-  return ticks;
 }
 
 interface BenchWorld {
@@ -152,7 +140,7 @@ async function startWorld(embedded: boolean): Promise<BenchWorld> {
     const appDatabase = (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name ?? '';
     let cpu = process.cpuUsage();
     let loop: EventLoopUtilization = performance.eventLoopUtilization();
-    let ticks: Awaited<ReturnType<typeof backendTicks>>;
+    let ticks: Awaited<ReturnType<typeof postgresBackendTicks>>;
     const databases = [appDatabase, ready.database];
     const started = app;
     return {
@@ -171,7 +159,7 @@ async function startWorld(embedded: boolean): Promise<BenchWorld> {
       },
       async mark() {
         await sandbox.ask({ type: 'usage' });
-        ticks = embedded ? undefined : await backendTicks(db, databases);
+        ticks = embedded ? undefined : await postgresBackendTicks(db, databases);
         cpu = process.cpuUsage();
         loop = performance.eventLoopUtilization();
       },
@@ -181,12 +169,11 @@ async function startWorld(embedded: boolean): Promise<BenchWorld> {
         const appUsage = { cpuMsPerDocument: cpuMs / documents, eventLoopUtilization: performance.eventLoopUtilization(loop).utilization };
         const reply = await sandbox.ask({ type: 'usage' });
         if (reply.type !== 'usage') throw new Error(`sandbox process answered ${reply.type}`);
-        const now = ticks === undefined ? undefined : await backendTicks(db, databases);
+        const now = ticks === undefined ? undefined : await postgresBackendTicks(db, databases);
         let postgres: Resources['postgres'];
         if (ticks !== undefined && now !== undefined) {
           const before = ticks;
-          const spent = (database: string) => [...now].filter(([, backend]) => backend.database === database).reduce((sum, [pid, backend]) => sum + backend.ticks - (before.get(pid)?.ticks ?? 0), 0);
-          const perDocument = (database: string) => ((spent(database) / clockTicksPerSecond) * 1_000) / documents;
+          const perDocument = (database: string) => postgresCpuMsBetween(before, now, database) / documents;
           postgres = { app: perDocument(appDatabase), sandbox: perDocument(ready.database) };
         }
         return { postgres, app: appUsage, sandbox: { cpuMsPerDocument: reply.cpuMs / documents, eventLoopUtilization: reply.eventLoopUtilization } };
