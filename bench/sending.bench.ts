@@ -29,7 +29,7 @@ import { profiled } from './profile.js';
 import { printTable, type BenchRow } from './table.js';
 
 const GOAL_PER_SECOND = 300;
-/** The sender's concurrency (src/modules/sending/sender.ts): the plain client may keep as many in flight. */
+/** The sender's concurrency (src/modules/sending/loops.ts): the plain client may keep as many in flight. */
 const SENDERS = sendConcurrency;
 /** The plain client again with more in flight: the sandbox's capacity rather than its answer to 32 at a time. */
 const WIDE_SENDERS = 128;

@@ -260,7 +260,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
       },
     });
-    // Documents to send are claimed by this process's sender when it is a worker (not jobs: sending/sender.ts).
+    // Documents to send are claimed by this process's sender when it is a worker (not jobs: sending/loops.ts).
     let wakeSender: () => void = () => undefined;
     if (roles.work) {
       const sender = startSender({ delivery, log, restMs: 500 });
