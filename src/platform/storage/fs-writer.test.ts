@@ -43,6 +43,20 @@ describe('createFsWriter', () => {
     assert.deepEqual(good, { outcome: 'written' });
   });
 
+  it('writes everything asked for while its threads are busy, each write with its own outcome', async () => {
+    // Asked for over many ticks, so later writes wait for a busy thread and go in a shared batch.
+    const taken = join(root, 'e', 'taken.xml');
+    assert.deepEqual(await writer.write({ path: taken, bytes: Buffer.from('first'), mode: 'in-place' }), { outcome: 'written' });
+    const files = Array.from({ length: 60 }, (_, i) => ({ path: i === 30 ? taken : join(root, 'e', `f${String(i)}.xml`), bytes: Buffer.from(`file ${String(i)}`) }));
+    const outcomes: Promise<unknown>[] = [];
+    for (const file of files) {
+      outcomes.push(writer.write({ ...file, mode: file.path === taken ? 'in-place' : 'link' }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(await Promise.all(outcomes), files.map((_, i) => (i === 30 ? { outcome: 'exists' } : { outcome: 'written' })));
+    for (const [i, file] of files.entries()) assert.equal(readFileSync(file.path, 'utf8'), i === 30 ? 'first' : `file ${String(i)}`);
+  });
+
   it('starts its threads again after close', async () => {
     await writer.close();
     assert.deepEqual(await writer.write({ path: join(root, 'd', 'again.xml'), bytes: Buffer.from('again'), mode: 'in-place' }), { outcome: 'written' });
