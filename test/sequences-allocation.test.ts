@@ -77,6 +77,26 @@ function allocationSuite(label: string, options: { embedded: boolean; creators: 
       assert.equal(await burnedRow(settled.value.encf), undefined);
     });
 
+    it('takes the numbers of takers side by side together, in the order asked, each burned with its own cause, across ranges', async () => {
+      const { sequences } = app.application.services;
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '45', from: 'E450000000001', to: 'E450000000005', expiresOn: '31-12-2027' })).ok);
+      assert.ok((await sequences.registerRange(companyId, { ecfType: '45', from: 'E450000000101', to: 'E450000000105', expiresOn: '31-12-2027' })).ok);
+      // Asked in one tick: the first alone, the other eleven together (four from the first range, five from the
+      // next, and two for which no number is left).
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => sequences.takeNumber(companyId, '45', `taker ${String(i)}`)));
+      assert.deepEqual(
+        results.map((result) => (result.ok ? result.value.encf : result.failure.code)),
+        ['E450000000001', 'E450000000002', 'E450000000003', 'E450000000004', 'E450000000005', 'E450000000101', 'E450000000102', 'E450000000103', 'E450000000104', 'E450000000105', 'range_exhausted', 'range_exhausted'],
+      );
+      for (const [i, result] of results.slice(0, 10).entries()) {
+        assert.ok(result.ok);
+        assert.equal((await burnedRow(result.value.encf))?.cause, `taker ${String(i)}`);
+      }
+      const ranges = await sequences.listRanges(companyId, '45');
+      assert.deepEqual(ranges.map((range) => [range.availability.burned, range.availability.remaining, range.status]), [[5, 0, 'exhausted'], [5, 0, 'exhausted']]);
+      assert.deepEqual(results.slice(0, 10).map((result) => (result.ok ? result.value.rangeId : '')), [...Array<string | undefined>(5).fill(ranges[0]?.id), ...Array<string | undefined>(5).fill(ranges[1]?.id)]);
+    });
+
     it('answers clear codes when no number can be taken: no range, expired, exhausted', async () => {
       const none = await take('33');
       assert.equal(none.ok ? 'taken' : none.failure.code, 'no_range');

@@ -1,49 +1,19 @@
 // Issue 8's delivery loop (the workers claim deliveries instead of running a job per delivery): two workers claiming
 // side by side take disjoint deliveries, each leased and returned with its endpoint; a lease that ran out (a crashed
-// worker's) is claimed again under the same delivery id; successes are recorded together, one statement for all
-// that finished while the one before ran, and end the endpoint's run of failures; concurrent failures of one
+// worker's) is claimed again under the same delivery id; successes (recorded together: platform/group-commit.ts)
+// end the endpoint's run of failures; concurrent failures of one
 // endpoint (410) disable it once, with one event; a test delivery and a re-send wake the loop of this process at
 // once instead of at the end of its rest.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createWebhookDelivery, type WebhookDelivery } from '../src/modules/webhooks/index.js';
-import { deliveryLeaseMs, successRecorder } from '../src/modules/webhooks/delivery-engine.js';
-import type { Success } from '../src/modules/webhooks/webhooks.repo.js';
+import { deliveryLeaseMs } from '../src/modules/webhooks/delivery-engine.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createLogger } from '../src/platform/observability/logger.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const timeoutMs = 1_000;
-
-describe('webhook success recording (group commit)', () => {
-  const success = (n: number): Success => ({ deliveryId: `msg_${String(n)}`, leaseUntil: new Date(0), endpointId: 'whk_1', attempt: { attempted_at: new Date(0), status_code: 204, duration_ms: 1, error: null, response_excerpt: '' } });
-
-  it('records the first success alone and the ones that finish meanwhile in one statement', async () => {
-    const statements: string[][] = [];
-    const record = successRecorder(async (successes) => {
-      statements.push(successes.map((entry) => entry.deliveryId));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    });
-    await Promise.all([0, 1, 2, 3, 4, 5].map((n) => record(success(n))));
-    assert.deepEqual(statements, [['msg_0'], ['msg_1', 'msg_2', 'msg_3', 'msg_4', 'msg_5']]);
-    await record(success(6));
-    assert.deepEqual(statements.at(-1), ['msg_6']);
-  });
-
-  it('fails every success of a statement that failed, and goes on with the next', async () => {
-    let calls = 0;
-    const record = successRecorder(async () => {
-      calls++;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      if (calls === 2) throw new Error('connection lost');
-    });
-    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => record(success(n))));
-    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'rejected']);
-    await record(success(4));
-    assert.equal(calls, 3);
-  });
-});
 
 describe('webhook delivery claims', { timeout: 120_000 }, () => {
   const clock = fixedClock(new Date());

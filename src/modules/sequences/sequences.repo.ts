@@ -80,33 +80,43 @@ export function firstUsableRange(trx: Trx, of: UsableRangeOf): Promise<RangeRow 
 }
 
 /**
- * Takes the next number of the first usable range of the type and records it as burned with `cause`, in ONE
- * statement: it is atomic without a transaction, costs one round trip, and holds the range's row lock only while it
- * runs (this is the hot path of every document created). The burned row is the number's account until the work it
- * was taken for settles it. The e-NCF is written as encfOf writes it: E, the type, ten digits.
+ * Takes the next numbers of the first usable range of the type, one for each of `causes` (fewer when the range has
+ * fewer left), and records each as burned with its cause, in ONE statement: it is atomic without a transaction, costs
+ * one round trip, and holds the range's row lock only while it runs (this is the hot path of every document created;
+ * the service takes the numbers of the documents created side by side together). A burned row is its number's account
+ * until the work it was taken for settles it. The e-NCF is written as encfOf writes it: E, the type, ten digits.
  * Undefined when no range is usable, or when a competitor used up the range this statement waited for.
  */
-export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { cause: string; burnedAt: Date }): Promise<{ range: RangeRow; sequence: number; encf: string } | undefined> {
-  const result = await executePrepared(db, sql<RangeRow & { taken: number; encf: string }>`
+export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { causes: readonly string[]; burnedAt: Date }): Promise<{ range: RangeRow; encfs: string[] } | undefined> {
+  // FOR UPDATE reads the range's latest version once its lock is had (READ COMMITTED re-reads a row it waited for),
+  // so `taking` is counted on what the range holds when the update runs. The update's WHERE must hold of both the
+  // version its snapshot sees and the latest (only a row passing it on the first is re-checked on the second), and the
+  // numbers are counted back from the next_number it wrote, never from a value read before.
+  const result = await executePrepared(db, sql<RangeRow & { first: number; taking: number; encfs: string[] }>`
     with usable as (
-      select id from sequence_ranges
+      select id, least(${of.causes.length}::int8, last_number - next_number + 1) as taking
+      from sequence_ranges
       where company_id = ${of.companyId} and environment = ${of.environment} and ecf_type = ${of.ecfType}
         and next_number <= last_number and (expires_on is null or expires_on >= ${of.today})
       order by first_number limit 1
       for update
     ), taken as (
-      update sequence_ranges as range set next_number = range.next_number + 1
-      from usable where range.id = usable.id and range.next_number <= range.last_number
-      returning range.*, range.next_number - 1 as taken, 'E' || range.ecf_type || lpad((range.next_number - 1)::text, 10, '0') as encf
+      update sequence_ranges as range set next_number = range.next_number + usable.taking
+      from usable where range.id = usable.id and range.next_number + usable.taking - 1 <= range.last_number
+      returning range.*, range.next_number - usable.taking as first, usable.taking
+    ), numbers as (
+      select taken.company_id, taken.environment, taken.id as range_id, number.position,
+        'E' || taken.ecf_type || lpad(number.sequence::text, 10, '0') as encf
+      from taken, generate_series(taken.first, taken.first + taken.taking - 1) with ordinality as number(sequence, position)
     ), burned as (
       insert into sequence_burned (company_id, environment, encf, range_id, cause, burned_at, annulment_id)
-      select company_id, environment, encf, id, ${of.cause}, ${of.burnedAt}, null from taken
+      select company_id, environment, encf, range_id, (${of.causes}::text[])[position], ${of.burnedAt}, null from numbers
     )
-    select * from taken`);
+    select taken.*, (select array_agg(encf order by position) from numbers) as encfs from taken`);
   const row = result.rows[0];
   if (row === undefined) return undefined;
-  const { taken, encf, ...range } = row;
-  return { range, sequence: taken, encf };
+  const { first, taking, encfs, ...range } = row;
+  return { range, encfs };
 }
 
 /** Numbers never handed out, across the usable ranges of a type. */

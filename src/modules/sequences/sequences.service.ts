@@ -9,6 +9,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { groupCommit } from '../../platform/group-commit.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import { createAllocationsService, type AllocationsService } from './allocations.service.js';
@@ -189,6 +190,42 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     },
   };
 
+  /**
+   * Takes a number for each of `wanted` (all of one company and type), in the order asked, together: one statement
+   * for as many as the first usable range has, then the next range for the rest. A range used up by a competitor
+   * while a statement waited is looked at again, `attempts` times in a row at most.
+   */
+  async function takeNumbers(wanted: readonly { companyId: string; ecfType: string; cause: string }[]): Promise<Result<TakenNumber>[]> {
+    const { companyId, ecfType } = wanted[0] ?? { companyId: '', ecfType: '' };
+    const taken: Result<TakenNumber>[] = [];
+    for (let misses = 0; taken.length < wanted.length; ) {
+      const causes = wanted.slice(taken.length).map((entry) => entry.cause);
+      const batch = await repo.takeNextAsBurned(db, { companyId, environment, ecfType, today: today(), causes, burnedAt: clock.now() });
+      if (batch === undefined) {
+        const why = (await whyNoNumber(db, companyId, ecfType)) ?? (++misses < attempts ? undefined : fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`));
+        if (why !== undefined) return [...taken, ...causes.map(() => why)];
+        continue;
+      }
+      misses = 0;
+      const { range, encfs } = batch;
+      const rangeRemaining = range.last_number - range.next_number + 1;
+      // The events are recorded just after the numbers, not with them: the take stays one statement. A crash in
+      // between loses nothing, because the next number taken from the range records them (once per range).
+      if (needsNote(range, rangeRemaining)) {
+        await transact(db, async (trx) => {
+          await numbering.noteTaken(trx, companyId, ecfType, range, rangeRemaining);
+          return ok(undefined);
+        });
+      }
+      const fechaVencimientoSecuencia = range.expires_on === null ? undefined : dgiiDate(range.expires_on);
+      for (const encf of encfs) taken.push(ok({ encf, rangeId: range.id, fechaVencimientoSecuencia }));
+    }
+    return taken;
+  }
+  // Documents created side by side take their numbers together (platform/group-commit.ts): under load one statement,
+  // one lock of the range and one commit serve a batch of them, instead of each queueing for the range's lock.
+  const takeTogether = groupCommit(takeNumbers, 100);
+
   const allocations = createAllocationsService({ db, clock, environment, numbering });
   return {
     allocations,
@@ -221,28 +258,7 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
       return found === undefined ? fail('range_not_found', `No sequence range ${rangeId}.`) : ok(found);
     },
 
-    async takeNumber(companyId, ecfType, cause) {
-      for (let attempt = 0; attempt < attempts; attempt++) {
-        const taken = await repo.takeNextAsBurned(db, { companyId, environment, ecfType, today: today(), cause, burnedAt: clock.now() });
-        if (taken === undefined) {
-          const why = await whyNoNumber(db, companyId, ecfType);
-          if (why !== undefined) return why;
-          continue;
-        }
-        const { range } = taken;
-        const rangeRemaining = range.last_number - range.next_number + 1;
-        // The events are recorded just after the number, not with it: the take stays one statement. A crash in
-        // between loses nothing, because the next number taken from the range records them (once per range).
-        if (needsNote(range, rangeRemaining)) {
-          await transact(db, async (trx) => {
-            await numbering.noteTaken(trx, companyId, ecfType, range, rangeRemaining);
-            return ok(undefined);
-          });
-        }
-        return ok({ encf: taken.encf, rangeId: range.id, fechaVencimientoSecuencia: range.expires_on === null ? undefined : dgiiDate(range.expires_on) });
-      }
-      return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`);
-    },
+    takeNumber: (companyId, ecfType, cause) => takeTogether({ companyId, ecfType, cause }, `${companyId} ${ecfType}`),
 
     async burnNumber(trx, companyId, taken, cause) {
       await repo.insertBurned(trx, { companyId, environment, encf: taken.encf, rangeId: taken.rangeId, cause, burnedAt: clock.now() });

@@ -10,6 +10,7 @@ import { openSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import { groupCommit } from '../../platform/group-commit.js';
 import { ok } from '../../platform/http/problems.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
@@ -73,34 +74,6 @@ function secretOpener(masterKey: Buffer): (sealed: string, context: string) => s
   };
 }
 
-/**
- * Records successes one statement at a time, each taking every success that finished while the one before ran
- * (group commit): alone when deliveries are few, a few dozen per statement under load. A success resolves once its
- * statement committed; if that fails, each success of it fails (the lease runs out, the delivery is attempted again).
- */
-export function successRecorder(record: (successes: readonly repo.Success[]) => Promise<void>, maxBatch = 500): (success: repo.Success) => Promise<void> {
-  const waiting: { success: repo.Success; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  let flushing = false;
-  const flush = async () => {
-    flushing = true;
-    while (waiting.length > 0) {
-      const batch = waiting.splice(0, maxBatch);
-      try {
-        await record(batch.map((entry) => entry.success));
-        for (const entry of batch) entry.resolve();
-      } catch (error) {
-        for (const entry of batch) entry.reject(error);
-      }
-    }
-    flushing = false;
-  };
-  return (success) =>
-    new Promise<void>((resolve, reject) => {
-      waiting.push({ success, resolve, reject });
-      if (!flushing) void flush();
-    });
-}
-
 export function createWebhookDelivery(deps: {
   db: Db;
   clock: Clock;
@@ -114,7 +87,12 @@ export function createWebhookDelivery(deps: {
   const random = deps.random ?? Math.random;
   const leaseMs = deliveryLeaseMs(policy.timeoutMs);
   const open = secretOpener(deps.masterKey);
-  const recordSuccess = successRecorder((successes) => repo.recordSuccesses(db, successes, clock.now()));
+  // Group commit: each statement records every success that finished while the one before ran. A success resolves
+  // once its statement committed; if that fails, each success of it fails (the lease runs out, it is attempted again).
+  const recordSuccess = groupCommit(async (successes: repo.Success[]) => {
+    await repo.recordSuccesses(db, successes, clock.now());
+    return successes.map(() => undefined);
+  });
 
   async function disable(trx: Trx, endpoint: repo.EndpointRow, reason: string, now: Date): Promise<void> {
     await repo.updateEndpoint(trx, endpoint.id, { status: 'disabled', disabled_reason: reason, updated_at: now });
