@@ -36,13 +36,40 @@ describe('groupCommit', () => {
     assert.equal(together, true);
   });
 
+  it('with gatherTick, starts the first batch with everything asked in the tick; with parallel, runs that many batches at once and no more', async () => {
+    const batches: number[][] = [];
+    const finish: (() => void)[] = [];
+    const ask = groupCommit(
+      async (items: number[]) => {
+        batches.push(items);
+        await new Promise<void>((resolve) => finish.push(resolve));
+        return items;
+      },
+      { parallel: 2, gatherTick: true },
+    );
+    const settled = [0, 1, 2].map((n) => ask(n));
+    await pause(0);
+    assert.deepEqual(batches, [[0, 1, 2]]);
+    settled.push(ask(3)); // the second runner takes it alone
+    await pause(0);
+    settled.push(...[4, 5, 6].map((n) => ask(n))); // both runners busy: these wait for the first to free
+    await pause(0);
+    assert.deepEqual(batches, [[0, 1, 2], [3]]);
+    finish[0]?.();
+    await pause(0);
+    assert.deepEqual(batches, [[0, 1, 2], [3], [4, 5, 6]]);
+    finish[1]?.();
+    finish[2]?.();
+    assert.deepEqual(await Promise.all(settled), [0, 1, 2, 3, 4, 5, 6]);
+  });
+
   it('takes at most maxBatch items a batch', async () => {
     const sizes: number[] = [];
     const ask = groupCommit(async (items: number[]) => {
       sizes.push(items.length);
       await pause(5);
       return items;
-    }, 3);
+    }, { maxBatch: 3 });
     await Promise.all(Array.from({ length: 8 }, (_, i) => ask(i)));
     assert.deepEqual(sizes, [1, 3, 3, 1]);
   });

@@ -1,6 +1,7 @@
-// Group commit: work asked for one item at a time, done a batch at a time. For each key, one batch runs at once; the
-// items asked for while it runs wait and go together in the next. Alone when calls are few, dozens per batch under
-// load: one statement (one lock, one WAL flush, one round trip) serves them all, and nothing waits for a timer.
+// Group commit: work asked for one item at a time, done a batch at a time. For each key, `parallel` batches run at
+// once (one by default); the items asked for while they run wait and go together in the next. Alone when calls are
+// few, dozens per batch under load: one statement (one lock, one WAL flush, one round trip) or one message to a
+// writer thread serves them all, and nothing waits for a timer.
 
 interface Waiting<Item, Output> {
   item: Item;
@@ -8,16 +9,34 @@ interface Waiting<Item, Output> {
   reject: (error: unknown) => void;
 }
 
+interface KeyState<Item, Output> {
+  queue: Waiting<Item, Output>[];
+  /** Batch runners started for the key (running, or about to at the end of the tick). */
+  runners: number;
+}
+
+export interface GroupCommitOptions {
+  /** Items a batch takes at most. */
+  maxBatch?: number;
+  /** Batches of one key that run at once (a pool of writer threads runs one each). */
+  parallel?: number;
+  /** The first batch starts at the end of the current tick, so the items a caller asks for in one go share it;
+   * otherwise it starts at once with the first item. */
+  gatherTick?: boolean;
+}
+
 /**
  * Returns `ask(item, key?)`, which settles with the item's own output of the batch `run` did it in, in the order the
  * items were asked for; if `run` throws, every item of its batch rejects with that error and the next batch goes on.
  * Keys batch apart (items of different keys never share a batch; their batches run side by side).
  */
-export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readonly Output[]>, maxBatch = 500): (item: Item, key?: string) => Promise<Output> {
-  // A key is here while its batches run; it goes once its queue is empty, so idle keys cost nothing.
-  const queues = new Map<string, Waiting<Item, Output>[]>();
+export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readonly Output[]>, options: GroupCommitOptions = {}): (item: Item, key?: string) => Promise<Output> {
+  const { maxBatch = 500, parallel = 1, gatherTick = false } = options;
+  // A key is here while its batches run; it goes once the last runner finds its queue empty, so idle keys cost nothing.
+  const keys = new Map<string, KeyState<Item, Output>>();
 
-  async function drain(queue: Waiting<Item, Output>[], key: string): Promise<void> {
+  async function runBatches(state: KeyState<Item, Output>, key: string): Promise<void> {
+    const { queue } = state;
     while (queue.length > 0) {
       const batch = queue.splice(0, maxBatch);
       try {
@@ -30,18 +49,22 @@ export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readon
         for (const entry of batch) entry.reject(error);
       }
     }
-    queues.delete(key);
+    state.runners--;
+    if (state.runners === 0) keys.delete(key);
   }
 
   return (item, key = '') =>
     new Promise<Output>((resolve, reject) => {
-      const queue = queues.get(key);
-      if (queue !== undefined) {
-        queue.push({ item, resolve, reject });
-        return;
+      let state = keys.get(key);
+      if (state === undefined) {
+        state = { queue: [], runners: 0 };
+        keys.set(key, state);
       }
-      const started = [{ item, resolve, reject }];
-      queues.set(key, started);
-      void drain(started, key);
+      state.queue.push({ item, resolve, reject });
+      if (state.runners >= parallel) return; // a runner takes it when its batch is done
+      state.runners++;
+      const started = state;
+      if (gatherTick) queueMicrotask(() => void runBatches(started, key));
+      else void runBatches(started, key);
     });
 }

@@ -224,7 +224,7 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
   }
   // Documents created side by side take their numbers together (platform/group-commit.ts): under load one statement,
   // one lock of the range and one commit serve a batch of them, instead of each queueing for the range's lock.
-  const takeTogether = groupCommit(takeNumbers, 100);
+  const takeTogether = groupCommit(takeNumbers, { maxBatch: 100 });
 
   const allocations = createAllocationsService({ db, clock, environment, numbering });
   return {
