@@ -110,15 +110,20 @@ export async function documentsFor(context: SandboxContext, environment: Sandbox
 export type DocumentResult = Pick<StoredDocument, 'rnc_emisor' | 'encf' | 'rnc_comprador' | 'received_at' | 'ready_at' | 'outcome' | 'secuencia_utilizada' | 'messages'>;
 
 export async function documentByTrackId(context: SandboxContext, environment: SandboxEnvironment, trackId: string): Promise<DocumentResult | undefined> {
+  // By the primary key alone, the environment checked here: with `environment = $1` in it too, the generic plan a
+  // prepared statement settles on while the table is nearly empty reads the e-NCF index for the environment and
+  // filters by trackId, which reads every document of the environment once the table has grown.
   const documents = await executePrepared(
     context.db,
     context.db
       .selectFrom('sandbox_documents')
-      .select(['rnc_emisor', 'encf', 'rnc_comprador', 'received_at', 'ready_at', 'outcome', 'secuencia_utilizada', 'messages'])
-      .where('environment', '=', environment)
+      .select(['environment', 'rnc_emisor', 'encf', 'rnc_comprador', 'received_at', 'ready_at', 'outcome', 'secuencia_utilizada', 'messages'])
       .where('track_id', '=', trackId),
   );
-  return documents.rows[0];
+  const found = documents.rows[0];
+  if (found === undefined || found.environment !== environment) return undefined;
+  const { environment: _, ...result } = found;
+  return result;
 }
 
 export function isReady(context: SandboxContext, document: Pick<StoredDocument, 'ready_at'>): boolean {
