@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';
 import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
 import { createDelivery, defaultDeliveryPolicy, type Delivery } from '../src/modules/sending/index.js';
-import { claimForSending } from '../src/modules/sending/sending.repo.js';
+import { changeDocumentsIf, claimForSending, type DocumentChange } from '../src/modules/sending/sending.repo.js';
 import { systemClock } from '../src/platform/clock.js';
 import type { DocumentsTable } from '../src/platform/db/schema.js';
 import { ecfDocuments } from './support/ecf-documents.js';
@@ -222,5 +222,52 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.deepEqual(await events(created.id), [{ type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' }]);
     assert.deepEqual(await domainEvents(created.id), ['document.signed', 'document.queued']);
     assert.ok(queued.send_due_at !== null && queued.send_due_at <= new Date(), `due at ${String(queued.send_due_at?.toISOString())}`);
+  });
+
+  it('records the answers of documents in flight together: one statement for many, each only where its condition holds', async () => {
+    const ids = await Promise.all([1, 2, 3, 4, 5].map(() => documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0, send_route: 'reception' })));
+    const rows = await Promise.all(ids.map(row));
+    const delivery = deliveryWith({ result: () => Promise.resolve(accepted) });
+    statements = 0;
+    await Promise.all(rows.map((seen) => delivery.poll(seen)));
+    assert.ok(statements <= 2, `${String(statements)} statements for 5 verdicts (the first goes at once, the others together)`);
+    for (const id of ids) {
+      assert.equal((await row(id)).status, 'accepted');
+      assert.deepEqual((await events(id)).map((event) => event.type), ['dgii.accepted']);
+      assert.deepEqual(await domainEvents(id), ['document.signed', 'document.accepted']);
+    }
+  });
+
+  it('applies a batch of changes each on its own condition, and two changes of one document one after the other', async () => {
+    const [fresh, stale, other] = await Promise.all([1, 2, 3].map(() => documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0 })));
+    if (fresh === undefined || stale === undefined || other === undefined) throw new Error('no documents');
+    const at = new Date();
+    const finalChange = (id: string, trackId: string): DocumentChange => ({
+      id,
+      expected: { status: 'in_process', trackId },
+      change: { status: 'accepted', dgii_messages: [{ codigo: '0', valor: `ok ${id}` }], secuencia_utilizada: true, final_at: at, updated_at: at },
+      records: { event: { at, type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${id}` }, domainEvent: { companyId: world.companyId, environment: world.app.config.fiscalEnv, type: 'document.accepted', payload: { documentId: id }, occurredAt: at } },
+    });
+    statements = 0;
+    const applied = await changeDocumentsIf(db().withPlugin(counting), [
+      finalChange(fresh, 'track-1'),
+      finalChange(stale, 'track-old'),
+      finalChange(other, 'track-1'),
+      // The same document again, as a second poll of it would: it sees the first change, so it no longer applies.
+      finalChange(fresh, 'track-1'),
+    ]);
+    assert.deepEqual(applied, [true, false, true, false]);
+    assert.equal(statements, 2, 'the distinct documents in one statement, the repeated one in a second');
+    const done = await row(fresh);
+    assert.equal(done.status, 'accepted');
+    assert.deepEqual(done.dgii_messages, [{ codigo: '0', valor: `ok ${fresh}` }]);
+    assert.deepEqual(done.final_at, at);
+    assert.deepEqual(await events(fresh), [{ type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${fresh}` }]);
+    assert.deepEqual(await domainEvents(fresh), ['document.signed', 'document.accepted']);
+    assert.equal((await row(other)).status, 'accepted');
+    const untouched = await row(stale);
+    assert.equal(untouched.status, 'in_process');
+    assert.deepEqual(await events(stale), []);
+    assert.deepEqual(await domainEvents(stale), ['document.signed']);
   });
 });

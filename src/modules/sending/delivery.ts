@@ -11,7 +11,7 @@
 // batches; a claim moves it to when the lease runs out, so a killed worker's document is always taken up again
 // (test/sending-crash.test.ts). The bytes sent are the archived signed bytes, never re-signed. The common steps (the
 // claim, a trackId, a verdict, a poll's answer) are each ONE statement whose conditions (the lease, the state a poll
-// saw) are its UPDATE's WHERE (sending.repo.ts changeDocumentIf): a worker whose lease passed, or a stale poll,
+// saw) are its UPDATE's WHERE (sending.repo.ts changeDocumentsIf, batched with the other documents in flight): a worker whose lease passed, or a stale poll,
 // changes nothing.
 import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
@@ -126,6 +126,9 @@ export function createDelivery(deps: {
 }): Delivery {
   const { db, clock, log, environment, dgii, companies, documents, policy } = deps;
 
+  // The common steps' one-statement changes, batched with those of the other documents in flight.
+  const changeDocumentIf = repo.groupedDocumentChanges(db);
+
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
@@ -162,11 +165,11 @@ export function createDelivery(deps: {
       final_at: now,
       updated_at: now,
     };
-    return repo.changeDocumentIf(db, row.id, expected, change, {
+    return changeDocumentIf({ id: row.id, expected, change, records: {
       event: { at: now, type: `dgii.${verdict.kind}`, status, cause: `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}` },
       closeFailedJobs: { at: now, because: `DGII's verdict: ${status}` },
       domainEvent: domainEventOf(row, `document.${status}`, { status, estado: verdict.estado, mensajes: verdict.messages }),
-    });
+    } });
   }
 
   /** Records the trackId DGII gave while this worker holds the document (one statement). Whether it was recorded. */
@@ -174,7 +177,7 @@ export function createDelivery(deps: {
     const now = clock.now();
     // `row` is as claimed: no one else changes a document while its lease is this worker's.
     const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, send_due_at: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now };
-    return repo.changeDocumentIf(db, row.id, { leaseId }, change, { event: { at: now, type: 'dgii.received', status: 'in_process', cause } });
+    return changeDocumentIf({ id: row.id, expected: { leaseId }, change, records: { event: { at: now, type: 'dgii.received', status: 'in_process', cause } } });
   }
 
   function warnUnlessHeld(recorded: boolean, row: repo.DocumentRow): void {
@@ -403,10 +406,10 @@ export function createDelivery(deps: {
         return;
       case 'not_found':
         if (polls >= policy.notFoundAfterPolls) {
-          await repo.changeDocumentIf(db, row.id, pollCounted, { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, {
+          await changeDocumentIf({ id: row.id, expected: pollCounted, change: { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, records: {
             event: { at: now, type: 'dgii.not_found', status: 'not_found', cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar` },
             domainEvent: domainEventOf(row, 'document.not_found', { trackId }),
-          });
+          } });
           return;
         }
         break;
@@ -417,7 +420,7 @@ export function createDelivery(deps: {
         break;
     }
     // Still working, or no answer now: ask again later; nothing about the document changed.
-    await repo.changeDocumentIf(db, row.id, pollCounted, { poll_count: polls, next_poll_at: later(backoffMs(polls, policy.firstPollDelayMs, policy.maxPollDelayMs)), updated_at: now }, {});
+    await changeDocumentIf({ id: row.id, expected: pollCounted, change: { poll_count: polls, next_poll_at: later(backoffMs(polls, policy.firstPollDelayMs, policy.maxPollDelayMs)), updated_at: now }, records: {} });
   }
 
   async function poll(row: repo.DocumentRow): Promise<void> {

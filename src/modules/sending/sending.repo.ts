@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { groupCommit } from '../../platform/group-commit.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
@@ -35,16 +36,12 @@ export interface StateChange {
 }
 
 export async function updateDocument(trx: Trx, id: string, change: StateChange): Promise<void> {
-  await documentUpdate(trx, id, change).execute();
-}
-
-/** The update that applies `change`, unexecuted: for writes sent together (platform/db/one-statement.ts). */
-export function documentUpdate(executor: Db | Trx, id: string, change: StateChange) {
   const { dgii_messages: messages, ...rest } = change;
-  return executor
+  await trx
     .updateTable('documents')
     .set({ ...rest, ...(messages === undefined ? {} : { dgii_messages: JSON.stringify(messages) }) })
-    .where('id', '=', id);
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -65,42 +62,159 @@ export interface ChangeRecords {
   domainEvent?: DomainEvent;
 }
 
+/** One conditional change of one document: `change` applies to document `id` only while `expected` holds. */
+export interface DocumentChange {
+  id: string;
+  expected: Expected;
+  change: StateChange;
+  records: ChangeRecords;
+}
+
+/** PostgreSQL's type of each column a change may set, for the arrays a batch of changes is sent as. */
+const changeColumnTypes: Record<keyof StateChange, string> = {
+  status: 'text',
+  send_route: 'text',
+  send_attempts: 'int4',
+  send_lease_id: 'text',
+  send_lease_until: 'timestamptz',
+  send_due_at: 'timestamptz',
+  track_id: 'text',
+  dgii_estado: 'text',
+  dgii_codigo: 'text',
+  dgii_messages: 'jsonb',
+  secuencia_utilizada: 'bool',
+  poll_count: 'int4',
+  next_poll_at: 'timestamptz',
+  sent_at: 'timestamptz',
+  final_at: 'timestamptz',
+  updated_at: 'timestamptz',
+};
+
+/** Each condition of Expected: the column it reads and its type. */
+const expectedColumns = {
+  leaseId: ['send_lease_id', 'text'],
+  status: ['status', 'text'],
+  trackId: ['track_id', 'text'],
+  pollCount: ['poll_count', 'int4'],
+} as const satisfies Record<keyof Expected, readonly [string, string]>;
+
 /**
- * Changes document `id` only while `expected` holds of its current row, and writes `records` only when it did, in
- * ONE statement of data-modifying CTEs (atomic without BEGIN and COMMIT: one round trip). The conditions are the
- * UPDATE's WHERE, so PostgreSQL checks them on the row's latest version, after waiting for any transaction holding
- * it (READ COMMITTED re-checks an UPDATE's WHERE): a worker whose lease passed, or a stale poll, changes nothing and
- * records nothing. Whether the change applied.
+ * The shape of a change: the columns it sets, the conditions it has and the records it writes. Changes of one shape
+ * go in one statement, whose text depends on the shape alone (prepared: platform/db/prepared.ts).
  */
-export async function changeDocumentIf(executor: Db | Trx, id: string, expected: Expected, change: StateChange, records: ChangeRecords): Promise<boolean> {
-  let update = documentUpdate(executor, id, change);
-  if (expected.leaseId !== undefined) update = update.where('send_lease_id', '=', expected.leaseId);
-  if (expected.status !== undefined) update = update.where('status', '=', expected.status);
-  if (expected.trackId !== undefined) update = update.where('track_id', '=', expected.trackId);
-  if (expected.pollCount !== undefined) update = update.where('poll_count', '=', expected.pollCount);
-  // Each part below reads `changed`: it writes once if the update changed the row, else not at all.
-  const parts: RawBuilder<unknown>[] = [sql`changed as (${update.returning('id')})`];
-  const { event, closeFailedJobs, domainEvent } = records;
-  if (event !== undefined) {
+export function changeShape(change: DocumentChange): string {
+  const present = (object: object) => Object.entries(object).filter(([, value]) => value !== undefined).map(([key]) => key).sort().join(',');
+  return `${present(change.change)}|${present(change.expected)}|${present(change.records)}`;
+}
+
+/** One input column of a batch: its name in the statement, its type, and each change's value. */
+interface InputColumn {
+  name: string;
+  type: string;
+  values: unknown[];
+}
+
+/**
+ * Applies `changes`, all of one shape (changeShape), each to its document only while its `expected` holds of the
+ * current row, writing its `records` only when it did, in ONE statement of data-modifying CTEs over the changes sent
+ * as arrays (atomic without BEGIN and COMMIT: one round trip, one WAL flush for the lot). The conditions are the
+ * UPDATE's WHERE, so PostgreSQL checks them on each row's latest version, after waiting for any transaction holding
+ * it (READ COMMITTED re-checks an UPDATE's WHERE): a worker whose lease passed, or a stale poll, changes nothing and
+ * records nothing. Whether each change applied, in order. Two changes of one document go in statements one after
+ * the other, as they would one at a time (an UPDATE changes a row once, whatever its FROM matches).
+ */
+export async function changeDocumentsIf(executor: Db | Trx, changes: readonly DocumentChange[]): Promise<boolean[]> {
+  const applied: boolean[] = [];
+  let pending = changes.map((change, index) => ({ change, index }));
+  while (pending.length > 0) {
+    const seen = new Set<string>();
+    const now = pending.filter(({ change }) => !seen.has(change.id) && seen.add(change.id));
+    pending = pending.filter((entry) => !now.includes(entry));
+    const changed = await changeDistinctDocuments(executor, now.map(({ change }) => change));
+    for (const { change, index } of now) applied[index] = changed.has(change.id);
+  }
+  return applied;
+}
+
+async function changeDistinctDocuments(executor: Db | Trx, changes: readonly DocumentChange[]): Promise<Set<string>> {
+  const [first] = changes;
+  if (first === undefined) return new Set();
+  const shape = changeShape(first);
+  if (changes.some((change) => changeShape(change) !== shape)) throw new Error('changeDocumentsIf: changes of different shapes in one batch');
+  const columns: InputColumn[] = [{ name: 'id', type: 'text', values: changes.map((change) => change.id) }];
+  const add = (name: string, type: string, value: (change: DocumentChange, index: number) => unknown) => {
+    columns.push({ name, type, values: changes.map(value) });
+  };
+  const sets: RawBuilder<unknown>[] = [];
+  for (const key of Object.keys(changeColumnTypes) as (keyof StateChange)[]) {
+    if (first.change[key] === undefined) continue;
+    const type = changeColumnTypes[key];
+    // jsonb travels as text: pg writes a JS array parameter as a PostgreSQL array, not as JSON.
+    add(`set_${key}`, type === 'jsonb' ? 'text' : type, (change) => (key === 'dgii_messages' ? JSON.stringify(change.change[key]) : change.change[key]));
+    sets.push(sql`${sql.ref(key)} = i.${sql.ref(`set_${key}`)}${type === 'jsonb' ? sql`::jsonb` : sql``}`);
+  }
+  const conditions: RawBuilder<unknown>[] = [sql`d.id = i.id`];
+  for (const key of Object.keys(expectedColumns) as (keyof Expected)[]) {
+    if (first.expected[key] === undefined) continue;
+    const [column, type] = expectedColumns[key];
+    add(`expected_${key}`, type, (change) => change.expected[key]);
+    conditions.push(sql`d.${sql.ref(column)} = i.${sql.ref(`expected_${key}`)}`);
+  }
+  // Each part below reads `changed`: it writes once for each change that applied, else not at all.
+  const parts: RawBuilder<unknown>[] = [];
+  const records = <T>(pick: (records: ChangeRecords) => T | undefined) => (change: DocumentChange) => pick(change.records) as T;
+  if (first.records.event !== undefined) {
+    const event = records((r) => r.event);
+    add('event_at', 'timestamptz', (c) => event(c).at);
+    add('event_type', 'text', (c) => event(c).type);
+    add('event_status', 'text', (c) => event(c).status);
+    add('event_cause', 'text', (c) => event(c).cause);
     parts.push(sql`event as (
       insert into document_events (document_id, at, type, status, cause)
-      select id, ${event.at}, ${event.type}, ${event.status}, ${event.cause} from changed)`);
+      select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join changed c on c.id = i.id)`);
   }
-  if (closeFailedJobs !== undefined) {
+  if (first.records.closeFailedJobs !== undefined) {
+    const close = records((r) => r.closeFailedJobs);
+    add('closed_at', 'timestamptz', (c) => close(c).at);
+    add('closed_because', 'text', (c) => close(c).because);
     parts.push(sql`closed as (
-      update failed_jobs set closed_at = ${closeFailedJobs.at}, closed_because = ${closeFailedJobs.because}
-      where document_id in (select id from changed) and closed_at is null)`);
+      update failed_jobs f set closed_at = i.closed_at, closed_because = i.closed_because
+      from input i join changed c on c.id = i.id
+      where f.document_id = i.id and f.closed_at is null)`);
   }
-  if (domainEvent !== undefined) {
-    const row = domainEventRow(domainEvent);
+  if (first.records.domainEvent !== undefined) {
+    const rows = changes.map((change) => domainEventRow(change.records.domainEvent as DomainEvent));
+    const row = (index: number) => rows[index] as (typeof rows)[number];
+    add('outbox_id', 'text', (_, i) => row(i).id);
+    add('outbox_company_id', 'text', (_, i) => row(i).company_id);
+    add('outbox_environment', 'text', (_, i) => row(i).environment);
+    add('outbox_type', 'text', (_, i) => row(i).type);
+    add('outbox_payload', 'text', (_, i) => row(i).payload);
+    add('outbox_dedupe_key', 'text', (_, i) => row(i).dedupe_key);
+    add('outbox_occurred_at', 'timestamptz', (_, i) => row(i).occurred_at);
     parts.push(sql`outbox as (
       insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
-      select ${row.id}, ${row.company_id}, ${row.environment}, ${row.type}, ${row.payload}, ${row.dedupe_key}, ${row.occurred_at} from changed
+      select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
+      from input i join changed c on c.id = i.id
       on conflict (dedupe_key) do nothing)`);
   }
-  // Each call site sends parts of one shape, so the statement's text is fixed: prepared (platform/db/prepared.ts).
-  const result = await executePrepared(executor, sql<{ id: string }>`with ${sql.join(parts, sql`, `)} select id from changed`);
-  return result.rows.length > 0;
+  const input = sql`input as (
+    select * from unnest(${sql.join(columns.map((column) => sql`${column.values}::${sql.raw(column.type)}[]`))})
+    as i(${sql.join(columns.map((column) => sql.ref(column.name)))}))`;
+  const update = sql`changed as (
+    update documents d set ${sql.join(sets)} from input i where ${sql.join(conditions, sql` and `)} returning d.id)`;
+  // Every batch of a shape sends the same text, whatever its size: prepared (platform/db/prepared.ts).
+  const result = await executePrepared(executor, sql<{ id: string }>`with ${sql.join([input, update, ...parts], sql`, `)} select id from changed`);
+  return new Set(result.rows.map((row) => row.id));
+}
+
+/**
+ * changeDocumentsIf one change at a time for the caller, batched underneath: the changes asked for while a statement
+ * of their shape runs go together in the next (platform/group-commit.ts). Whether the change applied.
+ */
+export function groupedDocumentChanges(executor: Db | Trx): (change: DocumentChange) => Promise<boolean> {
+  const run = groupCommit((changes: DocumentChange[]) => changeDocumentsIf(executor, changes), { maxBatch: 100 });
+  return (change) => run(change, changeShape(change));
 }
 
 /**

@@ -72,10 +72,12 @@ function failedJobView(row: repo.FailedJobRow): FailedJobView {
  */
 export function createSendingService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; dgii: DgiiClient; delivery: Delivery; queued: () => void }): SendingService {
   const { db, clock, environment, dgii, delivery, queued } = deps;
+  // enviar's one-statement change, batched with those of the other enviar calls in flight.
+  const changeDocumentIf = repo.groupedDocumentChanges(db);
 
   /**
    * signed (or a retry's starting state) → queued, its send due at once: read, then ONE statement that applies only
-   * while the document is still in the state read (sending.repo.ts changeDocumentIf), with its timeline event and
+   * while the document is still in the state read (sending.repo.ts changeDocumentsIf), with its timeline event and
    * outbox event. The document is its own send job. A change in between (another enviar won) is read again.
    */
   async function enqueue(companyId: string, id: string, allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined, cause: string): Promise<Result<SendAnswer>> {
@@ -85,9 +87,14 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
       const refusal = allowed(row);
       if (refusal !== undefined) return refusal;
       const now = clock.now();
-      const queuedNow = await repo.changeDocumentIf(db, id, { status: row.status }, { status: 'queued', send_attempts: 0, send_due_at: now, poll_count: 0, next_poll_at: null, updated_at: now }, {
-        event: { at: now, type: 'queued', status: 'queued', cause },
-        domainEvent: { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now },
+      const queuedNow = await changeDocumentIf({
+        id,
+        expected: { status: row.status },
+        change: { status: 'queued', send_attempts: 0, send_due_at: now, poll_count: 0, next_poll_at: null, updated_at: now },
+        records: {
+          event: { at: now, type: 'queued', status: 'queued', cause },
+          domainEvent: { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now },
+        },
       });
       if (queuedNow) {
         queued();
