@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
+import { executePrepared } from '../../platform/db/prepared.js';
 import type { ArtefactKind, DocumentArtefactsTable, DocumentEventsTable, DocumentsTable, DocumentStatus } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
@@ -50,6 +51,16 @@ export function insertEvent(executor: Executor, event: { documentId: string; at:
 
 export function findDocument(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
   return db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+}
+
+/**
+ * Documents by id, whatever their tenant (check it with tenantRow), in one statement: for reads asked one at a time
+ * and batched by platform/group-commit.ts. Each id's row, or undefined.
+ */
+export async function documentsById(db: Executor, ids: readonly string[]): Promise<(DocumentRow | undefined)[]> {
+  const rows = await executePrepared(db, db.selectFrom('documents').selectAll().where(sql<boolean>`id = any(${ids as string[]}::text[])`));
+  const byId = new Map(rows.rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id));
 }
 
 export function artefactsOf(db: Db, documentIds: readonly string[]): Promise<ArtefactRow[]> {

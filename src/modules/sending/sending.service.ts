@@ -5,10 +5,12 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { BreakerSnapshot, DgiiClient, ServiceStatusOutcome } from '../../dgii/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
+import { tenantRow } from '../../platform/db/tenant-row.js';
+import { groupCommit } from '../../platform/group-commit.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
-import { findDocument } from '../documents/index.js';
+import { documentsById, findDocument } from '../documents/index.js';
 import type { Delivery } from './delivery.js';
 import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
@@ -72,7 +74,8 @@ function failedJobView(row: repo.FailedJobRow): FailedJobView {
  */
 export function createSendingService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; dgii: DgiiClient; delivery: Delivery; queued: () => void }): SendingService {
   const { db, clock, environment, dgii, delivery, queued } = deps;
-  // enviar's one-statement change, batched with those of the other enviar calls in flight.
+  // enviar's read and its one-statement change, each batched with those of the other enviar calls in flight.
+  const readDocument = groupCommit((ids: string[]) => documentsById(db, ids), { maxBatch: 100 });
   const changeDocumentIf = repo.groupedDocumentChanges(db);
 
   /**
@@ -82,7 +85,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
    */
   async function enqueue(companyId: string, id: string, allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined, cause: string): Promise<Result<SendAnswer>> {
     for (;;) {
-      const row = await findDocument(db, companyId, environment, id);
+      const row = tenantRow(await readDocument(id), companyId, environment);
       if (row === undefined) return fail('document_not_found', `No document ${id}.`);
       const refusal = allowed(row);
       if (refusal !== undefined) return refusal;
