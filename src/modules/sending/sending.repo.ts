@@ -103,8 +103,11 @@ const expectedColumns = {
  * go in one statement, whose text depends on the shape alone (prepared: platform/db/prepared.ts).
  */
 export function changeShape(change: DocumentChange): string {
-  const present = (object: object) => Object.entries(object).filter(([, value]) => value !== undefined).map(([key]) => key).sort().join(',');
-  return `${present(change.change)}|${present(change.expected)}|${present(change.records)}`;
+  let shape = '';
+  for (const key in changeColumnTypes) shape += change.change[key as keyof StateChange] === undefined ? '0' : '1';
+  for (const key in expectedColumns) shape += change.expected[key as keyof Expected] === undefined ? '0' : '1';
+  const { event, closeFailedJobs, domainEvent } = change.records;
+  return `${shape}${event === undefined ? '0' : '1'}${closeFailedJobs === undefined ? '0' : '1'}${domainEvent === undefined ? '0' : '1'}`;
 }
 
 /** One input column of a batch: its name in the statement, its type, and each change's value. */
