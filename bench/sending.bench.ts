@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { sendConcurrency } from '../src/modules/sending/index.js';
+import { pendingCounts } from '../src/modules/sending/sending.repo.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
@@ -413,12 +414,12 @@ async function throughPipeline(world: BenchWorld, documents: readonly Created[],
   await pool(ids, ENVIAR_CONCURRENCY, (id) => world.send(id));
   const enviarMs = Date.now() - started;
   const deadline = started + timeoutMs;
-  // Counts the documents still on their way (the bench's alone, one run at a time) through the partial index the
-  // health view reads: the bench's own questions are served by the app's PostgreSQL backends, whose CPU the run
+  // Counts the documents still on their way (the bench's alone, one run at a time) as the health view does, through
+  // its partial index: the bench's own questions are served by the app's PostgreSQL backends, whose CPU the run
   // reports as the pipeline's, and asking about each document every 50 ms cost about 2 ms of it each time.
   for (;;) {
     ownQueries++;
-    const open = Number((await sql<{ open: string }>`select count(*) as open from documents where status in ('queued', 'sending', 'in_process')`.execute(db)).rows[0]?.open ?? 0);
+    const open = (await pendingCounts(db)).reduce((sum, pending) => sum + pending.count, 0);
     if (open === 0) break;
     if (Date.now() > deadline) throw new Error(`${String(open)} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
     await sleep(50);
@@ -526,20 +527,21 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
     const pollingSorted = [...polling.polls].sort((a, b) => a - b);
 
     const ceilingRate = flowingRate(ceiling.completions);
-    const shares = measured.map((round) => flowingRate(round.pipeline.completions) / Math.max(ceilingRate, flowingRate(round.wide.completions)));
+    const rated = measured.map((round) => {
+      const pipelineRate = flowingRate(round.pipeline.completions);
+      const wideRate = flowingRate(round.wide.completions);
+      return { ...round, pipelineRate, wideRate, share: pipelineRate / Math.max(ceilingRate, wideRate) };
+    });
     // The round whose share of the sandbox's best is the median one: its figures are the table's.
-    const median = [...measured.keys()].sort((a, b) => (shares[a] ?? 0) - (shares[b] ?? 0))[Math.floor(measured.length / 2)] ?? 0;
-    const chosen = measured[median];
+    const chosen = [...rated].sort((a, b) => a.share - b.share)[Math.floor(rated.length / 2)];
     if (chosen === undefined) throw new Error('no round was run');
-    const { wide, wideUsage, pipeline, pipelineUsage } = chosen;
+    const { wide, wideUsage, pipeline, pipelineUsage, wideRate, pipelineRate } = chosen;
     const pipelineTransactions = measured[0]?.transactions ?? '';
-    const wideRate = flowingRate(wide.completions);
     const bestCeiling = Math.max(ceilingRate, wideRate);
-    const pipelineRate = flowingRate(pipeline.completions);
     const allAccepted = measured.every((round) => (round.pipeline.statuses['accepted'] ?? 0) === count);
     const sandboxBound = pipelineRate >= bestCeiling * SANDBOX_BOUND_SHARE;
     const met = pipelineRate >= GOAL_PER_SECOND && allAccepted && sandboxBound;
-    const eachRound = measured.map((round, i) => `${flowingRate(round.pipeline.completions).toFixed(0)}/s of ${flowingRate(round.wide.completions).toFixed(0)}/s (${((shares[i] ?? 0) * 100).toFixed(0)} %)`).join(', ');
+    const eachRound = rated.map((round) => `${round.pipelineRate.toFixed(0)}/s of ${round.wideRate.toFixed(0)}/s (${(round.share * 100).toFixed(0)} %)`).join(', ');
     const totalPolls = pipeline.polls.reduce((sum, polls) => sum + polls, 0);
     const pollsSorted = [...pipeline.polls].sort((a, b) => a - b);
     const totalStatements = [...pipeline.statements.values()].reduce((sum, n) => sum + n, 0);

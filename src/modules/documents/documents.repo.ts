@@ -49,13 +49,15 @@ export function insertEvent(executor: Executor, event: { documentId: string; at:
   return executor.insertInto('document_events').values({ document_id: event.documentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
 }
 
-export function findDocument(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
-  return db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+export async function findDocument(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
+  const [row] = await documentsById(db, [id]);
+  return tenantRow(row, companyId, environment);
 }
 
 /**
- * Documents by id, whatever their tenant (check it with tenantRow), in one statement: for reads asked one at a time
- * and batched by platform/group-commit.ts. Each id's row, or undefined.
+ * Documents by id, whatever their tenant (check it with tenantRow), in one statement whose text does not vary with
+ * how many: for one read, and for reads asked one at a time and batched by platform/group-commit.ts. Each id's row,
+ * or undefined.
  */
 export async function documentsById(db: Executor, ids: readonly string[]): Promise<(DocumentRow | undefined)[]> {
   const rows = await executePrepared(db, db.selectFrom('documents').selectAll().where(sql<boolean>`id = any(${ids as string[]}::text[])`));

@@ -130,11 +130,13 @@ export async function changeDocumentsIf(executor: Db | Trx, changes: readonly Do
   const applied: boolean[] = [];
   let pending = changes.map((change, index) => ({ change, index }));
   while (pending.length > 0) {
+    // This round: the first pending change of each document; the others wait for the next.
     const seen = new Set<string>();
-    const now = pending.filter(({ change }) => !seen.has(change.id) && seen.add(change.id));
-    pending = pending.filter((entry) => !now.includes(entry));
-    const changed = await changeDistinctDocuments(executor, now.map(({ change }) => change));
-    for (const { change, index } of now) applied[index] = changed.has(change.id);
+    const round = pending.filter(({ change }) => !seen.has(change.id) && seen.add(change.id));
+    const taken = new Set(round);
+    pending = pending.filter((entry) => !taken.has(entry));
+    const changed = await changeDistinctDocuments(executor, round.map(({ change }) => change));
+    for (const { change, index } of round) applied[index] = changed.has(change.id);
   }
   return applied;
 }
