@@ -370,6 +370,7 @@ describe('receiver: routes, limits and hostile input', () => {
     ['the file in a field other than xml', () => multipart(valid, { field: 'archivo' }), 400],
     ['text that is not XML', () => multipart('esto no es un XML'), 400],
     ['XML whose root is not ECF', () => multipart('<Factura><Numero>1</Numero></Factura>'), 400],
+    ['an element named constructor (fast-xml-parser throws on it)', () => multipart('<ECF><!-- c --><Encabezado><constructor>1</constructor></Encabezado></ECF>'), 400],
     ['a JSON body', () => ({ payload: JSON.stringify({ xml: valid }), headers: { 'content-type': 'application/json' } }), 415],
     ['a text/plain body', () => ({ payload: valid, headers: { 'content-type': 'text/plain' } }), 415],
     ['an empty application/xml body', () => ({ payload: '', headers: { 'content-type': 'application/xml' } }), 400],
@@ -392,8 +393,13 @@ describe('receiver: routes, limits and hostile input', () => {
   }
 
   it('the same hostile input is refused by the seed validation and the commercial approval route', async () => {
-    for (const route of ['autenticacion/api/validacioncertificado', 'aprobacioncomercial/api/ecf']) {
-      const form = multipart('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>');
+    for (const [route, xml] of [
+      ['autenticacion/api/validacioncertificado', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>'],
+      ['aprobacioncomercial/api/ecf', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>'],
+      ['autenticacion/api/validacioncertificado', '<SemillaModel><!-- c --><prototype>1</prototype></SemillaModel>'],
+      ['aprobacioncomercial/api/ecf', '<ACECF><!-- c --><__proto__>1</__proto__></ACECF>'],
+    ] as const) {
+      const form = multipart(xml);
       const response = await app.app.inject({ method: 'POST', url: `${path}/${route}`, payload: form.payload, headers: { ...form.headers, authorization: `Bearer ${token}` } });
       assert.equal(response.statusCode, 400, `${route}: ${response.body}`);
       assert.equal(typeof response.json<{ mensaje: string }>().mensaje, 'string');

@@ -3,7 +3,8 @@
 // parseEcf(buildEcf(json).xml) gives back the document buildEcf wrote.
 import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
 import { screenUntrustedXml } from '../xml/untrusted-xml.js';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
+import { parseGeneralXml } from '../xml/general-xml.js';
 import type { EcfObject, EcfValue } from '../build/ecf-json.js';
 import { error } from '../finding.js';
 import type { Finding } from '../finding.js';
@@ -55,10 +56,9 @@ export function parseEcf(input: string): ParseResult {
   const compact = scanCompactXml(xml);
   const read = compact === undefined ? undefined : parseCompactEcf(compact);
   if (read !== undefined) return read;
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- its successor, fast-xml-validator, is not a dependency
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) return failed('/', 'malformed_xml', `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  const root = (parser.parse(xml) as Node)['ECF'];
+  const general = parseGeneralXml(parser, xml);
+  if (!general.ok) return failed('/', 'malformed_xml', general.message);
+  const root = general.document['ECF'];
   if (!isNode(root)) return failed('/', 'not_an_ecf', 'the root element must be ECF');
   return readEcfRoot(root);
 }

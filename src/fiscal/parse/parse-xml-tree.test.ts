@@ -25,4 +25,36 @@ describe('parseXmlTree', () => {
     assert.deepEqual(codes('<a>texto<b>1</b></a>'), ['unexpected_text']);
     assert.deepEqual(codes('<a><b>&nbsp;</b></a>'), ['unknown_entity']);
   });
+
+  it('reads the compact form (one pass) exactly as the general parser reads the same document laid out', () => {
+    const compact = '<?xml version="1.0" encoding="utf-8"?><ARECF xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><DetalleAcusedeRecibo><Version>1.0</Version><RNCEmisor>130000006</RNCEmisor><Nota>A &amp; B &lt; C&#xD;</Nota><Vacio></Vacio><L><N>1</N></L><L><N>2</N></L></DetalleAcusedeRecibo><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo/></Signature></ARECF>';
+    // A comment takes the document out of the compact form: fast-xml-parser reads it.
+    const general = compact.replace('<DetalleAcusedeRecibo>', '<DetalleAcusedeRecibo><!-- general -->');
+    const expected = {
+      DetalleAcusedeRecibo: [{ Version: ['1.0'], RNCEmisor: ['130000006'], Nota: ['A & B < C\r'], Vacio: [''], L: [{ N: ['1'] }, { N: ['2'] }] }],
+    };
+    for (const xml of [compact, general]) {
+      const result = parseXmlTree(xml);
+      assert.ok(result.ok, xml);
+      assert.equal(result.root, 'ARECF');
+      assert.deepEqual(JSON.parse(JSON.stringify(result.tree)), expected);
+    }
+  });
+
+  it('keeps a compact __proto__ element a plain key, and refuses one fast-xml-parser would throw on', () => {
+    const compact = parseXmlTree('<a><__proto__><b>1</b></__proto__></a>');
+    assert.ok(compact.ok);
+    assert.equal(Object.getPrototypeOf(compact.tree), null);
+    assert.equal(textOf(groupsOf(compact.tree, '__proto__')[0] ?? {}, 'b'), '1');
+    const general = parseXmlTree('<a><!-- general --><constructor>1</constructor></a>');
+    assert.ok(!general.ok);
+    assert.deepEqual(general.findings.map((finding) => finding.code), ['malformed_xml']);
+    assert.match(general.findings[0]?.message ?? '', /reserved/);
+  });
+
+  it('finds text between elements in the compact form too', () => {
+    const result = parseXmlTree('<a><b>1</b>suelto<c>2</c></a>');
+    assert.ok(!result.ok);
+    assert.deepEqual(result.findings.map((finding) => [finding.pointer, finding.code]), [['/a', 'unexpected_text']]);
+  });
 });

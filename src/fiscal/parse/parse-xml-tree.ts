@@ -1,8 +1,10 @@
 // A DGII message other than an e-CF (RFCE, ARECF, ACECF, ANECF) read safely into a plain tree, for the code that
 // knows its shape: every element as an array of occurrences (text, or a subtree), entities decoded the XML way,
 // the XMLDSig Signature left out. Screened like every document from outside: size bounded, no DOCTYPE.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
+import { scanCompactXml } from '../xml/compact-xml.js';
+import { parseGeneralXml } from '../xml/general-xml.js';
 import { screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { decodeXmlText } from './parse-ecf.js';
 
@@ -27,22 +29,30 @@ function refuse(code: string, message: string): XmlTreeResult {
 export function parseXmlTree(input: string | Uint8Array): XmlTreeResult {
   const screened = screenUntrustedXml(input);
   if (!screened.ok) return refuse(screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- its successor, fast-xml-validator, is not a dependency
-  const valid = XMLValidator.validate(screened.text);
-  if (valid !== true) return refuse('malformed_xml', `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  const document = parser.parse(screened.text) as Node;
+  // The compact form (what our writer and DGII's signers produce) in one pass, as parse-ecf.ts reads it: validating
+  // and parsing with fast-xml-parser cost several times more (the sandbox read every arriving document this way).
+  const compact = scanCompactXml(screened.text);
+  if (compact !== undefined) return treeOf(compact.rootName, compact.content);
+  const general = parseGeneralXml(parser, screened.text);
+  if (!general.ok) return refuse('malformed_xml', general.message);
+  const document = general.document;
   const roots = Object.keys(document).filter((key) => key !== '?xml' && key !== '#text');
   const root = roots[0];
   const rootList = root === undefined ? undefined : document[root];
   if (roots.length !== 1 || root === undefined || !Array.isArray(rootList) || rootList.length !== 1) return refuse('malformed_xml', 'the document must have one root element');
+  return treeOf(root, rootList[0]);
+}
+
+function treeOf(root: string, content: unknown): XmlTreeResult {
   const findings: Finding[] = [];
-  const tree = readNode(rootList[0], `/${root}`, findings, true);
+  const tree = readNode(content, `/${root}`, findings, true);
   return findings.length > 0 ? { ok: false, findings } : { ok: true, root, tree };
 }
 
 function readNode(value: unknown, at: string, findings: Finding[], isRoot = false): XmlTree {
-  if (!isNode(value)) return {};
-  const out: Record<string, (string | XmlTree)[]> = {};
+  // Without a prototype: element names are the sender's, and `__proto__` must stay a plain key.
+  const out = Object.create(null) as Record<string, (string | XmlTree)[]>;
+  if (!isNode(value)) return out;
   for (const [key, occurrences] of Object.entries(value)) {
     if (key === '#text') {
       const texts = (Array.isArray(occurrences) ? occurrences : [occurrences]) as unknown[];
@@ -50,7 +60,8 @@ function readNode(value: unknown, at: string, findings: Finding[], isRoot = fals
       continue;
     }
     if (isRoot && key === 'Signature') continue;
-    out[key] = (occurrences as unknown[]).map((occurrence, index) => {
+    // fast-xml-parser gives every element as a list (isArray); the compact scan lists repeated ones only.
+    out[key] = (Array.isArray(occurrences) ? (occurrences as unknown[]) : [occurrences]).map((occurrence, index) => {
       const path = `${at}/${key}[${String(index + 1)}]`;
       if (typeof occurrence === 'string') {
         const text = decodeXmlText(occurrence);

@@ -80,6 +80,7 @@ describe('SemillaModel', () => {
     ['two valor', '<SemillaModel><valor>x</valor><valor>y</valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>', ['missing']],
     ['a valor with markup inside', '<SemillaModel><valor><b>x</b></valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>', ['missing']],
     ['a bad date', '<SemillaModel><valor>x</valor><fecha>2026-11-21</fecha></SemillaModel>', ['date_format']],
+    ['an element named like a JavaScript property', '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha><prototype>1</prototype></SemillaModel>', ['malformed_xml']],
     ['an element the seed does not have', '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha><Otro>1</Otro></SemillaModel>', ['unexpected_element']],
   ] as const) {
     it(`refuses a seed with ${name}`, () => {

@@ -2,10 +2,11 @@
 // string, and `fecha`, an xs:dateTime, then one required wildcard element where the signer's Signature goes.
 // parseSemilla reads a seed from outside (DGII's, or a signed one sent back); buildSemilla writes one, so that an
 // emulator of DGII can issue seeds. Sign a built seed with the general signer (signXml) or signCanonicalDocument.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
 import { decodeXmlText } from '../parse/index.js';
 import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { parseGeneralXml } from '../xml/general-xml.js';
 import { isXmlText, leaf, writeXmlDocument } from '../xml/xml-writer.js';
 import { dotNetNamespaces } from './xml-namespaces.js';
 
@@ -60,10 +61,9 @@ function refuse(pointer: string, code: string, message: string): SemillaResult {
 export function parseSemilla(input: string | Uint8Array): SemillaResult {
   const screened = screenUntrustedXml(input);
   if (!screened.ok) return refuse('/', screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- its successor, fast-xml-validator, is not a dependency
-  const valid = XMLValidator.validate(screened.text);
-  if (valid !== true) return refuse('/', 'malformed_xml', `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  const document = parser.parse(screened.text) as Node;
+  const general = parseGeneralXml(parser, screened.text);
+  if (!general.ok) return refuse('/', 'malformed_xml', general.message);
+  const document = general.document;
   const roots = Object.keys(document).filter((key) => key !== '?xml' && key !== '#text');
   const rootList = document['SemillaModel'];
   if (roots.length !== 1 || !Array.isArray(rootList) || rootList.length !== 1 || !isNode(rootList[0])) {
