@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
+import { domainEventRow, type DomainEvent } from '../../platform/events/domain-events.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
@@ -13,10 +14,6 @@ export type ReceivedEventRow = Selectable<ReceivedDocumentEventsTable>;
 
 type Executor = Db | Trx;
 
-export function insertReceived(executor: Executor, row: ReceivedRow) {
-  return executor.insertInto('received_documents').values(row);
-}
-
 export function insertArtefacts(executor: Executor, rows: readonly ReceivedArtefactRow[]) {
   return executor.insertInto('received_artefacts').values([...rows]);
 }
@@ -25,21 +22,115 @@ export function insertEvent(executor: Executor, event: { receivedDocumentId: str
   return executor.insertInto('received_document_events').values({ received_document_id: event.receivedDocumentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
 }
 
+/** An issuer's e-NCF as a company's receiver knows it. */
+export interface ReceivedKey {
+  companyId: string;
+  environment: FiscalEnvironment;
+  issuerRnc: string;
+  encf: string;
+}
+
+const texts = (values: readonly unknown[]) => sql`${values}::text[]`;
+const integers = (values: readonly number[]) => sql`${values}::int4[]`;
+const times = (values: readonly Date[]) => sql`${values}::timestamptz[]`;
+
 /**
- * Whether this company already received (Estado 0) this issuer's e-NCF. Asked once per reception: prepared, with the
- * status a literal so that the generic plan still reads the partial unique index (its predicate is that literal).
+ * For each key, whether its company already received (Estado 0) that issuer's e-NCF: ONE statement for a batch of
+ * receptions. Each key is looked up in the partial unique index (the status a literal: its predicate is that
+ * literal) by a scalar subquery, which PostgreSQL runs per key: written as EXISTS, it became a semi join that hashed
+ * every received document of the table (the planner's estimate of an unnest of parameters is no guide).
  */
-export async function wasReceived(db: Executor, companyId: string, environment: FiscalEnvironment, issuerRnc: string, encf: string): Promise<boolean> {
-  const query = db
-    .selectFrom('received_documents')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment)
-    .where('issuer_rnc', '=', issuerRnc)
-    .where('encf', '=', encf)
-    .where('status', '=', sql.lit('received'));
-  const result = await executePrepared(db, query);
-  return result.rows.length > 0;
+export async function receivedAlready(db: Executor, keys: readonly ReceivedKey[]): Promise<boolean[]> {
+  const result = await executePrepared(
+    db,
+    sql<{ n: string }>`
+      select k.n from unnest(
+        ${texts(keys.map((key) => key.companyId))}, ${texts(keys.map((key) => key.environment))},
+        ${texts(keys.map((key) => key.issuerRnc))}, ${texts(keys.map((key) => key.encf))}
+      ) with ordinality as k(company_id, environment, issuer_rnc, encf, n)
+      where (
+        select true from received_documents r
+        where r.company_id = k.company_id and r.environment = k.environment and r.issuer_rnc = k.issuer_rnc and r.encf = k.encf and r.status = 'received'
+        limit 1)`,
+  );
+  const found = new Set(result.rows.map((row) => Number(row.n) - 1));
+  return keys.map((_, index) => found.has(index));
+}
+
+/** A reception to record: its row, its artefacts (archived already), its first timeline event and its outbox event. */
+export interface ReceptionRecord {
+  row: ReceivedRow;
+  artefacts: readonly ReceivedArtefactRow[];
+  event: { at: Date; type: string; status: string | null; cause: string };
+  domainEvent: DomainEvent;
+}
+
+/**
+ * Records a batch of receptions in ONE statement of data-modifying CTEs over arrays (atomic without BEGIN and
+ * COMMIT: one round trip and one WAL flush for the lot). Only Estado 0 rows are unique per issuer and e-NCF
+ * (received_documents_once): a reception whose e-CF was received first, by an earlier statement or by a copy earlier
+ * in this one, inserts nothing, and its artefacts and events, written only for the rows inserted, are left out with
+ * it. Whether each reception was recorded, in order.
+ */
+export async function recordReceptions(db: Executor, receptions: readonly ReceptionRecord[]): Promise<boolean[]> {
+  const rows = receptions.map((reception) => reception.row);
+  const column = (key: keyof ReceivedRow) => texts(rows.map((row) => row[key]));
+  const events = receptions.map((reception) => reception.event);
+  const outbox = receptions.map((reception) => domainEventRow(reception.domainEvent));
+  const outboxColumn = (key: keyof (typeof outbox)[number]) => texts(outbox.map((event) => event[key]));
+  const artefacts = receptions.flatMap((reception) => reception.artefacts);
+  const artefactColumn = (key: keyof ReceivedArtefactRow) => texts(artefacts.map((artefact) => artefact[key]));
+  // Every batch sends the same text, whatever its size: prepared (platform/db/prepared.ts). The ON CONFLICT's
+  // predicate is a literal, from which PostgreSQL infers the partial index.
+  const result = await executePrepared(
+    db,
+    sql<{ id: string }>`
+      with input as (
+        select * from unnest(
+          ${column('id')}, ${column('company_id')}, ${column('environment')}, ${column('issuer_rnc')}, ${column('encf')}, ${column('ecf_type')},
+          ${column('status')}, ${column('reason_code')}, ${column('issuer_name')}, ${column('rnc_comprador')}, ${column('fecha_emision')},
+          ${column('monto_total')}, ${column('total_itbis')}, ${times(rows.map((row) => row.received_at))}, ${times(rows.map((row) => row.updated_at))},
+          ${times(events.map((event) => event.at))}, ${texts(events.map((event) => event.type))}, ${texts(events.map((event) => event.status))},
+          ${texts(events.map((event) => event.cause))},
+          ${outboxColumn('id')}, ${outboxColumn('company_id')}, ${outboxColumn('environment')}, ${outboxColumn('type')}, ${outboxColumn('payload')},
+          ${outboxColumn('dedupe_key')}, ${times(outbox.map((event) => event.occurred_at))}
+        ) as i(id, company_id, environment, issuer_rnc, encf, ecf_type, status, reason_code, issuer_name, rnc_comprador, fecha_emision,
+               monto_total, total_itbis, received_at, updated_at, event_at, event_type, event_status, event_cause,
+               outbox_id, outbox_company_id, outbox_environment, outbox_type, outbox_payload, outbox_dedupe_key, outbox_occurred_at)
+      ),
+      inserted as (
+        insert into received_documents (id, company_id, environment, issuer_rnc, encf, ecf_type, status, reason_code, issuer_name, rnc_comprador,
+                                        fecha_emision, monto_total, total_itbis, received_at, updated_at)
+        select id, company_id, environment, issuer_rnc, encf, ecf_type, status, reason_code, issuer_name, rnc_comprador,
+               fecha_emision, monto_total, total_itbis, received_at, updated_at
+        from input
+        on conflict (company_id, environment, issuer_rnc, encf) where status = 'received' do nothing
+        returning id
+      ),
+      artefacts as (
+        insert into received_artefacts (received_document_id, kind, version, blob_key, sha256, size, content_type, created_at)
+        select a.received_document_id, a.kind, a.version, a.blob_key, a.sha256, a.size, a.content_type, a.created_at
+        from unnest(
+          ${artefactColumn('received_document_id')}, ${artefactColumn('kind')}, ${integers(artefacts.map((artefact) => artefact.version))},
+          ${artefactColumn('blob_key')}, ${artefactColumn('sha256')}, ${integers(artefacts.map((artefact) => artefact.size))},
+          ${artefactColumn('content_type')}, ${times(artefacts.map((artefact) => artefact.created_at))}
+        ) as a(received_document_id, kind, version, blob_key, sha256, size, content_type, created_at)
+        join inserted r on r.id = a.received_document_id
+      ),
+      events as (
+        insert into received_document_events (received_document_id, at, type, status, cause)
+        select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join inserted r on r.id = i.id
+      ),
+      outbox as (
+        insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
+        select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
+        from input i join inserted r on r.id = i.id
+        on conflict (dedupe_key) do nothing
+      )
+      select id from inserted`,
+  );
+  const recorded = new Set(result.rows.map((row) => row.id));
+  return rows.map((row) => recorded.has(row.id));
 }
 
 export function findReceived(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<ReceivedRow | undefined> {

@@ -1,7 +1,6 @@
 // Documents other taxpayers sent to a company's receiver: the reception itself (the verdict of the receiver
 // standard, the signed ARECF, the exact bytes kept) and the integrator's inbox (list, one, artefacts).
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { identifiersOf, judgeReceivedEcf, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
@@ -11,8 +10,7 @@ import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
-import { executeAsOneStatement, isForeignKeyViolation } from '../../platform/db/one-statement.js';
-import { domainEventInsert } from '../../platform/events/domain-events.js';
+import { groupCommit } from '../../platform/group-commit.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
@@ -108,6 +106,10 @@ function causeOf(verdict: Judged, identifiers: ReceivedIdentifiers): string {
 
 export function createReceivedService(deps: ReceivedDeps): ReceivedService {
   const { db, clock, blobs, environment, schemas } = deps;
+  // One statement serves every reception asking at once (platform/group-commit.ts): under load, dozens share a round
+  // trip and a WAL flush; alone, one goes at once.
+  const receivedAlready = groupCommit((keys: repo.ReceivedKey[]) => repo.receivedAlready(db, keys), { maxBatch: 100 });
+  const recordReception = groupCommit((receptions: repo.ReceptionRecord[]) => repo.recordReceptions(db, receptions), { maxBatch: 100 });
 
   /**
    * Signs the ARECF, archives the bytes and records the reception; undefined when a concurrent copy won Estado 0 (its
@@ -142,29 +144,19 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       received_at: now,
       updated_at: now,
     };
-    try {
-      // One statement, one round trip: the row, its artefacts, its first event and the outbox event.
-      await executeAsOneStatement(db, [
-        // Only Estado 0 rows are unique per issuer and e-NCF: the copy that loses the race inserts nothing... The
-        // index's predicate is a literal: as a parameter, the generic plan a prepared statement switches to after
-        // five runs cannot infer the partial index ("no unique or exclusion constraint matching").
-        repo.insertReceived(db, row).onConflict((conflict) => conflict.columns(['company_id', 'environment', 'issuer_rnc', 'encf']).where('status', '=', sql.lit('received')).doNothing()),
-        // ...so its artefact rows name no row, the foreign key fails at the end of the statement, and nothing of
-        // it stays: that refusal is how the loser learns it is a duplicate.
-        repo.insertArtefacts(db, artefacts),
-        repo.insertEvent(db, { receivedDocumentId: id, at: now, type: status, status, cause: causeOf(verdict, identifiers) }),
-        domainEventInsert(db, {
-          companyId: company.id,
-          environment,
-          type: verdict.kind === 'received' ? 'received_document.received' : 'received_document.not_received',
-          payload: { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null, status, codigoMotivoNoRecibido: reason },
-          occurredAt: now,
-        }),
-      ], { prepared: true });
-    } catch (error) {
-      if (isForeignKeyViolation(error)) return undefined;
-      throw error;
-    }
+    const recorded = await recordReception({
+      row,
+      artefacts,
+      event: { at: now, type: status, status, cause: causeOf(verdict, identifiers) },
+      domainEvent: {
+        companyId: company.id,
+        environment,
+        type: verdict.kind === 'received' ? 'received_document.received' : 'received_document.not_received',
+        payload: { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null, status, codigoMotivoNoRecibido: reason },
+        occurredAt: now,
+      },
+    });
+    if (!recorded) return undefined;
     return { kind: 'answered', arecf, receivedId: id, estado: status === 'received' ? '0' : '1', reason: reason ?? undefined };
   }
 
@@ -179,7 +171,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       const verdict = await judgeReceivedEcf(xml, identifiers, {
         schemas,
         receiverRnc: company.rnc,
-        alreadyReceived: (ids) => repo.wasReceived(db, company.id, environment, ids.RNCEmisor, ids.eNCF),
+        alreadyReceived: (ids) => receivedAlready({ companyId: company.id, environment, issuerRnc: ids.RNCEmisor, encf: ids.eNCF }),
       });
       if (verdict.kind === 'unreadable') return verdict;
       const key = await deps.signingKey(company.id);

@@ -22,11 +22,3 @@ export async function executeAsOneStatement(executor: Db | Trx, parts: readonly 
   if (options.prepared) await executePrepared(executor, statement);
   else await statement.execute(executor);
 }
-
-/**
- * Whether `error` is PostgreSQL's foreign_key_violation (SQLSTATE 23503), from pg or PGlite: in one statement, the
- * sign that a row the other parts refer to was not inserted (an ON CONFLICT DO NOTHING that did nothing).
- */
-export function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
-}
