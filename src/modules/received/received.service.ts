@@ -5,7 +5,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { identifiersOf, judgeReceivedEcf, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
 import { buildArecf, notReceivedReasons, type NotReceivedReason } from '../../fiscal/responses/arecf.js';
-import { signCanonicalDocumentInBackground, type SigningKey } from '../../fiscal/xmldsig/index.js';
+import { signCanonicalDocument, type SigningKey } from '../../fiscal/xmldsig/index.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
@@ -120,8 +120,10 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
     const id = newId('rcv');
     const base = { RNCEmisor: identifiers.RNCEmisor, eNCF: identifiers.eNCF, RNCComprador: company.rnc, FechaHoraAcuseRecibo: formatDgiiTimestamp(now) };
     const unsigned = verdict.kind === 'received' ? buildArecf({ ...base, Estado: '0' }) : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
-    // The RSA operation on the thread pool, as documents sign: the event loop keeps serving.
-    const arecf = Buffer.from(await signCanonicalDocumentInBackground(unsigned, key), 'utf8');
+    // Signed on the event loop (0.4 ms), not on the thread pool as documents sign: handing one RSA operation to
+    // another thread and back cost the receiver more than the operation on the 2-core reference host (measured,
+    // interleaved: 0.4 to 0.7 ms more CPU per e-CF, 10 % fewer e-CF/s, and no better p99 at 100/s).
+    const arecf = Buffer.from(signCanonicalDocument(unsigned, key), 'utf8');
     const artefacts = await archiveReceivedArtefacts(blobs, { companyId: company.id, receivedId: id, receivedAt: now }, { 'received-xml': xml, 'arecf-xml': arecf }, now);
     const facts = verdict.facts;
     const status = verdict.kind === 'received' ? 'received' : 'not_received';
