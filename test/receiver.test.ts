@@ -259,6 +259,16 @@ describe('receiver: the ARECF verdict, in the order of the standard', () => {
     assert.deepEqual([misaddressed['Estado'], misaddressed['CodigoMotivoNoRecibido']], ['1', '3']);
   });
 
+  it('reason 1, recorded, never a 500, for an e-CF with a reference to a character XML does not allow (&#0;, past U+10FFFF)', async () => {
+    for (const reference of ['&#0;', '&#x110000;']) {
+      const { xml, encf } = ecfTo(company.rnc);
+      const fields = await verdict(xml.replace(/<RazonSocialEmisor>/, `<RazonSocialEmisor>${reference}`));
+      assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['eNCF']], ['1', '1', encf], reference);
+      const rows = await app.application.database.db.selectFrom('received_documents').select(['status', 'reason_code', 'issuer_name']).where('encf', '=', encf).where('company_id', '=', company.companyId).execute();
+      assert.deepEqual(rows, [{ status: 'not_received', reason_code: '1', issuer_name: null }], reference);
+    }
+  });
+
   it('reason 4 for a valid e-CF whose buyer is another taxpayer', async () => {
     const fields = await verdict(ecfTo(other).xml);
     assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCComprador']], ['1', '4', company.rnc]);
@@ -370,6 +380,7 @@ describe('receiver: routes, limits and hostile input', () => {
     ['the file in a field other than xml', () => multipart(valid, { field: 'archivo' }), 400],
     ['text that is not XML', () => multipart('esto no es un XML'), 400],
     ['XML whose root is not ECF', () => multipart('<Factura><Numero>1</Numero></Factura>'), 400],
+    ['a NUL character in the XML', () => multipart(valid.replace('<RazonSocialEmisor>', '<RazonSocialEmisor>\u0000')), 400],
     ['an element named constructor (fast-xml-parser throws on it)', () => multipart('<ECF><!-- c --><Encabezado><constructor>1</constructor></Encabezado></ECF>'), 400],
     ['a JSON body', () => ({ payload: JSON.stringify({ xml: valid }), headers: { 'content-type': 'application/json' } }), 415],
     ['a text/plain body', () => ({ payload: valid, headers: { 'content-type': 'text/plain' } }), 415],

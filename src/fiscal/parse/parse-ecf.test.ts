@@ -95,6 +95,13 @@ describe('parseEcf', () => {
     assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor>&copy;</RazonSocialEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity']]);
   });
 
+  it('refuses a character reference to what XML does not allow (NUL, a lone surrogate, past U+10FFFF), without throwing', () => {
+    for (const reference of ['&#0;', '&#x1;', '&#xD800;', '&#x110000;', '&#99999999999;']) {
+      assert.deepEqual(codes(minimal(`<Emisor><RazonSocialEmisor>A${reference}</RazonSocialEmisor></Emisor>`)), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity']], reference);
+    }
+    assert.deepEqual(parsed(minimal('<Emisor><RazonSocialEmisor>&#x1F600;&#9;&#xD;</RazonSocialEmisor></Emisor>'))['Encabezado'], { Version: '1.0', IdDoc: { TipoeCF: '43' }, Emisor: { RazonSocialEmisor: '\u{1F600}\t\r' } });
+  });
+
   it('makes a repeated element an array even when it occurs once', () => {
     const xml = minimal('<Emisor><TablaTelefonoEmisor><TelefonoEmisor>809-555-0101</TelefonoEmisor></TablaTelefonoEmisor></Emisor>');
     const header = parsed(xml)['Encabezado'] as Record<string, Record<string, unknown>>;

@@ -2,7 +2,7 @@
 // the model says an element repeats, every value the element's text as a string, the Signature dropped.
 // parseEcf(buildEcf(json).xml) gives back the document buildEcf wrote.
 import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
-import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { isXmlCharacter, screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { XMLParser } from 'fast-xml-parser';
 import { parseGeneralXml } from '../xml/general-xml.js';
 import type { EcfObject, EcfValue } from '../build/ecf-json.js';
@@ -32,14 +32,21 @@ function isNode(value: unknown): value is Node {
 
 const predefined: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
-/** XML 1.0 §2.11 line ends, then §4.6 predefined entities and character references; undefined if another entity. */
+/**
+ * XML 1.0 §2.11 line ends, then §4.6 predefined entities and character references; undefined if another entity, or
+ * a reference to a character XML does not allow (§2.2: &#0;, a lone surrogate, past U+10FFFF).
+ */
 export function decodeXmlText(raw: string): string | undefined {
   // Most values hold neither: no copy, no regex.
   if (!raw.includes('&') && !raw.includes('\r')) return raw;
   const unknown: string[] = [];
   const text = raw.replace(/\r\n?/g, '\n').replace(/&(#x[0-9A-Fa-f]+|#\d+|\w+);/g, (whole, ref: string) => {
-    if (ref.startsWith('#x')) return String.fromCodePoint(Number.parseInt(ref.slice(2), 16));
-    if (ref.startsWith('#')) return String.fromCodePoint(Number.parseInt(ref.slice(1), 10));
+    if (ref.startsWith('#')) {
+      const codePoint = ref.startsWith('#x') ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+      if (isXmlCharacter(codePoint)) return String.fromCodePoint(codePoint);
+      unknown.push(ref);
+      return whole;
+    }
     const value = Object.hasOwn(predefined, ref) ? predefined[ref] : undefined;
     if (value === undefined) unknown.push(ref);
     return value ?? whole;
@@ -141,7 +148,7 @@ function readElement(element: EcfElement, value: unknown, at: string, findings: 
   if (value === '') findings.push(error(at, 'empty_element', `${element.name} is empty; DGII rejects empty elements`));
   const text = decodeXmlText(value);
   if (text === undefined) {
-    findings.push(error(at, 'unknown_entity', `${element.name} refers to an entity XML does not predefine`));
+    findings.push(error(at, 'unknown_entity', `${element.name} refers to an entity XML does not predefine, or to a character XML does not allow`));
     return '';
   }
   return text;

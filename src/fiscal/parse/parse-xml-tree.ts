@@ -65,7 +65,7 @@ function readNode(value: unknown, at: string, findings: Finding[], isRoot = fals
       const path = `${at}/${key}[${String(index + 1)}]`;
       if (typeof occurrence === 'string') {
         const text = decodeXmlText(occurrence);
-        if (text === undefined) findings.push(error(path, 'unknown_entity', `${key} refers to an entity XML does not predefine`));
+        if (text === undefined) findings.push(error(path, 'unknown_entity', `${key} refers to an entity XML does not predefine, or to a character XML does not allow`));
         return text ?? '';
       }
       if (isNode(occurrence) && Object.keys(occurrence).length === 0) return '';

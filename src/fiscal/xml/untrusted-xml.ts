@@ -1,11 +1,13 @@
 // The one screen for XML from outside (e-CF from other issuers, DGII's seed and answers, uploads): what no parser
 // here may ever see. e-CF and DGII's messages have no use for a DTD, so any markup declaration (`<!DOCTYPE`,
 // `<!ENTITY`, ...) is refused outright, which rules out XXE and entity expansion ("billion laughs") whatever a
-// parser would do; the size is bounded first, so the scan is bounded too; only UTF-8 is read.
+// parser would do; the size is bounded first, so the scan is bounded too; only UTF-8 is read; and a character XML
+// does not allow (NUL and the other C0 controls but tab, LF and CR; U+FFFE, U+FFFF; a lone surrogate) is refused,
+// as XML 1.0 §2.2 refuses it: nothing downstream has to fear one (PostgreSQL refuses NUL in text).
 
 export const maxUntrustedXmlBytes = 5 * 1024 * 1024;
 
-export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration';
+export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration' | 'forbidden_character';
 
 export type ScreenedXml =
   | { ok: true; text: string }
@@ -15,6 +17,26 @@ const BOM = '\uFEFF';
 // `<!` that opens anything but a comment or a CDATA section.
 const markupDeclaration = /<!(?!--|\[CDATA\[)/;
 const declaredEncoding = /^<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this pattern must find
+const suspectCharacter = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/g;
+
+/** The index of the first character XML 1.0 does not allow (a surrogate is allowed in a pair), or -1. */
+function forbiddenCharacterAt(text: string): number {
+  suspectCharacter.lastIndex = 0;
+  for (let found = suspectCharacter.exec(text); found !== null; found = suspectCharacter.exec(text)) {
+    const at = found.index;
+    const code = text.charCodeAt(at);
+    const pairedHigh = code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
+    if (!pairedHigh) return at;
+    suspectCharacter.lastIndex = at + 2;
+  }
+  return -1;
+}
+
+/** Whether `codePoint` is an XML 1.0 Char (§2.2): what a character reference may name. */
+export function isXmlCharacter(codePoint: number): boolean {
+  return codePoint === 0x9 || codePoint === 0xa || codePoint === 0xd || (codePoint >= 0x20 && codePoint <= 0xd7ff) || (codePoint >= 0xe000 && codePoint <= 0xfffd) || (codePoint >= 0x10000 && codePoint <= 0x10ffff);
+}
 
 function lineAt(text: string, index: number): number {
   let line = 1;
@@ -42,6 +64,11 @@ export function screenUntrustedXml(input: string | Uint8Array, maxBytes: number 
   const declaration = markupDeclaration.exec(text);
   if (declaration !== null) {
     return { ok: false, problem: 'markup_declaration', message: 'A DOCTYPE or other markup declaration is not allowed (DTDs and entities are refused).', line: lineAt(text, declaration.index) };
+  }
+  const forbidden = forbiddenCharacterAt(text);
+  if (forbidden !== -1) {
+    const code = (text.codePointAt(forbidden) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    return { ok: false, problem: 'forbidden_character', message: `The XML holds U+${code}, a character XML does not allow.`, line: lineAt(text, forbidden) };
   }
   const encoding = declaredEncoding.exec(text)?.[1];
   if (typeof input !== 'string' && encoding !== undefined && !/^utf-?8$/i.test(encoding)) {

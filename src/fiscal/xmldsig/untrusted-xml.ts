@@ -21,6 +21,7 @@ const screenCodes: Record<UntrustedXmlProblem, ParseProblemCode> = {
   encoding_unsupported: 'encoding_unsupported',
   empty: 'input_empty',
   markup_declaration: 'doctype_forbidden',
+  forbidden_character: 'xml_malformed',
 };
 
 export function parseUntrustedXml(input: string | Buffer, maxBytes: number = DEFAULT_MAX_BYTES): ParseResult {
