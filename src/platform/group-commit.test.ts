@@ -87,4 +87,20 @@ describe('groupCommit', () => {
     await assert.rejects(Promise.all([ask(4), ask(5)]), /answered 1 outputs for 2 items|answered 0 outputs for 1 items/);
     assert.equal(await ask(6), 6);
   });
+
+  it('with isolateFailures, runs each item of a failed batch alone: only the bad one fails', async () => {
+    const batches: number[][] = [];
+    const ask = groupCommit(
+      async (items: number[]) => {
+        batches.push(items);
+        await pause(5);
+        if (items.includes(13)) throw new Error('13 refused');
+        return items.map((n) => n * 2);
+      },
+      { isolateFailures: true, gatherTick: true },
+    );
+    const outcomes = await Promise.allSettled([12, 13, 14].map((n) => ask(n)));
+    assert.deepEqual(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : outcome.value)), [24, '13 refused', 28]);
+    assert.deepEqual(batches, [[12, 13, 14], [12], [13], [14]]);
+  });
 });

@@ -23,6 +23,10 @@ export interface GroupCommitOptions {
   /** The first batch starts at the end of the current tick, so the items a caller asks for in one go share it;
    * otherwise it starts at once with the first item. */
   gatherTick?: boolean;
+  /** When a batch of several fails, each of its items runs again alone and settles with its own outcome: one bad
+   * item (a row the database refuses) fails alone, not the callers it happened to share a batch with. Only for a
+   * `run` that does all of a batch or none of it (one statement), so that running an item again is running it once. */
+  isolateFailures?: boolean;
 }
 
 /**
@@ -31,7 +35,7 @@ export interface GroupCommitOptions {
  * Keys batch apart (items of different keys never share a batch; their batches run side by side).
  */
 export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readonly Output[]>, options: GroupCommitOptions = {}): (item: Item, key?: string) => Promise<Output> {
-  const { maxBatch = 500, parallel = 1, gatherTick = false } = options;
+  const { maxBatch = 500, parallel = 1, gatherTick = false, isolateFailures = false } = options;
   // A key is here while its batches run; it goes once the last runner finds its queue empty, so idle keys cost nothing.
   const keys = new Map<string, KeyState<Item, Output>>();
 
@@ -46,11 +50,23 @@ export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readon
           entry.resolve(outputs[i] as Output);
         });
       } catch (error) {
-        for (const entry of batch) entry.reject(error);
+        if (isolateFailures && batch.length > 1) await runAlone(batch);
+        else for (const entry of batch) entry.reject(error);
       }
     }
     state.runners--;
     if (state.runners === 0) keys.delete(key);
+  }
+
+  async function runAlone(batch: readonly Waiting<Item, Output>[]): Promise<void> {
+    for (const entry of batch) {
+      try {
+        const [output] = await run([entry.item]);
+        entry.resolve(output as Output);
+      } catch (error) {
+        entry.reject(error);
+      }
+    }
   }
 
   return (item, key = '') =>

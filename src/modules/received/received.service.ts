@@ -107,9 +107,11 @@ function causeOf(verdict: Judged, identifiers: ReceivedIdentifiers): string {
 export function createReceivedService(deps: ReceivedDeps): ReceivedService {
   const { db, clock, blobs, environment, schemas } = deps;
   // One statement serves every reception asking at once (platform/group-commit.ts): under load, dozens share a round
-  // trip and a WAL flush; alone, one goes at once.
-  const receivedAlready = groupCommit((keys: repo.ReceivedKey[]) => repo.receivedAlready(db, keys), { maxBatch: 100 });
-  const recordReception = groupCommit((receptions: repo.ReceptionRecord[]) => repo.recordReceptions(db, receptions), { maxBatch: 100 });
+  // trip and a WAL flush; alone, one goes at once. A batch the database refuses is run again one by one, so that a
+  // sender's bad document fails its own request only.
+  const batched = { maxBatch: 100, isolateFailures: true };
+  const receivedAlready = groupCommit((keys: repo.ReceivedKey[]) => repo.receivedAlready(db, keys), batched);
+  const recordReception = groupCommit((receptions: repo.ReceptionRecord[]) => repo.recordReceptions(db, receptions), batched);
 
   /**
    * Signs the ARECF, archives the bytes and records the reception; undefined when a concurrent copy won Estado 0 (its
