@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';
 import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
-import { createDelivery, defaultDeliveryPolicy, type Delivery } from '../src/modules/sending/index.js';
+import { createDelivery, defaultDeliveryPolicy, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
 import { changeDocumentsIf, claimForSending, type DocumentChange } from '../src/modules/sending/sending.repo.js';
 import { systemClock } from '../src/platform/clock.js';
 import type { DocumentsTable } from '../src/platform/db/schema.js';
@@ -34,7 +34,7 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     },
   };
 
-  function deliveryWith(dgii: Partial<DgiiClient>): Delivery {
+  function deliveryWith(dgii: Partial<DgiiClient>, policy: Partial<DeliveryPolicy> = {}): Delivery {
     const services = world.app.application.services;
     const answers: Partial<DgiiClient> = { serviceStatus: () => Promise.resolve({ kind: 'no_credentials' }), ...dgii };
     return createDelivery({
@@ -45,7 +45,7 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
       dgii: answers as DgiiClient,
       companies: services.companies,
       documents: services.documents,
-      policy: defaultDeliveryPolicy,
+      policy: { ...defaultDeliveryPolicy, ...policy },
     });
   }
 
@@ -102,6 +102,30 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(after.track_id, null);
     assert.equal(after.send_lease_id, 'lse_another');
     assert.deepEqual((await events(id)).map((event) => event.type), ['dgii.sending']);
+  });
+
+  it('records an error of its own while sending as an uncertain attempt: counted, in the timeline, a failed job once attempts run out', async () => {
+    const id = await documentIn('31', { status: 'queued' });
+    const delivery = deliveryWith(
+      {
+        sendEcf: () => Promise.reject(new Error('the archive went away')),
+        trackIds: () => Promise.resolve({ kind: 'not_found' }),
+        statusByEncf: () => Promise.resolve({ kind: 'not_found' }),
+      },
+      { maxAttempts: 2, uncertainSettleMs: 0, retryDelayMs: 0 },
+    );
+    await delivery.attempt(id);
+    const first = await row(id);
+    assert.deepEqual([first.status, first.send_attempts, first.send_lease_id], ['sending', 1, null]);
+    assert.deepEqual((await events(id)).at(-1), { type: 'dgii.uncertain', status: 'sending', cause: 'DGII may have it (an error of this service: the archive went away); it is asked about the e-NCF before anything is sent again' });
+    assert.equal(await openFailedJobs(id), 0);
+
+    // Taken up again: DGII is asked first (it has nothing), the resend fails the same way, and attempts have run out.
+    await db().updateTable('documents').set({ send_lease_until: new Date(Date.now() - 1_000), send_due_at: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
+    await delivery.attempt(id);
+    const second = await row(id);
+    assert.deepEqual([second.status, second.send_attempts], ['sending', 2]);
+    assert.equal(await openFailedJobs(id), 1);
   });
 
   const lease = (leaseId: string) => ({ leaseId, leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });

@@ -360,7 +360,23 @@ export function createDelivery(deps: {
     return [];
   }
 
+  /**
+   * One attempt; an error of ours on the way (the signed XML's blob missing, the database lost mid-way) is recorded
+   * as an uncertain attempt, since DGII may or may not have the bytes by then: counted, shown in the timeline, asked
+   * about before anything is sent again, and a failed job once attempts run out. Left to the lease, the document
+   * would be taken up every lease for ever, with nothing to show for it.
+   */
   async function send(claimed: ClaimedSend): Promise<void> {
+    try {
+      await sendOnce(claimed);
+    } catch (error) {
+      const detail = `an error of this service: ${error instanceof Error ? error.message : String(error)}`;
+      log.error({ err: error, documentId: claimed.row.id }, 'document send failed');
+      await whileHeld(claimed.row, claimed.leaseId, (trx, current) => recordUncertain(trx, current, detail));
+    }
+  }
+
+  async function sendOnce(claimed: ClaimedSend): Promise<void> {
     const { row, previous, leaseId, signedXml } = claimed;
     // Read as API issuing reads it (kept for recentReadMs): the company's RNC names the file sent.
     const company = (await companies.issuer(row.company_id))?.company;
