@@ -27,6 +27,7 @@ describe('DGII error bodies, every shape, into one message list', () => {
     ['an HTML error page, as its text', '<!DOCTYPE html><html><head><style>p{}</style><title>502</title></head><body><h1>Bad Gateway</h1></body></html>', 'text/html', [{ codigo: null, valor: '502 Bad Gateway' }]],
     ['a BOM and whitespace', '\uFEFF  {"mensaje":"El servicio se encuentra en mantenimiento."}  ', undefined, [{ codigo: null, valor: 'El servicio se encuentra en mantenimiento.' }]],
     ['an empty body (401)', '', undefined, []],
+    ['control characters and a lone surrogate, which PostgreSQL would refuse (dropped; replaced)', JSON.stringify({ mensajes: [{ valor: 'Firma\u0000 inválida\u0007 \uD800', codigo: '10\u00003' }] }), undefined, [{ codigo: '103', valor: 'Firma inválida \uFFFD' }]],
   ];
   for (const [label, body, contentType, expected] of cases) {
     it(label, () => {
@@ -67,6 +68,7 @@ describe("DGII's dates", () => {
 describe('answers read into outcomes', () => {
   it('reception: a trackId is received; a 200 without one is uncertain; a 400 is a refusal that does not burn the number', () => {
     assert.deepEqual(readReception(json(200, { trackId: 'abc' })), { kind: 'received', trackId: 'abc' });
+    assert.deepEqual(readReception(json(200, { trackId: 'a\u0000bc\u001f' })), { kind: 'received', trackId: 'abc' });
     assert.equal(readReception(json(200, '<html>')).kind, 'uncertain');
     const refused = readReception(json(400, { error: 'El nombre del archivo no corresponde', mensaje: 'El nombre del archivo no corresponde' }));
     assert.deepEqual(refused, { kind: 'rejected', estado: null, codigo: null, messages: [{ codigo: null, valor: 'El nombre del archivo no corresponde' }], secuenciaUtilizada: false, httpStatus: 400 });

@@ -8,14 +8,27 @@ import type { DgiiMessage } from './outcomes.js';
 /** Long enough for any DGII message; an HTML error page is cut rather than carried around. */
 const maxMessageLength = 1_000;
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this pattern must find
+const controlCharacters = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g;
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A text of DGII's as we keep it: trimmed, without control characters (but tab and line ends) and with any lone
+ * surrogate replaced. An answer is read from the network: a NUL in it, or a lone surrogate in a jsonb, would make
+ * PostgreSQL refuse the statement recording it, and with it every document recorded in the same statement.
+ */
+export function storableText(text: string): string {
+  return text.replace(controlCharacters, '').replace(loneSurrogate, '\uFFFD').trim();
+}
+
 function clip(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > maxMessageLength ? `${trimmed.slice(0, maxMessageLength)}…` : trimmed;
+  const kept = storableText(text);
+  return kept.length > maxMessageLength ? `${kept.slice(0, maxMessageLength)}…` : kept;
 }
 
 function codeText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  if (typeof value === 'string' && storableText(value) !== '') return storableText(value);
   return null;
 }
 

@@ -1,7 +1,7 @@
 // DGII's answers, service by service, read into outcomes (research/dgii-protocol.md §2). Pure: the client hands in
 // the status and body of an answer that reached us; transport trouble and 5xx are classified before this.
 import { parseUsDateTime } from './dgii-dates.js';
-import { parseDgiiMessages } from './messages.js';
+import { parseDgiiMessages, storableText } from './messages.js';
 import type {
   Accepted,
   DirectoryEntry,
@@ -53,7 +53,7 @@ function field(record: Json, name: string): unknown {
 
 function text(record: Json, name: string): string | null {
   const value = field(record, name);
-  if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
+  if (typeof value === 'string') return storableText(value) === '' ? null : storableText(value);
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }
