@@ -28,8 +28,8 @@ function clip(text: string): string {
 
 function codeText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'string' && storableText(value) !== '') return storableText(value);
-  return null;
+  const text = typeof value === 'string' ? storableText(value) : '';
+  return text === '' ? null : text;
 }
 
 function message(valor: string, codigo: string | null = null): DgiiMessage {

@@ -53,7 +53,10 @@ function field(record: Json, name: string): unknown {
 
 function text(record: Json, name: string): string | null {
   const value = field(record, name);
-  if (typeof value === 'string') return storableText(value) === '' ? null : storableText(value);
+  if (typeof value === 'string') {
+    const kept = storableText(value);
+    return kept === '' ? null : kept;
+  }
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }
