@@ -1,12 +1,13 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
-import { domainEventRow, type DomainEvent } from '../../platform/events/domain-events.js';
+import { outboxColumns, outboxInsertFromInput, type DomainEvent } from '../../platform/events/domain-events.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
+import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 
 export type ReceivedRow = Selectable<ReceivedDocumentsTable>;
 export type ReceivedArtefactRow = Selectable<ReceivedArtefactsTable>;
@@ -31,8 +32,6 @@ export interface ReceivedKey {
 }
 
 const texts = (values: readonly unknown[]) => sql`${values}::text[]`;
-const integers = (values: readonly number[]) => sql`${values}::int4[]`;
-const times = (values: readonly Date[]) => sql`${values}::timestamptz[]`;
 
 /**
  * For each key, whether its company already received (Estado 0) that issuer's e-NCF: ONE statement for a batch of
@@ -57,6 +56,18 @@ export async function receivedAlready(db: Executor, keys: readonly ReceivedKey[]
   return keys.map((_, index) => found.has(index));
 }
 
+/** The columns a reception inserts, with their types (commercial_status is set later, by the commercial response). */
+const receivedColumns = [
+  ['id', 'text'], ['company_id', 'text'], ['environment', 'text'], ['issuer_rnc', 'text'], ['encf', 'text'], ['ecf_type', 'text'],
+  ['status', 'text'], ['reason_code', 'text'], ['issuer_name', 'text'], ['rnc_comprador', 'text'], ['fecha_emision', 'text'],
+  ['monto_total', 'text'], ['total_itbis', 'text'], ['received_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+] as const satisfies readonly (readonly [keyof ReceivedRow, string])[];
+
+const artefactColumnTypes = [
+  ['received_document_id', 'text'], ['kind', 'text'], ['version', 'int4'], ['blob_key', 'text'],
+  ['sha256', 'text'], ['size', 'int4'], ['content_type', 'text'], ['created_at', 'timestamptz'],
+] as const satisfies readonly (readonly [keyof ReceivedArtefactRow, string])[];
+
 /** A reception to record: its row, its artefacts (archived already), its first timeline event and its outbox event. */
 export interface ReceptionRecord {
   row: ReceivedRow;
@@ -74,59 +85,39 @@ export interface ReceptionRecord {
  */
 export async function recordReceptions(db: Executor, receptions: readonly ReceptionRecord[]): Promise<boolean[]> {
   const rows = receptions.map((reception) => reception.row);
-  const column = (key: keyof ReceivedRow) => texts(rows.map((row) => row[key]));
+  const rowColumns = receivedColumns.map(([name, type]): InputColumn => ({ name, type, values: rows.map((row) => row[name]) }));
   const events = receptions.map((reception) => reception.event);
-  const outbox = receptions.map((reception) => domainEventRow(reception.domainEvent));
-  const outboxColumn = (key: keyof (typeof outbox)[number]) => texts(outbox.map((event) => event[key]));
+  const eventColumns: InputColumn[] = [
+    { name: 'event_at', type: 'timestamptz', values: events.map((event) => event.at) },
+    { name: 'event_type', type: 'text', values: events.map((event) => event.type) },
+    { name: 'event_status', type: 'text', values: events.map((event) => event.status) },
+    { name: 'event_cause', type: 'text', values: events.map((event) => event.cause) },
+  ];
   const artefacts = receptions.flatMap((reception) => reception.artefacts);
-  const artefactColumn = (key: keyof ReceivedArtefactRow) => texts(artefacts.map((artefact) => artefact[key]));
+  const artefactColumns = artefactColumnTypes.map(([name, type]): InputColumn => ({ name, type, values: artefacts.map((artefact) => artefact[name]) }));
+  const names = (columns: readonly (readonly [string, string])[]) => sql.join(columns.map(([name]) => sql.ref(name)));
   // Every batch sends the same text, whatever its size: prepared (platform/db/prepared.ts). The ON CONFLICT's
   // predicate is a literal, from which PostgreSQL infers the partial index.
   const result = await executePrepared(
     db,
     sql<{ id: string }>`
-      with input as (
-        select * from unnest(
-          ${column('id')}, ${column('company_id')}, ${column('environment')}, ${column('issuer_rnc')}, ${column('encf')}, ${column('ecf_type')},
-          ${column('status')}, ${column('reason_code')}, ${column('issuer_name')}, ${column('rnc_comprador')}, ${column('fecha_emision')},
-          ${column('monto_total')}, ${column('total_itbis')}, ${times(rows.map((row) => row.received_at))}, ${times(rows.map((row) => row.updated_at))},
-          ${times(events.map((event) => event.at))}, ${texts(events.map((event) => event.type))}, ${texts(events.map((event) => event.status))},
-          ${texts(events.map((event) => event.cause))},
-          ${outboxColumn('id')}, ${outboxColumn('company_id')}, ${outboxColumn('environment')}, ${outboxColumn('type')}, ${outboxColumn('payload')},
-          ${outboxColumn('dedupe_key')}, ${times(outbox.map((event) => event.occurred_at))}
-        ) as i(id, company_id, environment, issuer_rnc, encf, ecf_type, status, reason_code, issuer_name, rnc_comprador, fecha_emision,
-               monto_total, total_itbis, received_at, updated_at, event_at, event_type, event_status, event_cause,
-               outbox_id, outbox_company_id, outbox_environment, outbox_type, outbox_payload, outbox_dedupe_key, outbox_occurred_at)
-      ),
+      with input as (select * from ${unnested([...rowColumns, ...eventColumns, ...outboxColumns(receptions.map((reception) => reception.domainEvent))], 'i')}),
       inserted as (
-        insert into received_documents (id, company_id, environment, issuer_rnc, encf, ecf_type, status, reason_code, issuer_name, rnc_comprador,
-                                        fecha_emision, monto_total, total_itbis, received_at, updated_at)
-        select id, company_id, environment, issuer_rnc, encf, ecf_type, status, reason_code, issuer_name, rnc_comprador,
-               fecha_emision, monto_total, total_itbis, received_at, updated_at
-        from input
+        insert into received_documents (${names(receivedColumns)})
+        select ${names(receivedColumns)} from input
         on conflict (company_id, environment, issuer_rnc, encf) where status = 'received' do nothing
         returning id
       ),
       artefacts as (
-        insert into received_artefacts (received_document_id, kind, version, blob_key, sha256, size, content_type, created_at)
-        select a.received_document_id, a.kind, a.version, a.blob_key, a.sha256, a.size, a.content_type, a.created_at
-        from unnest(
-          ${artefactColumn('received_document_id')}, ${artefactColumn('kind')}, ${integers(artefacts.map((artefact) => artefact.version))},
-          ${artefactColumn('blob_key')}, ${artefactColumn('sha256')}, ${integers(artefacts.map((artefact) => artefact.size))},
-          ${artefactColumn('content_type')}, ${times(artefacts.map((artefact) => artefact.created_at))}
-        ) as a(received_document_id, kind, version, blob_key, sha256, size, content_type, created_at)
-        join inserted r on r.id = a.received_document_id
+        insert into received_artefacts (${names(artefactColumnTypes)})
+        select a.* from ${unnested(artefactColumns, 'a')}
+        where a.received_document_id in (select id from inserted)
       ),
       events as (
         insert into received_document_events (received_document_id, at, type, status, cause)
         select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join inserted r on r.id = i.id
       ),
-      outbox as (
-        insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
-        select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
-        from input i join inserted r on r.id = i.id
-        on conflict (dedupe_key) do nothing
-      )
+      outbox as (${outboxInsertFromInput('inserted')})
       select id from inserted`,
   );
   const recorded = new Set(result.rows.map((row) => row.id));

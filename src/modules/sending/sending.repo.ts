@@ -6,7 +6,8 @@ import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
-import { domainEventRow, type DomainEvent } from '../../platform/events/domain-events.js';
+import { unnested, type InputColumn } from '../../platform/db/unnest.js';
+import { outboxColumns, outboxInsertFromInput, type DomainEvent } from '../../platform/events/domain-events.js';
 import type { DocumentRow } from '../documents/index.js';
 
 export type { DocumentRow };
@@ -110,13 +111,6 @@ export function changeShape(change: DocumentChange): string {
   return `${shape}${event === undefined ? '0' : '1'}${closeFailedJobs === undefined ? '0' : '1'}${domainEvent === undefined ? '0' : '1'}`;
 }
 
-/** One input column of a batch: its name in the statement, its type, and each change's value. */
-interface InputColumn {
-  name: string;
-  type: string;
-  values: unknown[];
-}
-
 /**
  * Applies `changes`, all of one shape (changeShape), each to its document only while its `expected` holds of the
  * current row, writing its `records` only when it did, in ONE statement of data-modifying CTEs over the changes sent
@@ -147,7 +141,7 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   const shape = changeShape(first);
   if (changes.some((change) => changeShape(change) !== shape)) throw new Error('changeDocumentsIf: changes of different shapes in one batch');
   const columns: InputColumn[] = [{ name: 'id', type: 'text', values: changes.map((change) => change.id) }];
-  const add = (name: string, type: string, value: (change: DocumentChange, index: number) => unknown) => {
+  const add = (name: string, type: string, value: (change: DocumentChange) => unknown) => {
     columns.push({ name, type, values: changes.map(value) });
   };
   const sets: RawBuilder<unknown>[] = [];
@@ -188,24 +182,10 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
       where f.document_id = i.id and f.closed_at is null)`);
   }
   if (first.records.domainEvent !== undefined) {
-    const rows = changes.map((change) => domainEventRow(change.records.domainEvent as DomainEvent));
-    const row = (index: number) => rows[index] as (typeof rows)[number];
-    add('outbox_id', 'text', (_, i) => row(i).id);
-    add('outbox_company_id', 'text', (_, i) => row(i).company_id);
-    add('outbox_environment', 'text', (_, i) => row(i).environment);
-    add('outbox_type', 'text', (_, i) => row(i).type);
-    add('outbox_payload', 'text', (_, i) => row(i).payload);
-    add('outbox_dedupe_key', 'text', (_, i) => row(i).dedupe_key);
-    add('outbox_occurred_at', 'timestamptz', (_, i) => row(i).occurred_at);
-    parts.push(sql`outbox as (
-      insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
-      select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
-      from input i join changed c on c.id = i.id
-      on conflict (dedupe_key) do nothing)`);
+    columns.push(...outboxColumns(changes.map((change) => change.records.domainEvent as DomainEvent)));
+    parts.push(sql`outbox as (${outboxInsertFromInput('changed')})`);
   }
-  const input = sql`input as (
-    select * from unnest(${sql.join(columns.map((column) => sql`${column.values}::${sql.raw(column.type)}[]`))})
-    as i(${sql.join(columns.map((column) => sql.ref(column.name)))}))`;
+  const input = sql`input as (select * from ${unnested(columns, 'i')})`;
   const update = sql`changed as (
     update documents d set ${sql.join(sets)} from input i where ${sql.join(conditions, sql` and `)} returning d.id)`;
   // Every batch of a shape sends the same text, whatever its size: prepared (platform/db/prepared.ts).

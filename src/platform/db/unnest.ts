@@ -1,0 +1,16 @@
+// A batch of rows sent as one array per column and read back as a table by unnest: any number of rows in one
+// statement whose text does not change with their number, so that it can be prepared (prepared.ts).
+import { sql, type RawBuilder } from 'kysely';
+
+/** One column of a batch: its name in the statement, its PostgreSQL type, and each row's value. */
+export interface InputColumn {
+  name: string;
+  type: string;
+  values: readonly unknown[];
+}
+
+/** `unnest($1::type[], ...) as alias(name, ...)`: the columns as a table named `alias`. */
+export function unnested(columns: readonly InputColumn[], alias: string): RawBuilder<unknown> {
+  const arrays = columns.map((column) => sql`${[...column.values]}::${sql.raw(column.type)}[]`);
+  return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(columns.map((column) => sql.ref(column.name)))})`;
+}
