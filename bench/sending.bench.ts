@@ -419,7 +419,7 @@ async function throughPipeline(world: BenchWorld, documents: readonly Created[],
   // reports as the pipeline's, and asking about each document every 50 ms cost about 2 ms of it each time.
   for (;;) {
     ownQueries++;
-    const open = (await pendingCounts(db)).reduce((sum, pending) => sum + pending.count, 0);
+    const open = (await pendingCounts(db, world.app.config.fiscalEnv)).reduce((sum, pending) => sum + pending.count, 0);
     if (open === 0) break;
     if (Date.now() > deadline) throw new Error(`${String(open)} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
     await sleep(50);

@@ -12,6 +12,7 @@ import * as commercialApprovals from './20261121_0009_commercial_approvals.js';
 import * as webhooks from './20261121_0010_webhooks.js';
 import * as commercialResponses from './20261121_0011_commercial_responses.js';
 import * as documentSends from './20261122_0012_document_sends.js';
+import * as dropDocumentsPending from './20261122_0013_drop_documents_pending.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '20261121_0010_webhooks': webhooks,
   '20261121_0011_commercial_responses': commercialResponses,
   '20261122_0012_document_sends': documentSends,
+  '20261122_0013_drop_documents_pending': dropDocumentsPending,
 };

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';
 import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
 import { createDelivery, defaultDeliveryPolicy, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
-import { changeDocumentsIf, claimForSending, type DocumentChange } from '../src/modules/sending/sending.repo.js';
+import { changeDocumentsIf, claimForSending, pendingCounts, type DocumentChange } from '../src/modules/sending/sending.repo.js';
 import { systemClock } from '../src/platform/clock.js';
 import type { DocumentsTable } from '../src/platform/db/schema.js';
 import { ecfDocuments } from './support/ecf-documents.js';
@@ -246,6 +246,23 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.deepEqual(await events(created.id), [{ type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' }]);
     assert.deepEqual(await domainEvents(created.id), ['document.signed', 'document.queued']);
     assert.ok(queued.send_due_at !== null && queued.send_due_at <= new Date(), `due at ${String(queued.send_due_at?.toISOString())}`);
+  });
+
+  it('counts the documents on their way to DGII per status, in its own environment only (the health view)', async () => {
+    const environment = world.app.config.fiscalEnv;
+    const counts = async () => Object.fromEntries((await pendingCounts(db(), environment)).map((pending) => [pending.status, pending.count]));
+    const before = await counts();
+    await documentIn('31', { status: 'queued' });
+    await documentIn('31', { status: 'sending' });
+    await documentIn('31', { status: 'in_process' });
+    await documentIn('31', { status: 'in_process' });
+    await documentIn('31', { status: 'accepted' });
+    await documentIn('31', { status: 'queued', environment: environment === 'TEST' ? 'CERT' : 'TEST' });
+    const after = await counts();
+    const grown = (status: string) => (after[status] ?? 0) - (before[status] ?? 0);
+    assert.deepEqual({ queued: grown('queued'), sending: grown('sending'), in_process: grown('in_process') }, { queued: 1, sending: 1, in_process: 2 });
+    assert.ok(Object.keys(after).every((status) => ['queued', 'sending', 'in_process'].includes(status)), `counted ${JSON.stringify(after)}`);
+    for (const count of Object.values(after)) assert.equal(typeof count, 'number');
   });
 
   it('records the answers of documents in flight together: one statement for many, each only where its condition holds', async () => {

@@ -161,7 +161,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
 
     async health() {
       const pending: Partial<Record<DocumentStatus, number>> = {};
-      for (const row of await repo.pendingCounts(db)) if (row.environment === environment) pending[row.status as DocumentStatus] = row.count;
+      for (const row of await repo.pendingCounts(db, environment)) pending[row.status as DocumentStatus] = row.count;
       return { environment, availability: await dgii.serviceStatus(), breakers: dgii.breakers(), pending };
     },
   };
