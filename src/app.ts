@@ -204,6 +204,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       annulments: annulmentsLate.get,
       sequences: sequencesLate.get,
       environment: config.fiscalEnv,
+      webhookRetentionMs: config.webhooks.retentionMs,
       responseDelivery: responseDeliveryLate.get,
       responseLeaseMs,
     });

@@ -85,6 +85,8 @@ export interface WebhooksConfig {
   concurrency: number;
   /** An endpoint failing without a success for this long is disabled. */
   disableAfterMs: number;
+  /** Settled deliveries (with their attempts) and fanned-out events are kept this long after they were made. */
+  retentionMs: number;
 }
 
 /** Where DGII is. DGII serves from three hosts (research/dgii-protocol.md §1.1); the sandbox serves all three
@@ -265,6 +267,7 @@ function webhooks(env: Env, fiscalEnv: FiscalEnvironment, production: boolean): 
     dispatchIntervalMs: integer(env, 'WEBHOOKS_DISPATCH_INTERVAL_MS', 250, 10, 60_000) ?? 250,
     concurrency: integer(env, 'WEBHOOKS_CONCURRENCY', 64, 1, 1_000) ?? 64,
     disableAfterMs: (integer(env, 'WEBHOOKS_DISABLE_AFTER_DAYS', 5, 1, 90) ?? 5) * 86_400_000,
+    retentionMs: (integer(env, 'WEBHOOKS_RETENTION_DAYS', 30, 1, 3_650) ?? 30) * 86_400_000,
   });
 }
 

@@ -8,6 +8,7 @@ export function schedules(jobs: AppJobs, taxpayersImport?: { url: string | undef
     { job: jobs.purgeIdempotencyKeys, cron: '41 3 * * *' },
     { job: jobs.expireAllocations, cron: '* * * * *' },
     { job: jobs.warnExpiringCertificates, cron: '23 6 * * *' },
+    { job: jobs.purgeWebhookHistory, cron: '53 3 * * *' },
     // DGII republishes its taxpayer listing daily; imported only when the operator configures where from.
     ...(taxpayersImport?.url === undefined ? [] : [{ job: jobs.importTaxpayers, cron: taxpayersImport.cron }]),
   ];

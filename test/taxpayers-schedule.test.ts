@@ -46,6 +46,7 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
         throw new Error('not used by the taxpayer import');
       },
       environment: 'TEST',
+      webhookRetentionMs: 30 * 86_400_000,
       responseDelivery: () => {
         throw new Error('not used by the taxpayer import');
       },

@@ -47,9 +47,11 @@ describe('webhook configuration', () => {
     assert.throws(() => parseConfig({ ...base, FISCAL_ENV: 'PRODUCTION', WEBHOOKS_ALLOW_PRIVATE: 'true' }), /WEBHOOKS_ALLOW_PRIVATE cannot be true with FISCAL_ENV=PRODUCTION/);
   });
 
-  it('defaults to a 15 s timeout, a 24 h grace period, 5 days before disabling and 64 deliveries in flight', () => {
+  it('defaults to a 15 s timeout, a 24 h grace period, 5 days before disabling, 64 deliveries in flight and 30 days of history', () => {
     const { webhooks } = parseConfig(base);
-    assert.deepEqual({ ...webhooks }, { allowPrivate: true, timeoutMs: 15_000, secretGraceMs: 86_400_000, dispatchIntervalMs: 250, concurrency: 64, disableAfterMs: 432_000_000 });
+    assert.deepEqual({ ...webhooks }, { allowPrivate: true, timeoutMs: 15_000, secretGraceMs: 86_400_000, dispatchIntervalMs: 250, concurrency: 64, disableAfterMs: 432_000_000, retentionMs: 30 * 86_400_000 });
+    assert.equal(parseConfig({ ...base, WEBHOOKS_RETENTION_DAYS: '90' }).webhooks.retentionMs, 90 * 86_400_000);
+    assert.throws(() => parseConfig({ ...base, WEBHOOKS_RETENTION_DAYS: '0' }), /WEBHOOKS_RETENTION_DAYS must be a whole number from 1 to 3650/);
     assert.equal(parseConfig({ ...base, WEBHOOKS_CONCURRENCY: '8' }).webhooks.concurrency, 8);
     assert.throws(() => parseConfig({ ...base, WEBHOOKS_TIMEOUT_MS: '0' }), /WEBHOOKS_TIMEOUT_MS must be a whole number from 100 to 60000/);
     assert.throws(() => parseConfig({ ...base, WEBHOOKS_CONCURRENCY: '0' }), /WEBHOOKS_CONCURRENCY must be a whole number from 1 to 1000/);

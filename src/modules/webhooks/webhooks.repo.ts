@@ -198,3 +198,38 @@ export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<Atte
 export async function exhaustWaiting(db: Executor, endpointId: string, reason: string, now: Date): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ status: 'exhausted', next_attempt_at: null, last_error: reason, updated_at: now }).where('endpoint_id', '=', endpointId).where('status', 'in', ['pending', 'failed']).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])).execute();
 }
+
+/**
+ * Deletes up to `limit` of a company's settled deliveries (succeeded, exhausted) made before `before`, with their
+ * attempts, in one statement (the attempts' foreign key is checked at its end); the number deleted. Per company, so
+ * it walks the listing index (company, environment, created_at) rather than the whole table. A delivery re-sent
+ * meanwhile is pending again and stays; one being re-sent right now is locked and skipped.
+ */
+export async function purgeSettledDeliveries(db: Db, companyId: string, environment: FiscalEnvironment, before: Date, limit: number): Promise<number> {
+  const result = await sql<{ id: string }>`
+    with doomed as (
+      select id from webhook_deliveries
+      where company_id = ${companyId} and environment = ${environment} and created_at < ${before} and status in ('succeeded', 'exhausted')
+      limit ${limit}
+      for update skip locked),
+    attempts as (delete from webhook_attempts a using doomed d where a.delivery_id = d.id)
+    delete from webhook_deliveries w using doomed d where w.id = d.id
+    returning w.id`.execute(db);
+  return result.rows.length;
+}
+
+/**
+ * Deletes up to `limit` of a company's events fanned out before `before`; the number deleted. Events with a dedupe
+ * key stay: the key is what keeps a once-only event (a certificate's expiry warning, a range running low) from
+ * being made again. Per company, through domain_events_by_company (company, occurred_at).
+ */
+export async function purgeDispatchedEvents(db: Db, companyId: string, environment: FiscalEnvironment, before: Date, limit: number): Promise<number> {
+  const result = await sql<{ id: string }>`
+    delete from domain_events where id in (
+      select id from domain_events
+      where company_id = ${companyId} and occurred_at < ${before} and environment = ${environment} and dispatched_at is not null and dedupe_key is null
+      limit ${limit}
+      for update skip locked)
+    returning id`.execute(db);
+  return result.rows.length;
+}
