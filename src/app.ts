@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createCache, type Cache } from './platform/cache/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './platform/db/database.js';
+import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { App, CatalogueEntry, AppRoute } from './platform/http/route.js';
@@ -151,6 +152,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
     await checkMasterKey(database.db, masterKey);
+    await checkDatabaseEnvironment(database.db, config.fiscalEnv);
 
     const cache = await createCache(config.redisUrl, clock);
     closers.push(() => cache.close());

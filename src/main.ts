@@ -11,7 +11,9 @@ import type { Application, Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
+import { DatabaseEnvironmentError } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { MasterKeyMismatchError } from './platform/master-key.js';
 
 const usage = (taxpayersUsage: string) => `Usage: ecf <command>
 
@@ -103,7 +105,7 @@ async function migrate(config: Config): Promise<void> {
 export async function run(argv: readonly string[]): Promise<void> {
   const command = argv[0] ?? 'start';
   // The expected failures of the commands loaded so far: one clear line, not a stack trace.
-  const expected: (abstract new (...args: never[]) => Error)[] = [ConfigError, DataDirInUseError];
+  const expected: (abstract new (...args: never[]) => Error)[] = [ConfigError, DataDirInUseError, DatabaseEnvironmentError, MasterKeyMismatchError];
   try {
     if (command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(`${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`);

@@ -103,4 +103,19 @@ describe('ecf command', { timeout: 240_000 }, () => {
       if (role === 'serve') assert.doesNotMatch(output, /Demo company/, 'serve never provisions the demo');
     });
   }
+
+  it('refuses, in one line, to start an instance of another fiscal environment on a database that serves TEST, and a master key the data was not sealed with', async () => {
+    const env: Record<string, string> = { DATA_DIR: dataDir, MASTER_KEY: masterKey, PORT: '0' };
+    if (database.url !== undefined) env.DATABASE_URL = database.url;
+    const first = await runRole(['worker'], env, /"msg":"ecf-service running"/);
+    assert.equal(first.code, 0, first.output);
+    const cert = ecf(['worker'], { ...env, FISCAL_ENV: 'CERT' });
+    assert.equal(cert.status, 1, cert.stderr);
+    assert.match(cert.stderr, /^ecf: This database serves FISCAL_ENV=TEST; this instance is FISCAL_ENV=CERT\. Use one database/);
+    assert.doesNotMatch(cert.stderr, /\n\s+at /, 'no stack trace');
+    const otherKey = ecf(['worker'], { ...env, MASTER_KEY: Buffer.alloc(32, 8).toString('base64') });
+    assert.equal(otherKey.status, 1, otherKey.stderr);
+    assert.match(otherKey.stderr, /^ecf: MASTER_KEY does not match the key this database was set up with/);
+    assert.doesNotMatch(otherKey.stderr, /\n\s+at /, 'no stack trace');
+  });
 });
