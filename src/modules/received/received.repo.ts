@@ -31,8 +31,6 @@ export interface ReceivedKey {
   encf: string;
 }
 
-const texts = (values: readonly unknown[]) => sql`${values}::text[]`;
-
 /**
  * For each key, whether its company already received (Estado 0) that issuer's e-NCF: ONE statement for a batch of
  * receptions. Each key is looked up in the partial unique index (the status a literal: its predicate is that
@@ -43,10 +41,16 @@ export async function receivedAlready(db: Executor, keys: readonly ReceivedKey[]
   const result = await executePrepared(
     db,
     sql<{ n: string }>`
-      select k.n from unnest(
-        ${texts(keys.map((key) => key.companyId))}, ${texts(keys.map((key) => key.environment))},
-        ${texts(keys.map((key) => key.issuerRnc))}, ${texts(keys.map((key) => key.encf))}
-      ) with ordinality as k(company_id, environment, issuer_rnc, encf, n)
+      select k.n from ${unnested(
+        [
+          { name: 'company_id', type: 'text', values: keys.map((key) => key.companyId) },
+          { name: 'environment', type: 'text', values: keys.map((key) => key.environment) },
+          { name: 'issuer_rnc', type: 'text', values: keys.map((key) => key.issuerRnc) },
+          { name: 'encf', type: 'text', values: keys.map((key) => key.encf) },
+        ],
+        'k',
+        { ordinality: 'n' },
+      )}
       where (
         select true from received_documents r
         where r.company_id = k.company_id and r.environment = k.environment and r.issuer_rnc = k.issuer_rnc and r.encf = k.encf and r.status = 'received'

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 import type { TaxpayersTable } from '../../platform/db/schema.js';
+import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import type { RegistryRow } from './registry-file.js';
 
 export type TaxpayerRecord = TaxpayersTable;
@@ -18,13 +19,15 @@ export async function findTaxpayer(db: Db, taxId: string): Promise<TaxpayerRecor
  */
 export async function upsertTaxpayers(db: Db, rows: readonly RegistryRow[], importedAt: Date): Promise<{ inserted: number; updated: number }> {
   if (rows.length === 0) return { inserted: 0, updated: 0 };
-  const column = <K extends keyof RegistryRow>(key: K) => rows.map((row) => row[key]);
+  const column = (name: string, type: string, key: keyof RegistryRow): InputColumn => ({ name, type, values: rows.map((row) => row[key]) });
+  const incoming = unnested(
+    [column('tax_id', 'text', 'taxId'), column('legal_name', 'text', 'legalName'), column('trade_name', 'text', 'tradeName'), column('economic_activity', 'text', 'economicActivity'), column('started_on', 'date', 'startedOn'), column('status', 'text', 'status'), column('payment_regime', 'text', 'paymentRegime')],
+    'incoming',
+  );
   const result = await sql<{ inserted: boolean }>`
     insert into taxpayers (tax_id, legal_name, trade_name, economic_activity, started_on, status, payment_regime, imported_at)
     select tax_id, legal_name, trade_name, economic_activity, started_on, status, payment_regime, ${importedAt}::timestamptz
-    from unnest(${column('taxId')}::text[], ${column('legalName')}::text[], ${column('tradeName')}::text[], ${column('economicActivity')}::text[],
-                ${column('startedOn')}::date[], ${column('status')}::text[], ${column('paymentRegime')}::text[])
-      as incoming (tax_id, legal_name, trade_name, economic_activity, started_on, status, payment_regime)
+    from ${incoming}
     on conflict (tax_id) do update set
       legal_name = excluded.legal_name,
       trade_name = excluded.trade_name,

@@ -9,8 +9,13 @@ export interface InputColumn {
   values: readonly unknown[];
 }
 
-/** `unnest($1::type[], ...) as alias(name, ...)`: the columns as a table named `alias`. */
-export function unnested(columns: readonly InputColumn[], alias: string): RawBuilder<unknown> {
+/**
+ * `unnest($1::type[], ...) as alias(name, ...)`: the columns as a table named `alias`. With `ordinality`, a last
+ * column of that name numbers the rows from 1, in the order of the values.
+ */
+export function unnested(columns: readonly InputColumn[], alias: string, options: { ordinality?: string } = {}): RawBuilder<unknown> {
   const arrays = columns.map((column) => sql`${[...column.values]}::${sql.raw(column.type)}[]`);
-  return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(columns.map((column) => sql.ref(column.name)))})`;
+  const names = columns.map((column) => sql.ref(column.name));
+  if (options.ordinality === undefined) return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(names)})`;
+  return sql`unnest(${sql.join(arrays)}) with ordinality as ${sql.raw(alias)}(${sql.join([...names, sql.ref(options.ordinality)])})`;
 }
