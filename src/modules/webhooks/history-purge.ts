@@ -17,14 +17,15 @@ export async function purgeWebhookHistory(db: Db, environment: FiscalEnvironment
   const purged: PurgedHistory = { deliveries: 0, events: 0 };
   const companies = await db.selectFrom('companies').select('id').orderBy('id').execute();
   for (const { id } of companies) {
-    for (let deleted = batchSize; deleted === batchSize; ) {
+    let deleted: number;
+    do {
       deleted = await purgeSettledDeliveries(db, id, environment, before, batchSize);
       purged.deliveries += deleted;
-    }
-    for (let deleted = batchSize; deleted === batchSize; ) {
+    } while (deleted === batchSize);
+    do {
       deleted = await purgeDispatchedEvents(db, id, environment, before, batchSize);
       purged.events += deleted;
-    }
+    } while (deleted === batchSize);
   }
   return purged;
 }
