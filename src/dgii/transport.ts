@@ -41,7 +41,8 @@ export interface TransportOptions {
   connectMs: number;
   /** From connection to the end of the answer. */
   responseMs: number;
-  /** Connections kept per host; DGII answers in ~200 ms, so this bounds the sends in flight. */
+  /** Connections kept per host (default 128): above the sends and the verdict questions one process keeps in flight
+   * (sending/loops.ts), which may go to one host, so neither waits for the other's sockets. */
   maxSockets?: number;
 }
 
@@ -62,7 +63,7 @@ class TimeoutSignal extends Error {
 }
 
 export function createHttpTransport(options: TransportOptions): HttpTransport & { close(): void } {
-  const maxSockets = options.maxSockets ?? 64;
+  const maxSockets = options.maxSockets ?? 128;
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo' });
   const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo', minVersion: 'TLSv1.2' });
 
