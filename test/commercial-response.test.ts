@@ -4,6 +4,8 @@
 // directory, after its seed flow) and to DGII, both observed at the sandbox; faults are retried with each attempt on
 // the timeline; a response is made once; companies are kept apart.
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { groupsOf, parseXmlTree, textOf } from '../src/fiscal/parse/index.js';
 import { verifyEnvelopedSignature } from '../src/fiscal/xmldsig/index.js';
@@ -303,6 +305,35 @@ describe('commercial response: an ACECF we issue reaches the issuer and DGII', (
       assert.deepEqual(events.map((event) => event.status), [...Array<string>(maxAttempts - 1).fill('failed'), 'exhausted']);
       const failed = await world.app.application.database.db.selectFrom('domain_events').select('payload').where('type', '=', 'received_document.commercial_response_failed').execute();
       assert.ok(failed.some((event) => (event.payload as { receivedDocumentId?: string; target?: string }).receivedDocumentId === received.id && (event.payload as { target?: string }).target === 'dgii'));
+    } finally {
+      await world.sandbox.admin('DELETE', '/faults');
+    }
+  });
+
+  it('counts an error of ours as a failed attempt: the archived ACECF gone, each delivery ends exhausted with the reason', async () => {
+    const received = await receiveFromCounterpart('31');
+    // Both first attempts hang a second at the sandbox, so the ACECF is gone before any attempt could deliver it.
+    for (const service of ['emisorreceptor', 'aprobacioncomercial']) assert.equal((await world.sandbox.admin('POST', '/faults', { service, mode: 'timeout', delayMs: 1_000, count: 1 })).status, 201);
+    try {
+      assert.equal((await respond(received.id, { decision: 'approved' })).statusCode, 202);
+      const { storage } = world.app.config;
+      assert.equal(storage.kind, 'fs');
+      const { db } = world.app.application.database;
+      const acecf = await db.selectFrom('received_artefacts').select('blob_key').where('received_document_id', '=', received.id).where('kind', '=', 'acecf-xml').executeTakeFirstOrThrow();
+      rmSync(join(storage.root, ...acecf.blob_key.split('/')));
+      const settled = await untilDeliveriesSettle(received.id);
+      for (const delivery of settled.commercialResponse?.deliveries ?? []) {
+        assert.deepEqual([delivery.status, delivery.attempts, delivery.deliveredAt], ['exhausted', maxAttempts, null], delivery.target);
+        assert.match(delivery.lastError ?? '', /^an error of this service: archived blob received\/.+acecf-xml\.v1\.xml is missing$/);
+      }
+      const events = (await timeline(received.id)).filter((event) => event.type.startsWith('commercial_response.'));
+      for (const target of ['issuer', 'dgii']) {
+        const mine = events.filter((event) => event.type.startsWith(`commercial_response.${target}.`));
+        assert.deepEqual(mine.map((event) => event.status), [...Array<string>(maxAttempts - 1).fill('failed'), 'exhausted'], target);
+        assert.match(mine[maxAttempts - 1]?.cause ?? '', /attempt 4 of 4 failed \(an error of this service: archived blob .* is missing\); no attempts left/);
+      }
+      assert.deepEqual(await arrivalsOf('emisorreceptor', received.eNCF), [], 'nothing reached the issuer');
+      assert.deepEqual(await approvalsAtDgii(received.eNCF), [], 'nothing reached DGII');
     } finally {
       await world.sandbox.admin('DELETE', '/faults');
     }

@@ -3,7 +3,6 @@
 // until the document is stored), the document is built, signed with the company's certificate, archived (write-once
 // blobs, SHA-256 recorded), and one transaction records it with its first timeline event and settles the number. A
 // failure leaves the number burned with its cause. Nothing is sent to DGII here (SPEC §3).
-import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
@@ -21,7 +20,7 @@ import { domainEventInsert } from '../../platform/events/domain-events.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
-import type { BlobStore } from '../../platform/storage/index.js';
+import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
@@ -246,11 +245,8 @@ export function createDocumentsService(deps: {
       return ok({ bytes, contentType: artefact.content_type, sha256: artefact.sha256, version: artefact.version });
     },
 
-    async archivedBytes(stored) {
-      const bytes = await blobs.get(stored.blob_key);
-      if (bytes === undefined) throw new Error(`archived blob ${stored.blob_key} is missing`);
-      if (createHash('sha256').update(bytes).digest('hex') !== stored.sha256) throw new Error(`archived blob ${stored.blob_key} does not match its recorded SHA-256`);
-      return bytes;
+    archivedBytes(stored) {
+      return readArchived(blobs, stored);
     },
   };
 }

@@ -19,7 +19,7 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { ok } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
-import type { BlobStore } from '../../platform/storage/index.js';
+import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import { deliverToIssuer } from './commercial-response-issuer.js';
 import * as responses from './commercial-response.repo.js';
@@ -164,23 +164,31 @@ export function createResponseDelivery(deps: {
     await scheduleDelivery(trx, { receivedDocumentId: id, target }, next);
   }
 
+  /** The signed ACECF as archived: the bytes every delivery sends. */
+  async function archivedAcecf(receivedDocumentId: string): Promise<Buffer> {
+    const artefact = await repo.findArtefact(db, receivedDocumentId, 'acecf-xml');
+    if (artefact === undefined) throw new Error(`received document ${receivedDocumentId} has no acecf-xml`);
+    return readArchived(blobs, artefact);
+  }
+
   return {
     async attempt(receivedDocumentId, target) {
       const claimed = await claim(receivedDocumentId, target);
       if (claimed === undefined) return;
       const { row, leaseId } = claimed;
+      // The delivery row's foreign key keeps its received document.
       const received = await responses.receivedById(db, receivedDocumentId);
-      const artefact = await repo.findArtefact(db, receivedDocumentId, 'acecf-xml');
-      if (received === undefined || artefact === undefined) throw new Error(`received document ${receivedDocumentId}: it or its acecf-xml is missing`);
-      const xml = await blobs.get(artefact.blob_key);
-      if (xml === undefined) throw new Error(`archived blob ${artefact.blob_key} is missing`);
+      if (received === undefined) throw new Error(`received document ${receivedDocumentId} is missing`);
       let attempted: Attempted;
       try {
-        attempted = await perform(row, received, xml);
+        attempted = await perform(row, received, await archivedAcecf(receivedDocumentId));
       } catch (error) {
-        // A bug or broken infrastructure of ours: logged, and counted as a failed attempt so it is retried.
+        // A bug or broken infrastructure of ours (the archived ACECF gone, a database lost mid-way): logged, and
+        // counted as a failed attempt, so it is retried with backoff and ends `exhausted` with its reason. Thrown
+        // instead, the job's retries would find the lease still held and take it up again every lease, for ever,
+        // with nothing counted or shown.
         log.error({ err: error, receivedDocumentId, target }, 'commercial response delivery failed unexpectedly');
-        attempted = { ok: false, url: null, answer: null, detail: 'internal error while delivering' };
+        attempted = { ok: false, url: null, answer: null, detail: `an error of this service: ${error instanceof Error ? error.message : String(error)}` };
       }
       await transact(db, async (trx) => {
         const current = await responses.lockDelivery(trx, receivedDocumentId, target);

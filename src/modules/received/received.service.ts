@@ -1,6 +1,5 @@
 // Documents other taxpayers sent to a company's receiver: the reception itself (the verdict of the receiver
 // standard, the signed ARECF, the exact bytes kept) and the integrator's inbox (list, one, artefacts).
-import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { identifiersOf, judgeReceivedEcf, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
@@ -14,7 +13,7 @@ import { groupCommit } from '../../platform/group-commit.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
-import type { BlobStore } from '../../platform/storage/index.js';
+import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
 import type { ReceivedWithResponseView } from './commercial-response.schema.js';
 import { commercialResponseOf } from './commercial-response.service.js';
@@ -222,11 +221,8 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       if (!(receivedArtefactKinds as readonly string[]).includes(kind)) return fail('artefact_not_found', `No artefact ${kind}: one of ${receivedArtefactKinds.join(', ')}.`);
       const artefact = await repo.findArtefact(db, id, kind as ReceivedArtefactKind);
       if (artefact === undefined) return fail('artefact_not_found', `Received document ${id} has no ${kind}.`);
-      const bytes = await blobs.get(artefact.blob_key);
-      if (bytes === undefined) throw new Error(`archived blob ${artefact.blob_key} is missing`);
-      const sha256 = createHash('sha256').update(bytes).digest('hex');
-      if (sha256 !== artefact.sha256) throw new Error(`archived blob ${artefact.blob_key} does not match its recorded SHA-256`);
-      return ok({ bytes, contentType: artefact.content_type, sha256, version: artefact.version });
+      const bytes = await readArchived(blobs, artefact);
+      return ok({ bytes, contentType: artefact.content_type, sha256: artefact.sha256, version: artefact.version });
     },
   };
 }

@@ -82,6 +82,17 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/**
+ * An archived artefact's bytes, checked against the SHA-256 recorded when it was archived: what is served or sent
+ * again is exactly what was kept. Throws when the blob is gone or differs (an archive fault, never the caller's).
+ */
+export async function readArchived(blobs: BlobStore, stored: { blob_key: string; sha256: string }): Promise<Buffer> {
+  const bytes = await blobs.get(stored.blob_key);
+  if (bytes === undefined) throw new Error(`archived blob ${stored.blob_key} is missing`);
+  if (sha256Hex(bytes) !== stored.sha256) throw new Error(`archived blob ${stored.blob_key} does not match its recorded SHA-256`);
+  return bytes;
+}
+
 export function storedBlob(key: string, bytes: Uint8Array): StoredBlob {
   return { key, sha256: sha256Hex(bytes), size: bytes.byteLength };
 }
