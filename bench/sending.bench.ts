@@ -4,7 +4,7 @@
 //
 // "Limited by the sandbox" needs the sandbox's own ceiling next to the pipeline's rate, measured the same way: a
 // plain client (no queue, no database of ours, no backoff) sends the same signed documents to the same sandbox and
-// asks consultaresultado until each verdict, SENDERS at a time, as many as the sender keeps in flight (and again
+// asks consultaresultado until each verdict, as many at a time as the sender keeps in flight (SEND_CONCURRENCY; again
 // with WIDE_SENDERS, to show whether the sandbox could take more than the pipeline keeps in flight). The sandbox
 // runs in a process of its own (bench/sending-sandbox.ts), as DGII is another machine; the app (HTTP, worker and
 // scheduler roles, like sending-kit's world) and the plain client run in this one. Each run reports the CPU and
@@ -19,7 +19,6 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { sendConcurrency } from '../src/modules/sending/index.js';
 import { pendingCounts } from '../src/modules/sending/sending.repo.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
@@ -32,8 +31,6 @@ import { profiled } from './profile.js';
 import { printTable, type BenchRow } from './table.js';
 
 const GOAL_PER_SECOND = 300;
-/** The sender's concurrency (src/modules/sending/loops.ts): the plain client may keep as many in flight. */
-const SENDERS = sendConcurrency;
 /** The plain client again with more in flight: the sandbox's capacity rather than its answer to 32 at a time. */
 const WIDE_SENDERS = 128;
 /** enviar calls in flight, like integrators sending their documents one after another on a few connections. */
@@ -482,6 +479,8 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
   const world = await startWorld(embedded);
   try {
     const backend = embedded ? 'PGlite' : 'PostgreSQL';
+    /** The sender's concurrency: the plain client may keep as many in flight. */
+    const senders = world.app.config.sending.concurrency;
     const warmUp = await createDocuments(world, WARM_UP_DOCUMENTS * 2);
     const forSandbox = await createDocuments(world, count);
     const forRounds: { wide: Created[]; pipeline: Created[] }[] = [];
@@ -495,7 +494,7 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
     let ceiling: CeilingRun | undefined;
     let ceilingUsage: Resources | undefined;
     const ceilingTransactions = await transactionsOver(world, count, async () => {
-      ceiling = await sandboxCeiling(world, forSandbox, SENDERS, () => world.mark());
+      ceiling = await sandboxCeiling(world, forSandbox, senders, () => world.mark());
       ceilingUsage = await world.usage(count);
     });
     // The plain client at its best and the pipeline, one after the other, in rounds: this machine's speed drifts by
@@ -588,7 +587,7 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
           `waiting ${ms(pipeline.connections.waitedMs / Math.max(1, pipeline.connections.taken))} each on average (${ms(pipeline.connections.waitedMs)} in all)`,
         note: [...pipeline.statements].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${(n / count).toFixed(2)}`).join(', '),
       }]),
-      ceilingRow(SENDERS, ceiling, ceilingRate, ceilingUsage, ceilingTransactions),
+      ceilingRow(senders, ceiling, ceilingRate, ceilingUsage, ceilingTransactions),
       ceilingRow(WIDE_SENDERS, wide, wideRate, wideUsage, ''),
     ];
   } finally {

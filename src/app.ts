@@ -175,6 +175,8 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       cache,
       log,
       timeouts: { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs },
+      // The sender's and the poller's requests of one process may go to one host: neither waits for the other's sockets.
+      connectionsPerHost: 2 * config.sending.concurrency,
       breaker: { failureThreshold: config.dgiiClient.breakerFailureThreshold, openMs: config.dgiiClient.breakerOpenMs },
       statusApiKey: config.dgiiClient.statusApiKey,
       tokenSealing: {
@@ -266,7 +268,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     // Documents to send are claimed by this process's sender when it is a worker (not jobs: sending/loops.ts).
     let wakeSender: () => void = () => undefined;
     if (roles.work) {
-      const sender = startSender({ delivery, log, restMs: 500 });
+      const sender = startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency });
       wakeSender = () => {
         sender.wake();
       };
@@ -293,7 +295,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     if (roles.schedule) {
       // Verdicts come due a second after their trackId and are asked in batches: a short rest keeps their wait near
       // that second (not up to another one), for one indexed look at the documents in process per rest.
-      const poller = startPoller({ delivery, log, restMs: 250 });
+      const poller = startPoller({ delivery, log, restMs: 250, concurrency: config.sending.concurrency });
       closers.push(() => poller.stop());
     }
     const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas });

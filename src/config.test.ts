@@ -239,14 +239,18 @@ describe('parseConfig: where DGII is', () => {
 });
 
 describe('parseConfig: sending to DGII', () => {
-  it('defaults to 8 attempts from 2 s, a 90 s lease and the queue maintained every 2 minutes', () => {
+  it('defaults to 8 attempts from 2 s, a 90 s lease, 64 documents at once and the queue maintained every 2 minutes', () => {
     const config = parseConfig({});
-    assert.deepEqual({ ...config.sending }, { maxAttempts: 8, retryBaseMs: 2_000, leaseMs: 90_000 });
+    assert.deepEqual({ ...config.sending }, { maxAttempts: 8, retryBaseMs: 2_000, leaseMs: 90_000, concurrency: 64 });
     assert.deepEqual({ ...config.queue }, { maintenanceIntervalSeconds: 120 });
     assert.deepEqual(
       { ...config.dgiiClient },
       { connectTimeoutMs: 5_000, responseTimeoutMs: 30_000, breakerFailureThreshold: 5, breakerOpenMs: 30_000, statusApiKey: undefined },
     );
+  });
+
+  it('takes the documents one worker sends at once from SEND_CONCURRENCY', () => {
+    assert.equal(parseConfig({ SEND_CONCURRENCY: '8' }).sending.concurrency, 8);
   });
 
   it('stretches the default lease past two DGII calls when the timeouts are long', () => {
@@ -258,6 +262,8 @@ describe('parseConfig: sending to DGII', () => {
     assert.equal(parseConfig({ SEND_LEASE_SECONDS: '71' }).sending.leaseMs, 71_000);
     assert.throws(() => parseConfig({ QUEUE_MAINTENANCE_SECONDS: '0' }), /QUEUE_MAINTENANCE_SECONDS/);
     assert.throws(() => parseConfig({ SEND_MAX_ATTEMPTS: '0' }), /SEND_MAX_ATTEMPTS/);
+    assert.throws(() => parseConfig({ SEND_CONCURRENCY: '0' }), /SEND_CONCURRENCY must be a whole number from 1 to 512/);
+    assert.throws(() => parseConfig({ SEND_CONCURRENCY: '513' }), /SEND_CONCURRENCY/);
     assert.throws(() => parseConfig({ SEND_RETRY_BASE_MS: 'soon' }), /SEND_RETRY_BASE_MS/);
     assert.throws(() => parseConfig({ DGII_CONNECT_TIMEOUT_MS: '-1' }), /DGII_CONNECT_TIMEOUT_MS/);
   });

@@ -54,6 +54,8 @@ export interface DgiiClientOptions {
   /** Replaces HTTP (tests); by default node:http(s) with the timeouts below. */
   transport?: HttpTransport;
   timeouts: { connectMs: number; responseMs: number };
+  /** Connections kept per DGII host by the default transport (its own default otherwise). */
+  connectionsPerHost?: number;
   breaker?: Partial<BreakerOptions>;
   /** Default 5 minutes. */
   tokenRefreshMarginMs?: number;
@@ -118,7 +120,7 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   const ecfBase = `${trim(options.urls.baseUrl)}/${segment}`;
   const fcBase = `${trim(options.urls.fcBaseUrl)}/${segment}`;
   const statusBase = trim(options.urls.statusBaseUrl);
-  const ownTransport = options.transport === undefined ? createHttpTransport(options.timeouts) : undefined;
+  const ownTransport = options.transport === undefined ? createHttpTransport({ ...options.timeouts, maxSockets: options.connectionsPerHost }) : undefined;
   const transport: HttpTransport = options.transport ?? (ownTransport as HttpTransport);
   const breakers = createBreakerRegistry(segment, clock, { ...defaultBreakerOptions, ...options.breaker });
   const dgiiLog = log.child({ component: 'dgii-client', environment: options.environment });

@@ -41,9 +41,8 @@ export interface TransportOptions {
   connectMs: number;
   /** From connection to the end of the answer. */
   responseMs: number;
-  /** Connections kept per host (default 128): above the sends and the verdict questions one process keeps in flight
-   * (sending/loops.ts), which may go to one host, so neither waits for the other's sockets. */
-  maxSockets?: number;
+  /** Connections kept per host (default 128: twice the default SEND_CONCURRENCY, see app.ts). */
+  maxSockets?: number | undefined;
 }
 
 /** No DGII answer is near this; a body past it is not read further (the status still counts). */

@@ -2,4 +2,4 @@ export { createDelivery, defaultDeliveryPolicy, type ClaimedSend, type Delivery,
 export { sendingRoutes } from './sending.routes.js';
 export { sendingSchemas } from './sending.schema.js';
 export { createSendingService, type SendingService } from './sending.service.js';
-export { sendConcurrency, startPoller, startSender } from './loops.js';
+export { startPoller, startSender } from './loops.js';

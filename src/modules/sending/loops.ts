@@ -10,42 +10,37 @@ import type { Logger } from '../../platform/observability/logger.js';
 import { startClaimLoop, type ClaimLoop } from '../../platform/queue/claim-loop.js';
 import type { Delivery } from './delivery.js';
 
-/**
- * Documents one worker process talks to DGII about at once; a scheduler asks about as many verdicts at once, since
- * its questions follow the sends. A worker sends at most this many over DGII's answer time (Little's law): DGII states
- * 200 ms on average, so 32 capped a worker near 160 documents/s; against the sandbox, 32 left documents waiting ~0.9 s
- * for a free sender while the sandbox could take more (sending bench: 390-406/s at 32, 427-519/s at 64).
- */
-export const sendConcurrency = 64;
-
 interface LoopDeps {
   delivery: Delivery;
   log: Logger;
   restMs: number;
+  /** Documents in flight (SEND_CONCURRENCY): a scheduler asks about as many verdicts at once, since its questions
+   * follow the sends. */
+  concurrency: number;
 }
 
-export function startSender({ delivery, log, restMs }: LoopDeps): ClaimLoop {
+export function startSender({ delivery, log, restMs, concurrency }: LoopDeps): ClaimLoop {
   return startClaimLoop({
     name: 'document send',
     claim: (limit) => delivery.claimDue(limit),
     work: (claimed) => delivery.send(claimed),
     idOf: (claimed) => claimed.row.id,
     log,
-    batchSize: sendConcurrency,
-    concurrency: sendConcurrency,
+    batchSize: concurrency,
+    concurrency,
     restMs,
   });
 }
 
-export function startPoller({ delivery, log, restMs }: LoopDeps): ClaimLoop {
+export function startPoller({ delivery, log, restMs, concurrency }: LoopDeps): ClaimLoop {
   return startClaimLoop({
     name: 'verdict poll',
     claim: (limit) => delivery.claimDuePolls(limit),
     work: (row) => delivery.poll(row),
     idOf: (row) => row.id,
     log,
-    batchSize: sendConcurrency,
-    concurrency: sendConcurrency,
+    batchSize: concurrency,
+    concurrency,
     restMs,
   });
 }
