@@ -2,7 +2,6 @@
 // The `ecf` command. `start` runs every role in one process on the configured (by default embedded) back
 // ends; `serve`, `worker` and `scheduler` run one role each so they can scale apart; `migrate` only migrates.
 import { realpathSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 // Each command imports only what it runs (below, with `await import`): the whole application (Fastify, the S3
 // client, the XSD sets, the DGII sandbox) costs well over 100 MB of RSS before doing anything, and `ecf taxpayers
@@ -13,6 +12,7 @@ import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { DatabaseEnvironmentError } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { setProcessNice } from './platform/process-priority.js';
 import { MasterKeyMismatchError } from './platform/master-key.js';
 
 const usage = (taxpayersUsage: string) => `Usage: ecf <command>
@@ -86,7 +86,7 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
     }
   } else {
     // Background work yields the CPU to an API on the same host (deliveries draining must not slow its answers).
-    if (config.backgroundNice > 0) setPriority(config.backgroundNice);
+    if (config.backgroundNice > 0) setProcessNice(config.backgroundNice);
     application.log.info({ roles, environment: config.fiscalEnv, nice: config.backgroundNice }, 'ecf-service running');
   }
   return application;

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const modulePath = fileURLToPath(new URL('./process-priority.ts', import.meta.url));
+
+// A child process lowers its priority and reports each of its threads' niceness from /proc (field 19 of stat).
+const child = `
+import { readFileSync, readdirSync } from 'node:fs';
+import { setProcessNice } from ${JSON.stringify(modulePath)};
+setProcessNice(7);
+const nices = readdirSync('/proc/self/task').map((thread) => {
+  const stat = readFileSync('/proc/self/task/' + thread + '/stat', 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+});
+process.stdout.write(JSON.stringify(nices));
+`;
+
+test('setProcessNice lowers every thread of the process, not only the main one (os.setPriority alone)', { skip: !existsSync('/proc/self/task') && 'no /proc' }, () => {
+  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8' });
+  const nices = JSON.parse(output) as number[];
+  assert.ok(nices.length > 1, `V8 runs helper threads: ${output}`);
+  assert.deepEqual(new Set(nices), new Set([7]));
+});
