@@ -1,15 +1,14 @@
 // CPU time of processes of this machine, from Linux's /proc: what a bench reads to say which process a run kept busy.
-import { readFileSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
+import { procStatFields } from '../test/support/proc-stat.js';
 
 export const clockTicksPerSecond = 100;
 
 /** CPU ticks (user + system) `pid` has used so far; undefined when it is gone or /proc is not Linux's. */
 export function processTicks(pid: number): number | undefined {
   try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of proc(5)).
+    const fields = procStatFields(`/proc/${String(pid)}/stat`);
     return Number(fields[11]) + Number(fields[12]);
   } catch {
     return undefined;

@@ -9,6 +9,7 @@ import { ecfDocuments, ownedFieldsFor } from '../test/support/ecf-documents.js';
 import type { SigningKey } from '../src/fiscal/xmldsig/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { syntheticCanonicalEcf } from '../test/support/synthetic-ecf.js';
+import { median } from './median.js';
 import type { BenchRow } from './table.js';
 
 const ROUNDS = 7;
@@ -42,11 +43,6 @@ function rateAgainst(operation: () => unknown, baseline: () => unknown): { rate:
     ratios.push(measured / base);
   }
   return { rate: median(rates), ratio: median(ratios) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /** The realistic type-31 test document with its first line repeated up to `lines` lines. */

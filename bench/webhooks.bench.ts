@@ -17,6 +17,7 @@ import { startSendingWorld } from '../test/support/sending-kit.js';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMsBetween, ticksOf } from './process-cpu.js';
+import { median } from './median.js';
 import { printTable, type BenchRow } from './table.js';
 
 const EVENTS = 10_000;
@@ -133,11 +134,6 @@ interface Round {
   cpuPerDelivery: string;
   statements: number;
   pending: string;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;

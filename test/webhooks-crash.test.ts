@@ -3,10 +3,10 @@
 // worker runs undisturbed. Every event reaches the endpoint under exactly one delivery id (a repeat only with the
 // same id), and every delivery ends succeeded: none is lost.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { postgresAvailable } from './support/backends.js';
+import { threadNices } from './support/proc-stat.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -66,12 +66,11 @@ describe(
         worker = current;
         await current.ready;
         // A worker yields the CPU to the API (BACKGROUND_NICE, default 10), every thread of it (V8's own threads too):
-        // field 19 of /proc/<pid>/task/<thread>/stat.
+        // read from /proc.
         if (kill === 0 && process.platform === 'linux') {
-          const tasks = `/proc/${String(current.child.pid)}/task`;
-          const nices = readdirSync(tasks).map((thread) => readFileSync(`${tasks}/${thread}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16]);
+          const nices = threadNices(current.child.pid ?? 0);
           assert.ok(nices.length > 1);
-          assert.deepEqual(new Set(nices), new Set(['10']));
+          assert.deepEqual(new Set(nices), new Set([10]));
         }
         await sleep(500 + Math.random() * 1_000);
         for (let wait = 0; wait < 50; wait++) {

@@ -5,17 +5,14 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const modulePath = fileURLToPath(new URL('./process-priority.ts', import.meta.url));
+const procStatPath = fileURLToPath(new URL('../../test/support/proc-stat.ts', import.meta.url));
 
-// A child process lowers its priority and reports each of its threads' niceness from /proc (field 19 of stat).
+// A child process lowers its priority and reports each of its threads' niceness from /proc.
 const child = `
-import { readFileSync, readdirSync } from 'node:fs';
 import { setProcessNice } from ${JSON.stringify(modulePath)};
+import { threadNices } from ${JSON.stringify(procStatPath)};
 setProcessNice(7);
-const nices = readdirSync('/proc/self/task').map((thread) => {
-  const stat = readFileSync('/proc/self/task/' + thread + '/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-});
-process.stdout.write(JSON.stringify(nices));
+process.stdout.write(JSON.stringify(threadNices('self')));
 `;
 
 test('setProcessNice lowers every thread of the process, not only the main one (os.setPriority alone)', { skip: !existsSync('/proc/self/task') && 'no /proc' }, () => {
