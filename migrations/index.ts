@@ -13,6 +13,7 @@ import * as webhooks from './20261121_0010_webhooks.js';
 import * as commercialResponses from './20261121_0011_commercial_responses.js';
 import * as documentSends from './20261122_0012_document_sends.js';
 import * as dropDocumentsPending from './20261122_0013_drop_documents_pending.js';
+import * as certification from './20261126_0014_certification.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '20261121_0011_commercial_responses': commercialResponses,
   '20261122_0012_document_sends': documentSends,
   '20261122_0013_drop_documents_pending': dropDocumentsPending,
+  '20261126_0014_certification': certification,
 };

@@ -28,6 +28,7 @@ import { opsRoutes } from './modules/ops/index.js';
 import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
 import { allocationRoutes, annulmentRoutes, annulmentSchemas, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
 import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
+import { certificationRoutes, certificationSchemas, createCertificationService } from './modules/certification/index.js';
 import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
 import { createReceiver, registerReceiverRoutes } from './modules/receiver/index.js';
 import { commercialResponseRoutes, commercialResponseSchemas, createCommercialResponses, createResponseDelivery, defaultResponseDeliveryPolicy, responseDeliveryLeaseMs, type ResponseDelivery } from './modules/received/index.js';
@@ -328,7 +329,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     let http: Application['http'];
     if (roles.http) {
       const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas, ...webhookSchemas, ...receivedSchemas, ...commercialResponseSchemas]) server.app.addSchema(schema);
+      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas, ...webhookSchemas, ...receivedSchemas, ...commercialResponseSchemas, ...certificationSchemas]) server.app.addSchema(schema);
       const routes: AppRoute[] = [
         ...opsRoutes({ probes: {
             database: (ms) => database.probe(ms),
@@ -353,6 +354,16 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...webhookRoutes(createWebhooksService({ db, clock, environment: config.fiscalEnv, masterKey, allowPrivate: config.webhooks.allowPrivate, secretGraceMs: config.webhooks.secretGraceMs, wakeDelivery: () => { wakeWebhookDelivery(); } })),
         ...receivedRoutes(received),
         ...commercialResponseRoutes(commercialResponses),
+        ...certificationRoutes(
+          createCertificationService({
+            db,
+            clock,
+            environment: config.fiscalEnv,
+            companies,
+            canAuthenticate: async (companyId) => (await dgiiSessions.credentialsOf(companyId)) !== undefined,
+            publicBaseUrl: config.publicBaseUrl,
+          }),
+        ),
         ...catalogueRoutes(createCataloguesService({ companies })),
         ...taxpayerRoutes(
           createTaxpayersService({

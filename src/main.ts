@@ -24,6 +24,7 @@ const usage = (taxpayersUsage: string) => `Usage: ecf <command>
   migrate    apply pending database migrations and exit
   sandbox    the DGII sandbox alone: ecf sandbox [--port 4010] [--host H] [--admin]
   taxpayers  load DGII's taxpayer listing: ${taxpayersUsage}
+  certification  DGII's certification set workbook to the set file: ecf certification convert <workbook.xlsx> [--label <text>]
   help       this text
 
 Configuration comes from the environment; see README.md.`;
@@ -109,6 +110,12 @@ export async function run(argv: readonly string[]): Promise<void> {
   try {
     if (command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(`${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`);
+      return;
+    }
+    if (command === 'certification') {
+      // Offline: reads a workbook, writes JSON; needs no configuration, database or network.
+      const { runCertificationCommand } = await import('./modules/certification/index.js');
+      process.exitCode = await runCertificationCommand(argv.slice(1));
       return;
     }
     const config = loadConfig();

@@ -14,7 +14,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'cmp' | 'crt' | 'key' | 'evt' | 'rng' | 'doc' | 'alc' | 'fjb' | 'lse' | 'anl' | 'rcv';
+export type IdPrefix = 'cmp' | 'crt' | 'key' | 'evt' | 'rng' | 'doc' | 'alc' | 'fjb' | 'lse' | 'anl' | 'rcv' | 'cpr' | 'cfm';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(20)}`;

@@ -49,6 +49,7 @@ export const eventTypes = {
   'allocation.expired': { description: 'A reserved block expired; its unused numbers await annulment.', data: allocation },
   'certificate.expiring': { description: "The company's signing certificate expires within 30 days (once per certificate).", data: Type.Object({ certificateId: text(), notAfter: Type.String({ format: 'date-time' }), daysLeft: Type.Integer() }) },
   'certification.process_updated': { description: 'A certification process changed state (CERT).', data: certification },
+  'certification.step_updated': { description: 'A step of a certification process opened, was done or failed (CERT).', data: Type.Object({ processId: text(), step: Type.Integer(), key: Type.Union([text(), Type.Null()]), status: text() }) },
   'certification.case_updated': { description: 'A certification case changed state (CERT).', data: Type.Object({ processId: text(), caseKey: text(), status: text() }, { additionalProperties: true }) },
   'webhook.endpoint_disabled': { description: 'One of the company\'s webhook endpoints was disabled: it answered 410, or failed without a success for 5 days.', data: Type.Object({ endpointId: text(), url: text(), reason: text() }) },
   'webhook.test': { description: 'A test delivery asked for with POST /notificaciones/:id/prueba; sent to that endpoint only.', data: Type.Object({ endpointId: text(), message: text() }) },

@@ -1,0 +1,7 @@
+// DGII's issuer certification as pure code: the set workbook's columns, the set file and its checks, the steps.
+export { caseKeyColumn, emptyCell, sheetHeaders, type SetSheet } from './set-columns.js';
+export { caseOfRow, cellsOfCase, DuplicateColumnError, readHeaderRow, type Json, type SetCase, type SheetColumns } from './set-rows.js';
+export { checkEcfCase, isRfceRouted, leavesOf, splitOwnedFields } from './set-check.js';
+export { checkSetFile, deriveAcecfCases, type CaseFinding } from './set-file.js';
+export { rfcePayloadOf } from './rfce-payload.js';
+export { certificationSteps, confirmationKeys, stepNumbered, stepOfKey, type CertificationStep, type ConfirmationKey } from './steps.js';

@@ -1,0 +1,5 @@
+export { certificationRoutes } from './certification.routes.js';
+export { certificationSchemas } from './certification.schema.js';
+export { createCertificationService, type CertificationService } from './certification.service.js';
+export type { ReceiverLinks } from './checklist.js';
+export { certificationUsage, runCertificationCommand } from './certification.command.js';
