@@ -70,13 +70,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       estado text,
       codigo text,
       mensajes jsonb not null default '[]',
-      document_id text,
+      document_id text references documents (id),
+      -- The signed ACECF of a step-3 case (the e-CF's bytes live with their document), archived before it is sent.
+      signed_blob_key text,
+      signed_sha256 text,
+      -- Handed to the process's serial lane by ejecutar; the lane sends the queued cases one at a time.
+      queued_at timestamptz,
       carried_from_process_id text references certification_processes (id),
       sent_at timestamptz,
       verdict_at timestamptz,
       updated_at timestamptz not null,
       primary key (process_id, kind, case_key)
     )`.execute(db);
+
+  await sql`create index certification_cases_in_lane on certification_cases (process_id) where queued_at is not null and status in ('pending', 'sent')`.execute(db);
+
+  // A set's documents are the company's documents, numbered by DGII's set rather than the company's ranges.
+  await sql`alter table documents drop constraint documents_origin_check`.execute(db);
+  await sql`alter table documents add constraint documents_origin_check check (origin in ('json', 'signed_xml', 'certification'))`.execute(db);
 
   // Every change of a process, step or case, with its cause.
   await sql`

@@ -1,5 +1,8 @@
 // The composition root: builds the platform adapters from config and wires the modules into the roles a
 // process runs (API, worker, scheduler). Nothing else constructs adapters.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { createCache, type Cache } from './platform/cache/index.js';
@@ -28,7 +31,7 @@ import { opsRoutes } from './modules/ops/index.js';
 import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
 import { allocationRoutes, annulmentRoutes, annulmentSchemas, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
 import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
-import { certificationRoutes, certificationSchemas, createCertificationService } from './modules/certification/index.js';
+import { approvalTestOf, certificationRoutes, certificationSchemas, createCaseChanges, createCertificationService, createLane, startLaneLoop } from './modules/certification/index.js';
 import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
 import { createReceiver, registerReceiverRoutes } from './modules/receiver/index.js';
 import { commercialResponseRoutes, commercialResponseSchemas, createCommercialResponses, createResponseDelivery, defaultResponseDeliveryPolicy, responseDeliveryLeaseMs, type ResponseDelivery } from './modules/received/index.js';
@@ -69,6 +72,22 @@ export interface DgiiTarget {
   statusBaseUrl: string;
   /** Present when the sandbox runs in this process. */
   sandbox: Sandbox | undefined;
+  /** The bearer token of the embedded sandbox's /sandbox-admin routes, when they are on. */
+  sandboxAdminToken?: string | undefined;
+}
+
+/**
+ * The embedded sandbox's admin token: the configured one, else in CERT one made once and kept in DATA_DIR (0600), so
+ * scripts can play DGII's certification portal (the demo credentials carry it). TEST keeps them off unless configured.
+ */
+function embeddedAdminToken(config: Config): string | undefined {
+  if (config.dgii.sandboxAdminToken !== undefined || config.fiscalEnv !== 'CERT') return config.dgii.sandboxAdminToken;
+  const path = join(config.dataDir, 'sandbox-admin-token');
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  return token;
 }
 
 export interface Services {
@@ -104,16 +123,17 @@ export interface Application {
 async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { db: DatabaseHandle['db'] }): Promise<DgiiTarget> {
   const { dgii } = options.config;
   if (options.embeddedSandbox !== true || dgii.sandbox !== 'embedded') return { ...dgii, sandbox: undefined };
+  const adminToken = embeddedAdminToken(options.config);
   const sandbox = await createSandbox({
     db: parts.db,
     clock: parts.clock,
     log: parts.log,
     schemas: parts.schemas,
-    admin: { enabled: dgii.sandboxAdminToken !== undefined, token: dgii.sandboxAdminToken },
+    admin: { enabled: adminToken !== undefined, token: adminToken },
   });
   const url = await sandbox.listen(dgii.sandboxPort, options.config.host);
   parts.log.info({ url }, 'DGII sandbox listening (embedded); the service uses it as DGII');
-  return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox };
+  return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox, sandboxAdminToken: adminToken };
 }
 
 function databaseTarget(config: Config): DatabaseTarget {
@@ -299,7 +319,17 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       const poller = startPoller({ delivery, log, restMs: 250, concurrency: config.sending.concurrency });
       closers.push(() => poller.stop());
     }
-    const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas });
+    // Certification's serial lanes, worked by the workers (CERT only: elsewhere no process can exist).
+    let wakeLane: () => void = () => undefined;
+    if (roles.work && config.fiscalEnv === 'CERT') {
+      const lane = createLane({ db, clock, environment: config.fiscalEnv, log, blobs, companies, documents, sending, dgii: dgiiClient, changes: createCaseChanges(config.fiscalEnv) });
+      const laneLoop = startLaneLoop({ db, environment: config.fiscalEnv, lane, log, restMs: 500 });
+      wakeLane = () => {
+        laneLoop.wake();
+      };
+      closers.push(() => laneLoop.stop());
+    }
+    const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas, certificationApprovalTest: approvalTestOf(db, config.fiscalEnv) });
     const received = createReceivedService({ db, clock, blobs, environment: config.fiscalEnv, schemas, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
     // Commercial responses (ACECF) to received e-CF: made by the API, delivered by jobs to the issuer and DGII.
     const scheduleResponseDelivery = async (trx: Parameters<Queue['enqueue']>[2]['transaction'], delivery: { receivedDocumentId: string; target: 'issuer' | 'dgii' }, startAfter: Date | undefined) => {
@@ -362,6 +392,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
             companies,
             canAuthenticate: async (companyId) => (await dgiiSessions.credentialsOf(companyId)) !== undefined,
             publicBaseUrl: config.publicBaseUrl,
+            laneQueued: () => {
+              wakeLane();
+            },
           }),
         ),
         ...catalogueRoutes(createCataloguesService({ companies })),

@@ -231,7 +231,10 @@ describe('parseConfig: where DGII is', () => {
   });
 
   it('refuses an embedded sandbox outside TEST, a bad DGII URL and a short admin token', () => {
-    assert.throws(() => parseConfig({ FISCAL_ENV: 'CERT', DGII_SANDBOX: 'embedded' }), /DGII_SANDBOX can be embedded only with FISCAL_ENV=TEST/);
+    const masterKey = Buffer.alloc(32, 7).toString('base64');
+    assert.throws(() => parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: masterKey, DGII_SANDBOX: 'embedded' }), /DGII_SANDBOX cannot be embedded with FISCAL_ENV=PRODUCTION/);
+    assert.equal(parseConfig({ FISCAL_ENV: 'CERT' }).dgii.sandbox, 'embedded');
+    assert.equal(parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: masterKey }).dgii.sandbox, 'off');
     assert.throws(() => parseConfig({ DGII_BASE_URL: 'ftp://dgii' }), /DGII_BASE_URL must use http: or https:/);
     assert.throws(() => parseConfig({ SANDBOX_ADMIN_TOKEN: 'short' }), /SANDBOX_ADMIN_TOKEN must be at least 16 characters/);
     assert.throws(() => parseConfig({ SANDBOX_PORT: '70000' }), /SANDBOX_PORT/);

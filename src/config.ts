@@ -219,8 +219,9 @@ function dgii(env: Env, fiscalEnv: FiscalEnvironment): DgiiConfig {
   const fcBaseUrl = url(env, 'DGII_FC_BASE_URL', ['http:', 'https:']);
   const statusBaseUrl = url(env, 'DGII_STATUS_BASE_URL', ['http:', 'https:']);
   const explicit = baseUrl !== undefined || fcBaseUrl !== undefined || statusBaseUrl !== undefined;
-  const sandbox = oneOf(env, 'DGII_SANDBOX', ['embedded', 'off'], fiscalEnv === 'TEST' && !explicit ? 'embedded' : 'off');
-  if (sandbox === 'embedded' && fiscalEnv !== 'TEST') throw new ConfigError('DGII_SANDBOX', 'can be embedded only with FISCAL_ENV=TEST');
+  // TEST and CERT start on the embedded sandbox (CERT with DGII's certification portal); PRODUCTION never does.
+  const sandbox = oneOf(env, 'DGII_SANDBOX', ['embedded', 'off'], fiscalEnv !== 'PRODUCTION' && !explicit ? 'embedded' : 'off');
+  if (sandbox === 'embedded' && fiscalEnv === 'PRODUCTION') throw new ConfigError('DGII_SANDBOX', 'cannot be embedded with FISCAL_ENV=PRODUCTION');
   const sandboxAdminToken = text(env, 'SANDBOX_ADMIN_TOKEN');
   if (sandboxAdminToken !== undefined && sandboxAdminToken.length < 16) throw new ConfigError('SANDBOX_ADMIN_TOKEN', 'must be at least 16 characters');
   return Object.freeze({

@@ -22,6 +22,16 @@ export interface DemoCredentials {
   baseUrl: string;
   /** The demo company's receiver (DGII's receiver standard): `/fe/...` is appended to it. */
   receiverBaseUrl: string;
+  /** CERT: the embedded sandbox (DGII's CerteCF and certification portal) and its admin token, for scripts. */
+  sandboxUrl?: string;
+  sandboxAdminToken?: string;
+}
+
+/** What a start adds to the stored credentials: the URLs of this start, and in CERT the sandbox's. */
+function currentParts(application: Application, baseUrl: string): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
+  const { dgii, config } = application;
+  const sandbox = config.fiscalEnv === 'CERT' && dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined ? { sandboxUrl: dgii.baseUrl, sandboxAdminToken: dgii.sandboxAdminToken } : {};
+  return { baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl), ...sandbox };
 }
 
 /** `emisorreceptor` serves the demo company unless RECEIVER_LOCAL_COMPANY names another; its RNC always does. */
@@ -44,9 +54,9 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
   const path = demoCredentialsPath(application.config.dataDir);
   if (existsSync(path)) {
     const stored = JSON.parse(readFileSync(path, 'utf8')) as DemoCredentials;
-    const receiverBaseUrl = receiverBaseUrlOf(application, baseUrl);
-    if (stored.baseUrl !== baseUrl || stored.receiverBaseUrl !== receiverBaseUrl) writeFileSync(path, `${JSON.stringify({ ...stored, baseUrl, receiverBaseUrl }, null, 2)}\n`, { mode: 0o600 });
-    return { credentials: { ...stored, baseUrl, receiverBaseUrl }, created: false };
+    const current = { ...stored, ...currentParts(application, baseUrl) };
+    if (JSON.stringify(current) !== JSON.stringify(stored)) writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
+    return { credentials: current, created: false };
   }
   const { controlPlane, apiKeys } = application.services;
   const provisioned = valueOf(
@@ -85,15 +95,17 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
     await transact(application.database.db, (trx) => apiKeys.issue(trx, provisioned.companyId, { name: 'demo (all scopes)', scopes: [...scopes] })),
     'API key',
   );
-  const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl) };
+  const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, ...currentParts(application, baseUrl) };
   writeFileSync(path, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return { credentials, created: true };
 }
 
 /**
  * The demo company's authorised ranges, like DGII's pre-certification ones: 1 to 10,000,000 of every type (1 to
- * 50,000,000 of type 32), valid until 31 December of next year, 32 and 34 without expiry. Types that already have a
- * range are left as they are, so a restart registers nothing twice.
+ * 50,000,000 of type 32), valid until 31 December of next year, 32 and 34 without expiry. In CERT they start at
+ * 1,000,001: the certification set's own numbers (from 1) must not be handed out by a range (certification iniciar
+ * refuses a set they would hand out again). Types that already have a range are left as they are, so a restart
+ * registers nothing twice.
  */
 export async function ensureDemoRanges(application: Application, credentials: DemoCredentials): Promise<void> {
   const { sequences } = application.services;
@@ -105,7 +117,7 @@ export async function ensureDemoRanges(application: Application, credentials: De
     valueOf(
       await sequences.registerRange(credentials.companyId, {
         ecfType,
-        from: `E${ecfType}0000000001`,
+        from: `E${ecfType}${application.config.fiscalEnv === 'CERT' ? '0001000001' : '0000000001'}`,
         to: `E${ecfType}${String(last).padStart(10, '0')}`,
         ...(ecfType === '32' || ecfType === '34' ? {} : { expiresOn: `31-12-${String(nextYear)}` }),
       }),
@@ -129,5 +141,5 @@ export async function registerDemoWithSandbox(application: Application, credenti
     name: company.legalName,
     certificateSha256: company.certificate === null ? [] : [company.certificate.fingerprintSha256],
   });
-  await ensureTestRanges(db, company.rnc, 'testecf', clock.now());
+  await ensureTestRanges(db, company.rnc, application.config.fiscalEnv === 'CERT' ? 'certecf' : 'testecf', clock.now());
 }

@@ -40,7 +40,7 @@ function baseUrlOf(config: Config, address: string): string {
   return config.publicBaseUrl ?? address;
 }
 
-function printDemo(credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string }, path: string, sandboxUrl: string | undefined): void {
+function printDemo(credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string }, path: string, sandboxUrl: string | undefined, environment: string): void {
   process.stdout.write(
     [
       '',
@@ -48,7 +48,7 @@ function printDemo(credentials: { apiKey: string; companyId: string; rnc: string
       '',
       `  ${credentials.apiKey}`,
       '',
-      `  company ${credentials.companyId}, RNC ${credentials.rnc}, environment TEST`,
+      `  company ${credentials.companyId}, RNC ${credentials.rnc}, environment ${environment}`,
       `  try:    curl -H "x-api-key: <key>" ${credentials.baseUrl}/api/v1/empresa`,
       `  saved:  ${path} (mode 0600)`,
       ...(sandboxUrl === undefined ? [] : [`  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`]),
@@ -82,7 +82,7 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
       const demo = await ensureDemo(application, baseUrlOf(config, address));
       await ensureDemoRanges(application, demo.credentials);
       await registerDemoWithSandbox(application, demo.credentials);
-      if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir), application.dgii.sandbox === undefined ? undefined : application.dgii.baseUrl);
+      if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir), application.dgii.sandbox === undefined ? undefined : application.dgii.baseUrl, config.fiscalEnv);
       else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');
     }
   } else {

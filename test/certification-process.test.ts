@@ -88,6 +88,9 @@ describe('certification process (CERT)', () => {
     const id = started.json<{ data: { id: string } }>().data.id;
 
     assertProblem(await call(tenantB.apiKey, 'POST', `/api/v1/certificacion/${id}/pasos/inventado/confirmar`, {}), 404, 'certification_step_not_found');
+    const early = assertProblem(await call(tenantB.apiKey, 'POST', `/api/v1/certificacion/${id}/ejecutar`), 409, 'certification_step_blocked');
+    assert.match(early.detail, /registrado/);
+    assertProblem(await call(tenantB.apiKey, 'POST', `/api/v1/certificacion/${id}/ejecutar?limit=abc`), 400, 'validation_failed');
     const blocked = assertProblem(await call(tenantB.apiKey, 'POST', `/api/v1/certificacion/${id}/pasos/url_produccion/confirmar`, {}), 409, 'certification_step_blocked');
     assert.match(blocked.detail, /1 Registrado/);
     assert.match(blocked.detail, /11 Recepción Aprobación Comercial/);
@@ -157,6 +160,7 @@ describe('certification process (CERT)', () => {
       ['POST', `/api/v1/certificacion/${id}/pasos/registrado/confirmar`, {}],
       ['POST', `/api/v1/certificacion/${id}/cancelar`, { reason: 'ajeno' }],
       ['POST', `/api/v1/certificacion/${id}/completar`, undefined],
+      ['POST', `/api/v1/certificacion/${id}/ejecutar`, undefined],
     ] as const) {
       const answer = assertProblem(await call(other.apiKey, method, url, body), 404, 'certification_not_found');
       assert.doesNotMatch(JSON.stringify(answer), new RegExp(owner.rnc));
@@ -180,7 +184,7 @@ describe('certification outside CERT', () => {
     try {
       const companyId = await app.provisionCompany({ certificationEnabled: true });
       const { apiKey } = await app.issueKey(companyId, ['certification:manage']);
-      for (const [method, url] of [['GET', '/api/v1/certificacion'], ['POST', '/api/v1/certificacion/iniciar'], ['GET', '/api/v1/certificacion/cpr_x'], ['POST', '/api/v1/certificacion/cpr_x/completar']] as const) {
+      for (const [method, url] of [['GET', '/api/v1/certificacion'], ['POST', '/api/v1/certificacion/iniciar'], ['GET', '/api/v1/certificacion/cpr_x'], ['POST', '/api/v1/certificacion/cpr_x/completar'], ['POST', '/api/v1/certificacion/cpr_x/ejecutar']] as const) {
         const answer = await app.app.inject({ method, url, headers: { 'x-api-key': apiKey }, ...(method === 'POST' ? { payload: url.endsWith('iniciar') ? { label: 'x', cases: [{ kind: 'ECF', caseKey: 'k', payload: {} }] } : {} } : {}) });
         assertProblem(answer, 403, 'certification_cert_only');
       }

@@ -233,6 +233,7 @@ describe('the OpenAPI contract in development', () => {
       'POST /api/v1/certification/start',
       'POST /api/v1/certification/{id}/cancel',
       'POST /api/v1/certification/{id}/complete',
+      'POST /api/v1/certification/{id}/run',
       'POST /api/v1/certification/{id}/steps/{key}/confirm',
       'POST /api/v1/dgii/connection-test',
       'POST /api/v1/dgii/session',

@@ -3,11 +3,11 @@
 // with helpers to create, send and wait for DGII's verdict through HTTP.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import type { Roles } from '../../src/app.js';
 import { createSelfSignedP12 } from '../../src/platform/crypto/test-certificate.js';
 import { ensureTestRanges, upsertTaxpayer } from '../../src/sandbox/index.js';
 import { issuerRnc } from './ecf-documents.js';
+import { processEnvOf } from './process-env.js';
 import { startSandbox, type RunningSandbox } from './sandbox-kit.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
@@ -41,9 +41,6 @@ export interface SendingWorld {
   processEnv(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
-
-/** The server behind test databases (as test/support/backends.ts reaches it). */
-const testServerUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface SendingWorldOptions {
   env?: Record<string, string>;
@@ -106,26 +103,7 @@ export async function startSendingWorld(options: SendingWorldOptions = {}): Prom
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    async processEnv() {
-      const { config } = app;
-      if (app.application.database.kind !== 'postgres') throw new Error('another process can share only a PostgreSQL database');
-      if (config.masterKey === undefined || config.storage.kind !== 'fs') throw new Error('the test app has no master key or no file storage');
-      const name = (await sql<{ name: string }>`select current_database() as name`.execute(app.application.database.db)).rows[0]?.name;
-      assert.ok(name !== undefined);
-      const databaseUrl = new URL(testServerUrl);
-      databaseUrl.pathname = `/${name}`;
-      return {
-        NODE_ENV: 'test',
-        FISCAL_ENV: config.fiscalEnv,
-        DATA_DIR: app.dataDir,
-        DATABASE_URL: databaseUrl.toString(),
-        MASTER_KEY: config.masterKey.toString('base64'),
-        STORAGE: 'fs',
-        STORAGE_DIR: config.storage.root,
-        ...(config.redisUrl === undefined ? {} : { REDIS_URL: config.redisUrl }),
-        ...dgiiEnv,
-      };
-    },
+    processEnv: () => processEnvOf(app, dgiiEnv),
     async close() {
       await app.close();
       await sandbox.close();

@@ -5,3 +5,4 @@ export { checkEcfCase, isRfceRouted, leavesOf, splitOwnedFields } from './set-ch
 export { checkSetFile, deriveAcecfCases, type CaseFinding } from './set-file.js';
 export { rfcePayloadOf } from './rfce-payload.js';
 export { certificationSteps, confirmationKeys, stepNumbered, stepOfKey, type CertificationStep, type ConfirmationKey } from './steps.js';
+export { simulationCases, type SimulationCase } from './simulation.js';

@@ -1,6 +1,6 @@
 // The certification tables (migration 0014): processes, their 14 steps, the append-only confirmations, the cases
 // and the timeline.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type {
@@ -9,6 +9,7 @@ import type {
   CertificationConfirmationsTable,
   CertificationProcessesTable,
   CertificationStepsTable,
+  DocumentsTable,
 } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { newId } from '../../platform/ids.js';
@@ -53,8 +54,12 @@ export function confirmationsOf(executor: Executor, processId: string): Promise<
 export async function insertProcess(trx: Trx, row: Insertable<CertificationProcessesTable>, steps: Insertable<CertificationStepsTable>[], cases: Insertable<CertificationCasesTable>[]): Promise<void> {
   await trx.insertInto('certification_processes').values(row).execute();
   await trx.insertInto('certification_steps').values(steps).execute();
-  // In slices: a set of a few dozen cases is one statement; an operator's oversized file stays under PostgreSQL's
-  // parameter limit.
+  await insertCases(trx, cases);
+}
+
+/** In slices: a set of a few dozen cases is one statement; an operator's oversized file stays under PostgreSQL's
+ * parameter limit. */
+export async function insertCases(trx: Trx, cases: Insertable<CertificationCasesTable>[]): Promise<void> {
   for (let start = 0; start < cases.length; start += 500) await trx.insertInto('certification_cases').values(cases.slice(start, start + 500)).execute();
 }
 
@@ -121,4 +126,36 @@ export function judgedEarlier(executor: Executor, companyId: string, environment
 export async function receiverSegmentOf(executor: Executor, companyId: string): Promise<string | undefined> {
   const row = await executor.selectFrom('companies').select(['rnc', 'receiver_segment']).where('id', '=', companyId).executeTakeFirst();
   return row === undefined ? undefined : (row.receiver_segment ?? row.rnc);
+}
+
+export async function updateCase(trx: Trx, row: Pick<CaseRow, 'process_id' | 'kind' | 'case_key'>, change: Updateable<CertificationCasesTable>): Promise<void> {
+  await trx.updateTable('certification_cases').set(change).where('process_id', '=', row.process_id).where('kind', '=', row.kind).where('case_key', '=', row.case_key).execute();
+}
+
+/** The process row locked for its lane, or undefined when another worker holds it (it is working the lane). */
+export function lockProcessForLane(trx: Trx, id: string): Promise<ProcessRow | undefined> {
+  return trx.selectFrom('certification_processes').selectAll().where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
+}
+
+/** What DGII said of the documents of a process's cases, as the sending pipeline recorded it. */
+export function documentVerdicts(executor: Executor, ids: readonly string[]): Promise<Pick<Selectable<DocumentsTable>, 'id' | 'encf' | 'status' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages'>[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return executor.selectFrom('documents').select(['id', 'encf', 'status', 'dgii_estado', 'dgii_codigo', 'dgii_messages']).where('id', 'in', [...ids]).execute();
+}
+
+/** Active processes with cases in their lane: the lane loop's work. */
+export function processesWithLaneWork(executor: Executor, environment: FiscalEnvironment, limit: number): Promise<{ id: string }[]> {
+  return executor
+    .selectFrom('certification_processes')
+    .select('id')
+    .where('environment', '=', environment)
+    .where('status', '=', 'active')
+    .where((eb) => eb.exists(eb.selectFrom('certification_cases').select('case_key').whereRef('certification_cases.process_id', '=', 'certification_processes.id').where('queued_at', 'is not', null).where('status', 'in', ['pending', 'sent'])))
+    .limit(limit)
+    .execute();
+}
+
+/** The company's ranges in this environment, with what they have not handed out yet (from next_number on). */
+export function rangesOf(executor: Executor, companyId: string, environment: FiscalEnvironment): Promise<{ id: string; ecf_type: string; first_number: number; last_number: number; next_number: number }[]> {
+  return executor.selectFrom('sequence_ranges').select(['id', 'ecf_type', 'first_number', 'last_number', 'next_number']).where('company_id', '=', companyId).where('environment', '=', environment).execute();
 }

@@ -5,7 +5,7 @@ import { Envelope, envelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { CancelBody, CasesQuery, CaseView, ConfirmBody, ProcessParams, ProcessView, SetFile, StepParams } from './certification.schema.js';
+import { CancelBody, CasesQuery, CaseView, ConfirmBody, ProcessParams, ProcessView, RunAnswer, RunQuery, SetFile, StepParams } from './certification.schema.js';
 import type { Actor, CertificationService } from './certification.service.js';
 
 const auth = { kind: 'apiKey', scope: 'certification:manage' } as const;
@@ -59,6 +59,21 @@ export function certificationRoutes(certification: CertificationService) {
       docs: { operationId: 'listCertificationCases', summary: 'The cases of a process, in the order they are run; `status` filters', tags },
       schema: { params: ProcessParams, querystring: CasesQuery, response: { 200: Envelope(Type.Array(ref(CaseView))) } },
       handler: async (request) => envelope(request, unwrap(await certification.cases(actorOf(request).companyId, request.params.id, request.query.status as Parameters<CertificationService['cases']>[2]))),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/certificacion/:id/ejecutar',
+      alias: '/api/v1/certification/:id/run',
+      auth,
+      docs: {
+        operationId: 'runCertification',
+        summary: 'Hand up to `limit` pending cases to the process\'s serial lane (202)',
+        description:
+          'The lane sends one case at a time and the next only once DGII judged it: invoices first, a note only once the invoice it modifies is accepted, type 32 under DOP 250,000 as an RFCE written from the signed full e-CF, the approvals once step 2 is done. Documents go through the usual pipeline (archived, sent exactly once, followed to the verdict); nothing is re-signed on a retry. A DGII rejection fails the process. A case in `error` (DGII out of reach) is handed in again, with its same document. Follow the cases with GET .../casos.',
+        tags,
+      },
+      schema: { params: ProcessParams, querystring: RunQuery, response: { 202: Envelope(ref(RunAnswer)) } },
+      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await certification.run(actorOf(request), request.params.id, request.query.limit ?? 10)))),
     }),
     defineRoute({
       method: 'POST',

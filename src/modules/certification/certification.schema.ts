@@ -93,10 +93,26 @@ export const ProcessView = Type.Object(
 );
 export type ProcessView = Static<typeof ProcessView>;
 
+export const RunAnswer = Type.Object(
+  {
+    processId: Type.String(),
+    queued: Type.Array(Type.Object({ caseKey: Type.String(), kind: Type.String() }), { description: 'The cases this call handed to the lane, in the order they go.' }),
+    lane: Type.Array(
+      Type.Object({ caseKey: Type.String(), kind: Type.String(), status: Type.String(), waitingFor: nullable(Type.String({ description: 'Why it is not sent yet: dgii_verdict (it is at DGII), reference_not_accepted (a note before its invoice), step_2_not_done, ...; null: next.' })) }),
+      { description: 'Every case in the lane: one at a time goes to DGII, the next once DGII has judged it.' },
+    ),
+    remaining: Type.Integer({ description: 'Pending cases not handed in yet: call again.' }),
+  },
+  { $id: 'CertificationRun' },
+);
+export type RunAnswer = Static<typeof RunAnswer>;
+
+export const RunQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })) }, { additionalProperties: false });
+
 export const ProcessParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 export const StepParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), key: Type.String({ minLength: 1, maxLength: 64, description: `One of ${confirmationKeys.join(', ')}.` }) });
 export const CasesQuery = Type.Object({ status: Type.Optional(Type.String({ enum: ['pending', 'sent', 'accepted', 'rejected', 'error'] })) }, { additionalProperties: false });
 export const ConfirmBody = Type.Union([Type.Object({ note: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false }), Type.Null()]);
 export const CancelBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
 
-export const certificationSchemas = [SetFile, CaseView, ProcessView];
+export const certificationSchemas = [SetFile, CaseView, ProcessView, RunAnswer];

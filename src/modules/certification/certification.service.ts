@@ -16,7 +16,10 @@ import { newId } from '../../platform/ids.js';
 import type { CompaniesService } from '../companies/index.js';
 import * as repo from './certification.repo.js';
 import { checklistOf, type ReceiverLinks } from './checklist.js';
-import type { CaseView, ProcessView, SetFile } from './certification.schema.js';
+import type { CaseView, ProcessView, RunAnswer, SetFile } from './certification.schema.js';
+import { createCaseChanges } from './case-changes.js';
+import { encfOfCase, laneOrder, referencesOutside, waitingFor } from './lane.js';
+import { reconcileProcess } from './reconcile.js';
 import { caseView, processView } from './views.js';
 
 export interface Actor {
@@ -30,6 +33,7 @@ export interface CertificationService {
   latest(companyId: string): Promise<Result<ProcessView | null>>;
   get(companyId: string, id: string): Promise<Result<ProcessView>>;
   cases(companyId: string, id: string, status: CertificationCaseStatus | undefined): Promise<Result<CaseView[]>>;
+  run(actor: Actor, id: string, limit: number): Promise<Result<RunAnswer>>;
   confirm(actor: Actor, id: string, key: string, note: string | undefined): Promise<Result<ProcessView>>;
   cancel(actor: Actor, id: string, reason: string): Promise<Result<ProcessView>>;
   complete(actor: Actor, id: string): Promise<Result<ProcessView>>;
@@ -67,8 +71,22 @@ export function createCertificationService(deps: {
   canAuthenticate: (companyId: string) => Promise<boolean>;
   /** Where the receiver is published (PUBLIC_BASE_URL); undefined: the links are paths. */
   publicBaseUrl: string | undefined;
+  /** Cases were handed to a lane: wakes this process's lane loop, when it runs one. */
+  laneQueued: () => void;
 }): CertificationService {
   const { db, clock, environment, companies } = deps;
+  const changes = createCaseChanges(environment);
+
+  /** A read reconciles first (SPEC §3 rule 4): DGII's verdicts, kept by the sending pipeline, reach the cases. */
+  async function reconciled(companyId: string, id: string): Promise<repo.ProcessRow | undefined> {
+    const result = await transact(db, async (trx) => {
+      const process = await repo.lockProcess(trx, companyId, environment, id);
+      if (process !== undefined) await reconcileProcess(trx, process, { changes, environment, now: clock.now() });
+      return ok(undefined);
+    });
+    if (!result.ok) return undefined;
+    return repo.findProcess(db, companyId, environment, id);
+  }
 
   /** The receiver URLs the portal asks for: CERT's in step 1, PRODUCTION's in step 12. */
   async function receiverLinks(executor: Db | Trx, companyId: string): Promise<ReceiverLinks> {
@@ -107,11 +125,6 @@ export function createCertificationService(deps: {
     return processView(process, steps, cases, confirmations, events, checklist);
   }
 
-  async function found(companyId: string, id: string): Promise<Result<repo.ProcessRow>> {
-    const process = await repo.findProcess(db, companyId, environment, id);
-    return process === undefined ? fail('certification_not_found', `No certification process ${id}.`) : ok(process);
-  }
-
   return {
     async start(actor, file) {
       const guarded = await guard(actor.companyId, true);
@@ -138,6 +151,17 @@ export function createCertificationService(deps: {
           return rejected ? [{ index, pointer: '/caseKey', code: 'encf_burned', severity: 'error' as const, caseKey: setCase.caseKey, message: `DGII already rejected ${setCase.caseKey} in an earlier process: its e-NCF is spent. Get a new set from the portal.` }] : [];
         });
         if (burned.length > 0) return setFindingsProblem(burned);
+        // A set number the company's own range has yet to hand out would be handed out again by the simulation's
+        // documents (and refused as used): the ranges registered for CERT must leave the set's numbers out.
+        const ranges = await repo.rangesOf(trx, actor.companyId, environment);
+        const overlapping = all.flatMap((setCase, index) => {
+          if (setCase.kind === 'ACECF') return [];
+          const encf = encfOfCase({ case_key: setCase.caseKey });
+          const sequence = Number(encf.slice(3));
+          const range = ranges.find((row) => row.ecf_type === encf.slice(1, 3) && sequence >= Math.max(row.first_number, row.next_number) && sequence <= row.last_number);
+          return range === undefined ? [] : [{ index, pointer: '/caseKey', code: 'encf_in_company_range', severity: 'error' as const, caseKey: setCase.caseKey, message: `${encf} lies in the company's range ${range.id} (${String(range.first_number)}-${String(range.last_number)}), which would hand it out again: register CERT ranges that leave the set's numbers out.` }];
+        });
+        if (overlapping.length > 0) return setFindingsProblem(overlapping);
         const previous = await repo.latestProcess(trx, actor.companyId, environment);
         const id = newId('cpr');
         const caseRows = all.map((setCase, position) => {
@@ -202,23 +226,58 @@ export function createCertificationService(deps: {
     async latest(companyId) {
       const guarded = await guard(companyId, false);
       if (!guarded.ok) return guarded;
-      const process = await repo.latestProcess(db, companyId, environment);
+      const latest = await repo.latestProcess(db, companyId, environment);
+      const process = latest === undefined ? undefined : await reconciled(companyId, latest.id);
       return ok(process === undefined ? null : await read(db, companyId, process, guarded.value.certificateNotAfter));
     },
 
     async get(companyId, id) {
       const guarded = await guard(companyId, false);
       if (!guarded.ok) return guarded;
-      const process = await found(companyId, id);
-      return process.ok ? ok(await read(db, companyId, process.value, guarded.value.certificateNotAfter)) : process;
+      const process = await reconciled(companyId, id);
+      return process === undefined ? fail('certification_not_found', `No certification process ${id}.`) : ok(await read(db, companyId, process, guarded.value.certificateNotAfter));
     },
 
     async cases(companyId, id, status) {
       const guarded = await guard(companyId, false);
       if (!guarded.ok) return guarded;
-      const process = await found(companyId, id);
-      if (!process.ok) return process;
+      const process = await reconciled(companyId, id);
+      if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
       return ok((await repo.casesOf(db, id, status)).map(caseView));
+    },
+
+    async run(actor, id, limit) {
+      const guarded = await guard(actor.companyId, true);
+      if (!guarded.ok) return guarded;
+      const result = await transact(db, async (trx) => {
+        const process = await repo.lockProcess(trx, actor.companyId, environment, id);
+        if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
+        const now = clock.now();
+        await reconcileProcess(trx, process, { changes, environment, now });
+        const current = await repo.findProcess(trx, actor.companyId, environment, id);
+        if (current?.status !== 'active') return fail('certification_not_active', `The process is ${current?.status ?? process.status}: nothing more is sent in it.${current?.status === 'failed' ? ' Start a new process with a regenerated set: accepted cases carry over.' : ''}`);
+        const steps = await repo.stepsOf(trx, id);
+        if (steps.find((step) => step.number === 1)?.status !== 'done') return fail('certification_step_blocked', 'Step 1 (Registrado) is not confirmed: DGII takes the set\'s documents only once the postulación is validated. Confirm it with POST .../pasos/registrado/confirmar.');
+        const cases = await repo.casesOf(trx, id);
+        // A case that failed on our side or DGII's reach (error) is handed in again: its same document is retried.
+        const candidates = laneOrder(cases).filter((row) => row.kind !== 'RFCE' && (row.status === 'error' || (row.status === 'pending' && row.queued_at === null && row.waiting_for !== 'process_failed')));
+        const handed = candidates.slice(0, limit);
+        for (const row of handed) {
+          if (row.status === 'error') await changes.changeCase(trx, current, row, { status: 'pending', cause: 'handed in again by ejecutar', waitingFor: null }, now);
+          await repo.updateCase(trx, row, { queued_at: now, waiting_for: null, updated_at: now });
+        }
+        const after = await repo.casesOf(trx, id);
+        const acceptedOutside = new Set((await repo.documentsNumbered(trx, actor.companyId, environment, referencesOutside(after))).filter((row) => row.status === 'accepted' || row.status === 'accepted_conditional').map((row) => row.encf));
+        const inLane = laneOrder(after).filter((row) => row.queued_at !== null && (row.status === 'pending' || row.status === 'sent') && row.kind !== 'RFCE');
+        return ok({
+          processId: id,
+          queued: handed.map((row) => ({ caseKey: row.case_key, kind: row.kind })),
+          lane: inLane.map((row) => ({ caseKey: row.case_key, kind: row.kind, status: row.status, waitingFor: row.status === 'pending' ? (waitingFor(row, after, steps, acceptedOutside) ?? null) : 'dgii_verdict' })),
+          remaining: candidates.length - handed.length,
+        });
+      });
+      if (result.ok && result.value.queued.length > 0) deps.laneQueued();
+      return result;
     },
 
     async confirm(actor, id, key, note) {

@@ -54,6 +54,12 @@ export function createCommercialApprovals(deps: {
   environment: FiscalEnvironment;
   companies: CompaniesService;
   schemas: SchemaSet | undefined;
+  /**
+   * Whether DGII's certification test of the company's approval receiver (step 11) is open and `encf` is one of the
+   * set's: DGII then sends ACECFs whose RNCComprador is its own test taxpayer, not the e-CF's buyer, and expects 200
+   * (research/certification.md §1, "Step 11 in detail"). Such a buyer mismatch is recorded, not refused.
+   */
+  certificationApprovalTest?: (companyId: string, encf: string) => Promise<boolean>;
 }): CommercialApprovals {
   const { db, clock, blobs, environment, companies, schemas } = deps;
 
@@ -101,7 +107,8 @@ export function createCommercialApprovals(deps: {
       const recorded = recordedOf(row);
       const mismatches = acecfMismatches(approval, { RNCComprador: row.rnc_comprador, FechaEmision: row.fecha_emision, MontoTotal: row.monto_total });
       const [first] = mismatches;
-      if (first !== undefined) {
+      const certificationTest = first !== undefined && mismatches.every((field) => field === 'RNCComprador') && (await deps.certificationApprovalTest?.(companyId, row.encf)) === true;
+      if (first !== undefined && !certificationTest) {
         const errors = mismatches.map((field) => at(field, mismatchCodes[field].code, `The ACECF says ${approval[field]}; document ${row.id} has ${recorded[field] ?? '(none)'}.`));
         return fail(mismatchCodes[first].problem, `The ACECF does not match e-CF ${row.encf} in ${mismatches.map((field) => mismatchCodes[field].what).join(', ')}.`, errors);
       }
@@ -135,7 +142,8 @@ export function createCommercialApprovals(deps: {
         if (!first) return ok(false);
         await repo.insertArtefacts(trx, artefacts).execute();
         const signed = approval.FechaHoraAprobacionComercial === undefined ? '' : ` of ${approval.FechaHoraAprobacionComercial}`;
-        const cause = outcome === 'approved' ? `ACECF${signed} from buyer ${approval.RNCComprador}: approved (Estado 1)` : `ACECF${signed} from buyer ${approval.RNCComprador}: rejected (Estado 2): ${reason}`;
+        const test = certificationTest ? ` (DGII's certification test of the approval receiver; the e-CF's buyer is ${row.rnc_comprador ?? '(none)'})` : '';
+        const cause = outcome === 'approved' ? `ACECF${signed} from buyer ${approval.RNCComprador}: approved (Estado 1)${test}` : `ACECF${signed} from buyer ${approval.RNCComprador}: rejected (Estado 2): ${reason}${test}`;
         await repo.insertEvent(trx, { documentId: row.id, at: now, type: `commercial.${outcome}`, status: null, cause }).execute();
         await recordDomainEvent(trx, {
           companyId,

@@ -101,3 +101,8 @@ export type EventRow = Selectable<DocumentEventsTable>;
 export function eventsOf(db: Db, documentId: string): Promise<EventRow[]> {
   return db.selectFrom('document_events').selectAll().where('document_id', '=', documentId).orderBy('at').orderBy('id').execute();
 }
+
+/** The company's document numbered `encf` in this environment (the unique key of a number's use). */
+export function findByEncf(db: Executor, companyId: string, environment: FiscalEnvironment, encf: string): Promise<DocumentRow | undefined> {
+  return db.selectFrom('documents').selectAll().where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).executeTakeFirst();
+}

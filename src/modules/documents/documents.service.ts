@@ -21,7 +21,7 @@ import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
-import type { CompaniesService } from '../companies/index.js';
+import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
@@ -39,6 +39,12 @@ export interface Artefact {
 
 export interface DocumentsService {
   create(companyId: string, body: unknown): Promise<Result<DocumentView>>;
+  /**
+   * A document exactly as a certification set gives it: its own e-NCF and expiry (DGII's for the set, not from the
+   * company's ranges), every value verbatim, signed now. The e-NCF is the key: a document already recorded with it is
+   * returned, never made twice.
+   */
+  issueVerbatim(companyId: string, document: Record<string, unknown>, owned: { eNCF: string; fechaVencimientoSecuencia?: string | undefined }): Promise<Result<{ id: string; created: boolean }>>;
   get(companyId: string, id: string): Promise<Result<DocumentView>>;
   list(companyId: string, query: { status?: string | undefined; ecfType?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
   artefact(companyId: string, id: string, kind: string, version: number | undefined): Promise<Result<Artefact>>;
@@ -119,6 +125,75 @@ export function createDocumentsService(deps: {
 
   const views = createDocumentViews({ db, blobs, environment });
 
+  /**
+   * Builds the document with the service-owned fields, signs it with the company's key, archives its artefacts and
+   * records it with its first timeline and outbox events in ONE statement (with `settle`, the number's settlement,
+   * when the number came from a range). Findings when the document cannot be written.
+   */
+  async function signAndRecord(input: {
+    id: string;
+    companyId: string;
+    company: { rnc: string };
+    identity: SigningIdentity;
+    document: Record<string, unknown>;
+    owned: { eNCF: string; fechaVencimientoSecuencia?: string | undefined };
+    origin: repo.NewDocument['origin'];
+    rangeId: string | null;
+    warnings: repo.NewDocument['warnings'];
+    sourceJson: Buffer;
+    now: Date;
+    settle: Parameters<typeof executeAsOneStatement>[1][number] | undefined;
+  }): Promise<{ ok: true; row: repo.NewDocument; artefacts: repo.ArtefactRow[] } | { ok: false; findings: Finding[] }> {
+    const { id, companyId, company, identity, document, now } = input;
+    const fechaHoraFirma = formatDgiiTimestamp(now);
+    const owned = { eNCF: input.owned.eNCF, ...(input.owned.fechaVencimientoSecuencia === undefined ? {} : { fechaVencimientoSecuencia: input.owned.fechaVencimientoSecuencia }), fechaHoraFirma };
+    const built = buildEcf(document, owned);
+    if (!built.ok) return built;
+    // The values as the XML carries them (1430 sent as a number is written 1430.00): what the QR and reads show.
+    const written = normaliseEcf(document, owned);
+    if (!written.ok) throw new Error('a document that builds must normalise');
+    const signed = await signCanonicalDocumentInBackground(built.xml, identity);
+    const signatureValue = readSignatureValue(signed);
+    if (signatureValue === undefined) throw new Error('a document signed by the fast path has no SignatureValue');
+    const code = securityCode(signatureValue);
+    const ecfType = String(textAt(written.document, ['Encabezado', 'IdDoc', 'TipoeCF']));
+    const montoTotal = textAt(written.document, ['Encabezado', 'Totales', 'MontoTotal']) ?? '0.00';
+    const rncComprador = textAt(written.document, ['Encabezado', 'Comprador', 'RNCComprador']);
+    const fechaEmision = textAt(written.document, ['Encabezado', 'Emisor', 'FechaEmision']) ?? '';
+    const row: repo.NewDocument = {
+      id,
+      company_id: companyId,
+      environment,
+      ecf_type: ecfType,
+      encf: owned.eNCF,
+      status: 'signed',
+      origin: input.origin,
+      fecha_emision: fechaEmision,
+      rnc_comprador: rncComprador ?? null,
+      monto_total: montoTotal,
+      total_itbis: textAt(written.document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
+      security_code: code,
+      fecha_hora_firma: fechaHoraFirma,
+      timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: owned.eNCF, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: code }),
+      range_id: input.rangeId,
+      warnings: input.warnings,
+      created_at: now,
+      updated_at: now,
+    };
+    const artefacts = await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: now }, { 'source-json': input.sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now, true);
+    const cause = input.origin === 'certification' ? `created from the certification set; its e-NCF ${owned.eNCF}, signed` : `created from JSON; e-NCF ${owned.eNCF} taken, signed`;
+    // One statement: the document, its artefacts, its first event, the outbox event and the settled number commit
+    // together in one round trip.
+    await executeAsOneStatement(db, [
+      ...(input.settle === undefined ? [] : [input.settle]),
+      repo.insertDocument(db, row),
+      repo.insertArtefacts(db, artefacts),
+      repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
+      domainEventInsert(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' }, occurredAt: now }),
+    ], { prepared: true });
+    return { ok: true, row, artefacts };
+  }
+
   return {
     normalized: views.normalized,
     printable: views.printable,
@@ -151,62 +226,37 @@ export function createDocumentsService(deps: {
           return ok(undefined);
         });
 
-      let row: repo.NewDocument;
-      let artefacts: repo.ArtefactRow[];
       try {
-        const fechaHoraFirma = formatDgiiTimestamp(now);
-        const owned = { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia, fechaHoraFirma };
-        const built = buildEcf(document, owned);
-        if (!built.ok) {
-          await burn(`document ${id} could not be written: ${built.findings[0]?.message ?? 'unknown'}`);
-          return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(built.findings));
+        const recorded = await signAndRecord({ id, companyId, company, identity, document, owned: { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia }, origin: 'json', rangeId: taken.value.rangeId, warnings, sourceJson, now, settle: sequences.settleNumber(db, companyId, taken.value.encf) });
+        if (!recorded.ok) {
+          await burn(`document ${id} could not be written: ${recorded.findings[0]?.message ?? 'unknown'}`);
+          return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(recorded.findings));
         }
-        // The values as the XML carries them (1430 sent as a number is written 1430.00): what the QR and reads show.
-        const written = normaliseEcf(document, owned);
-        if (!written.ok) throw new Error('a document that builds must normalise');
-        const signed = await signCanonicalDocumentInBackground(built.xml, identity);
-        const signatureValue = readSignatureValue(signed);
-        if (signatureValue === undefined) throw new Error('a document signed by the fast path has no SignatureValue');
-        const code = securityCode(signatureValue);
-        const montoTotal = textAt(written.document, ['Encabezado', 'Totales', 'MontoTotal']) ?? '0.00';
-        const rncComprador = textAt(written.document, ['Encabezado', 'Comprador', 'RNCComprador']);
-        const fechaEmision = textAt(written.document, ['Encabezado', 'Emisor', 'FechaEmision']) ?? '';
-        row = {
-          id,
-          company_id: companyId,
-          environment,
-          ecf_type: ecfType,
-          encf: taken.value.encf,
-          status: 'signed',
-          origin: 'json',
-          fecha_emision: fechaEmision,
-          rnc_comprador: rncComprador ?? null,
-          monto_total: montoTotal,
-          total_itbis: textAt(written.document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
-          security_code: code,
-          fecha_hora_firma: fechaHoraFirma,
-          timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: taken.value.encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: code }),
-          range_id: taken.value.rangeId,
-          warnings,
-          created_at: now,
-          updated_at: now,
-        };
-        artefacts = await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: now }, { 'source-json': sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now, true);
-        const stored = row;
-        // One statement: the document, its artefacts, its first event, the outbox event and the settled number
-        // commit together in one round trip.
-        await executeAsOneStatement(db, [
-          sequences.settleNumber(db, companyId, taken.value.encf),
-          repo.insertDocument(db, stored),
-          repo.insertArtefacts(db, artefacts),
-          repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${taken.value.encf} taken, signed` }),
-          domainEventInsert(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: taken.value.encf, ecfType, status: 'signed' }, occurredAt: now }),
-        ], { prepared: true });
+        return ok(view({ ...recorded.row, ...repo.notYetSent }, recorded.artefacts, undefined));
       } catch (error) {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
-      return ok(view({ ...row, ...repo.notYetSent }, artefacts, undefined));
+    },
+
+    async issueVerbatim(companyId, document, owned) {
+      const issuer = await companies.issuer(companyId);
+      if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      if (issuer.identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12): every e-CF is signed with it.');
+      const existing = await repo.findByEncf(db, companyId, environment, owned.eNCF);
+      if (existing !== undefined) return ok({ id: existing.id, created: false });
+      const now = clock.now();
+      const id = newId('doc');
+      try {
+        const recorded = await signAndRecord({ id, companyId, company: issuer.company, identity: issuer.identity, document, owned, origin: 'certification', rangeId: null, warnings: [], sourceJson: Buffer.from(JSON.stringify(document)), now, settle: undefined });
+        if (!recorded.ok) return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(recorded.findings));
+        return ok({ id, created: true });
+      } catch (error) {
+        // Two workers issuing the same e-NCF: the unique (company, environment, e-NCF) lets one in; the other's is it.
+        const winner = await repo.findByEncf(db, companyId, environment, owned.eNCF);
+        if (winner !== undefined) return ok({ id: winner.id, created: false });
+        throw error;
+      }
     },
 
     async get(companyId, id) {

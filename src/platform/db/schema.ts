@@ -112,7 +112,7 @@ export interface DocumentsTable {
   ecf_type: string;
   encf: string;
   status: DocumentStatus;
-  origin: 'json' | 'signed_xml';
+  origin: 'json' | 'signed_xml' | 'certification';
   fecha_emision: string;
   rnc_comprador: string | null;
   monto_total: string;
@@ -468,6 +468,9 @@ export interface CertificationCasesTable {
   codigo: string | null;
   mensajes: ColumnType<DgiiMessageRow[], string | undefined, string>;
   document_id: string | null;
+  signed_blob_key: string | null;
+  signed_sha256: string | null;
+  queued_at: Date | null;
   carried_from_process_id: string | null;
   sent_at: Date | null;
   verdict_at: Date | null;

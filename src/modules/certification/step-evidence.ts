@@ -1,0 +1,48 @@
+// Steps 9 and 11 are done by DGII's own traffic to the company's receiver, not by a confirmation (research/
+// certification.md §6.7): e-CF received since "Enviar prueba de comprobantes" was confirmed, and commercial approvals
+// received since "Enviar prueba de aprobaciones comerciales". DGII sends the company's receiver the test; we only
+// read what the receiver recorded.
+import type { FiscalEnvironment } from '../../config.js';
+import type { Trx } from '../../platform/db/transact.js';
+import * as repo from './certification.repo.js';
+
+/** The confirmation that opened a receiver test: the latest of its key. */
+async function confirmedAt(trx: Trx, processId: string, key: string): Promise<Date | undefined> {
+  const confirmations = await repo.confirmationsOf(trx, processId);
+  return confirmations.filter((row) => row.key === key).at(-1)?.confirmed_at;
+}
+
+export async function stepEvidence(trx: Trx, process: repo.ProcessRow, step: repo.StepRow, context: { environment: FiscalEnvironment; expectedApprovals: number }): Promise<{ cause: string; evidence: Record<string, unknown> } | undefined> {
+  if (step.number === 9) {
+    const since = await confirmedAt(trx, process.id, 'url_pruebas_comunicacion');
+    if (since === undefined) return undefined;
+    const received = await trx
+      .selectFrom('received_documents')
+      .select(['id', 'issuer_rnc', 'encf', 'status', 'reason_code', 'received_at'])
+      .where('company_id', '=', process.company_id)
+      .where('environment', '=', context.environment)
+      .where('received_at', '>', since)
+      .orderBy('received_at')
+      .execute();
+    const acknowledged = received.filter((row) => row.status === 'received');
+    const refused = received.filter((row) => row.status === 'not_received');
+    // Any refusal since the click fails DGII's test (the portal goes back to step 8): wait for a new click.
+    if (acknowledged.length === 0 || refused.length > 0) return undefined;
+    return { cause: `${String(acknowledged.length)} e-CF from DGII received and acknowledged (ARECF Estado 0)`, evidence: { received: received.map((row) => ({ id: row.id, issuer: row.issuer_rnc, eNCF: row.encf, status: row.status, reasonCode: row.reason_code, at: row.received_at.toISOString() })) } };
+  }
+  if (step.number === 11) {
+    const since = await confirmedAt(trx, process.id, 'inicio_prueba_aprobaciones');
+    if (since === undefined) return undefined;
+    const answered = await trx
+      .selectFrom('document_commercial_responses as r')
+      .innerJoin('documents as d', 'd.id', 'r.document_id')
+      .select(['d.encf', 'r.rnc_comprador', 'r.decision', 'r.received_at'])
+      .where('d.company_id', '=', process.company_id)
+      .where('d.environment', '=', context.environment)
+      .where('r.received_at', '>', since)
+      .execute();
+    if (answered.length < Math.max(1, context.expectedApprovals)) return undefined;
+    return { cause: `${String(answered.length)} commercial approvals from DGII received and answered`, evidence: { approvals: answered.map((row) => ({ eNCF: row.encf, rncComprador: row.rnc_comprador, decision: row.decision, at: row.received_at.toISOString() })) } };
+  }
+  return undefined;
+}
