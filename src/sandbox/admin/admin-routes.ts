@@ -1,7 +1,9 @@
 // Control of the sandbox for tests and demos, under /sandbox-admin (off unless enabled; a token when configured):
 // register taxpayers, ranges and delegated certificates; inject faults; read what arrived; set the "En Proceso"
-// delay; reset. These are ours, not DGII's, so they answer plain JSON with clear messages.
+// delay; play DGII's certification portal; reset. These are ours, not DGII's, so they answer plain JSON with clear
+// messages.
 import { timingSafeEqual } from 'node:crypto';
+import { portalRoutes } from '../certification/portal-routes.js';
 import { loadCounterpartIdentity } from '../counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { sandboxServices } from '../http/sandbox-route.js';
@@ -230,6 +232,9 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
         };
       });
 
+      // DGII's certification portal (certification/portal-routes.ts).
+      portalRoutes(admin, context);
+
       admin.get('/exchanges', async () => db.selectFrom('sandbox_exchanges').selectAll().orderBy('id').execute());
 
       const settings = async () => ({ processingDelayMs: await processingDelayMs(db), maintenanceWindows: await maintenanceWindows(db) });
@@ -244,7 +249,7 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
       });
 
       admin.post('/reset', async (_request, reply) => {
-        for (const table of ['sandbox_documents', 'sandbox_sequence_uses', 'sandbox_approvals', 'sandbox_arrivals', 'sandbox_faults', 'sandbox_seeds', 'sandbox_tokens', 'sandbox_exchanges', 'sandbox_ranges', 'sandbox_delegations', 'sandbox_taxpayers'] as const) {
+        for (const table of ['sandbox_cert_records', 'sandbox_cert_inbox', 'sandbox_cert_postulaciones', 'sandbox_cert_sets', 'sandbox_directory_entries', 'sandbox_documents', 'sandbox_sequence_uses', 'sandbox_approvals', 'sandbox_arrivals', 'sandbox_faults', 'sandbox_seeds', 'sandbox_tokens', 'sandbox_exchanges', 'sandbox_ranges', 'sandbox_delegations', 'sandbox_taxpayers'] as const) {
           await db.deleteFrom(table).execute();
         }
         await db.deleteFrom('sandbox_settings').where('key', 'in', ['processing_delay_ms', maintenanceWindowsSetting]).execute();

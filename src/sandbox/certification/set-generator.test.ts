@@ -143,6 +143,20 @@ describe('the certification set: composition', () => {
     assert.notDeepEqual(other, set);
     assert.deepEqual(other.map((entry) => entry.caseKey), set.map((entry) => entry.caseKey), 'the seed varies the content, not the keys');
   });
+
+  it('starts each type\'s e-NCF where sequenceStart says (one number for all, or per type), changing nothing else', () => {
+    const moved = generateCertificationSet({ rnc, now, sequenceStart: { '31': 5, '34': 3 } });
+    assert.deepEqual(ofType(moved.filter((entry) => entry.kind === 'ECF'), '31').map(encf), ['E310000000005', 'E310000000006', 'E310000000007', 'E310000000008']);
+    assert.deepEqual(ofType(moved.filter((entry) => entry.kind === 'ECF'), '34').map(encf), ['E340000000003', 'E340000000004']);
+    assert.equal(encf(ofType(moved, '41')[0] ?? set[0]!), 'E410000000001');
+    // The notes follow their invoices' new numbers.
+    const note = moved.find((entry) => entry.ecfType === '33');
+    assert.equal(text(note?.payload, 'InformacionReferencia', 'NCFModificado'), 'E310000000005');
+    const strip = (cases: readonly GeneratedCase[]) => JSON.stringify(cases).replace(/E\d{12}/g, 'E');
+    assert.equal(strip(moved), strip(set));
+    assert.deepEqual(ofType(generateCertificationSet({ rnc, now, sequenceStart: 1000 }), '47').map(encf), ['E470000001000', 'E470000001001']);
+    assert.throws(() => generateCertificationSet({ rnc, now, sequenceStart: 0 }), RangeError);
+  });
 });
 
 describe('the certification set: what DGII\'s sets carry', () => {

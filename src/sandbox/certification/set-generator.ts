@@ -280,10 +280,13 @@ function paymentForms(formas: readonly string[], montoTotal: string): Json | und
   return { FormaDePago: formas.map((FormaPago, index) => ({ FormaPago, MontoPago: formatAmount(montos[index] ?? share) })) };
 }
 
+/** The issuer's name in DGII's sets: a placeholder, not the taxpayer's (research/certification.md §2). */
+export const placeholderIssuerName = 'DOCUMENTOS ELECTRONICOS DE 02';
+
 const emisorTexts = {
   // DGII's sets carry placeholder issuer texts, not the taxpayer's (research/certification.md §2).
-  RazonSocialEmisor: 'DOCUMENTOS ELECTRONICOS DE 02',
-  NombreComercial: 'DOCUMENTOS ELECTRONICOS DE 02',
+  RazonSocialEmisor: placeholderIssuerName,
+  NombreComercial: placeholderIssuerName,
   DireccionEmisor: 'AVE. PRINCIPAL NO. 100, SECTOR DE PRUEBA, SANTO DOMINGO',
 };
 
@@ -337,13 +340,14 @@ class SetDraw {
     readonly dice: Dice,
     issuerRnc: string,
     private readonly year: number,
+    private readonly firstSequence: (type: EcfType) => number,
   ) {
     this.taken.add(issuerRnc);
   }
 
-  /** The next e-NCF of the type: E, the type, a 10-digit sequence from 1 (Formato e-CF field 3). */
+  /** The next e-NCF of the type: E, the type, a 10-digit sequence from its first one (Formato e-CF field 3). */
   eNCF(type: EcfType): string {
-    const next = (this.sequences.get(type) ?? 0) + 1;
+    const next = (this.sequences.get(type) ?? this.firstSequence(type) - 1) + 1;
     this.sequences.set(type, next);
     return `E${type}${String(next).padStart(10, '0')}`;
   }
@@ -511,15 +515,30 @@ function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
   return [manyLines, onCredit, fourDecimals, lineDiscount, generator, refrigerators, ...small32, ...notes, plumbing, produce, ...minor43, ...special44, ...government45, ...exports46, ...abroad47];
 }
 
+/** The first sequence number of each type's e-NCF: one for every type, or per type (1 where a type is not given). */
+export type SequenceStart = number | Partial<Readonly<Record<EcfType, number>>>;
+
+const maxSequence = 9_999_999_999;
+
+function firstSequenceOf(start: SequenceStart | undefined): (type: EcfType) => number {
+  return (type) => {
+    const first = typeof start === 'number' ? start : (start?.[type] ?? 1);
+    if (!Number.isSafeInteger(first) || first < 1 || first > maxSequence - 50) throw new RangeError(`certification set: the first sequence of type ${type} (${String(first)}) is not a sequence number with room for the set`);
+    return first;
+  };
+}
+
 /**
  * The set for the taxpayer `rnc` (its RNCEmisor), dated before `now`, its content drawn from `seed` (1 when not
- * given). `defects` injects known defects of DGII's own sets.
+ * given). `defects` injects known defects of DGII's own sets. `sequenceStart` moves the e-NCF on (each type from 1
+ * when not given): a set DGII issues again after a reset does not reuse the numbers the last one burned
+ * (research/certification.md §3, "After a reset").
  */
-export function generateCertificationSet(input: { rnc: string; now: Date; seed?: number; defects?: readonly SetDefect[] }): GeneratedCase[] {
+export function generateCertificationSet(input: { rnc: string; now: Date; seed?: number; defects?: readonly SetDefect[]; sequenceStart?: SequenceStart }): GeneratedCase[] {
   if (checkTaxpayerId(input.rnc) !== undefined) throw new RangeError(`certification set: ${input.rnc} is not a valid RNC or cédula`);
   const today = calendarDateOf(input.now);
   // Dates of the set are in the past (DGII's: 2018, 2020); the sequences expire at the end of next year.
-  const draw = new SetDraw(new Dice(input.seed ?? 1), input.rnc, Math.min(2020, today.year - 1));
+  const draw = new SetDraw(new Dice(input.seed ?? 1), input.rnc, Math.min(2020, today.year - 1), firstSequenceOf(input.sequenceStart));
   const expiry = dgiiDate({ year: today.year + 1, month: 12, day: 31 });
   const ecf = invoicesOf(draw, input.defects ?? []).map((invoice): GeneratedCase => ({
     kind: 'ECF',

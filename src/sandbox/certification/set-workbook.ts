@@ -6,7 +6,8 @@ import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { writeXlsx } from '../../platform/xlsx/index.js';
 
 export interface WorkbookCase {
-  kind: 'ECF' | 'RFCE';
+  /** ACECF cases have no sheet here: DGII's ACECF workbook is another file. */
+  kind: 'ECF' | 'RFCE' | 'ACECF';
   caseKey: string;
   payload: Record<string, unknown>;
 }

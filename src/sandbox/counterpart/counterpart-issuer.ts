@@ -8,7 +8,7 @@ import { encfOf } from '../../fiscal/encf.js';
 import { parseXmlTree, groupsOf } from '../../fiscal/parse/index.js';
 import { notReceivedReasons, readArecf } from '../../fiscal/responses/arecf.js';
 import { securityCode, signCanonicalDocument, verifyEnvelopedSignature, readSignatureValue } from '../../fiscal/xmldsig/index.js';
-import type { SandboxContext } from '../http/context.js';
+import type { CounterpartIdentity, SandboxContext } from '../http/context.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { counterpartInvoice, type TypeSentToReceiver } from './counterpart-documents.js';
 import { authenticateAt, endpointUrl, postXml, standardPaths } from './counterpart-outbound.js';
@@ -30,9 +30,13 @@ export interface Emission {
   messages: string[];
 }
 
-/** The counterpart's next sequence number for a type: a counter per environment and type, taken atomically. */
-async function nextSequence(context: SandboxContext, environment: SandboxEnvironment, type: string): Promise<number> {
-  const key = `counterpart_sequence:${environment}:${type}`;
+/** An issuer the sandbox plays: the counterpart, or DGII's test taxpayer in certification (certification/). */
+export type SandboxIssuer = Pick<CounterpartIdentity, 'rnc' | 'name' | 'key'>;
+
+/** The issuer's next sequence number for a type: a counter per issuer, environment and type, taken atomically. */
+async function nextSequence(context: SandboxContext, environment: SandboxEnvironment, issuer: SandboxIssuer, type: string): Promise<number> {
+  // The counterpart's counters keep their original key, so restarting on an older database goes on where it was.
+  const key = issuer.rnc === context.counterpart.rnc ? `counterpart_sequence:${environment}:${type}` : `issuer_sequence:${issuer.rnc}:${environment}:${type}`;
   const row = await context.db
     .insertInto('sandbox_settings')
     .values({ key, value: '1' })
@@ -48,22 +52,23 @@ async function buyerName(context: SandboxContext, rnc: string): Promise<string> 
 }
 
 /**
- * The counterpart's e-CF, signed, and reported to DGII as accepted: a real issuer sends to DGII before the
+ * The issuer's e-CF to a buyer, signed, and reported to DGII as accepted: a real issuer sends to DGII before the
  * receiver, so DGII's services (consulta estado, timbre, aprobación comercial) know the e-CF the receiver got.
  */
-async function issue(context: SandboxContext, environment: SandboxEnvironment, request: EmissionRequest): Promise<{ encf: string; xml: string }> {
+export async function issueEcf(context: SandboxContext, environment: SandboxEnvironment, request: { issuer: SandboxIssuer; buyerRnc: string; type: TypeSentToReceiver }): Promise<{ encf: string; xml: string }> {
+  const { issuer } = request;
   const now = context.clock.now();
-  const encf = encfOf(request.type, await nextSequence(context, environment, request.type));
+  const encf = encfOf(request.type, await nextSequence(context, environment, issuer, request.type));
   const { document, owned, summary } = counterpartInvoice({
     type: request.type,
     eNCF: encf,
-    issuer: { rnc: context.counterpart.rnc, name: context.counterpart.name },
-    buyer: { rnc: request.rnc, name: await buyerName(context, request.rnc) },
+    issuer: { rnc: issuer.rnc, name: issuer.name },
+    buyer: { rnc: request.buyerRnc, name: await buyerName(context, request.buyerRnc) },
     now,
   });
   const built = buildEcf(document, owned);
-  if (!built.ok) throw new Error(`the counterpart built an invalid e-CF ${request.type}: ${built.findings.map((finding) => finding.message).join('; ')}`);
-  const xml = signCanonicalDocument(built.xml, context.counterpart.key);
+  if (!built.ok) throw new Error(`the sandbox built an invalid e-CF ${request.type}: ${built.findings.map((finding) => finding.message).join('; ')}`);
+  const xml = signCanonicalDocument(built.xml, issuer.key);
   const trackId = randomUUID();
   await context.db
     .insertInto('sandbox_documents')
@@ -71,7 +76,7 @@ async function issue(context: SandboxContext, environment: SandboxEnvironment, r
       track_id: trackId,
       environment,
       channel: 'ecf',
-      rnc_emisor: context.counterpart.rnc,
+      rnc_emisor: issuer.rnc,
       encf,
       type: request.type,
       received_at: now,
@@ -83,18 +88,19 @@ async function issue(context: SandboxContext, environment: SandboxEnvironment, r
       total_itbis: summary.totalItbis,
       fecha_emision: summary.fechaEmision,
       fecha_firma: owned.fechaHoraFirma,
-      rnc_comprador: request.rnc,
+      rnc_comprador: request.buyerRnc,
       id_extranjero: null,
       security_code: securityCode(readSignatureValue(xml) ?? ''),
       xml,
     })
     .execute();
-  await context.db.insertInto('sandbox_sequence_uses').values({ environment, rnc: context.counterpart.rnc, encf, used_by: 'ecf', track_id: trackId, used_at: now }).execute();
+  await context.db.insertInto('sandbox_sequence_uses').values({ environment, rnc: issuer.rnc, encf, used_by: 'ecf', track_id: trackId, used_at: now }).execute();
   return { encf, xml };
 }
 
 /** The ARECF a receiver answered, judged: well-formed, signed, valid per XSD, and about this e-CF and this buyer. */
-export function judgeArecf(context: SandboxContext, body: string, expected: { encf: string; buyer: string }): { valid: boolean; messages: string[] } {
+export function judgeArecf(context: SandboxContext, body: string, expected: { encf: string; buyer: string; issuerRnc?: string }): { valid: boolean; messages: string[]; estado?: string } {
+  const issuerRnc = expected.issuerRnc ?? context.counterpart.rnc;
   const parsed = parseXmlTree(body);
   if (!parsed.ok || parsed.root !== 'ARECF') return { valid: false, messages: ['La respuesta no es un acuse de recibo (ARECF) en XML bien formado.'] };
   const messages: string[] = [];
@@ -104,24 +110,25 @@ export function judgeArecf(context: SandboxContext, body: string, expected: { en
   const read = readArecf(Object.fromEntries(Object.entries(detail ?? {}).map(([name, values]) => [name, typeof values[0] === 'string' ? values[0] : undefined])));
   if (!read.ok) return { valid: false, messages: [...messages, 'El acuse de recibo no tiene los campos requeridos.'] };
   const arecf = read.value;
-  if (arecf.RNCEmisor !== context.counterpart.rnc) messages.push(`El RNCEmisor del acuse (${arecf.RNCEmisor}) no corresponde al emisor (${context.counterpart.rnc}).`);
+  if (arecf.RNCEmisor !== issuerRnc) messages.push(`El RNCEmisor del acuse (${arecf.RNCEmisor}) no corresponde al emisor (${issuerRnc}).`);
   if (arecf.eNCF !== expected.encf) messages.push(`El eNCF del acuse (${arecf.eNCF}) no corresponde al enviado (${expected.encf}).`);
   if (arecf.RNCComprador !== expected.buyer) messages.push(`El RNCComprador del acuse (${arecf.RNCComprador}) no corresponde al comprador (${expected.buyer}).`);
   messages.push(arecf.Estado === '0' ? 'Estado 0: e-CF Recibido.' : `Estado 1: e-CF No Recibido (${arecf.CodigoMotivoNoRecibido} ${notReceivedReasons[arecf.CodigoMotivoNoRecibido]}).`);
-  return { valid: messages.length === 1, messages };
+  return { valid: messages.length === 1, messages, estado: arecf.Estado };
 }
 
-async function recordExchange(
+/** What the sandbox sent to a receiver and what came back; `rnc` is the sender (the counterpart unless given). */
+export async function recordExchange(
   context: SandboxContext,
   environment: SandboxEnvironment,
-  exchange: { kind: 'ecf' | 'acecf'; encf: string; targetUrl: string; sentAt: Date; httpStatus: number | null; responseXml: string | null; state: string; messages: string[] },
+  exchange: { kind: 'ecf' | 'acecf'; rnc?: string; encf: string; targetUrl: string; sentAt: Date; httpStatus: number | null; responseXml: string | null; state: string; messages: string[] },
 ): Promise<void> {
   await context.db
     .insertInto('sandbox_exchanges')
     .values({
       environment,
       kind: exchange.kind,
-      rnc: context.counterpart.rnc,
+      rnc: exchange.rnc ?? context.counterpart.rnc,
       encf: exchange.encf,
       target_url: exchange.targetUrl,
       sent_at: exchange.sentAt,
@@ -134,7 +141,7 @@ async function recordExchange(
 }
 
 export async function emitEcf(context: SandboxContext, environment: SandboxEnvironment, request: EmissionRequest): Promise<Emission> {
-  const { encf, xml } = await issue(context, environment, request);
+  const { encf, xml } = await issueEcf(context, environment, { issuer: context.counterpart, buyerRnc: request.rnc, type: request.type });
   const targetUrl = endpointUrl(request.receptionBase, standardPaths.recepcion);
   const sentAt = context.clock.now();
   const finish = async (state: AcknowledgementState, messages: string[], httpStatus: number | null = null, responseXml: string | null = null): Promise<Emission> => {

@@ -1,7 +1,7 @@
 // The counterpart calling a taxpayer's receiver, as DGII's simulator does: the URLs it is given are bases (as in
 // DGII's directory) to which the standard paths are appended; authentication first when an authentication URL is
 // given (seed → signed with the counterpart's key → token); documents as multipart `xml` with a Content-Length.
-import { signXml } from '../../fiscal/xmldsig/index.js';
+import { signXml, type SigningKey } from '../../fiscal/xmldsig/index.js';
 import type { SandboxContext } from '../http/context.js';
 
 /** How long the counterpart waits for a receiver: DGII does not say; long enough for a slow host, short for a test. */
@@ -32,9 +32,9 @@ export function httpUrl(value: unknown): URL | undefined {
 export function endpointUrl(base: URL, path: string): string {
   const trimmed = base.href.replace(/\/+$/, '');
   const lower = trimmed.toLowerCase();
-  if (lower.endsWith(path)) return trimmed;
+  if (lower.endsWith(path.toLowerCase())) return trimmed;
   const service = path.split('/api/')[0] ?? path;
-  if (lower.endsWith(service)) return `${trimmed}${path.slice(service.length)}`;
+  if (lower.endsWith(service.toLowerCase())) return `${trimmed}${path.slice(service.length)}`;
   return `${trimmed}${path}`;
 }
 
@@ -57,37 +57,60 @@ export function postXml(context: SandboxContext, url: string, xml: string, filen
   return send(context, url, { method: 'POST', body: form, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
 }
 
-export type Authenticated = { ok: true; token: string | undefined } | { ok: false; message: string };
+/** Who authenticates at a receiver, and how strictly it reads the answer. */
+export interface Caller {
+  key: SigningKey;
+  /** The signed seed's endpoint (the standard's spelling by default; DGII writes `validacionCertificado`). */
+  validationPath?: string;
+  /** DGII reads `expira` as a date-time and fails on anything else, e.g. a Unix time (research/certification.md §1). */
+  requireDateTimeExpiry?: boolean;
+}
+
+/** Why an authentication failed: the receiver could not be reached, answered an HTTP error, or gave no usable token. */
+export type AuthenticationFailure = { kind: 'unreachable' } | { kind: 'status'; status: number } | { kind: 'seed' } | { kind: 'token' };
+
+export type Authenticated = { ok: true; token: string | undefined } | { ok: false; message: string; failure: AuthenticationFailure };
 
 /** The receiver's token, or no token when no authentication URL was given. */
-export async function authenticateAt(context: SandboxContext, base: URL | undefined): Promise<Authenticated> {
+export async function authenticateAt(context: SandboxContext, base: URL | undefined, caller: Caller = { key: context.counterpart.key }): Promise<Authenticated> {
   if (base === undefined) return { ok: true, token: undefined };
   const seedUrl = endpointUrl(base, standardPaths.semilla);
   const seed = await send(context, seedUrl, { method: 'GET' });
-  if (!seed.ok) return seed;
-  if (seed.status !== 200) return { ok: false, message: `La semilla de ${seedUrl} respondió HTTP ${String(seed.status)}.` };
+  if (!seed.ok) return { ...seed, failure: { kind: 'unreachable' } };
+  if (seed.status !== 200) return { ok: false, message: `La semilla de ${seedUrl} respondió HTTP ${String(seed.status)}.`, failure: { kind: 'status', status: seed.status } };
   let signed: string;
   try {
-    signed = signXml(seed.body, context.counterpart.key);
+    signed = signXml(seed.body, caller.key);
   } catch {
-    return { ok: false, message: `La semilla de ${seedUrl} no es un XML que pueda firmarse.` };
+    return { ok: false, message: `La semilla de ${seedUrl} no es un XML que pueda firmarse.`, failure: { kind: 'seed' } };
   }
-  const validationUrl = endpointUrl(base, standardPaths.validacionCertificado);
+  const validationUrl = endpointUrl(base, caller.validationPath ?? standardPaths.validacionCertificado);
   const form = new FormData();
   form.append('xml', new Blob([signed], { type: 'text/xml' }), 'semilla.xml');
   const answer = await send(context, validationUrl, { method: 'POST', body: form, headers: { accept: 'application/json' } });
-  if (!answer.ok) return answer;
-  if (answer.status !== 200) return { ok: false, message: `${validationUrl} respondió HTTP ${String(answer.status)}: ${answer.body.slice(0, 300)}` };
+  if (!answer.ok) return { ...answer, failure: { kind: 'unreachable' } };
+  if (answer.status !== 200) return { ok: false, message: `${validationUrl} respondió HTTP ${String(answer.status)}: ${answer.body.slice(0, 300)}`, failure: { kind: 'status', status: answer.status } };
   const token = tokenOf(answer.body);
-  return token === undefined ? { ok: false, message: `${validationUrl} no devolvió un token.` } : { ok: true, token };
+  if (token === undefined) return { ok: false, message: `${validationUrl} no devolvió un token.`, failure: { kind: 'token' } };
+  if (caller.requireDateTimeExpiry === true && !isDateTime(token.expira)) {
+    return { ok: false, message: `${validationUrl} devolvió expira ${JSON.stringify(token.expira ?? null)}, que no es una fecha y hora.`, failure: { kind: 'token' } };
+  }
+  return { ok: true, token: token.token };
 }
 
-function tokenOf(body: string): string | undefined {
+function isDateTime(value: unknown): boolean {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+function tokenOf(body: string): { token: string; expira: unknown } | undefined {
   try {
     const parsed = JSON.parse(body) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && 'token' in parsed && typeof parsed.token === 'string' && parsed.token !== '') return parsed.token;
+    if (typeof parsed === 'object' && parsed !== null && 'token' in parsed && typeof parsed.token === 'string' && parsed.token !== '') {
+      return { token: parsed.token, expira: 'expira' in parsed ? parsed.expira : undefined };
+    }
   } catch {
     // Some receivers answer XML whatever the Accept header says (the standard allows both forms).
   }
-  return /<token>\s*([^<\s]+)\s*<\/token>/.exec(body)?.[1];
+  const token = /<token>\s*([^<\s]+)\s*<\/token>/.exec(body)?.[1];
+  return token === undefined ? undefined : { token, expira: /<expira>\s*([^<]*?)\s*<\/expira>/.exec(body)?.[1] };
 }

@@ -15,6 +15,8 @@ import { sessionOf, type Session } from '../http/sessions.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { sendDgiiReply } from '../http/reply-format.js';
 import { actsFor, readSignedUpload } from './signed-upload.js';
+import { approvalStageVerdict } from '../certification/approval-tests.js';
+import { groupsOf, textOf, type XmlTree } from '../../fiscal/parse/index.js';
 
 export const approvalVerdicts = {
   accepted: { codigo: '01', estado: 'Aprobación Comercial Aprobada.' },
@@ -87,6 +89,13 @@ interface Verdict {
   accepted: boolean;
   mensaje: string[];
   note: string;
+  /** What certification counts once the approval is stored (certification/approval-tests.ts). */
+  settle?: (() => Promise<void>) | undefined;
+}
+
+function versionOf(tree: XmlTree): string | undefined {
+  const detail = groupsOf(tree, 'DetalleAprobacionComercial')[0];
+  return detail === undefined ? undefined : textOf(detail, 'Version');
 }
 
 const refusedWith = (note: string, mensaje: string[], status = 400): Verdict => ({ status, accepted: false, mensaje, note: `refused:${note}` });
@@ -101,10 +110,15 @@ async function judge(context: SandboxContext, request: FastifyRequest, environme
   if (!(await actsFor(context, session, upload.signerSha256, approval.RNCComprador))) {
     return { ...found, verdict: refusedWith('not_delegated', [`${dgiiApprovalMessages.notDelegated}: ${approval.RNCComprador}`]) };
   }
-  const problems = await approvalProblems(context, environment, approval);
+  const state = stateProblems(approval);
+  if (state.length > 0) return { ...found, verdict: refusedWith('invalid', state) };
+  // In CerteCF, a buyer with a postulación in progress is judged by its certification step instead.
+  const staged = await approvalStageVerdict(context, environment, { ...approval, Version: versionOf(upload.tree) });
+  if (staged !== undefined && !staged.accepted) return { ...found, verdict: staged };
+  const problems = staged === undefined ? await approvalProblems(context, environment, approval) : [];
   if (problems.length > 0) return { ...found, verdict: refusedWith('invalid', problems) };
   if (request.sandboxFault === 'reject') return { ...found, verdict: refusedWith('fault_reject', [dgiiApprovalMessages.tryAgain]) };
-  return { ...found, verdict: { status: 200, accepted: true, mensaje: [], note: 'accepted' } };
+  return { ...found, verdict: staged ?? { status: 200, accepted: true, mensaje: [], note: 'accepted' } };
 }
 
 async function handle(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
@@ -121,6 +135,7 @@ async function handle(context: SandboxContext, request: FastifyRequest, reply: F
       .values({ environment, rnc_emisor: approval.RNCEmisor, encf: approval.eNCF, rnc_comprador: approval.RNCComprador, estado: approval.Estado, received_at: context.clock.now(), accepted: verdict.accepted, xml })
       .execute();
   }
+  if (!lost) await verdict.settle?.();
   // Logged under the e-CF it approves (issuer and e-NCF), the pair that names a document everywhere else.
   await recordArrival(context, { service: 'aprobacioncomercial', environment, rnc: approval?.RNCEmisor, encf: approval?.eNCF, outcome: lost ? `${verdict.note}:lost` : verdict.note });
   const { codigo, estado } = verdict.accepted ? approvalVerdicts.accepted : approvalVerdicts.refused;

@@ -51,8 +51,33 @@ async function directory(context: SandboxContext, request: FastifyRequest, envir
     urlAceptacion: row.approval_url ?? '',
     urlOpcional: row.authentication_url ?? '',
   }));
+  await withEnvironmentEntries(context, environment, entries, rnc);
   const withCounterpart = rnc === undefined || rnc === context.counterpart.rnc;
   return withCounterpart ? [counterpartEntry(context, request, environment), ...entries] : entries;
+}
+
+/**
+ * The entries written for this environment alone replace the registry's URLs: certification's step 12 writes the
+ * production ones (research/certification.md §1: "They go to the OFV directory"), which only eCF shows. A taxpayer
+ * listed only there (no URL in the registry) is added.
+ */
+async function withEnvironmentEntries(context: SandboxContext, environment: SandboxEnvironment, entries: DirectoryEntry[], rnc: string | undefined): Promise<void> {
+  let query = context.db
+    .selectFrom('sandbox_directory_entries')
+    .innerJoin('sandbox_taxpayers', 'sandbox_taxpayers.rnc', 'sandbox_directory_entries.rnc')
+    .select(['sandbox_taxpayers.name', 'sandbox_directory_entries.rnc', 'sandbox_directory_entries.reception_url', 'sandbox_directory_entries.approval_url', 'sandbox_directory_entries.authentication_url'])
+    .where('sandbox_directory_entries.environment', '=', environment)
+    .where('sandbox_taxpayers.electronic', '=', true)
+    .where('sandbox_taxpayers.active', '=', true)
+    .where('sandbox_directory_entries.rnc', '!=', context.counterpart.rnc);
+  if (rnc !== undefined) query = query.where('sandbox_directory_entries.rnc', '=', rnc);
+  for (const row of await query.execute()) {
+    const entry = { nombre: row.name, rnc: row.rnc, urlRecepcion: row.reception_url, urlAceptacion: row.approval_url, urlOpcional: row.authentication_url };
+    const at = entries.findIndex((candidate) => candidate.rnc === row.rnc);
+    if (at === -1) entries.push(entry);
+    else entries[at] = entry;
+  }
+  entries.sort((a, b) => a.rnc.localeCompare(b.rnc));
 }
 
 /** A query parameter by name in any letter case (DGII's ASP.NET binds them so). */

@@ -34,6 +34,8 @@ export interface ReceptionInput {
   /** How long after its reception the verdict shows (consultaresultado answers En Proceso until then). */
   processingDelayMs: number;
   xml: Buffer;
+  /** The verdict when the e-NCF turns out burned already (by a copy judged meanwhile); the usual refusal if not given. */
+  alreadyUsed?: Verdict | undefined;
   /** This request's arrivals log entry, and the outcome a verdict gets there. */
   arrival: Omit<Arrival, 'outcome' | 'trackId'> & { trackId?: string; outcomeOf: (verdict: Verdict) => string };
 }
@@ -76,7 +78,7 @@ export async function recordReception(context: SandboxContext, input: ReceptionI
     return verdict;
   }
   // Every part sees the same snapshot: whether the e-NCF was burned here is what the `burned` part returned.
-  const taken = rejected(usedRefusal(facts.encf));
+  const taken = input.alreadyUsed ?? rejected(usedRefusal(facts.encf));
   const burned = sql<boolean>`exists (select 1 from burned)`;
   const use = db
     .insertInto('sandbox_sequence_uses')

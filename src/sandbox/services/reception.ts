@@ -14,6 +14,7 @@ import { processingDelayMs } from '../state/settings.js';
 import { injectedRejection, messageCodes, runCommonChecks, type DocumentFacts } from './document-checks.js';
 import { recordReception, rejected, type Verdict } from './reception-documents.js';
 import { contentVerdict } from './reception-content.js';
+import { reviewForCertification } from '../certification/document-review.js';
 
 interface Judgement {
   verdict: Verdict;
@@ -43,18 +44,22 @@ async function receive(context: SandboxContext, request: FastifyRequest, reply: 
   }
   const judgement =
     request.sandboxFault === 'reject' ? { verdict: rejected(injectedRejection()), securityCode: undefined } : await judge(context, environment, xml, facts, session.certificateSha256);
+  // In CerteCF, a postulación in its data or simulation tests judges further and counts (certification/).
+  const review = await reviewForCertification(context, { environment, channel: 'ecf', facts, xml, verdict: judgement.verdict });
   // The verdict burns the e-NCF unless another copy took it between our check and now (recordReception says so).
-  await recordReception(context, {
+  const stored = await recordReception(context, {
     trackId,
     environment,
     channel: 'ecf',
     facts,
     securityCode: judgement.securityCode,
-    verdict: judgement.verdict,
+    verdict: review?.verdict ?? judgement.verdict,
+    alreadyUsed: review?.alreadyUsed,
     processingDelayMs: await processingDelayMs(context.db),
     xml,
     arrival: { ...arrivalEntry, trackId, outcomeOf: () => 'accepted' },
   });
+  await review?.settle(stored);
   return reply.send({ trackId });
 }
 

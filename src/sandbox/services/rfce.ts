@@ -11,6 +11,7 @@ import { takeDocument } from './document-intake.js';
 import { sessionOf } from '../http/sessions.js';
 import type { SandboxEnvironment, SandboxMessage } from '../state/schema.js';
 import { injectedRejection, messageCodes, runCommonChecks, type DocumentFacts } from './document-checks.js';
+import { reviewForCertification } from '../certification/document-review.js';
 import { documentsFor, estados, mayView, missingParameters, queryParameter, recordReception, rejected, standingVerdict, type Verdict } from './reception-documents.js';
 
 function refusedOn(reason: string, valor: string, codigo: number, secuenciaUtilizada: boolean): Verdict {
@@ -57,6 +58,8 @@ async function receive(context: SandboxContext, request: FastifyRequest, reply: 
 
   const trackId = randomUUID(); // internal key only: DGII gives the RFCE no trackId
   const judged = request.sandboxFault === 'reject' ? rejected(injectedRejection()) : await judge(context, environment, xml, facts, session.certificateSha256);
+  // In CerteCF, a postulación in its data or simulation tests judges further and counts (certification/).
+  const review = await reviewForCertification(context, { environment, channel: 'rfce', facts, xml, verdict: judged });
   // The verdict burns the e-NCF unless another copy took it between our check and now (recordReception says so).
   const verdict = await recordReception(context, {
     trackId,
@@ -65,11 +68,13 @@ async function receive(context: SandboxContext, request: FastifyRequest, reply: 
     facts,
     // What consultarfce and consultaestado match Cod_Seguridad_eCF against: the e-CF 32's code the RFCE carries.
     securityCode: facts.codigoSeguridadeCF,
-    verdict: judged,
+    verdict: review?.verdict ?? judged,
+    alreadyUsed: review?.alreadyUsed,
     processingDelayMs: 0,
     xml,
     arrival: { ...arrivalEntry, outcomeOf: (stored) => (stored.outcome === 2 ? `refused:${stored.reason ?? 'rejected'}` : 'accepted') },
   });
+  await review?.settle(verdict);
   return answer(reply, verdict, facts.encf);
 }
 

@@ -136,7 +136,70 @@ const initial: Migration = {
   },
 };
 
-const migrations: Record<string, Migration> = { '20261121_0001_sandbox': initial };
+// DGII's certification portal (research/certification.md §1, §6.12): a postulación per RNC, its sets, what each
+// step counted, the inbox, and the directory entries a postulación writes for production.
+const certification: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`
+      create table sandbox_cert_sets (
+        id serial primary key,
+        rnc text not null,
+        name text not null,
+        cases jsonb not null,
+        created_at timestamptz not null
+      )`.execute(db);
+    await sql`create index sandbox_cert_sets_by_rnc on sandbox_cert_sets (rnc)`.execute(db);
+    await sql`
+      create table sandbox_cert_postulaciones (
+        id serial primary key,
+        rnc text not null references sandbox_taxpayers (rnc) on delete cascade,
+        step integer not null check (step between 1 and 15),
+        round integer not null default 0,
+        cancelled boolean not null default false,
+        cancel_reason text,
+        set_id integer references sandbox_cert_sets (id),
+        test_urls jsonb not null,
+        production_urls jsonb,
+        printed_representations jsonb,
+        declaration_code text,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      )`.execute(db);
+    // One postulación at a time per RNC; a cancelled one makes room for a new one (PCERT §2.1).
+    await sql`create unique index sandbox_cert_postulaciones_active on sandbox_cert_postulaciones (rnc) where not cancelled`.execute(db);
+    await sql`
+      create table sandbox_cert_records (
+        id serial primary key,
+        postulacion_id integer not null references sandbox_cert_postulaciones (id) on delete cascade,
+        step integer not null,
+        round integer not null,
+        kind text not null check (kind in ('ecf', 'rfce', 'fc_upload', 'acecf')),
+        encf text not null,
+        type text not null,
+        security_code text,
+        recorded_at timestamptz not null
+      )`.execute(db);
+    await sql`create index sandbox_cert_records_by_postulacion on sandbox_cert_records (postulacion_id, step, round)`.execute(db);
+    await sql`
+      create table sandbox_cert_inbox (
+        id serial primary key,
+        postulacion_id integer not null references sandbox_cert_postulaciones (id) on delete cascade,
+        sent_at timestamptz not null,
+        text text not null
+      )`.execute(db);
+    await sql`
+      create table sandbox_directory_entries (
+        environment text not null,
+        rnc text not null references sandbox_taxpayers (rnc) on delete cascade,
+        reception_url text not null,
+        approval_url text not null,
+        authentication_url text not null,
+        primary key (environment, rnc)
+      )`.execute(db);
+  },
+};
+
+const migrations: Record<string, Migration> = { '20261121_0001_sandbox': initial, '20261201_0002_sandbox_certification': certification };
 
 /** Applies the sandbox's pending migrations; returns their names. */
 export async function migrateSandbox(db: Kysely<unknown>): Promise<string[]> {

@@ -8,6 +8,7 @@ export type SandboxEnvironment = (typeof sandboxEnvironments)[number];
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
 type Json<T> = ColumnType<T, string, string>;
+type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 
 /** A registered taxpayer (the same in every environment, as in DGII's registry). */
 export interface SandboxTaxpayersTable {
@@ -172,6 +173,74 @@ export interface SandboxExchangesTable {
   messages: Json<string[]>;
 }
 
+/** Three receiver URLs as a postulación gives them (DGII's form: URL Recepción, URL Aprobación, URL Autenticación). */
+export interface ReceiverUrls {
+  receptionUrl: string;
+  approvalUrl: string;
+  authenticationUrl: string;
+}
+
+/** A postulación to DGII's certification portal (CerteCF; research/certification.md §1, §6.12). */
+export interface SandboxCertPostulacionesTable {
+  id: Generated<number>;
+  rnc: string;
+  /** 1..14 the portal's steps, 15 "Finalizado"; strictly linear. */
+  step: number;
+  /** Bumped whenever counting starts over (a reset, a new step, a new set): records of older rounds no longer count. */
+  round: Generated<number>;
+  cancelled: Generated<boolean>;
+  cancel_reason: string | null;
+  set_id: number | null;
+  test_urls: Json<ReceiverUrls>;
+  production_urls: NullableJson<ReceiverUrls>;
+  /** The slots of the printed representations uploaded in step 5, with their sizes. */
+  printed_representations: NullableJson<{ slot: string; bytes: number }[]>;
+  /** The code of the sworn declaration issued in step 13, which the signed one must carry. */
+  declaration_code: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A certification set DGII issued for a taxpayer: its cases (ECF and RFCE, DGII-shaped JSON) and workbook name. */
+export interface SandboxCertSetsTable {
+  id: Generated<number>;
+  rnc: string;
+  name: string;
+  cases: Json<unknown>;
+  created_at: Date;
+}
+
+/** What a step counted: an accepted e-CF or RFCE, a consumer invoice uploaded, an approval received. */
+export interface SandboxCertRecordsTable {
+  id: Generated<number>;
+  postulacion_id: number;
+  step: number;
+  round: number;
+  kind: 'ecf' | 'rfce' | 'fc_upload' | 'acecf';
+  encf: string;
+  type: string;
+  /** RFCE: its CodigoSeguridadeCF, which the uploaded full e-CF's signature must begin with. */
+  security_code: string | null;
+  recorded_at: Date;
+}
+
+/** The portal's inbox: DGII's messages to the taxpayer. */
+export interface SandboxCertInboxTable {
+  id: Generated<number>;
+  postulacion_id: number;
+  sent_at: Date;
+  text: string;
+}
+
+/** A taxpayer's directory entry for one environment, over the one in sandbox_taxpayers (step 12 writes production's). */
+export interface SandboxDirectoryEntriesTable {
+  environment: SandboxEnvironment;
+  rnc: string;
+  reception_url: string;
+  approval_url: string;
+  authentication_url: string;
+}
+
 export interface SandboxDatabase {
   sandbox_taxpayers: SandboxTaxpayersTable;
   sandbox_delegations: SandboxDelegationsTable;
@@ -185,6 +254,11 @@ export interface SandboxDatabase {
   sandbox_faults: SandboxFaultsTable;
   sandbox_settings: SandboxSettingsTable;
   sandbox_exchanges: SandboxExchangesTable;
+  sandbox_cert_postulaciones: SandboxCertPostulacionesTable;
+  sandbox_cert_sets: SandboxCertSetsTable;
+  sandbox_cert_records: SandboxCertRecordsTable;
+  sandbox_cert_inbox: SandboxCertInboxTable;
+  sandbox_directory_entries: SandboxDirectoryEntriesTable;
 }
 
 export type SandboxDb = Kysely<SandboxDatabase>;
