@@ -6,3 +6,4 @@ export { checkSetFile, deriveAcecfCases, type CaseFinding } from './set-file.js'
 export { rfcePayloadOf } from './rfce-payload.js';
 export { certificationSteps, confirmationKeys, stepNumbered, stepOfKey, type CertificationStep, type ConfirmationKey } from './steps.js';
 export { simulationCases, type SimulationCase } from './simulation.js';
+export { casesOfWorkbookRows, type RowFinding, type WorkbookCases, type WorkbookRows } from './set-workbook.js';

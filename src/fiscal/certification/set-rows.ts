@@ -29,7 +29,7 @@ export type HeaderReading = { ok: true; columns: SheetColumns } | { ok: false; m
 export function readHeaderRow(sheet: SetSheet, cells: readonly (string | undefined)[]): HeaderReading {
   const headers = cells.map((cell) => (cell ?? '').trim());
   const caseKeyAt = headers.indexOf(caseKeyColumn);
-  if (caseKeyAt === -1) return { ok: false, message: `sheet ${sheet} has no ${caseKeyColumn} column: it is not a DGII certification set` };
+  if (caseKeyAt === -1) return { ok: false, message: `sheet ${sheet} has no ${caseKeyColumn} column` };
   const seen = new Map<string, string>();
   const columns = headers.map((header) => {
     if (header === '' || header === caseKeyColumn) return undefined;
@@ -42,7 +42,7 @@ export function readHeaderRow(sheet: SetSheet, cells: readonly (string | undefin
     return resolved;
   });
   // A sheet none of whose headers is a leaf of the model is some other workbook's sheet.
-  if (!columns.some((column) => column !== undefined)) return { ok: false, message: `sheet ${sheet} has none of the e-CF columns: it is not a DGII certification set` };
+  if (!columns.some((column) => column !== undefined)) return { ok: false, message: `sheet ${sheet} has none of the e-CF columns` };
   return { ok: true, columns: { sheet, columns, headers, caseKeyAt } };
 }
 

@@ -4,14 +4,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { caseOfRow, cellsOfCase, DuplicateColumnError, isRfceRouted, readHeaderRow, type SetCase, type SetSheet, type SheetColumns } from '../../fiscal/certification/index.js';
+import { casesOfWorkbookRows, cellsOfCase, isRfceRouted, type SetCase } from '../../fiscal/certification/index.js';
 import { isEcfType } from '../../fiscal/model/index.js';
 import { openXlsx, XlsxError } from '../../platform/xlsx/index.js';
 import { encfOfCase, textAt } from './set-composition.js';
 
 export type SetReading = { ok: true; cases: SetCase[] } | { ok: false; problems: string[] };
 
-const sheets: readonly SetSheet[] = ['ECF', 'RFCE'];
 
 /** Problems shown at most: enough to see what is wrong with a file. */
 const shownProblems = 10;
@@ -52,7 +51,7 @@ export async function casesOfWorkbook(bytes: Buffer): Promise<SetReading> {
     await writeFile(path, bytes);
     return await readWorkbook(path);
   } catch (error) {
-    if (error instanceof XlsxError || error instanceof DuplicateColumnError) return refused([`The workbook is not a DGII certification set: ${error.message}`]);
+    if (error instanceof XlsxError) return refused([`The workbook is not a DGII certification set: ${error.message}`]);
     throw error;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -62,26 +61,10 @@ export async function casesOfWorkbook(bytes: Buffer): Promise<SetReading> {
 async function readWorkbook(path: string): Promise<SetReading> {
   const workbook = await openXlsx(path);
   try {
-    const missing = sheets.filter((sheet) => !workbook.sheetNames.includes(sheet));
-    if (missing.length > 0) return refused([`The workbook is not a DGII certification set: it has no sheet ${missing.join(' or ')} (its sheets: ${workbook.sheetNames.join(', ') || 'none'}).`]);
-    const cases: SetCase[] = [];
-    const problems: string[] = [];
-    for (const sheet of sheets) {
-      let columns: SheetColumns | undefined;
-      for await (const row of workbook.rows(sheet)) {
-        if (columns === undefined) {
-          const header = readHeaderRow(sheet, row.cells);
-          if (!header.ok) return refused([`The workbook is not a DGII certification set: ${header.message}.`]);
-          columns = header.columns;
-          continue;
-        }
-        const read = caseOfRow(columns, row.cells);
-        if (read === undefined) continue;
-        for (const finding of read.findings) problems.push(`${sheet} row ${String(row.number)}: ${finding.message}.`);
-        cases.push(read.case);
-      }
-    }
-    return problems.length > 0 ? refused(problems) : checkedSet(cases);
+    const read = await casesOfWorkbookRows(workbook);
+    if (!read.ok) return refused([`The workbook is not a DGII certification set: ${read.message}.`]);
+    if (read.findings.length > 0) return refused(read.findings.map(({ sheet, row, finding }) => `${sheet} row ${String(row)}: ${finding.message}.`));
+    return checkedSet(read.cases);
   } finally {
     workbook.close();
   }
