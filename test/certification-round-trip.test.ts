@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { signXml } from '../src/fiscal/xmldsig/index.js';
 import { officialXsdDir } from './support/dgii-files.js';
+import { freePort } from './support/free-port.js';
 import { testSigningKey, verifyWithXmlsec1Embedded, xmlsec1Available } from './support/xmldsig-kit.js';
 import { validateWithOfficialXsd, xmllintAvailable } from './support/xmllint.js';
 
@@ -35,19 +35,6 @@ interface ProcessRead {
   status: string;
   steps: { number: number; status: string }[];
   checklist: Checklist[];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -161,6 +148,12 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     await runStep(3);
     await runStep(4);
     assert.equal(await portalStep(), 5);
+    // The checklist names one accepted document per printed-representation slot, with its printed data.
+    const printed = (await read()).checklist.find((item) => item.id === 'printed_representation_documents');
+    assert.equal(printed?.status, 'ok', JSON.stringify(printed));
+    assert.equal(printed.links.length, 11);
+    const impresion = await fetch(`${credentials.baseUrl}${printed.links[0] ?? ''}`, { headers: { 'x-api-key': credentials.apiKey } });
+    assert.equal(impresion.status, 200);
 
     // Steps 5-8: printed representations, their review, the test URLs, the reception test's start.
     const slots = ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'];

@@ -27,7 +27,7 @@ import {
   xlsxType,
   type Portal,
 } from '../support/cert-portal-kit.js';
-import { startCertReceiver, type CertReceiver } from '../support/cert-receiver.js';
+import { startTestReceiver, type TestReceiver } from '../support/sandbox-receiver.js';
 import { fictitiousRnc } from '../support/ecf-documents.js';
 import { authenticate, fixedClock, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
 import { encfOf, largeConsumerInvoice, signedEcf, type SignedDocument } from '../support/sandbox-documents.js';
@@ -43,14 +43,15 @@ const signedAt = formatDgiiTimestamp(new Date(now.getTime() - 60_000));
 
 describe('sandbox: the certification portal, from Registrado to Finalizado', () => {
   let running: RunningSandbox;
-  let receiver: CertReceiver;
+  let receiver: TestReceiver;
   let portal: Portal;
   let token: string;
   let cases: SetCase[];
 
   before(async () => {
     running = await startSandbox({ clock: fixedClock(now) });
-    receiver = await startCertReceiver({ rnc, key });
+    receiver = await startTestReceiver({ rnc, key });
+    receiver.requireToken = true;
     portal = portalOf(running, rnc);
     assert.equal((await running.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
     assert.equal((await running.admin('POST', '/taxpayers', { rnc, name: realName, certificates: [key.certificatePem] })).status, 201);
@@ -226,13 +227,13 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
   });
 
   it('step 9: a receiver answering JSON sends the postulación back to 8 with DGII\'s message', async () => {
-    receiver.ecfAnswer = 'json';
+    receiver.arecfMode = 'json';
     const sent = await portal.act('send-test-documents');
     assert.equal(sent.status, 200);
     assert.equal(sent.body.outcome, 'returned');
     assert.equal(sent.body.postulacion?.step, 8);
     assert.match(sent.body.postulacion.inbox.at(-1)?.text ?? '', /^La prueba de recepción de e-CF no fue satisfactoria: E31\d{10}: Data at the root level is invalid\. Line 1, position 1\.$/);
-    receiver.ecfAnswer = 'arecf';
+    receiver.arecfMode = 'good';
   });
 
   it('step 9: a token whose expira is a Unix time sends it back to 8 too', async () => {

@@ -1,6 +1,9 @@
-// A taxpayer's receiver for the counterpart's tests: the four routes of DGII's receiver standard (seed, signed seed
-// for a token, e-CF in → signed ARECF out, ACECF in → 200), keeping everything it was sent so a test can look at
-// the bytes, headers and tokens that arrived. How it answers an e-CF is set per test (a good ARECF, or a bad one).
+// A taxpayer's receiver for the sandbox's tests: the four routes of DGII's receiver standard (seed, signed seed for a
+// token, e-CF in → signed ARECF out, ACECF in → 200), keeping everything it was sent so a test can look at the bytes,
+// headers, tokens and paths that arrived. Used by the counterpart's tests and by DGII's certification steps 9 and 11.
+// Routing is case-insensitive because DGII writes `validacionCertificado`. Each answer can be made wrong per test, the
+// ways real receivers were (research/certification.md §1): a bad ARECF, JSON instead of an ARECF, a refused approval,
+// a Unix-time `expira`.
 import { randomBytes } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyRequest } from 'fastify';
@@ -17,8 +20,11 @@ export interface ReceivedUpload {
   contentLength: string | undefined;
 }
 
-/** How the receiver answers an e-CF: a valid ARECF, one whose signature breaks, one about another e-NCF, or not XML. */
-export type ArecfMode = 'good' | 'tampered' | 'wrong_encf' | 'not_xml';
+/**
+ * How the receiver answers an e-CF: a valid ARECF, one whose signature breaks, one about another e-NCF, plain text,
+ * or JSON (what a receiver that ignores the standard answers).
+ */
+export type ArecfMode = 'good' | 'tampered' | 'wrong_encf' | 'not_xml' | 'json';
 
 export interface TestReceiver {
   url: string;
@@ -27,9 +33,18 @@ export interface TestReceiver {
   approvals: ReceivedUpload[];
   /** Tokens this receiver handed out. */
   tokens: string[];
+  /** Every path requested, as the caller wrote it (to see DGII's casing). */
+  paths: string[];
   arecfMode: ArecfMode;
   /** Answer approvals with this status (the standard: 200 satisfied, 400 not). */
   approvalStatus: number;
+  /** The token's `expira`: a date-time as the standard says, or the Unix time some receivers send. */
+  expira: 'date-time' | 'unix';
+  /**
+   * Answer 401 to an e-CF or approval without one of this receiver's tokens. Off by default: the counterpart may send
+   * without authenticating; DGII's certification tests must authenticate.
+   */
+  requireToken: boolean;
   close(): Promise<void>;
 }
 
@@ -57,10 +72,18 @@ export async function startTestReceiver(options: { rnc: string; key: SigningKey 
     ecfs: [],
     approvals: [],
     tokens: [],
+    paths: [],
     arecfMode: 'good',
     approvalStatus: 200,
+    expira: 'date-time',
+    requireToken: false,
     close: () => app.close(),
   };
+  app.addHook('onRequest', (request, _reply, done) => {
+    receiver.paths.push(request.url);
+    done();
+  });
+  const refused = (request: FastifyRequest) => receiver.requireToken && !receiver.tokens.includes((request.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
 
   app.get('/fe/autenticacion/api/semilla', async (_request, reply) => {
     const valor = randomBytes(32).toString('base64');
@@ -76,13 +99,15 @@ export async function startTestReceiver(options: { rnc: string; key: SigningKey 
     if (!seed.ok || !seeds.delete(seed.value.valor) || !verifyEnvelopedSignature(xml).ok) return reply.code(400).send({ mensaje: 'semilla inválida' });
     const token = randomBytes(16).toString('hex');
     receiver.tokens.push(token);
-    return { token, expira: '2026-11-21T15:00:00Z', expedido: '2026-11-21T14:00:00Z' };
+    return { token, expira: receiver.expira === 'unix' ? 1_795_000_000 : '2026-11-21T15:00:00Z', expedido: '2026-11-21T14:00:00Z' };
   });
 
   app.post('/fe/recepcion/api/ecf', async (request, reply) => {
+    if (refused(request)) return reply.code(401).send();
     const received = await upload(request);
     receiver.ecfs.push(received);
     if (receiver.arecfMode === 'not_xml') return reply.type('text/plain').send('recibido');
+    if (receiver.arecfMode === 'json') return reply.send({ estado: 'recibido' });
     const parsed = parseEcf(received.xml);
     const document = parsed.ok ? parsed.document : {};
     const encabezado = document['Encabezado'] as Record<string, Record<string, unknown>> | undefined;
@@ -98,6 +123,7 @@ export async function startTestReceiver(options: { rnc: string; key: SigningKey 
   });
 
   app.post('/fe/aprobacioncomercial/api/ecf', async (request, reply) => {
+    if (refused(request)) return reply.code(401).send();
     receiver.approvals.push(await upload(request));
     return reply.code(receiver.approvalStatus).send(receiver.approvalStatus === 200 ? '' : { mensaje: 'Aprobación comercial rechazada por el receptor.' });
   });

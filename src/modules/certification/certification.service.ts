@@ -2,24 +2,22 @@
 // starting a process from a converted set (checked whole first: nothing starts from a set with a defect), reading
 // it with its steps and checklist, confirming the manual steps in the portal's strictly linear order, cancelling
 // and completing. Every change is a timeline entry and a webhook event.
-import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
-import { checkSetFile, deriveAcecfCases, isRfceRouted, type CaseFinding, type SetCase } from '../../fiscal/certification/index.js';
-import { certificationSteps, stepOfKey } from '../../fiscal/certification/index.js';
+import { certificationSteps, checkSetFile, deriveAcecfCases, isRfceRouted, stepOfKey, type SetCase } from '../../fiscal/certification/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { CertificationCaseStatus } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
-import { newId } from '../../platform/ids.js';
 import type { CompaniesService } from '../companies/index.js';
-import * as repo from './certification.repo.js';
-import { checklistOf, type ReceiverLinks } from './checklist.js';
-import type { CaseView, ProcessView, RunAnswer, SetFile } from './certification.schema.js';
 import { createCaseChanges } from './case-changes.js';
-import { encfOfCase, laneOrder, referencesOutside, waitingFor } from './lane.js';
+import * as repo from './certification.repo.js';
+import type { CaseView, ProcessView, RunAnswer, SetFile } from './certification.schema.js';
+import { checklistOf, type ReceiverLinks } from './checklist.js';
+import { laneOrder, referencesOutside, waitingFor } from './lane.js';
+import { startProcess } from './process-start.js';
 import { reconcileProcess } from './reconcile.js';
+import { setFindingsProblem } from './set-problems.js';
 import { caseView, processView } from './views.js';
 
 export interface Actor {
@@ -37,29 +35,6 @@ export interface CertificationService {
   confirm(actor: Actor, id: string, key: string, note: string | undefined): Promise<Result<ProcessView>>;
   cancel(actor: Actor, id: string, reason: string): Promise<Result<ProcessView>>;
   complete(actor: Actor, id: string): Promise<Result<ProcessView>>;
-}
-
-/** The step a case belongs to and the DGII service it reaches. */
-function placeOf(setCase: SetCase, rfceRouted: ReadonlySet<string>): { step: 2 | 3; route: 'reception' | 'rfce' | 'approval' } {
-  if (setCase.kind === 'ACECF') return { step: 3, route: 'approval' };
-  if (setCase.kind === 'RFCE' || rfceRouted.has(setCase.caseKey)) return { step: 2, route: 'rfce' };
-  return { step: 2, route: 'reception' };
-}
-
-/** The e-NCF an ECF or RFCE case carries (its key's last 13 characters: RNCEmisor + eNCF). */
-const encfOf = (caseKey: string) => caseKey.slice(-13);
-
-function referenceOf(setCase: SetCase): string | undefined {
-  const reference = (setCase.payload['InformacionReferencia'] as Record<string, unknown> | undefined)?.['NCFModificado'];
-  return typeof reference === 'string' ? reference : undefined;
-}
-
-function setFindingsProblem(findings: readonly CaseFinding[]) {
-  return fail(
-    'certification_set_invalid',
-    `The set has ${String(findings.length)} defect(s) in ${String(new Set(findings.map((finding) => finding.index)).size)} case(s); nothing was started. Correct the set (say so in its label) or get a new one from the portal.`,
-    findings.map((finding) => ({ pointer: `/cases/${String(finding.index)}${finding.pointer === '/caseKey' || finding.pointer === '' ? finding.pointer : `/payload${finding.pointer}`}`, in: 'body' as const, code: finding.code, detail: `${finding.caseKey}: ${finding.message}` })),
-  );
 }
 
 export function createCertificationService(deps: {
@@ -107,10 +82,6 @@ export function createCertificationService(deps: {
     return ok({ rnc: company.rnc, certificateNotAfter: company.certificate?.notAfter ?? null });
   }
 
-  async function emit(trx: Trx, companyId: string, type: string, payload: Record<string, unknown>, at: Date): Promise<void> {
-    await recordDomainEvent(trx, { companyId, environment, type, payload, occurredAt: at });
-  }
-
   /** The process with its steps and checklist; `certificateNotAfter` comes from the guard (no company read inside a
    * transaction). */
   async function read(executor: Db | Trx, companyId: string, process: repo.ProcessRow, certificateNotAfter: string | null): Promise<ProcessView> {
@@ -135,90 +106,12 @@ export function createCertificationService(deps: {
       if (findings.length > 0) return setFindingsProblem(findings);
       const all = cases.some((setCase) => setCase.kind === 'ACECF') ? cases : [...cases, ...deriveAcecfCases(cases, guarded.value.rnc)];
       const rfceRouted = new Set(cases.filter(isRfceRouted).map((setCase) => setCase.caseKey));
-      const setSha256 = createHash('sha256').update(JSON.stringify(file)).digest('hex');
 
       return transact(db, async (trx) => {
-        if ((await repo.activeProcess(trx, actor.companyId, environment)) !== undefined) return fail('certification_active_exists', 'The company already has an active certification process: cancel it or complete it first.');
-        // What an earlier process already had judged: accepted cases carry over and are never resent (a resend is
-        // DGII's 1209); an e-NCF DGII rejected is burned, and a set that uses it again cannot start.
-        const judged = await repo.judgedEarlier(trx, actor.companyId, environment);
-        const judgedOf = new Map(judged.map((row) => [`${row.kind} ${row.case_key}`, row]));
-        const documents = await repo.documentsNumbered(trx, actor.companyId, environment, all.filter((setCase) => setCase.kind !== 'ACECF').map((setCase) => encfOf(setCase.caseKey)));
-        const burned = all.flatMap((setCase, index) => {
-          const earlier = judgedOf.get(`${setCase.kind} ${setCase.caseKey}`);
-          const document = setCase.kind === 'ACECF' ? undefined : documents.find((row) => row.encf === encfOf(setCase.caseKey));
-          const rejected = earlier?.status === 'rejected' || document?.status === 'rejected';
-          return rejected ? [{ index, pointer: '/caseKey', code: 'encf_burned', severity: 'error' as const, caseKey: setCase.caseKey, message: `DGII already rejected ${setCase.caseKey} in an earlier process: its e-NCF is spent. Get a new set from the portal.` }] : [];
-        });
-        if (burned.length > 0) return setFindingsProblem(burned);
-        // A set number the company's own range has yet to hand out would be handed out again by the simulation's
-        // documents (and refused as used): the ranges registered for CERT must leave the set's numbers out.
-        const ranges = await repo.rangesOf(trx, actor.companyId, environment);
-        const overlapping = all.flatMap((setCase, index) => {
-          if (setCase.kind === 'ACECF') return [];
-          const encf = encfOfCase({ case_key: setCase.caseKey });
-          const sequence = Number(encf.slice(3));
-          const range = ranges.find((row) => row.ecf_type === encf.slice(1, 3) && sequence >= Math.max(row.first_number, row.next_number) && sequence <= row.last_number);
-          return range === undefined ? [] : [{ index, pointer: '/caseKey', code: 'encf_in_company_range', severity: 'error' as const, caseKey: setCase.caseKey, message: `${encf} lies in the company's range ${range.id} (${String(range.first_number)}-${String(range.last_number)}), which would hand it out again: register CERT ranges that leave the set's numbers out.` }];
-        });
-        if (overlapping.length > 0) return setFindingsProblem(overlapping);
-        const previous = await repo.latestProcess(trx, actor.companyId, environment);
-        const id = newId('cpr');
-        const caseRows = all.map((setCase, position) => {
-          const { step, route } = placeOf(setCase, rfceRouted);
-          const earlier = judgedOf.get(`${setCase.kind} ${setCase.caseKey}`);
-          const carried = earlier?.status === 'accepted' ? earlier : undefined;
-          const payload = JSON.stringify(setCase.payload);
-          return {
-            process_id: id,
-            kind: setCase.kind,
-            case_key: setCase.caseKey,
-            ecf_type: setCase.ecfType ?? null,
-            step,
-            position,
-            origin: position < cases.length ? ('set' as const) : ('derived' as const),
-            payload,
-            payload_sha256: createHash('sha256').update(payload).digest('hex'),
-            depends_on: setCase.kind === 'ECF' ? (referenceOf(setCase) ?? null) : null,
-            route,
-            status: carried === undefined ? ('pending' as const) : ('accepted' as const),
-            waiting_for: null,
-            estado: carried?.estado ?? null,
-            codigo: carried?.codigo ?? null,
-            mensajes: '[]',
-            document_id: carried?.document_id ?? null,
-            carried_from_process_id: carried === undefined ? null : (carried.carried_from_process_id ?? carried.process_id),
-            sent_at: null,
-            verdict_at: carried?.verdict_at ?? null,
-            updated_at: now,
-          };
-        });
-        // Manual confirmations carry from a failed previous process for the steps before the one that failed; a
-        // cancelled one stands for a postulación given up, so nothing carries from it.
-        const failedStep = previous?.status === 'failed' ? Number((previous.failure as { step?: unknown } | null)?.step ?? 0) : 0;
-        const carriedConfirmations = previous === undefined || failedStep === 0 ? [] : (await repo.confirmationsOf(trx, previous.id)).filter((row) => row.step < failedStep);
-        const carriedSteps = new Set(carriedConfirmations.map((row) => row.step));
-        let opened = false;
-        const stepRows = certificationSteps.map((step) => {
-          const done = carriedSteps.has(step.number);
-          const open = !done && !opened;
-          if (open) opened = true;
-          return { process_id: id, number: step.number, key: step.key, mode: step.mode, status: done ? ('done' as const) : open ? ('open' as const) : ('locked' as const), opened_at: done || open ? now : null, done_at: done ? now : null };
-        });
-        await repo.insertProcess(
-          trx,
-          { id, company_id: actor.companyId, environment, label: file.label, status: 'active', failure: null, cancel_reason: null, previous_process_id: previous?.id ?? null, set_sha256: setSha256, created_by_key: actor.keyId, created_at: now, updated_at: now, ended_at: null },
-          stepRows,
-          caseRows,
-        );
-        for (const confirmation of carriedConfirmations) {
-          await repo.insertConfirmation(trx, { process_id: id, step: confirmation.step, key: confirmation.key, note: confirmation.note, api_key_id: confirmation.api_key_id, correlation_id: confirmation.correlation_id, carried_from: previous?.id ?? null, confirmed_at: now });
-        }
-        const carriedCases = caseRows.filter((row) => row.carried_from_process_id !== null).length;
-        await repo.insertEvent(trx, { processId: id, at: now, subject: 'process', status: 'active', cause: `started from the set "${file.label}": ${String(caseRows.length)} cases (${String(all.length - cases.length)} approvals derived from the set), ${String(carriedCases)} already accepted in an earlier process` });
-        await emit(trx, actor.companyId, 'certification.process_updated', { processId: id, status: 'active' }, now);
-        const process = await repo.findProcess(trx, actor.companyId, environment, id);
-        if (process === undefined) throw new Error(`certification process ${id} vanished in its own transaction`);
+        const started = await startProcess(trx, { actor, file, cases, all, rfceRouted, environment, now, changes });
+        if (!started.ok) return started;
+        const process = await repo.findProcess(trx, actor.companyId, environment, started.value);
+        if (process === undefined) throw new Error(`certification process ${started.value} vanished in its own transaction`);
         return ok(await read(trx, actor.companyId, process, guarded.value.certificateNotAfter));
       });
     },
@@ -295,20 +188,15 @@ export function createCertificationService(deps: {
           return fail('certification_step_blocked', `Step ${String(step.number)} (${step.name}) follows steps not done yet: ${missing.map((row) => `${String(row.number)} ${certificationSteps[row.number - 1]?.name ?? ''}`).join(', ')}. The portal's steps are strictly in order.`);
         }
         const now = clock.now();
-        await repo.insertConfirmation(trx, { process_id: id, step: step.number, key: key, note: note ?? null, api_key_id: actor.keyId, correlation_id: actor.correlationId, carried_from: null, confirmed_at: now });
+        await repo.insertConfirmation(trx, { process_id: id, step: step.number, key, note: note ?? null, api_key_id: actor.keyId, correlation_id: actor.correlationId, carried_from: null, confirmed_at: now });
         const current = steps.find((row) => row.number === step.number);
-        if (current?.status !== 'done') {
-          await repo.setStep(trx, id, step.number, { status: 'done', at: now });
-          await repo.insertEvent(trx, { processId: id, at: now, subject: `step ${String(step.number)}`, status: 'done', cause: `confirmed (${key})${note === undefined ? '' : `: ${note}`}` });
-          await emit(trx, actor.companyId, 'certification.step_updated', { processId: id, step: step.number, key, status: 'done' }, now);
-          const next = steps.find((row) => row.number === step.number + 1);
-          if (next?.status === 'locked') {
-            await repo.setStep(trx, id, next.number, { status: 'open', at: now });
-            await repo.insertEvent(trx, { processId: id, at: now, subject: `step ${String(next.number)}`, status: 'open', cause: `step ${String(step.number)} done` });
-            await emit(trx, actor.companyId, 'certification.step_updated', { processId: id, step: next.number, key: next.key, status: 'open' }, now);
-          }
+        const cause = `confirmed (${key})${note === undefined ? '' : `: ${note}`}`;
+        if (current === undefined || current.status === 'done') {
+          await repo.insertEvent(trx, { processId: id, at: now, subject: `step ${String(step.number)}`, status: 'done', cause: `${cause}, again` });
         } else {
-          await repo.insertEvent(trx, { processId: id, at: now, subject: `step ${String(step.number)}`, status: 'done', cause: `confirmed again (${key})${note === undefined ? '' : `: ${note}`}` });
+          await changes.changeStep(trx, process, current, 'done', cause, now);
+          const next = steps.find((row) => row.number === step.number + 1);
+          if (next?.status === 'locked') await changes.changeStep(trx, process, next, 'open', `step ${String(step.number)} done`, now);
         }
         await trx.updateTable('certification_processes').set({ updated_at: now }).where('id', '=', id).execute();
         const updated = await repo.findProcess(trx, actor.companyId, environment, id);
@@ -324,9 +212,7 @@ export function createCertificationService(deps: {
         if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
         if (process.status !== 'active') return fail('certification_not_active', `The process is ${process.status}: only an active process can be cancelled.`);
         const now = clock.now();
-        await repo.setProcess(trx, id, { status: 'cancelled', at: now, cancelReason: reason });
-        await repo.insertEvent(trx, { processId: id, at: now, subject: 'process', status: 'cancelled', cause: reason });
-        await emit(trx, actor.companyId, 'certification.process_updated', { processId: id, status: 'cancelled' }, now);
+        await changes.changeProcess(trx, process, { status: 'cancelled', cause: reason, cancelReason: reason }, now);
         return ok(await read(trx, actor.companyId, { ...process, status: 'cancelled', cancel_reason: reason, updated_at: now, ended_at: now }, guarded.value.certificateNotAfter));
       });
     },
@@ -342,9 +228,7 @@ export function createCertificationService(deps: {
         const open = view.checklist.filter((item) => item.status !== 'ok' && item.required);
         if (open.length > 0) return fail('certification_incomplete', `Not complete yet: ${open.map((item) => `${item.id} (${item.detail})`).join('; ')}.`);
         const now = clock.now();
-        await repo.setProcess(trx, id, { status: 'completed', at: now });
-        await repo.insertEvent(trx, { processId: id, at: now, subject: 'process', status: 'completed', cause: 'every step done and every case accepted' });
-        await emit(trx, actor.companyId, 'certification.process_updated', { processId: id, status: 'completed' }, now);
+        await changes.changeProcess(trx, process, { status: 'completed', cause: 'every step done and every case accepted' }, now);
         return ok(await read(trx, actor.companyId, { ...process, status: 'completed', updated_at: now, ended_at: now }, guarded.value.certificateNotAfter));
       });
     },

@@ -78,6 +78,18 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
       links: consumerInvoices.map((row) => `/api/v1/documentos/${row.document_id ?? ''}/artefactos/signed-xml`),
     });
   }
+  const slots = printedRepresentationSlots(cases);
+  if (slots.length > 0) {
+    items.push({
+      step: 5,
+      id: 'printed_representation_documents',
+      title: 'One accepted document per printed-representation slot',
+      status: slots.every((slot) => slot.documentId !== null) ? 'ok' : 'pending',
+      required: false,
+      detail: `Print these and upload the PDFs in the portal (10 MB in all); the QR must open CerteCF's ConsultaTimbre, with the security code and signing date under it: ${slots.map((slot) => `${slot.slot} ${slot.documentId ?? '(none accepted yet)'}`).join(', ')}.`,
+      links: slots.flatMap((slot) => (slot.documentId === null ? [] : [`/api/v1/documentos/${slot.documentId}/impresion`])),
+    });
+  }
   const unsettled = cases.filter((row) => row.status !== 'accepted');
   items.push({
     step: null,
@@ -89,4 +101,15 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
     links: [],
   });
   return items;
+}
+
+/** The portal's 11 slots (research/certification.md §1, step 5), each with an accepted simulation document. */
+function printedRepresentationSlots(cases: readonly CaseRow[]): { slot: string; documentId: string | null }[] {
+  const simulated = cases.filter((row) => row.step === 4 && row.kind === 'ECF');
+  if (simulated.length === 0) return [];
+  const slotOf = (row: CaseRow) => (row.ecf_type === '32' ? (row.route === 'rfce' ? '32<250k' : '32') : (row.ecf_type ?? ''));
+  return ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'].map((slot) => ({
+    slot,
+    documentId: simulated.find((row) => slotOf(row) === slot && row.status === 'accepted')?.document_id ?? null,
+  }));
 }

@@ -195,12 +195,17 @@ export function createLane(deps: {
       await recordLocalFailure(processId, row, 'the company has no certificate to sign the approval with');
       return;
     }
-    const built = buildAcecf(approvalOf(row, clock.now()));
-    if (!built.ok) {
-      await recordLocalFailure(processId, row, `the approval cannot be written: ${built.findings.map((finding) => finding.message).join('; ')}`);
-      return;
+    let archived = {};
+    // Signed once: a case handed in again sends the bytes archived the first time.
+    if (row.signed_blob_key === null) {
+      const built = buildAcecf(approvalOf(row, clock.now()));
+      if (!built.ok) {
+        await recordLocalFailure(processId, row, `the approval cannot be written: ${built.findings.map((finding) => finding.message).join('; ')}`);
+        return;
+      }
+      archived = await archiveApproval(`certification/${companyId}/${processId}/${row.case_key}.acecf.xml`, Buffer.from(signCanonicalDocument(built.xml, identity), 'utf8'));
     }
-    const marked = await markSent(processId, row, row.signed_blob_key === null ? await archiveApproval(`certification/${companyId}/${processId}/${row.case_key}.acecf.xml`, Buffer.from(signCanonicalDocument(built.xml, identity), 'utf8')) : {});
+    const marked = await markSent(processId, row, archived);
     if (marked) await sendApproval(processId, companyId, row.case_key);
   }
 
