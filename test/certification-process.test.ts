@@ -133,6 +133,24 @@ describe('certification process (CERT)', () => {
     assert.equal((await call(tenantC.apiKey, 'GET', '/api/v1/certificacion')).json<{ data: unknown }>().data, null);
   });
 
+  it('uses the ACECF cases a file gives as they are, instead of deriving them', async () => {
+    const tenantE = await tenant(app);
+    const file = setFile(tenantE.rnc);
+    const ecf = (file['cases'] as { kind: string; ecfType: string; caseKey: string; payload: Json }[]).filter((setCase) => setCase.kind === 'ECF' && setCase.ecfType === '31');
+    const approval = (setCase: (typeof ecf)[number], buyer: string) => {
+      const encabezado = setCase.payload['Encabezado'] as Record<string, Record<string, string>>;
+      return { kind: 'ACECF', caseKey: `${buyer}${encabezado['IdDoc']!['eNCF']!}`, payload: { DetalleAprobacionComercial: { Version: '1.0', RNCEmisor: encabezado['Comprador']!['RNCComprador']!, eNCF: encabezado['IdDoc']!['eNCF']!, FechaEmision: encabezado['Emisor']!['FechaEmision']!, MontoTotal: encabezado['Totales']!['MontoTotal']!, RNCComprador: buyer, Estado: '1', FechaHoraAprobacionComercial: '01-05-2020 10:00:00' } } };
+    };
+    const foreign = { ...file, cases: [...(file['cases'] as unknown[]), approval(ecf[0]!, nextRnc())] };
+    assert.ok(assertProblem(await call(tenantE.apiKey, 'POST', '/api/v1/certificacion/iniciar', foreign), 422, 'certification_set_invalid').errors?.some((error) => error.code === 'not_the_company' && error.pointer.endsWith('/payload/DetalleAprobacionComercial/RNCComprador')));
+    const given = { ...file, cases: [...(file['cases'] as unknown[]), ...ecf.slice(0, 2).map((setCase) => approval(setCase, tenantE.rnc))] };
+    const started = await call(tenantE.apiKey, 'POST', '/api/v1/certificacion/iniciar', given);
+    assert.equal(started.statusCode, 201, started.body);
+    const id = started.json<{ data: { id: string } }>().data.id;
+    const approvals = (await call(tenantE.apiKey, 'GET', `/api/v1/certificacion/${id}/casos`)).json<{ data: { kind: string; origin: string }[] }>().data.filter((row) => row.kind === 'ACECF');
+    assert.deepEqual(approvals.map((row) => row.origin), ['set', 'set']);
+  });
+
   it('refuses bad input with a clear 4xx', async () => {
     const tenantD = await tenant(app);
     assertProblem(await call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', {}), 400, 'validation_failed');

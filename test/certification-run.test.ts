@@ -142,3 +142,26 @@ describe('certification: a DGII rejection', () => {
     assert.equal(counts.get(rejected.caseKey.slice(-13)), 1);
   });
 });
+
+describe('certification: DGII out of reach is no rejection', () => {
+  let world: CertificationWorld;
+  before(async () => {
+    world = await startCertificationWorld({ env: { SEND_RETRY_BASE_MS: '100' } });
+  });
+  after(async () => {
+    await world.close();
+  });
+
+  it('waits while reception answers 503 and goes on once it answers again, the process still active', async () => {
+    const id = await world.start(world.setFile({ seed: 8 }));
+    assert.equal((await world.sandbox.admin('POST', '/faults', { service: 'recepcion', mode: 'http503', count: 3 })).status, 201);
+    assert.equal((await world.call('POST', `/api/v1/certificacion/${id}/ejecutar?limit=3`)).statusCode, 202);
+    const cases = await world.until(id, (rows) => rows.filter((row) => row.status === 'accepted').length === 3);
+    assert.deepEqual(cases.filter((row) => row.status === 'rejected' || row.status === 'error'), []);
+    const read = (await world.call('GET', `/api/v1/certificacion/${id}`)).json<{ data: { status: string } }>().data;
+    assert.equal(read.status, 'active');
+    // The fault answers before the body is read, so its arrivals name no taxpayer.
+    const refused = ((await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as Arrival[]).filter((row) => row.outcome === 'fault:http503');
+    assert.equal(refused.length, 3, 'the 503s reached the sandbox, and the same document went again');
+  });
+});
