@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
+import { certificationBench } from './certification.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { httpBench } from './http.bench.js';
 import { sendingBench } from './sending.bench.js';
@@ -9,5 +10,5 @@ import { printTable, type BenchRow } from './table.js';
 import { webhooksBench } from './webhooks.bench.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await receiverBench()), ...(await webhooksBench())];
+const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await receiverBench()), ...(await webhooksBench()), ...(await certificationBench())];
 printTable(rows);
