@@ -15,6 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       previous_process_id text references certification_processes (id),
       set_sha256 text not null,
       created_by_key text,
+      -- One worker at a time works a process's lane: it holds it until then (a dead worker's lease runs out).
+      lane_lease_until timestamptz,
       created_at timestamptz not null,
       updated_at timestamptz not null,
       ended_at timestamptz

@@ -322,7 +322,8 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     // Certification's serial lanes, worked by the workers (CERT only: elsewhere no process can exist).
     let wakeLane: () => void = () => undefined;
     if (roles.work && config.fiscalEnv === 'CERT') {
-      const lane = createLane({ db, clock, environment: config.fiscalEnv, log, blobs, companies, documents, sending, dgii: dgiiClient, changes: createCaseChanges(config.fiscalEnv) });
+      // The lease outlasts one step of the lane: a document made and queued, or one call to DGII (connect + answer).
+      const lane = createLane({ db, clock, environment: config.fiscalEnv, log, blobs, companies, documents, sending, dgii: dgiiClient, changes: createCaseChanges(config.fiscalEnv), leaseMs: 2 * (config.dgiiClient.connectTimeoutMs + config.dgiiClient.responseTimeoutMs) + 10_000 });
       const laneLoop = startLaneLoop({ db, environment: config.fiscalEnv, lane, log, restMs: 500 });
       wakeLane = () => {
         laneLoop.wake();

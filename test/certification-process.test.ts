@@ -162,6 +162,18 @@ describe('certification process (CERT)', () => {
     assert.equal(missing.errors?.filter((error) => error.code === 'rfce_case_missing').length, 4);
     const wrongIssuer = setFile(nextRnc());
     assert.ok(assertProblem(await call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', wrongIssuer), 422, 'certification_set_invalid').errors?.some((error) => error.code === 'not_the_issuer'));
+    // A payload nested far deeper than any e-CF, and a type 32 whose MontoTotal is no amount: 422, never a 500.
+    const deep = `{"label":"x","cases":[{"kind":"ECF","caseKey":"K","payload":{"Encabezado":${'['.repeat(5_000)}"x"${']'.repeat(5_000)}}}]}`;
+    const nested = assertProblem(await app.app.inject({ method: 'POST', url: '/api/v1/certificacion/iniciar', headers: { 'x-api-key': tenantD.apiKey, 'content-type': 'application/json' }, payload: deep }), 422, 'certification_set_invalid');
+    assert.equal(nested.errors?.[0]?.code, 'too_deep');
+    const badAmount = setFile(tenantD.rnc);
+    const small32 = (badAmount['cases'] as { kind: string; ecfType: string; payload: { Encabezado: { Totales: Record<string, string> } } }[]).find((setCase) => setCase.kind === 'ECF' && setCase.ecfType === '32');
+    small32!.payload.Encabezado.Totales['MontoTotal'] = '1,5E+21';
+    assertProblem(await call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', badAmount), 422, 'certification_set_invalid');
+    assertProblem(await call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', { label: 'x', cases: [{ kind: 'ACECF', caseKey: 'a b', payload: {} }] }), 400, 'validation_failed');
+    // Two starts at once: one process, the other told so.
+    const [one, two] = await Promise.all([call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', setFile(tenantD.rnc)), call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', setFile(tenantD.rnc))]);
+    assert.deepEqual([one.statusCode, two.statusCode].sort(), [201, 409]);
     assertProblem(await call(tenantD.apiKey, 'GET', '/api/v1/certificacion/cpr_nope'), 404, 'certification_not_found');
     assertProblem(await call(tenantD.apiKey, 'GET', '/api/v1/certificacion/cpr_nope/casos?status=nada'), 400, 'validation_failed');
     const text = await app.app.inject({ method: 'POST', url: '/api/v1/certificacion/iniciar', headers: { 'x-api-key': tenantD.apiKey, 'content-type': 'application/json' }, payload: '{"label": ' });

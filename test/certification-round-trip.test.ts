@@ -163,13 +163,14 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     await confirm('representacion_impresa_validacion');
     await act('confirm-test-urls');
     await confirm('url_servicio_prueba');
-    await confirm('url_pruebas_comunicacion');
-    // Step 9: DGII sends e-CF to the receiver and judges the signed ARECFs.
+    // Step 9: the operator clicks in the portal first (DGII sends e-CF to the receiver at once and judges the signed
+    // ARECFs), then confirms here: the e-CF count from when step 8 opened.
     assert.equal(await act('send-test-documents'), 10);
+    await confirm('url_pruebas_comunicacion');
     assert.equal(await stepStatus(9), 'done');
-    await confirm('inicio_prueba_aprobaciones');
-    // Step 11: DGII sends its ACECFs (RNCComprador: its test taxpayer) and expects 200 to each.
+    // Step 11 the same way: DGII's ACECFs (RNCComprador: its test taxpayer) get 200 while step 10 is open.
     assert.equal(await act('send-test-approvals'), 12);
+    await confirm('inicio_prueba_aprobaciones');
     assert.equal(await stepStatus(11), 'done');
 
     await act('confirm-production-urls', { receptionUrl: 'https://ecf.ejemplo.do/ecf/demo', approvalUrl: 'https://ecf.ejemplo.do/ecf/demo', authenticationUrl: 'https://ecf.ejemplo.do/ecf/demo' });

@@ -30,8 +30,12 @@ function query(pairs: [string, string | undefined][]): string {
     .join('&');
 }
 
-/** Exact decimal comparison of two non-negative amounts written with digits and an optional fraction. */
+/**
+ * Exact decimal comparison of two non-negative amounts written with digits and an optional fraction. Anything else
+ * (a comma, an exponent, text) is not below: it is not an amount, and the model refuses it where it is read.
+ */
 function isBelow(amount: string, limit: string): boolean {
+  if (!/^\d+(?:\.\d+)?$/.test(amount)) return false;
   const [whole = '0', fraction = ''] = amount.split('.');
   const [limitWhole = '0', limitFraction = ''] = limit.split('.');
   const width = Math.max(fraction.length, limitFraction.length);

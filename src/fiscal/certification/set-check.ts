@@ -27,16 +27,31 @@ function textAt(document: Json, path: readonly string[]): string | undefined {
   return typeof current === 'string' && current !== '' ? current : undefined;
 }
 
-/** Every leaf of a JSON document by JSON pointer (array entries by position). */
+/** Every leaf of a JSON document by JSON pointer (array entries by position), walked without recursion. */
 export function leavesOf(value: unknown, at = ''): Map<string, unknown> {
   const leaves = new Map<string, unknown>();
-  const walk = (node: unknown, pointer: string) => {
-    if (Array.isArray(node)) node.forEach((entry, position) => { walk(entry, `${pointer}/${String(position)}`); });
-    else if (isObject(node)) for (const [name, child] of Object.entries(node)) walk(child, `${pointer}/${name}`);
+  const pending: [unknown, string][] = [[value, at]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, pointer] = next;
+    if (Array.isArray(node)) for (let index = node.length - 1; index >= 0; index--) pending.push([node[index], `${pointer}/${String(index)}`]);
+    else if (isObject(node)) for (const [name, child] of Object.entries(node).reverse()) pending.push([child, `${pointer}/${name}`]);
     else leaves.set(pointer, node);
-  };
-  walk(value, at);
+  }
   return leaves;
+}
+
+/** How deep a JSON value nests, counted without recursion, stopping once past `limit`. */
+export function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    if (Array.isArray(node)) for (const child of node) pending.push([child, depth + 1]);
+    else if (isObject(node)) for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** The set's own service-owned values, taken out of the payload to be given to the builder as the range would. */

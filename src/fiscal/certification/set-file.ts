@@ -3,7 +3,8 @@
 // ECF case checked verbatim (set-check.ts), and the ACECF cases — the file's, or derived from the ECF cases when it
 // has none (research/certification.md §2, "ACECF workbook": DGII's step-3 workbook mirrors the set).
 import { error, type Finding } from '../finding.js';
-import { checkEcfCase, isRfceRouted, leavesOf } from './set-check.js';
+import { buildAcecf } from '../responses/acecf.js';
+import { checkEcfCase, depthOf, isRfceRouted, leavesOf } from './set-check.js';
 import type { Json, SetCase } from './set-rows.js';
 import { rfcePayloadOf } from './rfce-payload.js';
 
@@ -22,6 +23,8 @@ function textAt(document: unknown, path: readonly string[]): string | undefined 
   return typeof current === 'string' && current !== '' ? current : undefined;
 }
 
+const maxPayloadDepth = 16;
+
 /** The types DGII's ACECF workbook has rows for (research §2: the set's 31, 33, 34, 44 and 45). */
 const approvedTypes = new Set(['31', '33', '34', '44', '45']);
 
@@ -39,6 +42,12 @@ export function checkSetFile(cases: readonly SetCase[], context: { now: Date; is
   });
   const rfceKeys = new Set(cases.filter((setCase) => setCase.kind === 'RFCE').map((setCase) => setCase.caseKey));
   cases.forEach((setCase, index) => {
+    // An e-CF nests 7 levels at most (Item > TablaSubDescuento > SubDescuento > leaf under DetallesItems): anything
+    // far deeper is no case, and is refused before any walk over it.
+    if (depthOf(setCase.payload, maxPayloadDepth) > maxPayloadDepth) {
+      add(index, setCase.caseKey, [error('', 'too_deep', `The payload nests deeper than ${String(maxPayloadDepth)} levels; no DGII document does.`)]);
+      return;
+    }
     switch (setCase.kind) {
       case 'ECF':
         add(index, setCase.caseKey, checkEcfCase(setCase, context));
@@ -80,12 +89,20 @@ function checkAcecfCase(acecf: SetCase, issuerRnc: string | undefined): Finding[
   const detail = acecf.payload['DetalleAprobacionComercial'];
   if (!isObject(detail)) return [error('/DetalleAprobacionComercial', 'missing', 'An ACECF case is {DetalleAprobacionComercial: {Version, RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado, ...}}.')];
   const findings: Finding[] = [];
+  for (const [pointer, value] of leavesOf(detail, '/DetalleAprobacionComercial')) if (typeof value !== 'string') findings.push(error(pointer, 'not_text', 'Every value of an approval is text.'));
   for (const name of acecfFields) if (textAt(detail, [name]) === undefined) findings.push(error(`/DetalleAprobacionComercial/${name}`, 'missing', `${name} is required in an ACECF.`));
   const estado = textAt(detail, ['Estado']);
   if (estado !== undefined && estado !== '1' && estado !== '2') findings.push(error('/DetalleAprobacionComercial/Estado', 'not_in_catalogue', 'Estado is 1 (approved) or 2 (rejected).'));
   if (estado === '2' && textAt(detail, ['DetalleMotivoRechazo']) === undefined) findings.push(error('/DetalleAprobacionComercial/DetalleMotivoRechazo', 'missing', 'A rejection (Estado 2) says why.'));
   if (!/^\d+(\.\d{1,2})?$/.test(textAt(detail, ['MontoTotal']) ?? '0')) findings.push(error('/DetalleAprobacionComercial/MontoTotal', 'amount_format', 'MontoTotal is an amount with at most two decimals.'));
   const buyer = textAt(detail, ['RNCComprador']);
+  if (findings.length === 0) {
+    // Written as the lane will write it (the signing time aside): whatever DGII's format refuses is found now.
+    const text = (name: string) => textAt(detail, [name]) ?? '';
+    const common = { RNCEmisor: text('RNCEmisor'), eNCF: text('eNCF'), FechaEmision: text('FechaEmision'), MontoTotal: text('MontoTotal'), RNCComprador: text('RNCComprador'), FechaHoraAprobacionComercial: text('FechaHoraAprobacionComercial') || '01-01-2000 00:00:00' };
+    const built = buildAcecf(estado === '2' ? { ...common, Estado: '2', DetalleMotivoRechazo: text('DetalleMotivoRechazo') } : { ...common, Estado: '1' });
+    if (!built.ok) findings.push(...built.findings.map((finding) => ({ ...finding, pointer: `/DetalleAprobacionComercial${finding.pointer}` })));
+  }
   if (issuerRnc !== undefined && buyer !== undefined && buyer !== issuerRnc) findings.push(error('/DetalleAprobacionComercial/RNCComprador', 'not_the_company', `In the set's approvals the company is the buyer: RNCComprador must be ${issuerRnc}.`));
   return findings;
 }

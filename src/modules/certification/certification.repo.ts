@@ -104,9 +104,9 @@ export function eventsOf(executor: Executor, processId: string): Promise<{ at: D
 }
 
 /** The company's CERT documents with these e-NCF, with DGII's verdict: what an earlier process already spent. */
-export function documentsNumbered(executor: Executor, companyId: string, environment: FiscalEnvironment, encfs: readonly string[]): Promise<{ id: string; encf: string; status: string }[]> {
+export function documentsNumbered(executor: Executor, companyId: string, environment: FiscalEnvironment, encfs: readonly string[]): Promise<{ id: string; encf: string; status: string; origin: string }[]> {
   if (encfs.length === 0) return Promise.resolve([]);
-  return executor.selectFrom('documents').select(['id', 'encf', 'status']).where('company_id', '=', companyId).where('environment', '=', environment).where('encf', 'in', [...encfs]).execute();
+  return executor.selectFrom('documents').select(['id', 'encf', 'status', 'origin']).where('company_id', '=', companyId).where('environment', '=', environment).where('encf', 'in', [...encfs]).execute();
 }
 
 /** Cases of earlier processes of the company with DGII's verdict (accepted or rejected): what a new process may not
@@ -158,4 +158,23 @@ export function processesWithLaneWork(executor: Executor, environment: FiscalEnv
 /** The company's ranges in this environment, with what they have not handed out yet (from next_number on). */
 export function rangesOf(executor: Executor, companyId: string, environment: FiscalEnvironment): Promise<{ id: string; ecf_type: string; first_number: number; last_number: number; next_number: number }[]> {
   return executor.selectFrom('sequence_ranges').select(['id', 'ecf_type', 'first_number', 'last_number', 'next_number']).where('company_id', '=', companyId).where('environment', '=', environment).execute();
+}
+
+/** Takes the lane of a process for `until` unless another worker holds it: under the row lock the caller holds. */
+export async function takeLaneLease(trx: Trx, id: string, now: Date, until: Date): Promise<boolean> {
+  const taken = await trx.updateTable('certification_processes').set({ lane_lease_until: until }).where('id', '=', id).where((eb) => eb.or([eb('lane_lease_until', 'is', null), eb('lane_lease_until', '<=', now)])).executeTakeFirst();
+  return taken.numUpdatedRows === 1n;
+}
+
+export async function releaseLaneLease(executor: Executor, id: string, until: Date): Promise<void> {
+  await executor.updateTable('certification_processes').set({ lane_lease_until: null }).where('id', '=', id).where('lane_lease_until', '=', until).execute();
+}
+
+/** The process row locked, waiting for a reader that holds it (the lane's own writes, under its lease). */
+export function lockProcessById(trx: Trx, id: string): Promise<ProcessRow | undefined> {
+  return trx.selectFrom('certification_processes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function lockCompany(trx: Trx, companyId: string): Promise<void> {
+  await trx.selectFrom('companies').select('id').where('id', '=', companyId).forUpdate().execute();
 }

@@ -6,7 +6,7 @@ import { confirmationKeys } from '../../fiscal/certification/index.js';
 const SetCaseSchema = Type.Object(
   {
     kind: Type.String({ enum: ['ECF', 'RFCE', 'ACECF'] }),
-    caseKey: Type.String({ minLength: 1, maxLength: 64, description: 'CasoPrueba: RNCEmisor + eNCF (ACECF: RNCComprador + eNCF).' }),
+    caseKey: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$', description: 'CasoPrueba: RNCEmisor + eNCF (ACECF: RNCComprador + eNCF).' }),
     ecfType: Type.Optional(Type.String({ pattern: '^\\d{2}$' })),
     payload: Type.Object({}, { additionalProperties: true, description: 'DGII-shaped JSON, every value text as in the workbook: the e-CF (as POST /documentos takes it, with the set\'s eNCF and FechaVencimientoSecuencia), the RFCE, or {DetalleAprobacionComercial: {...}}.' }),
   },

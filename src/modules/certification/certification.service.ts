@@ -37,6 +37,11 @@ export interface CertificationService {
   complete(actor: Actor, id: string): Promise<Result<ProcessView>>;
 }
 
+function tipoeCFOf(payload: Record<string, unknown>): string | undefined {
+  const type = ((payload['Encabezado'] as Record<string, unknown> | undefined)?.['IdDoc'] as Record<string, unknown> | undefined)?.['TipoeCF'];
+  return typeof type === 'string' ? type : undefined;
+}
+
 export function createCertificationService(deps: {
   db: Db;
   clock: Clock;
@@ -101,7 +106,8 @@ export function createCertificationService(deps: {
       const guarded = await guard(actor.companyId, true);
       if (!guarded.ok) return guarded;
       const now = clock.now();
-      const cases = file.cases as SetCase[];
+      // A case's type is its payload's TipoeCF when the file leaves ecfType out (the checks compare the two).
+      const cases = (file.cases as SetCase[]).map((setCase) => (setCase.ecfType !== undefined ? setCase : { ...setCase, ecfType: tipoeCFOf(setCase.payload) }));
       const findings = checkSetFile(cases, { now, issuerRnc: guarded.value.rnc });
       if (findings.length > 0) return setFindingsProblem(findings);
       const all = cases.some((setCase) => setCase.kind === 'ACECF') ? cases : [...cases, ...deriveAcecfCases(cases, guarded.value.rnc)];

@@ -82,6 +82,8 @@ export function createLane(deps: {
   sending: Pick<SendingService, 'send' | 'retry'>;
   dgii: Pick<DgiiClient, 'sendAcecf'>;
   changes: CaseChanges;
+  /** How long one worker holds a process's lane: longer than a step (a document made, or one call to DGII). */
+  leaseMs: number;
 }) {
   const { db, clock, environment, log, blobs, companies, documents, sending, dgii, changes } = deps;
 
@@ -99,6 +101,8 @@ export function createLane(deps: {
       if (document?.status === 'signed' && inFlight.document_id !== null) return { kind: 'queue_document', row: inFlight, documentId: inFlight.document_id, retry: false, process: current };
       return undefined;
     }
+    // A case in error stops the lane (DGII may hold it, or it failed on our side) until ejecutar hands it in again.
+    if (cases.some((row) => row.status === 'error')) return undefined;
     const steps = await repo.stepsOf(trx, process.id);
     const acceptedOutside = new Set((await repo.documentsNumbered(trx, process.company_id, environment, referencesOutside(cases))).filter((row) => row.status === 'accepted' || row.status === 'accepted_conditional').map((row) => row.encf));
     const next = laneOrder(cases).find((row) => row.queued_at !== null && row.status === 'pending' && waitingFor(row, cases, steps, acceptedOutside) === undefined);
@@ -108,7 +112,7 @@ export function createLane(deps: {
   /** Marks a case sent (with its twin RFCE case), only if it is still the lane's to start and nothing is in flight. */
   async function markSent(processId: string, row: repo.CaseRow, change: { documentId?: string; signedBlobKey?: string; signedSha256?: string }): Promise<boolean> {
     const marked = await transact(db, async (trx) => {
-      const process = await repo.lockProcessForLane(trx, processId);
+      const process = await repo.lockProcessById(trx, processId);
       if (process?.status !== 'active') return ok(false);
       const cases = await repo.casesOf(trx, processId);
       const current = cases.find((other) => other.kind === row.kind && other.case_key === row.case_key);
@@ -170,7 +174,7 @@ export function createLane(deps: {
   /** An error of ours (not DGII's verdict): the case blocks the lane as `error` until ejecutar hands it in again. */
   async function recordLocalFailure(processId: string, row: repo.CaseRow, cause: string): Promise<void> {
     await transact(db, async (trx) => {
-      const process = await repo.lockProcessForLane(trx, processId);
+      const process = await repo.lockProcessById(trx, processId);
       if (process !== undefined) await changes.changeCase(trx, process, row, { status: 'error', cause, waitingFor: 'service_error', unqueue: true }, clock.now());
       return ok(undefined);
     });
@@ -231,9 +235,11 @@ export function createLane(deps: {
     const detail = row.payload['DetalleAprobacionComercial'] as Record<string, string>;
     const outcome = await dgii.sendAcecf(companyId, { xml, fileName: `${detail['RNCComprador'] ?? ''}${detail['eNCF'] ?? ''}.xml` });
     await transact(db, async (trx) => {
-      const process = await repo.lockProcessForLane(trx, processId);
-      if (process === undefined) return ok(undefined);
-      await changes.changeCase(trx, process, row, approvalVerdict(outcome), clock.now());
+      // Waits for a reader holding the row: DGII's answer is never dropped, and counts only for the case as sent.
+      const process = await repo.lockProcessById(trx, processId);
+      const current = process === undefined ? undefined : (await repo.casesOf(trx, processId)).find((other) => other.kind === 'ACECF' && other.case_key === caseKey);
+      if (process === undefined || current?.status !== 'sent') return ok(undefined);
+      await changes.changeCase(trx, process, current, approvalVerdict(outcome), clock.now());
       if (approvalVerdict(outcome).status === 'rejected') await reconcileProcess(trx, process, { changes, environment, now: clock.now() });
       return ok(undefined);
     });
@@ -242,14 +248,18 @@ export function createLane(deps: {
   return {
     /** One step of the lane of a process: reconcile, and start or resume the next case. Safe to run on any worker. */
     async advance(processId: string): Promise<void> {
+      // The lane is leased while its step runs (a DGII answer can take seconds): another worker, or this loop's next
+      // round, finds it taken and does nothing, so a case is never started or sent twice side by side.
+      const leaseUntil = new Date(clock.now().getTime() + deps.leaseMs);
       const planned = await transact(db, async (trx) => {
         const process = await repo.lockProcessForLane(trx, processId);
-        return ok(process === undefined ? undefined : await plan(trx, process));
+        if (process === undefined || !(await repo.takeLaneLease(trx, processId, clock.now(), leaseUntil))) return ok(undefined);
+        return ok(await plan(trx, process));
       });
       const next = planned.ok ? planned.value : undefined;
-      if (next === undefined) return;
-      const companyId = next.process.company_id;
       try {
+        if (next === undefined) return;
+        const companyId = next.process.company_id;
         switch (next.kind) {
           case 'queue_document':
             await queueDocument(companyId, next.documentId, next.retry);
@@ -263,7 +273,11 @@ export function createLane(deps: {
             return;
         }
       } catch (error) {
-        log.error({ err: error, processId, caseKey: next.row.case_key }, 'certification lane step failed; it is taken up again');
+        log.error({ err: error, processId, caseKey: next?.row.case_key }, 'certification lane step failed');
+        // Shown on the case, which stops the lane, rather than retried unseen every round.
+        if (next?.kind === 'start') await recordLocalFailure(processId, next.row, `the service failed on it: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        await repo.releaseLaneLease(db, processId, leaseUntil);
       }
     },
   };
@@ -280,6 +294,8 @@ function approvalVerdict(outcome: SendAcecfOutcome): { status: 'accepted' | 'rej
     }
     case 'rejected': {
       const said = outcome.messages.map((message) => message.valor).join('; ');
+      // DGII's "No fue posible procesar … Favor intentar nuevamente": its own trouble, not a verdict on the approval.
+      if (/intentar nuevamente/i.test(said)) return { status: 'error', cause: `DGII could not process it now: ${said}; the same signed approval is sent again when the case is handed in again`, waitingFor: 'dgii_unreachable', mensajes: outcome.messages, unqueue: true };
       // DGII's phase gate (research §4): not a rejection, nothing resets; the lane tries again later.
       // Out of the lane until ejecutar hands it in again (usually once the consumer invoices are uploaded).
       if (/etapa/i.test(said)) return { status: 'pending', cause: `DGII is not taking approvals yet: ${said}`, waitingFor: 'dgii_stage', mensajes: outcome.messages, unqueue: true };

@@ -46,7 +46,9 @@ export interface StartInput {
 export async function startProcess(trx: Trx, input: StartInput): Promise<Result<string>> {
   const { actor, file, cases, all, rfceRouted, environment, now } = input;
   const setSha256 = createHash('sha256').update(JSON.stringify(file)).digest('hex');
-    if ((await repo.activeProcess(trx, actor.companyId, environment)) !== undefined) return fail('certification_active_exists', 'The company already has an active certification process: cancel it or complete it first.');
+    // Two starts at once: the company's row, locked, lets one through; the other then sees the active process.
+  await repo.lockCompany(trx, actor.companyId);
+  if ((await repo.activeProcess(trx, actor.companyId, environment)) !== undefined) return fail('certification_active_exists', 'The company already has an active certification process: cancel it or complete it first.');
     // What an earlier process already had judged: accepted cases carry over and are never resent (a resend is
     // DGII's 1209); an e-NCF DGII rejected is burned, and a set that uses it again cannot start.
     const judged = await repo.judgedEarlier(trx, actor.companyId, environment);
@@ -55,8 +57,12 @@ export async function startProcess(trx: Trx, input: StartInput): Promise<Result<
     const burned = all.flatMap((setCase, index) => {
       const earlier = judgedOf.get(`${setCase.kind} ${setCase.caseKey}`);
       const document = setCase.kind === 'ACECF' ? undefined : documents.find((row) => row.encf === encfOf(setCase.caseKey));
-      const rejected = earlier?.status === 'rejected' || document?.status === 'rejected';
-      return rejected ? [{ index, pointer: '/caseKey', code: 'encf_burned', severity: 'error' as const, caseKey: setCase.caseKey, message: `DGII already rejected ${setCase.caseKey} in an earlier process: its e-NCF is spent. Get a new set from the portal.` }] : [];
+      // An approval DGII refused spends no number: only e-CF and RFCE cases burn their e-NCF.
+    const rejected = setCase.kind !== 'ACECF' && (earlier?.status === 'rejected' || document?.status === 'rejected');
+      if (!rejected && document !== undefined && document.origin !== 'certification') {
+      return [{ index, pointer: '/caseKey', code: 'encf_used', severity: 'error' as const, caseKey: setCase.caseKey, message: `${encfOf(setCase.caseKey)} is already the e-NCF of the company's document ${document.id}, not one of a certification set: it cannot be sent as this case.` }];
+    }
+    return rejected ? [{ index, pointer: '/caseKey', code: 'encf_burned', severity: 'error' as const, caseKey: setCase.caseKey, message: `DGII already rejected ${setCase.caseKey} in an earlier process: its e-NCF is spent. Get a new set from the portal.` }] : [];
     });
     if (burned.length > 0) return setFindingsProblem(burned);
     // A set number the company's own range has yet to hand out would be handed out again by the simulation's

@@ -1,20 +1,19 @@
 // Steps 9 and 11 are done by DGII's own traffic to the company's receiver, not by a confirmation (research/
-// certification.md §6.7): e-CF received since "Enviar prueba de comprobantes" was confirmed, and commercial approvals
-// received since "Enviar prueba de aprobaciones comerciales". DGII sends the company's receiver the test; we only
-// read what the receiver recorded.
+// certification.md §6.7): e-CF received since step 8 opened (the portal's "Enviar prueba de comprobantes" may be
+// clicked before it is confirmed here, and DGII sends at once), and commercial approvals received since step 10
+// opened. We only read what the receiver recorded.
 import type { FiscalEnvironment } from '../../config.js';
 import type { Trx } from '../../platform/db/transact.js';
 import * as repo from './certification.repo.js';
 
-/** The confirmation that opened a receiver test: the latest of its key. */
-async function confirmedAt(trx: Trx, processId: string, key: string): Promise<Date | undefined> {
-  const confirmations = await repo.confirmationsOf(trx, processId);
-  return confirmations.filter((row) => row.key === key).at(-1)?.confirmed_at;
+/** When the step that starts a receiver test opened: DGII's traffic counts from then. */
+async function openedAt(trx: Trx, processId: string, number: number): Promise<Date | undefined> {
+  return (await repo.stepsOf(trx, processId)).find((row) => row.number === number)?.opened_at ?? undefined;
 }
 
 export async function stepEvidence(trx: Trx, process: repo.ProcessRow, step: repo.StepRow, context: { environment: FiscalEnvironment; expectedApprovals: number }): Promise<{ cause: string; evidence: Record<string, unknown> } | undefined> {
   if (step.number === 9) {
-    const since = await confirmedAt(trx, process.id, 'url_pruebas_comunicacion');
+    const since = await openedAt(trx, process.id, 8);
     if (since === undefined) return undefined;
     const received = await trx
       .selectFrom('received_documents')
@@ -24,14 +23,15 @@ export async function stepEvidence(trx: Trx, process: repo.ProcessRow, step: rep
       .where('received_at', '>', since)
       .orderBy('received_at')
       .execute();
-    const acknowledged = received.filter((row) => row.status === 'received');
-    const refused = received.filter((row) => row.status === 'not_received');
-    // Any refusal since the click fails DGII's test (the portal goes back to step 8): wait for a new click.
-    if (acknowledged.length === 0 || refused.length > 0) return undefined;
+    // A refusal fails DGII's test (the portal goes back to step 8); what counts is what came after the last one,
+    // when the operator clicked again.
+    const lastRefused = received.findLastIndex((row) => row.status === 'not_received');
+    const acknowledged = received.slice(lastRefused + 1).filter((row) => row.status === 'received');
+    if (acknowledged.length === 0) return undefined;
     return { cause: `${String(acknowledged.length)} e-CF from DGII received and acknowledged (ARECF Estado 0)`, evidence: { received: received.map((row) => ({ id: row.id, issuer: row.issuer_rnc, eNCF: row.encf, status: row.status, reasonCode: row.reason_code, at: row.received_at.toISOString() })) } };
   }
   if (step.number === 11) {
-    const since = await confirmedAt(trx, process.id, 'inicio_prueba_aprobaciones');
+    const since = await openedAt(trx, process.id, 10);
     if (since === undefined) return undefined;
     const answered = await trx
       .selectFrom('document_commercial_responses as r')

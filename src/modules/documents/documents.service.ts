@@ -3,6 +3,7 @@
 // until the document is stored), the document is built, signed with the company's certificate, archived (write-once
 // blobs, SHA-256 recorded), and one transaction records it with its first timeline event and settles the number. A
 // failure leaves the number burned with its cause. Nothing is sent to DGII here (SPEC §3).
+import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
@@ -243,18 +244,25 @@ export function createDocumentsService(deps: {
       const issuer = await companies.issuer(companyId);
       if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
       if (issuer.identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12): every e-CF is signed with it.');
+      const sourceJson = Buffer.from(JSON.stringify(document));
+      // The e-NCF is the key, but only a document made from these very values is this one's.
+      const same = async (existing: repo.DocumentRow): Promise<Result<{ id: string; created: boolean }>> => {
+        const source = existing.origin === 'certification' ? await repo.findArtefact(db, existing.id, 'source-json', 1) : undefined;
+        if (source?.sha256 === createHash('sha256').update(sourceJson).digest('hex')) return ok({ id: existing.id, created: false });
+        return fail('encf_already_used', `${owned.eNCF} is already the e-NCF of document ${existing.id}, made from other values: it cannot be this one.`);
+      };
       const existing = await repo.findByEncf(db, companyId, environment, owned.eNCF);
-      if (existing !== undefined) return ok({ id: existing.id, created: false });
+      if (existing !== undefined) return same(existing);
       const now = clock.now();
       const id = newId('doc');
       try {
-        const recorded = await signAndRecord({ id, companyId, company: issuer.company, identity: issuer.identity, document, owned, origin: 'certification', rangeId: null, warnings: [], sourceJson: Buffer.from(JSON.stringify(document)), now, settle: undefined });
+        const recorded = await signAndRecord({ id, companyId, company: issuer.company, identity: issuer.identity, document, owned, origin: 'certification', rangeId: null, warnings: [], sourceJson, now, settle: undefined });
         if (!recorded.ok) return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(recorded.findings));
         return ok({ id, created: true });
       } catch (error) {
         // Two workers issuing the same e-NCF: the unique (company, environment, e-NCF) lets one in; the other's is it.
         const winner = await repo.findByEncf(db, companyId, environment, owned.eNCF);
-        if (winner !== undefined) return ok({ id: winner.id, created: false });
+        if (winner !== undefined) return same(winner);
         throw error;
       }
     },

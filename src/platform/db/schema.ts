@@ -422,6 +422,7 @@ export interface CertificationProcessesTable {
   previous_process_id: string | null;
   set_sha256: string;
   created_by_key: string | null;
+  lane_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;
   ended_at: Date | null;
