@@ -2,11 +2,10 @@
 // rfce.ts copies from the signed e-CF, in the same groups, without CodigoSeguridadeCF (it comes from the signature).
 // The set's RFCE rows hold exactly this, so a set is checked against it before anything is signed, and the sandbox
 // writes its RFCE rows with it.
+import { listAt, objectAt } from '../rules/document-view.js';
 import type { Json } from './set-rows.js';
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const groupAt = (value: unknown, name: string): Json => (isObject(value) && isObject(value[name]) ? value[name] : {});
-const listAt = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : isObject(value) ? [value] : []);
+const groupAt = (value: unknown, name: string): Json => objectAt(value, [name]) ?? {};
 
 /** The named leaves `from` has, in the order given; absent and empty ones left out. */
 function pick(from: Json, names: readonly string[]): Json {
@@ -24,8 +23,8 @@ export function rfcePayloadOf(ecf32: Json): Json {
   const encabezado = groupAt(ecf32, 'Encabezado');
   const idDoc = groupAt(encabezado, 'IdDoc');
   const totales = groupAt(encabezado, 'Totales');
-  const formas = listAt(groupAt(idDoc, 'TablaFormasPago')['FormaDePago']).map((entry) => pick(entry, ['FormaPago', 'MontoPago'])).filter(nonEmpty);
-  const impuestos = listAt(groupAt(totales, 'ImpuestosAdicionales')['ImpuestoAdicional'])
+  const formas = listAt(idDoc, ['TablaFormasPago', 'FormaDePago']).map((entry) => pick(entry, ['FormaPago', 'MontoPago'])).filter(nonEmpty);
+  const impuestos = listAt(totales, ['ImpuestosAdicionales', 'ImpuestoAdicional'])
     .map((entry) => pick(entry, ['TipoImpuesto', 'MontoImpuestoSelectivoConsumoEspecifico', 'MontoImpuestoSelectivoConsumoAdvalorem', 'OtrosImpuestosAdicionales']))
     .filter(nonEmpty);
   const comprador = pick(groupAt(encabezado, 'Comprador'), ['RNCComprador', 'IdentificadorExtranjero', 'RazonSocialComprador']);

@@ -7,6 +7,7 @@ import { buildEcf, normaliseEcf, type EcfObject } from '../build/index.js';
 import { error, type Finding } from '../finding.js';
 import { isEcfType } from '../model/index.js';
 import { isConsumerSummary } from '../timbre-url.js';
+import { textAt } from '../rules/document-view.js';
 import { validateEcfDocument } from '../validate-ecf.js';
 import type { Json, SetCase } from './set-rows.js';
 
@@ -21,11 +22,6 @@ export interface CaseFindings {
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function textAt(document: Json, path: readonly string[]): string | undefined {
-  let current: unknown = document;
-  for (const name of path) current = isObject(current) ? current[name] : undefined;
-  return typeof current === 'string' && current !== '' ? current : undefined;
-}
 
 /** Every leaf of a JSON document by JSON pointer (array entries by position), walked without recursion. */
 export function leavesOf(value: unknown, at = ''): Map<string, unknown> {

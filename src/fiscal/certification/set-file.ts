@@ -4,6 +4,7 @@
 // has none (research/certification.md §2, "ACECF workbook": DGII's step-3 workbook mirrors the set).
 import { error, type Finding } from '../finding.js';
 import { buildAcecf } from '../responses/acecf.js';
+import { textAt } from '../rules/document-view.js';
 import { checkEcfCase, depthOf, isRfceRouted, leavesOf } from './set-check.js';
 import type { Json, SetCase } from './set-rows.js';
 import { rfcePayloadOf } from './rfce-payload.js';
@@ -17,11 +18,6 @@ export interface CaseFinding extends Finding {
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function textAt(document: unknown, path: readonly string[]): string | undefined {
-  let current: unknown = document;
-  for (const name of path) current = isObject(current) ? current[name] : undefined;
-  return typeof current === 'string' && current !== '' ? current : undefined;
-}
 
 const maxPayloadDepth = 16;
 

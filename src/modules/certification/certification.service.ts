@@ -4,6 +4,7 @@
 // and completing. Every change is a timeline entry and a webhook event.
 import type { FiscalEnvironment } from '../../config.js';
 import { certificationSteps, checkSetFile, deriveAcecfCases, isRfceRouted, stepOfKey, type SetCase } from '../../fiscal/certification/index.js';
+import { textAt } from '../../fiscal/rules/document-view.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { CertificationCaseStatus } from '../../platform/db/schema.js';
@@ -35,11 +36,6 @@ export interface CertificationService {
   confirm(actor: Actor, id: string, key: string, note: string | undefined): Promise<Result<ProcessView>>;
   cancel(actor: Actor, id: string, reason: string): Promise<Result<ProcessView>>;
   complete(actor: Actor, id: string): Promise<Result<ProcessView>>;
-}
-
-function tipoeCFOf(payload: Record<string, unknown>): string | undefined {
-  const type = ((payload['Encabezado'] as Record<string, unknown> | undefined)?.['IdDoc'] as Record<string, unknown> | undefined)?.['TipoeCF'];
-  return typeof type === 'string' ? type : undefined;
 }
 
 export function createCertificationService(deps: {
@@ -107,7 +103,7 @@ export function createCertificationService(deps: {
       if (!guarded.ok) return guarded;
       const now = clock.now();
       // A case's type is its payload's TipoeCF when the file leaves ecfType out (the checks compare the two).
-      const cases = (file.cases as SetCase[]).map((setCase) => (setCase.ecfType !== undefined ? setCase : { ...setCase, ecfType: tipoeCFOf(setCase.payload) }));
+      const cases = (file.cases as SetCase[]).map((setCase) => (setCase.ecfType !== undefined ? setCase : { ...setCase, ecfType: textAt(setCase.payload, ['Encabezado', 'IdDoc', 'TipoeCF']) }));
       const findings = checkSetFile(cases, { now, issuerRnc: guarded.value.rnc });
       if (findings.length > 0) return setFindingsProblem(findings);
       const all = cases.some((setCase) => setCase.kind === 'ACECF') ? cases : [...cases, ...deriveAcecfCases(cases, guarded.value.rnc)];

@@ -4,5 +4,6 @@ export { createCertificationService, type CertificationService } from './certifi
 export type { ReceiverLinks } from './checklist.js';
 export { certificationUsage, runCertificationCommand } from './certification.command.js';
 export { createLane } from './lane.js';
-export { approvalTestOf, startLaneLoop } from './lane-loop.js';
+export { approvalTestOf } from './approval-test.js';
+export { startLaneLoop } from './lane-loop.js';
 export { createCaseChanges } from './case-changes.js';

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { certificationSteps, type SetCase } from '../../fiscal/certification/index.js';
+import { textAt } from '../../fiscal/rules/document-view.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
@@ -25,10 +26,7 @@ function placeOf(setCase: SetCase, rfceRouted: ReadonlySet<string>): { step: 2 |
 
 const encfOf = (caseKey: string) => encfOfCase({ case_key: caseKey });
 
-function referenceOf(setCase: SetCase): string | undefined {
-  const reference = (setCase.payload['InformacionReferencia'] as Record<string, unknown> | undefined)?.['NCFModificado'];
-  return typeof reference === 'string' ? reference : undefined;
-}
+const referenceOf = (setCase: SetCase) => textAt(setCase.payload, ['InformacionReferencia', 'NCFModificado']);
 
 export interface StartInput {
   actor: { companyId: string; keyId: string };
