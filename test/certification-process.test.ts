@@ -162,10 +162,13 @@ describe('certification process (CERT)', () => {
     assert.equal(missing.errors?.filter((error) => error.code === 'rfce_case_missing').length, 4);
     const wrongIssuer = setFile(nextRnc());
     assert.ok(assertProblem(await call(tenantD.apiKey, 'POST', '/api/v1/certificacion/iniciar', wrongIssuer), 422, 'certification_set_invalid').errors?.some((error) => error.code === 'not_the_issuer'));
-    // A payload nested far deeper than any e-CF, and a type 32 whose MontoTotal is no amount: 422, never a 500.
-    const deep = `{"label":"x","cases":[{"kind":"ECF","caseKey":"K","payload":{"Encabezado":${'['.repeat(5_000)}"x"${']'.repeat(5_000)}}}]}`;
-    const nested = assertProblem(await app.app.inject({ method: 'POST', url: '/api/v1/certificacion/iniciar', headers: { 'x-api-key': tenantD.apiKey, 'content-type': 'application/json' }, payload: deep }), 422, 'certification_set_invalid');
+    // A payload nested deeper than any e-CF, and a type 32 whose MontoTotal is no amount: 422, never a 500; a body
+    // deeper than any the contract defines is refused before it is read (platform/http/input-screen.ts).
+    const deep = (levels: number) => `{"label":"x","cases":[{"kind":"ECF","caseKey":"K","payload":{"Encabezado":${'['.repeat(levels)}"x"${']'.repeat(levels)}}}]}`;
+    const start = (payload: string) => app.app.inject({ method: 'POST', url: '/api/v1/certificacion/iniciar', headers: { 'x-api-key': tenantD.apiKey, 'content-type': 'application/json' }, payload });
+    const nested = assertProblem(await start(deep(20)), 422, 'certification_set_invalid');
     assert.equal(nested.errors?.[0]?.code, 'too_deep');
+    assert.equal(assertProblem(await start(deep(5_000)), 400, 'malformed_body').errors?.[0]?.code, 'too_deep');
     const badAmount = setFile(tenantD.rnc);
     const small32 = (badAmount['cases'] as { kind: string; ecfType: string; payload: { Encabezado: { Totales: Record<string, string> } } }[]).find((setCase) => setCase.kind === 'ECF' && setCase.ecfType === '32');
     small32!.payload.Encabezado.Totales['MontoTotal'] = '1,5E+21';

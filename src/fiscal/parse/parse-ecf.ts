@@ -2,7 +2,7 @@
 // the model says an element repeats, every value the element's text as a string, the Signature dropped.
 // parseEcf(buildEcf(json).xml) gives back the document buildEcf wrote.
 import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
-import { isXmlCharacter, screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { isXmlCharacter, screenFindingCode, screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { XMLParser } from 'fast-xml-parser';
 import { parseGeneralXml } from '../xml/general-xml.js';
 import type { EcfObject, EcfValue } from '../build/ecf-json.js';
@@ -56,7 +56,7 @@ export function decodeXmlText(raw: string): string | undefined {
 
 export function parseEcf(input: string): ParseResult {
   const screened = screenUntrustedXml(input);
-  if (!screened.ok) return failed('/', screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
+  if (!screened.ok) return failed('/', screenFindingCode(screened.problem), screened.message);
   const xml = screened.text;
   // The compact form (every e-CF we and DGII's signers write) is read in one pass into the shape fast-xml-parser
   // gives; validating and parsing with fast-xml-parser cost several times more. Anything else takes that parser.

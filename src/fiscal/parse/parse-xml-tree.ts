@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
 import { scanCompactXml } from '../xml/compact-xml.js';
 import { parseGeneralXml } from '../xml/general-xml.js';
-import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { screenFindingCode, screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { decodeXmlText } from './parse-ecf.js';
 
 export interface XmlTree {
@@ -28,7 +28,7 @@ function refuse(code: string, message: string): XmlTreeResult {
 
 export function parseXmlTree(input: string | Uint8Array): XmlTreeResult {
   const screened = screenUntrustedXml(input);
-  if (!screened.ok) return refuse(screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
+  if (!screened.ok) return refuse(screenFindingCode(screened.problem), screened.message);
   // The compact form (what our writer and DGII's signers produce) in one pass, as parse-ecf.ts reads it: validating
   // and parsing with fast-xml-parser cost several times more (the sandbox read every arriving document this way).
   const compact = scanCompactXml(screened.text);

@@ -86,7 +86,7 @@ export interface ReceptionChecks {
 }
 
 /** Findings of parseEcf that mean "this is not an e-CF document at all" rather than "an e-CF with errors". */
-const unreadableCodes: ReadonlySet<string> = new Set(['doctype_not_allowed', 'too_large', 'malformed_xml', 'not_utf8', 'empty', 'encoding_unsupported', 'not_an_ecf']);
+const unreadableCodes: ReadonlySet<string> = new Set(['doctype_not_allowed', 'too_large', 'shape_not_allowed', 'malformed_xml', 'not_utf8', 'empty', 'encoding_unsupported', 'not_an_ecf']);
 
 function factsOf(document: unknown): ReceivedFacts {
   return {

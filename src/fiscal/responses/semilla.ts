@@ -5,7 +5,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
 import { decodeXmlText } from '../parse/index.js';
-import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { screenFindingCode, screenUntrustedXml } from '../xml/untrusted-xml.js';
 import { parseGeneralXml } from '../xml/general-xml.js';
 import { isXmlText, leaf, writeXmlDocument } from '../xml/xml-writer.js';
 import { dotNetNamespaces } from './xml-namespaces.js';
@@ -60,7 +60,7 @@ function refuse(pointer: string, code: string, message: string): SemillaResult {
 /** A seed from outside: screened (size, encoding, no DOCTYPE), well-formed, SemillaModel with one valor and one fecha. */
 export function parseSemilla(input: string | Uint8Array): SemillaResult {
   const screened = screenUntrustedXml(input);
-  if (!screened.ok) return refuse('/', screened.problem === 'markup_declaration' ? 'doctype_not_allowed' : screened.problem === 'too_large' ? 'too_large' : 'malformed_xml', screened.message);
+  if (!screened.ok) return refuse('/', screenFindingCode(screened.problem), screened.message);
   const general = parseGeneralXml(parser, screened.text);
   if (!general.ok) return refuse('/', 'malformed_xml', general.message);
   const document = general.document;

@@ -11,7 +11,7 @@ import { lineFindings } from './line-check.js';
 import { compare, mergeBlock, type MergeContext } from './merge-block.js';
 import { otraMonedaKeys, otraMonedaOrder, totalesKeys, totalesOrder } from './block-layout.js';
 import { otherCurrencyLineAmount, otherCurrencySources } from './other-currency.js';
-import { leafText } from './json-leaves.js';
+import { leafText, nullsAsAbsent } from './json-leaves.js';
 import { readTotalsDocument } from './read-document.js';
 import type { TotalsDocument } from './totals-document.js';
 import type { EcfTotalsInput, LineaCalculada, OtraMoneda, Totales, TotalsResult } from './totals-types.js';
@@ -57,7 +57,8 @@ function asRecomputed(document: TotalsDocument): TotalsDocument {
 
 type Block = Record<string, unknown>;
 
-export function computeTotals(input: EcfTotalsInput): TotalsResult {
+export function computeTotals(sent: EcfTotalsInput): TotalsResult {
+  const input = nullsAsAbsent(sent) as EcfTotalsInput;
   const { document, findings } = readTotalsDocument(input);
   const computed = computeFrom(document, findings);
   const expected = computeFrom(asRecomputed(document), []);

@@ -3,15 +3,17 @@
 // `<!ENTITY`, ...) is refused outright, which rules out XXE and entity expansion ("billion laughs") whatever a
 // parser would do; the size is bounded first, so the scan is bounded too; only UTF-8 is read; and a character XML
 // does not allow (NUL and the other C0 controls but tab, LF and CR; U+FFFE, U+FFFF; a lone surrogate) is refused,
-// as XML 1.0 §2.2 refuses it: nothing downstream has to fear one (PostgreSQL refuses NUL in text).
+// as XML 1.0 §2.2 refuses it: nothing downstream has to fear one (PostgreSQL refuses NUL in text). Last, one linear
+// pass refuses the shapes that would make a parser here quadratic or recursive (xml-shape.ts).
+import { xmlShapeProblem, type XmlShapeKind } from './xml-shape.js';
 
 export const maxUntrustedXmlBytes = 5 * 1024 * 1024;
 
-export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration' | 'forbidden_character';
+export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration' | 'forbidden_character' | 'shape_not_allowed';
 
 export type ScreenedXml =
   | { ok: true; text: string }
-  | { ok: false; problem: UntrustedXmlProblem; message: string; line?: number };
+  | { ok: false; problem: UntrustedXmlProblem; message: string; line?: number; shape?: XmlShapeKind };
 
 const BOM = '\uFEFF';
 // `<!` that opens anything but a comment or a CDATA section.
@@ -74,5 +76,23 @@ export function screenUntrustedXml(input: string | Uint8Array, maxBytes: number 
   if (typeof input !== 'string' && encoding !== undefined && !/^utf-?8$/i.test(encoding)) {
     return { ok: false, problem: 'encoding_unsupported', message: `The XML declares encoding "${encoding}"; only UTF-8 is accepted.` };
   }
+  const shape = xmlShapeProblem(text);
+  if (shape !== undefined) return { ok: false, problem: 'shape_not_allowed', shape: shape.kind, message: shape.message, line: lineAt(text, shape.index) };
   return { ok: true, text };
+}
+
+/** The finding code the document readers (parse-ecf, parse-xml-tree, semilla) give a screen's refusal. */
+export function screenFindingCode(problem: UntrustedXmlProblem): 'doctype_not_allowed' | 'too_large' | 'shape_not_allowed' | 'malformed_xml' {
+  switch (problem) {
+    case 'markup_declaration':
+      return 'doctype_not_allowed';
+    case 'too_large':
+    case 'shape_not_allowed':
+      return problem;
+    case 'not_utf8':
+    case 'encoding_unsupported':
+    case 'empty':
+    case 'forbidden_character':
+      return 'malformed_xml';
+  }
 }

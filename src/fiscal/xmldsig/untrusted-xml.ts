@@ -5,7 +5,7 @@ import { maxUntrustedXmlBytes, screenUntrustedXml, type UntrustedXmlProblem } fr
 
 export const DEFAULT_MAX_BYTES = maxUntrustedXmlBytes;
 
-export type ParseProblemCode = 'input_empty' | 'input_too_large' | 'input_not_utf8' | 'encoding_unsupported' | 'doctype_forbidden' | 'xml_malformed';
+export type ParseProblemCode = 'input_empty' | 'input_too_large' | 'input_not_utf8' | 'encoding_unsupported' | 'doctype_forbidden' | 'processing_instruction_forbidden' | 'xml_shape_forbidden' | 'xml_malformed';
 export interface ParseProblem {
   code: ParseProblemCode;
   message: string;
@@ -22,11 +22,12 @@ const screenCodes: Record<UntrustedXmlProblem, ParseProblemCode> = {
   empty: 'input_empty',
   markup_declaration: 'doctype_forbidden',
   forbidden_character: 'xml_malformed',
+  shape_not_allowed: 'xml_shape_forbidden',
 };
 
 export function parseUntrustedXml(input: string | Buffer, maxBytes: number = DEFAULT_MAX_BYTES): ParseResult {
   const screened = screenUntrustedXml(input, maxBytes);
-  if (!screened.ok) return failure(screenCodes[screened.problem], screened.message);
+  if (!screened.ok) return failure(screened.shape === 'processing_instruction' ? 'processing_instruction_forbidden' : screenCodes[screened.problem], screened.message);
   return parseWellFormed(screened.text);
 }
 

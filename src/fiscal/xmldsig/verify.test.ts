@@ -163,7 +163,7 @@ describe('verifyEnvelopedSignature refuses hostile and broken input with a speci
     ['whitespace only', () => '  \n ', 'input_empty'],
     ['an empty Buffer', () => Buffer.alloc(0), 'input_empty'],
     ['bytes that declare ISO-8859-1', () => Buffer.from(signed.replace('encoding="utf-8"', 'encoding="ISO-8859-1"')), 'encoding_unsupported'],
-    ['nesting deep enough to exhaust the stack', () => `<R>${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}${signatureElement}</R>`, 'xml_unprocessable'],
+    ['nesting deep enough to exhaust the stack (refused before any recursion)', () => `<R>${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}${signatureElement}</R>`, 'xml_shape_forbidden'],
     ['a processing instruction outside the root', () => `${signed}<?evil x?>`, 'processing_instruction_forbidden'],
   ];
   for (const [what, input, code] of cases) {

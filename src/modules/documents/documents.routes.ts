@@ -15,7 +15,8 @@ const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 
 const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: [...artefactKinds] }) });
 /** Archived bytes, sent as they are (never re-encoded: a signed XML must not change by one byte). */
 const Bytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
-const ArtefactQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });
+// Versions are PostgreSQL integers: a larger number is a 400 naming it, not a query PostgreSQL refuses.
+const ArtefactQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })) }, { additionalProperties: false });
 
 
 const CreateHeaders = Type.Object({

@@ -9,7 +9,8 @@ import { Type } from 'typebox';
 import type { FiscalEnvironment } from '../../config.js';
 import { environmentSegment } from '../../fiscal/environment.js';
 import { messageError, sendDgiiReply } from '../../platform/http/dgii-reply.js';
-import type { Result } from '../../platform/http/problems.js';
+import { toFailure } from '../../platform/http/error-mapping.js';
+import { ProblemError, type Result } from '../../platform/http/problems.js';
 import { defineRoute, registerRoutes, type App, type AppRoute, type CatalogueEntry } from '../../platform/http/route.js';
 import { maxXmlUploadBytes, readXmlUpload } from '../../platform/http/xml-upload.js';
 import type { ReceivedService } from '../received/index.js';
@@ -167,14 +168,18 @@ export function receiverRoutes(deps: ReceiverDeps) {
   ];
 }
 
-/** What Fastify refuses before a handler runs, in DGII's style: too large, a type it cannot read, a broken body. */
-function dgiiStyleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+/**
+ * What is refused before a handler runs, in DGII's style: too large, a type it cannot read, a broken body, text the
+ * service never stores (a NUL in a path segment: platform/http/input-screen.ts).
+ */
+function dgiiStyleError(error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const refused = error instanceof ProblemError ? toFailure(error) : undefined;
+  const status = refused?.status ?? (error instanceof ProblemError || error.statusCode === undefined || error.statusCode < 400 || error.statusCode >= 500 ? 500 : error.statusCode);
   if (status === 413) return messageError(reply, 413, `El archivo excede el tamaño máximo de ${String(maxXmlUploadBytes)} bytes.`);
   if (status === 415) return messageError(reply, 415, 'Se espera multipart/form-data con el archivo en el campo xml, o application/xml.');
   if (status < 500) {
     request.log.info({ err: error }, 'receiver request refused');
-    return messageError(reply, status, 'La solicitud no pudo leerse.');
+    return messageError(reply, status, refused?.failure.detail ?? 'La solicitud no pudo leerse.');
   }
   request.log.error({ err: error }, 'receiver request failed');
   return messageError(reply, 500, 'Error interno del receptor.');

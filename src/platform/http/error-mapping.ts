@@ -1,4 +1,5 @@
 // Everything a request can throw, mapped to one problem (RFC 9457) in one place; only a true bug is a 500.
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { problemBody, ProblemError, type Failure, type FieldError } from './problems.js';
 
@@ -6,6 +7,8 @@ export const maxBodyBytes = 5 * 1024 * 1024;
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, failure: Failure, status: number) {
   for (const [name, value] of Object.entries(failure.headers ?? {})) void reply.header(name, value);
+  // Set on every request by the onRequest hook; an answer from before routing (frameworkErrors) comes here first.
+  void reply.header('x-correlation-id', request.id);
   // `instance` names the resource, not the query string (which may carry cursors or other caller data).
   const path = request.url.split('?')[0] ?? '/';
   return reply.code(status).type('application/problem+json').send(problemBody(failure, path, request.id));
@@ -60,4 +63,41 @@ export function toFailure(error: FastifyError | ProblemError): { failure: Failur
 
 function problemStatus(failure: Failure): number {
   return problemBody(failure, '', '').status;
+}
+
+/** What the router refuses before routing: a path that is not percent-encoded UTF-8, or a segment too long. */
+export function frameworkFailure(error: FastifyError): { failure: Failure; status: number } {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return { failure: { code: 'uri_too_long', detail: 'A path segment is longer than any identifier this service uses.', errors: [{ pointer: '/', in: 'params', code: 'too_long', detail: error.message }] }, status: 414 };
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return { failure: { code: 'malformed_request', detail: 'The path is not valid percent-encoded UTF-8.', errors: [{ pointer: '/', in: 'params', code: 'bad_encoding', detail: error.message }] }, status: 400 };
+  }
+  return toFailure(error);
+}
+
+const clientErrors: Readonly<Record<string, { failure: Failure; status: number }>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { failure: { code: 'request_timeout', detail: 'The request was not received in full in time.' }, status: 408 },
+  HPE_HEADER_OVERFLOW: { failure: { code: 'headers_too_large', detail: 'The request line and headers exceed the 16 KB Node accepts.' }, status: 431 },
+  HPE_INVALID_METHOD: { failure: { code: 'malformed_request', detail: 'The request method is not an HTTP method.' }, status: 400 },
+  HPE_INVALID_HEADER_TOKEN: { failure: { code: 'malformed_request', detail: 'A header holds a character HTTP does not allow (a NUL or another control character).' }, status: 400 },
+};
+
+/** What Node's HTTP parser refuses, by its error code (`HPE_*`), before any request object exists. */
+export function clientErrorFailure(code: string | undefined): { failure: Failure; status: number } {
+  return (code === undefined ? undefined : clientErrors[code]) ?? { failure: { code: 'malformed_request', detail: `The request is not valid HTTP/1.1 (${code ?? 'unknown error'}).` }, status: 400 };
+}
+
+/** A whole HTTP/1.1 problem answer, for the raw socket of a request Node could not parse; the socket closes after. */
+export function rawProblemResponse(failure: Failure, status: number, correlationId: string): string {
+  const body = JSON.stringify(problemBody(failure, '/', correlationId));
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'content-type: application/problem+json', `content-length: ${Buffer.byteLength(body)}`, `x-correlation-id: ${correlationId}`, 'connection: close'];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** The 417 for an `Expect` other than 100-continue, which Node leaves to a `checkExpectation` listener. */
+export function sendExpectationFailed(request: { url?: string }, response: { writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown }, correlationId: string): void {
+  const body = JSON.stringify(problemBody({ code: 'expectation_failed', detail: 'Send the body without an Expect header, or with Expect: 100-continue.', errors: [{ pointer: '/expect', in: 'headers', code: 'unsupported', detail: 'Only 100-continue is supported.' }] }, (request.url ?? '/').split('?')[0] ?? '/', correlationId));
+  response.writeHead(417, { 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), 'x-correlation-id': correlationId, connection: 'close' });
+  response.end(body);
 }

@@ -1,6 +1,7 @@
 // The Fastify app with everything routes rely on: correlation ids, the envelope's error twin
 // (problem+json), 404/405/413/415 mapping, auth by route declaration, metrics and OpenAPI.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AnySchema } from 'ajv';
@@ -12,11 +13,12 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
 import { ListMetaSchema, MetaSchema } from './envelope.js';
-import { maxBodyBytes, sendProblem, toFailure } from './error-mapping.js';
+import { clientErrorFailure, frameworkFailure, maxBodyBytes, rawProblemResponse, sendExpectationFailed, sendProblem, toFailure } from './error-mapping.js';
 import { checkHeaders, checkSignedMessage } from './guards.js';
+import { jsonFieldError, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
 import { registerOpenApi } from './openapi.js';
-import type { ProblemError } from './problems.js';
+import { ProblemError, type FieldError } from './problems.js';
 import type { App, CatalogueEntry } from './route.js';
 import { FieldErrorSchema, ProblemSchema } from './schemas.js';
 
@@ -80,7 +82,26 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     routerOptions: { ignoreTrailingSlash: true },
     // DGII's receiver routes are case-insensitive (receiver-path.ts).
     rewriteUrl: (request) => normaliseReceiverUrl(request.url ?? '/'),
+    // What the router refuses before any route runs (a path that is not percent-encoded UTF-8, a segment longer
+    // than maxParamLength) is a problem like any other, not Fastify's own JSON.
+    frameworkErrors: (error, request, reply) => {
+      const { failure, status } = frameworkFailure(error);
+      void sendProblem(request, reply, failure, status);
+    },
+    // What Node's HTTP parser refuses (headers too large, broken framing, an unknown method, a NUL in a header)
+    // never reaches Fastify: answered here on the raw socket, which is then closed.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const { failure, status } = clientErrorFailure(error.code);
+      if (socket.writable) socket.end(rawProblemResponse(failure, status, randomUUID()));
+      else socket.destroy();
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Node answers an Expect other than 100-continue with a bare 417; with a listener, the answer is ours.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    sendExpectationFailed(request, response, randomUUID());
+  });
 
   const catalogue: CatalogueEntry[] = [];
   // Same trailing-slash rule as the app's router, so `DELETE /health/` is a 405 like `DELETE /health`.
@@ -108,7 +129,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, value) => {
+      const refused = error === null ? jsonFieldError(value) : undefined;
+      if (refused === undefined) done(error, value);
+      else done(refusal(refused.code === 'too_deep' ? 'malformed_body' : 'validation_failed', refused), undefined);
+    });
   });
 
   // Raw XML only where a route asks for it (signed documents handed in as they are); elsewhere it stays a 415.
@@ -132,6 +157,19 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   app.addHook('preValidation', async (request) => {
     if (request.routeOptions.config.auth?.kind === 'cloud') checkSignedMessage(request, { config, clock: options.clock });
+    // No route, nothing to refuse: the answer is 404/405 whatever the path holds.
+    const refused = request.is404 ? undefined : (textFieldError('params', request.params) ?? textFieldError('query', request.query));
+    if (refused !== undefined) throw refusal('validation_failed', refused);
+    await Promise.resolve();
+  });
+
+  // An answer sent before the body was read (a refusal from a multipart reader that stopped at a limit) leaves the
+  // rest of the body on the socket, and Node does not discard a body a reader had started on: the next request on
+  // the connection would never be answered. What is left is read and dropped, up to the route's body limit (past it,
+  // the connection is closed), so the connection serves the next request. Closing instead would reset the
+  // connection while the client is still sending, and the client could lose the answer itself.
+  app.addHook('onSend', async (request) => {
+    if (!request.raw.complete) drainUnreadBody(request.raw, request.routeOptions.bodyLimit);
     await Promise.resolve();
   });
 
@@ -165,6 +203,20 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   if (config.openApiEnabled) await registerOpenApi(app, options.version);
 
   return { app, catalogue };
+}
+
+function drainUnreadBody(body: IncomingMessage, limit: number): void {
+  let dropped = 0;
+  body.unpipe();
+  body.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limit) body.destroy();
+  });
+  body.resume();
+}
+
+function refusal(code: 'validation_failed' | 'malformed_body', error: FieldError): ProblemError {
+  return new ProblemError({ code, detail: `${error.in} ${error.pointer}: ${error.detail}`, errors: [error] });
 }
 
 export { maxBodyBytes };

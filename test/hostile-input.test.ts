@@ -1,0 +1,291 @@
+// Issue 27's findings, as an attacker sends them, over real connections to a listening app: text PostgreSQL cannot
+// store (NUL) in every place a request carries text, JSON 10,000 levels deep, `null` where a group belongs, 1e40
+// where an integer column waits, XML shaped to make a parser quadratic or recursive at the 5 MB limit, a multipart
+// body answered before it was read, and what Node and the router refuse before any route runs. Never a 5xx; on the
+// API always problem+json naming the place at fault; and while each costly input is processed, /health on another
+// connection answers within 200 ms.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { AddressInfo } from 'node:net';
+import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
+import type { ProblemBody, ProblemCode } from '../src/platform/http/problems.js';
+import { scopes } from '../src/platform/http/scopes.js';
+import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
+import { rawExchange } from './support/raw-http.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+const fiveMegabytes = 5 * 1024 * 1024;
+/** Room under the 5 MB limit for the XML declaration and the root element. */
+const xmlBudget = fiveMegabytes - 4_096;
+
+/** `unit` repeated to fill the 5 MB limit, between `head` and `tail`. */
+function filled(head: string, unit: string, tail: string): string {
+  return head + unit.repeat(Math.floor((xmlBudget - head.length - tail.length) / unit.length)) + tail;
+}
+
+const costlyXml: Record<string, string> = {
+  'processing instructions before the root': filled('<?xml version="1.0" encoding="utf-8"?>', '<?p x?>', '<ECF/>'),
+  'elements nested 600,000 deep': (() => {
+    const depth = Math.floor(xmlBudget / 7);
+    return `<ECF>${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</ECF>`;
+  })(),
+  'comments after the root': filled('<ECF/>', '<!--c-->', ''),
+  'attributes on one element': (() => {
+    const attributes: string[] = [];
+    for (let length = 0, i = 0; length < xmlBudget - 16; i++) {
+      const attribute = ` a${i}="1"`;
+      attributes.push(attribute);
+      length += attribute.length;
+    }
+    return `<ECF${attributes.join('')}/>`;
+  })(),
+  'namespace declarations on one element': (() => {
+    const declarations: string[] = [];
+    for (let length = 0, i = 0; length < xmlBudget - 16; i++) {
+      const declaration = ` xmlns:n${i}="urn:${i}"`;
+      declarations.push(declaration);
+      length += declaration.length;
+    }
+    return `<ECF${declarations.join('')}/>`;
+  })(),
+};
+
+interface Row {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  url: string;
+  body?: string;
+  status: number;
+  code: ProblemCode;
+  /** The field error the answer must name. */
+  error?: { in: string; pointer: string };
+}
+
+const nul = '\u0000';
+const deepJson = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+const deepArray = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+const withItems = (items: unknown) => JSON.stringify({ ...ecfDocuments['31'], DetallesItems: { Item: items } });
+
+describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stalls', () => {
+  let app: TestApp;
+  let base: string;
+  let port: number;
+  let key: string;
+  let companyId: string;
+  let documentId: string;
+
+  before(async () => {
+    app = await startTestApp({ env: { RECEIVER_AUTH_MODE: 'optional' } });
+    companyId = await app.provisionCompany({ rnc: issuerRnc });
+    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
+    const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    assert.equal(installed.statusCode, 200, installed.body);
+    key = (await app.issueKey(companyId, [...scopes])).apiKey;
+    base = await app.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.app.server.address() as AddressInfo).port;
+    const range = await call('POST', '/api/v1/secuencias/rangos', JSON.stringify({ ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2030' }));
+    assert.equal(range.status, 201, await range.text());
+    const created = await call('POST', '/api/v1/documentos', JSON.stringify(ecfDocuments['31']));
+    assert.equal(created.status, 201, await created.clone().text());
+    documentId = ((await created.json()) as { data: { id: string } }).data.id;
+  });
+  after(() => app.close());
+
+  function call(method: string, path: string, body?: string, contentType = 'application/json'): Promise<Response> {
+    const headers: Record<string, string> = { 'x-api-key': key };
+    if (body !== undefined) headers['content-type'] = contentType;
+    return fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  }
+
+  async function assertProblemAnswer(response: Response, row: Pick<Row, 'status' | 'code' | 'error'>): Promise<ProblemBody> {
+    const text = await response.text();
+    assert.equal(response.status, row.status, text.slice(0, 500));
+    assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    const body = JSON.parse(text) as ProblemBody;
+    assert.equal(body.code, row.code, text.slice(0, 500));
+    assert.equal(body.correlationId, response.headers.get('x-correlation-id'));
+    if (row.error !== undefined) {
+      const { in: where, pointer } = row.error;
+      assert.ok(body.errors?.some((error) => error.in === where && error.pointer === pointer), `no error in ${where} at ${pointer}: ${JSON.stringify(body.errors).slice(0, 500)}`);
+    }
+    return body;
+  }
+
+  const nulInParams = (url: string, pointer: string, method: Row['method'] = 'GET', body?: string): Row => ({
+    name: `NUL in ${pointer.slice(1)} of ${method} ${url}`,
+    method,
+    url: url.replace(`:${pointer.slice(1)}`, 'doc%00x'),
+    ...(body === undefined ? {} : { body }),
+    status: 400,
+    code: 'validation_failed',
+    error: { in: 'params', pointer },
+  });
+
+  const table: Row[] = [
+    // Documents.
+    nulInParams('/api/v1/documentos/:id', '/id'),
+    nulInParams('/api/v1/documentos/:id/cronologia', '/id'),
+    nulInParams('/api/v1/documentos/:id/normalizado', '/id'),
+    nulInParams('/api/v1/documentos/:id/artefactos/signed-xml', '/id'),
+    nulInParams('/api/v1/documentos/:id/enviar', '/id', 'POST', '{}'),
+    nulInParams('/api/v1/documentos/:id/reintentar', '/id', 'POST', '{}'),
+    nulInParams('/api/v1/documentos/:id/actualizar-estado', '/id', 'POST', '{}'),
+    { name: 'NUL in a query value', method: 'GET', url: '/api/v1/documentos?cursor=a%00b', status: 400, code: 'validation_failed', error: { in: 'query', pointer: '/cursor' } },
+    {
+      name: 'NUL in a JSON string of an e-CF',
+      method: 'POST',
+      url: '/api/v1/documentos',
+      body: JSON.stringify({ ...ecfDocuments['31'], Encabezado: { ...(ecfDocuments['31']['Encabezado'] as object), IdDoc: { TipoeCF: `31${nul}` } } }),
+      status: 400,
+      code: 'validation_failed',
+      error: { in: 'body', pointer: '/Encabezado/IdDoc/TipoeCF' },
+    },
+    { name: 'NUL in a JSON key', method: 'POST', url: '/api/v1/documentos', body: JSON.stringify({ [`Encabezado${nul}`]: {} }), status: 400, code: 'validation_failed', error: { in: 'body', pointer: `/Encabezado${nul}` } },
+    { name: 'a 10,000-level JSON object', method: 'POST', url: '/api/v1/documentos', body: deepJson, status: 400, code: 'malformed_body', error: { in: 'body', pointer: `/${Array.from({ length: 32 }, () => 'a').join('/')}` } },
+    { name: 'a 10,000-level JSON array', method: 'POST', url: '/api/v1/documentos', body: deepArray, status: 400, code: 'malformed_body', error: { in: 'body', pointer: `/${Array.from({ length: 32 }, () => '0').join('/')}` } },
+    { name: 'a null item', method: 'POST', url: '/api/v1/documentos', body: withItems([null]), status: 422, code: 'document_invalid' },
+    { name: 'null as the item list', method: 'POST', url: '/api/v1/documentos', body: withItems(null), status: 422, code: 'document_invalid' },
+    { name: 'null as Totales', method: 'POST', url: '/api/v1/documentos', body: JSON.stringify({ ...ecfDocuments['31'], Encabezado: { ...(ecfDocuments['31']['Encabezado'] as object), Totales: null } }), status: 201, code: 'validation_failed' },
+    { name: 'a 10,000-level JSON body to signed-XML intake', method: 'POST', url: '/api/v1/documentos/xml-firmado', body: deepJson, status: 400, code: 'malformed_body' },
+
+    // Received documents.
+    nulInParams('/api/v1/recibidos/:id', '/id'),
+    nulInParams('/api/v1/recibidos/:id/artefactos/received-xml', '/id'),
+    nulInParams('/api/v1/recibidos/:id/respuesta-comercial', '/id', 'POST', '{"estado":"aprobado"}'),
+
+    // Webhooks.
+    nulInParams('/api/v1/notificaciones/:id', '/id'),
+    nulInParams('/api/v1/notificaciones/:id', '/id', 'PATCH', '{"description":"x"}'),
+    // No such route: NUL or not, the answer is the 405 naming the methods there are.
+    { name: 'NUL in the path of a method the route does not have', method: 'DELETE', url: '/api/v1/notificaciones/a%00b', status: 405, code: 'method_not_allowed' },
+    nulInParams('/api/v1/notificaciones/:id/prueba', '/id', 'POST', '{}'),
+    { name: 'NUL in a webhook description', method: 'POST', url: '/api/v1/notificaciones', body: JSON.stringify({ url: 'https://erp.example.com/hooks', description: `ERP${nul}` }), status: 400, code: 'validation_failed', error: { in: 'body', pointer: '/description' } },
+
+    // Sequences.
+    nulInParams('/api/v1/secuencias/asignaciones/:id', '/id'),
+    nulInParams('/api/v1/secuencias/asignaciones/:id/cancelar', '/id', 'POST', '{}'),
+    nulInParams('/api/v1/secuencias/anulaciones/:id', '/id'),
+    nulInParams('/api/v1/secuencias/anulaciones/:id/reintentar', '/id', 'POST', '{}'),
+    nulInParams('/api/v1/secuencias/rangos/:id', '/id'),
+    { name: '1e40 as an allocation count', method: 'POST', url: '/api/v1/secuencias/asignaciones', body: '{"ecfType":"31","deviceId":"caja-1","count":1e40}', status: 400, code: 'validation_failed', error: { in: 'body', pointer: '/count' } },
+    { name: '1e40 as a list limit', method: 'GET', url: '/api/v1/secuencias/asignaciones?limit=1e40', status: 400, code: 'validation_failed', error: { in: 'query', pointer: '/limit' } },
+
+    // Certification and catalogues.
+    nulInParams('/api/v1/certificacion/:id', '/id'),
+    nulInParams('/api/v1/catalogos/:catalog', '/catalog'),
+    nulInParams('/api/v1/contribuyentes/:rnc', '/rnc'),
+  ];
+
+  for (const row of table) {
+    it(`${row.name} → ${String(row.status)} ${row.code}`, async () => {
+      const response = await call(row.method, row.url, row.body);
+      if (row.status === 201) {
+        // Null read as absent: the service computes the block the client left out.
+        assert.equal(response.status, 201, await response.text());
+        return;
+      }
+      await assertProblemAnswer(response, row);
+    });
+  }
+
+  it('1e40 as the version of an existing document\'s artefact → 400 naming the query parameter', async () => {
+    const response = await call('GET', `/api/v1/documentos/${documentId}/artefactos/signed-xml?version=1e40`);
+    await assertProblemAnswer(response, { status: 400, code: 'validation_failed', error: { in: 'query', pointer: '/version' } });
+  });
+
+  it('control plane: NUL in a path segment and in an event field → 400 naming them', async () => {
+    const listed = await app.cloud('GET', '/internal/cloud/v1/companies/co%00x/api-keys');
+    assert.equal(listed.statusCode, 400, listed.body);
+    assert.match(String(listed.headers['content-type']), /^application\/problem\+json/);
+    assert.deepEqual(listed.json<ProblemBody>().errors?.map((error) => [error.in, error.pointer]), [['params', '/companyId']]);
+    const event = await app.sendEvent('company.updated', { companyId, legalName: `Nombre${nul}` });
+    assert.equal(event.statusCode, 400, event.body);
+    assert.deepEqual(event.json<ProblemBody>().errors?.map((error) => [error.in, error.pointer]), [['body', '/data/legalName']]);
+  });
+
+  it('receiver: NUL in the company segment and in the environment segment → 400 in DGII\'s style, not a 500', async () => {
+    for (const path of [`/testecf/${issuerRnc}%00/fe/recepcion/api/ecf`, `/test%00ecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`, `/testecf/x%00/fe/autenticacion/api/semilla`]) {
+      const response = await fetch(`${base}${path}`, { method: path.endsWith('semilla') ? 'GET' : 'POST', ...(path.endsWith('semilla') ? {} : { headers: { 'content-type': 'application/xml' }, body: '<ECF/>' }) });
+      const body = (await response.json()) as { mensaje?: string };
+      assert.equal(response.status, 400, `${path}: ${JSON.stringify(body)}`);
+      assert.match(body.mensaje ?? '', /NUL/);
+    }
+  });
+
+  /** Sends `send` and, until it is answered, /health on other connections; the slowest /health answer. */
+  async function slowestHealthWhile(send: () => Promise<Response>): Promise<{ response: Response; text: string; slowestMs: number; healthCalls: number }> {
+    const state = { answered: false };
+    const pending = send().then(async (response) => {
+      const text = await response.text();
+      state.answered = true;
+      return { response, text };
+    });
+    let slowestMs = 0;
+    let healthCalls = 0;
+    do {
+      const started = performance.now();
+      const health = await fetch(`${base}/health`);
+      await health.arrayBuffer();
+      slowestMs = Math.max(slowestMs, performance.now() - started);
+      healthCalls++;
+      assert.equal(health.status, 200);
+    } while (!state.answered);
+    return { ...(await pending), slowestMs, healthCalls };
+  }
+
+  for (const [shape, xml] of Object.entries(costlyXml)) {
+    it(`XML with ${shape} at the 5 MB limit: refused at every entry point, /health answering within 200 ms meanwhile`, async () => {
+      assert.ok(Buffer.byteLength(xml) <= fiveMegabytes && Buffer.byteLength(xml) > fiveMegabytes - 16_384, `${Buffer.byteLength(xml)} bytes`);
+      const entryPoints: [string, () => Promise<Response>, boolean][] = [
+        ['signed-XML intake', () => call('POST', '/api/v1/documentos/xml-firmado', xml, 'application/xml'), true],
+        ['receiver, e-CF', () => fetch(`${base}/testecf/${issuerRnc}/fe/recepcion/api/ecf`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), false],
+        ['receiver, commercial approval', () => fetch(`${base}/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), false],
+        ['receiver, signed seed', () => fetch(`${base}/testecf/${issuerRnc}/fe/autenticacion/api/validacioncertificado`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), false],
+      ];
+      for (const [entryPoint, send, problemJson] of entryPoints) {
+        const { response, text, slowestMs, healthCalls } = await slowestHealthWhile(send);
+        assert.ok(response.status >= 400 && response.status < 500, `${entryPoint}: ${String(response.status)} ${text.slice(0, 300)}`);
+        if (problemJson) assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/, entryPoint);
+        assert.ok(slowestMs < 200, `${entryPoint}: /health took ${slowestMs.toFixed(0)} ms (${String(healthCalls)} calls) while the XML was processed`);
+      }
+    });
+  }
+
+  it('a multipart body answered before it was read (20,000 empty fields) leaves the connection serving the next request', async () => {
+    const boundary = 'hostile-boundary';
+    const fields = Array.from({ length: 20_000 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\n\r\n`).join('');
+    const body = Buffer.from(`${fields}--${boundary}--\r\n`);
+    assert.ok(body.length > 1_000_000);
+    const head = `POST /testecf/${issuerRnc}/fe/recepcion/api/ecf HTTP/1.1\r\nhost: localhost\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${body.length}\r\n\r\n`;
+    const exchange = await rawExchange(port, [head, body, 'GET /health HTTP/1.1\r\nhost: localhost\r\n\r\n'], 2);
+    const [refused, health] = exchange.responses;
+    assert.ok(refused !== undefined && refused.status >= 400 && refused.status < 500, JSON.stringify(exchange).slice(0, 500));
+    // Either the next request on the socket is answered, or the client was told the connection ends.
+    if (health === undefined) assert.ok(exchange.closed && refused.headers['connection'] === 'close', JSON.stringify(exchange).slice(0, 500));
+    else assert.equal(health.status, 200);
+  });
+
+  const preRouting: [string, string, number, ProblemCode][] = [
+    ['a path that is not percent-encoded UTF-8 (%ff)', 'GET /api/v1/documentos/%ff HTTP/1.1\r\nhost: x\r\nx-api-key: k\r\n\r\n', 400, 'malformed_request'],
+    ['a 20 KB path', `GET /api/v1/documentos/${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`, 431, 'headers_too_large'],
+    ['a 200-character path segment', `GET /api/v1/documentos/${'a'.repeat(200)} HTTP/1.1\r\nhost: x\r\n\r\n`, 414, 'uri_too_long'],
+    ['headers over 16 KB', `GET /health HTTP/1.1\r\nhost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    ['an Expect other than 100-continue', 'POST /api/v1/documentos HTTP/1.1\r\nhost: x\r\nexpect: 200-ok\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}', 417, 'expectation_failed'],
+    ['a method HTTP does not have', 'FROB /health HTTP/1.1\r\nhost: x\r\n\r\n', 400, 'malformed_request'],
+    ['a NUL in a header value', 'GET /health HTTP/1.1\r\nhost: x\r\nx-correlation-id: a\u0000b\r\n\r\n', 400, 'malformed_request'],
+    ['broken chunked framing', 'POST /api/v1/documentos HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\ncontent-type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400, 'malformed_request'],
+  ];
+  for (const [name, request, status, code] of preRouting) {
+    it(`before routing, ${name} → ${String(status)} ${code} as problem+json`, async () => {
+      const exchange = await rawExchange(port, [request], 1);
+      const [response] = exchange.responses;
+      assert.ok(response !== undefined, 'an answer arrived');
+      assert.equal(response.status, status, response.body);
+      assert.match(response.headers['content-type'] ?? '', /^application\/problem\+json/);
+      const body = JSON.parse(response.body) as ProblemBody;
+      assert.equal(body.code, code);
+      assert.equal(body.status, status);
+      assert.equal(body.correlationId, response.headers['x-correlation-id']);
+    });
+  }
+});
