@@ -19,6 +19,7 @@ import { createLogger, type Logger } from './platform/observability/logger.js';
 import { createMetrics } from './platform/observability/metrics.js';
 import { startQueue, type Queue } from './platform/queue/queue.js';
 import { createBlobStore, type BlobStore } from './platform/storage/index.js';
+import { createXmlChecks } from './platform/xml-checks/index.js';
 import { loadSchemaSet } from './platform/xsd/index.js';
 import type { SchemaSet } from './fiscal/xsd/index.js';
 import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
@@ -184,6 +185,8 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       schemas?.dispose();
       return Promise.resolve();
     });
+    const xmlChecks = createXmlChecks({ schemas, xsdDir: config.xsdDir, onThreadFailure: (error) => { log.error({ err: error }, 'the XML thread failed; the document is refused'); } });
+    closers.push(() => xmlChecks.close());
 
     const db = database.db;
     const dgii = await dgiiTarget(options, { db, clock, log, schemas });
@@ -331,7 +334,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       closers.push(() => laneLoop.stop());
     }
     const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas, certificationApprovalTest: approvalTestOf(db, config.fiscalEnv) });
-    const received = createReceivedService({ db, clock, blobs, environment: config.fiscalEnv, schemas, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
+    const received = createReceivedService({ db, clock, blobs, environment: config.fiscalEnv, xmlChecks, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
     // Commercial responses (ACECF) to received e-CF: made by the API, delivered by jobs to the issuer and DGII.
     const scheduleResponseDelivery = async (trx: Parameters<Queue['enqueue']>[2]['transaction'], delivery: { receivedDocumentId: string; target: 'issuer' | 'dgii' }, startAfter: Date | undefined) => {
       await queue.enqueue(jobs.deliverCommercialResponse, delivery, { correlationId: `acecf:${delivery.receivedDocumentId}:${delivery.target}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
@@ -377,7 +380,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         ...documentRoutes(
           documents,
           createIdempotency({ db, clock, environment: config.fiscalEnv }),
-          createSignedXmlIntake({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, schemas }),
+          createSignedXmlIntake({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, xmlChecks }),
         ),
         ...documentViewRoutes(documents),
         ...sendingRoutes(sending),

@@ -3,6 +3,7 @@
 // `{mensajes: [strings]}` (anularrango), `{mensaje: [strings]}` (aprobacioncomercial), ASP.NET's ModelState
 // `{title, errors: {field: [...]}}`, XML answers (when Accept asks for XML), and plain text from IIS.
 import { XMLParser } from 'fast-xml-parser';
+import { screenUntrustedXml } from '../fiscal/xml/untrusted-xml.js';
 import type { DgiiMessage } from './outcomes.js';
 
 /** Long enough for any DGII message; an HTML error page is cut rather than carried around. */
@@ -92,6 +93,9 @@ const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, 
 
 /** XML answers put the same fields under a root element (RespuestaAnulacionRango, …); a list repeats its element. */
 function messagesFromXml(text: string): DgiiMessage[] | undefined {
+  // An answer from the network is screened like any XML from outside: no DTD (so no entity to expand), no shape
+  // that makes the parser quadratic; one that fails is read as text below.
+  if (!screenUntrustedXml(text).ok) return undefined;
   let document: unknown;
   try {
     document = xmlParser.parse(text);

@@ -99,27 +99,46 @@ function factsOf(document: unknown): ReceivedFacts {
   };
 }
 
-/** The receiver's verdict on `xml`, its checks in the standard's order (1, 2, 3, 4). */
-export async function judgeReceivedEcf(xml: Buffer, identifiers: ReceivedIdentifiers, checks: ReceptionChecks): Promise<ReceptionVerdict> {
+/**
+ * What checks 1 and 2 say of `xml` (specification and XSD, then signature): the part of the verdict that needs only
+ * the bytes, and all of its cost. Pure and synchronous, so a large document can be read on another thread
+ * (platform/xml-checks): its result is plain data.
+ */
+export type ReceptionReading = Exclude<ReceptionVerdict, { kind: 'received' }> | { kind: 'readable'; facts: ReceivedFacts };
+
+export function readReceivedEcf(xml: Uint8Array, schemas: SchemaSet | undefined): ReceptionReading {
   // Read once: bytes that pass the screen as UTF-8 and scan compact (fiscal/xml/compact-xml.ts) serve both the
   // reading and the signature check; anything else takes the general parsers, each judging as it always has.
-  const screened = screenUntrustedXml(xml);
+  const bytes = Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength);
+  const screened = screenUntrustedXml(bytes);
   const compact = screened.ok ? scanCompactXml(screened.text) : undefined;
-  const parsed = (compact === undefined ? undefined : parseCompactEcf(compact)) ?? parseEcf(xml.toString('utf8'));
+  const parsed = (compact === undefined ? undefined : parseCompactEcf(compact)) ?? parseEcf(bytes.toString('utf8'));
   if (!parsed.ok) {
     const first = parsed.findings[0];
     if (first !== undefined && first.pointer === '/' && unreadableCodes.has(first.code)) return { kind: 'unreadable', message: first.message };
     return { kind: 'not_received', reason: '1', outcome: 'not_received:specification', facts: undefined };
   }
   const facts = factsOf(parsed.document);
-  const notReceived = (reason: NotReceivedReason, outcome: NotReceivedOutcome): ReceptionVerdict => ({ kind: 'not_received', reason, outcome, facts });
+  const notReceived = (reason: NotReceivedReason, outcome: NotReceivedOutcome): ReceptionReading => ({ kind: 'not_received', reason, outcome, facts });
   if (!isTypeSentToReceiver(facts.ecfType ?? '')) return notReceived('1', 'not_received:type_not_sent_to_receivers');
-  const kind = detectKind(xml);
+  const kind = detectKind(bytes);
   if (kind === undefined) return notReceived('1', 'not_received:specification');
-  if (checks.schemas !== undefined && checks.schemas.validate(kind, xml).length > 0) return notReceived('1', 'not_received:xsd');
-  const signature = compact === undefined ? verifyEnvelopedSignature(xml) : verifyCompactEnvelopedSignature(xml, compact);
+  if (schemas !== undefined && schemas.validate(kind, bytes).length > 0) return notReceived('1', 'not_received:xsd');
+  const signature = compact === undefined ? verifyEnvelopedSignature(bytes) : verifyCompactEnvelopedSignature(bytes, compact);
   if (!signature.ok) return notReceived('2', 'not_received:signature');
-  if (await checks.alreadyReceived(identifiers)) return notReceived('3', 'not_received:duplicate');
-  if (facts.rncComprador !== checks.receiverRnc) return notReceived('4', 'not_received:buyer');
+  return { kind: 'readable', facts };
+}
+
+/** The receiver's verdict on what readReceivedEcf read: checks 3 (duplicate) and 4 (buyer) complete it. */
+export async function judgeReading(reading: ReceptionReading, identifiers: ReceivedIdentifiers, checks: Omit<ReceptionChecks, 'schemas'>): Promise<ReceptionVerdict> {
+  if (reading.kind !== 'readable') return reading;
+  const { facts } = reading;
+  if (await checks.alreadyReceived(identifiers)) return { kind: 'not_received', reason: '3', outcome: 'not_received:duplicate', facts };
+  if (facts.rncComprador !== checks.receiverRnc) return { kind: 'not_received', reason: '4', outcome: 'not_received:buyer', facts };
   return { kind: 'received', facts };
+}
+
+/** The receiver's verdict on `xml`, its checks in the standard's order (1, 2, 3, 4), all on this thread. */
+export async function judgeReceivedEcf(xml: Buffer, identifiers: ReceivedIdentifiers, checks: ReceptionChecks): Promise<ReceptionVerdict> {
+  return judgeReading(readReceivedEcf(xml, checks.schemas), identifiers, checks);
 }

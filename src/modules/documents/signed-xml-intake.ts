@@ -4,10 +4,7 @@
 // are archived: a signed document is never re-serialised.
 import { textAt } from '../../fiscal/rules/document-view.js';
 import type { FiscalEnvironment } from '../../config.js';
-import { parseEcf } from '../../fiscal/parse/index.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
-import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
-import { detectKind, type SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
@@ -15,6 +12,7 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { BlobStore } from '../../platform/storage/index.js';
+import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { archiveArtefacts } from './artefacts.js';
@@ -37,24 +35,14 @@ export function createSignedXmlIntake(deps: {
   environment: FiscalEnvironment;
   companies: CompaniesService;
   sequences: SequencesService;
-  schemas: SchemaSet | undefined;
+  xmlChecks: XmlChecks;
 }): SignedXmlIntake {
-  const { db, clock, blobs, environment, companies, sequences, schemas } = deps;
+  const { db, clock, blobs, environment, companies, sequences, xmlChecks } = deps;
   return {
     async intake(companyId, xml) {
-      const verified = verifyEnvelopedSignature(xml);
-      if (!verified.ok) {
-        return refusal('The signature does not verify.', verified.problems.map((problem) => ({ pointer: '/ECF/Signature', in: 'body', code: problem.code, detail: problem.message })));
-      }
-      const kind = detectKind(xml);
-      if (kind === undefined || !kind.startsWith('e-CF-')) return refusal('The XML is not an e-CF of a known type.', [{ pointer: '/ECF', in: 'body', code: 'not_an_ecf', detail: 'The root must be ECF with a TipoeCF of 31, 32, 33, 34, 41, 43, 44, 45, 46 or 47.' }]);
-      const schemaFindings = schemas?.validate(kind, xml) ?? [];
-      if (schemaFindings.length > 0) {
-        return refusal(`The XML does not pass DGII's ${kind} schema.`, schemaFindings.slice(0, 20).map((finding) => ({ pointer: finding.path, in: 'body', code: finding.code, detail: finding.message })));
-      }
-      const parsed = parseEcf(xml.toString('utf8'));
-      if (!parsed.ok) return refusal('The e-CF cannot be read.', parsed.findings.map((finding) => ({ pointer: finding.pointer, in: 'body', code: finding.code, detail: finding.message })));
-      const document = parsed.document;
+      const checked = await xmlChecks.checkSignedEcf(xml);
+      if (!checked.ok) return refusal(checked.detail, checked.errors.map((error) => ({ ...error, in: 'body' })));
+      const document = checked.document;
       const company = await companies.get(companyId);
       if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
       const rncEmisor = textAt(document, ['Encabezado', 'Emisor', 'RNCEmisor']);
@@ -87,9 +75,9 @@ export function createSignedXmlIntake(deps: {
           rnc_comprador: rncComprador ?? null,
           monto_total: montoTotal,
           total_itbis: textAt(document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
-          security_code: verified.securityCode,
+          security_code: checked.securityCode,
           fecha_hora_firma: fechaHoraFirma,
-          timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: verified.securityCode }),
+          timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: checked.securityCode }),
           range_id: claimed.value.rangeId,
           warnings: [],
           created_at: now,

@@ -2,10 +2,9 @@
 // standard, the signed ARECF, the exact bytes kept) and the integrator's inbox (list, one, artefacts).
 import type { FiscalEnvironment } from '../../config.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
-import { identifiersOf, judgeReceivedEcf, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
+import { identifiersOf, judgeReading, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
 import { buildArecf, notReceivedReasons, type NotReceivedReason } from '../../fiscal/responses/arecf.js';
 import { signCanonicalDocument, type SigningKey } from '../../fiscal/xmldsig/index.js';
-import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
@@ -14,6 +13,7 @@ import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
+import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
 import type { ReceivedWithResponseView } from './commercial-response.schema.js';
 import { commercialResponseOf } from './commercial-response.service.js';
@@ -55,7 +55,8 @@ export interface ReceivedDeps {
   clock: Clock;
   blobs: BlobStore;
   environment: FiscalEnvironment;
-  schemas: SchemaSet | undefined;
+  /** Parse, XSD and signature of what arrives, off the event loop when it is large. */
+  xmlChecks: XmlChecks;
   /** The company's signing key (the ARECF is signed by the receiver); undefined without a certificate. */
   signingKey(companyId: string): Promise<SigningKey | undefined>;
 }
@@ -104,7 +105,7 @@ function causeOf(verdict: Judged, identifiers: ReceivedIdentifiers): string {
 }
 
 export function createReceivedService(deps: ReceivedDeps): ReceivedService {
-  const { db, clock, blobs, environment, schemas } = deps;
+  const { db, clock, blobs, environment, xmlChecks } = deps;
   // One statement serves every reception asking at once (platform/group-commit.ts): under load, dozens share a round
   // trip and a WAL flush; alone, one goes at once. A batch the database refuses is run again one by one, so that a
   // sender's bad document fails its own request only.
@@ -171,8 +172,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
   return {
     async receive(company, xml, filename) {
       const identifiers = identifiersOf(xml.toString('utf8'), filename);
-      const verdict = await judgeReceivedEcf(xml, identifiers, {
-        schemas,
+      const verdict = await judgeReading(await xmlChecks.readReceivedEcf(xml), identifiers, {
         receiverRnc: company.rnc,
         alreadyReceived: (ids) => receivedAlready({ companyId: company.id, environment, issuerRnc: ids.RNCEmisor, encf: ids.eNCF }),
       });

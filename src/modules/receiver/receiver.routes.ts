@@ -34,6 +34,19 @@ export interface ReceiverDeps {
   receiveApproval(companyId: string, xml: Buffer): Promise<Result<{ documentId: string; decision: 'approved' | 'rejected' }>>;
 }
 
+/**
+ * A signed seed or ACECF is a few KB (a handful of elements and one certificate: DGII's samples are 3-5 KB); 64 KB
+ * leaves room for a certificate chain. Larger, it is not one, and is refused before any parser reads it: these two
+ * routes read what they are sent on the event loop, where a 5 MB document of elements side by side costs seconds.
+ */
+export const maxSignedMessageBytes = 64 * 1024;
+
+function tooLargeFor(reply: FastifyReply, xml: Buffer, what: string): boolean {
+  if (xml.byteLength <= maxSignedMessageBytes) return false;
+  void messageError(reply, 413, `${what} no excede ${String(maxSignedMessageBytes)} bytes; se recibieron ${String(xml.byteLength)}.`);
+  return true;
+}
+
 const Segments = Type.Object({ environment: Type.String({ maxLength: 64 }), service: Type.String({ maxLength: 128 }) });
 const XmlUploadBody = Type.Unsafe<unknown>({
   description: 'multipart/form-data with the XML file in the field `xml`, or the raw XML as application/xml; at most 5 MB.',
@@ -116,7 +129,7 @@ export function receiverRoutes(deps: ReceiverDeps) {
         const company = await companyFor(request, reply);
         if (company === undefined) return reply;
         const upload = await uploadOf(request, reply);
-        if (upload === undefined) return reply;
+        if (upload === undefined || tooLargeFor(reply, upload.xml, 'Una semilla firmada')) return reply;
         const checked = await deps.auth.validateSeed(company.id, upload.xml);
         if (!checked.ok) {
           request.log.info({ mensaje: checked.mensaje }, 'receiver seed refused');
@@ -157,6 +170,7 @@ export function receiverRoutes(deps: ReceiverDeps) {
         const admitted = await admittedUpload(request, reply);
         if (admitted === undefined) return reply;
         const { company, upload } = admitted;
+        if (tooLargeFor(reply, upload.xml, 'Un ACECF firmado')) return reply;
         const result = await deps.receiveApproval(company.id, upload.xml);
         if (!result.ok) {
           request.log.info({ code: result.failure.code, detail: result.failure.detail }, 'receiver ACECF refused');

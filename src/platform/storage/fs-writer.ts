@@ -5,6 +5,7 @@
 // message, and that thread makes the calls synchronously, then answers once.
 import { Worker } from 'node:worker_threads';
 import { groupCommit } from '../group-commit.js';
+import { RequestThread } from '../threads/request-thread.js';
 
 export interface FileWrite {
   path: string;
@@ -16,11 +17,6 @@ export interface FileWrite {
 
 /** `exists`: the final name was already there (nothing was written); `failed`: the error's code and message. */
 export type WriteOutcome = { outcome: 'written' } | { outcome: 'exists' } | { outcome: 'failed'; code: string | undefined; message: string };
-
-interface Batch {
-  id: number;
-  writes: FileWrite[];
-}
 
 /**
  * The writer thread's program, as JavaScript source: it must start the same way from the compiled build and under
@@ -98,59 +94,9 @@ parentPort.on('message', (batch) => {
       });
     }
   }
-  parentPort.postMessage({ id: batch.id, outcomes });
+  parentPort.postMessage({ id: batch.id, result: outcomes });
 });
 `;
-
-/** One writer thread, started on first use and again after it dies. */
-class WriterThread {
-  private worker: Worker | undefined;
-  private readonly waiting = new Map<number, (outcomes: WriteOutcome[] | Error) => void>();
-
-  get pending(): number {
-    return this.waiting.size;
-  }
-
-  send(batch: Batch): Promise<WriteOutcome[]> {
-    const worker = this.start();
-    return new Promise((resolve, reject) => {
-      this.waiting.set(batch.id, (outcomes) => {
-        if (outcomes instanceof Error) reject(outcomes);
-        else resolve(outcomes);
-      });
-      worker.postMessage(batch);
-      worker.ref();
-    });
-  }
-
-  async stop(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker !== undefined) await worker.terminate();
-  }
-
-  private start(): Worker {
-    if (this.worker !== undefined) return this.worker;
-    const worker = new Worker(writerSource, { eval: true });
-    // An idle writer must not keep the process alive; one with work in flight must.
-    worker.unref();
-    worker.on('message', (reply: { id: number; outcomes: WriteOutcome[] }) => {
-      const settle = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
-      settle?.(reply.outcomes);
-    });
-    const fail = (error: Error) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const settle of this.waiting.values()) settle(error);
-      this.waiting.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => { fail(new Error(`the file writer thread exited with code ${String(code)}`)); });
-    this.worker = worker;
-    return worker;
-  }
-}
 
 /**
  * Writes files durably on `threads` writer threads, as a group commit (platform/group-commit.ts): the writes asked
@@ -161,13 +107,12 @@ class WriterThread {
  * from queueing behind each other.
  */
 export function createFsWriter(threads = 2) {
-  const writers = Array.from({ length: threads }, () => new WriterThread());
-  let nextId = 0;
+  const writers = Array.from({ length: threads }, () => new RequestThread(() => new Worker(writerSource, { eval: true }), 'file writer'));
   // At most `threads` batches run at once, so one thread is free whenever a batch starts.
   const write = groupCommit(
     (writes: FileWrite[]) => {
       const writer = writers.reduce((least, candidate) => (candidate.pending < least.pending ? candidate : least));
-      return writer.send({ id: nextId++, writes });
+      return writer.request({ writes }) as Promise<WriteOutcome[]>;
     },
     { parallel: threads, gatherTick: true },
   );

@@ -1,0 +1,1 @@
+export { createXmlChecks, offThreadBytes, type XmlChecks } from './xml-checks.js';

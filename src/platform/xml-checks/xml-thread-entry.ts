@@ -1,0 +1,29 @@
+// The XML thread's side (xml-thread.ts): DGII's schemas compiled once from the same directory as the main thread's,
+// then each document read by the same fiscal function the main thread would call.
+import { parentPort, workerData } from 'node:worker_threads';
+import { readReceivedEcf } from '../../fiscal/receiving/received-ecf.js';
+import { checkSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
+import { loadSchemaSet } from '../xsd/index.js';
+import type { XmlTask } from './xml-thread.js';
+
+interface Request {
+  id: number;
+  task: XmlTask;
+  xml: Uint8Array;
+}
+
+const { xsdDir } = workerData as { xsdDir: string | undefined };
+const silent = { info: () => undefined };
+const schemas = loadSchemaSet(xsdDir, silent);
+
+parentPort?.on('message', (request: Request) => {
+  void schemas.then(
+    (set) => {
+      const result = request.task === 'readReceivedEcf' ? readReceivedEcf(request.xml, set) : checkSignedEcf(request.xml, set);
+      parentPort?.postMessage({ id: request.id, result });
+    },
+    (error: unknown) => {
+      parentPort?.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+    },
+  );
+});

@@ -1,0 +1,24 @@
+// The thread that reads large XML documents for xml-checks.ts (platform/threads/request-thread.ts: started on first
+// use and again after it dies). One is enough: it runs beside the event loop on the second core, and documents this
+// large are rare (a busy receiver gets 5-30 KB e-CF). Its heap is capped so a hostile document kills the thread,
+// not the process.
+import { Worker } from 'node:worker_threads';
+import { RequestThread } from '../threads/request-thread.js';
+
+export type XmlTask = 'readReceivedEcf' | 'checkSignedEcf';
+
+/** The thread's heap: a 5 MB document of 1.3 million elements needs a few hundred MB as a DOM. */
+const heapMegabytes = 1_024;
+
+// The entry is TypeScript when the service runs from its sources (tests, `npm run dev`): the thread registers
+// tsx's loader itself, as a thread does not inherit the loader of the thread that starts it.
+const entryUrl = new URL(`./xml-thread-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+const shim = `const { workerData } = require('node:worker_threads');
+(async () => {
+  if (workerData.entryUrl.endsWith('.ts')) (await import('tsx/esm/api')).register();
+  await import(workerData.entryUrl);
+})();`;
+
+export function startXmlThread(xsdDir: string | undefined): RequestThread {
+  return new RequestThread(() => new Worker(shim, { eval: true, workerData: { entryUrl, xsdDir }, resourceLimits: { maxOldGenerationSizeMb: heapMegabytes } }), 'XML');
+}
