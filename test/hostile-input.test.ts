@@ -188,6 +188,30 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
     });
   }
 
+  it('1e40 in every leaf of an e-CF: refused as 4xx naming that leaf, or taken as its text, never a 5xx', async () => {
+    const leaves = (value: unknown, path: string[] = []): string[][] =>
+      typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([key, item]) => leaves(item, [...path, key])) : [path];
+    const paths = leaves(ecfDocuments['31']);
+    assert.ok(paths.length > 30);
+    const outcomes = new Map<number, number>();
+    for (const path of paths) {
+      const document = structuredClone(ecfDocuments['31']) as Record<string, unknown>;
+      let parent = document;
+      for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+      parent[path[path.length - 1] as string] = 1e40;
+      const response = await call('POST', '/api/v1/documentos', JSON.stringify(document));
+      const text = await response.text();
+      outcomes.set(response.status, (outcomes.get(response.status) ?? 0) + 1);
+      assert.ok(response.status < 500, `/${path.join('/')}: ${String(response.status)} ${text.slice(0, 300)}`);
+      if (response.status === 422) {
+        const body = JSON.parse(text) as ProblemBody;
+        assert.ok(body.errors?.some((error) => error.pointer.startsWith(`/${path[0] ?? ''}`)), `/${path.join('/')}: ${text.slice(0, 300)}`);
+      }
+    }
+    // Most fields are amounts, codes, dates or identifiers that 1e40 cannot be.
+    assert.ok((outcomes.get(422) ?? 0) > paths.length / 2, JSON.stringify([...outcomes]));
+  });
+
   it('1e40 as the version of an existing document\'s artefact → 400 naming the query parameter', async () => {
     const response = await call('GET', `/api/v1/documentos/${documentId}/artefactos/signed-xml?version=1e40`);
     await assertProblemAnswer(response, { status: 400, code: 'validation_failed', error: { in: 'query', pointer: '/version' } });
