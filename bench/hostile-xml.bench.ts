@@ -12,6 +12,7 @@ import { signCanonicalDocument } from '../src/fiscal/xmldsig/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, ownedFieldsFor } from '../test/support/ecf-documents.js';
+import { admittedXmlShapes, refusedXmlShapes } from '../test/support/hostile-xml.js';
 import { nextRnc, startTestApp } from '../test/support/test-app.js';
 import { testSigningKey } from '../test/support/xmldsig-kit.js';
 import { median } from './median.js';
@@ -19,30 +20,9 @@ import { printTable, type BenchRow } from './table.js';
 
 const ROUNDS = 3;
 const GOAL_MS = 100;
-const budget = 5 * 1024 * 1024 - 4_096;
-
-function filled(head: string, unit: string, tail: string): string {
-  return head + unit.repeat(Math.floor((budget - head.length - tail.length) / unit.length)) + tail;
-}
-
-function manyAttributes(prefix: (i: number) => string): string {
-  const parts: string[] = [];
-  for (let length = 0, i = 0; length < budget - 16; i++) {
-    const part = ` ${prefix(i)}`;
-    parts.push(part);
-    length += part.length;
-  }
-  return `<ECF${parts.join('')}/>`;
-}
-
 const shapes: [string, string][] = [
-  ['processing instructions before the root (refused)', filled('<?xml version="1.0"?>', '<?p x?>', '<ECF/>')],
-  ['elements nested 750,000 deep (refused)', `<ECF>${'<a>'.repeat(Math.floor(budget / 7))}${'</a>'.repeat(Math.floor(budget / 7))}</ECF>`],
-  ['comments after the root (refused)', filled('<ECF/>', '<!--c-->', '')],
-  ['attributes on one element (refused)', manyAttributes((i) => `a${i}="1"`)],
-  ['namespace declarations on one element (refused)', manyAttributes((i) => `xmlns:n${i}="urn:${i}"`)],
-  ['1.3 million empty elements side by side (admitted)', filled('<ECF>', '<a/>', '</ECF>')],
-  ['650,000 elements with text side by side (admitted)', filled('<ECF>', '<a>1</a>', '</ECF>')],
+  ...Object.entries(refusedXmlShapes).map(([name, make]): [string, string] => [`${name} (refused)`, make()]),
+  ...Object.entries(admittedXmlShapes).map(([name, make]): [string, string] => [`${name} (admitted)`, make()]),
 ];
 
 function signedEcf(buyer: string): string {

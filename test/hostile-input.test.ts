@@ -5,50 +5,25 @@
 // API always problem+json naming the place at fault; and while each costly input is processed, /health on another
 // connection answers within 200 ms.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import type { ProblemBody, ProblemCode } from '../src/platform/http/problems.js';
 import { scopes } from '../src/platform/http/scopes.js';
 import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
+import { admittedXmlShapes, refusedXmlShapes } from './support/hostile-xml.js';
 import { rawExchange } from './support/raw-http.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
+const run = promisify(execFile);
+const stallProbe = fileURLToPath(new URL('./support/stall-probe.mjs', import.meta.url));
 const fiveMegabytes = 5 * 1024 * 1024;
-/** Room under the 5 MB limit for the XML declaration and the root element. */
-const xmlBudget = fiveMegabytes - 4_096;
-
-/** `unit` repeated to fill the 5 MB limit, between `head` and `tail`. */
-function filled(head: string, unit: string, tail: string): string {
-  return head + unit.repeat(Math.floor((xmlBudget - head.length - tail.length) / unit.length)) + tail;
-}
-
-const costlyXml: Record<string, string> = {
-  'processing instructions before the root': filled('<?xml version="1.0" encoding="utf-8"?>', '<?p x?>', '<ECF/>'),
-  'elements nested 600,000 deep': (() => {
-    const depth = Math.floor(xmlBudget / 7);
-    return `<ECF>${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</ECF>`;
-  })(),
-  'comments after the root': filled('<ECF/>', '<!--c-->', ''),
-  'attributes on one element': (() => {
-    const attributes: string[] = [];
-    for (let length = 0, i = 0; length < xmlBudget - 16; i++) {
-      const attribute = ` a${i}="1"`;
-      attributes.push(attribute);
-      length += attribute.length;
-    }
-    return `<ECF${attributes.join('')}/>`;
-  })(),
-  'namespace declarations on one element': (() => {
-    const declarations: string[] = [];
-    for (let length = 0, i = 0; length < xmlBudget - 16; i++) {
-      const declaration = ` xmlns:n${i}="urn:${i}"`;
-      declarations.push(declaration);
-      length += declaration.length;
-    }
-    return `<ECF${declarations.join('')}/>`;
-  })(),
-};
 
 interface Row {
   name: string;
@@ -236,64 +211,85 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
     }
   });
 
-  /** Sends `send` and, until it is answered, /health on other connections; the slowest /health answer. */
-  async function slowestHealthWhile(send: () => Promise<Response>): Promise<{ response: Response; text: string; slowestMs: number; healthCalls: number }> {
-    const state = { answered: false };
-    const pending = send().then(async (response) => {
-      const text = await response.text();
-      state.answered = true;
-      return { response, text };
-    });
-    let slowestMs = 0;
-    let healthCalls = 0;
-    do {
-      const started = performance.now();
-      const health = await fetch(`${base}/health`);
-      await health.arrayBuffer();
-      slowestMs = Math.max(slowestMs, performance.now() - started);
-      healthCalls++;
-      assert.equal(health.status, 200);
-    } while (!state.answered);
-    return { ...(await pending), slowestMs, healthCalls };
+  interface Probed {
+    name: string;
+    status: number;
+    contentType: string;
+    body: string;
+    slowestMs: number;
+    healthCalls: number;
+  }
+
+  /**
+   * Each request sent by a process of its own (test/support/stall-probe.mjs), which times /health on another
+   * connection again and again until the request is answered.
+   */
+  async function probe(xml: string, requests: { name: string; path: string; headers?: Record<string, string> }[]): Promise<Probed[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'ecf-hostile-'));
+    try {
+      const bodyFile = join(dir, 'body.xml');
+      writeFileSync(bodyFile, xml);
+      const spec = { base, requests: requests.map((request) => ({ ...request, method: 'POST', headers: { 'content-type': 'application/xml', ...request.headers }, bodyFile })) };
+      const { stdout } = await run(process.execPath, [stallProbe, JSON.stringify(spec)], { maxBuffer: 1_000_000 });
+      return stdout.trim().split('\n').map((line) => JSON.parse(line) as Probed);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * /health within 200 ms while each request is processed, in the best of three tries: a stall of the process
+   * (what this looks for: seconds, on every try) fails all three, while a moment of a shared CI machine's
+   * scheduling (another test file runs on the other core) does not come back three times.
+   */
+  async function assertNoStall(xml: string, probed: Probed[], requests: { name: string; path: string; headers?: Record<string, string> }[]): Promise<void> {
+    for (const [index, first] of probed.entries()) {
+      const tries = [first.slowestMs];
+      for (let again = 1; again < 3 && Math.min(...tries) >= 200; again++) {
+        const request = requests[index];
+        assert.ok(request !== undefined);
+        tries.push(...(await probe(xml, [request])).map((retry) => retry.slowestMs));
+      }
+      assert.ok(Math.min(...tries) < 200, `${first.name}: /health took ${tries.map((ms) => ms.toFixed(0)).join(', ')} ms in three tries while the XML was processed`);
+    }
   }
 
   // Shapes the screen admits (every parser is linear on them) but that cost the general parsers seconds at 5 MB: read
   // on the XML thread (platform/xml-checks), answered like any other document.
-  const admittedXml: Record<string, string> = {
-    '1.3 million empty elements side by side': filled('<ECF>', '<a/>', '</ECF>'),
-    '650,000 elements with text side by side': filled('<ECF>', '<a>1</a>', '</ECF>'),
-  };
-  for (const [shape, xml] of Object.entries(admittedXml)) {
+  for (const [shape, xml] of Object.entries(admittedXmlShapes)) {
     it(`XML with ${shape} at the 5 MB limit: answered at the e-CF entry points, /health answering within 200 ms meanwhile`, async () => {
-      const entryPoints: [string, () => Promise<Response>, number][] = [
-        ['signed-XML intake', () => call('POST', '/api/v1/documentos/xml-firmado', xml, 'application/xml'), 422],
-        // DGII's standard: an e-CF that is not one gets its signed ARECF, Estado 1 (CodigoMotivoNoRecibido 1).
-        ['receiver, e-CF', () => fetch(`${base}/testecf/${issuerRnc}/fe/recepcion/api/ecf`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), 200],
+      const body = xml();
+      const requests = [
+        { name: 'signed-XML intake', path: '/api/v1/documentos/xml-firmado', headers: { 'x-api-key': key } },
+        { name: 'receiver, e-CF', path: `/testecf/${issuerRnc}/fe/recepcion/api/ecf` },
       ];
-      for (const [entryPoint, send, status] of entryPoints) {
-        const { response, text, slowestMs, healthCalls } = await slowestHealthWhile(send);
-        assert.equal(response.status, status, `${entryPoint}: ${text.slice(0, 300)}`);
-        if (status === 200) assert.match(text, /<Estado>1<\/Estado><CodigoMotivoNoRecibido>1<\/CodigoMotivoNoRecibido>/);
-        assert.ok(slowestMs < 200, `${entryPoint}: /health took ${slowestMs.toFixed(0)} ms (${String(healthCalls)} calls) while the XML was processed`);
-      }
+      const probed = await probe(body, requests);
+      const [intake, receiver] = probed;
+      assert.ok(intake !== undefined && receiver !== undefined);
+      assert.equal(intake.status, 422, intake.body);
+      assert.match(intake.contentType, /^application\/problem\+json/);
+      // DGII's standard: an e-CF that is not one gets its signed ARECF, Estado 1 (CodigoMotivoNoRecibido 1).
+      assert.equal(receiver.status, 200, receiver.body);
+      assert.match(receiver.body, /<Estado>1<\/Estado><CodigoMotivoNoRecibido>1<\/CodigoMotivoNoRecibido>/);
+      await assertNoStall(body, probed, requests);
     });
   }
 
-  for (const [shape, xml] of Object.entries(costlyXml)) {
+  for (const [shape, make] of Object.entries(refusedXmlShapes)) {
     it(`XML with ${shape} at the 5 MB limit: refused at every entry point, /health answering within 200 ms meanwhile`, async () => {
+      const xml = make();
       assert.ok(Buffer.byteLength(xml) <= fiveMegabytes && Buffer.byteLength(xml) > fiveMegabytes - 16_384, `${Buffer.byteLength(xml)} bytes`);
-      const entryPoints: [string, () => Promise<Response>, boolean][] = [
-        ['signed-XML intake', () => call('POST', '/api/v1/documentos/xml-firmado', xml, 'application/xml'), true],
-        ['receiver, e-CF', () => fetch(`${base}/testecf/${issuerRnc}/fe/recepcion/api/ecf`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), false],
-        ['receiver, commercial approval', () => fetch(`${base}/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), false],
-        ['receiver, signed seed', () => fetch(`${base}/testecf/${issuerRnc}/fe/autenticacion/api/validacioncertificado`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml }), false],
+      const requests = [
+        { name: 'signed-XML intake', path: '/api/v1/documentos/xml-firmado', headers: { 'x-api-key': key } },
+        { name: 'receiver, e-CF', path: `/testecf/${issuerRnc}/fe/recepcion/api/ecf` },
+        { name: 'receiver, commercial approval', path: `/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf` },
+        { name: 'receiver, signed seed', path: `/testecf/${issuerRnc}/fe/autenticacion/api/validacioncertificado` },
       ];
-      for (const [entryPoint, send, problemJson] of entryPoints) {
-        const { response, text, slowestMs, healthCalls } = await slowestHealthWhile(send);
-        assert.ok(response.status >= 400 && response.status < 500, `${entryPoint}: ${String(response.status)} ${text.slice(0, 300)}`);
-        if (problemJson) assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/, entryPoint);
-        assert.ok(slowestMs < 200, `${entryPoint}: /health took ${slowestMs.toFixed(0)} ms (${String(healthCalls)} calls) while the XML was processed`);
-      }
+      const probed = await probe(xml, requests);
+      assert.equal(probed.length, 4);
+      for (const answer of probed) assert.ok(answer.status >= 400 && answer.status < 500, `${answer.name}: ${String(answer.status)} ${answer.body}`);
+      assert.match(probed[0]?.contentType ?? '', /^application\/problem\+json/);
+      await assertNoStall(xml, probed, requests);
     });
   }
 
@@ -318,6 +314,7 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
     ['headers over 16 KB', `GET /health HTTP/1.1\r\nhost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
     ['an Expect other than 100-continue', 'POST /api/v1/documentos HTTP/1.1\r\nhost: x\r\nexpect: 200-ok\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}', 417, 'expectation_failed'],
     ['a method HTTP does not have', 'FROB /health HTTP/1.1\r\nhost: x\r\n\r\n', 400, 'malformed_request'],
+    ['CONNECT, which never reaches the router', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n', 405, 'method_not_allowed'],
     ['a NUL in a header value', 'GET /health HTTP/1.1\r\nhost: x\r\nx-correlation-id: a\u0000b\r\n\r\n', 400, 'malformed_request'],
     ['broken chunked framing', 'POST /api/v1/documentos HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\ncontent-type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400, 'malformed_request'],
   ];

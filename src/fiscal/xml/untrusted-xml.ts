@@ -9,7 +9,7 @@ import { xmlShapeProblem, type XmlShapeKind } from './xml-shape.js';
 
 export const maxUntrustedXmlBytes = 5 * 1024 * 1024;
 
-export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration' | 'forbidden_character' | 'shape_not_allowed';
+export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration' | 'forbidden_character' | 'shape_not_allowed' | 'not_well_formed';
 
 export type ScreenedXml =
   | { ok: true; text: string }
@@ -77,7 +77,7 @@ export function screenUntrustedXml(input: string | Uint8Array, maxBytes: number 
     return { ok: false, problem: 'encoding_unsupported', message: `The XML declares encoding "${encoding}"; only UTF-8 is accepted.` };
   }
   const shape = xmlShapeProblem(text);
-  if (shape !== undefined) return { ok: false, problem: 'shape_not_allowed', shape: shape.kind, message: shape.message, line: lineAt(text, shape.index) };
+  if (shape !== undefined) return { ok: false, problem: shape.kind === 'malformed' ? 'not_well_formed' : 'shape_not_allowed', shape: shape.kind, message: shape.message, line: lineAt(text, shape.index) };
   return { ok: true, text };
 }
 
@@ -93,6 +93,7 @@ export function screenFindingCode(problem: UntrustedXmlProblem): 'doctype_not_al
     case 'encoding_unsupported':
     case 'empty':
     case 'forbidden_character':
+    case 'not_well_formed':
       return 'malformed_xml';
   }
 }

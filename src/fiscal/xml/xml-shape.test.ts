@@ -36,15 +36,41 @@ describe('the shapes no e-CF has, refused in one pass', () => {
     ['nesting', (units) => `<ECF>${'<a>'.repeat(units)}${'</a>'.repeat(units)}</ECF>`],
     ['comments', (units) => `<ECF/>${'<!--c-->'.repeat(units)}`],
     ['attributes', (units) => `<ECF${attributes(units)}/>`],
+    ['malformed', (units) => `<ECF/>${'<b/>'.repeat(units)}`],
+    ['malformed', (units) => `<R>${'<a></x>'.repeat(units)}</R>`],
   ];
   for (const [kind, shape] of shapes) {
-    it(`refuses ${kind} at the same place in 5 KB and in 5 MB`, () => {
+    it(`refuses ${kind} (${shape(1).slice(0, 16)}…) at the same place in 5 KB and in 5 MB`, () => {
       const small = xmlShapeProblem(shape(1_000));
       const large = xmlShapeProblem(shape(700_000));
       assert.ok(small !== undefined);
       assert.equal(small.kind, kind);
       assert.deepEqual(large, small);
       assert.ok(small.index < 1_000, `refused at ${String(small.index)}`);
+    });
+  }
+
+  // What a parser would refuse anyway, refused here because the bounds rely on it: xmldom reports these and goes on,
+  // nesting past an end tag that does not match and re-walking the top level for every extra root.
+  const malformed: [string, string][] = [
+    ['a second root', '<ECF/><b/>'],
+    ['thousands of roots', `<ECF/>${'<b/>'.repeat(10_000)}`],
+    ['text outside the root', '<ECF/>texto'],
+    ['text before the root', 'texto<ECF/>'],
+    ['an end tag that closes another element', '<ECF><a></b></ECF>'],
+    ['end tags that close nothing, to nest past the bound', `<R>${'<a></x>'.repeat(1_000)}</R>`],
+    ['an end tag at the top level, to hide comments from the count', `<ECF></ECF></ECF>${'<!--c-->'.repeat(100)}`],
+    ['an element never closed', '<ECF><a>'],
+    ['CDATA never closed', `<ECF><![CDATA[${'<a>'.repeat(100)}`],
+    ['an XML declaration never closed', `<?xml version="1.0" ${'<a>'.repeat(100)}`],
+    ['a comment never closed', '<ECF/><!-- c'],
+    ['a tag never closed', '<ECF><a b="1"'],
+    ['CDATA outside the root', '<ECF/><![CDATA[x]]>'],
+    ['no element at all', '<!-- solo un comentario -->'],
+  ];
+  for (const [name, xml] of malformed) {
+    it(`refuses ${name} as malformed`, () => {
+      assert.equal(xmlShapeProblem(xml)?.kind, 'malformed', xml.slice(0, 60));
     });
   }
 

@@ -1,21 +1,26 @@
 // The shapes no e-CF or DGII message has, refused in one linear pass before any parser runs. Each is where a parser
 // here costs more than linear or recurses: xmldom re-walks the document's children for every node it adds at the top
-// level (40,000 processing instructions or comments after the root held the event loop for seconds), the tree readers
-// and the canonicalizer recurse once per nesting level (10,000 levels overflowed the stack), and attribute lists are
-// checked pairwise for duplicates. The bounds are far above what DGII's documents need:
-// - nesting: the deepest path in DGII's schemas is 6 elements below the root (ECF/Signature/SignedInfo/Reference/
-//   Transforms/Transform, ECF/DetallesItems/Item/TablaSubDescuento/SubDescuento/...); 32 leaves room for any signer;
+// level (40,000 processing instructions or comments after the root held the event loop for seconds; so do extra
+// roots, which it reports and keeps parsing), it nests past an end tag that does not match instead of stopping,
+// the tree readers and the canonicalizer recurse once per nesting level (10,000 levels overflowed the stack), and
+// attribute lists are checked pairwise for duplicates. The bounds are far above what DGII's documents need:
+// - nesting: DGII's deepest elements sit 6 levels down counting the root (ECF/Signature/SignedInfo/Reference/
+//   Transforms/Transform; ECF/DetallesItems/Item/TablaSubDescuento/SubDescuento/MontoSubDescuento); 32 leaves room;
 // - attributes: an element carries at most 4 (the root's xmlns, xmlns:xsi, xmlns:xsd; Reference's URI);
 // - processing instructions: none but the XML declaration (DGII's documents carry none, and XMLDSig's URI=""
-//   would have to decide what one outside the root means: verify.ts refused those already);
-// - outside the root: whitespace and a few comments (a generator's banner), never thousands of nodes.
-// This is not a parser: well-formed or not is the parsers' to say, on text this pass has bounded.
+//   would have to decide what one outside the root means);
+// - outside the root: whitespace and a few comments (a generator's banner), never a second root, text or thousands
+//   of nodes.
+// Along the way it checks what the bounds rely on, the way any parser would refuse it: every end tag closes the
+// element open at that point, every comment, CDATA section, processing instruction and tag ends, one root. It is
+// not a parser otherwise: what else makes XML well-formed is the parsers' to say, on text this pass has bounded.
 
 export const maxXmlDepth = 32;
 export const maxXmlAttributes = 32;
 export const maxCommentsOutsideRoot = 8;
 
-export type XmlShapeKind = 'processing_instruction' | 'nesting' | 'attributes' | 'comments';
+/** `malformed`: not well-formed XML (what the parsers would refuse too), found while checking the bounds. */
+export type XmlShapeKind = 'processing_instruction' | 'nesting' | 'attributes' | 'comments' | 'malformed';
 
 export interface XmlShapeProblem {
   kind: XmlShapeKind;
@@ -24,8 +29,8 @@ export interface XmlShapeProblem {
   index: number;
 }
 
-const LT = 0x3c;
 const GT = 0x3e;
+const LT = 0x3c;
 const SLASH = 0x2f;
 const QUESTION = 0x3f;
 const BANG = 0x21;
@@ -35,68 +40,95 @@ const APOSTROPHE = 0x27;
 
 /** The first construct of `text` outside the bounds above, or undefined. Visits each character at most twice. */
 export function xmlShapeProblem(text: string): XmlShapeProblem | undefined {
-  let depth = 0;
+  const open: string[] = [];
   let commentsOutside = 0;
-  for (let at = text.indexOf('<'); at !== -1; ) {
+  let rootSeen = false;
+  const refuse = (kind: XmlShapeKind, index: number, message: string): XmlShapeProblem => ({ kind, index, message });
+  for (let from = 0; ; ) {
+    const at = text.indexOf('<', from);
+    const textEnd = at === -1 ? text.length : at;
+    if (open.length === 0 && !isWhitespace(text, from, textEnd)) return refuse('malformed', from, 'There is text outside the root element.');
+    if (at === -1) break;
     const next = text.charCodeAt(at + 1);
+    let end: number;
     if (next === QUESTION) {
       if (at !== 0 || !/^<\?xml[ \t\r\n]/.test(text.slice(0, 6))) {
-        return { kind: 'processing_instruction', index: at, message: 'A processing instruction is not allowed (only the XML declaration, at the very start).' };
+        return refuse('processing_instruction', at, 'A processing instruction is not allowed (only the XML declaration, at the very start).');
       }
-      at = after(text, '?>', at + 2);
+      end = endOf(text, '?>', at + 2);
     } else if (next === BANG) {
       if (text.startsWith('<!--', at)) {
-        if (depth === 0 && ++commentsOutside > maxCommentsOutsideRoot) {
-          return { kind: 'comments', index: at, message: `More than ${maxCommentsOutsideRoot} comments outside the root element are not allowed.` };
+        if (open.length === 0 && ++commentsOutside > maxCommentsOutsideRoot) {
+          return refuse('comments', at, `More than ${maxCommentsOutsideRoot} comments outside the root element are not allowed.`);
         }
-        at = after(text, '-->', at + 4);
-      } else if (text.startsWith('<![CDATA[', at)) {
-        at = after(text, ']]>', at + 9);
+        end = endOf(text, '-->', at + 4);
+      } else if (text.startsWith('<![CDATA[', at) && open.length > 0) {
+        end = endOf(text, ']]>', at + 9);
       } else {
-        // A markup declaration: the screen refuses it before this pass; malformed otherwise, for the parser to say.
-        at = after(text, '>', at + 2);
+        // A markup declaration is refused by the screen before this pass; anything else here is not XML.
+        return refuse('malformed', at, 'Markup that is not an element, a comment or CDATA inside the root.');
       }
     } else if (next === SLASH) {
-      depth--;
-      at = after(text, '>', at + 2);
+      end = endOf(text, '>', at + 2);
+      const name = text.slice(at + 2, end === -1 ? at + 2 : end - 1).trimEnd();
+      if (open.pop() !== name) return refuse('malformed', at, `The end tag </${name}> does not close the element open there.`);
     } else {
       const tag = readStartTag(text, at + 1);
-      if (tag.attributes > maxXmlAttributes) {
-        return { kind: 'attributes', index: at, message: `An element with more than ${maxXmlAttributes} attributes is not allowed.` };
+      end = tag.end;
+      if (tag.attributes > maxXmlAttributes) return refuse('attributes', at, `An element with more than ${maxXmlAttributes} attributes is not allowed.`);
+      if (open.length === 0) {
+        if (rootSeen) return refuse('malformed', at, 'There is more than one root element.');
+        rootSeen = true;
       }
-      if (!tag.empty && ++depth > maxXmlDepth) {
-        return { kind: 'nesting', index: at, message: `Elements nested more than ${maxXmlDepth} levels deep are not allowed.` };
+      if (!tag.empty) {
+        if (open.length === maxXmlDepth) return refuse('nesting', at, `Elements nested more than ${maxXmlDepth} levels deep are not allowed.`);
+        open.push(tag.name);
       }
-      at = tag.end === -1 ? -1 : text.indexOf('<', tag.end);
     }
+    if (end === -1) return refuse('malformed', at, 'A tag, comment, CDATA section or processing instruction is never closed.');
+    from = end;
   }
+  if (open.length > 0) return refuse('malformed', text.length, `The element <${open[open.length - 1] ?? ''}> is never closed.`);
+  if (!rootSeen) return refuse('malformed', 0, 'There is no root element.');
   return undefined;
 }
 
-/** The index of the next `<` after the first `terminator` from `from`, or -1 when either is missing. */
-function after(text: string, terminator: string, from: number): number {
-  const end = text.indexOf(terminator, from);
-  return end === -1 ? -1 : text.indexOf('<', end + terminator.length);
+function isWhitespace(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return false;
+  }
+  return true;
 }
 
-/** A start tag from just past its `<`: where it ends (past `>`, -1 if never), whether `/>` closes it, its attributes. */
-function readStartTag(text: string, from: number): { end: number; empty: boolean; attributes: number } {
+/** The index just past the first `terminator` from `from`, or -1 when there is none. */
+function endOf(text: string, terminator: string, from: number): number {
+  const found = text.indexOf(terminator, from);
+  return found === -1 ? -1 : found + terminator.length;
+}
+
+/** A start tag from just past its `<`: its name, where it ends (past `>`, -1 if never), `/>`, its attributes. */
+function readStartTag(text: string, from: number): { name: string; end: number; empty: boolean; attributes: number } {
+  let nameEnd = -1;
   let attributes = 0;
   let quote = 0;
   for (let i = from; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (quote !== 0) {
       if (code === quote) quote = 0;
-    } else if (code === QUOTE || code === APOSTROPHE) {
+      continue;
+    }
+    if (nameEnd === -1 && (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || code === SLASH || code === GT)) nameEnd = i;
+    if (code === QUOTE || code === APOSTROPHE) {
       quote = code;
     } else if (code === EQUALS) {
       attributes++;
     } else if (code === GT) {
-      return { end: i + 1, empty: text.charCodeAt(i - 1) === SLASH, attributes };
+      return { name: text.slice(from, nameEnd), end: i + 1, empty: text.charCodeAt(i - 1) === SLASH, attributes };
     } else if (code === LT) {
-      // Malformed (a `<` inside a tag): stop here and let the parser refuse it.
-      return { end: i, empty: true, attributes };
+      // A `<` inside a tag: not XML.
+      return { name: '', end: -1, empty: true, attributes };
     }
   }
-  return { end: -1, empty: true, attributes };
+  return { name: '', end: -1, empty: true, attributes };
 }

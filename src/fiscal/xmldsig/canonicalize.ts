@@ -7,7 +7,7 @@ import { XML_DECLARATION, XMLDSIG_NAMESPACE } from './profile.js';
 import { parseUntrustedXml, removeWhitespaceOnlyText } from './untrusted-xml.js';
 import type { ParseProblemCode } from './untrusted-xml.js';
 
-export type XmlInputErrorCode = ParseProblemCode | 'processing_instruction_forbidden' | 'already_signed' | 'xml_unprocessable';
+export type XmlInputErrorCode = ParseProblemCode | 'already_signed' | 'xml_unprocessable';
 
 export class XmlInputError extends Error {
   override readonly name = 'XmlInputError';
@@ -32,10 +32,9 @@ export function toCanonicalDocument(xml: string): string {
   if (!parsed.ok) throw new XmlInputError(parsed.problem.code, parsed.problem.message);
   let hasDeclaration = false;
   for (let node = parsed.document.firstChild; node !== null; node = node.nextSibling) {
-    if (node.nodeType !== PROCESSING_INSTRUCTION_NODE) continue;
-    if (node.nodeName === 'xml') hasDeclaration = true;
-    // A processing instruction outside the root is part of what URI="" signs for xmlsec1 but not for xml-crypto.
-    else throw new XmlInputError('processing_instruction_forbidden', `The XML has a processing instruction <?${node.nodeName}?> outside its root element.`);
+    // The only processing instruction the screen lets through (fiscal/xml/xml-shape.ts): any other, outside the root,
+    // would be part of what URI="" signs for xmlsec1 but not for xml-crypto.
+    if (node.nodeType === PROCESSING_INSTRUCTION_NODE && node.nodeName === 'xml') hasDeclaration = true;
   }
   if (parsed.root.getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'Signature').length > 0 || isSignature(parsed.root)) {
     throw new XmlInputError('already_signed', 'The XML already contains an XMLDSig Signature.');

@@ -23,10 +23,13 @@ const screenCodes: Record<UntrustedXmlProblem, ParseProblemCode> = {
   markup_declaration: 'doctype_forbidden',
   forbidden_character: 'xml_malformed',
   shape_not_allowed: 'xml_shape_forbidden',
+  not_well_formed: 'xml_malformed',
 };
 
 export function parseUntrustedXml(input: string | Buffer, maxBytes: number = DEFAULT_MAX_BYTES): ParseResult {
   const screened = screenUntrustedXml(input, maxBytes);
+  // A processing instruction keeps its own code: URI="" covers one outside the root for xmlsec1 but not for
+  // xml-crypto, so signing and verifying refuse it rather than pick a meaning.
   if (!screened.ok) return failure(screened.shape === 'processing_instruction' ? 'processing_instruction_forbidden' : screenCodes[screened.problem], screened.message);
   return parseWellFormed(screened.text);
 }

@@ -2,7 +2,6 @@ import type { ParseProblemCode } from './untrusted-xml.js';
 
 export type VerificationProblemCode =
   | ParseProblemCode
-  | 'processing_instruction_forbidden'
   | 'xml_unprocessable'
   | 'signature_missing'
   | 'signature_multiple'

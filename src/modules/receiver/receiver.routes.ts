@@ -10,7 +10,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import { environmentSegment } from '../../fiscal/environment.js';
 import { messageError, sendDgiiReply } from '../../platform/http/dgii-reply.js';
 import { toFailure } from '../../platform/http/error-mapping.js';
-import { ProblemError, type Result } from '../../platform/http/problems.js';
+import { ProblemError, type Failure, type Result } from '../../platform/http/problems.js';
 import { defineRoute, registerRoutes, type App, type AppRoute, type CatalogueEntry } from '../../platform/http/route.js';
 import { maxXmlUploadBytes, readXmlUpload } from '../../platform/http/xml-upload.js';
 import type { ReceivedService } from '../received/index.js';
@@ -193,10 +193,18 @@ function dgiiStyleError(error: FastifyError | ProblemError, request: FastifyRequ
   if (status === 415) return messageError(reply, 415, 'Se espera multipart/form-data con el archivo en el campo xml, o application/xml.');
   if (status < 500) {
     request.log.info({ err: error }, 'receiver request refused');
-    return messageError(reply, status, refused?.failure.detail ?? 'La solicitud no pudo leerse.');
+    return messageError(reply, status, refused === undefined ? 'La solicitud no pudo leerse.' : inSpanish(refused.failure));
   }
   request.log.error({ err: error }, 'receiver request failed');
   return messageError(reply, 500, 'Error interno del receptor.');
+}
+
+/** A refusal of the service's edge (platform/http/input-screen.ts), said in the receiver's language: where, and why. */
+function inSpanish(failure: Failure): string {
+  const first = failure.errors?.[0];
+  if (first === undefined) return 'La solicitud no es válida.';
+  const why = first.code === 'forbidden_character' ? 'contiene U+0000 (NUL), que no se acepta' : first.code === 'too_deep' ? 'anida más niveles de los aceptados' : first.detail;
+  return `La solicitud no es válida: ${first.in} ${first.pointer} ${why}.`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonFieldError, maxJsonDepth, textFieldError } from './input-screen.js';
+import { jsonFieldError, jsonNeedsScreening, maxJsonDepth, textFieldError } from './input-screen.js';
 
 describe('the text every request must carry', () => {
   it('names the first NUL in a JSON body by its pointer, keys included, escaping ~ and /', () => {
@@ -23,6 +23,24 @@ describe('the text every request must carry', () => {
     assert.ok(deep !== undefined);
     assert.equal(deep.code, 'too_deep');
     assert.equal(deep.pointer.split('/').length, maxJsonDepth + 1);
+  });
+
+  it('tells from the raw text alone which bodies need the walk: a \\u0000 escape, or brackets past the bound', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    assert.equal(jsonNeedsScreening(JSON.stringify({ a: ['x', { b: 1 }], c: 'ñ' })), false);
+    assert.equal(jsonNeedsScreening(nested(maxJsonDepth)), false);
+    assert.equal(jsonNeedsScreening(nested(maxJsonDepth + 1)), true);
+    assert.equal(jsonNeedsScreening(JSON.stringify({ a: 'x\u0000' })), true);
+    // Brackets inside strings, escaped quotes included, are text.
+    assert.equal(jsonNeedsScreening(JSON.stringify({ a: `"${'['.repeat(100)}` })), false);
+    // A body it passes over has nothing the walk would refuse; one it flags may still be fine (an escaped backslash).
+    assert.equal(jsonNeedsScreening(JSON.stringify({ a: '\\u0000' })), true);
+    assert.equal(jsonFieldError({ a: '\\u0000' }), undefined);
+  });
+
+  it('walks 1.25 million small objects without building a path for each (linear)', () => {
+    const body = JSON.parse(`[${Array.from({ length: 1_250_000 }, () => '{}').join(',')},"\\u0000"]`) as unknown;
+    assert.equal(jsonFieldError(body)?.pointer, '/1250000');
   });
 
   it('names a NUL in path parameters and query values, repeated query keys included', () => {

@@ -33,39 +33,71 @@ export function textFieldError(where: 'params' | 'query', values: unknown): Fiel
   return undefined;
 }
 
+/**
+ * Whether the raw JSON text may hold a NUL or nest past maxJsonDepth: one pass over the characters, strings
+ * skipped. JSON can carry a NUL only as the escape \u0000 (a raw control character is a syntax error), so a body
+ * without that text and without deep nesting, nearly every body, needs no walk after parsing.
+ */
+export function jsonNeedsScreening(text: string): boolean {
+  if (text.includes('\\u0000')) return true;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x7b || code === 0x5b) {
+      if (++depth > maxJsonDepth) return true;
+    } else if (code === 0x7d || code === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 interface Pending {
   value: unknown;
   depth: number;
-  path: readonly (string | number)[];
+  parent: Pending | undefined;
+  key: string | number;
+}
+
+function pathOf(entry: Pending | undefined, last?: string | number): (string | number)[] {
+  const path: (string | number)[] = last === undefined ? [] : [last];
+  for (let at = entry; at?.parent !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
 }
 
 /**
- * The first NUL in a parsed JSON body's strings or keys, or the first value nested deeper than maxJsonDepth, as a
- * field error naming it. Walked with an explicit stack: the body may be as deep as JSON.parse allows (it does not
- * recurse), and this walk is what lets the rest of the service recurse safely. Paths are only built for values
- * that nest, so the walk stays linear in the body's size.
+ * A NUL in a parsed JSON body's strings or keys, or the first value nested deeper than maxJsonDepth, as a field
+ * error naming it. Walked with an explicit stack: the body may be as deep as JSON.parse allows (it does not
+ * recurse), and this walk is what lets the rest of the service recurse safely. Each value is visited once and a
+ * pointer is built only for the value refused, so the walk is linear in the body's size.
  */
 export function jsonFieldError(body: unknown): FieldError | undefined {
-  const pending: Pending[] = [{ value: body, depth: 0, path: [] }];
+  const pending: Pending[] = [{ value: body, depth: 0, parent: undefined, key: '' }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { value, depth, path } = next;
+    const { value, depth } = next;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return nulError('body', path);
+      if (value.includes('\u0000')) return nulError('body', pathOf(next));
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= maxJsonDepth) {
-      return { pointer: pointerOf(path), in: 'body', code: 'too_deep', detail: `JSON nested more than ${maxJsonDepth} levels deep is not accepted.` };
+      return { pointer: pointerOf(pathOf(next)), in: 'body', code: 'too_deep', detail: `JSON nested more than ${maxJsonDepth} levels deep is not accepted.` };
     }
-    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const [key, item] = entries[index] as [string | number, unknown];
-      if (typeof key === 'string' && key.includes('\u0000')) return nulError('body', [...path, key]);
-      if (typeof item === 'string') {
-        if (item.includes('\u0000')) return nulError('body', [...path, key]);
-      } else if (typeof item === 'object' && item !== null) {
-        pending.push({ value: item, depth: depth + 1, path: [...path, key] });
-      }
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index] as unknown, depth: depth + 1, parent: next, key: index });
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const key = keys[index] as string;
+      if (key.includes('\u0000')) return nulError('body', pathOf(next, key));
+      pending.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: next, key });
     }
   }
   return undefined;

@@ -2,6 +2,8 @@
 // (problem+json), 404/405/413/415 mapping, auth by route declaration, metrics and OpenAPI.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AnySchema } from 'ajv';
@@ -15,7 +17,7 @@ import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
 import { ListMetaSchema, MetaSchema } from './envelope.js';
 import { clientErrorFailure, frameworkFailure, maxBodyBytes, rawProblemResponse, sendExpectationFailed, sendProblem, toFailure } from './error-mapping.js';
 import { checkHeaders, checkSignedMessage } from './guards.js';
-import { jsonFieldError, textFieldError } from './input-screen.js';
+import { jsonFieldError, jsonNeedsScreening, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
 import { registerOpenApi } from './openapi.js';
 import { ProblemError, type FieldError } from './problems.js';
@@ -63,10 +65,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   const app: App = Fastify({
     loggerInstance: log,
     bodyLimit: maxBodyBytes,
-    genReqId: (request) => {
-      const given = request.headers['x-correlation-id'];
-      return typeof given === 'string' && correlationIdPattern.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => correlationIdOf(request),
     logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready' }),
     schemaController: {
       compilersFactory: {
@@ -90,17 +89,27 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     },
     // What Node's HTTP parser refuses (headers too large, broken framing, an unknown method, a NUL in a header)
     // never reaches Fastify: answered here on the raw socket, which is then closed.
+    // As Node's own handler does: no answer over one already being written (a request refused while its body was
+    // still arriving, then broken framing after it), and the socket destroyed once the answer is written.
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const { failure, status } = clientErrorFailure(error.code);
-      if (socket.writable) socket.end(rawProblemResponse(failure, status, randomUUID()));
-      else socket.destroy();
+      log.debug({ err: error }, 'client error');
+      const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+      if (socket.writable && !inFlight) {
+        const { failure, status } = clientErrorFailure(error.code);
+        socket.write(rawProblemResponse(failure, status, randomUUID()));
+      }
+      socket.destroy();
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Node answers an Expect other than 100-continue with a bare 417; with a listener, the answer is ours.
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    sendExpectationFailed(request, response, randomUUID());
+    sendExpectationFailed(request, response, correlationIdOf(request));
+  });
+  // CONNECT (a proxy's tunnel) never reaches the router: without a listener Node drops the connection unanswered.
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    socket.end(rawProblemResponse({ code: 'method_not_allowed', detail: 'CONNECT is not served here.' }, 405, correlationIdOf(request)));
   });
 
   const catalogue: CatalogueEntry[] = [];
@@ -130,7 +139,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
     void parseJson(request, text, (error, value) => {
-      const refused = error === null ? jsonFieldError(value) : undefined;
+      const refused = error === null && jsonNeedsScreening(text) ? jsonFieldError(value) : undefined;
       if (refused === undefined) done(error, value);
       else done(refusal(refused.code === 'too_deep' ? 'malformed_body' : 'validation_failed', refused), undefined);
     });
@@ -166,8 +175,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   // An answer sent before the body was read (a refusal from a multipart reader that stopped at a limit) leaves the
   // rest of the body on the socket, and Node does not discard a body a reader had started on: the next request on
   // the connection would never be answered. What is left is read and dropped, up to the route's body limit (past it,
-  // the connection is closed), so the connection serves the next request. Closing instead would reset the
-  // connection while the client is still sending, and the client could lose the answer itself.
+  // the connection is closed, and after drainMs too), so the connection serves the next request. Closing at once
+  // would reset the connection while the client is still sending, and the client could lose the answer itself.
+  // (light-my-request leaves `complete` unset; draining its finished stream does nothing.)
   app.addHook('onSend', async (request) => {
     if (!request.raw.complete) drainUnreadBody(request.raw, request.routeOptions.bodyLimit);
     await Promise.resolve();
@@ -205,8 +215,22 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   return { app, catalogue };
 }
 
+/** The caller's X-Correlation-ID when it is a sensible one, else a new id. */
+function correlationIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-correlation-id'];
+  return typeof given === 'string' && correlationIdPattern.test(given) ? given : randomUUID();
+}
+
+/** A client still sending the rest of a refused body after this long loses the connection. */
+const drainMs = 30_000;
+
 function drainUnreadBody(body: IncomingMessage, limit: number): void {
   let dropped = 0;
+  const giveUp = setTimeout(() => body.destroy(), drainMs);
+  giveUp.unref();
+  body.once('close', () => {
+    clearTimeout(giveUp);
+  });
   body.unpipe();
   body.on('data', (chunk: Buffer) => {
     dropped += chunk.length;

@@ -107,7 +107,7 @@ parentPort.on('message', (batch) => {
  * from queueing behind each other.
  */
 export function createFsWriter(threads = 2) {
-  const writers = Array.from({ length: threads }, () => new RequestThread(() => new Worker(writerSource, { eval: true }), 'file writer'));
+  const writers = Array.from({ length: threads }, () => new RequestThread(() => new Worker(writerSource, { eval: true }), { name: 'file writer' }));
   // At most `threads` batches run at once, so one thread is free whenever a batch starts.
   const write = groupCommit(
     (writes: FileWrite[]) => {

@@ -1,6 +1,8 @@
-// A worker thread that answers requests, one reply each, matched by id: started on first use and again after it
-// dies; idle, it keeps nothing alive, busy, it keeps the process up; a thread that dies fails every request it held.
-// The file writer (storage/fs-writer.ts) and the XML checks (xml-checks/xml-thread.ts) each run their own.
+// A worker thread that answers requests, one reply each, matched by id and in the order sent: started on first use
+// and again after it dies; idle, it keeps nothing alive, busy, it keeps the process up; a thread that dies fails the
+// requests it held. With a deadline, the request the thread is working on (the oldest: it answers in order) may take
+// that long at most: past it the thread is stopped, that request fails, and the ones queued behind it go to a new
+// thread. The file writer (storage/fs-writer.ts) and the XML checks (xml-checks/xml-thread.ts) each run their own.
 import type { Worker } from 'node:worker_threads';
 
 /** What a thread posts back: the request's id, and its result or why it has none. */
@@ -10,60 +12,117 @@ export interface ThreadReply {
   error?: string;
 }
 
-export class RequestThread {
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+interface Waiting {
+  message: Readonly<Record<string, unknown>>;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
 
-  /** `spawn` starts the thread; `name` says which one in the error of a thread that died. */
+interface Running {
+  worker: Worker;
+  /** In the order sent, which is the order the thread answers. */
+  waiting: Map<number, Waiting>;
+  deadline: NodeJS.Timeout | undefined;
+}
+
+export interface RequestThreadOptions {
+  /** Says which thread in the error of one that died. */
+  name: string;
+  /** How long the thread may work on one request. */
+  deadlineMs?: number;
+}
+
+export class RequestThread {
+  private running: Running | undefined;
+  private nextId = 1;
+
   constructor(
     private readonly spawn: () => Worker,
-    private readonly name: string,
+    private readonly options: RequestThreadOptions,
   ) {}
 
   /** Requests sent and not answered yet. */
   get pending(): number {
-    return this.waiting.size;
+    return this.running?.waiting.size ?? 0;
   }
 
   /** Posts `message` with an `id` of its own; resolves with the reply's result. */
   request(message: Readonly<Record<string, unknown>>): Promise<unknown> {
-    const worker = this.start();
-    const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ ...message, id });
-      worker.ref();
+      this.post(this.nextId++, { message, resolve, reject });
     });
   }
 
   async stop(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker !== undefined) await worker.terminate();
+    const running = this.running;
+    this.running = undefined;
+    if (running !== undefined) {
+      clearTimeout(running.deadline);
+      await running.worker.terminate();
+    }
   }
 
-  private start(): Worker {
-    if (this.worker !== undefined) return this.worker;
-    const worker = this.spawn();
+  private post(id: number, waiting: Waiting): void {
+    const running = this.start();
+    running.waiting.set(id, waiting);
+    running.worker.postMessage({ ...waiting.message, id });
+    running.worker.ref();
+    if (running.waiting.size === 1) this.arm(running);
+  }
+
+  /** Starts the deadline of the oldest request, the one the thread is working on. */
+  private arm(running: Running): void {
+    clearTimeout(running.deadline);
+    running.deadline = undefined;
+    const oldest = running.waiting.keys().next();
+    const { deadlineMs } = this.options;
+    if (deadlineMs === undefined || oldest.done === true) return;
+    running.deadline = setTimeout(() => {
+      this.expire(running, oldest.value);
+    }, deadlineMs);
+    running.deadline.unref();
+  }
+
+  private expire(running: Running, id: number): void {
+    if (this.running !== running) return;
+    const late = running.waiting.get(id);
+    running.waiting.delete(id);
+    const queued = [...running.waiting];
+    running.waiting.clear();
+    this.running = undefined;
+    void running.worker.terminate();
+    late?.reject(new Error(`the ${this.options.name} thread took more than ${String(this.options.deadlineMs)} ms`));
+    for (const [queuedId, waiting] of queued) this.post(queuedId, waiting);
+  }
+
+  private start(): Running {
+    if (this.running !== undefined) return this.running;
+    const running: Running = { worker: this.spawn(), waiting: new Map(), deadline: undefined };
+    const { worker } = running;
     worker.unref();
     worker.on('message', (reply: ThreadReply) => {
-      const waiter = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
-      if (reply.error === undefined) waiter?.resolve(reply.result);
-      else waiter?.reject(new Error(reply.error));
+      const waiting = running.waiting.get(reply.id);
+      running.waiting.delete(reply.id);
+      if (running.waiting.size === 0) worker.unref();
+      this.arm(running);
+      if (reply.error === undefined) waiting?.resolve(reply.result);
+      else waiting?.reject(new Error(reply.error));
     });
     const fail = (error: Error) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const waiter of this.waiting.values()) waiter.reject(error);
-      this.waiting.clear();
+      if (this.running === running) this.running = undefined;
+      clearTimeout(running.deadline);
+      for (const waiting of running.waiting.values()) waiting.reject(error);
+      running.waiting.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', (code) => {
-      fail(new Error(`the ${this.name} thread exited with code ${String(code)}`));
+    // A reply that cannot be read leaves its request unanswerable: the thread is stopped and its exit fails them all.
+    worker.on('messageerror', () => {
+      void worker.terminate();
     });
-    this.worker = worker;
-    return worker;
+    worker.on('exit', (code) => {
+      fail(new Error(`the ${this.options.name} thread exited with code ${String(code)}`));
+    });
+    this.running = running;
+    return running;
   }
 }

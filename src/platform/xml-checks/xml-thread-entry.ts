@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readReceivedEcf } from '../../fiscal/receiving/received-ecf.js';
 import { checkSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
+import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import { loadSchemaSet } from '../xsd/index.js';
 import type { XmlTask } from './xml-thread.js';
 
@@ -16,14 +17,21 @@ const { xsdDir } = workerData as { xsdDir: string | undefined };
 const silent = { info: () => undefined };
 const schemas = loadSchemaSet(xsdDir, silent);
 
+function answer(request: Request, set: SchemaSet | undefined): unknown {
+  return request.task === 'readReceivedEcf' ? readReceivedEcf(request.xml, set) : checkSignedEcf(request.xml, set);
+}
+
+// Every request gets its reply, an error included: one that threw must not take the thread, and the requests
+// queued behind it, down.
 parentPort?.on('message', (request: Request) => {
-  void schemas.then(
-    (set) => {
-      const result = request.task === 'readReceivedEcf' ? readReceivedEcf(request.xml, set) : checkSignedEcf(request.xml, set);
-      parentPort?.postMessage({ id: request.id, result });
-    },
-    (error: unknown) => {
-      parentPort?.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
-    },
-  );
+  void schemas
+    .then((set) => answer(request, set))
+    .then(
+      (result) => {
+        parentPort?.postMessage({ id: request.id, result });
+      },
+      (error: unknown) => {
+        parentPort?.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+      },
+    );
 });

@@ -9,6 +9,11 @@ export type XmlTask = 'readReceivedEcf' | 'checkSignedEcf';
 
 /** The thread's heap: a 5 MB document of 1.3 million elements needs a few hundred MB as a DOM. */
 const heapMegabytes = 1_024;
+/**
+ * The longest one document may take: the worst the screen admits within 5 MB takes 2-4 s on the 2-core reference
+ * machine (bench/hostile-xml.bench.ts); past 30 s something is wrong, and the documents queued behind it go on.
+ */
+const deadlineMs = 30_000;
 
 // The entry is TypeScript when the service runs from its sources (tests, `npm run dev`): the thread registers
 // tsx's loader itself, as a thread does not inherit the loader of the thread that starts it.
@@ -20,5 +25,5 @@ const shim = `const { workerData } = require('node:worker_threads');
 })();`;
 
 export function startXmlThread(xsdDir: string | undefined): RequestThread {
-  return new RequestThread(() => new Worker(shim, { eval: true, workerData: { entryUrl, xsdDir }, resourceLimits: { maxOldGenerationSizeMb: heapMegabytes } }), 'XML');
+  return new RequestThread(() => new Worker(shim, { eval: true, workerData: { entryUrl, xsdDir }, resourceLimits: { maxOldGenerationSizeMb: heapMegabytes } }), { name: 'XML', deadlineMs });
 }
