@@ -6,9 +6,6 @@
 // connection answers within 200 ms.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +19,7 @@ import { rawExchange } from './support/raw-http.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const run = promisify(execFile);
-const stallProbe = fileURLToPath(new URL('./support/stall-probe.mjs', import.meta.url));
+const stallProbe = fileURLToPath(new URL('./support/stall-probe.ts', import.meta.url));
 const fiveMegabytes = 5 * 1024 * 1024;
 
 interface Row {
@@ -213,6 +210,7 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
 
   interface Probed {
     name: string;
+    bytes: number;
     status: number;
     contentType: string;
     body: string;
@@ -220,21 +218,17 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
     healthCalls: number;
   }
 
+  type ProbeBody = { xml: string } | { json: 'objects' };
+  type ProbeRequest = { name: string; path: string; headers?: Record<string, string> };
+
   /**
-   * Each request sent by a process of its own (test/support/stall-probe.mjs), which times /health on another
-   * connection again and again until the request is answered.
+   * Each request sent, with the body named, by a process of its own (test/support/stall-probe.ts), which builds the
+   * body and times /health on another connection again and again until the request is answered.
    */
-  async function probe(xml: string, requests: { name: string; path: string; headers?: Record<string, string> }[]): Promise<Probed[]> {
-    const dir = mkdtempSync(join(tmpdir(), 'ecf-hostile-'));
-    try {
-      const bodyFile = join(dir, 'body.xml');
-      writeFileSync(bodyFile, xml);
-      const spec = { base, requests: requests.map((request) => ({ ...request, method: 'POST', headers: { 'content-type': 'application/xml', ...request.headers }, bodyFile })) };
-      const { stdout } = await run(process.execPath, [stallProbe, JSON.stringify(spec)], { maxBuffer: 1_000_000 });
-      return stdout.trim().split('\n').map((line) => JSON.parse(line) as Probed);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  async function probe(body: ProbeBody, requests: ProbeRequest[]): Promise<Probed[]> {
+    const spec = { base, body, requests: requests.map((request) => ({ ...request, method: 'POST', headers: { 'content-type': 'application/xml', ...request.headers } })) };
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', stallProbe, JSON.stringify(spec)], { maxBuffer: 1_000_000 });
+    return stdout.trim().split('\n').map((line) => JSON.parse(line) as Probed);
   }
 
   /**
@@ -242,13 +236,13 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
    * (what this looks for: seconds, on every try) fails all three, while a moment of a shared CI machine's
    * scheduling (another test file runs on the other core) does not come back three times.
    */
-  async function assertNoStall(xml: string, probed: Probed[], requests: { name: string; path: string; headers?: Record<string, string> }[]): Promise<void> {
+  async function assertNoStall(body: ProbeBody, probed: Probed[], requests: ProbeRequest[]): Promise<void> {
     for (const [index, first] of probed.entries()) {
       const tries = [first.slowestMs];
       for (let again = 1; again < 3 && Math.min(...tries) >= 200; again++) {
         const request = requests[index];
         assert.ok(request !== undefined);
-        tries.push(...(await probe(xml, [request])).map((retry) => retry.slowestMs));
+        tries.push(...(await probe(body, [request])).map((retry) => retry.slowestMs));
       }
       assert.ok(Math.min(...tries) < 200, `${first.name}: /health took ${tries.map((ms) => ms.toFixed(0)).join(', ')} ms in three tries while the XML was processed`);
     }
@@ -256,42 +250,57 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
 
   // Shapes the screen admits (every parser is linear on them) but that cost the general parsers seconds at 5 MB: read
   // on the XML thread (platform/xml-checks), answered like any other document.
-  for (const [shape, xml] of Object.entries(admittedXmlShapes)) {
+  for (const shape of Object.keys(admittedXmlShapes)) {
     it(`XML with ${shape} at the 5 MB limit: answered at the e-CF entry points, /health answering within 200 ms meanwhile`, async () => {
-      const body = xml();
       const requests = [
         { name: 'signed-XML intake', path: '/api/v1/documentos/xml-firmado', headers: { 'x-api-key': key } },
         { name: 'receiver, e-CF', path: `/testecf/${issuerRnc}/fe/recepcion/api/ecf` },
       ];
-      const probed = await probe(body, requests);
+      const probed = await probe({ xml: shape }, requests);
       const [intake, receiver] = probed;
       assert.ok(intake !== undefined && receiver !== undefined);
+      assert.ok(intake.bytes > fiveMegabytes - 16_384 && intake.bytes <= fiveMegabytes, `${String(intake.bytes)} bytes`);
       assert.equal(intake.status, 422, intake.body);
       assert.match(intake.contentType, /^application\/problem\+json/);
       // DGII's standard: an e-CF that is not one gets its signed ARECF, Estado 1 (CodigoMotivoNoRecibido 1).
       assert.equal(receiver.status, 200, receiver.body);
       assert.match(receiver.body, /<Estado>1<\/Estado><CodigoMotivoNoRecibido>1<\/CodigoMotivoNoRecibido>/);
-      await assertNoStall(body, probed, requests);
+      await assertNoStall({ xml: shape }, probed, requests);
     });
   }
 
-  for (const [shape, make] of Object.entries(refusedXmlShapes)) {
+  for (const shape of Object.keys(refusedXmlShapes)) {
     it(`XML with ${shape} at the 5 MB limit: refused at every entry point, /health answering within 200 ms meanwhile`, async () => {
-      const xml = make();
-      assert.ok(Buffer.byteLength(xml) <= fiveMegabytes && Buffer.byteLength(xml) > fiveMegabytes - 16_384, `${Buffer.byteLength(xml)} bytes`);
       const requests = [
         { name: 'signed-XML intake', path: '/api/v1/documentos/xml-firmado', headers: { 'x-api-key': key } },
         { name: 'receiver, e-CF', path: `/testecf/${issuerRnc}/fe/recepcion/api/ecf` },
         { name: 'receiver, commercial approval', path: `/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf` },
         { name: 'receiver, signed seed', path: `/testecf/${issuerRnc}/fe/autenticacion/api/validacioncertificado` },
       ];
-      const probed = await probe(xml, requests);
+      const probed = await probe({ xml: shape }, requests);
       assert.equal(probed.length, 4);
-      for (const answer of probed) assert.ok(answer.status >= 400 && answer.status < 500, `${answer.name}: ${String(answer.status)} ${answer.body}`);
+      for (const answer of probed) {
+        assert.ok(answer.bytes > fiveMegabytes - 16_384 && answer.bytes <= fiveMegabytes, `${String(answer.bytes)} bytes`);
+        assert.ok(answer.status >= 400 && answer.status < 500, `${answer.name}: ${String(answer.status)} ${answer.body}`);
+      }
       assert.match(probed[0]?.contentType ?? '', /^application\/problem\+json/);
-      await assertNoStall(xml, probed, requests);
+      await assertNoStall({ xml: shape }, probed, requests);
     });
   }
+
+  it('a 5 MB JSON body of 1.25 million objects: 413 before it is parsed, with or without credentials, /health answering meanwhile', async () => {
+    const requests: { name: string; path: string; headers: Record<string, string> }[] = [
+      { name: 'documents', path: '/api/v1/documentos', headers: { 'x-api-key': key, 'content-type': 'application/json' } },
+      { name: 'control plane, unsigned', path: '/internal/cloud/v1/events', headers: { 'content-type': 'application/json' } },
+      { name: 'receiver, e-CF', path: `/testecf/${issuerRnc}/fe/recepcion/api/ecf`, headers: { 'content-type': 'application/json' } },
+    ];
+    const probed = await probe({ json: 'objects' }, requests);
+    assert.deepEqual(probed.map((answer) => [answer.name, answer.status]), requests.map((request) => [request.name, 413]));
+    const [documents] = probed;
+    assert.match(documents?.contentType ?? '', /^application\/problem\+json/);
+    assert.equal((JSON.parse(documents?.body ?? '{}') as ProblemBody).errors?.[0]?.code, 'too_many_values');
+    await assertNoStall({ json: 'objects' }, probed, requests);
+  });
 
   it('a multipart body answered before it was read (20,000 empty fields) leaves the connection serving the next request', async () => {
     const boundary = 'hostile-boundary';

@@ -1,6 +1,6 @@
 // XML shaped to make a parser quadratic or recursive, each filling the 5 MB limit, for the hostile-input tests and
-// the event-loop bench (issue 27). Built when asked for: 5 MB strings held for a whole run only add to the garbage
-// the process collects while it is being timed.
+// the event-loop bench (issue 27). Built when asked for, and by the tests in the process that sends them
+// (stall-probe.ts): building 5 MB strings in the server's process leaves garbage it collects while being timed.
 
 /** Room under the 5 MB limit for the XML declaration and the root element. */
 const budget = 5 * 1024 * 1024 - 4_096;
@@ -36,6 +36,11 @@ export const refusedXmlShapes: Readonly<Record<string, () => string>> = {
   // End tags that close nothing: xmldom nests past them instead of stopping.
   'end tags that close nothing': () => filled('<ECF>', '<a></x>', '</ECF>'),
 };
+
+/** 5 MB of JSON that JSON.parse takes about a second over: 1.25 million empty objects. */
+export function manyJsonObjects(): string {
+  return `[${Array.from({ length: 1_250_000 }, () => '{}').join(',')}]`;
+}
 
 /** What the screen admits (every parser is linear on them) but costs the general parsers seconds at 5 MB. */
 export const admittedXmlShapes: Readonly<Record<string, () => string>> = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonFieldError, jsonNeedsScreening, maxJsonDepth, textFieldError } from './input-screen.js';
+import { jsonFieldError, maxJsonDepth, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 
 describe('the text every request must carry', () => {
   it('names the first NUL in a JSON body by its pointer, keys included, escaping ~ and /', () => {
@@ -26,16 +26,27 @@ describe('the text every request must carry', () => {
   });
 
   it('tells from the raw text alone which bodies need the walk: a \\u0000 escape, or brackets past the bound', () => {
+    const needsWalk = (text: string) => {
+      const scan = scanJsonText(text);
+      return scan.mayHoldNul || scan.tooDeep;
+    };
     const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    assert.equal(jsonNeedsScreening(JSON.stringify({ a: ['x', { b: 1 }], c: 'ñ' })), false);
-    assert.equal(jsonNeedsScreening(nested(maxJsonDepth)), false);
-    assert.equal(jsonNeedsScreening(nested(maxJsonDepth + 1)), true);
-    assert.equal(jsonNeedsScreening(JSON.stringify({ a: 'x\u0000' })), true);
+    assert.equal(needsWalk(JSON.stringify({ a: ['x', { b: 1 }], c: 'ñ' })), false);
+    assert.equal(needsWalk(nested(maxJsonDepth)), false);
+    assert.equal(needsWalk(nested(maxJsonDepth + 1)), true);
+    assert.equal(needsWalk(JSON.stringify({ a: 'x\u0000' })), true);
     // Brackets inside strings, escaped quotes included, are text.
-    assert.equal(jsonNeedsScreening(JSON.stringify({ a: `"${'['.repeat(100)}` })), false);
+    assert.equal(needsWalk(JSON.stringify({ a: `"${'['.repeat(100)}` })), false);
     // A body it passes over has nothing the walk would refuse; one it flags may still be fine (an escaped backslash).
-    assert.equal(jsonNeedsScreening(JSON.stringify({ a: '\\u0000' })), true);
+    assert.equal(needsWalk(JSON.stringify({ a: '\\u0000' })), true);
     assert.equal(jsonFieldError({ a: '\\u0000' }), undefined);
+  });
+
+  it(`counts values up to ${String(maxJsonValues)}, commas and brackets in strings left out`, () => {
+    const list = (count: number) => `[${Array.from({ length: count }, () => '{"a":"x,y[z"}').join(',')}]`;
+    // Each {...} opens one value and each comma separates two: n objects count 2n.
+    assert.equal(scanJsonText(list(maxJsonValues / 2)).tooManyValues, false);
+    assert.equal(scanJsonText(list(maxJsonValues / 2 + 1)).tooManyValues, true);
   });
 
   it('walks 1.25 million small objects without building a path for each (linear)', () => {

@@ -17,7 +17,7 @@ import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
 import { ListMetaSchema, MetaSchema } from './envelope.js';
 import { clientErrorFailure, frameworkFailure, maxBodyBytes, rawProblemResponse, sendExpectationFailed, sendProblem, toFailure } from './error-mapping.js';
 import { checkHeaders, checkSignedMessage } from './guards.js';
-import { jsonFieldError, jsonNeedsScreening, textFieldError } from './input-screen.js';
+import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
 import { registerOpenApi } from './openapi.js';
 import { ProblemError, type FieldError } from './problems.js';
@@ -138,8 +138,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
+    const scan = scanJsonText(text);
+    if (scan.tooManyValues) {
+      const detail = `The body holds more than ${String(maxJsonValues)} JSON values.`;
+      done(new ProblemError({ code: 'payload_too_large', detail, errors: [{ pointer: '/', in: 'body', code: 'too_many_values', detail }] }), undefined);
+      return;
+    }
     void parseJson(request, text, (error, value) => {
-      const refused = error === null && jsonNeedsScreening(text) ? jsonFieldError(value) : undefined;
+      const refused = error === null && (scan.mayHoldNul || scan.tooDeep) ? jsonFieldError(value) : undefined;
       if (refused === undefined) done(error, value);
       else done(refusal(refused.code === 'too_deep' ? 'malformed_body' : 'validation_failed', refused), undefined);
     });
