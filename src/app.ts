@@ -279,7 +279,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     });
     const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
     sequencesLate.set(sequences);
-    const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences });
+    const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, xmlChecks });
     const dgiiSessions = createDgiiSessionsService({ db, clock, environment: config.fiscalEnv, masterKey, companies, dgii: dgiiClient });
     const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, policy: {
         ...defaultDeliveryPolicy,

@@ -1,10 +1,10 @@
 // The checks a signed e-CF handed in by its own issuer must pass before anything is recorded (POST
 // /api/v1/documentos/xml-firmado): its signature verifies, it is an e-CF of a known type, it passes DGII's schema,
-// and it reads. Pure and synchronous, so a large document can be checked on another thread (platform/xml-checks):
-// the answer is plain data.
+// and it reads; and the reading of one back from the archive (GET .../normalizado). Pure and synchronous, so a
+// large document can be read on another thread (platform/xml-checks): the answer is plain data.
 import type { EcfObject } from '../build/ecf-json.js';
-import { parseEcf } from '../parse/index.js';
-import { verifyEnvelopedSignature } from '../xmldsig/index.js';
+import { parseEcf, type ParseResult } from '../parse/index.js';
+import { verifyEnvelopedSignature, type VerificationResult } from '../xmldsig/index.js';
 import { detectKind, type SchemaSet } from '../xsd/index.js';
 
 export interface SignedEcfError {
@@ -36,4 +36,15 @@ export function checkSignedEcf(xml: Uint8Array, schemas: SchemaSet | undefined):
   const parsed = parseEcf(bytes.toString('utf8'));
   if (!parsed.ok) return { ok: false, detail: 'The e-CF cannot be read.', errors: parsed.findings.map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message })) };
   return { ok: true, document: parsed.document, securityCode: verified.securityCode };
+}
+
+/** A signed e-CF read back from the archive: its signature verdict and its reading, each whatever it is. */
+export interface SignedEcfReading {
+  verdict: VerificationResult;
+  parsed: ParseResult;
+}
+
+export function readSignedEcf(xml: Uint8Array): SignedEcfReading {
+  const bytes = Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength);
+  return { verdict: verifyEnvelopedSignature(bytes), parsed: parseEcf(bytes.toString('utf8')) };
 }

@@ -7,11 +7,10 @@ import { textAt } from '../../fiscal/rules/document-view.js';
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import type { EcfObject } from '../../fiscal/build/index.js';
-import { parseEcf } from '../../fiscal/parse/index.js';
-import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import type { Db } from '../../platform/db/database.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import type { BlobStore } from '../../platform/storage/index.js';
+import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { DocumentTimeline, NormalizedDocument, PrintableDocument } from './document-views.schema.js';
 import * as repo from './documents.repo.js';
 import { printableOf } from './printable.js';
@@ -49,8 +48,8 @@ function recordMismatches(row: repo.DocumentRow, document: EcfObject | undefined
   return mismatches;
 }
 
-export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environment: FiscalEnvironment }): DocumentViews {
-  const { db, blobs, environment } = deps;
+export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environment: FiscalEnvironment; xmlChecks: XmlChecks }): DocumentViews {
+  const { db, blobs, environment, xmlChecks } = deps;
 
   async function readSigned(companyId: string, id: string): Promise<Result<SignedReading>> {
     const row = await repo.findDocument(db, companyId, environment, id);
@@ -59,8 +58,9 @@ export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environmen
     if (artefact === undefined) throw new Error(`document ${id} has no signed-xml artefact`);
     const bytes = await blobs.get(artefact.blob_key);
     const sha256 = bytes === undefined ? null : createHash('sha256').update(bytes).digest('hex');
-    const verdict = bytes === undefined ? undefined : verifyEnvelopedSignature(bytes);
-    const parsed = bytes === undefined ? undefined : parseEcf(bytes.toString('utf8'));
+    const reading = bytes === undefined ? undefined : await xmlChecks.readSignedEcf(bytes);
+    const verdict = reading?.verdict;
+    const parsed = reading?.parsed;
     const document = parsed?.ok === true ? parsed.document : undefined;
     const code = verdict?.ok === true ? verdict.securityCode : undefined;
     const mismatches = recordMismatches(row, document, code);

@@ -22,6 +22,7 @@ import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
+import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
@@ -115,8 +116,10 @@ export function createDocumentsService(deps: {
   environment: FiscalEnvironment;
   companies: CompaniesService;
   sequences: SequencesService;
+  /** Reads archived signed XML for the views, off the event loop when it is large. */
+  xmlChecks: XmlChecks;
 }): DocumentsService {
-  const { db, clock, blobs, environment, companies, sequences } = deps;
+  const { db, clock, blobs, environment, companies, sequences, xmlChecks } = deps;
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
@@ -124,7 +127,7 @@ export function createDocumentsService(deps: {
     return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id), commercial.find((response) => response.document_id === row.id)));
   }
 
-  const views = createDocumentViews({ db, blobs, environment });
+  const views = createDocumentViews({ db, blobs, environment, xmlChecks });
 
   /**
    * Builds the document with the service-owned fields, signs it with the company's key, archives its artefacts and

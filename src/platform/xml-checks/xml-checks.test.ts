@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildEcf } from '../../fiscal/build/index.js';
 import { readReceivedEcf } from '../../fiscal/receiving/received-ecf.js';
-import { checkSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
+import { checkSignedEcf, readSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
 import { signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
 import { compileSchemaSet, type SchemaSet } from '../../fiscal/xsd/index.js';
 import { officialXsdDir, readOfficialXsds } from '../../../test/support/dgii-files.js';
@@ -44,6 +44,9 @@ describe('XML checks on the XML thread', () => {
     const signedHere = checkSignedEcf(xml, schemas);
     assert.ok(signedHere.ok, JSON.stringify(signedHere));
     assert.deepEqual(await checks.checkSignedEcf(xml), signedHere);
+    const archived = readSignedEcf(xml);
+    assert.equal(archived.verdict.ok && archived.parsed.ok, true);
+    assert.deepEqual(await checks.readSignedEcf(xml), archived);
   });
 
   it('refuses a large tampered e-CF there exactly as here: Estado 1 for the signature, 422 errors for intake', async () => {
@@ -54,6 +57,9 @@ describe('XML checks on the XML thread', () => {
     const signedHere = checkSignedEcf(xml, schemas);
     assert.equal(signedHere.ok, false);
     assert.deepEqual(await checks.checkSignedEcf(xml), signedHere);
+    const archived = readSignedEcf(xml);
+    assert.deepEqual([archived.verdict.ok, archived.parsed.ok], [false, true]);
+    assert.deepEqual(await checks.readSignedEcf(xml), archived);
   });
 
   it('a thread stopped under a document gives a refusal, and the next document starts a new one', async () => {

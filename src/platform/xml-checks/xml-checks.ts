@@ -5,7 +5,8 @@
 // by side still cost the general parsers 2-4 s, during which the API, the worker and the scheduler of this process
 // would answer nothing. The functions are the fiscal ones; only where they run changes, and the answer is the same.
 import { readReceivedEcf, type ReceptionReading } from '../../fiscal/receiving/received-ecf.js';
-import { checkSignedEcf, type SignedEcfCheck } from '../../fiscal/receiving/signed-ecf-check.js';
+import { error } from '../../fiscal/finding.js';
+import { checkSignedEcf, readSignedEcf, type SignedEcfCheck, type SignedEcfReading } from '../../fiscal/receiving/signed-ecf-check.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import { startXmlThread, type XmlTask } from './xml-thread.js';
 
@@ -17,6 +18,8 @@ export interface XmlChecks {
   readReceivedEcf(xml: Buffer): Promise<ReceptionReading>;
   /** The checks of a signed e-CF handed in by its issuer (fiscal/receiving/signed-ecf-check.ts). */
   checkSignedEcf(xml: Buffer): Promise<SignedEcfCheck>;
+  /** The signature verdict and the reading of an archived signed e-CF (fiscal/receiving/signed-ecf-check.ts). */
+  readSignedEcf(xml: Buffer): Promise<SignedEcfReading>;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export function createXmlChecks(options: XmlChecksOptions): XmlChecks {
     readReceivedEcf: (xml) => run('readReceivedEcf', xml, (bytes) => readReceivedEcf(bytes, schemas), { kind: 'unreadable', message: unprocessable }),
     checkSignedEcf: (xml) =>
       run('checkSignedEcf', xml, (bytes) => checkSignedEcf(bytes, schemas), { ok: false, detail: unprocessable, errors: [{ pointer: '/', code: 'xml_unprocessable', detail: unprocessable }] }),
+    readSignedEcf: (xml) =>
+      run('readSignedEcf', xml, readSignedEcf, { verdict: { ok: false, problems: [{ code: 'xml_unprocessable', message: unprocessable }] }, parsed: { ok: false, findings: [error('/', 'xml_unprocessable', unprocessable)] } }),
     close: () => thread.stop(),
   };
 }

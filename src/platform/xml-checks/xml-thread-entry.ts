@@ -2,7 +2,7 @@
 // then each document read by the same fiscal function the main thread would call.
 import { parentPort, workerData } from 'node:worker_threads';
 import { readReceivedEcf } from '../../fiscal/receiving/received-ecf.js';
-import { checkSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
+import { checkSignedEcf, readSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import { loadSchemaSet } from '../xsd/index.js';
 import type { XmlTask } from './xml-thread.js';
@@ -18,7 +18,14 @@ const silent = { info: () => undefined };
 const schemas = loadSchemaSet(xsdDir, silent);
 
 function answer(request: Request, set: SchemaSet | undefined): unknown {
-  return request.task === 'readReceivedEcf' ? readReceivedEcf(request.xml, set) : checkSignedEcf(request.xml, set);
+  switch (request.task) {
+    case 'readReceivedEcf':
+      return readReceivedEcf(request.xml, set);
+    case 'checkSignedEcf':
+      return checkSignedEcf(request.xml, set);
+    case 'readSignedEcf':
+      return readSignedEcf(request.xml);
+  }
 }
 
 // Every request gets its reply, an error included: one that threw must not take the thread, and the requests

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { RequestThread } from '../threads/request-thread.js';
 
-export type XmlTask = 'readReceivedEcf' | 'checkSignedEcf';
+export type XmlTask = 'readReceivedEcf' | 'checkSignedEcf' | 'readSignedEcf';
 
 /** The thread's heap: a 5 MB document of 1.3 million elements needs a few hundred MB as a DOM. */
 const heapMegabytes = 1_024;
