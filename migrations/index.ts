@@ -14,6 +14,7 @@ import * as commercialResponses from './20261121_0011_commercial_responses.js';
 import * as documentSends from './20261122_0012_document_sends.js';
 import * as dropDocumentsPending from './20261122_0013_drop_documents_pending.js';
 import * as certification from './20261126_0014_certification.js';
+import * as outboundWork from './20261126_0015_outbound_work.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0012_document_sends': documentSends,
   '20261122_0013_drop_documents_pending': dropDocumentsPending,
   '20261126_0014_certification': certification,
+  '20261126_0015_outbound_work': outboundWork,
 };

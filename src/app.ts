@@ -30,7 +30,8 @@ import { catalogueRoutes, createCataloguesService } from './modules/catalogues/i
 import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-sessions/index.js';
 import { opsRoutes } from './modules/ops/index.js';
 import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
-import { allocationRoutes, annulmentRoutes, annulmentSchemas, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type AnnulmentsService, type SequencesService } from './modules/sequences/index.js';
+import { allocationRoutes, annulmentRoutes, annulmentSchemas, annulmentLeaseMs, createAnnulmentSendTarget, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
+import { createWorkEngine, startWorkLoop } from './platform/work/work-engine.js';
 import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
 import { approvalTestOf, certificationRoutes, certificationSchemas, createCaseChanges, createCertificationService, createLane, startLaneLoop } from './modules/certification/index.js';
 import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
@@ -221,7 +222,6 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       return Promise.resolve();
     });
     // Jobs are registered before the queue starts, and the services they run need the queue: they reach them late.
-    const annulmentsLate = lateBound<AnnulmentsService>('annulments');
     const sequencesLate = lateBound<SequencesService>('sequences');
     const responseDeliveryLate = lateBound<ResponseDelivery>('commercial response delivery');
     const responseLeaseMs = responseDeliveryLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
@@ -229,7 +229,6 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       db,
       clock,
       taxpayersImportUrl: config.taxpayersImport.url,
-      annulments: annulmentsLate.get,
       sequences: sequencesLate.get,
       environment: config.fiscalEnv,
       webhookRetentionMs: config.webhooks.retentionMs,
@@ -298,21 +297,30 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       };
       closers.push(() => sender.stop());
     }
+    const annulmentIssuer = async (companyId: string) => {
+      const company = await companies.get(companyId);
+      return company === undefined ? undefined : { rnc: company.rnc, identity: await companies.signingIdentity(companyId) };
+    };
+    const annulmentSends = createWorkEngine({ db, clock, log, environment: config.fiscalEnv, target: createAnnulmentSendTarget({ db, clock, environment: config.fiscalEnv, blobs, dgii: dgiiClient, issuer: annulmentIssuer, policy: { maxAttempts: config.annulments.maxAttempts, retryDelayMs: config.annulments.retryBaseMs, leaseMs: annulmentLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs }) } }) });
+    let wakeAnnulmentSends: () => void = () => undefined;
+    if (roles.work) {
+      const loop = startWorkLoop(annulmentSends, { name: 'annulment send', log, batchSize: 4, concurrency: 4, restMs: 1_000 });
+      wakeAnnulmentSends = () => {
+        loop.wake();
+      };
+      closers.push(() => loop.stop());
+    }
     const annulments = createAnnulmentsService({
       db,
       clock,
       environment: config.fiscalEnv,
       blobs,
-      dgii: dgiiClient,
-      issuer: async (companyId) => {
-        const company = await companies.get(companyId);
-        return company === undefined ? undefined : { rnc: company.rnc, identity: await companies.signingIdentity(companyId) };
-      },
-      schedule: async (trx, annulmentId, startAfter) => {
-        await queue.enqueue(jobs.sendAnnulment, { annulmentId }, { correlationId: `annulment:${annulmentId}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
+      issuer: annulmentIssuer,
+      schedule: (trx, annulmentId) => annulmentSends.enqueue(trx, [annulmentId]),
+      queued: () => {
+        wakeAnnulmentSends();
       },
     });
-    annulmentsLate.set(annulments);
     const sending = createSendingService({ db, clock, environment: config.fiscalEnv, dgii: dgiiClient, delivery, queued: () => {
         wakeSender();
       } });

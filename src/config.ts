@@ -62,6 +62,8 @@ export interface Config {
   sending: { maxAttempts: number; retryBaseMs: number; leaseMs: number; concurrency: number };
   /** Delivering commercial responses (ACECF) to the issuer and DGII: attempts before `exhausted`, first retry delay (doubled per attempt). */
   commercialResponses: { maxAttempts: number; retryBaseMs: number };
+  /** Sending annulments (ANECF) to DGII: attempts before `failed`, first retry delay (doubled per attempt). */
+  annulments: { maxAttempts: number; retryBaseMs: number };
   /** The job queue: how often expired jobs (a killed worker's) are failed and retried, and old jobs archived. */
   queue: { maintenanceIntervalSeconds: number };
   /** When ranges warn (events for webhooks): numbers left of a type, days before a range in use expires. */
@@ -323,6 +325,10 @@ export function parseConfig(env: Env): Config {
     commercialResponses: Object.freeze({
       maxAttempts: integer(env, 'COMMERCIAL_RESPONSE_MAX_ATTEMPTS', 8, 1, 100) ?? 8,
       retryBaseMs: integer(env, 'COMMERCIAL_RESPONSE_RETRY_BASE_MS', 5_000, 10, 3_600_000) ?? 5_000,
+    }),
+    annulments: Object.freeze({
+      maxAttempts: integer(env, 'ANNULMENT_MAX_ATTEMPTS', 8, 1, 100) ?? 8,
+      retryBaseMs: integer(env, 'ANNULMENT_RETRY_BASE_MS', 2_000, 10, 3_600_000) ?? 2_000,
     }),
     queue: Object.freeze({
       maintenanceIntervalSeconds: integer(env, 'QUEUE_MAINTENANCE_SECONDS', 120, 1, 3_600) ?? 120,

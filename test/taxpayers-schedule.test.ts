@@ -39,9 +39,6 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
       db: handle.db,
       clock,
       ...options,
-      annulments: () => {
-        throw new Error('not used by the taxpayer import');
-      },
       sequences: () => {
         throw new Error('not used by the taxpayer import');
       },

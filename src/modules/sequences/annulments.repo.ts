@@ -58,6 +58,16 @@ export function lockAnnulment(trx: Trx, id: string): Promise<AnnulmentRow | unde
   return trx.selectFrom('annulments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+export function annulmentsById(db: Db, ids: readonly string[]): Promise<AnnulmentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('annulments').selectAll().where('id', 'in', [...ids]).execute();
+}
+
+/** An attempt is under way: shown as `sending` with its number, until its outcome is recorded. */
+export async function markSending(db: Db, id: string, attempt: number, at: Date): Promise<void> {
+  await db.updateTable('annulments').set({ status: 'sending', attempts: attempt, updated_at: at }).where('id', '=', id).where('status', 'in', ['pending', 'sending']).execute();
+}
+
 export function findAnnulment(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<AnnulmentRow | undefined> {
   return db.selectFrom('annulments').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
 }

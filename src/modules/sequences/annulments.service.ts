@@ -1,18 +1,15 @@
 // Annulment of unused e-NCF (SPEC §4.4; FANECF): the request is checked against the company's ranges and
 // accounting, its numbers are held at once (burned ones claimed, a range's unissued tail withdrawn from handing
-// out), an ANECF is built and signed, and a job delivers it to DGII. DGII's answer moves the request to accepted
-// (the numbers count as annulled), rejected (the numbers are given back) or failed (DGII could not be reached;
-// reintentar sends the same signed ANECF again).
+// out), an ANECF is built and signed, and the outbound work engine sends it to DGII (annulment-sending.ts). DGII's
+// answer moves the request to accepted (the numbers count as annulled), rejected (the numbers are given back) or
+// failed (DGII could not be reached; reintentar sends the same signed ANECF again).
 import type { FiscalEnvironment } from '../../config.js';
-import type { DgiiClient, DgiiMessage } from '../../dgii/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { buildAnecf, type AnnulmentLine } from '../../fiscal/responses/anecf.js';
 import { signXml, type SigningKey } from '../../fiscal/xmldsig/index.js';
-import { backoffMs } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
@@ -33,13 +30,10 @@ export interface AnnulmentsService {
   get(companyId: string, id: string): Promise<Result<AnnulmentView>>;
   burned(companyId: string): Promise<BurnedSpan[]>;
   retry(companyId: string, id: string): Promise<Result<AnnulmentView>>;
-  /** One delivery attempt (the `annulment.send` job). */
-  deliver(id: string): Promise<void>;
 }
 
-export type ScheduleAnnulment = (trx: Trx, annulmentId: string, startAfter: Date | undefined) => Promise<void>;
-
-const maxAttempts = 8;
+/** Queues an annulment's ANECF to be sent now, inside the transaction that asked for it. */
+export type ScheduleAnnulment = (trx: Trx, annulmentId: string) => Promise<void>;
 
 function view(row: repo.AnnulmentRow, spans: readonly repo.SpanRow[]): AnnulmentView {
   return {
@@ -54,20 +48,18 @@ function view(row: repo.AnnulmentRow, spans: readonly repo.SpanRow[]): Annulment
   };
 }
 
-function describe(messages: readonly DgiiMessage[]): string {
-  return messages.map((message) => message.valor).join('; ');
-}
-
 export function createAnnulmentsService(deps: {
   db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   blobs: BlobStore;
-  dgii: DgiiClient;
   issuer: (companyId: string) => Promise<AnnulmentIssuer | undefined>;
   schedule: ScheduleAnnulment;
+  /** An annulment was queued and committed: this process's sender may take it at once. */
+  queued?: () => void;
 }): AnnulmentsService {
-  const { db, clock, environment, blobs, dgii, issuer, schedule } = deps;
+  const { db, clock, environment, blobs, issuer, schedule } = deps;
+  const queued = deps.queued ?? (() => undefined);
 
   async function withSpans(rows: repo.AnnulmentRow[]): Promise<AnnulmentView[]> {
     const spans = await repo.spansOf(db, rows.map((row) => row.id));
@@ -152,13 +144,6 @@ export function createAnnulmentsService(deps: {
     return ok(spans);
   }
 
-  async function record(trx: Trx, row: repo.AnnulmentRow, status: 'accepted' | 'rejected' | 'failed', outcome: { estado?: string | null; codigo?: string | null; messages?: DgiiMessage[] }, attempts: number): Promise<void> {
-    const now = clock.now();
-    await repo.updateAnnulment(trx, row.id, { status, attempts, dgii_estado: outcome.estado ?? null, dgii_codigo: outcome.codigo ?? null, dgii_messages: outcome.messages ?? [], final_at: status === 'failed' ? null : now, updated_at: now });
-    if (status === 'rejected') await repo.release(trx, row.id);
-    await recordDomainEvent(trx, { companyId: row.company_id, environment, type: `annulment.${status}`, payload: { annulmentId: row.id, total: row.total, estado: outcome.estado ?? null, mensajes: outcome.messages ?? [] }, occurredAt: now });
-  }
-
   return {
     async request(companyId, body) {
       const signer = await issuer(companyId);
@@ -182,9 +167,10 @@ export function createAnnulmentsService(deps: {
         await blobs.put(key, Buffer.from(signXml(built.xml, identity)), { contentType: 'application/xml' });
         const row: Omit<repo.AnnulmentRow, 'attempts' | 'dgii_messages'> = { id, company_id: companyId, environment, status: 'pending', total: Number(built.total), blob_key: key, dgii_estado: null, dgii_codigo: null, created_at: now, updated_at: now, final_at: null };
         await repo.insertAnnulment(trx, row, spans);
-        await schedule(trx, id, undefined);
+        await schedule(trx, id);
         return ok(view({ ...row, attempts: 0, dgii_messages: [] }, spans));
       });
+      if (created.ok) queued();
       return created;
     },
 
@@ -230,55 +216,12 @@ export function createAnnulmentsService(deps: {
         if (row?.company_id !== companyId || row.environment !== environment) return fail('annulment_not_found', `No annulment ${id}.`);
         if (row.status !== 'failed') return fail('annulment_not_retryable', `Annulment ${id} is ${row.status}: only a failed request (DGII could not be reached) is retried; a rejected one gave its numbers back — request them again.`);
         await repo.updateAnnulment(trx, id, { status: 'pending', attempts: 0, updated_at: clock.now() });
-        await schedule(trx, id, undefined);
+        await schedule(trx, id);
         return ok(undefined);
       });
       if (!retried.ok) return retried;
+      queued();
       return this.get(companyId, id);
-    },
-
-    async deliver(id) {
-      const claimed = await transact(db, async (trx) => {
-        const row = await repo.lockAnnulment(trx, id);
-        if (row === undefined || row.status !== 'pending') return ok(undefined);
-        await repo.updateAnnulment(trx, id, { status: 'sending', updated_at: clock.now() });
-        return ok(row);
-      });
-      if (!claimed.ok || claimed.value === undefined) return;
-      const row = claimed.value;
-      const xml = await blobs.get(row.blob_key);
-      if (xml === undefined) throw new Error(`annulment ${id}: its signed ANECF is missing`);
-      const signer = await issuer(row.company_id);
-      const outcome = await dgii.sendAnecf(row.company_id, { xml, fileName: `${signer?.rnc ?? ''}ANECF${id}.xml` });
-      await transact(db, async (trx) => {
-        const attempts = row.attempts + 1;
-        switch (outcome.kind) {
-          case 'accepted':
-          case 'conditional':
-            // "Con excepción": DGII annulled the unused numbers and says which were not; its words are kept.
-            await record(trx, row, 'accepted', outcome, attempts);
-            break;
-          case 'rejected':
-            await record(trx, row, 'rejected', outcome, attempts);
-            break;
-          case 'no_credentials':
-            await record(trx, row, 'failed', { messages: [{ codigo: null, valor: 'The company has no certificate nor DGII session to authenticate with.' }] }, attempts);
-            break;
-          case 'transient':
-          case 'uncertain':
-          case 'unauthorized': {
-            // An ANECF sent twice annuls nothing twice: an uncertain answer is retried like a transient one.
-            const detail = outcome.kind === 'unauthorized' ? `DGII refused the authentication${describe(outcome.messages) === '' ? '' : `: ${describe(outcome.messages)}`}` : `${outcome.reason}: ${outcome.detail}`;
-            if (attempts >= maxAttempts) {
-              await record(trx, row, 'failed', { messages: [{ codigo: null, valor: detail }] }, attempts);
-            } else {
-              await repo.updateAnnulment(trx, id, { status: 'pending', attempts, dgii_messages: [{ codigo: null, valor: detail }], updated_at: clock.now() });
-              await schedule(trx, id, new Date(clock.now().getTime() + backoffMs(attempts, 2_000, 300_000)));
-            }
-          }
-        }
-        return ok(undefined);
-      });
     },
   };
 }

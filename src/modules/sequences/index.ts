@@ -3,7 +3,7 @@ export { sequenceRoutes } from './sequences.routes.js';
 export { sequenceSchemas } from './sequences.schema.js';
 export { createSequencesService, type SequencesService, type SequenceThresholds, type TakenNumber } from './sequences.service.js';
 export type { ClaimedNumber } from './claim-number.js';
-export { annulmentJobs } from './annulments.jobs.js';
+export { annulmentLeaseMs, annulmentSendTarget, createAnnulmentSendTarget } from './annulment-sending.js';
 export { annulmentRoutes } from './annulments.routes.js';
 export { annulmentSchemas } from './annulments.schema.js';
 export { createAnnulmentsService, type AnnulmentsService } from './annulments.service.js';

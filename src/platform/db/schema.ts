@@ -487,7 +487,18 @@ export interface CertificationEventsTable {
   cause: string;
 }
 
+/** Work waiting to go out, one row per item until it settles (migration 0015; platform/work). */
+export interface OutboundWorkTable {
+  target: string;
+  item_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  due_at: Date;
+  lease_id: string | null;
+  attempts: Generated<number>;
+}
+
 export interface Database {
+  outbound_work: OutboundWorkTable;
   received_documents: ReceivedDocumentsTable;
   received_artefacts: ReceivedArtefactsTable;
   received_document_events: ReceivedDocumentEventsTable;

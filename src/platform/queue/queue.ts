@@ -1,5 +1,9 @@
 // pg-boss on the same database as the business rows, so a job can be enqueued inside the business
-// transaction and commits or rolls back with it (research/stack.md, "Transactional outbox").
+// transaction and commits or rolls back with it (research/stack.md, "Transactional outbox"). It runs the cron
+// schedules and the occasional jobs they and the API start (purges, imports, certificate warnings, offline blocks
+// expiring): work done inside the service. Work that goes out and must get there once, with leases, counted
+// attempts and backoff (documents to DGII, annulments, commercial responses, webhooks), is platform/work's instead:
+// one row per waiting item, claimed in batches, its history recorded under the lease.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Database } from '../db/schema.js';
@@ -35,6 +39,12 @@ export interface QueueRoles {
 }
 
 export const scheduleTimeZone = 'America/Santo_Domingo';
+
+/**
+ * Queues of jobs that became outbound work (platform/work) and are deleted at start, with any job left in them: the
+ * migration that moved their work (migrations/20261126_0015_outbound_work.ts and after) queued every item waiting.
+ */
+const retiredQueues = ['annulment.send'];
 
 /** Jobs one fetch loop takes at a time (see the workers below). */
 const maxBatch = 4;
@@ -76,6 +86,7 @@ export async function startQueue(options: {
   await boss.start();
 
   const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+  for (const name of retiredQueues) if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
   for (const job of jobs) {
     const policy = {
       name: job.name,

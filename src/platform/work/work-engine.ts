@@ -1,0 +1,193 @@
+// The one engine for work that goes out of the service and must get there (documents to DGII, annulments,
+// commercial responses, webhook deliveries). It owns what every such target needs and used to write for itself:
+// - the claim: items due are taken in batches under a lease (outbound-work.repo.ts), side by side with other workers;
+//   a dead worker's items fall due again when their lease runs out;
+// - the attempt is counted when it is claimed, so an attempt whose worker died counts too, and an item whose
+//   attempts all died ends exhausted instead of being taken up for ever;
+// - an error of our own while performing (the archived bytes gone, a lookup that throws) is a counted failed
+//   attempt with its reason, never an item left to its lease;
+// - backoff with jitter (or the target's own schedule), never before the other side's Retry-After; an attempt that
+//   was not made (a circuit breaker open, a maintenance window) is not counted;
+// - the outcome is recorded only while the lease is still this worker's: the queue row is settled first, in the
+//   transaction that records it, and a stale worker's late result changes nothing.
+// A target supplies only what is its own: how to load its items, how to perform one attempt, and how each
+// settlement shows in its history (states, timeline, events).
+import type { FiscalEnvironment } from '../../config.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { transact, type Trx } from '../db/transact.js';
+import { ok } from '../http/problems.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../observability/logger.js';
+import { startClaimLoop, type ClaimLoop } from '../queue/claim-loop.js';
+import * as repo from './outbound-work.repo.js';
+
+export interface WorkPolicy {
+  /** How long one worker holds an item: longer than one attempt can take. */
+  leaseMs: number;
+  /** Attempts before an item is exhausted. */
+  maxAttempts: number;
+  /** The wait after failed attempt number `attempts` (1-based); `random` is in [0, 1), for jitter. */
+  retryDelayMs(attempts: number, random: number): number;
+}
+
+/** What one attempt came to, as the target tells it. */
+export type Outcome<Done> =
+  /** It got there: the item settles. */
+  | { kind: 'done'; result: Done }
+  /** It did not: a counted attempt, retried after the backoff (not before `retryAt`), unless none is left or `final`. */
+  | { kind: 'failed'; reason: string; retryAt?: Date | undefined; final?: boolean }
+  /** Not attempted (nothing left this service): not counted, due again at `until`. */
+  | { kind: 'deferred'; reason: string; until: Date }
+  /** Not finished, through no failure (a verdict not given yet): asked again at `at`. */
+  | { kind: 'again'; at: Date };
+
+/** What the engine made of an outcome, for the target to record in its history (in the settling transaction). */
+export type Settlement<Done> =
+  | { kind: 'done'; result: Done; attempts: number }
+  | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date }
+  | { kind: 'deferred'; reason: string; attempts: number; at: Date }
+  | { kind: 'again'; attempts: number; at: Date }
+  | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number };
+
+export interface Attempt {
+  /** This attempt's number, from 1. */
+  number: number;
+  leaseId: string;
+}
+
+export interface WorkTarget<Item, Done> {
+  /** The queue's name for it (outbound_work.target): 'annulment.send'. */
+  name: string;
+  policy: WorkPolicy;
+  /** The items of these ids as an attempt needs them; an id missing from the map has no item any more. */
+  load(ids: readonly string[]): Promise<Map<string, Item>>;
+  /** One attempt. Throwing is an error of this service: a counted failed attempt. */
+  perform(item: Item, attempt: Attempt): Promise<Outcome<Done>>;
+  /** Records a settlement in the item's history, in the transaction that settled it under the lease. */
+  record(trx: Trx, item: Item, settlement: Settlement<Done>): Promise<void>;
+}
+
+export interface ClaimedWork<Item> {
+  id: string;
+  item: Item;
+  attempt: Attempt;
+}
+
+export interface WorkEngine<Item> {
+  /** Takes up to `limit` items due now, under one lease. */
+  claim(limit: number): Promise<ClaimedWork<Item>[]>;
+  /** One attempt of a claimed item, settled and recorded. */
+  work(claimed: ClaimedWork<Item>): Promise<void>;
+  /** Puts items in the queue, due at `dueAt` (now by default), inside the caller's transaction. */
+  enqueue(executor: Db | Trx, itemIds: readonly string[], dueAt?: Date): Promise<void>;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createWorkEngine<Item, Done>(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; target: WorkTarget<Item, Done>; random?: () => number }): WorkEngine<Item> {
+  const { db, clock, log, environment, target } = deps;
+  const { policy } = target;
+  const random = deps.random ?? Math.random;
+  const later = (ms: number) => new Date(clock.now().getTime() + ms);
+
+  /** The settlement of an outcome and what it does to the queue row (deleted when undefined). */
+  function settlementOf(outcome: Outcome<Done>, attempts: number): { settlement: Settlement<Done>; next: { dueAt: Date; attemptsDelta: number } | undefined } {
+    switch (outcome.kind) {
+      case 'done':
+        return { settlement: { kind: 'done', result: outcome.result, attempts }, next: undefined };
+      case 'deferred':
+        return { settlement: { kind: 'deferred', reason: outcome.reason, attempts: attempts - 1, at: outcome.until }, next: { dueAt: outcome.until, attemptsDelta: -1 } };
+      case 'again':
+        return { settlement: { kind: 'again', attempts, at: outcome.at }, next: { dueAt: outcome.at, attemptsDelta: 0 } };
+      case 'failed': {
+        if (outcome.final === true || attempts >= policy.maxAttempts) return { settlement: { kind: 'exhausted', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts }, next: undefined };
+        const backoff = later(policy.retryDelayMs(attempts, random()));
+        const at = outcome.retryAt !== undefined && outcome.retryAt > backoff ? outcome.retryAt : backoff;
+        return { settlement: { kind: 'retry', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, at }, next: { dueAt: at, attemptsDelta: 0 } };
+      }
+    }
+  }
+
+  /**
+   * Settles the queue row under the lease and records the settlement, in one transaction. When recording fails (an
+   * error of ours), the attempt ends exhausted with that reason rather than staying leased; when even that cannot
+   * be written (the database gone), the lease runs out and the item is taken up again.
+   */
+  async function settle(id: string, item: Item, attempt: Attempt, outcome: Outcome<Done>): Promise<void> {
+    const { settlement, next } = settlementOf(outcome, attempt.number);
+    const record = (chosen: Settlement<Done>, queued: typeof next) =>
+      transact(db, async (trx) => {
+        if (!(await repo.settle(trx, { target: target.name, itemId: id, leaseId: attempt.leaseId }, queued))) {
+          log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
+          return ok(undefined);
+        }
+        await target.record(trx, item, chosen);
+        return ok(undefined);
+      });
+    try {
+      await record(settlement, next);
+    } catch (error) {
+      log.error({ err: error, target: target.name, id }, 'recording an outcome failed');
+      await record({ kind: 'exhausted', reason: `an error of this service while recording the outcome: ${describe(error)}`, attempts: attempt.number, maxAttempts: policy.maxAttempts }, undefined);
+    }
+  }
+
+  return {
+    async claim(limit) {
+      const leaseId = newId('lse');
+      const now = clock.now();
+      const rows = await repo.claimDue(db, { target: target.name, environment, now, leaseId, leaseUntil: later(policy.leaseMs), limit });
+      if (rows.length === 0) return [];
+      const items = await target.load(rows.map((row) => row.item_id));
+      const claimed: ClaimedWork<Item>[] = [];
+      for (const row of rows) {
+        const item = items.get(row.item_id);
+        const attempt = { number: row.attempts, leaseId };
+        if (item === undefined) {
+          // Its history row is gone (a purge, a company deleted): nothing to do, nothing to record.
+          await transact(db, async (trx) => ok(await repo.settle(trx, { target: target.name, itemId: row.item_id, leaseId }, undefined)));
+          log.warn({ target: target.name, id: row.item_id }, 'queued work without its item: removed');
+        } else if (row.attempts > policy.maxAttempts) {
+          // Every attempt allowed was started and none was settled: each worker died or lost its database mid-way.
+          await settle(row.item_id, item, { number: policy.maxAttempts, leaseId }, { kind: 'failed', reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`, final: true });
+        } else {
+          claimed.push({ id: row.item_id, item, attempt });
+        }
+      }
+      return claimed;
+    },
+
+    async work({ id, item, attempt }) {
+      let outcome: Outcome<Done>;
+      try {
+        outcome = await target.perform(item, attempt);
+      } catch (error) {
+        log.error({ err: error, target: target.name, id }, 'an attempt failed on an error of this service');
+        outcome = { kind: 'failed', reason: `an error of this service: ${describe(error)}` };
+      }
+      await settle(id, item, attempt, outcome);
+    },
+
+    async enqueue(executor, itemIds, dueAt) {
+      const at = dueAt ?? clock.now();
+      await repo.enqueue(executor, itemIds.map((itemId) => ({ target: target.name, itemId, environment, dueAt: at })));
+    },
+  };
+}
+
+/** The workers' loop over one target's due items (platform/queue/claim-loop.ts). */
+export function startWorkLoop<Item>(engine: WorkEngine<Item>, options: { name: string; log: Logger; batchSize: number; concurrency: number; restMs: number }): ClaimLoop {
+  return startClaimLoop({
+    name: options.name,
+    claim: (limit) => engine.claim(limit),
+    work: (claimed) => engine.work(claimed),
+    idOf: (claimed) => claimed.id,
+    log: options.log,
+    batchSize: options.batchSize,
+    concurrency: options.concurrency,
+    restMs: options.restMs,
+  });
+}

@@ -1,0 +1,130 @@
+// Issue 28's contract of outbound work, run against each target through the real service and the DGII sandbox: an
+// `ecf worker` child process is SIGKILLed in the middle of an attempt and, once its lease runs out, a new worker takes
+// the item up and completes it; an error of our own (the archived bytes gone) is a counted attempt on the item's
+// history and ends failed with its reason, never stuck. (The engine's own suite, src/platform/work, proves the lease
+// rules one by one: a stale worker's late result, attempts that all died, Retry-After.)
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { postgresAvailable } from './support/backends.js';
+import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+const onPostgres = await postgresAvailable();
+// Short DGII timeouts give short leases: an annulment's is 3 × (0.5 s + 1 s) + 5 s.
+const timings = { DGII_CONNECT_TIMEOUT_MS: '500', DGII_RESPONSE_TIMEOUT_MS: '1000', ANNULMENT_RETRY_BASE_MS: '50', ANNULMENT_MAX_ATTEMPTS: '3' };
+
+interface Annulment {
+  id: string;
+  status: string;
+  attempts: number;
+  dgii: { mensajes: { valor: string }[] };
+}
+
+describe('outbound work contract: a killed worker, an error of our own', { skip: onPostgres ? false : 'needs PostgreSQL: the workers run in child processes', timeout: 240_000 }, () => {
+  let world: SendingWorld;
+  let env: Record<string, string>;
+  const workers: WorkerProcess[] = [];
+
+  before(async () => {
+    world = await startSendingWorld({ roles: { http: true, work: false, schedule: false }, env: timings });
+    env = { ...(await world.processEnv()), ...timings };
+  });
+  after(async () => {
+    for (const worker of workers) {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) {
+        worker.child.kill('SIGKILL');
+        await worker.exited;
+      }
+    }
+    await world.close();
+  });
+
+  async function worker(): Promise<WorkerProcess> {
+    const started = startWorkerProcess(env);
+    workers.push(started);
+    await started.ready;
+    return started;
+  }
+  async function stop(worker: WorkerProcess, signal: NodeJS.Signals): Promise<void> {
+    worker.child.kill(signal);
+    await worker.exited;
+  }
+  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await read();
+      if (done(value)) return value;
+      if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
+      await sleep(100);
+    }
+  }
+
+  describe('annulments (ANECF to DGII)', () => {
+    const burn = async (type: string, count: number) => {
+      const taken: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const number = await world.app.application.services.sequences.takeNumber(world.companyId, type, 'the contract test burned it');
+        assert.ok(number.ok);
+        taken.push(number.value.encf);
+      }
+      return taken;
+    };
+    const request = async (type: string) => {
+      const burned = await burn(type, 2);
+      const response = await world.call('POST', '/api/v1/secuencias/anulaciones', { ranges: [{ ecfType: type, from: burned[0], to: burned[1] }] });
+      assert.equal(response.statusCode, 202, response.body);
+      return response.json<{ data: Annulment }>().data.id;
+    };
+    const read = async (id: string) => (await world.call('GET', `/api/v1/secuencias/anulaciones/${id}`)).json<{ data: Annulment }>().data;
+
+    it('a worker killed mid-attempt: after its lease the annulment is taken up and accepted, its numbers annulled', async () => {
+      // DGII answers after 0.8 s: the worker is killed while it waits. The sandbox voids the numbers anyway, so the
+      // second attempt is refused as "already annulled", which is the success it is.
+      assert.equal((await world.sandbox.admin('POST', '/faults', { service: 'anulacionrangos', mode: 'slow', delayMs: 800, count: 1 })).status, 201);
+      const first = await worker();
+      const id = await request('44');
+      await until(() => read(id), (annulment) => annulment.status === 'sending', 'the first attempt under way');
+      await stop(first, 'SIGKILL');
+      await sleep(900);
+      await worker();
+      const settled = await until(() => read(id), (annulment) => annulment.status !== 'pending' && annulment.status !== 'sending', 'the annulment settled', 90_000);
+      assert.equal(settled.status, 'accepted', JSON.stringify(settled));
+      assert.equal(settled.attempts, 2);
+      const ranges = (await world.call('GET', '/api/v1/secuencias/rangos?ecfType=44')).json<{ data: { availability: { annulled: number; burned: number } }[] }>().data;
+      assert.deepEqual(ranges.map((range) => [range.availability.annulled, range.availability.burned]), [[2, 0]]);
+      // DGII voided them once.
+      const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=anulacionrangos')).body as { outcome: string }[];
+      assert.equal(arrivals.filter((arrival) => arrival.outcome === 'voided:2').length, 1, JSON.stringify(arrivals));
+
+      // Its answer lost (the attempt counted, DGII's "processed" never recorded): the repeat is refused because the
+      // numbers are annulled already, and that refusal is the success it is. The numbers are not given back.
+      const db = world.app.application.database.db;
+      await db.updateTable('annulments').set({ status: 'sending', final_at: null }).where('id', '=', id).execute();
+      await db.insertInto('outbound_work').values({ target: 'annulment.send', item_id: id, environment: 'TEST', due_at: new Date(), lease_id: null, attempts: 2 }).execute();
+      const repeated = await until(() => read(id), (annulment) => annulment.status !== 'sending' && annulment.attempts === 3, 'the repeat settled');
+      assert.equal(repeated.status, 'accepted', JSON.stringify(repeated));
+      assert.ok(repeated.dgii.mensajes.some((message) => message.valor.endsWith(': ya anulada')), JSON.stringify(repeated.dgii));
+      assert.equal(repeated.dgii.mensajes.at(-1)?.valor, 'An earlier attempt of this annulment reached DGII: its numbers are annulled.');
+      const after = (await world.call('GET', '/api/v1/secuencias/rangos?ecfType=44')).json<{ data: { availability: { annulled: number; burned: number } }[] }>().data;
+      assert.deepEqual(after.map((range) => [range.availability.annulled, range.availability.burned]), [[2, 0]]);
+    });
+
+    it('an error of our own (the signed ANECF gone from the archive) is a counted attempt and ends failed with its reason', async () => {
+      const id = await request('43');
+      const row = await world.app.application.database.db.selectFrom('annulments').select('blob_key').where('id', '=', id).executeTakeFirstOrThrow();
+      const { storage } = world.app.config;
+      assert.equal(storage.kind, 'fs');
+      rmSync(join(storage.root, ...row.blob_key.split('/')));
+      const settled = await until(() => read(id), (annulment) => annulment.status === 'failed', 'the annulment failed');
+      assert.equal(settled.attempts, 3);
+      assert.match(settled.dgii.mensajes[0]?.valor ?? '', /an error of this service: annulment anl_\w+: its signed ANECF is missing from the archive/);
+      // Failed, not stuck: reintentar takes it again.
+      assert.equal((await world.call('POST', `/api/v1/secuencias/anulaciones/${id}/reintentar`)).statusCode, 202);
+      const queued = await world.app.application.database.db.selectFrom('outbound_work').select(['attempts']).where('target', '=', 'annulment.send').where('item_id', '=', id).executeTakeFirst();
+      assert.ok(queued !== undefined);
+    });
+  });
+});
