@@ -15,6 +15,7 @@ import * as documentSends from './20261122_0012_document_sends.js';
 import * as dropDocumentsPending from './20261122_0013_drop_documents_pending.js';
 import * as certification from './20261126_0014_certification.js';
 import * as outboundWork from './20261126_0015_outbound_work.js';
+import * as outboundAcecf from './20261126_0016_outbound_acecf.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0013_drop_documents_pending': dropDocumentsPending,
   '20261126_0014_certification': certification,
   '20261126_0015_outbound_work': outboundWork,
+  '20261126_0016_outbound_acecf': outboundAcecf,
 };

@@ -31,12 +31,13 @@ import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-ses
 import { opsRoutes } from './modules/ops/index.js';
 import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
 import { allocationRoutes, annulmentRoutes, annulmentSchemas, annulmentLeaseMs, createAnnulmentSendTarget, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
-import { createWorkEngine, startWorkLoop } from './platform/work/work-engine.js';
+import { createWorkEngine, startWorkLoop, type WorkEngine } from './platform/work/work-engine.js';
+import type { ClaimLoop } from './platform/queue/claim-loop.js';
 import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
 import { approvalTestOf, certificationRoutes, certificationSchemas, createCaseChanges, createCertificationService, createLane, startLaneLoop } from './modules/certification/index.js';
 import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
 import { createReceiver, registerReceiverRoutes } from './modules/receiver/index.js';
-import { commercialResponseRoutes, commercialResponseSchemas, createCommercialResponses, createResponseDelivery, defaultResponseDeliveryPolicy, responseDeliveryLeaseMs, type ResponseDelivery } from './modules/received/index.js';
+import { commercialResponseRoutes, commercialResponseSchemas, createCommercialResponses, createResponseDeliveryTarget, responseDeliveryLeaseMs } from './modules/received/index.js';
 import { environmentSegment } from './fiscal/environment.js';
 import { demoRnc } from './demo.js';
 import { createWebhookDelivery, createWebhooksService, startDispatcher, webhookRoutes, webhookSchemas } from './modules/webhooks/index.js';
@@ -223,7 +224,6 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     });
     // Jobs are registered before the queue starts, and the services they run need the queue: they reach them late.
     const sequencesLate = lateBound<SequencesService>('sequences');
-    const responseDeliveryLate = lateBound<ResponseDelivery>('commercial response delivery');
     const responseLeaseMs = responseDeliveryLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
     const jobs = createJobs({
       db,
@@ -232,8 +232,6 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sequences: sequencesLate.get,
       environment: config.fiscalEnv,
       webhookRetentionMs: config.webhooks.retentionMs,
-      responseDelivery: responseDeliveryLate.get,
-      responseLeaseMs,
     });
     const queue = await startQueue({
       executor: database.executor,
@@ -343,29 +341,45 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     }
     const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas, certificationApprovalTest: approvalTestOf(db, config.fiscalEnv) });
     const received = createReceivedService({ db, clock, blobs, environment: config.fiscalEnv, xmlChecks, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
-    // Commercial responses (ACECF) to received e-CF: made by the API, delivered by jobs to the issuer and DGII.
-    const scheduleResponseDelivery = async (trx: Parameters<Queue['enqueue']>[2]['transaction'], delivery: { receivedDocumentId: string; target: 'issuer' | 'dgii' }, startAfter: Date | undefined) => {
-      await queue.enqueue(jobs.deliverCommercialResponse, delivery, { correlationId: `acecf:${delivery.receivedDocumentId}:${delivery.target}`, transaction: trx, ...(startAfter === undefined ? {} : { startAfter }) });
-    };
+    // Commercial responses (ACECF) to received e-CF: made by the API, delivered by the workers to the issuer and DGII.
     const receiverTransport = createHttpTransport({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
     closers.push(() => {
       receiverTransport.close();
       return Promise.resolve();
     });
-    responseDeliveryLate.set(createResponseDelivery({
-      db,
-      clock,
-      log,
-      blobs,
-      environment: config.fiscalEnv,
-      dgii: dgiiClient,
-      dgiiAcecfUrl: `${dgii.baseUrl.replace(/\/+$/, '')}/${environmentSegment[config.fiscalEnv]}/aprobacioncomercial/api/aprobacioncomercial`,
-      transport: receiverTransport,
-      companies,
-      scheduleDelivery: scheduleResponseDelivery,
-      policy: { ...defaultResponseDeliveryPolicy, maxAttempts: config.commercialResponses.maxAttempts, retryDelayMs: config.commercialResponses.retryBaseMs, leaseMs: responseLeaseMs },
-    }));
-    const commercialResponses = createCommercialResponses({ db, clock, blobs, environment: config.fiscalEnv, schemas, companies, received, scheduleDelivery: scheduleResponseDelivery });
+    const responseDeliveries = Object.fromEntries(
+      (['issuer', 'dgii'] as const).map((target) => [
+        target,
+        createWorkEngine({
+          db,
+          clock,
+          log,
+          environment: config.fiscalEnv,
+          target: createResponseDeliveryTarget({
+            db,
+            clock,
+            blobs,
+            environment: config.fiscalEnv,
+            dgii: dgiiClient,
+            dgiiAcecfUrl: `${dgii.baseUrl.replace(/\/+$/, '')}/${environmentSegment[config.fiscalEnv]}/aprobacioncomercial/api/aprobacioncomercial`,
+            transport: receiverTransport,
+            companies,
+            target,
+            policy: { maxAttempts: config.commercialResponses.maxAttempts, retryDelayMs: config.commercialResponses.retryBaseMs, leaseMs: responseLeaseMs },
+          }),
+        }),
+      ]),
+    ) as Record<'issuer' | 'dgii', WorkEngine<unknown>>;
+    const responseLoops: ClaimLoop[] = [];
+    if (roles.work) {
+      for (const [target, engine] of Object.entries(responseDeliveries)) responseLoops.push(startWorkLoop(engine, { name: `commercial response to ${target}`, log, batchSize: 8, concurrency: 8, restMs: 1_000 }));
+      closers.push(async () => {
+        await Promise.all(responseLoops.map((loop) => loop.stop()));
+      });
+    }
+    const commercialResponses = createCommercialResponses({ db, clock, blobs, environment: config.fiscalEnv, schemas, companies, received, scheduleDelivery: (trx, receivedDocumentId, target) => responseDeliveries[target].enqueue(trx, [receivedDocumentId]), queued: () => {
+        for (const loop of responseLoops) loop.wake();
+      } });
     const services: Services = { companies, apiKeys, controlPlane, sequences, documents, commercialApprovals, sending, received };
 
     let http: Application['http'];

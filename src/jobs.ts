@@ -8,10 +8,9 @@ import { sequenceJobs, type SequencesService } from './modules/sequences/index.j
 import { documentJobs } from './modules/documents/index.js';
 import { taxpayersJobs } from './modules/taxpayers/index.js';
 import { webhookJobs } from './modules/webhooks/index.js';
-import { commercialResponseJobs, type ResponseDelivery } from './modules/received/index.js';
 
-export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; sequences: () => SequencesService; environment: FiscalEnvironment; webhookRetentionMs: number; responseDelivery: () => ResponseDelivery; responseLeaseMs?: number }) {
-  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }), ...webhookJobs({ db: deps.db, clock: deps.clock, environment: deps.environment, retentionMs: deps.webhookRetentionMs }), ...commercialResponseJobs({ responseDelivery: deps.responseDelivery, leaseMs: deps.responseLeaseMs }) };
+export function createJobs(deps: { db: Db; clock: Clock; taxpayersImportUrl?: string | undefined; sequences: () => SequencesService; environment: FiscalEnvironment; webhookRetentionMs: number}) {
+  return { ...controlPlaneJobs(deps), ...documentJobs(deps), ...sequenceJobs(deps), ...taxpayersJobs({ db: deps.db, clock: deps.clock, importUrl: deps.taxpayersImportUrl }), ...webhookJobs({ db: deps.db, clock: deps.clock, environment: deps.environment, retentionMs: deps.webhookRetentionMs }) };
 }
 
 export type AppJobs = ReturnType<typeof createJobs>;

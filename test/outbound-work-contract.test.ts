@@ -9,12 +9,25 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { postgresAvailable } from './support/backends.js';
+import { officialXsdDir } from './support/dgii-files.js';
+import { issuerRnc } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
 const onPostgres = await postgresAvailable();
 // Short DGII timeouts give short leases: an annulment's is 3 × (0.5 s + 1 s) + 5 s.
-const timings = { DGII_CONNECT_TIMEOUT_MS: '500', DGII_RESPONSE_TIMEOUT_MS: '1000', ANNULMENT_RETRY_BASE_MS: '50', ANNULMENT_MAX_ATTEMPTS: '3' };
+// A commercial response's is 5 × (0.5 s + 1 s).
+const timings = {
+  DGII_CONNECT_TIMEOUT_MS: '500',
+  DGII_RESPONSE_TIMEOUT_MS: '1000',
+  ANNULMENT_RETRY_BASE_MS: '50',
+  ANNULMENT_MAX_ATTEMPTS: '3',
+  COMMERCIAL_RESPONSE_RETRY_BASE_MS: '50',
+  COMMERCIAL_RESPONSE_MAX_ATTEMPTS: '3',
+  ECF_XSD_DIR: officialXsdDir,
+  RECEIVER_AUTH_MODE: 'optional',
+};
+const counterpartRnc = '999999907';
 
 interface Annulment {
   id: string;
@@ -26,11 +39,13 @@ interface Annulment {
 describe('outbound work contract: a killed worker, an error of our own', { skip: onPostgres ? false : 'needs PostgreSQL: the workers run in child processes', timeout: 240_000 }, () => {
   let world: SendingWorld;
   let env: Record<string, string>;
+  let appUrl: string;
   const workers: WorkerProcess[] = [];
 
   before(async () => {
     world = await startSendingWorld({ roles: { http: true, work: false, schedule: false }, env: timings });
     env = { ...(await world.processEnv()), ...timings };
+    appUrl = await world.app.app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(async () => {
     for (const worker of workers) {
@@ -125,6 +140,75 @@ describe('outbound work contract: a killed worker, an error of our own', { skip:
       assert.equal((await world.call('POST', `/api/v1/secuencias/anulaciones/${id}/reintentar`)).statusCode, 202);
       const queued = await world.app.application.database.db.selectFrom('outbound_work').select(['attempts']).where('target', '=', 'annulment.send').where('item_id', '=', id).executeTakeFirst();
       assert.ok(queued !== undefined);
+    });
+  });
+  describe('commercial responses (ACECF to the issuer and to DGII)', () => {
+    interface Delivery {
+      target: string;
+      status: string;
+      attempts: number;
+      lastError: string | null;
+    }
+    const db = () => world.app.application.database.db;
+    const deliveries = async (id: string) => {
+      const view = (await world.call('GET', `/api/v1/recibidos/${id}`)).json<{ data: { commercialResponse: { deliveries: Delivery[] } | null } }>().data;
+      return view.commercialResponse?.deliveries ?? [];
+    };
+    const settled = (list: Delivery[]) => list.length === 2 && list.every((delivery) => delivery.status === 'delivered' || delivery.status === 'exhausted');
+
+    /** The counterpart issues an e-CF to our company and sends it to our receiver; we approve it. */
+    async function approveOne(): Promise<string> {
+      const base = `${appUrl}/testecf/${issuerRnc}`;
+      const response = await fetch(`${world.sandbox.url}/testecf/emisorreceptor/api/emision/emisioncomprobantes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ rnc: issuerRnc, tipoEncf: 'E31', urlRecepcion: base, urlAutenticacion: base }),
+      });
+      const sent = (await response.json()) as { encf: string; estado: string; mensajes: string[] };
+      assert.equal(sent.estado, 'arecf_valid', sent.mensajes.join(' | '));
+      const list = (await world.call('GET', `/api/v1/recibidos?issuerRnc=${counterpartRnc}&limit=100`)).json<{ data: { id: string; eNCF: string }[] }>().data;
+      const id = list.find((entry) => entry.eNCF === sent.encf)?.id;
+      assert.ok(id !== undefined);
+      const approved = await world.call('POST', `/api/v1/recibidos/${id}/respuesta-comercial`, { decision: 'approved' });
+      assert.ok(approved.statusCode === 201 || approved.statusCode === 202, approved.body);
+      return id;
+    }
+
+    it('a worker killed mid-attempt: after its lease the delivery to DGII is taken up and delivered', async () => {
+      const first = workers.at(-1);
+      if (first !== undefined) await stop(first, 'SIGTERM');
+      // DGII answers after 0.8 s: the worker is killed while it waits.
+      assert.equal((await world.sandbox.admin('POST', '/faults', { service: 'aprobacioncomercial', mode: 'slow', delayMs: 800, count: 1 })).status, 201);
+      const doomed = await worker();
+      const id = await approveOne();
+      await until(
+        () => db().selectFrom('outbound_work').select(['lease_id']).where('target', '=', 'acecf.dgii').where('item_id', '=', id).executeTakeFirst(),
+        (row) => row?.lease_id != null,
+        'the delivery to DGII under way',
+      );
+      await stop(doomed, 'SIGKILL');
+      await worker();
+      const final = await until(() => deliveries(id), settled, 'the deliveries settled', 60_000);
+      assert.deepEqual(final.map((delivery) => [delivery.target, delivery.status]).sort(), [['dgii', 'delivered'], ['issuer', 'delivered']]);
+      assert.equal(final.find((delivery) => delivery.target === 'dgii')?.attempts, 2);
+      assert.equal(await db().selectFrom('outbound_work').select('item_id').where('item_id', '=', id).executeTakeFirst(), undefined);
+    });
+
+    it('an error of our own (the signed ACECF gone from the archive) is a counted attempt and ends exhausted with its reason', async () => {
+      const current = workers.at(-1);
+      if (current !== undefined) await stop(current, 'SIGTERM');
+      const id = await approveOne();
+      const artefact = await db().selectFrom('received_artefacts').select('blob_key').where('received_document_id', '=', id).where('kind', '=', 'acecf-xml').executeTakeFirstOrThrow();
+      const { storage } = world.app.config;
+      assert.equal(storage.kind, 'fs');
+      rmSync(join(storage.root, ...artefact.blob_key.split('/')));
+      await worker();
+      const final = await until(() => deliveries(id), settled, 'the deliveries settled');
+      for (const delivery of final) {
+        assert.equal(delivery.status, 'exhausted');
+        assert.equal(delivery.attempts, 3);
+        assert.match(delivery.lastError ?? '', /^an error of this service: /);
+      }
     });
   });
 });

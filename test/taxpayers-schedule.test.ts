@@ -44,9 +44,6 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
       },
       environment: 'TEST',
       webhookRetentionMs: 30 * 86_400_000,
-      responseDelivery: () => {
-        throw new Error('not used by the taxpayer import');
-      },
     });
 
   it('is off by default and scheduled at the configured cron when a URL is configured', () => {

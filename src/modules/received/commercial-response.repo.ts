@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { ReceivedCommercialResponsesTable, ReceivedResponseDeliveriesTable, ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import type { ReceivedCommercialResponsesTable, ReceivedDocumentsTable, ReceivedResponseDeliveriesTable, ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
@@ -32,6 +32,20 @@ export function insertDeliveries(trx: Trx, rows: Insertable<ReceivedResponseDeli
 
 export function deliveriesOf(executor: Executor, receivedId: string): Promise<DeliveryRow[]> {
   return executor.selectFrom('received_response_deliveries').selectAll().where('received_document_id', '=', receivedId).orderBy('target', 'desc').execute();
+}
+
+/** The deliveries to one target of these received documents, each with its received document. */
+export async function deliveriesWithReceived(db: Db, receivedIds: readonly string[], target: ResponseDeliveryTarget): Promise<{ row: DeliveryRow; received: Selectable<ReceivedDocumentsTable> }[]> {
+  if (receivedIds.length === 0) return [];
+  const [rows, received] = await Promise.all([
+    db.selectFrom('received_response_deliveries').selectAll().where('received_document_id', 'in', [...receivedIds]).where('target', '=', target).execute(),
+    db.selectFrom('received_documents').selectAll().where('id', 'in', [...receivedIds]).execute(),
+  ]);
+  const byId = new Map(received.map((row) => [row.id, row]));
+  return rows.flatMap((row) => {
+    const document = byId.get(row.received_document_id);
+    return document === undefined ? [] : [{ row, received: document }];
+  });
 }
 
 export function lockDelivery(trx: Trx, receivedId: string, target: ResponseDeliveryTarget): Promise<DeliveryRow | undefined> {

@@ -25,7 +25,8 @@ import { maxRejectionReason, type CommercialResponseRequest, type CommercialResp
 import * as repo from './received.repo.js';
 import type { ReceivedService } from './received.service.js';
 
-export type ScheduleResponseDelivery = (trx: Trx, delivery: { receivedDocumentId: string; target: ResponseDeliveryTarget }, startAfter: Date | undefined) => Promise<void>;
+/** Queues a delivery of a commercial response, inside the transaction that made it. */
+export type ScheduleResponseDelivery = (trx: Trx, receivedDocumentId: string, target: ResponseDeliveryTarget) => Promise<void>;
 
 export interface CommercialResponses {
   /** Makes the company's commercial response to a received document: `created` false when it repeats the one made. */
@@ -82,6 +83,8 @@ export function createCommercialResponses(deps: {
   companies: Pick<CompaniesService, 'get' | 'signingIdentity'>;
   received: Pick<ReceivedService, 'get'>;
   scheduleDelivery: ScheduleResponseDelivery;
+  /** Deliveries were queued and committed: this process's workers may take them at once. */
+  queued?: () => void;
 }): CommercialResponses {
   const { db, clock, blobs, environment, schemas, companies, received, scheduleDelivery } = deps;
 
@@ -156,10 +159,11 @@ export function createCommercialResponses(deps: {
           payload: { receivedDocumentId: id, issuerRnc: row.issuer_rnc, eNCF: row.encf, ecfType: row.ecf_type, decision, reason: reason ?? null },
           occurredAt: now,
         });
-        for (const target of responseTargets) await scheduleDelivery(trx, { receivedDocumentId: id, target }, undefined);
+        for (const target of responseTargets) await scheduleDelivery(trx, id, target);
         return ok(true);
       });
       if (!made.ok) return made;
+      if (made.value) deps.queued?.();
       const view = await received.get(companyId, id);
       return view.ok ? ok({ created: made.value, view: view.value }) : view;
     },

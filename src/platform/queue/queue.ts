@@ -44,7 +44,7 @@ export const scheduleTimeZone = 'America/Santo_Domingo';
  * Queues of jobs that became outbound work (platform/work) and are deleted at start, with any job left in them: the
  * migration that moved their work (migrations/20261126_0015_outbound_work.ts and after) queued every item waiting.
  */
-const retiredQueues = ['annulment.send'];
+const retiredQueues = ['annulment.send', 'received.commercial_response.deliver'];
 
 /** Jobs one fetch loop takes at a time (see the workers below). */
 const maxBatch = 4;

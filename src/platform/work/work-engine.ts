@@ -31,24 +31,24 @@ export interface WorkPolicy {
   retryDelayMs(attempts: number, random: number): number;
 }
 
-/** What one attempt came to, as the target tells it. */
-export type Outcome<Done> =
+/** What one attempt came to, as the target tells it. `Failure`: what a target keeps of a failed attempt (an answer). */
+export type Outcome<Done, Failure = never> =
   /** It got there: the item settles. */
   | { kind: 'done'; result: Done }
   /** It did not: a counted attempt, retried after the backoff (not before `retryAt`), unless none is left or `final`. */
-  | { kind: 'failed'; reason: string; retryAt?: Date | undefined; final?: boolean }
+  | { kind: 'failed'; reason: string; retryAt?: Date | undefined; final?: boolean; failure?: Failure }
   /** Not attempted (nothing left this service): not counted, due again at `until`. */
   | { kind: 'deferred'; reason: string; until: Date }
   /** Not finished, through no failure (a verdict not given yet): asked again at `at`. */
   | { kind: 'again'; at: Date };
 
 /** What the engine made of an outcome, for the target to record in its history (in the settling transaction). */
-export type Settlement<Done> =
+export type Settlement<Done, Failure = never> =
   | { kind: 'done'; result: Done; attempts: number }
-  | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date }
+  | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date; failure?: Failure }
   | { kind: 'deferred'; reason: string; attempts: number; at: Date }
   | { kind: 'again'; attempts: number; at: Date }
-  | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number };
+  | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number; failure?: Failure };
 
 export interface Attempt {
   /** This attempt's number, from 1. */
@@ -56,16 +56,16 @@ export interface Attempt {
   leaseId: string;
 }
 
-export interface WorkTarget<Item, Done> {
+export interface WorkTarget<Item, Done, Failure = never> {
   /** The queue's name for it (outbound_work.target): 'annulment.send'. */
   name: string;
   policy: WorkPolicy;
   /** The items of these ids as an attempt needs them; an id missing from the map has no item any more. */
   load(ids: readonly string[]): Promise<Map<string, Item>>;
   /** One attempt. Throwing is an error of this service: a counted failed attempt. */
-  perform(item: Item, attempt: Attempt): Promise<Outcome<Done>>;
+  perform(item: Item, attempt: Attempt): Promise<Outcome<Done, Failure>>;
   /** Records a settlement in the item's history, in the transaction that settled it under the lease. */
-  record(trx: Trx, item: Item, settlement: Settlement<Done>): Promise<void>;
+  record(trx: Trx, item: Item, settlement: Settlement<Done, Failure>): Promise<void>;
 }
 
 export interface ClaimedWork<Item> {
@@ -87,14 +87,14 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function createWorkEngine<Item, Done>(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; target: WorkTarget<Item, Done>; random?: () => number }): WorkEngine<Item> {
+export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; target: WorkTarget<Item, Done, Failure>; random?: () => number }): WorkEngine<Item> {
   const { db, clock, log, environment, target } = deps;
   const { policy } = target;
   const random = deps.random ?? Math.random;
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   /** The settlement of an outcome and what it does to the queue row (deleted when undefined). */
-  function settlementOf(outcome: Outcome<Done>, attempts: number): { settlement: Settlement<Done>; next: { dueAt: Date; attemptsDelta: number } | undefined } {
+  function settlementOf(outcome: Outcome<Done, Failure>, attempts: number): { settlement: Settlement<Done, Failure>; next: { dueAt: Date; attemptsDelta: number } | undefined } {
     switch (outcome.kind) {
       case 'done':
         return { settlement: { kind: 'done', result: outcome.result, attempts }, next: undefined };
@@ -103,10 +103,11 @@ export function createWorkEngine<Item, Done>(deps: { db: Db; clock: Clock; log: 
       case 'again':
         return { settlement: { kind: 'again', attempts, at: outcome.at }, next: { dueAt: outcome.at, attemptsDelta: 0 } };
       case 'failed': {
-        if (outcome.final === true || attempts >= policy.maxAttempts) return { settlement: { kind: 'exhausted', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts }, next: undefined };
+        const failure = outcome.failure === undefined ? {} : { failure: outcome.failure };
+        if (outcome.final === true || attempts >= policy.maxAttempts) return { settlement: { kind: 'exhausted', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, ...failure }, next: undefined };
         const backoff = later(policy.retryDelayMs(attempts, random()));
         const at = outcome.retryAt !== undefined && outcome.retryAt > backoff ? outcome.retryAt : backoff;
-        return { settlement: { kind: 'retry', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, at }, next: { dueAt: at, attemptsDelta: 0 } };
+        return { settlement: { kind: 'retry', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, at, ...failure }, next: { dueAt: at, attemptsDelta: 0 } };
       }
     }
   }
@@ -116,9 +117,9 @@ export function createWorkEngine<Item, Done>(deps: { db: Db; clock: Clock; log: 
    * error of ours), the attempt ends exhausted with that reason rather than staying leased; when even that cannot
    * be written (the database gone), the lease runs out and the item is taken up again.
    */
-  async function settle(id: string, item: Item, attempt: Attempt, outcome: Outcome<Done>): Promise<void> {
+  async function settle(id: string, item: Item, attempt: Attempt, outcome: Outcome<Done, Failure>): Promise<void> {
     const { settlement, next } = settlementOf(outcome, attempt.number);
-    const record = (chosen: Settlement<Done>, queued: typeof next) =>
+    const record = (chosen: Settlement<Done, Failure>, queued: typeof next) =>
       transact(db, async (trx) => {
         if (!(await repo.settle(trx, { target: target.name, itemId: id, leaseId: attempt.leaseId }, queued))) {
           log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
@@ -161,7 +162,7 @@ export function createWorkEngine<Item, Done>(deps: { db: Db; clock: Clock; log: 
     },
 
     async work({ id, item, attempt }) {
-      let outcome: Outcome<Done>;
+      let outcome: Outcome<Done, Failure>;
       try {
         outcome = await target.perform(item, attempt);
       } catch (error) {
