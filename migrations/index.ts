@@ -16,6 +16,7 @@ import * as dropDocumentsPending from './20261122_0013_drop_documents_pending.js
 import * as certification from './20261126_0014_certification.js';
 import * as outboundWork from './20261126_0015_outbound_work.js';
 import * as outboundAcecf from './20261126_0016_outbound_acecf.js';
+import * as outboundWebhooks from './20261126_0017_outbound_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0014_certification': certification,
   '20261126_0015_outbound_work': outboundWork,
   '20261126_0016_outbound_acecf': outboundAcecf,
+  '20261126_0017_outbound_webhooks': outboundWebhooks,
 };

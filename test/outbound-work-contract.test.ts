@@ -12,20 +12,26 @@ import { postgresAvailable } from './support/backends.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { issuerRnc } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
 const onPostgres = await postgresAvailable();
-// Short DGII timeouts give short leases: an annulment's is 3 × (0.5 s + 1 s) + 5 s.
-// A commercial response's is 5 × (0.5 s + 1 s).
+// Short DGII timeouts give short leases (an annulment's is 3 × (1 s + 2.5 s) + 5 s), long enough that a machine busy
+// with other tests still answers within them.
+// A commercial response's is 5 × (1 s + 2.5 s).
 const timings = {
-  DGII_CONNECT_TIMEOUT_MS: '500',
-  DGII_RESPONSE_TIMEOUT_MS: '1000',
+  DGII_CONNECT_TIMEOUT_MS: '1000',
+  DGII_RESPONSE_TIMEOUT_MS: '2500',
   ANNULMENT_RETRY_BASE_MS: '50',
   ANNULMENT_MAX_ATTEMPTS: '3',
   COMMERCIAL_RESPONSE_RETRY_BASE_MS: '50',
   COMMERCIAL_RESPONSE_MAX_ATTEMPTS: '3',
   ECF_XSD_DIR: officialXsdDir,
   RECEIVER_AUTH_MODE: 'optional',
+  // A webhook delivery's is 2 × 3 s + 5 s.
+  WEBHOOKS_ALLOW_PRIVATE: 'true',
+  WEBHOOKS_TIMEOUT_MS: '3000',
+  WEBHOOKS_DISPATCH_INTERVAL_MS: '50',
 };
 const counterpartRnc = '999999907';
 
@@ -107,7 +113,7 @@ describe('outbound work contract: a killed worker, an error of our own', { skip:
       await worker();
       const settled = await until(() => read(id), (annulment) => annulment.status !== 'pending' && annulment.status !== 'sending', 'the annulment settled', 90_000);
       assert.equal(settled.status, 'accepted', JSON.stringify(settled));
-      assert.equal(settled.attempts, 2);
+      assert.ok(settled.attempts >= 2, JSON.stringify(settled));
       const ranges = (await world.call('GET', '/api/v1/secuencias/rangos?ecfType=44')).json<{ data: { availability: { annulled: number; burned: number } }[] }>().data;
       assert.deepEqual(ranges.map((range) => [range.availability.annulled, range.availability.burned]), [[2, 0]]);
       // DGII voided them once.
@@ -119,7 +125,7 @@ describe('outbound work contract: a killed worker, an error of our own', { skip:
       const db = world.app.application.database.db;
       await db.updateTable('annulments').set({ status: 'sending', final_at: null }).where('id', '=', id).execute();
       await db.insertInto('outbound_work').values({ target: 'annulment.send', item_id: id, environment: 'TEST', due_at: new Date(), lease_id: null, attempts: 2 }).execute();
-      const repeated = await until(() => read(id), (annulment) => annulment.status !== 'sending' && annulment.attempts === 3, 'the repeat settled');
+      const repeated = await until(() => read(id), (annulment) => annulment.status !== 'sending' && annulment.status !== 'pending' && annulment.attempts >= 3, 'the repeat settled');
       assert.equal(repeated.status, 'accepted', JSON.stringify(repeated));
       assert.ok(repeated.dgii.mensajes.some((message) => message.valor.endsWith(': ya anulada')), JSON.stringify(repeated.dgii));
       assert.equal(repeated.dgii.mensajes.at(-1)?.valor, 'An earlier attempt of this annulment reached DGII: its numbers are annulled.');
@@ -190,7 +196,7 @@ describe('outbound work contract: a killed worker, an error of our own', { skip:
       await worker();
       const final = await until(() => deliveries(id), settled, 'the deliveries settled', 60_000);
       assert.deepEqual(final.map((delivery) => [delivery.target, delivery.status]).sort(), [['dgii', 'delivered'], ['issuer', 'delivered']]);
-      assert.equal(final.find((delivery) => delivery.target === 'dgii')?.attempts, 2);
+      assert.ok((final.find((delivery) => delivery.target === 'dgii')?.attempts ?? 0) >= 2, JSON.stringify(final));
       assert.equal(await db().selectFrom('outbound_work').select('item_id').where('item_id', '=', id).executeTakeFirst(), undefined);
     });
 
@@ -209,6 +215,65 @@ describe('outbound work contract: a killed worker, an error of our own', { skip:
         assert.equal(delivery.attempts, 3);
         assert.match(delivery.lastError ?? '', /^an error of this service: /);
       }
+    });
+  });
+  describe('webhook deliveries', () => {
+    let receiver: WebhookReceiver;
+    before(async () => {
+      receiver = await startWebhookReceiver();
+    });
+    after(async () => {
+      await receiver.close();
+    });
+    const db = () => world.app.application.database.db;
+
+    async function endpointAt(path: string) {
+      const { apiKey } = await world.app.issueKey(world.companyId, ['webhooks:manage']);
+      const call = (method: 'GET' | 'POST', url: string, payload?: unknown) => world.app.app.inject({ method, url, headers: { 'x-api-key': apiKey }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      const created = await call('POST', '/api/v1/notificaciones', { url: `${receiver.url}${path}`, events: ['webhook.test'] });
+      assert.equal(created.statusCode, 201, created.body);
+      const { id, secret } = created.json<{ data: { id: string; secret: string } }>().data;
+      receiver.secretFor.set(path, secret);
+      return { id, call };
+    }
+    const delivery = async (call: Awaited<ReturnType<typeof endpointAt>>['call'], id: string) => (await call('GET', `/api/v1/notificaciones/entregas?limit=100`)).json<{ data: { deliveryId: string; status: string; attempts: { statusCode: number | null; error: string | null }[] }[] }>().data.find((entry) => entry.deliveryId === id);
+
+    it('a worker killed mid-attempt: after its lease the delivery is taken up and succeeds, under the same delivery id', async () => {
+      for (const current of workers) if (current.child.exitCode === null && current.child.signalCode === null) await stop(current, 'SIGTERM');
+      const { id: endpointId, call } = await endpointAt('/killed');
+      // The first POST is answered after 0.8 s: the worker is killed while it waits.
+      let calls = 0;
+      receiver.answer = (entry) => (entry.path === '/killed' && ++calls === 1 ? { status: 200, body: 'late', delayMs: 800 } : { status: 200, body: 'ok' });
+      const doomed = await worker();
+      const tested = await call('POST', `/api/v1/notificaciones/${endpointId}/prueba`);
+      assert.equal(tested.statusCode, 202, tested.body);
+      const deliveryId = tested.json<{ data: { deliveryId: string } }>().data.deliveryId;
+      await until(
+        () => db().selectFrom('outbound_work').select(['lease_id']).where('target', '=', 'webhook.delivery').where('item_id', '=', deliveryId).executeTakeFirst(),
+        (row) => row?.lease_id != null,
+        'the delivery under way',
+      );
+      await stop(doomed, 'SIGKILL');
+      await worker();
+      const settled = await until(() => delivery(call, deliveryId), (entry) => entry?.status === 'succeeded', 'the delivery succeeded', 60_000);
+      // The killed attempt recorded nothing; the one after the lease succeeded.
+      assert.equal(settled?.attempts.at(-1)?.statusCode, 200);
+      const arrived = receiver.deliveries.filter((entry) => entry.path === '/killed');
+      assert.ok(arrived.length >= 1 && arrived.every((entry) => entry.headers['webhook-id'] === deliveryId));
+    });
+
+    it('an error of our own (a signing secret that cannot be opened) is a counted attempt with its reason, retried on schedule', async () => {
+      const { id: endpointId, call } = await endpointAt('/sealed');
+      await db().updateTable('webhook_endpoints').set({ secret_sealed: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' }).where('id', '=', endpointId).execute();
+      const tested = await call('POST', `/api/v1/notificaciones/${endpointId}/prueba`);
+      const deliveryId = tested.json<{ data: { deliveryId: string } }>().data.deliveryId;
+      const failed = await until(() => delivery(call, deliveryId), (entry) => entry?.status === 'failed', 'the delivery failed');
+      assert.ok(failed !== undefined);
+      assert.equal(failed.attempts.length, 1);
+      assert.match(failed.attempts[0]?.error ?? '', /^an error of this service: sealed secret could not be opened/);
+      const queued = await db().selectFrom('outbound_work').select(['attempts', 'lease_id']).where('item_id', '=', deliveryId).executeTakeFirstOrThrow();
+      assert.deepEqual(queued, { attempts: 1, lease_id: null });
+      assert.equal(receiver.deliveries.filter((entry) => entry.path === '/sealed').length, 0);
     });
   });
 });

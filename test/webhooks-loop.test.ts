@@ -1,6 +1,7 @@
 // Issue 8's delivery loop (the workers claim deliveries instead of running a job per delivery): two workers claiming
 // side by side take disjoint deliveries, each leased and returned with its endpoint; a lease that ran out (a crashed
-// worker's) is claimed again under the same delivery id; successes (recorded together: platform/group-commit.ts)
+// worker's) is claimed again under the same delivery id (the leases are outbound_work's, platform/work); successes
+// (recorded together: platform/group-commit.ts)
 // end the endpoint's run of failures; concurrent failures of one
 // endpoint (410) disable it once, with one event; a test delivery and a re-send wake the loop of this process at
 // once instead of at the end of its rest.
@@ -69,13 +70,15 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.deepEqual([...claimed].sort(), [...made].sort());
     assert.ok(a.length > 0 && b.length > 0 && a.length <= 25 && b.length <= 25);
     for (const delivery of [...a, ...b]) {
-      assert.equal(delivery.endpoint.url, `${receiver.url}/claims`);
-      assert.equal(delivery.endpoint.status, 'enabled');
-      assert.equal(delivery.event_type, 'webhook.test');
-      assert.equal(delivery.attempts, 0);
+      assert.equal(delivery.item.endpoint.url, `${receiver.url}/claims`);
+      assert.equal(delivery.item.endpoint.status, 'enabled');
+      assert.equal(delivery.item.event_type, 'webhook.test');
+      assert.equal(delivery.item.attempts, 0);
+      assert.equal(delivery.attempt.number, 1);
     }
-    const leases = await db().selectFrom('webhook_deliveries').select(['lease_until', 'status']).where('endpoint_id', '=', endpointId).execute();
-    assert.ok(leases.every((row) => row.status === 'pending' && row.lease_until?.getTime() === clock.now().getTime() + deliveryLeaseMs(timeoutMs)));
+    const leases = await db().selectFrom('outbound_work').select(['due_at', 'lease_id']).where('target', '=', 'webhook.delivery').where('item_id', 'in', made).execute();
+    assert.equal(leases.length, 40);
+    assert.ok(leases.every((row) => row.lease_id !== null && row.due_at.getTime() === clock.now().getTime() + deliveryLeaseMs(timeoutMs)));
 
     // Held: nobody takes them. A worker that died holding them: once the lease ran out, they are claimed again, same ids.
     assert.deepEqual(await workerB.claim(100), []);
@@ -118,7 +121,8 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     const [retry] = await workerB.claim(10);
     assert.ok(retry !== undefined);
     assert.equal(retry.id, deliveryId);
-    assert.equal(retry.attempts, 1);
+    assert.equal(retry.item.attempts, 1);
+    assert.equal(retry.attempt.number, 2);
     await workerB.attempt(retry);
     const recovered = await db().selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirstOrThrow();
     assert.equal(recovered.failing_since, null);
@@ -126,7 +130,7 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.deepEqual(done, { status: 'succeeded', attempts: 2 });
   });
 
-  it('keeps a re-send asked for while an attempt is in flight: that attempt records itself, the delivery stays pending', async () => {
+  it('keeps a re-send asked for while an attempt is in flight: the re-send took that attempt\'s lease, so it records nothing, and the delivery stays pending', async () => {
     const endpointId = await endpoint('/resent');
     const [deliveryId] = await tests(endpointId, 1);
     const [claimed] = await workerA.claim(10);
@@ -143,7 +147,7 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.equal(done.status, 'succeeded');
     assert.equal(receiver.deliveries.filter((entry) => entry.path === '/resent').length, 2);
     const attempts = await db().selectFrom('webhook_attempts').select('id').where('delivery_id', '=', deliveryId).execute();
-    assert.equal(attempts.length, 2);
+    assert.equal(attempts.length, 1);
   });
 
   it('disables an endpoint once, with one event, when many attempts to it fail with 410 at the same time', async () => {
@@ -158,7 +162,41 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     const events = await db().selectFrom('domain_events').select('payload').where('type', '=', 'webhook.endpoint_disabled').execute();
     assert.equal(events.filter((event) => JSON.stringify(event.payload).includes(endpointId)).length, 1);
     const deliveries = await db().selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', 'in', made).execute();
-    assert.ok(deliveries.every((delivery) => delivery.status === 'exhausted' && delivery.attempts === 1));
+    assert.ok(deliveries.every((delivery) => delivery.status === 'exhausted' && delivery.attempts === 1), JSON.stringify(deliveries));
+  });
+
+  it('counts a signing secret it cannot open as a failed attempt of its own, retried on schedule and ended exhausted, never claimed for ever', async () => {
+    const endpointId = await endpoint('/sealed');
+    const [deliveryId] = await tests(endpointId, 1);
+    assert.ok(deliveryId !== undefined);
+    // A sealed secret this master key cannot open (damaged, or sealed under another key). Last here: it moves the
+    // clock a day and a half on, past what the receiver takes as a fresh signature.
+    await db().updateTable('webhook_endpoints').set({ secret_sealed: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' }).where('id', '=', endpointId).execute();
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      const [claimed] = await workerA.claim(10);
+      assert.equal(claimed?.id, deliveryId, `attempt ${String(attempt)} is claimed`);
+      assert.equal(claimed.attempt.number, attempt);
+      await workerA.attempt(claimed);
+      const row = await db().selectFrom('webhook_deliveries').select(['status', 'attempts', 'last_error', 'next_attempt_at']).where('id', '=', deliveryId).executeTakeFirstOrThrow();
+      assert.equal(row.attempts, attempt);
+      assert.match(row.last_error ?? '', /^an error of this service: /);
+      if (attempt < 8) {
+        assert.equal(row.status, 'failed');
+        assert.ok(row.next_attempt_at !== null && row.next_attempt_at > clock.now());
+        assert.deepEqual(await workerB.claim(10), [], 'not claimed again before its retry is due');
+        clock.set(row.next_attempt_at);
+      } else {
+        assert.equal(row.status, 'exhausted');
+      }
+    }
+    assert.deepEqual(await workerA.claim(10), []);
+    const attempts = await db().selectFrom('webhook_attempts').select(['status_code', 'error']).where('delivery_id', '=', deliveryId).execute();
+    assert.equal(attempts.length, 8);
+    assert.ok(attempts.every((attempt) => attempt.status_code === null && attempt.error?.startsWith('an error of this service: ') === true));
+    assert.equal(receiver.deliveries.filter((entry) => entry.path === '/sealed').length, 0);
+    // Not the endpoint's failure: its run of failures did not start.
+    const row = await db().selectFrom('webhook_endpoints').select(['status', 'failing_since']).where('id', '=', endpointId).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: 'enabled', failing_since: null });
   });
 });
 

@@ -8,15 +8,16 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import { openSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
+import { enqueue as enqueueWork } from '../../platform/work/outbound-work.repo.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { groupCommit } from '../../platform/group-commit.js';
 import { ok } from '../../platform/http/problems.js';
+import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { isEventType, onDemandTypes } from './event-types.js';
 import { postWebhook } from './post-webhook.js';
-import { nextRetryDelayMs, retryAfterMs } from './retry-schedule.js';
+import { maxAttempts, retryAfterMs, retryDelaysMs, jitterShare } from './retry-schedule.js';
 import { deliveryHeaders, secretContext } from './signing.js';
 import * as repo from './webhooks.repo.js';
 
@@ -30,10 +31,13 @@ export interface WebhookDelivery {
   /** Fans out up to `limit` new events; the number taken. */
   dispatch(limit: number): Promise<number>;
   /** Takes up to `limit` deliveries due now (pending, or failed with the retry due), leased to this worker. */
-  claim(limit: number): Promise<repo.ClaimedDelivery[]>;
+  claim(limit: number): Promise<ClaimedWork<repo.DeliveryItem>[]>;
   /** One attempt of a claimed delivery, recorded. */
-  attempt(delivery: repo.ClaimedDelivery): Promise<void>;
+  attempt(delivery: ClaimedWork<repo.DeliveryItem>): Promise<void>;
 }
+
+/** The outbound work target of webhook deliveries (outbound_work.target). */
+export const webhookDeliveryTarget = 'webhook.delivery';
 
 /** How long one worker holds a delivery: well past the POST's timeout (resolution, connection, recording). */
 export function deliveryLeaseMs(timeoutMs: number): number {
@@ -50,7 +54,7 @@ export function deliveryBody(event: { id: string; type: string; occurredAt: Date
 }
 
 /** The secrets a delivery is signed with now: the current one, and the previous one during its grace period. */
-export function signingSecrets(open: (sealed: string, context: string) => string, endpoint: repo.ClaimedDelivery['endpoint'], now: Date): string[] {
+export function signingSecrets(open: (sealed: string, context: string) => string, endpoint: repo.DeliveryItem['endpoint'], now: Date): string[] {
   const context = secretContext(endpoint.id);
   const secrets = [open(endpoint.secret_sealed, context)];
   if (endpoint.previous_secret_sealed !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now) {
@@ -74,25 +78,20 @@ function secretOpener(masterKey: Buffer): (sealed: string, context: string) => s
   };
 }
 
-export function createWebhookDelivery(deps: {
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  environment: FiscalEnvironment;
-  masterKey: Buffer;
-  policy: DeliveryPolicy;
-  random?: () => number;
-}): WebhookDelivery {
+/** What a delivery's attempt keeps: the attempt's row, and the answer that decides on the endpoint. */
+interface Attempted {
+  attempt: Omit<repo.AttemptRow, 'id' | 'delivery_id'>;
+  statusCode: number | undefined;
+}
+
+/** Queues new deliveries (or a re-send) for the workers, in the caller's transaction. */
+export function queueDeliveries(executor: Db | Trx, environment: FiscalEnvironment, ids: readonly string[], at: Date): Promise<void> {
+  return enqueueWork(executor, ids.map((itemId) => ({ target: webhookDeliveryTarget, itemId, environment, dueAt: at })));
+}
+
+export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; masterKey: Buffer; policy: DeliveryPolicy }): WorkTarget<repo.DeliveryItem, Attempted, Attempted> {
   const { db, clock, log, environment, policy } = deps;
-  const random = deps.random ?? Math.random;
-  const leaseMs = deliveryLeaseMs(policy.timeoutMs);
   const open = secretOpener(deps.masterKey);
-  // Group commit: each statement records every success that finished while the one before ran. A success resolves
-  // once its statement committed; if that fails, each success of it fails (the lease runs out, it is attempted again).
-  const recordSuccess = groupCommit(async (successes: repo.Success[]) => {
-    await repo.recordSuccesses(db, successes, clock.now());
-    return successes.map(() => undefined);
-  });
 
   async function disable(trx: Trx, endpoint: repo.EndpointRow, reason: string, now: Date): Promise<void> {
     await repo.updateEndpoint(trx, endpoint.id, { status: 'disabled', disabled_reason: reason, updated_at: now });
@@ -101,7 +100,92 @@ export function createWebhookDelivery(deps: {
     log.warn({ endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
   }
 
+  /**
+   * A failed attempt (or the last): recorded with the endpoint's row held, so concurrent failures to one endpoint
+   * start its run of failures once and disable it once (a 410, or failures for `disableAfterMs`).
+   */
+  async function recordFailure(trx: Trx, delivery: repo.DeliveryItem, settlement: Extract<Settlement<Attempted, Attempted>, { kind: 'retry' | 'exhausted' }>): Promise<void> {
+    const now = clock.now();
+    const { failure } = settlement;
+    // An error of ours is an attempt too, shown with the others; an endpoint found disabled is none.
+    const attempt = failure?.attempt ?? (settlement.ours === true ? { attempted_at: now, status_code: null, duration_ms: 0, error: settlement.reason, response_excerpt: null } : undefined);
+    if (attempt !== undefined) await repo.insertAttempt(trx, { ...attempt, delivery_id: delivery.id });
+    const attempts = delivery.attempts + (attempt === undefined ? 0 : 1);
+    const exhausted = { status: 'exhausted' as const, attempts, next_attempt_at: null, lease_until: null, last_error: settlement.reason, updated_at: now };
+    const settled = settlement.kind === 'exhausted' ? exhausted : { status: 'failed' as const, attempts, next_attempt_at: settlement.at, lease_until: null, last_error: settlement.reason, updated_at: now };
+    // Only the endpoint's own failures count towards disabling it.
+    const current = failure === undefined ? undefined : await repo.lockEndpoint(trx, delivery.endpoint.id);
+    if (failure === undefined || current === undefined) {
+      await repo.updateDelivery(trx, delivery.id, settled);
+      return;
+    }
+    const failingSince = current.failing_since ?? failure.attempt.attempted_at;
+    if (current.failing_since === null) await repo.updateEndpoint(trx, current.id, { failing_since: failingSince });
+    if (failure.statusCode === 410 || now.getTime() - failingSince.getTime() >= policy.disableAfterMs) {
+      await repo.updateDelivery(trx, delivery.id, exhausted);
+      if (current.status === 'enabled') await disable(trx, current, failure.statusCode === 410 ? 'the endpoint answered 410 Gone' : `every attempt has failed since ${failingSince.toISOString()}`, now);
+      return;
+    }
+    await repo.updateDelivery(trx, delivery.id, settled);
+  }
+
   return {
+    name: webhookDeliveryTarget,
+    policy: {
+      leaseMs: deliveryLeaseMs(policy.timeoutMs),
+      maxAttempts,
+      // Svix's schedule: the wait after the n-th failed attempt is the delay before attempt n + 1.
+      retryDelayMs: (attempts, random) => Math.round((retryDelaysMs[attempts] ?? 0) * (1 + jitterShare * random)),
+    },
+
+    async load(ids) {
+      return new Map((await repo.deliveriesWithEndpoints(db, ids)).map((item) => [item.id, item]));
+    },
+
+    async perform(delivery): Promise<Outcome<Attempted, Attempted>> {
+      const started = clock.now();
+      const { endpoint } = delivery;
+      if (endpoint.status !== 'enabled') return { kind: 'failed', reason: `endpoint disabled: ${endpoint.disabled_reason ?? 'removed'}`, final: true };
+      const timestamp = Math.floor(started.getTime() / 1_000);
+      // Opening the secrets can fail (a master key rotated without them, a sealed value damaged): that is an error of
+      // this service, a counted attempt with its reason, never a delivery claimed again at every lease.
+      const headers = deliveryHeaders({ deliveryId: delivery.id, eventType: delivery.event_type, timestamp, body: delivery.body, secrets: signingSecrets(open, endpoint, started) });
+      const outcome = await postWebhook({ url: endpoint.url, headers, body: delivery.body, timeoutMs: policy.timeoutMs, policy: { environment, allowPrivate: policy.allowPrivate }, now: () => performance.now() });
+      const attempted: Attempted = { attempt: { attempted_at: started, status_code: outcome.statusCode ?? null, duration_ms: outcome.durationMs, error: outcome.error ?? null, response_excerpt: outcome.excerpt ?? null }, statusCode: outcome.statusCode };
+      if (outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300) return { kind: 'done', result: attempted };
+      const now = clock.now();
+      const retryAfter = retryAfterMs(outcome.retryAfter, now);
+      return { kind: 'failed', reason: outcome.error ?? 'failed', failure: attempted, final: outcome.statusCode === 410, retryAt: retryAfter === undefined ? undefined : new Date(now.getTime() + retryAfter) };
+    },
+
+    async record(trx, delivery, settlement) {
+      switch (settlement.kind) {
+        case 'done':
+          await repo.recordSuccesses(trx, [{ deliveryId: delivery.id, endpointId: delivery.endpoint.id, attempt: settlement.result.attempt }], clock.now());
+          return;
+        case 'retry':
+        case 'exhausted':
+          await recordFailure(trx, delivery, settlement);
+          return;
+        case 'deferred':
+        case 'again':
+          throw new Error(`a webhook delivery is never ${settlement.kind}`);
+      }
+    },
+
+    // Successes are recorded together: each statement settles and records every one that finished while the one
+    // before ran (platform/group-commit.ts).
+    async recordDone(done) {
+      return repo.recordSuccessesUnderLease(db, webhookDeliveryTarget, done.map(({ item, result, leaseId }) => ({ deliveryId: item.id, leaseId, endpointId: item.endpoint.id, attempt: result.attempt })), clock.now());
+    },
+  };
+}
+
+export function createWebhookDelivery(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; masterKey: Buffer; policy: DeliveryPolicy; random?: () => number }): WebhookDelivery & { engine: WorkEngine<repo.DeliveryItem> } {
+  const { db, clock, environment } = deps;
+  const engine = createWorkEngine({ db, clock, log: deps.log, environment, target: createWebhookDeliveryTarget(deps), ...(deps.random === undefined ? {} : { random: deps.random }) });
+  return {
+    engine,
     async dispatch(limit) {
       const result = await transact(db, async (trx) => {
         const events = await repo.lockUndispatched(trx, environment, limit);
@@ -118,60 +202,13 @@ export function createWebhookDelivery(deps: {
             rows.push({ id: newDeliveryId(), endpoint_id: endpoint.id, company_id: event.company_id, environment, event_id: event.id, event_type: event.type, body, status: 'pending', next_attempt_at: null, lease_until: null, last_error: null, created_at: now, updated_at: now });
           }
         }
-        await repo.insertDeliveries(trx, rows);
+        await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, rows), now);
         await repo.markDispatched(trx, events.map((event) => event.id), now);
         return ok(events.length);
       });
       return result.ok ? result.value : 0;
     },
-
-    claim(limit) {
-      const now = clock.now();
-      return repo.claimDeliveries(db, environment, now, new Date(now.getTime() + leaseMs), limit);
-    },
-
-    async attempt(delivery) {
-      const started = clock.now();
-      const { endpoint } = delivery;
-      if (endpoint.status !== 'enabled') {
-        await repo.settleDelivery(db, delivery.id, delivery.lease_until, { status: 'exhausted', lease_until: null, next_attempt_at: null, last_error: `endpoint disabled: ${endpoint.disabled_reason ?? 'removed'}`, updated_at: started });
-        return;
-      }
-      const timestamp = Math.floor(started.getTime() / 1_000);
-      const headers = deliveryHeaders({ deliveryId: delivery.id, eventType: delivery.event_type, timestamp, body: delivery.body, secrets: signingSecrets(open, endpoint, started) });
-      const outcome = await postWebhook({ url: endpoint.url, headers, body: delivery.body, timeoutMs: policy.timeoutMs, policy: { environment, allowPrivate: policy.allowPrivate }, now: () => performance.now() });
-      const attempt = { attempted_at: started, status_code: outcome.statusCode ?? null, duration_ms: outcome.durationMs, error: outcome.error ?? null, response_excerpt: outcome.excerpt ?? null };
-      if (outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300) {
-        await recordSuccess({ deliveryId: delivery.id, leaseUntil: delivery.lease_until, endpointId: endpoint.id, attempt });
-        return;
-      }
-      // A failure is rare and decides on the endpoint's run of failures: a transaction holding the endpoint's row,
-      // so concurrent failures to one endpoint start the run once and disable it once.
-      const attempts = delivery.attempts + 1;
-      await transact(db, async (trx) => {
-        const now = clock.now();
-        await repo.insertAttempt(trx, { ...attempt, delivery_id: delivery.id });
-        const current = await repo.lockEndpoint(trx, endpoint.id);
-        const base = { attempts, lease_until: null, updated_at: now };
-        const error = outcome.error ?? 'failed';
-        if (current === undefined) {
-          await repo.settleDelivery(trx, delivery.id, delivery.lease_until, { ...base, status: 'exhausted', next_attempt_at: null, last_error: error });
-          return ok(undefined);
-        }
-        const failingSince = current.failing_since ?? started;
-        if (current.failing_since === null) await repo.updateEndpoint(trx, endpoint.id, { failing_since: started });
-        if (outcome.statusCode === 410 || now.getTime() - failingSince.getTime() >= policy.disableAfterMs) {
-          await repo.settleDelivery(trx, delivery.id, delivery.lease_until, { ...base, status: 'exhausted', next_attempt_at: null, last_error: error });
-          if (current.status === 'enabled') {
-            const reason = outcome.statusCode === 410 ? 'the endpoint answered 410 Gone' : `every attempt has failed since ${failingSince.toISOString()}`;
-            await disable(trx, current, reason, now);
-          }
-          return ok(undefined);
-        }
-        const delay = nextRetryDelayMs(attempts, retryAfterMs(outcome.retryAfter, now), random());
-        await repo.settleDelivery(trx, delivery.id, delivery.lease_until, delay === undefined ? { ...base, status: 'exhausted', next_attempt_at: null, last_error: error } : { ...base, status: 'failed', next_attempt_at: new Date(now.getTime() + delay), last_error: error });
-        return ok(undefined);
-      });
-    },
+    claim: (limit) => engine.claim(limit),
+    attempt: (delivery) => engine.work(delivery),
   };
 }

@@ -2,12 +2,13 @@ import { sql, type Selectable, type Updateable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
-import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { CursorPosition } from '../../platform/http/cursor.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
+import { unnested } from '../../platform/db/unnest.js';
+import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -82,79 +83,94 @@ export async function insertDeliveries(trx: Executor, rows: readonly Omit<Delive
   return inserted.map((row) => row.id);
 }
 
-/** A delivery taken for one attempt, with what the attempt needs of its endpoint. */
-export interface ClaimedDelivery {
+/** A delivery as an attempt needs it: its row's columns and what the attempt needs of its endpoint. */
+export interface DeliveryItem {
   id: string;
   endpoint_id: string;
   event_type: string;
   body: string;
+  /** Attempts recorded on the delivery so far (its history; re-sends included). */
   attempts: number;
-  /** The lease this claim took: what the attempt's outcome is recorded under (settleDelivery). */
-  lease_until: Date;
   endpoint: Pick<EndpointRow, 'id' | 'company_id' | 'url' | 'status' | 'disabled_reason' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
 }
 
-/**
- * Takes up to `limit` deliveries due now for one attempt each, in one statement: pending ones, and failed ones whose
- * next attempt is due, that no worker holds (no lease, or one that ran out: a crashed worker's). Rows another
- * worker is taking are skipped (SKIP LOCKED), so workers claim side by side; the lease keeps them off until it
- * runs out. Each comes with its endpoint's columns, so the attempt reads nothing more. In no promised order
- * (webhooks promise none): the table's, which is about the order they were made in. Ordered by creation, the
- * claim sorted the whole backlog of waiting deliveries for every batch it took (the planner, its statistics behind
- * a queue that fills in seconds, chose a bitmap scan and a sort over the ordered index).
- */
-export async function claimDeliveries(db: Db, environment: FiscalEnvironment, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-  const rows = await executePrepared(db, sql<Omit<ClaimedDelivery, 'endpoint'> & { company_id: string; url: string; endpoint_status: EndpointRow['status']; disabled_reason: string | null; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: Date | null }>`
-    with due as (
-      select id from webhook_deliveries
-      where environment = ${environment}
-        and (status = 'pending' or (status = 'failed' and next_attempt_at <= ${now}))
-        and (lease_until is null or lease_until < ${now})
-      limit ${limit}
-      for update skip locked)
-    update webhook_deliveries d set lease_until = ${leaseUntil}
-    from due, webhook_endpoints e
-    where d.id = due.id and e.id = d.endpoint_id
-    returning d.id, d.endpoint_id, d.event_type, d.body, d.attempts, d.lease_until, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
-      e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until`);
+/** The deliveries of these ids, each with its endpoint's columns, in one statement. */
+export async function deliveriesWithEndpoints(db: Db, ids: readonly string[]): Promise<DeliveryItem[]> {
+  if (ids.length === 0) return [];
+  const rows = await executePrepared(db, sql<Omit<DeliveryItem, 'endpoint'> & { company_id: string; url: string; endpoint_status: EndpointRow['status']; disabled_reason: string | null; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: Date | null }>`
+    select d.id, d.endpoint_id, d.event_type, d.body, d.attempts, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
+      e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until
+    from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+    where d.id = any(${[...ids]}::text[])`);
   return rows.rows.map((row) => ({
     id: row.id,
     endpoint_id: row.endpoint_id,
     event_type: row.event_type,
     body: row.body,
     attempts: row.attempts,
-    lease_until: row.lease_until,
     endpoint: { id: row.endpoint_id, company_id: row.company_id, url: row.url, status: row.endpoint_status, disabled_reason: row.disabled_reason, secret_sealed: row.secret_sealed, previous_secret_sealed: row.previous_secret_sealed, previous_secret_until: row.previous_secret_until },
   }));
 }
 
 export interface Success {
   deliveryId: string;
-  /** The claim's lease: a delivery re-queued meanwhile (its lease cleared) keeps its new state. */
-  leaseUntil: Date;
   endpointId: string;
   attempt: Omit<AttemptRow, 'id' | 'delivery_id'>;
 }
 
+/** What the successes change, for the deliveries in `settled` (a CTE of their ids): one statement's parts. */
+function successParts(now: Date) {
+  return sql`
+    attempts as (
+      insert into webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
+      select i.id, i.attempted_at, i.status_code, i.duration_ms, i.error, i.response_excerpt from input i join settled s on s.id = i.id),
+    deliveries as (
+      update webhook_deliveries d set status = 'succeeded', attempts = d.attempts + 1, lease_until = null, next_attempt_at = null, last_error = null, updated_at = ${now}
+      from settled s where d.id = s.id),
+    endpoints as (
+      update webhook_endpoints e set failing_since = null
+      where e.id in (select i.endpoint_id from input i join settled s on s.id = i.id) and e.failing_since is not null)`;
+}
+
+function successInput(successes: readonly Success[], leaseIds: readonly (string | null)[]) {
+  return unnested([
+    { name: 'id', type: 'text', values: successes.map((success) => success.deliveryId) },
+    { name: 'lease_id', type: 'text', values: leaseIds },
+    { name: 'endpoint_id', type: 'text', values: successes.map((success) => success.endpointId) },
+    { name: 'attempted_at', type: 'timestamptz', values: successes.map((success) => success.attempt.attempted_at) },
+    { name: 'status_code', type: 'int4', values: successes.map((success) => success.attempt.status_code) },
+    { name: 'duration_ms', type: 'int4', values: successes.map((success) => success.attempt.duration_ms) },
+    { name: 'error', type: 'text', values: successes.map((success) => success.attempt.error) },
+    { name: 'response_excerpt', type: 'text', values: successes.map((success) => success.attempt.response_excerpt) },
+  ], 'i');
+}
+
 /**
- * Successful attempts, recorded in ONE statement (executeAsOneStatement): the attempts, their deliveries
- * succeeded, and their endpoints' runs of failures ended — that part touches (and locks) an endpoint row only when
- * a run is recorded, so successes to one endpoint do not queue on its row.
+ * Successful attempts of deliveries whose queue row the caller already settled, in ONE statement: the attempts, the
+ * deliveries succeeded, and their endpoints' runs of failures ended — that part touches (and locks) an endpoint row
+ * only when a run is recorded, so successes to one endpoint do not queue on its row.
  */
-export function recordSuccesses(db: Db, successes: readonly Success[], now: Date): Promise<void> {
-  if (successes.length === 0) return Promise.resolve();
-  return executeAsOneStatement(db, [
-    db.insertInto('webhook_attempts').values(successes.map((success) => ({ ...success.attempt, delivery_id: success.deliveryId }))),
-    db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, lease_until: null, next_attempt_at: null, last_error: null, updated_at: now })
-      .where((eb) => eb.or(successes.map((success) => eb.and([eb('id', '=', success.deliveryId), eb('lease_until', '=', success.leaseUntil)])))),
-    db
-      .updateTable('webhook_endpoints')
-      .set({ failing_since: null })
-      .where('id', 'in', [...new Set(successes.map((success) => success.endpointId))])
-      .where('failing_since', 'is not', null),
-  ], { prepared: false }); // a batch of any size
+export async function recordSuccesses(executor: Executor, successes: readonly Success[], now: Date): Promise<void> {
+  if (successes.length === 0) return;
+  await executePrepared(executor, sql`
+    with input as (select * from ${successInput(successes, successes.map(() => null))}),
+    settled as (select id from input), ${successParts(now)}
+    select 1`);
+}
+
+/**
+ * recordSuccesses for deliveries still held under their claim's lease, settling their queue rows in the same
+ * statement (platform/work/outbound-work.repo.ts settledUnderLease): a delivery whose lease passed to another worker
+ * (or that was re-sent meanwhile) is left as it is. Whether each was recorded, in order.
+ */
+export async function recordSuccessesUnderLease(db: Db, target: string, successes: readonly (Success & { leaseId: string })[], now: Date): Promise<boolean[]> {
+  if (successes.length === 0) return [];
+  const result = await executePrepared(db, sql<{ id: string }>`
+    with input as (select * from ${successInput(successes, successes.map((success) => success.leaseId))}),
+    settled as (${settledUnderLease(target)}), ${successParts(now)}
+    select id from settled`);
+  const recorded = new Set(result.rows.map((row) => row.id));
+  return successes.map((success) => recorded.has(success.deliveryId));
 }
 
 /** The endpoint, locked until the transaction ends (a failed attempt decides on its run of failures under it). */
@@ -162,9 +178,8 @@ export function lockEndpoint(trx: Trx, id: string): Promise<EndpointRow | undefi
   return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** Records an attempt's outcome on the delivery its claim still holds; a delivery re-queued meanwhile is left as it is. */
-export async function settleDelivery(db: Executor, id: string, leaseUntil: Date, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('lease_until', '=', leaseUntil).execute();
+export async function updateDelivery(db: Executor, id: string, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
 }
 
 export async function insertAttempt(db: Executor, row: Omit<AttemptRow, 'id'>): Promise<void> {
@@ -172,7 +187,7 @@ export async function insertAttempt(db: Executor, row: Omit<AttemptRow, 'id'>): 
 }
 
 /** A delivery of this company pending again (a re-send); the row as it is now, undefined when there is none. */
-export function requeueDelivery(db: Db, companyId: string, environment: FiscalEnvironment, id: string, now: Date): Promise<DeliveryRow | undefined> {
+export function requeueDelivery(db: Executor, companyId: string, environment: FiscalEnvironment, id: string, now: Date): Promise<DeliveryRow | undefined> {
   return db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: null, lease_until: null, updated_at: now }).where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).returningAll().executeTakeFirst();
 }
 
@@ -194,9 +209,21 @@ export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<Atte
   return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', [...deliveryIds]).orderBy('id').execute();
 }
 
-/** Ends the deliveries of a disabled endpoint still waiting for an attempt. */
-export async function exhaustWaiting(db: Executor, endpointId: string, reason: string, now: Date): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'exhausted', next_attempt_at: null, last_error: reason, updated_at: now }).where('endpoint_id', '=', endpointId).where('status', 'in', ['pending', 'failed']).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])).execute();
+/**
+ * Ends the deliveries of a disabled endpoint waiting for an attempt, and takes them out of the queue, in one
+ * statement. One under a running lease is left to its worker, which records its own attempt (and the next claim
+ * finds the endpoint disabled); so is a queue row locked now, being settled by its worker (skipped, not waited for:
+ * that worker may be waiting for the endpoint row this transaction holds).
+ */
+export async function exhaustWaiting(trx: Trx, endpointId: string, reason: string, now: Date): Promise<void> {
+  await executePrepared(trx, sql`
+    with waiting as (
+      select w.item_id from outbound_work w join webhook_deliveries d on d.id = w.item_id
+      where w.target = 'webhook.delivery' and d.endpoint_id = ${endpointId} and (w.lease_id is null or w.due_at <= ${now})
+      for update of w skip locked),
+    withdrawn as (delete from outbound_work w using waiting where w.target = 'webhook.delivery' and w.item_id = waiting.item_id returning w.item_id)
+    update webhook_deliveries d set status = 'exhausted', next_attempt_at = null, lease_until = null, last_error = ${reason}, updated_at = ${now}
+    from withdrawn where d.id = withdrawn.item_id and d.status in ('pending', 'failed')`);
 }
 
 /**

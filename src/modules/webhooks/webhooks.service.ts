@@ -4,10 +4,11 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import { sealSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
+import { transact } from '../../platform/db/transact.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { randomBase62 } from '../../platform/ids.js';
-import { deliveryBody, newDeliveryId } from './delivery-engine.js';
+import { deliveryBody, newDeliveryId, queueDeliveries } from './delivery-engine.js';
 import { eventTypeNames, eventTypes, isEventType } from './event-types.js';
 import { newSigningSecret, secretContext } from './signing.js';
 import { resolveTarget, urlProblem, type TargetPolicy } from './target-policy.js';
@@ -183,7 +184,10 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
         created_at: now,
         updated_at: now,
       };
-      await repo.insertDeliveries(db, [row]);
+      await transact(db, async (trx) => {
+        await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, [row]), now);
+        return ok(undefined);
+      });
       deps.wakeDelivery();
       return ok(deliveryView({ ...row, attempts: 0 }, []));
     },
@@ -199,8 +203,16 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
 
     async resend(companyId, deliveryId) {
       // The same delivery (same webhook-id), pending again: the next claim attempts it, signed with a fresh timestamp.
-      const row = await repo.requeueDelivery(db, companyId, environment, deliveryId, clock.now());
-      if (row === undefined) return fail('webhook_delivery_not_found', `No webhook delivery ${deliveryId}.`);
+      const now = clock.now();
+      const requeued = await transact(db, async (trx) => {
+        const row = await repo.requeueDelivery(trx, companyId, environment, deliveryId, now);
+        if (row === undefined) return fail('webhook_delivery_not_found', `No webhook delivery ${deliveryId}.`);
+        // A fresh run of attempts; one in flight records nothing (its lease is gone) and the re-send is still made.
+        await queueDeliveries(trx, environment, [row.id], now);
+        return ok(row);
+      });
+      if (!requeued.ok) return requeued;
+      const row = requeued.value;
       deps.wakeDelivery();
       const [view] = await withAttempts([row]);
       return view === undefined ? fail('webhook_delivery_not_found', `No webhook delivery ${deliveryId}.`) : ok(view);

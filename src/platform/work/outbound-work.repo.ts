@@ -83,10 +83,27 @@ export async function settle(trx: Trx, item: { target: string; itemId: string; l
   return result.rows.length === 1;
 }
 
-/** Removes items from the queue whatever holds them (the work was withdrawn: an endpoint disabled, say). */
+/**
+ * The queue rows of `input` (a CTE of `id` and `lease_id` columns) still held under those leases, deleted: the part
+ * of a target's one-statement recording that settles its items (a CTE returning the ids settled, as `id`).
+ */
+export function settledUnderLease(target: string) {
+  return sql`delete from outbound_work w using input i where w.target = ${target} and w.item_id = i.id and w.lease_id = i.lease_id returning w.item_id as id`;
+}
+
+/**
+ * Removes items from the queue, whatever lease holds them (the work was withdrawn: an endpoint disabled, say). A row
+ * locked now is being settled by its worker, which records that attempt's own outcome: it is skipped, not waited for
+ * (waiting could deadlock with that worker, who may be waiting for what the caller holds).
+ */
 export async function withdraw(executor: Executor, target: string, itemIds: readonly string[]): Promise<void> {
   if (itemIds.length === 0) return;
-  await executePrepared(executor, sql`delete from outbound_work where target = ${target} and item_id = any(${[...itemIds]}::text[])`);
+  await executePrepared(
+    executor,
+    sql`
+      delete from outbound_work where target = ${target} and item_id in (
+        select item_id from outbound_work where target = ${target} and item_id = any(${[...itemIds]}::text[]) for update skip locked)`,
+  );
 }
 
 /** Items of a target waiting in one environment (health and metrics). */

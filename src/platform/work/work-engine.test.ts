@@ -80,13 +80,13 @@ describe('outbound work engine', () => {
     perform = () => Promise.reject(new Error('the archived bytes are gone'));
     await engine.enqueue(handle.db, ['a']);
     await runDue();
-    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'retry', reason: 'an error of this service: the archived bytes are gone', attempts: 1, maxAttempts: 3, at: new Date('2026-11-26T12:00:01Z') } });
+    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'retry', reason: 'an error of this service: the archived bytes are gone', attempts: 1, maxAttempts: 3, at: new Date('2026-11-26T12:00:01Z'), ours: true } });
     assert.deepEqual(await queued(), [{ id: 'a', due: '2026-11-26T12:00:01.000Z', leased: false, attempts: 1 }]);
     clock.advance(1_000);
     await runDue();
     clock.advance(2_000);
     await runDue();
-    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'exhausted', reason: 'an error of this service: the archived bytes are gone', attempts: 3, maxAttempts: 3 } });
+    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'exhausted', reason: 'an error of this service: the archived bytes are gone', attempts: 3, maxAttempts: 3, ours: true } });
     assert.deepEqual(await queued(), []);
   });
 
@@ -123,7 +123,7 @@ describe('outbound work engine', () => {
       clock.advance(60_000);
     }
     assert.deepEqual(await engine.claim(10), []);
-    assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'exhausted', reason: 'attempt 3 never finished: its worker stopped or lost its database', attempts: 3, maxAttempts: 3 } }]);
+    assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'exhausted', reason: 'attempt 3 never finished: its worker stopped or lost its database', attempts: 3, maxAttempts: 3, ours: true } }]);
     assert.deepEqual(await queued(), []);
   });
 
@@ -151,7 +151,7 @@ describe('outbound work engine', () => {
     await failing.enqueue(handle.db, ['a', 'c']);
     for (const claimed of await failing.claim(10)) await failing.work(claimed);
     assert.equal(calls, 2);
-    assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'exhausted', reason: 'an error of this service while recording the outcome: a constraint refused it', attempts: 1, maxAttempts: 3 } }]);
+    assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'exhausted', reason: 'an error of this service while recording the outcome: a constraint refused it', attempts: 1, maxAttempts: 3, ours: true } }]);
     assert.deepEqual(await queued(), []);
   });
 

@@ -16,6 +16,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { transact, type Trx } from '../db/transact.js';
+import { groupCommit } from '../group-commit.js';
 import { ok } from '../http/problems.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
@@ -35,8 +36,11 @@ export interface WorkPolicy {
 export type Outcome<Done, Failure = never> =
   /** It got there: the item settles. */
   | { kind: 'done'; result: Done }
-  /** It did not: a counted attempt, retried after the backoff (not before `retryAt`), unless none is left or `final`. */
-  | { kind: 'failed'; reason: string; retryAt?: Date | undefined; final?: boolean; failure?: Failure }
+  /**
+   * It did not: a counted attempt, retried after the backoff (not before `retryAt`), unless none is left or `final`.
+   * `ours`: the failure was an error of this service, not the other side's (the engine sets it for a throw).
+   */
+  | { kind: 'failed'; reason: string; retryAt?: Date | undefined; final?: boolean; failure?: Failure; ours?: boolean }
   /** Not attempted (nothing left this service): not counted, due again at `until`. */
   | { kind: 'deferred'; reason: string; until: Date }
   /** Not finished, through no failure (a verdict not given yet): asked again at `at`. */
@@ -45,10 +49,10 @@ export type Outcome<Done, Failure = never> =
 /** What the engine made of an outcome, for the target to record in its history (in the settling transaction). */
 export type Settlement<Done, Failure = never> =
   | { kind: 'done'; result: Done; attempts: number }
-  | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date; failure?: Failure }
+  | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date; failure?: Failure; ours?: boolean }
   | { kind: 'deferred'; reason: string; attempts: number; at: Date }
   | { kind: 'again'; attempts: number; at: Date }
-  | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number; failure?: Failure };
+  | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number; failure?: Failure; ours?: boolean };
 
 export interface Attempt {
   /** This attempt's number, from 1. */
@@ -66,6 +70,13 @@ export interface WorkTarget<Item, Done, Failure = never> {
   perform(item: Item, attempt: Attempt): Promise<Outcome<Done, Failure>>;
   /** Records a settlement in the item's history, in the transaction that settled it under the lease. */
   record(trx: Trx, item: Item, settlement: Settlement<Done, Failure>): Promise<void>;
+  /**
+   * Optional, for a target whose successes are many and alike: records done items together, in one statement that
+   * settles their queue rows under their leases itself (outbound-work.repo.ts settledUnderLease). Whether each was
+   * still held, in order. The engine group-commits them (platform/group-commit.ts); when a batch fails, each item
+   * goes the ordinary way (record, in a transaction).
+   */
+  recordDone?(done: readonly { item: Item; result: Done; leaseId: string; attempts: number }[]): Promise<boolean[]>;
 }
 
 export interface ClaimedWork<Item> {
@@ -92,6 +103,7 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
   const { policy } = target;
   const random = deps.random ?? Math.random;
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
+  const recordDone = target.recordDone === undefined ? undefined : groupCommit(target.recordDone.bind(target), { maxBatch: 200, isolateFailures: true });
 
   /** The settlement of an outcome and what it does to the queue row (deleted when undefined). */
   function settlementOf(outcome: Outcome<Done, Failure>, attempts: number): { settlement: Settlement<Done, Failure>; next: { dueAt: Date; attemptsDelta: number } | undefined } {
@@ -103,7 +115,7 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
       case 'again':
         return { settlement: { kind: 'again', attempts, at: outcome.at }, next: { dueAt: outcome.at, attemptsDelta: 0 } };
       case 'failed': {
-        const failure = outcome.failure === undefined ? {} : { failure: outcome.failure };
+        const failure = { ...(outcome.failure === undefined ? {} : { failure: outcome.failure }), ...(outcome.ours === true ? { ours: true } : {}) };
         if (outcome.final === true || attempts >= policy.maxAttempts) return { settlement: { kind: 'exhausted', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, ...failure }, next: undefined };
         const backoff = later(policy.retryDelayMs(attempts, random()));
         const at = outcome.retryAt !== undefined && outcome.retryAt > backoff ? outcome.retryAt : backoff;
@@ -119,6 +131,14 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
    */
   async function settle(id: string, item: Item, attempt: Attempt, outcome: Outcome<Done, Failure>): Promise<void> {
     const { settlement, next } = settlementOf(outcome, attempt.number);
+    if (recordDone !== undefined && settlement.kind === 'done') {
+      try {
+        if (!(await recordDone({ item, result: settlement.result, leaseId: attempt.leaseId, attempts: attempt.number }))) log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
+        return;
+      } catch (error) {
+        log.warn({ err: error, target: target.name, id }, 'recording a success with others failed; recording it alone');
+      }
+    }
     const record = (chosen: Settlement<Done, Failure>, queued: typeof next) =>
       transact(db, async (trx) => {
         if (!(await repo.settle(trx, { target: target.name, itemId: id, leaseId: attempt.leaseId }, queued))) {
@@ -132,7 +152,7 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
       await record(settlement, next);
     } catch (error) {
       log.error({ err: error, target: target.name, id }, 'recording an outcome failed');
-      await record({ kind: 'exhausted', reason: `an error of this service while recording the outcome: ${describe(error)}`, attempts: attempt.number, maxAttempts: policy.maxAttempts }, undefined);
+      await record({ kind: 'exhausted', reason: `an error of this service while recording the outcome: ${describe(error)}`, attempts: attempt.number, maxAttempts: policy.maxAttempts, ours: true }, undefined);
     }
   }
 
@@ -153,7 +173,7 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
           log.warn({ target: target.name, id: row.item_id }, 'queued work without its item: removed');
         } else if (row.attempts > policy.maxAttempts) {
           // Every attempt allowed was started and none was settled: each worker died or lost its database mid-way.
-          await settle(row.item_id, item, { number: policy.maxAttempts, leaseId }, { kind: 'failed', reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`, final: true });
+          await settle(row.item_id, item, { number: policy.maxAttempts, leaseId }, { kind: 'failed', reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`, final: true, ours: true });
         } else {
           claimed.push({ id: row.item_id, item, attempt });
         }
@@ -167,7 +187,7 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
         outcome = await target.perform(item, attempt);
       } catch (error) {
         log.error({ err: error, target: target.name, id }, 'an attempt failed on an error of this service');
-        outcome = { kind: 'failed', reason: `an error of this service: ${describe(error)}` };
+        outcome = { kind: 'failed', reason: `an error of this service: ${describe(error)}`, ours: true };
       }
       await settle(id, item, attempt, outcome);
     },
