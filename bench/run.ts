@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
 import { certificationBench } from './certification.bench.js';
+import { claimsBench } from './claims.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { hostileXmlBench } from './hostile-xml.bench.js';
 import { httpBench } from './http.bench.js';
@@ -11,5 +12,5 @@ import { printTable, type BenchRow } from './table.js';
 import { webhooksBench } from './webhooks.bench.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await receiverBench()), ...(await hostileXmlBench()), ...(await webhooksBench()), ...(await certificationBench())];
+const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await receiverBench()), ...(await hostileXmlBench()), ...(await webhooksBench()), ...(await certificationBench()), ...(await claimsBench())];
 printTable(rows);

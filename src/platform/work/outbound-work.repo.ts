@@ -36,18 +36,6 @@ export async function claimDue(db: Db, claim: { target: string; environment: Fis
   return result.rows;
 }
 
-/** Takes one named item now if it is waiting and no lease on it is running (a refresh asked for by a person). */
-export async function claimOne(db: Db, claim: { target: string; itemId: string; now: Date; leaseId: string; leaseUntil: Date }): Promise<ClaimedRow | undefined> {
-  const result = await executePrepared(
-    db,
-    sql<ClaimedRow>`
-      update outbound_work set lease_id = ${claim.leaseId}, due_at = ${claim.leaseUntil}, attempts = attempts + 1
-      where target = ${claim.target} and item_id = ${claim.itemId} and (lease_id is null or due_at <= ${claim.now})
-      returning item_id, attempts`,
-  );
-  return result.rows[0];
-}
-
 /**
  * Puts items in the queue (or back in it): due at `dueAt`, held by no one. An item already waiting takes the new due
  * time and loses any lease (its worker's outcome will not be recorded); `resetAttempts` starts its count again (a
@@ -89,25 +77,4 @@ export async function settle(trx: Trx, item: { target: string; itemId: string; l
  */
 export function settledUnderLease(target: string) {
   return sql`delete from outbound_work w using input i where w.target = ${target} and w.item_id = i.id and w.lease_id = i.lease_id returning w.item_id as id`;
-}
-
-/**
- * Removes items from the queue, whatever lease holds them (the work was withdrawn: an endpoint disabled, say). A row
- * locked now is being settled by its worker, which records that attempt's own outcome: it is skipped, not waited for
- * (waiting could deadlock with that worker, who may be waiting for what the caller holds).
- */
-export async function withdraw(executor: Executor, target: string, itemIds: readonly string[]): Promise<void> {
-  if (itemIds.length === 0) return;
-  await executePrepared(
-    executor,
-    sql`
-      delete from outbound_work where target = ${target} and item_id in (
-        select item_id from outbound_work where target = ${target} and item_id = any(${[...itemIds]}::text[]) for update skip locked)`,
-  );
-}
-
-/** Items of a target waiting in one environment (health and metrics). */
-export async function waitingCount(db: Db, target: string, environment: FiscalEnvironment): Promise<number> {
-  const result = await executePrepared(db, sql<{ count: string }>`select count(*) as count from outbound_work where target = ${target} and environment = ${environment}`);
-  return Number(result.rows[0]?.count ?? 0);
 }
