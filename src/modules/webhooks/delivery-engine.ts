@@ -17,7 +17,7 @@ import { randomBase62 } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { isEventType, onDemandTypes } from './event-types.js';
 import { postWebhook } from './post-webhook.js';
-import { maxAttempts, retryAfterMs, retryDelaysMs, jitterShare } from './retry-schedule.js';
+import { maxAttempts, nextRetryDelayMs, retryAfterMs } from './retry-schedule.js';
 import { deliveryHeaders, secretContext } from './signing.js';
 import * as repo from './webhooks.repo.js';
 
@@ -134,8 +134,9 @@ export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: L
     policy: {
       leaseMs: deliveryLeaseMs(policy.timeoutMs),
       maxAttempts,
-      // Svix's schedule: the wait after the n-th failed attempt is the delay before attempt n + 1.
-      retryDelayMs: (attempts, random) => Math.round((retryDelaysMs[attempts] ?? 0) * (1 + jitterShare * random)),
+      // Svix's schedule (retry-schedule.ts); the engine waits for a later Retry-After itself, and ends the delivery
+      // once maxAttempts have failed, before the schedule runs out.
+      retryDelayMs: (attempts, random) => nextRetryDelayMs(attempts, undefined, random) ?? 0,
     },
 
     async load(ids) {
