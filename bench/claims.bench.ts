@@ -11,14 +11,15 @@
 // document sends takes seconds at 5M). Goal: the p99 at 5,000,000 settled rows within 1.5x of the p99 at 0.
 // Needs PostgreSQL.
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import { claimDuePolls, claimForSending } from '../src/modules/sending/sending.repo.js';
+import { claimForSending, claimPolls } from '../src/modules/sending/sending.repo.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import type { Db } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
-import { claimDue } from '../src/platform/work/outbound-work.repo.js';
+import { claimDue, type ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { createTestDatabase, postgresAvailable } from '../test/support/backends.js';
-import type { BenchRow } from './table.js';
+import { printTable, type BenchRow } from './table.js';
 
 const SIZES = [0, 1_000_000, 5_000_000];
 const WAITING = 1_000;
@@ -75,6 +76,13 @@ async function growHistory(db: Db, from: number, to: number): Promise<void> {
       insert into outbound_work (target, item_id, environment, due_at)
       select 'webhook.delivery', 'msg_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
     await sql`delete from outbound_work where item_id like 'msg_h%'`.execute(db);
+    // So did each document's send, then its poll.
+    for (const target of ['document.send', 'document.poll']) {
+      await sql`
+        insert into outbound_work (target, item_id, environment, due_at)
+        select ${target}, 'doc_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
+      await sql`delete from outbound_work where item_id like 'doc_h%'`.execute(db);
+    }
   }
 }
 
@@ -92,6 +100,11 @@ async function makeWaiting(db: Db): Promise<void> {
     insert into webhook_deliveries (id, endpoint_id, company_id, environment, event_id, event_type, body, status, created_at, updated_at)
     select 'msg_w' || n, 'whe_bench', 'cmp_bench', 'TEST', 'evt_w' || n, 'webhook.test', '{}', 'pending', now(), now()
     from generate_series(1, ${WAITING}::int) n`.execute(db);
+  for (const [target, prefix] of [['document.send', 'doc_w'], ['document.poll', 'doc_p']] as const) {
+    await sql`
+      insert into outbound_work (target, item_id, environment, due_at)
+      select ${target}, ${prefix} || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(db);
+  }
   await sql`
     insert into outbound_work (target, item_id, environment, due_at)
     select 'webhook.delivery', 'msg_w' || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(db);
@@ -99,7 +112,7 @@ async function makeWaiting(db: Db): Promise<void> {
 
 async function dropWaiting(db: Db): Promise<void> {
   await sql`delete from documents where id like 'doc_w%' or id like 'doc_p%'`.execute(db);
-  await sql`delete from outbound_work where item_id like 'msg_w%'`.execute(db);
+  await sql`delete from outbound_work where item_id like 'msg_w%' or item_id like 'doc_w%' or item_id like 'doc_p%'`.execute(db);
   await sql`delete from webhook_deliveries where id like 'msg_w%'`.execute(db);
 }
 
@@ -116,10 +129,11 @@ export async function claimsBench(): Promise<BenchRow[]> {
     for (const table of ['documents', 'webhook_deliveries', 'document_events']) {
       await sql`alter table ${sql.table(table)} disable trigger all`.execute(db);
     }
+    const terms = (target: string): ClaimTerms => ({ target, environment: 'TEST', now: new Date(), leaseId: 'lse_bench', leaseUntil: new Date(Date.now() + 60_000), which: { limit: BATCH } });
     const claims = {
-      'document sends': (trx: Db) => claimForSending(trx, { due: BATCH }, { leaseId: 'lse_bench', leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' }).then((rows) => rows.length),
-      'verdict polls': (trx: Db) => claimDuePolls(trx, new Date(), new Date(Date.now() + 60_000), BATCH).then((rows) => rows.length),
-      'webhook deliveries': (trx: Db) => claimDue(trx, { target: 'webhook.delivery', environment: 'TEST', now: new Date(), leaseId: 'lse_bench', leaseUntil: new Date(Date.now() + 60_000), limit: BATCH }).then((rows) => rows.length),
+      'document sends': (trx: Db) => claimForSending(trx, terms('document.send'), '250000').then((rows) => rows.length),
+      'verdict polls': (trx: Db) => claimPolls(trx, terms('document.poll')).then((rows) => rows.length),
+      'webhook deliveries': (trx: Db) => claimDue(trx, terms('webhook.delivery')).then((rows) => rows.length),
     };
     const measured = new Map<string, { size: number; p50: number; p99: number; claimed: number; runs: number }[]>();
     let made = 0;
@@ -161,3 +175,6 @@ export async function claimsBench(): Promise<BenchRow[]> {
     await database.drop();
   }
 }
+
+// `npx tsx bench/claims.bench.ts` runs this bench alone.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await claimsBench());

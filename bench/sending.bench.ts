@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { pendingCounts } from '../src/modules/sending/sending.repo.js';
+import { documentPolls, documentSends } from '../src/modules/sending/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
@@ -412,11 +413,11 @@ async function throughPipeline(world: BenchWorld, documents: readonly Created[],
   const enviarMs = Date.now() - started;
   const deadline = started + timeoutMs;
   // Counts the documents still on their way (the bench's alone, one run at a time) as the health view does, through
-  // its partial index: the bench's own questions are served by the app's PostgreSQL backends, whose CPU the run
+  // their queues: the bench's own questions are served by the app's PostgreSQL backends, whose CPU the run
   // reports as the pipeline's, and asking about each document every 50 ms cost about 2 ms of it each time.
   for (;;) {
     ownQueries++;
-    const open = (await pendingCounts(db, world.app.config.fiscalEnv)).reduce((sum, pending) => sum + pending.count, 0);
+    const open = (await pendingCounts(db, world.app.config.fiscalEnv, [documentSends, documentPolls])).reduce((sum, pending) => sum + pending.count, 0);
     if (open === 0) break;
     if (Date.now() > deadline) throw new Error(`${String(open)} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
     await sleep(50);
@@ -424,8 +425,8 @@ async function throughPipeline(world: BenchWorld, documents: readonly Created[],
   await finished();
   const spent = statementsSince(statementsBefore);
   const pooled = { taken: connections.taken - connectionsBefore.taken - ownQueries, waitedMs: connections.waitedMs - connectionsBefore.waitedMs };
-  spent.set('select documents', (spent.get('select documents') ?? 0) - ownQueries);
-  if (spent.get('select documents') === 0) spent.delete('select documents');
+  spent.set('select outbound_work', (spent.get('select outbound_work') ?? 0) - ownQueries);
+  if (spent.get('select outbound_work') === 0) spent.delete('select outbound_work');
   // One row per document: when enviar queued it, when DGII gave its trackId, when the verdict was recorded.
   const rows = await sql<{ status: string; queued_at: Date; sending_at: Date | null; received_at: Date | null; final_at: Date; poll_count: number }>`
     select d.status, d.final_at, d.poll_count,

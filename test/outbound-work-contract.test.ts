@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { postgresAvailable } from './support/backends.js';
 import { officialXsdDir } from './support/dgii-files.js';
-import { issuerRnc } from './support/ecf-documents.js';
+import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
@@ -26,6 +26,10 @@ const timings = {
   ANNULMENT_MAX_ATTEMPTS: '3',
   COMMERCIAL_RESPONSE_RETRY_BASE_MS: '50',
   COMMERCIAL_RESPONSE_MAX_ATTEMPTS: '3',
+  // A document send's: the floor of two DGII calls, 2 × (1 s + 2.5 s), rounded up.
+  SEND_LEASE_SECONDS: '8',
+  SEND_MAX_ATTEMPTS: '3',
+  SEND_RETRY_BASE_MS: '50',
   ECF_XSD_DIR: officialXsdDir,
   RECEIVER_AUTH_MODE: 'optional',
   // A webhook delivery's is 2 × 3 s + 5 s.
@@ -83,6 +87,69 @@ describe('outbound work contract: a killed worker, an error of our own', { skip:
     }
   }
 
+  describe('document sends (e-CF to DGII)', () => {
+    const db = () => world.app.application.database.db;
+    const document = (id: string) => db().selectFrom('documents').select(['status', 'track_id', 'send_attempts']).where('id', '=', id).executeTakeFirstOrThrow();
+    const events = async (id: string) => db().selectFrom('document_events').select(['type', 'cause']).where('document_id', '=', id).where('type', 'like', 'dgii.%').orderBy('id').execute();
+    const queued = (target: string, id: string) => db().selectFrom('outbound_work').select(['lease_id', 'attempts']).where('target', '=', target).where('item_id', '=', id).executeTakeFirst();
+
+    it('a worker killed mid-send: after its lease the document is taken up, found at DGII by asking, and there once', async () => {
+      // DGII answers the send after 0.8 s: the worker is killed while it waits.
+      assert.equal((await world.sandbox.admin('POST', '/faults', { service: 'recepcion', mode: 'slow', delayMs: 800, count: 1 })).status, 201);
+      const doomed = await worker();
+      const created = await world.create(ecfDocuments['31']);
+      await world.send(created.id);
+      await until(() => queued('document.send', created.id), (row) => row?.lease_id != null, 'the send under way');
+      await sleep(400);
+      await stop(doomed, 'SIGKILL');
+      await worker();
+      const received = await until(() => document(created.id), (row) => row.status !== 'queued' && row.status !== 'sending', 'the send taken up and settled', 60_000);
+      assert.equal(received.status, 'in_process', JSON.stringify(received));
+      const timeline = await events(created.id);
+      assert.deepEqual(timeline.map((event) => event.type).slice(0, 2), ['dgii.sending', 'dgii.sending']);
+      assert.match(timeline[1]?.cause ?? '', /^DGII may already have it/);
+      // Asked first: DGII had it (the bytes had reached it), or had nothing (the kill came first) and it was sent.
+      const answer = timeline.at(-1)?.cause ?? '';
+      assert.match(answer, /^DGII (already had it|received it): trackId /);
+      if (answer.startsWith('DGII received it')) assert.deepEqual(timeline.map((event) => event.type).slice(2), ['dgii.resolved', 'dgii.received']);
+      // Exactly once at DGII, counted at the sandbox.
+      const arrivals = (await world.sandbox.admin('GET', `/arrivals?encf=${created.eNCF}`)).body as unknown[];
+      assert.equal(arrivals.length, 1);
+      assert.equal(await queued('document.send', created.id), undefined);
+      assert.ok((await queued('document.poll', created.id)) !== undefined, 'its verdict is asked for');
+      // Asked now through the API (the poll claimed and settled like the poller's): DGII's verdict.
+      const verdict = await until(
+        async () => (await world.call('POST', `/api/v1/documentos/${created.id}/actualizar-estado`)).json<{ data: { status: string } }>().data.status,
+        (status) => status !== 'in_process',
+        'the verdict',
+      );
+      assert.equal(verdict, 'accepted');
+      assert.equal(await queued('document.poll', created.id), undefined);
+    });
+
+    it('an error of our own (the signed XML gone from the archive) is a counted attempt and ends send_failed with its reason', async () => {
+      const created = await world.create(ecfDocuments['31']);
+      const artefact = await db().selectFrom('document_artefacts').select('blob_key').where('document_id', '=', created.id).where('kind', '=', 'signed-xml').executeTakeFirstOrThrow();
+      const { storage } = world.app.config;
+      assert.equal(storage.kind, 'fs');
+      rmSync(join(storage.root, ...artefact.blob_key.split('/')));
+      await world.send(created.id);
+      const failed = await until(() => document(created.id), (row) => row.status === 'send_failed', 'the send failed');
+      assert.equal(failed.send_attempts, 3);
+      const timeline = await events(created.id);
+      assert.deepEqual(timeline.map((event) => event.type), ['dgii.sending', 'dgii.not_taken', 'dgii.sending', 'dgii.not_taken', 'dgii.sending', 'dgii.send_failed']);
+      assert.match(timeline[1]?.cause ?? '', /^attempt 1 failed \(an error of this service: .+\); DGII did not take it/);
+      assert.match(timeline.at(-1)?.cause ?? '', /^attempt 3 of 3 failed \(an error of this service: .+\); no attempts left/);
+      const jobs = (await world.call('GET', '/api/v1/trabajos-fallidos?open=true&limit=100')).json<{ data: { documentId: string; reason: string }[] }>().data;
+      assert.match(jobs.find((job) => job.documentId === created.id)?.reason ?? '', /^an error of this service: /);
+      const arrivals = (await world.sandbox.admin('GET', `/arrivals?encf=${created.eNCF}`)).body as unknown[];
+      assert.equal(arrivals.length, 0);
+      // Failed, not stuck: reintentar queues it again, its attempts counted from none.
+      assert.equal((await world.call('POST', `/api/v1/documentos/${created.id}/reintentar`)).statusCode, 202);
+      assert.deepEqual(await queued('document.send', created.id), { lease_id: null, attempts: 0 });
+      for (const current of workers) if (current.child.exitCode === null && current.child.signalCode === null) await stop(current, 'SIGTERM');
+    });
+  });
   describe('annulments (ANECF to DGII)', () => {
     const burn = async (type: string, count: number) => {
       const taken: string[] = [];

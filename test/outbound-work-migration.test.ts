@@ -66,6 +66,20 @@ describe('upgrading to outbound work', () => {
       ] as const) {
         await webhook(id, status, attempts, next, leaseUntil).execute(connection);
       }
+      const document = (id: string, status: string, change: { dueAt?: Date; leaseId?: string; leaseUntil?: Date; nextPoll?: Date } = {}) => sql`
+        insert into documents (id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, monto_total, security_code, fecha_hora_firma, timbre_url, warnings, created_at, updated_at, send_due_at, send_lease_id, send_lease_until, next_poll_at)
+        values (${id}, 'cmp_1', 'TEST', '31', ${`E31${id.length.toString().padStart(10, '0')}${id}`}, ${status}, 'json', '01-01-2026', '100.00', 'ABC123', '01-01-2026 10:00:00', 'https://example', '[]', ${now}, ${now},
+          ${change.dueAt ?? null}, ${change.leaseId ?? null}, ${change.leaseUntil ?? null}, ${change.nextPoll ?? null})`;
+      await document('doc_queued', 'queued', { dueAt: now }).execute(connection);
+      await document('doc_retrying', 'queued', { dueAt: at(5) }).execute(connection);
+      await document('doc_held', 'sending', { dueAt: at(1), leaseId: 'lse_doc', leaseUntil: at(1) }).execute(connection);
+      await document('doc_dead', 'sending', { dueAt: at(-2), leaseId: 'lse_dead', leaseUntil: at(-2) }).execute(connection);
+      // An uncertain send waiting to ask DGII: held by no worker until its question is due.
+      await document('doc_uncertain', 'sending', { dueAt: at(3), leaseUntil: at(3) }).execute(connection);
+      await document('doc_polling', 'in_process', { nextPoll: at(1) }).execute(connection);
+      await document('doc_accepted', 'accepted').execute(connection);
+      await document('doc_failed', 'send_failed').execute(connection);
+      await document('doc_signed', 'signed').execute(connection);
       await sql`set session_replication_role = origin`.execute(connection);
     });
 
@@ -82,6 +96,12 @@ describe('upgrading to outbound work', () => {
         ['acecf.issuer', 'rcv_pending', 'now', null, 0],
         ['annulment.send', 'anl_pending', 'now', null, 0],
         ['annulment.send', 'anl_sending', 'now', null, 2],
+        ['document.poll', 'doc_polling', at(1).toISOString(), null, 0],
+        ['document.send', 'doc_dead', at(-2).toISOString(), null, 0],
+        ['document.send', 'doc_held', at(1).toISOString(), 'lse_doc', 1],
+        ['document.send', 'doc_queued', 'now', null, 0],
+        ['document.send', 'doc_retrying', at(5).toISOString(), null, 0],
+        ['document.send', 'doc_uncertain', at(3).toISOString(), null, 0],
         ['webhook.delivery', 'msg_dead', at(-3).toISOString(), null, 1],
         ['webhook.delivery', 'msg_held', at(1).toISOString(), 'lse_migrated', 0],
         ['webhook.delivery', 'msg_pending', 'now', null, 0],
@@ -91,7 +111,7 @@ describe('upgrading to outbound work', () => {
 
     // Drained by the engine once every lease and retry is due: each item exactly once, in the order it fell due.
     const clock = fixedClock(at(60));
-    for (const target of ['acecf.dgii', 'acecf.issuer', 'annulment.send', 'webhook.delivery']) {
+    for (const target of ['acecf.dgii', 'acecf.issuer', 'annulment.send', 'document.poll', 'document.send', 'webhook.delivery']) {
       const drained: string[] = [];
       const engine = createWorkEngine<string, string>({
         db,
@@ -115,5 +135,8 @@ describe('upgrading to outbound work', () => {
       assert.deepEqual(drained.sort(), queued.filter((row) => row.target === target).map((row) => row.item_id).sort(), target);
     }
     assert.deepEqual(await db.selectFrom('outbound_work').select('item_id').execute(), []);
+    // The partial indexes the documents' workers claimed from are gone.
+    const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where indexname in ('documents_due_sends', 'documents_due_polls')`.execute(db);
+    assert.deepEqual(indexes.rows, []);
   });
 });

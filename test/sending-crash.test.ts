@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { documentSends } from '../src/modules/sending/index.js';
 import { ecfDocuments } from './support/ecf-documents.js';
 import { postgresAvailable } from './support/backends.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
@@ -160,16 +161,18 @@ describe(
       process.stdout.write(`# ${String(interrupted)} sends interrupted by a kill, then resolved by asking DGII: ${JSON.stringify(Object.fromEntries(answers))}\n`);
     });
 
-    it('takes up a document a dead worker still holds once its lease runs out, even when its send came due sooner', async () => {
+    it('takes up a document a dead worker still holds once its lease runs out, not before', async () => {
       if (worker === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) {
         worker = startWorkerProcess(await world.processEnv());
         await within('a worker start', worker.ready, 60_000, worker.output);
       }
       const db = world.app.application.database.db;
       const document = await world.create(ecfDocuments['31']);
-      // What a worker killed after marking it `sending` leaves: its lease, still running, here with its send due now.
+      // What a worker killed after marking it `sending` leaves: the document and its queue row under its lease, still
+      // running.
       const heldUntil = new Date(Date.now() + 3_000);
-      await db.updateTable('documents').set({ status: 'sending', send_route: 'reception', send_lease_id: 'lse_killed_worker', send_lease_until: heldUntil, send_due_at: new Date(), updated_at: new Date() }).where('id', '=', document.id).execute();
+      await db.updateTable('documents').set({ status: 'sending', send_route: 'reception', send_lease_id: 'lse_killed_worker', send_lease_until: heldUntil, send_due_at: heldUntil, updated_at: new Date() }).where('id', '=', document.id).execute();
+      await db.insertInto('outbound_work').values({ target: documentSends, item_id: document.id, environment: world.app.config.fiscalEnv, due_at: heldUntil, lease_id: 'lse_killed_worker', attempts: 1 }).execute();
 
       const done = await world.untilSettled(document.id, 60_000);
       assert.equal(done.status, 'accepted');

@@ -1,12 +1,14 @@
 // Issue 6's benchmark: each common step of the sending pipeline is ONE statement (no BEGIN/COMMIT), and its
 // conditions are in the statement, so a worker whose lease passed or a stale poll changes nothing. Driven through
-// delivery (with a DGII that answers what each case needs) against the app's database; no worker runs.
+// delivery (with a DGII that answers what each case needs) against the app's database; no worker runs. Sends and
+// polls wait in the outbound work queue (platform/work): a document set in a waiting state here is queued too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';
 import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
-import { createDelivery, defaultDeliveryPolicy, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
+import { createDelivery, defaultDeliveryPolicy, documentPolls, documentSends, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
 import { changeDocumentsIf, claimForSending, pendingCounts, type DocumentChange } from '../src/modules/sending/sending.repo.js';
+import type { ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { systemClock } from '../src/platform/clock.js';
 import type { DocumentsTable } from '../src/platform/db/schema.js';
 import { ecfDocuments } from './support/ecf-documents.js';
@@ -49,11 +51,18 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     });
   }
 
-  async function documentIn(type: '31' | '32', change: Updateable<DocumentsTable>): Promise<string> {
+  /** A document of `type` changed as given; one waiting to be sent or polled is queued for it, due now or `queue`. */
+  async function documentIn(type: '31' | '32', change: Updateable<DocumentsTable>, queue: { dueAt?: Date; leaseId?: string } = {}): Promise<string> {
     const created = await world.create(ecfDocuments[type]);
     if (Object.keys(change).length > 0) await db().updateTable('documents').set(change).where('id', '=', created.id).execute();
+    const target = change.status === 'queued' || change.status === 'sending' ? documentSends : change.status === 'in_process' ? documentPolls : undefined;
+    if (target !== undefined) {
+      const environment = typeof change.environment === "string" ? change.environment : world.app.config.fiscalEnv;
+      await db().insertInto('outbound_work').values({ target, item_id: created.id, environment, due_at: queue.dueAt ?? new Date(), lease_id: queue.leaseId ?? null, attempts: 0 }).execute();
+    }
     return created.id;
   }
+  const queueRow = (target: string, id: string) => db().selectFrom('outbound_work').selectAll().where('target', '=', target).where('item_id', '=', id).executeTakeFirst();
   const row = (id: string) => db().selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const events = async (id: string) => (await db().selectFrom('document_events').select(['type', 'status', 'cause']).where('document_id', '=', id).orderBy('id').execute()).slice(1);
   const domainEvents = async (id: string) => (await sql<{ type: string }>`select type from domain_events where payload->>'documentId' = ${id} order by occurred_at, id`.execute(db())).rows.map((event) => event.type);
@@ -82,6 +91,8 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(done.send_lease_id, null);
     assert.equal(done.poll_count, 0);
     assert.ok(done.sent_at !== null && done.next_poll_at !== null);
+    assert.equal(await queueRow(documentSends, id), undefined, 'its send settled in the same statement');
+    assert.deepEqual((await queueRow(documentPolls, id))?.due_at, done.next_poll_at, 'its first poll queued in the same statement');
     assert.deepEqual(await events(id), [
       { type: 'dgii.sending', status: 'sending', cause: 'attempt 1: sending to DGII reception' },
       { type: 'dgii.received', status: 'in_process', cause: 'DGII received it: trackId track-1' },
@@ -128,62 +139,67 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(await openFailedJobs(id), 1);
   });
 
-  const lease = (leaseId: string) => ({ leaseId, leaseUntil: new Date(Date.now() + 60_000), now: new Date(), rfceThreshold: '250000' });
+  const terms = (leaseId: string, which: ClaimTerms['which']): ClaimTerms => ({ target: documentSends, environment: world.app.config.fiscalEnv, now: new Date(), leaseId, leaseUntil: new Date(Date.now() + 60_000), which });
 
   it('claims once: a second claim while the lease runs takes nothing, and the send falls due when the lease runs out', async () => {
-    const id = await documentIn('31', { status: 'queued', send_due_at: new Date() });
-    const [first] = await claimForSending(db(), { id }, lease('lse_first'));
-    assert.equal(first?.previous_status, 'queued');
-    assert.ok(first.send_lease_until !== null);
-    assert.deepEqual(first.send_due_at, first.send_lease_until, 'a dead worker\'s document falls due when its lease runs out');
-    assert.deepEqual(await claimForSending(db(), { id }, lease('lse_second')), []);
-    assert.ok(!(await claimForSending(db(), { due: 1_000 }, lease('lse_second'))).some((claimed) => claimed.id === id));
+    const id = await documentIn('31', { status: 'queued' });
+    const [first] = await claimForSending(db(), terms('lse_first', { itemId: id }), '250000');
+    assert.equal(first?.row?.previous_status, 'queued');
+    assert.equal(first.attempts, 1);
+    assert.ok(first.row.send_lease_until !== null);
+    assert.deepEqual((await queueRow(documentSends, id))?.due_at, first.row.send_lease_until, 'a dead worker\'s document falls due when its lease runs out');
+    assert.deepEqual(await claimForSending(db(), terms('lse_second', { itemId: id }), '250000'), []);
+    assert.ok(!(await claimForSending(db(), terms('lse_second', { limit: 1_000 }), '250000')).some((claimed) => claimed.itemId === id));
     await deliveryWith({}).attempt(id); // asked now while held: nothing happens
     assert.equal((await row(id)).send_lease_id, 'lse_first');
     assert.equal((await events(id)).length, 1);
 
     // Once the lease ran out, the document in `sending` is taken up, to ask DGII before sending anything.
-    const past = new Date(Date.now() - 1_000);
-    await db().updateTable('documents').set({ send_lease_until: past, send_due_at: past }).where('id', '=', id).execute();
-    const again = (await claimForSending(db(), { due: 1_000 }, lease('lse_third'))).find((claimed) => claimed.id === id);
-    assert.equal(again?.previous_status, 'sending');
-    assert.equal(again.send_lease_id, 'lse_third');
+    await db().updateTable('outbound_work').set({ due_at: new Date(Date.now() - 1_000) }).where('item_id', '=', id).execute();
+    const again = (await claimForSending(db(), terms('lse_third', { limit: 1_000 }), '250000')).find((claimed) => claimed.itemId === id);
+    assert.equal(again?.row?.previous_status, 'sending');
+    assert.equal(again.row.send_lease_id, 'lse_third');
+    assert.equal(again.attempts, 2);
     assert.equal((await events(id)).at(-1)?.cause, 'DGII may already have it: asking about the e-NCF before anything is sent');
   });
 
   it('claims the documents whose send is due in one statement, not those due later nor those a running lease holds', async () => {
     const past = new Date(Date.now() - 1_000);
-    const due = [await documentIn('31', { status: 'queued', send_due_at: past }), await documentIn('31', { status: 'sending', send_lease_until: past, send_due_at: past })];
-    const later = await documentIn('31', { status: 'queued', send_due_at: new Date(Date.now() + 60_000) });
-    const held = await documentIn('31', { status: 'sending', send_lease_id: 'lse_held', send_lease_until: new Date(Date.now() + 60_000), send_due_at: past });
-    const final = await documentIn('31', { status: 'accepted', send_due_at: past });
+    const due = [await documentIn('31', { status: 'queued' }, { dueAt: past }), await documentIn('31', { status: 'sending' }, { dueAt: past })];
+    const later = await documentIn('31', { status: 'queued' }, { dueAt: new Date(Date.now() + 60_000) });
+    const held = await documentIn('31', { status: 'sending', send_lease_id: 'lse_held' }, { dueAt: new Date(Date.now() + 60_000), leaseId: 'lse_held' });
     statements = 0;
-    const claimed = await claimForSending(db().withPlugin(counting), { due: 1_000 }, lease('lse_batch'));
+    const claimed = await claimForSending(db().withPlugin(counting), terms('lse_batch', { limit: 1_000 }), '250000');
     assert.equal(statements, 1);
-    const ids = claimed.map((one) => one.id);
+    const ids = claimed.map((one) => one.itemId);
     assert.deepEqual(due.filter((id) => ids.includes(id)), due);
-    for (const id of [later, held, final]) assert.ok(!ids.includes(id), `claimed ${id}`);
-    const taken = claimed.filter((one) => due.includes(one.id)).sort((a, b) => a.previous_status.localeCompare(b.previous_status));
-    assert.deepEqual(taken.map((one) => [one.previous_status, one.status, one.send_lease_id, one.signed_xml_blob_key !== null]), [
+    for (const id of [later, held]) assert.ok(!ids.includes(id), `claimed ${id}`);
+    const taken = claimed.filter((one) => due.includes(one.itemId)).sort((a, b) => (a.row?.previous_status ?? '').localeCompare(b.row?.previous_status ?? ''));
+    assert.deepEqual(taken.map(({ row: one }) => [one?.previous_status, one?.status, one?.send_lease_id, one?.signed_xml_blob_key !== null]), [
       ['queued', 'sending', 'lse_batch', true],
       ['sending', 'sending', 'lse_batch', true],
     ]);
     assert.equal((await row(held)).send_lease_id, 'lse_held');
   });
 
-  it('claims nothing that is not queued or sending', async () => {
+  it('claims no document that is not queued or sending: its queue row comes back alone, and the engine drops it', async () => {
     const id = await documentIn('31', {});
-    assert.deepEqual(await claimForSending(db(), { id }, lease('lse_x')), []);
+    await db().insertInto('outbound_work').values({ target: documentSends, item_id: id, environment: world.app.config.fiscalEnv, due_at: new Date(), lease_id: null, attempts: 0 }).execute();
+    assert.deepEqual(await claimForSending(db(), terms('lse_x', { itemId: id }), '250000'), [{ itemId: id, attempts: 1, row: undefined }]);
     const after = await row(id);
     assert.equal(after.status, 'signed');
     assert.equal(after.send_route, null);
     assert.deepEqual(await events(id), []);
+    await db().updateTable('outbound_work').set({ lease_id: null }).where('item_id', '=', id).execute();
+    await deliveryWith({}).attempt(id);
+    assert.equal(await queueRow(documentSends, id), undefined);
+    assert.equal((await row(id)).status, 'signed');
   });
 
   it('routes a type 32 under DOP 250,000 as an RFCE, and from 250,000 to reception', async () => {
     const claim = async (montoTotal: string) => {
       const id = await documentIn('32', { status: 'queued', monto_total: montoTotal });
-      return (await claimForSending(db(), { id }, lease('lse_route')))[0];
+      return (await claimForSending(db(), terms('lse_route', { itemId: id }), '250000'))[0]?.row;
     };
     const under = await claim('249999.99');
     assert.equal(under?.send_route, 'rfce');
@@ -191,13 +207,14 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal((await claim('250000.00'))?.send_route, 'reception');
   });
 
-  it('records a verdict from a poll in one statement, with its event, domain event and failed jobs closed', async () => {
+  it('records a verdict from a poll in one statement after its claim, with its event, domain event and failed jobs closed', async () => {
     const id = await documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 2, send_route: 'reception' });
     await db().insertInto('failed_jobs').values({ id: `fjb_${id}`, company_id: world.companyId, environment: world.app.config.fiscalEnv, kind: 'document.send', document_id: id, reason: 'test', attempts: 8, opened_at: new Date(), closed_at: null, closed_because: null }).execute();
     const delivery = deliveryWith({ result: () => Promise.resolve(accepted) });
     statements = 0;
-    await delivery.poll(await row(id));
-    assert.equal(statements, 1);
+    await delivery.pollNow(id);
+    assert.equal(statements, 2, 'the claim, then the verdict');
+    assert.equal(await queueRow(documentPolls, id), undefined, 'its poll settled with the verdict');
     const done = await row(id);
     assert.equal(done.status, 'accepted');
     assert.equal(done.dgii_estado, 'Aceptado');
@@ -214,10 +231,18 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
   it('changes nothing on a stale poll: another trackId, a document moved on, or a poll recorded since', async () => {
     const id = await documentIn('31', { status: 'in_process', track_id: 'track-new', poll_count: 1, send_route: 'reception' });
     const seen = await row(id);
+    const release = () => db().updateTable('outbound_work').set({ lease_id: null, due_at: new Date() }).where('item_id', '=', id).execute();
+    /** A poll of the document as it was claimed, changed by `stale`. */
+    const pollAs = async (delivery: Delivery, stale: (claimed: typeof seen) => typeof seen) => {
+      const [claimed] = await delivery.polls.claimNow(id);
+      assert.ok(claimed !== undefined, 'claimed');
+      await delivery.polls.work({ ...claimed, item: stale(claimed.item) });
+    };
     const verdict = deliveryWith({ result: () => Promise.resolve(accepted) });
-    await verdict.poll({ ...seen, track_id: 'track-old' });
+    await pollAs(verdict, (claimed) => ({ ...claimed, track_id: 'track-old' }));
+    await release();
     const waiting = deliveryWith({ result: () => Promise.resolve({ kind: 'in_process', trackId: 'track-new' }) });
-    await waiting.poll({ ...seen, poll_count: 0 });
+    await pollAs(waiting, (claimed) => ({ ...claimed, poll_count: 0 }));
     const unchanged = await row(id);
     assert.equal(unchanged.status, 'in_process');
     assert.equal(unchanged.poll_count, 1);
@@ -226,15 +251,19 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.deepEqual(await domainEvents(id), ['document.signed']);
 
     // As seen, a poll is counted and the next question pushed back.
-    await waiting.poll(seen);
+    await waiting.pollNow(id);
     const counted = await row(id);
     assert.equal(counted.poll_count, 2);
     assert.ok(counted.next_poll_at !== null && counted.next_poll_at > new Date());
+    const queued = await queueRow(documentPolls, id);
+    assert.deepEqual([queued?.due_at, queued?.lease_id, queued?.attempts], [counted.next_poll_at, null, 0]);
 
+    // Moved on meanwhile: the poll's claim finds nothing to ask about, and its queue row goes.
     await db().updateTable('documents').set({ status: 'accepted' }).where('id', '=', id).execute();
-    await verdict.poll(counted);
+    await verdict.pollNow(id);
     assert.deepEqual(await events(id), []);
     assert.deepEqual(await domainEvents(id), ['document.signed']);
+    assert.equal(await queueRow(documentPolls, id), undefined);
   });
 
   it('queues with enviar: the state, its event, the outbox event, and its send due at once', async () => {
@@ -245,12 +274,13 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(queued.send_route, null); // the route is fixed when a worker first takes it
     assert.deepEqual(await events(created.id), [{ type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' }]);
     assert.deepEqual(await domainEvents(created.id), ['document.signed', 'document.queued']);
-    assert.ok(queued.send_due_at !== null && queued.send_due_at <= new Date(), `due at ${String(queued.send_due_at?.toISOString())}`);
+    const work = await queueRow(documentSends, created.id);
+    assert.ok(work !== undefined && work.due_at <= new Date() && work.lease_id === null && work.attempts === 0, `queued as ${JSON.stringify(work)}`);
   });
 
   it('counts the documents on their way to DGII per status, in its own environment only (the health view)', async () => {
     const environment = world.app.config.fiscalEnv;
-    const counts = async () => Object.fromEntries((await pendingCounts(db(), environment)).map((pending) => [pending.status, pending.count]));
+    const counts = async () => Object.fromEntries((await pendingCounts(db(), environment, [documentSends, documentPolls])).map((pending) => [pending.status, pending.count]));
     const before = await counts();
     await documentIn('31', { status: 'queued' });
     await documentIn('31', { status: 'sending' });
@@ -267,10 +297,11 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
 
   it('records the answers of documents in flight together: one statement for many, each only where its condition holds', async () => {
     const ids = await Promise.all([1, 2, 3, 4, 5].map(() => documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0, send_route: 'reception' })));
-    const rows = await Promise.all(ids.map(row));
     const delivery = deliveryWith({ result: () => Promise.resolve(accepted) });
+    const claimed = (await Promise.all(ids.map((id) => delivery.polls.claimNow(id)))).flat();
+    assert.equal(claimed.length, 5);
     statements = 0;
-    await Promise.all(rows.map((seen) => delivery.poll(seen)));
+    await Promise.all(claimed.map((one) => delivery.polls.work(one)));
     assert.ok(statements <= 2, `${String(statements)} statements for 5 verdicts (the first goes at once, the others together)`);
     for (const id of ids) {
       assert.equal((await row(id)).status, 'accepted');

@@ -1,32 +1,40 @@
-// Getting a signed document to DGII exactly once and following it to DGII's verdict (issue 6, DESIGN §5.2).
+// Getting a signed document to DGII exactly once and following it to DGII's verdict (issue 6, DESIGN §5.2), as two
+// targets of the outbound work engine (platform/work): `document.send` and `document.poll`. The engine claims,
+// leases, counts attempts and backs off; what is DGII's stays here.
 //
 // The rule that makes "exactly once" hold whatever DGII, the network or our processes do: a document is marked
 // `sending` (committed) BEFORE its bytes leave, and only a definite answer moves it on. So a document found in
 // `sending` by a later attempt — after an uncertain outcome (timeout after the bytes left, reset, 5xx) or after a
 // worker died mid-call — may already be at DGII, and is resolved by asking DGII about its e-NCF first (trackIds for
 // reception, consultaestado for an RFCE); only a definite "DGII has nothing" lets the bytes go again. One worker at a
-// time may talk to DGII about a document: the lease (send_lease_id/until) is taken in the same statement that
-// marks it `sending`, and runs out if its worker dies. A document is its own send job: `send_due_at` says when a
-// worker may next take it, and the workers' claim loop (platform/queue/claim-loop.ts) claims the due ones in
-// batches; a claim moves it to when the lease runs out, so a killed worker's document is always taken up again
-// (test/sending-crash.test.ts). The bytes sent are the archived signed bytes, never re-signed. The common steps (the
-// claim, a trackId, a verdict, a poll's answer) are each ONE statement whose conditions (the lease, the state a poll
-// saw) are its UPDATE's WHERE (sending.repo.ts changeDocumentsIf, batched with the other documents in flight): a worker whose lease passed, or a stale poll,
+// time may talk to DGII about a document: its queue row's lease is taken in the same statement that marks it
+// `sending` (sending.repo.ts claimForSending), with a copy of the lease id on the document, and runs out if its
+// worker dies (test/sending-crash.test.ts). The bytes sent are the archived signed bytes, never re-signed. The
+// common steps (a trackId, a verdict, a poll's answer) are each ONE statement whose conditions (the lease, the state
+// a poll saw) are its UPDATE's WHERE and which settles the queue row under its lease (sending.repo.ts
+// changeDocumentsIf, batched with the other documents in flight): a worker whose lease passed, or a stale poll,
 // changes nothing.
+//
+// How the engine's outcomes read for a send: `done` is a trackId or a verdict; `failed` is an attempt DGII certainly
+// did not take (back to `queued`, `send_failed` when none is left); `deferred` is not attempted (DGII unavailable:
+// not counted); `again` is an answer still unknown (stays `sending`, asked about before any resend, a failed job
+// once attempts run out, and never given up: giving up would need a resend, and a resend without an answer could
+// send twice).
 import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
-import type { DgiiClient, DgiiMessage, ResultOutcome, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
+import type { DgiiClient, DgiiMessage, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
 import { buildRfce } from '../../fiscal/responses/rfce.js';
 import { signXml } from '../../fiscal/xmldsig/index.js';
-import { backoffMs } from '../../platform/backoff.js';
+import { backoffMs, exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
-import { transact, type Trx } from '../../platform/db/transact.js';
+import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent, type DomainEvent } from '../../platform/events/domain-events.js';
-import { ok } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
+import * as outbound from '../../platform/work/outbound-work.repo.js';
+import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
 import { insertDocumentEvent, type DocumentsService } from '../documents/index.js';
 import * as repo from './sending.repo.js';
@@ -87,6 +95,11 @@ function describeMessages(messages: readonly DgiiMessage[]): string {
   return messages.length === 0 ? '' : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
 }
 
+
+/** The queues of documents' work (outbound_work.target). */
+export const documentSends = 'document.send';
+export const documentPolls = 'document.poll';
+
 /** Where a document's signed XML is archived. */
 interface SignedXmlEntry {
   blob_key: string;
@@ -101,17 +114,27 @@ export interface ClaimedSend {
   signedXml: SignedXmlEntry | undefined;
 }
 
+/** What a send attempt got: a trackId, or a verdict (`sent`: given at sending, so the attempt counts). */
+type SendDone = { kind: 'track'; trackId: string; cause: string } | { kind: 'verdict'; verdict: Verdict; source: string; sent: boolean };
+
+/** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
+interface NotTaken {
+  untaken: true;
+  counted: boolean;
+}
+
+/** What a poll got: DGII's verdict, or, after enough questions, that DGII has no record of the trackId. */
+type PollDone = { kind: 'verdict'; verdict: Verdict } | { kind: 'not_found' };
+
 export interface Delivery {
-  /** Claims up to `limit` documents whose send is due, for send() (the workers' claim loop). */
-  claimDue(limit: number): Promise<ClaimedSend[]>;
-  /** One send attempt for a claimed document. Safe to run twice, or at once on two workers. */
-  send(claimed: ClaimedSend): Promise<void>;
-  /** One send attempt for document `documentId`, now, if no worker holds it. */
+  sends: WorkEngine<ClaimedSend>;
+  polls: WorkEngine<repo.DocumentRow>;
+  /** Claims up to `limit` documents whose send is due; during DGII's maintenance window, makes them wait instead. */
+  claimDueSends(limit: number): Promise<ClaimedWork<ClaimedSend>[]>;
+  /** One send attempt for document `documentId`, now, if no worker holds it. Safe to run twice, or on two workers. */
   attempt(documentId: string): Promise<void>;
-  /** Asks DGII about one document waiting for its verdict, now. */
-  poll(row: repo.DocumentRow): Promise<void>;
-  /** Claims up to `limit` documents whose next question to DGII is due, for poll() (the scheduler's poller). */
-  claimDuePolls(limit: number): Promise<repo.DocumentRow[]>;
+  /** Asks DGII about document `documentId` waiting for its verdict, now, if no poller holds it. */
+  pollNow(documentId: string): Promise<void>;
 }
 
 export function createDelivery(deps: {
@@ -123,31 +146,29 @@ export function createDelivery(deps: {
   companies: CompaniesService;
   documents: DocumentsService;
   policy: DeliveryPolicy;
+  random?: () => number;
 }): Delivery {
   const { db, clock, log, environment, dgii, companies, documents, policy } = deps;
 
-  // The common steps' one-statement changes, batched with those of the other documents in flight.
+  // The one-statement changes made while an attempt runs, batched with those of the other documents in flight.
   const changeDocumentIf = repo.groupedDocumentChanges(db);
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
-
-  async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
-    await insertDocumentEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
-  }
+  const retryBackoff = (attempts: number) => backoffMs(Math.max(1, attempts), policy.retryDelayMs, policy.maxRetryDelayMs);
 
   function domainEventOf(row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): DomainEvent {
     return { companyId: row.company_id, environment, type, payload: { documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type, ...extra }, occurredAt: clock.now() };
   }
 
-  async function domainEvent(trx: Trx, row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): Promise<void> {
-    await recordDomainEvent(trx, domainEventOf(row, type, extra));
+  async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
+    await insertDocumentEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
   }
 
-  /**
-   * Records DGII's verdict while `expected` holds (one statement): a final state, its messages, and whether the
-   * e-NCF was consumed. `sent`: what a verdict given at sending adds. Whether it was recorded.
-   */
-  function recordVerdict(row: repo.DocumentRow, expected: repo.Expected, verdict: Verdict, source: string, sent: Pick<repo.StateChange, 'sent_at' | 'send_attempts'> = {}): Promise<boolean> {
+  // ---- What DGII's answers change, as one-statement changes (recorded together, or alone in the engine's
+  // ---- settling transaction).
+
+  /** DGII's verdict, while `expected` holds: a final state, its messages, and whether the e-NCF was consumed. */
+  function verdictChange(row: repo.DocumentRow, expected: repo.Expected, verdict: Verdict, source: string, sent: Pick<repo.StateChange, 'sent_at' | 'send_attempts'>, settleWork: repo.ChangeRecords['settleWork']): repo.DocumentChange {
     const status = verdictStatus[verdict.kind];
     const now = clock.now();
     const change: repo.StateChange = {
@@ -165,102 +186,117 @@ export function createDelivery(deps: {
       final_at: now,
       updated_at: now,
     };
-    return changeDocumentIf({ id: row.id, expected, change, records: {
+    return { id: row.id, expected, change, records: {
       event: { at: now, type: `dgii.${verdict.kind}`, status, cause: `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}` },
       closeFailedJobs: { at: now, because: `DGII's verdict: ${status}` },
       domainEvent: domainEventOf(row, `document.${status}`, { status, estado: verdict.estado, mensajes: verdict.messages }),
-    } });
+      ...(settleWork === undefined ? {} : { settleWork }),
+    } };
   }
 
-  /** Records the trackId DGII gave while this worker holds the document (one statement). Whether it was recorded. */
-  function recordTrackId(row: repo.DocumentRow, leaseId: string, trackId: string, cause: string): Promise<boolean> {
+  /** What a send got, while this worker holds the document; `settleWork`: when recorded together, its queue row. */
+  function sendDoneChange(claimed: ClaimedSend, done: SendDone, settleWork?: repo.ChangeRecords['settleWork']): repo.DocumentChange {
+    const { row, leaseId } = claimed;
     const now = clock.now();
-    // `row` is as claimed: no one else changes a document while its lease is this worker's.
-    const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, send_due_at: null, track_id: trackId, poll_count: 0, next_poll_at: later(policy.firstPollDelayMs), sent_at: row.sent_at ?? now, updated_at: now };
-    return changeDocumentIf({ id: row.id, expected: { leaseId }, change, records: { event: { at: now, type: 'dgii.received', status: 'in_process', cause } } });
-  }
-
-  function warnUnlessHeld(recorded: boolean, row: repo.DocumentRow): void {
-    if (!recorded) log.warn({ documentId: row.id }, 'send outcome not recorded: the lease passed to another worker');
-  }
-
-  /** A failure that proves DGII did not take the bytes: back to `queued` for a later attempt, or `send_failed`. */
-  async function recordNotTaken(trx: Trx, row: repo.DocumentRow, detail: string, retryAt: Date | undefined, counts: boolean): Promise<void> {
-    const now = clock.now();
-    const attempts = row.send_attempts + (counts ? 1 : 0);
-    if (counts && attempts >= policy.maxAttempts) {
-      await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
-      await event(trx, row, 'dgii.send_failed', 'send_failed', `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar`);
-      await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts, at: now });
-      await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts });
-      return;
+    if (done.kind === 'verdict') {
+      const sent = done.sent ? { sent_at: row.sent_at ?? now, send_attempts: row.send_attempts + 1 } : {};
+      return verdictChange(row, { leaseId }, done.verdict, done.source, sent, settleWork);
     }
-    const at = retryAt ?? later(backoffMs(attempts, policy.retryDelayMs, policy.maxRetryDelayMs));
-    await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: at, updated_at: now });
-    await event(trx, row, 'dgii.not_taken', 'queued', `${counts ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`);
+    // `row` is as claimed: no one else changes a document while its lease is this worker's.
+    const firstPoll = later(policy.firstPollDelayMs);
+    const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, send_due_at: null, track_id: done.trackId, poll_count: 0, next_poll_at: firstPoll, sent_at: row.sent_at ?? now, updated_at: now };
+    return { id: row.id, expected: { leaseId }, change, records: {
+      event: { at: now, type: 'dgii.received', status: 'in_process', cause: done.cause },
+      enqueueWork: { target: documentPolls, environment, dueAt: firstPoll },
+      ...(settleWork === undefined ? {} : { settleWork }),
+    } };
+  }
+
+  /** What a poll got, while the document is as the poll saw it: still `in_process` under that trackId. */
+  function pollDoneChange(row: repo.DocumentRow, done: PollDone, settleWork?: repo.ChangeRecords['settleWork']): repo.DocumentChange {
+    const trackId = row.track_id ?? '';
+    const seen: repo.Expected = { status: 'in_process', trackId };
+    if (done.kind === 'verdict') return verdictChange(row, seen, done.verdict, `DGII's verdict for trackId ${trackId}`, {}, settleWork);
+    const now = clock.now();
+    const polls = row.poll_count + 1;
+    return { id: row.id, expected: { ...seen, pollCount: row.poll_count }, change: { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, records: {
+      event: { at: now, type: 'dgii.not_found', status: 'not_found', cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar` },
+      domainEvent: domainEventOf(row, 'document.not_found', { trackId }),
+      ...(settleWork === undefined ? {} : { settleWork }),
+    } };
+  }
+
+  /** Records changes together, each settling its queue row under its lease. Whether each applied. */
+  function recordTogether<Item, Done>(target: string, changeOf: (item: Item, done: Done, settleWork: repo.ChangeRecords['settleWork']) => repo.DocumentChange) {
+    return (batch: readonly { item: Item; result: Done; leaseId: string }[]) => repo.changeDocumentsIf(db, batch.map(({ item, result, leaseId }) => changeOf(item, result, { target, leaseId, next: null })));
+  }
+
+  // ---- The send's other settlements, in the engine's settling transaction.
+
+  /** DGII did not take the bytes: back to `queued`, due again at `at`. */
+  async function recordNotTaken(trx: Trx, row: repo.DocumentRow, detail: string, at: Date, counted: boolean): Promise<void> {
+    const attempts = row.send_attempts + (counted ? 1 : 0);
+    await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: at, updated_at: clock.now() });
+    await event(trx, row, 'dgii.not_taken', 'queued', `${counted ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`);
+  }
+
+  /** DGII did not take it and no attempt is left: `send_failed`, a failed job and its event. */
+  async function recordSendFailed(trx: Trx, row: repo.DocumentRow, detail: string, counted: boolean): Promise<void> {
+    const now = clock.now();
+    const attempts = row.send_attempts + (counted ? 1 : 0);
+    const cause = counted ? `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar` : detail;
+    await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
+    await event(trx, row, 'dgii.send_failed', 'send_failed', cause);
+    await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts, at: now });
+    await recordDomainEvent(trx, domainEventOf(row, 'document.send_failed', { reason: detail, attempts }));
   }
 
   /**
-   * DGII may hold the bytes (an uncertain outcome, or a worker that died mid-call): the document stays `sending`
-   * and the next attempt asks DGII before sending anything. A failed job opens once attempts run out, but the
-   * questions go on: giving up would need a resend, and a resend without an answer could send twice.
+   * DGII may have the bytes: the document stays `sending`, held by no worker until `askAt` (no one, a refresh either,
+   * asks DGII before the request our client gave up on has settled), and the next attempt asks DGII before sending
+   * anything. A failed job opens once attempts run out (or `giveUp`), but the questions go on.
    */
-  async function recordUncertain(trx: Trx, row: repo.DocumentRow, detail: string): Promise<void> {
+  async function recordUncertain(trx: Trx, row: repo.DocumentRow, detail: string, askAt: Date, giveUp = false): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
-    const askAt = later(Math.max(policy.uncertainSettleMs, backoffMs(attempts, policy.retryDelayMs, policy.maxRetryDelayMs)));
-    // Held by no worker until the question is due: no one (a refresh either) asks DGII before the request our client
-    // gave up on has settled.
     await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: askAt, send_due_at: askAt, updated_at: now });
     await event(trx, row, 'dgii.uncertain', 'sending', `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`);
-    if (attempts >= policy.maxAttempts) {
+    if (giveUp || attempts >= policy.maxAttempts) {
       await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: `DGII's answer is still unknown after ${String(attempts)} attempts: ${detail}`, attempts, at: now });
     }
   }
 
-  async function recordNoCredentials(trx: Trx, row: repo.DocumentRow, detail: string, previous: DocumentStatus): Promise<void> {
-    if (previous === 'sending') {
-      // It may be at DGII: it must be asked, not failed; the question waits like an uncertain one.
-      await recordUncertain(trx, row, detail);
-      return;
-    }
-    const now = clock.now();
-    await repo.updateDocument(trx, row.id, { status: 'send_failed', send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
-    await event(trx, row, 'dgii.send_failed', 'send_failed', detail);
-    await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts: row.send_attempts, at: now });
-    await domainEvent(trx, row, 'document.send_failed', { reason: detail, attempts: row.send_attempts });
-  }
-
-  /** Takes documents for this worker (sending.repo.ts claimForSending): one named, or up to a number of the due ones. */
-  async function claim(target: repo.ClaimTarget): Promise<ClaimedSend[]> {
-    const leaseId = newId('lse');
-    const now = clock.now();
-    const claimed = await repo.claimForSending(db, target, { leaseId, leaseUntil: later(policy.leaseMs), now, rfceThreshold: rfceThreshold.toString() });
-    return claimed.map(({ previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...row }) => ({
-      row,
-      previous,
-      leaseId,
-      signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 },
-    }));
-  }
-
-  /** Records an outcome only while this worker still holds the document: a lease that ran out belongs to another. */
-  async function whileHeld(row: repo.DocumentRow, leaseId: string, record: (trx: Trx, current: repo.DocumentRow) => Promise<void>): Promise<void> {
-    await transact(db, async (trx) => {
-      const current = await repo.lockDocument(trx, row.id);
-      if (current?.send_lease_id !== leaseId) {
-        log.warn({ documentId: row.id }, 'send outcome not recorded: the lease passed to another worker');
-        return ok(undefined);
+  async function recordSend(trx: Trx, claimed: ClaimedSend, settlement: Settlement<SendDone, NotTaken>): Promise<void> {
+    const { row } = claimed;
+    switch (settlement.kind) {
+      case 'done':
+        await repo.changeDocumentsIf(trx, [sendDoneChange(claimed, settlement.result)]);
+        return;
+      case 'deferred':
+        await recordNotTaken(trx, row, settlement.reason, settlement.at, false);
+        return;
+      case 'again':
+        await recordUncertain(trx, row, settlement.reason ?? 'no answer', settlement.at);
+        return;
+      case 'retry':
+        if (settlement.failure === undefined) await recordUncertain(trx, row, settlement.reason, settlement.at);
+        else await recordNotTaken(trx, row, settlement.reason, settlement.at, settlement.failure.counted);
+        return;
+      case 'exhausted': {
+        if (settlement.failure !== undefined) {
+          await recordSendFailed(trx, row, settlement.reason, settlement.failure.counted);
+          return;
+        }
+        // Its attempts never finished, or could not be recorded: DGII may have it, so it is never given up. It waits
+        // the longest retry delay, then is asked about again.
+        const askAt = later(Math.max(policy.uncertainSettleMs, policy.maxRetryDelayMs));
+        await recordUncertain(trx, row, settlement.reason, askAt, true);
+        await outbound.enqueue(trx, [{ target: documentSends, itemId: row.id, environment, dueAt: askAt }]);
       }
-      await record(trx, current);
-      return ok(undefined);
-    });
+    }
   }
 
-  /** The archived signed XML the claim found, read and checked: the bytes sent, named as DGII expects. */
-  async function fileOf(row: repo.DocumentRow, rnc: string, signedXml: SignedXmlEntry): Promise<{ xml: Buffer; fileName: string }> {
-    return { xml: await documents.archivedBytes(signedXml), fileName: `${rnc}${row.encf}.xml` };
-  }
+  // ---- One send attempt.
 
   /** What DGII knows about an e-NCF we may have sent: a trackId, a verdict, nothing, or no answer now. */
   type Resolution = { kind: 'track'; trackId: string } | { kind: 'verdict'; verdict: Verdict } | { kind: 'nothing' } | { kind: 'unknown'; detail: string };
@@ -282,58 +318,183 @@ export function createDelivery(deps: {
     return { kind: 'unknown', detail: tracks.kind === 'transient' ? tracks.detail : tracks.kind };
   }
 
-  async function sendFile(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }): Promise<SendEcfOutcome | SendRfceOutcome> {
-    if (row.send_route !== 'rfce') return dgii.sendEcf(row.company_id, file);
+  /**
+   * The bytes to DGII: the archived signed XML, named as DGII expects, or for an RFCE its summary. `leaving` is
+   * called just before anything goes to DGII.
+   */
+  async function sendFile(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }, leaving: () => void): Promise<SendEcfOutcome | SendRfceOutcome> {
+    if (row.send_route !== 'rfce') {
+      leaving();
+      return dgii.sendEcf(row.company_id, file);
+    }
     // The RFCE summarises the archived e-CF 32 and is signed with the company's certificate; the full e-CF stays
     // archived and is what the integrator downloads. The RFCE is archived too, before it leaves: a resend after an
     // uncertain answer sends those same bytes.
     const kept = await documents.artefact(row.company_id, row.id, 'rfce-xml', 1);
-    if (kept.ok) return dgii.sendRfce(row.company_id, { xml: kept.value.bytes, fileName: file.fileName });
-    const summary = buildRfce(file.xml.toString('utf8'));
-    if (!summary.ok) return { kind: 'rejected', estado: null, codigo: null, messages: summary.findings.map((finding) => ({ codigo: finding.code, valor: finding.message })), secuenciaUtilizada: false, httpStatus: 0, encf: row.encf };
-    const identity = await companies.signingIdentity(row.company_id);
-    if (identity === undefined) return { kind: 'no_credentials' };
-    const rfce = await documents.keepArtefact(row.company_id, row.id, 'rfce-xml', Buffer.from(signXml(summary.xml, identity)));
+    let rfce: Buffer;
+    if (kept.ok) {
+      rfce = kept.value.bytes;
+    } else {
+      const summary = buildRfce(file.xml.toString('utf8'));
+      if (!summary.ok) return { kind: 'rejected', estado: null, codigo: null, messages: summary.findings.map((finding) => ({ codigo: finding.code, valor: finding.message })), secuenciaUtilizada: false, httpStatus: 0, encf: row.encf };
+      const identity = await companies.signingIdentity(row.company_id);
+      if (identity === undefined) return { kind: 'no_credentials' };
+      rfce = await documents.keepArtefact(row.company_id, row.id, 'rfce-xml', Buffer.from(signXml(summary.xml, identity)));
+    }
+    leaving();
     return dgii.sendRfce(row.company_id, { xml: rfce, fileName: file.fileName });
   }
 
-  async function recordSendOutcome(row: repo.DocumentRow, leaseId: string, outcome: SendEcfOutcome | SendRfceOutcome, previous: DocumentStatus): Promise<void> {
+  /** An answer still unknown: asked about again once the request our client gave up on has settled. */
+  function unknownYet(row: repo.DocumentRow, reason: string): Outcome<SendDone, NotTaken> {
+    return { kind: 'again', at: later(Math.max(policy.uncertainSettleMs, retryBackoff(row.send_attempts + 1))), reason };
+  }
+
+  /** Not taken: a counted attempt (retried, or `send_failed` once attempts run out by the document's count). */
+  function notTaken(row: repo.DocumentRow, reason: string, retryAt?: Date): Outcome<SendDone, NotTaken> {
+    return { kind: 'failed', reason, retryAt, final: row.send_attempts + 1 >= policy.maxAttempts, failure: { untaken: true, counted: true } };
+  }
+
+  function sendOutcome(claimed: ClaimedSend, outcome: SendEcfOutcome | SendRfceOutcome): Outcome<SendDone, NotTaken> {
+    const { row, previous } = claimed;
     switch (outcome.kind) {
       case 'received':
-        warnUnlessHeld(await recordTrackId(row, leaseId, outcome.trackId, `DGII received it: trackId ${outcome.trackId}`), row);
-        return;
+        return { kind: 'done', result: { kind: 'track', trackId: outcome.trackId, cause: `DGII received it: trackId ${outcome.trackId}` } };
       case 'accepted':
       case 'conditional':
-      case 'rejected': {
-        const sent = { sent_at: row.sent_at ?? clock.now(), send_attempts: row.send_attempts + 1 };
-        warnUnlessHeld(await recordVerdict(row, { leaseId }, outcome, row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception', sent), row);
-        return;
-      }
+      case 'rejected':
+        return { kind: 'done', result: { kind: 'verdict', verdict: outcome, source: row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception', sent: true } };
       case 'transient':
+        // DGII unavailable (its breaker open, a 503 before anything was read): not attempted, not counted.
+        if (outcome.reason === 'unavailable') return { kind: 'deferred', reason: `${outcome.reason}: ${outcome.detail}`, until: outcome.retryAt ?? later(retryBackoff(row.send_attempts)) };
+        return notTaken(row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt);
       case 'uncertain':
+        return unknownYet(row, `${outcome.reason}: ${outcome.detail}`);
       case 'unauthorized':
-      case 'no_credentials':
-        // The outcomes that schedule another attempt: in a transaction, with their events and failed jobs.
-        await whileHeld(row, leaseId, (trx, current) => recordFailedSend(trx, current, outcome, previous));
+        return notTaken(row, `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`);
+      case 'no_credentials': {
+        const detail = 'the company has no certificate nor DGII session to authenticate with: install its certificate, then retry';
+        // Taken from `sending`, it may be at DGII: it must be asked, not failed; the question waits like an uncertain one.
+        if (previous === 'sending') return unknownYet(row, detail);
+        return { kind: 'failed', reason: detail, final: true, failure: { untaken: true, counted: false } };
+      }
     }
   }
 
-  async function recordFailedSend(trx: Trx, row: repo.DocumentRow, outcome: Exclude<SendEcfOutcome | SendRfceOutcome, { kind: 'received' | 'accepted' | 'conditional' | 'rejected' }>, previous: DocumentStatus): Promise<void> {
-    switch (outcome.kind) {
-      case 'transient':
-        await recordNotTaken(trx, row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt, outcome.reason !== 'unavailable');
-        return;
-      case 'uncertain':
-        await recordUncertain(trx, row, `${outcome.reason}: ${outcome.detail}`);
-        return;
-      case 'unauthorized':
-        await recordNotTaken(trx, row, `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`, undefined, true);
-        return;
-      case 'no_credentials':
-        await recordNoCredentials(trx, row, 'the company has no certificate nor DGII session to authenticate with: install its certificate, then retry', previous);
-        return;
+  /**
+   * One attempt. An error of ours on the way (the signed XML's blob missing, the database lost mid-way) is a counted
+   * attempt: before the bytes may have left (taken from `queued`, or DGII just said it has nothing), one DGII did not
+   * take, retried and in the end `send_failed` with its reason; after, an answer still unknown, asked about before
+   * anything is sent again.
+   */
+  async function performSend(claimed: ClaimedSend): Promise<Outcome<SendDone, NotTaken>> {
+    const { row, previous, leaseId, signedXml } = claimed;
+    let mayHaveIt = previous === 'sending';
+    try {
+      // Read as API issuing reads it (kept for recentReadMs): the company's RNC names the file sent.
+      const company = (await companies.issuer(row.company_id))?.company;
+      if (company === undefined) throw new Error(`document ${row.id}: its company is missing`);
+      if (mayHaveIt) {
+        const known = await resolve(row, company.rnc);
+        switch (known.kind) {
+          case 'track':
+            return { kind: 'done', result: { kind: 'track', trackId: known.trackId, cause: `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})` } };
+          case 'verdict':
+            return { kind: 'done', result: { kind: 'verdict', verdict: known.verdict, source: `DGII already had it (found by asking about ${row.encf})`, sent: false } };
+          case 'unknown':
+            return unknownYet(row, `asking DGII about ${row.encf} failed: ${known.detail}`);
+          case 'nothing': {
+            const now = clock.now();
+            const held = await changeDocumentIf({ id: row.id, expected: { leaseId }, change: { updated_at: now }, records: { event: { at: now, type: 'dgii.resolved', status: 'sending', cause: `DGII has nothing for ${row.encf}: it is sent again` } } });
+            // The lease passed to another worker: it asks and sends, not this one (what is returned is not recorded).
+            if (!held) return unknownYet(row, 'the lease passed to another worker');
+            mayHaveIt = false;
+          }
+        }
+      }
+      if (signedXml === undefined) throw new Error(`document ${row.id}: its signed XML is missing from the archive`);
+      const file = { xml: await documents.archivedBytes(signedXml), fileName: `${company.rnc}${row.encf}.xml` };
+      const outcome = await sendFile(row, file, () => {
+        mayHaveIt = true;
+      });
+      return sendOutcome(claimed, outcome);
+    } catch (error) {
+      const reason = `an error of this service: ${error instanceof Error ? error.message : String(error)}`;
+      log.error({ err: error, documentId: row.id }, 'document send failed');
+      if (mayHaveIt) return unknownYet(row, reason);
+      return { kind: 'failed', reason, ours: true, final: row.send_attempts + 1 >= policy.maxAttempts, failure: { untaken: true, counted: true } };
     }
   }
+
+  const sendTarget: WorkTarget<ClaimedSend, SendDone, NotTaken> = {
+    name: documentSends,
+    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, policy.maxRetryDelayMs) },
+    async claim(terms) {
+      const rows = await repo.claimForSending(db, terms, rfceThreshold.toString());
+      return rows.map(({ itemId, attempts, row }) => {
+        if (row === undefined) return { itemId, attempts, item: undefined };
+        const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...document } = row;
+        return { itemId, attempts, item: { row: document, previous, leaseId: terms.leaseId, signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 } } };
+      });
+    },
+    perform: performSend,
+    record: recordSend,
+    recordDone: recordTogether(documentSends, sendDoneChange),
+  };
+
+  // ---- Polls.
+
+  const pollTarget: WorkTarget<repo.DocumentRow, PollDone> = {
+    name: documentPolls,
+    // Attempts here are polls that failed on an error of ours (a DGII that does not answer is asked again, uncounted).
+    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.firstPollDelayMs, policy.maxPollDelayMs) },
+    async claim(terms) {
+      return (await repo.claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
+    },
+    async perform(row) {
+      if (row.track_id === null) throw new Error(`document ${row.id} is in process without a trackId`);
+      const outcome = await dgii.result(row.company_id, row.track_id);
+      switch (outcome.kind) {
+        case 'accepted':
+        case 'conditional':
+        case 'rejected':
+          return { kind: 'done', result: { kind: 'verdict', verdict: outcome } };
+        case 'not_found':
+          if (row.poll_count + 1 >= policy.notFoundAfterPolls) return { kind: 'done', result: { kind: 'not_found' } };
+          break;
+        case 'in_process':
+        case 'transient':
+        case 'unauthorized':
+        case 'no_credentials':
+          break;
+      }
+      // Still working, or no answer now: asked again later.
+      return { kind: 'again', at: later(backoffMs(row.poll_count + 1, policy.firstPollDelayMs, policy.maxPollDelayMs)) };
+    },
+    async record(trx, row, settlement) {
+      switch (settlement.kind) {
+        case 'done':
+          await repo.changeDocumentsIf(trx, [pollDoneChange(row, settlement.result)]);
+          return;
+        case 'again':
+          // The poll counted, only while the document is as the poll saw it; nothing else about it changed.
+          await repo.changeDocumentsIf(trx, [{ id: row.id, expected: { status: 'in_process', trackId: row.track_id ?? '', pollCount: row.poll_count }, change: { poll_count: row.poll_count + 1, next_poll_at: settlement.at, updated_at: clock.now() }, records: {} }]);
+          return;
+        case 'exhausted':
+          // A document in process is never abandoned: DGII's verdict is still to come. Asked again at the longest wait.
+          await outbound.enqueue(trx, [{ target: documentPolls, itemId: row.id, environment, dueAt: later(policy.maxPollDelayMs) }]);
+          return;
+        case 'retry':
+        case 'deferred':
+          return;
+      }
+    },
+    recordDone: recordTogether(documentPolls, pollDoneChange),
+  };
+
+  const engineDeps = { db, clock, log, environment, ...(deps.random === undefined ? {} : { random: deps.random }) };
+  const sends = createWorkEngine({ ...engineDeps, target: sendTarget });
+  const polls = createWorkEngine({ ...engineDeps, target: pollTarget });
 
   /**
    * DGII's announced maintenance window running now, if any (statusecf; asked at most every few seconds per
@@ -350,111 +511,24 @@ export function createDelivery(deps: {
     return availability.window !== null && availability.window.end.getTime() > now ? availability.window : null;
   }
 
-  /** Claims up to `limit` due documents; during a maintenance window, makes them wait for its end instead. */
-  async function claimDue(limit: number): Promise<ClaimedSend[]> {
-    const maintenance = await maintenanceNow();
-    if (maintenance === null) return claim({ due: limit });
-    // Paused, not failed: the documents wait for the window's end, and no attempt is counted.
-    const end = maintenance.end.toISOString();
-    await repo.holdDueSends(db, clock.now(), maintenance.end, limit, `not attempted (DGII is in a maintenance window until ${end}); DGII did not take it; next attempt at ${end}`);
-    return [];
-  }
-
-  /**
-   * One attempt; an error of ours on the way (the signed XML's blob missing, the database lost mid-way) is recorded
-   * as an uncertain attempt, since DGII may or may not have the bytes by then: counted, shown in the timeline, asked
-   * about before anything is sent again, and a failed job once attempts run out. Left to the lease, the document
-   * would be taken up every lease for ever, with nothing to show for it.
-   */
-  async function send(claimed: ClaimedSend): Promise<void> {
-    try {
-      await sendOnce(claimed);
-    } catch (error) {
-      const detail = `an error of this service: ${error instanceof Error ? error.message : String(error)}`;
-      log.error({ err: error, documentId: claimed.row.id }, 'document send failed');
-      await whileHeld(claimed.row, claimed.leaseId, (trx, current) => recordUncertain(trx, current, detail));
-    }
-  }
-
-  async function sendOnce(claimed: ClaimedSend): Promise<void> {
-    const { row, previous, leaseId, signedXml } = claimed;
-    // Read as API issuing reads it (kept for recentReadMs): the company's RNC names the file sent.
-    const company = (await companies.issuer(row.company_id))?.company;
-    if (company === undefined || signedXml === undefined) throw new Error(`document ${row.id}: its company or its signed XML is missing`);
-    const file = await fileOf(row, company.rnc, signedXml);
-
-    if (previous === 'sending') {
-      const known = await resolve(row, company.rnc);
-      switch (known.kind) {
-        case 'track':
-          warnUnlessHeld(await recordTrackId(row, leaseId, known.trackId, `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})`), row);
-          return;
-        case 'verdict':
-          warnUnlessHeld(await recordVerdict(row, { leaseId }, known.verdict, `DGII already had it (found by asking about ${row.encf})`), row);
-          return;
-        case 'unknown':
-          await whileHeld(row, leaseId, (trx, current) => recordUncertain(trx, current, `asking DGII about ${row.encf} failed: ${known.detail}`));
-          return;
-        case 'nothing':
-          await whileHeld(row, leaseId, (trx, current) => event(trx, current, 'dgii.resolved', 'sending', `DGII has nothing for ${row.encf}: it is sent again`));
-      }
-    }
-
-    const outcome = await sendFile(row, file);
-    await recordSendOutcome(row, leaseId, outcome, previous);
-  }
-
-  /**
-   * Records DGII's answer about `trackId` in one statement, only while the document is as the poll saw it: still
-   * `in_process` under that trackId (and, for an answer that counts a poll, with the polls it saw counted). A stale
-   * poll (the document moved on, or another poll recorded its answer first) changes nothing.
-   */
-  async function recordResult(row: repo.DocumentRow, trackId: string, outcome: ResultOutcome): Promise<void> {
-    const now = clock.now();
-    const seen: repo.Expected = { status: 'in_process', trackId };
-    const polls = row.poll_count + 1;
-    const pollCounted = { ...seen, pollCount: row.poll_count };
-    switch (outcome.kind) {
-      case 'accepted':
-      case 'conditional':
-      case 'rejected':
-        await recordVerdict(row, seen, outcome, `DGII's verdict for trackId ${trackId}`);
-        return;
-      case 'not_found':
-        if (polls >= policy.notFoundAfterPolls) {
-          await changeDocumentIf({ id: row.id, expected: pollCounted, change: { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, records: {
-            event: { at: now, type: 'dgii.not_found', status: 'not_found', cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar` },
-            domainEvent: domainEventOf(row, 'document.not_found', { trackId }),
-          } });
-          return;
-        }
-        break;
-      case 'in_process':
-      case 'transient':
-      case 'unauthorized':
-      case 'no_credentials':
-        break;
-    }
-    // Still working, or no answer now: ask again later; nothing about the document changed.
-    await changeDocumentIf({ id: row.id, expected: pollCounted, change: { poll_count: polls, next_poll_at: later(backoffMs(polls, policy.firstPollDelayMs, policy.maxPollDelayMs)), updated_at: now }, records: {} });
-  }
-
-  async function poll(row: repo.DocumentRow): Promise<void> {
-    if (row.track_id === null) return;
-    await recordResult(row, row.track_id, await dgii.result(row.company_id, row.track_id));
-  }
-
   return {
-    claimDue,
-    send,
+    sends,
+    polls,
+    async claimDueSends(limit) {
+      const maintenance = await maintenanceNow();
+      if (maintenance === null) return sends.claim(limit);
+      // Paused, not failed: the documents wait for the window's end, and no attempt is counted.
+      const end = maintenance.end.toISOString();
+      await repo.holdDueSends(db, { target: documentSends, environment, now: clock.now(), until: maintenance.end, limit, cause: `not attempted (DGII is in a maintenance window until ${end}); DGII did not take it; next attempt at ${end}` });
+      return [];
+    },
     async attempt(documentId) {
       // Asked now (a refresh): during a maintenance window it waits, due at the window's end, like the others.
       if ((await maintenanceNow()) !== null) return;
-      for (const claimed of await claim({ id: documentId })) await send(claimed);
+      for (const claimed of await sends.claimNow(documentId)) await sends.work(claimed);
     },
-    poll,
-    claimDuePolls(limit) {
-      return repo.claimDuePolls(db, clock.now(), later(policy.leaseMs), limit);
+    async pollNow(documentId) {
+      for (const claimed of await polls.claimNow(documentId)) await polls.work(claimed);
     },
   };
 }

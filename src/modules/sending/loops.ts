@@ -1,13 +1,14 @@
-// The two loops that move documents through DGII, each the claim loop of platform/queue/claim-loop.ts over rows that
-// are their own jobs, claimed with SKIP LOCKED and leased (sending.repo.ts), so several processes run them side by
-// side and one that dies leaves its documents due again when their lease runs out.
-// - The workers' sender: the documents whose send is due, each claim one statement for up to a batch, each document
-//   then sent by delivery. A document queued in this process wakes it at once; one queued elsewhere, or a retry
-//   coming due, is found within `restMs`.
+// The two loops that move documents through DGII, over the queues of the outbound work engine (platform/work):
+// claimed in batches with SKIP LOCKED and leased, so several processes run them side by side and one that dies
+// leaves its documents due again when their lease runs out.
+// - The workers' sender: the documents whose send is due, each then sent by delivery. A document queued in this
+//   process wakes it at once; one queued elsewhere, or a retry coming due, is found within `restMs`. During DGII's
+//   maintenance window it holds them instead (delivery.claimDueSends).
 // - The scheduler's poller: the documents waiting for DGII's verdict whose next question is due. Cron ticks once a
 //   minute, too slow for "fast at first", so this is a loop of its own.
 import type { Logger } from '../../platform/observability/logger.js';
 import { startClaimLoop, type ClaimLoop } from '../../platform/queue/claim-loop.js';
+import { startWorkLoop } from '../../platform/work/work-engine.js';
 import type { Delivery } from './delivery.js';
 
 interface LoopDeps {
@@ -22,9 +23,9 @@ interface LoopDeps {
 export function startSender({ delivery, log, restMs, concurrency }: LoopDeps): ClaimLoop {
   return startClaimLoop({
     name: 'document send',
-    claim: (limit) => delivery.claimDue(limit),
-    work: (claimed) => delivery.send(claimed),
-    idOf: (claimed) => claimed.row.id,
+    claim: (limit) => delivery.claimDueSends(limit),
+    work: (claimed) => delivery.sends.work(claimed),
+    idOf: (claimed) => claimed.id,
     log,
     batchSize: concurrency,
     concurrency,
@@ -33,14 +34,5 @@ export function startSender({ delivery, log, restMs, concurrency }: LoopDeps): C
 }
 
 export function startPoller({ delivery, log, restMs, concurrency }: LoopDeps): ClaimLoop {
-  return startClaimLoop({
-    name: 'verdict poll',
-    claim: (limit) => delivery.claimDuePolls(limit),
-    work: (row) => delivery.poll(row),
-    idOf: (row) => row.id,
-    log,
-    batchSize: concurrency,
-    concurrency,
-    restMs,
-  });
+  return startWorkLoop(delivery.polls, { name: 'verdict poll', log, batchSize: concurrency, concurrency, restMs });
 }

@@ -8,6 +8,7 @@ import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from 
 import type { Trx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import { outboxColumns, outboxInsertFromInput, type DomainEvent } from '../../platform/events/domain-events.js';
+import { claimableRows, claimUpdate, type ClaimTerms } from '../../platform/work/outbound-work.repo.js';
 import type { DocumentRow } from '../documents/index.js';
 
 export type { DocumentRow };
@@ -61,6 +62,10 @@ export interface ChangeRecords {
   event?: { at: Date; type: string; status: DocumentStatus | null; cause: string };
   closeFailedJobs?: { at: Date; because: string };
   domainEvent?: DomainEvent;
+  /** The attempt's queue row, settled under its lease (platform/work): deleted, or due again at `next`. */
+  settleWork?: { target: string; leaseId: string; next: Date | null };
+  /** Work put in a queue for the document (its send, its first poll), due at `dueAt`, attempts counted from 0. */
+  enqueueWork?: { target: string; environment: FiscalEnvironment; dueAt: Date };
 }
 
 /** One conditional change of one document: `change` applies to document `id` only while `expected` holds. */
@@ -107,14 +112,14 @@ export function changeShape(change: DocumentChange): string {
   let shape = '';
   for (const key in changeColumnTypes) shape += change.change[key as keyof StateChange] === undefined ? '0' : '1';
   for (const key in expectedColumns) shape += change.expected[key as keyof Expected] === undefined ? '0' : '1';
-  const { event, closeFailedJobs, domainEvent } = change.records;
-  return `${shape}${event === undefined ? '0' : '1'}${closeFailedJobs === undefined ? '0' : '1'}${domainEvent === undefined ? '0' : '1'}`;
+  const { event, closeFailedJobs, domainEvent, settleWork, enqueueWork } = change.records;
+  const settle = settleWork === undefined ? '0' : settleWork.next === null ? 'd' : 'r';
+  return `${shape}${event === undefined ? '0' : '1'}${closeFailedJobs === undefined ? '0' : '1'}${domainEvent === undefined ? '0' : '1'}${settle}${enqueueWork === undefined ? '0' : '1'}`;
 }
 
 /**
- * Applies `changes`, all of one shape (changeShape), each to its document only while its `expected` holds of the
- * current row, writing its `records` only when it did, in ONE statement of data-modifying CTEs over the changes sent
- * as arrays (atomic without BEGIN and COMMIT: one round trip, one WAL flush for the lot). The conditions are the
+ * Applies `changes`, each to its document only while its `expected` holds of the current row, writing its `records`
+ * only when it did, in ONE statement per shape (changeShape) of data-modifying CTEs over the changes sent as arrays (atomic without BEGIN and COMMIT: one round trip, one WAL flush for the lot). The conditions are the
  * UPDATE's WHERE, so PostgreSQL checks them on each row's latest version, after waiting for any transaction holding
  * it (READ COMMITTED re-checks an UPDATE's WHERE): a worker whose lease passed, or a stale poll, changes nothing and
  * records nothing. Whether each change applied, in order. Two changes of one document go in statements one after
@@ -129,8 +134,16 @@ export async function changeDocumentsIf(executor: Db | Trx, changes: readonly Do
     const round = pending.filter(({ change }) => !seen.has(change.id) && seen.add(change.id));
     const taken = new Set(round);
     pending = pending.filter((entry) => !taken.has(entry));
-    const changed = await changeDistinctDocuments(executor, round.map(({ change }) => change));
-    for (const { change, index } of round) applied[index] = changed.has(change.id);
+    // One statement per shape (its text depends on the shape).
+    const shapes = new Map<string, typeof round>();
+    for (const entry of round) {
+      const shape = changeShape(entry.change);
+      shapes.set(shape, [...(shapes.get(shape) ?? []), entry]);
+    }
+    for (const group of shapes.values()) {
+      const changed = await changeDistinctDocuments(executor, group.map(({ change }) => change));
+      for (const { change, index } of group) applied[index] = changed.has(change.id);
+    }
   }
   return applied;
 }
@@ -139,7 +152,7 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   const [first] = changes;
   if (first === undefined) return new Set();
   const shape = changeShape(first);
-  if (changes.some((change) => changeShape(change) !== shape)) throw new Error('changeDocumentsIf: changes of different shapes in one batch');
+  if (changes.some((change) => changeShape(change) !== shape)) throw new Error('changeDistinctDocuments: changes of different shapes in one statement');
   const columns: InputColumn[] = [{ name: 'id', type: 'text', values: changes.map((change) => change.id) }];
   const add = (name: string, type: string, value: (change: DocumentChange) => unknown) => {
     columns.push({ name, type, values: changes.map(value) });
@@ -185,6 +198,30 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
     columns.push(...outboxColumns(changes.map((change) => change.records.domainEvent as DomainEvent)));
     parts.push(sql`outbox as (${outboxInsertFromInput('changed')})`);
   }
+  if (first.records.settleWork !== undefined) {
+    const settle = records((r) => r.settleWork);
+    add('work_target', 'text', (c) => settle(c).target);
+    add('work_lease_id', 'text', (c) => settle(c).leaseId);
+    const held = sql`w.target = i.work_target and w.item_id = i.id and w.lease_id = i.work_lease_id`;
+    if (first.records.settleWork.next === null) {
+      parts.push(sql`settled as (delete from outbound_work w using input i join changed c on c.id = i.id where ${held})`);
+    } else {
+      add('work_next', 'timestamptz', (c) => settle(c).next);
+      parts.push(sql`settled as (
+        update outbound_work w set due_at = i.work_next, lease_id = null, attempts = 0
+        from input i join changed c on c.id = i.id where ${held})`);
+    }
+  }
+  if (first.records.enqueueWork !== undefined) {
+    const enqueue = records((r) => r.enqueueWork);
+    add('queue_target', 'text', (c) => enqueue(c).target);
+    add('queue_environment', 'text', (c) => enqueue(c).environment);
+    add('queue_due_at', 'timestamptz', (c) => enqueue(c).dueAt);
+    parts.push(sql`queued as (
+      insert into outbound_work (target, item_id, environment, due_at)
+      select i.queue_target, i.id, i.queue_environment, i.queue_due_at from input i join changed c on c.id = i.id
+      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, attempts = 0)`);
+  }
   const input = sql`input as (select * from ${unnested(columns, 'i')})`;
   const update = sql`changed as (
     update documents d set ${sql.join(sets)} from input i where ${sql.join(conditions, sql` and `)} returning d.id)`;
@@ -202,105 +239,113 @@ export function groupedDocumentChanges(executor: Db | Trx): (change: DocumentCha
   return (change) => run(change, changeShape(change));
 }
 
+/** A queue row a claim took, left-joined to its document (whose id is null when it had none to give). */
+type LeftJoined<Row extends { id: string }> = Omit<Row, 'id'> & { id: string | null; item_id: string; work_attempts: number };
+
+function joinedRow<Row extends { id: string }>({ item_id: itemId, work_attempts: attempts, id, ...row }: LeftJoined<Row>): { itemId: string; attempts: number; row: Row | undefined } {
+  return { itemId, attempts, row: id === null ? undefined : ({ ...row, id } as unknown as Row) };
+}
+
 /**
  * A document claimed for sending, with the state it was claimed from and where its signed XML is archived (its
  * latest `signed-xml` artefact; null only if that is missing).
  */
 export type ClaimedRow = DocumentRow & { previous_status: DocumentStatus; signed_xml_blob_key: string | null; signed_xml_sha256: string | null };
 
-/** Which documents a claim takes: one named (asked now), or up to `due` of those whose send is due. */
-export type ClaimTarget = { id: string } | { due: number };
-
-/** Documents a worker may take: queued or sending, and no worker's lease on them running. */
-function takable(now: Date) {
-  return sql`status in ('queued', 'sending') and (send_lease_until is null or send_lease_until <= ${now})`;
-}
-
-/** The rows a claim or a hold takes, locked (FOR UPDATE, latest version), with the state they are taken from. */
-function targetRows(target: ClaimTarget, now: Date) {
-  if ('id' in target) return sql`select id, status from documents where id = ${target.id} for update`;
-  return sql`
-    select id, status from documents where ${takable(now)} and send_due_at <= ${now}
-    order by send_due_at limit ${target.due} for update skip locked`;
+/** A queue row a claim took, with its document as claimed: undefined when the document had nothing to send. */
+export interface ClaimedSendRow {
+  itemId: string;
+  attempts: number;
+  row: ClaimedRow | undefined;
 }
 
 /**
- * Takes documents for one worker in ONE statement: those of `target` that are `queued` or `sending` with no
- * worker's lease on them running are marked `sending` under the lease, their next send falls due when it runs out
- * (so a dead worker's documents are taken up again), their route is fixed (DGII's reception, or an RFCE summary
- * for a type 32 under `rfceThreshold` DOP: research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded.
- * Workers claiming due documents side by side skip each other's (SKIP LOCKED). The signed XML's archive entry comes
- * with each, so the worker needs no other read before it sends. Empty: nothing claimable now (final, not queued,
- * or held by another worker).
+ * Takes documents for one worker in ONE statement: the queue rows of `terms` (platform/work outbound-work.repo.ts)
+ * under the lease, and their documents that are `queued` or `sending` marked `sending` under the same lease id (the
+ * documents' copy of it, send_lease_id, is what their one-statement changes check). The route is fixed as they are
+ * taken (DGII's reception, or an RFCE summary for a type 32 under `rfceThreshold` DOP: research/dgii-protocol.md
+ * §8.1) and the `dgii.sending` event recorded. The signed XML's archive entry comes with each, so the worker needs
+ * no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
  */
-export async function claimForSending(executor: Db | Trx, target: ClaimTarget, claim: { leaseId: string; leaseUntil: Date; now: Date; rfceThreshold: string }): Promise<ClaimedRow[]> {
+export async function claimForSending(db: Db, terms: ClaimTerms, rfceThreshold: string): Promise<ClaimedSendRow[]> {
   const result = await executePrepared(
-    executor,
-    sql<ClaimedRow>`
-      with previous as (${targetRows(target, claim.now)}), claimed as (
+    db,
+    sql<LeftJoined<ClaimedRow>>`
+      with due as (${claimableRows(terms)}), work as (${claimUpdate(terms)}),
+      previous as (select d.id, d.status from documents d join work w on d.id = w.item_id for update of d),
+      claimed as (
         update documents d set
           status = 'sending',
-          send_route = coalesce(d.send_route, case when d.ecf_type = '32' and d.monto_total::numeric < ${claim.rfceThreshold}::numeric then 'rfce' else 'reception' end),
-          send_lease_id = ${claim.leaseId},
-          send_lease_until = ${claim.leaseUntil},
-          send_due_at = ${claim.leaseUntil},
-          updated_at = ${claim.now}
+          send_route = coalesce(d.send_route, case when d.ecf_type = '32' and d.monto_total::numeric < ${rfceThreshold}::numeric then 'rfce' else 'reception' end),
+          send_lease_id = ${terms.leaseId},
+          send_lease_until = ${terms.leaseUntil},
+          send_due_at = ${terms.leaseUntil},
+          updated_at = ${terms.now}
         from previous p
-        where d.id = p.id and p.status in ('queued', 'sending') and (d.send_lease_until is null or d.send_lease_until <= ${claim.now})
+        where d.id = p.id and p.status in ('queued', 'sending')
         returning d.*, p.status as previous_status
       ), event as (
         insert into document_events (document_id, at, type, status, cause)
-        select id, ${claim.now}, 'dgii.sending', 'sending', case
+        select id, ${terms.now}, 'dgii.sending', 'sending', case
           when previous_status = 'queued' then 'attempt ' || (send_attempts + 1) || ': sending to DGII ' || case when send_route = 'rfce' then 'as an RFCE' else 'reception' end
           else 'DGII may already have it: asking about the e-NCF before anything is sent'
         end
         from claimed
       )
-      select c.*, a.blob_key as signed_xml_blob_key, a.sha256 as signed_xml_sha256 from claimed c
+      select w.item_id, w.attempts as work_attempts, c.*, a.blob_key as signed_xml_blob_key, a.sha256 as signed_xml_sha256
+      from work w left join claimed c on c.id = w.item_id
       left join lateral (
         select blob_key, sha256 from document_artefacts where document_id = c.id and kind = 'signed-xml' order by version desc limit 1
       ) a on true`,
   );
-  return result.rows;
+  return result.rows.map(joinedRow);
 }
 
 /**
  * DGII's maintenance window: up to `limit` documents whose send is due wait for its end instead, in ONE statement
- * (no attempt counted). A queued one records why (`dgii.not_taken`); a `sending` one, which DGII may hold, is asked
- * about when the window ends. How many were held.
+ * (their queue rows due then, no attempt counted). A queued one records why (`dgii.not_taken`); a `sending` one,
+ * which DGII may hold, is asked about when the window ends. How many were held.
  */
-export async function holdDueSends(db: Db, now: Date, until: Date, limit: number, cause: string): Promise<number> {
+export async function holdDueSends(db: Db, terms: { target: string; environment: FiscalEnvironment; now: Date; until: Date; limit: number; cause: string }): Promise<number> {
   const result = await executePrepared(
     db,
-    sql<{ id: string }>`
-      with previous as (${targetRows({ due: limit }, now)}), held as (
-        update documents d set send_due_at = ${until}, updated_at = ${now} from previous p where d.id = p.id returning d.id, d.status
+    sql<{ item_id: string }>`
+      with due as (
+        select item_id from outbound_work
+        where target = ${terms.target} and environment = ${terms.environment} and due_at <= ${terms.now}
+        order by due_at limit ${terms.limit} for update skip locked
+      ), held as (
+        update outbound_work w set due_at = ${terms.until} from due where w.target = ${terms.target} and w.item_id = due.item_id returning w.item_id
+      ), documents_held as (
+        update documents d set send_due_at = ${terms.until}, updated_at = ${terms.now} from held h where d.id = h.item_id returning d.id, d.status
       ), event as (
         insert into document_events (document_id, at, type, status, cause)
-        select id, ${now}, 'dgii.not_taken', 'queued', ${cause} from held where status = 'queued'
+        select id, ${terms.now}, 'dgii.not_taken', 'queued', ${terms.cause} from documents_held where status = 'queued'
       )
-      select id from held`,
+      select item_id from held`,
   );
   return result.rows.length;
 }
 
+/** A queue row of a poll a claim took, with its document while it waits for DGII's verdict. */
+export interface ClaimedPollRow {
+  itemId: string;
+  attempts: number;
+  row: DocumentRow | undefined;
+}
+
 /**
- * Claims up to `limit` documents waiting for DGII's verdict whose next question is due, by moving their next poll
- * past `leaseUntil`: pollers running side by side never ask about the same document at once (SKIP LOCKED), and a
- * poller that dies leaves its documents due again when the lease runs out.
+ * Takes the polls of `terms` under the lease, with their documents still `in_process`, in ONE statement (the
+ * question's conditions are checked again when its answer is recorded: changeDocumentsIf).
  */
-export async function claimDuePolls(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<DocumentRow[]> {
-  const result = await sql<DocumentRow>`
-    update documents set next_poll_at = ${leaseUntil}
-    where id in (
-      select id from documents
-      where status = 'in_process' and next_poll_at <= ${now}
-      order by next_poll_at
-      limit ${limit}
-      for update skip locked
-    )
-    returning *`.execute(db);
-  return result.rows;
+export async function claimPolls(db: Db, terms: ClaimTerms): Promise<ClaimedPollRow[]> {
+  const result = await executePrepared(
+    db,
+    sql<LeftJoined<DocumentRow>>`
+      with due as (${claimableRows(terms)}), work as (${claimUpdate(terms)})
+      select w.item_id, w.attempts as work_attempts, d.* from work w left join documents d on d.id = w.item_id and d.status = 'in_process'`,
+  );
+  return result.rows.map(joinedRow);
 }
 
 export async function openFailedJob(trx: Trx, job: { id: string; companyId: string; environment: FiscalEnvironment; kind: string; documentId: string; reason: string; attempts: number; at: Date }): Promise<void> {
@@ -322,18 +367,17 @@ export function listFailedJobs(db: Db, companyId: string, environment: FiscalEnv
 }
 
 /**
- * Documents of one environment on their way to DGII, per status: what /internal/health/dgii calls pending. Each half
- * is read through the partial index its workers claim from (documents_due_sends, documents_due_polls), so the count
- * costs the pending documents, not the table.
+ * Documents of one environment on their way to DGII, per status: what /internal/health/dgii calls pending. Read
+ * from the queues of their sends and polls (platform/work), so the count costs the work waiting, not the table.
  */
-export async function pendingCounts(db: Db, environment: FiscalEnvironment): Promise<{ status: string; count: number }[]> {
-  const counted = (statuses: readonly DocumentStatus[]) =>
-    db
-      .selectFrom('documents')
-      .select((eb) => ['status', eb.fn.countAll<string>().as('count')])
-      .where('status', 'in', [...statuses])
-      .where('environment', '=', environment)
-      .groupBy('status');
-  const rows = await counted(['queued', 'sending']).unionAll(counted(['in_process'])).execute();
+export async function pendingCounts(db: Db, environment: FiscalEnvironment, targets: readonly string[]): Promise<{ status: string; count: number }[]> {
+  const rows = await db
+    .selectFrom('outbound_work as w')
+    .innerJoin('documents as d', 'd.id', 'w.item_id')
+    .select((eb) => ['d.status', eb.fn.countAll<string>().as('count')])
+    .where('w.target', 'in', [...targets])
+    .where('w.environment', '=', environment)
+    .groupBy('d.status')
+    .execute();
   return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
 }

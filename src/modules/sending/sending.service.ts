@@ -1,6 +1,6 @@
 // The integrator's side of sending (SPEC §4.3): queue a document for DGII, ask DGII now, retry what may be retried,
 // list the fiscal jobs that ran out of attempts, and the operators' view of DGII's health. The work itself is
-// delivery.ts, run by the worker (the `document.send` job) and the scheduler (the poller).
+// delivery.ts, run by the workers (the sender) and the scheduler (the poller).
 import type { FiscalEnvironment } from '../../config.js';
 import type { BreakerSnapshot, DgiiClient, ServiceStatusOutcome } from '../../dgii/index.js';
 import type { Clock } from '../../platform/clock.js';
@@ -11,7 +11,7 @@ import type { DocumentStatus } from '../../platform/db/schema.js';
 import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { documentsById, findDocument } from '../documents/index.js';
-import type { Delivery } from './delivery.js';
+import { documentPolls, documentSends, type Delivery } from './delivery.js';
 import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
 
@@ -80,8 +80,8 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
 
   /**
    * signed (or a retry's starting state) → queued, its send due at once: read, then ONE statement that applies only
-   * while the document is still in the state read (sending.repo.ts changeDocumentsIf), with its timeline event and
-   * outbox event. The document is its own send job. A change in between (another enviar won) is read again.
+   * while the document is still in the state read (sending.repo.ts changeDocumentsIf), with its timeline event, its
+   * outbox event and its send in the queue (delivery.ts, platform/work). A change in between (another enviar won) is read again.
    */
   async function enqueue(companyId: string, id: string, allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined, cause: string): Promise<Result<SendAnswer>> {
     for (;;) {
@@ -97,6 +97,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
         records: {
           event: { at: now, type: 'queued', status: 'queued', cause },
           domainEvent: { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now },
+          enqueueWork: { target: documentSends, environment, dueAt: now },
         },
       });
       if (queuedNow) {
@@ -127,7 +128,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
       const row = await findDocument(db, companyId, environment, id);
       if (row === undefined) return fail('document_not_found', `No document ${id}.`);
       if (row.status === 'in_process') {
-        await delivery.poll(row);
+        await delivery.pollNow(id);
       } else if (row.status === 'sending' && (row.send_lease_until === null || row.send_lease_until <= clock.now())) {
         // An uncertain send waiting for its next attempt: resolve it now (the attempt asks DGII first).
         await delivery.attempt(id);
@@ -161,7 +162,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
 
     async health() {
       const pending: Partial<Record<DocumentStatus, number>> = {};
-      for (const row of await repo.pendingCounts(db, environment)) pending[row.status as DocumentStatus] = row.count;
+      for (const row of await repo.pendingCounts(db, environment, [documentSends, documentPolls])) pending[row.status as DocumentStatus] = row.count;
       return { environment, availability: await dgii.serviceStatus(), breakers: dgii.breakers(), pending };
     },
   };

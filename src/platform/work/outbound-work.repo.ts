@@ -14,25 +14,53 @@ export interface ClaimedRow {
   attempts: number;
 }
 
+/** Which items a claim takes: up to `limit` of those due, or the one item `itemId` (asked for now). */
+export type ClaimWhich = { limit: number } | { itemId: string };
+
+/** A claim's terms: the target's items of one environment, taken at `now` under `leaseId` until `leaseUntil`. */
+export interface ClaimTerms {
+  target: string;
+  environment: FiscalEnvironment;
+  now: Date;
+  leaseId: string;
+  leaseUntil: Date;
+  which: ClaimWhich;
+}
+
 /**
- * Takes up to `limit` items of `target` due at `now`, in ONE statement: each is held under `leaseId` until
- * `leaseUntil` (its due time moves there, so a dead worker's items fall due again when the lease runs out) and its
- * attempt is counted. Workers claiming side by side skip each other's rows (SKIP LOCKED).
+ * The queue rows a claim takes, locked (FOR UPDATE, SKIP LOCKED among workers claiming side by side): up to
+ * `limit` due now, oldest first; or the one named, when no running lease holds it (due or not: asked for now).
  */
-export async function claimDue(db: Db, claim: { target: string; environment: FiscalEnvironment; now: Date; leaseId: string; leaseUntil: Date; limit: number }): Promise<ClaimedRow[]> {
-  const result = await executePrepared(
-    db,
-    sql<ClaimedRow>`
-      with due as (
-        select item_id from outbound_work
-        where target = ${claim.target} and environment = ${claim.environment} and due_at <= ${claim.now}
-        order by due_at
-        limit ${claim.limit}
-        for update skip locked)
-      update outbound_work w set lease_id = ${claim.leaseId}, due_at = ${claim.leaseUntil}, attempts = w.attempts + 1
-      from due where w.target = ${claim.target} and w.item_id = due.item_id
-      returning w.item_id, w.attempts`,
-  );
+export function claimableRows(terms: ClaimTerms) {
+  if ('itemId' in terms.which) {
+    return sql`
+      select item_id from outbound_work
+      where target = ${terms.target} and item_id = ${terms.which.itemId} and (lease_id is null or due_at <= ${terms.now})
+      for update skip locked`;
+  }
+  return sql`
+    select item_id from outbound_work
+    where target = ${terms.target} and environment = ${terms.environment} and due_at <= ${terms.now}
+    order by due_at
+    limit ${terms.which.limit}
+    for update skip locked`;
+}
+
+/**
+ * The claim's update of the rows `due` (a CTE of claimableRows): each is held under the lease (its due time moves to
+ * where the lease runs out, so a dead worker's items fall due again) and its attempt is counted. Returns item_id and
+ * attempts; a target claiming its items in the same statement builds on it (sending.repo.ts).
+ */
+export function claimUpdate(terms: ClaimTerms) {
+  return sql`
+    update outbound_work w set lease_id = ${terms.leaseId}, due_at = ${terms.leaseUntil}, attempts = w.attempts + 1
+    from due where w.target = ${terms.target} and w.item_id = due.item_id
+    returning w.item_id, w.attempts`;
+}
+
+/** Takes the items of `terms` in ONE statement (claimableRows, then claimUpdate). */
+export async function claimDue(db: Db, terms: ClaimTerms): Promise<ClaimedRow[]> {
+  const result = await executePrepared(db, sql<ClaimedRow>`with due as (${claimableRows(terms)}) ${claimUpdate(terms)}`);
   return result.rows;
 }
 
@@ -54,18 +82,18 @@ export async function enqueue(executor: Executor, items: readonly { target: stri
 }
 
 /**
- * Settles an attempt while `leaseId` still holds the item: `next` puts it back due then (its attempts changed by
- * `attemptsDelta`), undefined deletes it (done, or no attempt left). The row stays locked until the transaction ends,
- * so the outcome is recorded under the lease. Whether the lease was still this worker's.
+ * Settles an attempt while `leaseId` still holds the item: `next` puts it back due then, with `attempts` counted,
+ * undefined deletes it (done, or no attempt left). The row stays locked until the transaction ends, so the outcome
+ * is recorded under the lease. Whether the lease was still this worker's.
  */
-export async function settle(trx: Trx, item: { target: string; itemId: string; leaseId: string }, next: { dueAt: Date; attemptsDelta: number } | undefined): Promise<boolean> {
+export async function settle(trx: Trx, item: { target: string; itemId: string; leaseId: string }, next: { dueAt: Date; attempts: number } | undefined): Promise<boolean> {
   const result =
     next === undefined
       ? await executePrepared(trx, sql`delete from outbound_work where target = ${item.target} and item_id = ${item.itemId} and lease_id = ${item.leaseId} returning item_id`)
       : await executePrepared(
           trx,
           sql`
-            update outbound_work set due_at = ${next.dueAt}, lease_id = null, attempts = attempts + ${next.attemptsDelta}::int
+            update outbound_work set due_at = ${next.dueAt}, lease_id = null, attempts = ${next.attempts}::int
             where target = ${item.target} and item_id = ${item.itemId} and lease_id = ${item.leaseId} returning item_id`,
         );
   return result.rows.length === 1;

@@ -102,6 +102,27 @@ describe('outbound work engine', () => {
     assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'deferred', reason: 'breaker open', attempts: 1, at: new Date('2026-11-26T12:11:00Z') } });
   });
 
+  it('asks again without a failure and starts the count again, however often (a verdict still to come)', async () => {
+    perform = () => Promise.resolve({ kind: 'again', at: new Date(clock.now().getTime() + 1_000), reason: 'in process' });
+    await engine.enqueue(handle.db, ['a']);
+    for (let poll = 1; poll <= 5; poll++) {
+      await runDue();
+      assert.deepEqual(await queued(), [{ id: 'a', due: new Date(clock.now().getTime() + 1_000).toISOString(), leased: false, attempts: 0 }]);
+      clock.advance(1_000);
+    }
+    assert.equal(recorded.length, 5);
+    assert.deepEqual(recorded.at(-1)?.settlement, { kind: 'again', attempts: 1, at: clock.now(), reason: 'in process' });
+  });
+
+  it('takes one item now, due or not, unless a running lease holds it', async () => {
+    await engine.enqueue(handle.db, ['a'], new Date('2026-11-26T13:00:00Z'));
+    assert.deepEqual(await engine.claim(10), [], 'not due');
+    const [now] = await engine.claimNow('a');
+    assert.deepEqual([now?.id, now?.attempt.number], ['a', 1]);
+    assert.deepEqual(await engine.claimNow('a'), [], 'held by the first');
+    assert.deepEqual(await engine.claimNow('b'), [], 'not queued');
+  });
+
   it('takes up a dead worker\'s item after its lease, and records nothing of the stale worker\'s late result', async () => {
     await engine.enqueue(handle.db, ['a']);
     const [stale] = await engine.claim(10);

@@ -43,15 +43,18 @@ export type Outcome<Done, Failure = never> =
   | { kind: 'failed'; reason: string; retryAt?: Date | undefined; final?: boolean; failure?: Failure; ours?: boolean }
   /** Not attempted (nothing left this service): not counted, due again at `until`. */
   | { kind: 'deferred'; reason: string; until: Date }
-  /** Not finished, through no failure (a verdict not given yet): asked again at `at`. */
-  | { kind: 'again'; at: Date };
+  /**
+   * Not finished, through no failure of the attempt (a verdict not given yet, an answer still unknown): asked again
+   * at `at`, with the count of attempts started again (a target that needs a longer count keeps its own).
+   */
+  | { kind: 'again'; at: Date; reason?: string };
 
 /** What the engine made of an outcome, for the target to record in its history (in the settling transaction). */
 export type Settlement<Done, Failure = never> =
   | { kind: 'done'; result: Done; attempts: number }
   | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date; failure?: Failure; ours?: boolean }
   | { kind: 'deferred'; reason: string; attempts: number; at: Date }
-  | { kind: 'again'; attempts: number; at: Date }
+  | { kind: 'again'; attempts: number; at: Date; reason?: string }
   | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number; failure?: Failure; ours?: boolean };
 
 export interface Attempt {
@@ -60,12 +63,25 @@ export interface Attempt {
   leaseId: string;
 }
 
+/** Queue rows a claim took, each with its item as an attempt needs it (undefined: it has none any more). */
+export interface ClaimedItem<Item> {
+  itemId: string;
+  attempts: number;
+  item: Item | undefined;
+}
+
 export interface WorkTarget<Item, Done, Failure = never> {
   /** The queue's name for it (outbound_work.target): 'annulment.send'. */
   name: string;
   policy: WorkPolicy;
-  /** The items of these ids as an attempt needs them; an id missing from the map has no item any more. */
-  load(ids: readonly string[]): Promise<Map<string, Item>>;
+  /**
+   * How a claim finds its items, one of two ways. `load`: read after the queue rows are taken (the items of these
+   * ids; an id missing from the map has no item any more). `claim`: the queue rows and the items taken in one
+   * statement of the target's own, built on outbound-work.repo.ts claimableRows and claimUpdate, for items that
+   * change as they are taken (a document marked `sending` under the lease).
+   */
+  load?(ids: readonly string[]): Promise<Map<string, Item>>;
+  claim?(terms: repo.ClaimTerms): Promise<ClaimedItem<Item>[]>;
   /** One attempt. Throwing is an error of this service: a counted failed attempt. */
   perform(item: Item, attempt: Attempt): Promise<Outcome<Done, Failure>>;
   /** Records a settlement in the item's history, in the transaction that settled it under the lease. */
@@ -88,6 +104,8 @@ export interface ClaimedWork<Item> {
 export interface WorkEngine<Item> {
   /** Takes up to `limit` items due now, under one lease. */
   claim(limit: number): Promise<ClaimedWork<Item>[]>;
+  /** Takes item `itemId` now, due or not, unless a running lease holds it (someone asked for it now). */
+  claimNow(itemId: string): Promise<ClaimedWork<Item>[]>;
   /** One attempt of a claimed item, settled and recorded. */
   work(claimed: ClaimedWork<Item>): Promise<void>;
   /** Puts items in the queue, due at `dueAt` (now by default), inside the caller's transaction. */
@@ -106,20 +124,20 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
   const recordDone = target.recordDone === undefined ? undefined : groupCommit(target.recordDone.bind(target), { maxBatch: 200, isolateFailures: true });
 
   /** The settlement of an outcome and what it does to the queue row (deleted when undefined). */
-  function settlementOf(outcome: Outcome<Done, Failure>, attempts: number): { settlement: Settlement<Done, Failure>; next: { dueAt: Date; attemptsDelta: number } | undefined } {
+  function settlementOf(outcome: Outcome<Done, Failure>, attempts: number): { settlement: Settlement<Done, Failure>; next: { dueAt: Date; attempts: number } | undefined } {
     switch (outcome.kind) {
       case 'done':
         return { settlement: { kind: 'done', result: outcome.result, attempts }, next: undefined };
       case 'deferred':
-        return { settlement: { kind: 'deferred', reason: outcome.reason, attempts: attempts - 1, at: outcome.until }, next: { dueAt: outcome.until, attemptsDelta: -1 } };
+        return { settlement: { kind: 'deferred', reason: outcome.reason, attempts: attempts - 1, at: outcome.until }, next: { dueAt: outcome.until, attempts: attempts - 1 } };
       case 'again':
-        return { settlement: { kind: 'again', attempts, at: outcome.at }, next: { dueAt: outcome.at, attemptsDelta: 0 } };
+        return { settlement: { kind: 'again', attempts, at: outcome.at, ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) }, next: { dueAt: outcome.at, attempts: 0 } };
       case 'failed': {
         const failure = { ...(outcome.failure === undefined ? {} : { failure: outcome.failure }), ...(outcome.ours === true ? { ours: true } : {}) };
         if (outcome.final === true || attempts >= policy.maxAttempts) return { settlement: { kind: 'exhausted', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, ...failure }, next: undefined };
         const backoff = later(policy.retryDelayMs(attempts, random()));
         const at = outcome.retryAt !== undefined && outcome.retryAt > backoff ? outcome.retryAt : backoff;
-        return { settlement: { kind: 'retry', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, at, ...failure }, next: { dueAt: at, attemptsDelta: 0 } };
+        return { settlement: { kind: 'retry', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, at, ...failure }, next: { dueAt: at, attempts } };
       }
     }
   }
@@ -156,30 +174,38 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
     }
   }
 
-  return {
-    async claim(limit) {
-      const leaseId = newId('lse');
-      const now = clock.now();
-      const rows = await repo.claimDue(db, { target: target.name, environment, now, leaseId, leaseUntil: later(policy.leaseMs), limit });
-      if (rows.length === 0) return [];
-      const items = await target.load(rows.map((row) => row.item_id));
-      const claimed: ClaimedWork<Item>[] = [];
-      for (const row of rows) {
-        const item = items.get(row.item_id);
-        const attempt = { number: row.attempts, leaseId };
-        if (item === undefined) {
-          // Its history row is gone (a purge, a company deleted): nothing to do, nothing to record.
-          await transact(db, async (trx) => ok(await repo.settle(trx, { target: target.name, itemId: row.item_id, leaseId }, undefined)));
-          log.warn({ target: target.name, id: row.item_id }, 'queued work without its item: removed');
-        } else if (row.attempts > policy.maxAttempts) {
-          // Every attempt allowed was started and none was settled: each worker died or lost its database mid-way.
-          await settle(row.item_id, item, { number: policy.maxAttempts, leaseId }, { kind: 'failed', reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`, final: true, ours: true });
-        } else {
-          claimed.push({ id: row.item_id, item, attempt });
-        }
+  async function claimItems(terms: repo.ClaimTerms): Promise<ClaimedItem<Item>[]> {
+    if (target.claim !== undefined) return target.claim(terms);
+    if (target.load === undefined) throw new Error(`work target ${target.name}: neither load nor claim`);
+    const taken = await repo.claimDue(db, terms);
+    if (taken.length === 0) return [];
+    const items = await target.load(taken.map((row) => row.item_id));
+    return taken.map((row) => ({ itemId: row.item_id, attempts: row.attempts, item: items.get(row.item_id) }));
+  }
+
+  async function claim(which: repo.ClaimWhich): Promise<ClaimedWork<Item>[]> {
+    const terms: repo.ClaimTerms = { target: target.name, environment, now: clock.now(), leaseId: newId('lse'), leaseUntil: later(policy.leaseMs), which };
+    const rows = await claimItems(terms);
+    const claimed: ClaimedWork<Item>[] = [];
+    for (const { itemId, attempts, item } of rows) {
+      const attempt = { number: attempts, leaseId: terms.leaseId };
+      if (item === undefined) {
+        // Its history row is gone or settled elsewhere (a purge, a company deleted): nothing to do, nothing to record.
+        await transact(db, async (trx) => ok(await repo.settle(trx, { target: target.name, itemId, leaseId: terms.leaseId }, undefined)));
+        log.warn({ target: target.name, id: itemId }, 'queued work without its item: removed');
+      } else if (attempts > policy.maxAttempts) {
+        // Every attempt allowed was started and none was settled: each worker died or lost its database mid-way.
+        await settle(itemId, item, { number: policy.maxAttempts, leaseId: terms.leaseId }, { kind: 'failed', reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`, final: true, ours: true });
+      } else {
+        claimed.push({ id: itemId, item, attempt });
       }
-      return claimed;
-    },
+    }
+    return claimed;
+  }
+
+  return {
+    claim: (limit) => claim({ limit }),
+    claimNow: (itemId) => claim({ itemId }),
 
     async work({ id, item, attempt }) {
       let outcome: Outcome<Done, Failure>;
