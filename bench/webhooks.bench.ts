@@ -9,6 +9,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
+import { outboxTarget } from '../src/platform/events/domain-events.js';
 import { newId } from '../src/platform/ids.js';
 import { setProcessNice } from '../src/platform/process-priority.js';
 import { postgresAvailable } from '../test/support/backends.js';
@@ -178,7 +179,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     await delivered(1);
     const { db } = app.application.database;
     let written = 0;
-    /** Writes `count` document.signed events of the bench's company, 1,000 a statement, as the outbox holds them. */
+    /** Writes `count` document.signed events of the bench's company, 1,000 a statement, queued as the outbox queues them. */
     const writeEvents = async (count: number) => {
       const now = new Date();
       for (let from = 0; from < count; from += 1_000) {
@@ -195,6 +196,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
           };
         });
         await db.insertInto('domain_events').values(rows).execute();
+        await db.insertInto('outbound_work').values(rows.map((row) => ({ target: outboxTarget, item_id: row.id, environment: row.environment, due_at: row.occurred_at }))).execute();
       }
     };
     /** Waits until `count` more deliveries than `before` have arrived; how long that took since `started`, or NaN. */

@@ -80,6 +80,11 @@ describe('upgrading to outbound work', () => {
       await document('doc_accepted', 'accepted').execute(connection);
       await document('doc_failed', 'send_failed').execute(connection);
       await document('doc_signed', 'signed').execute(connection);
+      const event = (id: string, dispatched: Date | null) => sql`
+        insert into domain_events (id, company_id, environment, type, payload, occurred_at, dispatched_at)
+        values (${id}, 'cmp_1', 'TEST', 'document.signed', '{}', ${at(-4)}, ${dispatched})`;
+      await event('evt_waiting', null).execute(connection);
+      await event('evt_dispatched', at(-3)).execute(connection);
       await sql`set session_replication_role = origin`.execute(connection);
     });
 
@@ -102,6 +107,7 @@ describe('upgrading to outbound work', () => {
         ['document.send', 'doc_queued', 'now', null, 0],
         ['document.send', 'doc_retrying', at(5).toISOString(), null, 0],
         ['document.send', 'doc_uncertain', at(3).toISOString(), null, 0],
+        ['outbox', 'evt_waiting', at(-4).toISOString(), null, 0],
         ['webhook.delivery', 'msg_dead', at(-3).toISOString(), null, 1],
         ['webhook.delivery', 'msg_held', at(1).toISOString(), 'lse_migrated', 0],
         ['webhook.delivery', 'msg_pending', 'now', null, 0],
@@ -111,7 +117,7 @@ describe('upgrading to outbound work', () => {
 
     // Drained by the engine once every lease and retry is due: each item exactly once, in the order it fell due.
     const clock = fixedClock(at(60));
-    for (const target of ['acecf.dgii', 'acecf.issuer', 'annulment.send', 'document.poll', 'document.send', 'webhook.delivery']) {
+    for (const target of ['acecf.dgii', 'acecf.issuer', 'annulment.send', 'document.poll', 'document.send', 'outbox', 'webhook.delivery']) {
       const drained: string[] = [];
       const engine = createWorkEngine<string, string>({
         db,
@@ -135,8 +141,8 @@ describe('upgrading to outbound work', () => {
       assert.deepEqual(drained.sort(), queued.filter((row) => row.target === target).map((row) => row.item_id).sort(), target);
     }
     assert.deepEqual(await db.selectFrom('outbound_work').select('item_id').execute(), []);
-    // The partial indexes the documents' workers claimed from are gone.
-    const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where indexname in ('documents_due_sends', 'documents_due_polls')`.execute(db);
+    // The partial indexes the workers claimed from are gone.
+    const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where indexname in ('documents_due_sends', 'documents_due_polls', 'domain_events_undispatched')`.execute(db);
     assert.deepEqual(indexes.rows, []);
   });
 });

@@ -97,6 +97,8 @@ describe(
       }
       const undispatched = await db.selectFrom('domain_events').select('id').where('company_id', '=', world.companyId).where('dispatched_at', 'is', null).execute();
       assert.deepEqual(undispatched, []);
+      const waiting = await db.selectFrom('outbound_work').select('item_id').where('target', '=', 'outbox').where('environment', '=', world.app.config.fiscalEnv).execute();
+      assert.deepEqual(waiting, [], 'every event fanned out left the outbox queue');
 
       // Every event has one delivery, and the receiver saw each delivery (repeats only under the same id).
       const events = await db.selectFrom('domain_events').select('id').where('company_id', '=', world.companyId).where('type', '=', 'allocation.reserved').execute();

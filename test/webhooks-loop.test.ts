@@ -7,9 +7,11 @@
 // once instead of at the end of its rest.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createWebhookDelivery, type WebhookDelivery } from '../src/modules/webhooks/index.js';
 import { deliveryLeaseMs } from '../src/modules/webhooks/delivery-engine.js';
 import { fixedClock } from '../src/platform/clock.js';
+import { outboxTarget, recordDomainEvent } from '../src/platform/events/domain-events.js';
 import { createLogger } from '../src/platform/observability/logger.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -23,6 +25,7 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
   let key: string;
   let workerA: WebhookDelivery;
   let workerB: WebhookDelivery;
+  let companyId: string;
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) => testApp.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
   async function endpoint(path: string): Promise<string> {
@@ -47,7 +50,7 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     receiver = await startWebhookReceiver();
     // No worker role here: the test is the worker, through two delivery engines on the app's database.
     testApp = await startTestApp({ clock, env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: String(timeoutMs) } });
-    const companyId = await testApp.provisionCompany();
+    companyId = await testApp.provisionCompany();
     key = (await testApp.issueKey(companyId, ['webhooks:manage'])).apiKey;
     const masterKey = testApp.config.masterKey;
     assert.ok(masterKey !== undefined);
@@ -97,6 +100,18 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.equal(attempts.length, 40);
     assert.ok(attempts.every((attempt) => attempt.status_code === 200));
     assert.deepEqual(await workerA.claim(100), []);
+  });
+
+  it('fans out the events waiting in the outbox queue, takes each out of it, and settles one whose event is gone', async () => {
+    await recordDomainEvent(db(), { companyId, environment: 'TEST', type: 'document.signed', payload: { documentId: 'doc_outbox', eNCF: 'E310000000001', ecfType: '31', status: 'signed' }, occurredAt: clock.now() });
+    const recorded = await db().selectFrom('domain_events').select('id').where('payload', '@>', sql<Record<string, unknown>>`'{"documentId":"doc_outbox"}'::jsonb`).executeTakeFirstOrThrow();
+    await db().insertInto('outbound_work').values({ target: outboxTarget, item_id: 'evt_gone', environment: 'TEST', due_at: new Date(clock.now().getTime() - 1_000) }).execute();
+    const queued = () => db().selectFrom('outbound_work').select('item_id').where('target', '=', outboxTarget).where('item_id', 'in', [recorded.id, 'evt_gone']).orderBy('item_id').execute();
+    assert.deepEqual((await queued()).length, 2);
+    while ((await workerA.dispatch(100)) > 0);
+    assert.deepEqual(await queued(), []);
+    const dispatched = await db().selectFrom('domain_events').select('dispatched_at').where('id', '=', recorded.id).executeTakeFirstOrThrow();
+    assert.ok(dispatched.dispatched_at !== null);
   });
 
   it('ends the run of failures on a success, and claims a failed delivery only when its retry is due', async () => {

@@ -121,7 +121,7 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
         insert into received_document_events (received_document_id, at, type, status, cause)
         select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join inserted r on r.id = i.id
       ),
-      outbox as (${outboxInsertFromInput('inserted')})
+      ${outboxInsertFromInput('inserted')}
       select id from inserted`,
   );
   const recorded = new Set(result.rows.map((row) => row.id));

@@ -196,7 +196,7 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   }
   if (first.records.domainEvent !== undefined) {
     columns.push(...outboxColumns(changes.map((change) => change.records.domainEvent as DomainEvent)));
-    parts.push(sql`outbox as (${outboxInsertFromInput('changed')})`);
+    parts.push(outboxInsertFromInput('changed'));
   }
   if (first.records.settleWork !== undefined) {
     const settle = records((r) => r.settleWork);

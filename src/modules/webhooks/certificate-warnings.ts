@@ -3,7 +3,7 @@
 import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import { domainEventInsert } from '../../platform/events/domain-events.js';
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
 
 export const certificateWarningDays = 30;
 
@@ -14,14 +14,14 @@ export async function recordExpiringCertificates(db: Db, clock: Clock, environme
   const expiring = await db.selectFrom('company_certificates').select(['id', 'company_id', 'not_after']).where('status', '=', 'active').where('not_after', '>', now).where('not_after', '<=', horizon).execute();
   for (const certificate of expiring) {
     const daysLeft = Math.ceil((certificate.not_after.getTime() - now.getTime()) / 86_400_000);
-    await domainEventInsert(db, {
+    await recordDomainEvent(db, {
       companyId: certificate.company_id,
       environment,
       type: 'certificate.expiring',
       payload: { certificateId: certificate.id, notAfter: certificate.not_after.toISOString(), daysLeft },
       dedupeKey: `certificate.expiring:${certificate.id}:${environment}`,
       occurredAt: now,
-    }).execute();
+    });
   }
   return expiring.length;
 }

@@ -189,8 +189,9 @@ export function createWebhookDelivery(deps: { db: Db; clock: Clock; log: Logger;
     engine,
     async dispatch(limit) {
       const result = await transact(db, async (trx) => {
-        const events = await repo.lockUndispatched(trx, environment, limit);
-        if (events.length === 0) return ok(0);
+        const taken = await repo.lockUndispatched(trx, environment, limit);
+        if (taken.length === 0) return ok(0);
+        const events = taken.filter((event) => event.rnc !== null);
         const endpoints = await repo.enabledEndpointsOf(trx, [...new Set(events.map((event) => event.company_id))], environment);
         const now = clock.now();
         const rows: Omit<repo.DeliveryRow, 'attempts'>[] = [];
@@ -204,8 +205,8 @@ export function createWebhookDelivery(deps: { db: Db; clock: Clock; log: Logger;
           }
         }
         await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, rows), now);
-        await repo.markDispatched(trx, events.map((event) => event.id), now);
-        return ok(events.length);
+        await repo.markDispatched(trx, taken.map((event) => event.id), now);
+        return ok(taken.length);
       });
       return result.ok ? result.value : 0;
     },

@@ -8,6 +8,7 @@ import type { Trx } from '../../platform/db/transact.js';
 import type { CursorPosition } from '../../platform/http/cursor.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { unnested } from '../../platform/db/unnest.js';
+import { outboxTarget } from '../../platform/events/domain-events.js';
 import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -40,40 +41,43 @@ export function enabledEndpointsOf(trx: Trx, companyIds: readonly string[], envi
   return trx.selectFrom('webhook_endpoints').select(['id', 'company_id', 'event_types']).where('company_id', 'in', [...companyIds]).where('environment', '=', environment).where('status', '=', 'enabled').execute();
 }
 
-export interface OutboxEvent {
-  id: string;
-  company_id: string;
-  type: string;
-  payload: unknown;
-  occurred_at: Date;
-  rnc: string;
-}
+/** An event waiting to be fanned out; `rnc` null when it cannot be (its company, or the event itself, gone). */
+export type OutboxEvent = { id: string; company_id: string; type: string; payload: unknown; occurred_at: Date; rnc: string } | { id: string; company_id: string | null; type: string | null; payload: unknown; occurred_at: Date | null; rnc: null };
 
 /**
- * Events not yet fanned out, oldest first, locked so that one worker takes each. The limit is taken before the join
- * to companies: joined first, a backlog of thousands was joined and sorted whole for every batch of 200.
+ * Events waiting to be fanned out (their outbound_work rows, platform/events/domain-events.ts), oldest first,
+ * locked so that one worker takes each. `rnc` is null for an event that cannot be fanned out (its company or the
+ * event itself gone): it is settled with the others, reaching no one, rather than taken again at every batch.
  */
 export async function lockUndispatched(trx: Trx, environment: FiscalEnvironment, limit: number): Promise<OutboxEvent[]> {
   const result = await executePrepared(
     trx,
     sql<OutboxEvent>`
       with taken as (
-        select id, company_id, type, payload, occurred_at from domain_events
-        where dispatched_at is null and environment = ${environment}
-        order by occurred_at, id
+        select item_id, due_at from outbound_work
+        where target = ${outboxTarget} and environment = ${environment}
+        order by due_at, item_id
         limit ${limit}
         for update skip locked)
-      select t.id, t.company_id, t.type, t.payload, t.occurred_at, c.rnc
-      from taken t join companies c on c.id = t.company_id
-      order by t.occurred_at, t.id`,
+      select t.item_id as id, e.company_id, e.type, e.payload, e.occurred_at, c.rnc
+      from taken t left join domain_events e on e.id = t.item_id left join companies c on c.id = e.company_id
+      order by t.due_at, t.item_id`,
   );
   return result.rows;
 }
 
-/** Marks events fanned out: one prepared statement whatever their number (an IN list would vary its text). */
+/**
+ * Marks events fanned out and takes them out of the queue: one prepared statement whatever their number (an IN list
+ * would vary its text).
+ */
 export async function markDispatched(trx: Trx, ids: readonly string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
-  await executePrepared(trx, sql`update domain_events set dispatched_at = ${at} where id = any(${[...ids]}::text[])`);
+  await executePrepared(
+    trx,
+    sql`
+      with settled as (delete from outbound_work where target = ${outboxTarget} and item_id = any(${[...ids]}::text[]))
+      update domain_events set dispatched_at = ${at} where id = any(${[...ids]}::text[])`,
+  );
 }
 
 /** Inserts the deliveries not already made (an event reaches an endpoint once); the ids inserted. */

@@ -27,7 +27,7 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
 
     it('applies every migration once, and a second run applies none', async () => {
       const first = await migrateToLatest(handle.db);
-      assert.deepEqual(first, ['20261121_0001_foundation', '20261121_0002_sequences', '20261121_0003_documents', '20261121_0004_allocations_idempotency', '20261121_0005_sending', '20261121_0006_taxpayers', '20261121_0007_rfce_artefact', '20261121_0008_received', '20261121_0009_commercial_approvals', '20261121_0010_webhooks', '20261121_0011_commercial_responses', '20261122_0012_document_sends', '20261122_0013_drop_documents_pending', '20261126_0014_certification', '20261126_0015_outbound_work', '20261126_0016_outbound_acecf', '20261126_0017_outbound_webhooks', '20261126_0018_outbound_documents']);
+      assert.deepEqual(first, ['20261121_0001_foundation', '20261121_0002_sequences', '20261121_0003_documents', '20261121_0004_allocations_idempotency', '20261121_0005_sending', '20261121_0006_taxpayers', '20261121_0007_rfce_artefact', '20261121_0008_received', '20261121_0009_commercial_approvals', '20261121_0010_webhooks', '20261121_0011_commercial_responses', '20261122_0012_document_sends', '20261122_0013_drop_documents_pending', '20261126_0014_certification', '20261126_0015_outbound_work', '20261126_0016_outbound_acecf', '20261126_0017_outbound_webhooks', '20261126_0018_outbound_documents', '20261126_0019_outbound_outbox']);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });
 

@@ -1,11 +1,18 @@
 // The outbox of domain events: written in the transaction that caused them, delivered later (webhooks). An event
-// with a dedupe key is recorded once, however often its cause repeats.
-import { sql, type RawBuilder } from 'kysely';
+// with a dedupe key is recorded once, however often its cause repeats. Each event recorded waits to be fanned out
+// as a row of outbound_work (platform/work, target `outbox`), written in the same statement and deleted when it is
+// fanned out: the fan-out finds the events waiting in that small table, not behind a partial index of the events
+// kept (whose dead entries it would walk until VACUUM).
+import { sql, type OperationNodeSource, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../db/database.js';
+import { executePrepared } from '../db/prepared.js';
 import type { Trx } from '../db/transact.js';
 import type { InputColumn } from '../db/unnest.js';
 import { newId } from '../ids.js';
+
+/** The queue of events waiting to be fanned out (outbound_work.target). */
+export const outboxTarget = 'outbox';
 
 export interface DomainEvent {
   companyId: string;
@@ -16,16 +23,33 @@ export interface DomainEvent {
   occurredAt: Date;
 }
 
-export async function recordDomainEvent(trx: Trx, event: DomainEvent): Promise<void> {
-  await domainEventInsert(trx, event).execute();
+/** Records `event` and queues its fan-out, in one statement (neither when its dedupe key was recorded before). */
+export async function recordDomainEvent(executor: Db | Trx, event: DomainEvent): Promise<void> {
+  const row = domainEventRow(event);
+  await executePrepared(
+    executor,
+    sql`
+      with recorded as (
+        insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
+        values (${row.id}, ${row.company_id}, ${row.environment}, ${row.type}, ${row.payload}::jsonb, ${row.dedupe_key}, ${row.occurred_at})
+        on conflict (dedupe_key) do nothing
+        returning id, environment, occurred_at)
+      insert into outbound_work (target, item_id, environment, due_at) select ${outboxTarget}, id, environment, occurred_at from recorded`,
+  );
 }
 
-/** The insert that records `event`, unexecuted: for writes sent together (platform/db/one-statement.ts). */
-export function domainEventInsert(executor: Db | Trx, event: DomainEvent) {
-  return executor
-    .insertInto('domain_events')
-    .values(domainEventRow(event))
-    .onConflict((conflict) => conflict.column('dedupe_key').doNothing());
+/**
+ * The inserts that record `event` and queue its fan-out, unexecuted: for writes sent together as parts of one
+ * statement (platform/db/one-statement.ts), which cannot read each other's rows, so only for an event without a
+ * dedupe key (always recorded).
+ */
+export function domainEventInserts(executor: Db | Trx, event: DomainEvent): OperationNodeSource[] {
+  if (event.dedupeKey !== undefined) throw new Error('domainEventInserts: an event with a dedupe key is recorded with recordDomainEvent');
+  const row = domainEventRow(event);
+  return [
+    executor.insertInto('domain_events').values(row),
+    executor.insertInto('outbound_work').values({ target: outboxTarget, item_id: row.id, environment: row.environment, due_at: row.occurred_at }),
+  ];
 }
 
 /**
@@ -53,13 +77,18 @@ export function outboxColumns(events: readonly DomainEvent[]): InputColumn[] {
 }
 
 /**
- * The insert of the outbox events of the rows of `input` (outboxColumns) whose id the CTE `written` returned: a
- * batch statement records the events of what it changed, and of nothing else.
+ * Two CTEs (`outbox`, `outbox_queued`) that record the outbox events of the rows of `input` (outboxColumns) whose id
+ * the CTE `written` returned, and queue their fan-out: a batch statement records the events of what it changed, and
+ * of nothing else.
  */
 export function outboxInsertFromInput(written: string): RawBuilder<unknown> {
   return sql`
-    insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
-    select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
-    from input i join ${sql.raw(written)} w on w.id = i.id
-    on conflict (dedupe_key) do nothing`;
+    outbox as (
+      insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
+      select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
+      from input i join ${sql.raw(written)} w on w.id = i.id
+      on conflict (dedupe_key) do nothing
+      returning id, environment, occurred_at),
+    outbox_queued as (
+      insert into outbound_work (target, item_id, environment, due_at) select ${outboxTarget}, id, environment, occurred_at from outbox)`;
 }
