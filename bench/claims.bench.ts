@@ -7,8 +7,11 @@
 // 1,000 dead rows): after the history is made, it is vacuumed as autovacuum would, and then a minute's worth of work
 // at 1,000 items/s (60,000 items) goes through it, the most it holds dead between two of its vacuums.
 // At each size, 1,000 items wait, and each claim (a batch of 64, as the loops take them) is timed and rolled back, so
-// every claim sees the same waiting set: CLAIMS of them, or as many as CLAIM_BUDGET_MS allows (the old claim of
-// document sends takes seconds at 5M). Goal: the p99 at 5,000,000 settled rows within 1.5x of the p99 at 0.
+// every claim sees the same waiting set: ROUNDS rounds of CLAIMS of them, or as many as CLAIM_BUDGET_MS allows (the
+// old claim of document sends took seconds at 5M); the p99 of a few hundred claims on this shared machine moves with
+// a handful of slow ones, so the median of the rounds' p99 is compared, and each round's shown. Goal: the p99 at
+// 5,000,000 settled rows within 1.5x of the p99 at 0. Measured: document sends, verdict polls, webhook deliveries
+// and the outbox's fan-out (domain events waiting to become deliveries).
 // Needs PostgreSQL.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -16,15 +19,20 @@ import { sql } from 'kysely';
 import { claimForSending, claimPolls } from '../src/modules/sending/sending.repo.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import type { Db } from '../src/platform/db/database.js';
+import type { Trx } from '../src/platform/db/transact.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { lockUndispatched } from '../src/modules/webhooks/webhooks.repo.js';
 import { claimDue, type ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { createTestDatabase, postgresAvailable } from '../test/support/backends.js';
+import { median } from './median.js';
 import { printTable, type BenchRow } from './table.js';
 
 const SIZES = [0, 1_000_000, 5_000_000];
 const WAITING = 1_000;
 const BATCH = 64;
 const CLAIMS = 300;
+/** Rounds of CLAIMS claims at each size: the p99 reported is their median, with the spread of the rounds. */
+const ROUNDS = 3;
 const CLAIM_BUDGET_MS = 30_000;
 /** Items through the queue between two of its vacuums: a minute at 1,000 items/s. */
 const CHURN = 60_000;
@@ -35,7 +43,7 @@ const GOAL = 1.5;
 class RollBack extends Error {}
 
 /** Times `claim` CLAIMS times, each in a transaction rolled back; p50 and p99 in ms, and items claimed per claim. */
-async function timeClaims(db: Db, claim: (trx: Db) => Promise<number>, count = CLAIMS): Promise<{ p50: number; p99: number; claimed: number; runs: number }> {
+async function timeClaims(db: Db, claim: (trx: Trx) => Promise<number>, count = CLAIMS): Promise<{ p50: number; p99: number; claimed: number; runs: number }> {
   const times: number[] = [];
   let claimed = 0;
   const deadline = performance.now() + CLAIM_BUDGET_MS;
@@ -76,6 +84,15 @@ async function growHistory(db: Db, from: number, to: number): Promise<void> {
       insert into outbound_work (target, item_id, environment, due_at)
       select 'webhook.delivery', 'msg_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
     await sql`delete from outbound_work where item_id like 'msg_h%'`.execute(db);
+    // Each domain event was recorded waiting in the outbox queue, fanned out, and left it.
+    await sql`
+      insert into domain_events (id, company_id, environment, type, payload, occurred_at)
+      select 'evt_h' || n, 'cmp_bench', 'TEST', 'document.signed', '{}', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
+    await sql`update domain_events set dispatched_at = now() where id like 'evt_h%' and dispatched_at is null`.execute(db);
+    await sql`
+      insert into outbound_work (target, item_id, environment, due_at)
+      select 'outbox', 'evt_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
+    await sql`delete from outbound_work where item_id like 'evt_h%'`.execute(db);
     // So did each document's send, then its poll.
     for (const target of ['document.send', 'document.poll']) {
       await sql`
@@ -100,7 +117,10 @@ async function makeWaiting(db: Db): Promise<void> {
     insert into webhook_deliveries (id, endpoint_id, company_id, environment, event_id, event_type, body, status, created_at, updated_at)
     select 'msg_w' || n, 'whe_bench', 'cmp_bench', 'TEST', 'evt_w' || n, 'webhook.test', '{}', 'pending', now(), now()
     from generate_series(1, ${WAITING}::int) n`.execute(db);
-  for (const [target, prefix] of [['document.send', 'doc_w'], ['document.poll', 'doc_p']] as const) {
+  await sql`
+    insert into domain_events (id, company_id, environment, type, payload, occurred_at)
+    select 'evt_w' || n, 'cmp_bench', 'TEST', 'document.signed', '{}', now() from generate_series(1, ${WAITING}::int) n`.execute(db);
+  for (const [target, prefix] of [['document.send', 'doc_w'], ['document.poll', 'doc_p'], ['outbox', 'evt_w']] as const) {
     await sql`
       insert into outbound_work (target, item_id, environment, due_at)
       select ${target}, ${prefix} || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(db);
@@ -112,7 +132,8 @@ async function makeWaiting(db: Db): Promise<void> {
 
 async function dropWaiting(db: Db): Promise<void> {
   await sql`delete from documents where id like 'doc_w%' or id like 'doc_p%'`.execute(db);
-  await sql`delete from outbound_work where item_id like 'msg_w%' or item_id like 'doc_w%' or item_id like 'doc_p%'`.execute(db);
+  await sql`delete from outbound_work where item_id like 'msg_w%' or item_id like 'doc_w%' or item_id like 'doc_p%' or item_id like 'evt_w%'`.execute(db);
+  await sql`delete from domain_events where id like 'evt_w%'`.execute(db);
   await sql`delete from webhook_deliveries where id like 'msg_w%'`.execute(db);
 }
 
@@ -126,16 +147,18 @@ export async function claimsBench(): Promise<BenchRow[]> {
     // The rows stand alone: their parents are not what is measured.
     await sql`alter table documents set (autovacuum_enabled = false)`.execute(db);
     await sql`alter table webhook_deliveries set (autovacuum_enabled = false)`.execute(db);
-    for (const table of ['documents', 'webhook_deliveries', 'document_events']) {
+    await sql`alter table domain_events set (autovacuum_enabled = false)`.execute(db);
+    for (const table of ['documents', 'webhook_deliveries', 'document_events', 'domain_events']) {
       await sql`alter table ${sql.table(table)} disable trigger all`.execute(db);
     }
     const terms = (target: string): ClaimTerms => ({ target, environment: 'TEST', now: new Date(), leaseId: 'lse_bench', leaseUntil: new Date(Date.now() + 60_000), which: { limit: BATCH } });
     const claims = {
-      'document sends': (trx: Db) => claimForSending(trx, terms('document.send'), '250000').then((rows) => rows.length),
-      'verdict polls': (trx: Db) => claimPolls(trx, terms('document.poll')).then((rows) => rows.length),
-      'webhook deliveries': (trx: Db) => claimDue(trx, terms('webhook.delivery')).then((rows) => rows.length),
+      'document sends': (trx: Trx) => claimForSending(trx, terms('document.send'), '250000').then((rows) => rows.length),
+      'verdict polls': (trx: Trx) => claimPolls(trx, terms('document.poll')).then((rows) => rows.length),
+      'webhook deliveries': (trx: Trx) => claimDue(trx, terms('webhook.delivery')).then((rows) => rows.length),
+      'outbox fan-outs': (trx: Trx) => lockUndispatched(trx, 'TEST', BATCH).then((rows) => rows.length),
     };
-    const measured = new Map<string, { size: number; p50: number; p99: number; claimed: number; runs: number }[]>();
+    const measured = new Map<string, { size: number; p50: number; p99: number; p99s: number[]; claimed: number; runs: number }[]>();
     let made = 0;
     for (const size of SIZES) {
       const grown = performance.now();
@@ -149,8 +172,11 @@ export async function claimsBench(): Promise<BenchRow[]> {
       await makeWaiting(db);
       for (const [name, claim] of Object.entries(claims)) {
         await timeClaims(db, claim, 20); // warm-up: caches, plans, hint bits
-        const result = await timeClaims(db, claim);
-        measured.set(name, [...(measured.get(name) ?? []), { size, ...result }]);
+        const rounds = [];
+        for (let round = 0; round < ROUNDS; round++) rounds.push(await timeClaims(db, claim));
+        const p99s = rounds.map((result) => result.p99);
+        const p50s = rounds.map((result) => result.p50);
+        measured.set(name, [...(measured.get(name) ?? []), { size, p50: median(p50s), p99: median(p99s), p99s, claimed: rounds[0]?.claimed ?? 0, runs: rounds.reduce((sum, result) => sum + result.runs, 0) }]);
       }
       await dropWaiting(db);
       process.stderr.write(`claims bench: ${String(size)} settled rows (made in ${(growMs / 1_000).toFixed(0)} s)\n`);
@@ -163,11 +189,11 @@ export async function claimsBench(): Promise<BenchRow[]> {
         rows.push({
           benchmark: `claim: ${name}, ${result.size.toLocaleString('en-US')} settled`,
           result: `p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`,
-          note: `${String(result.runs)} claims of ${String(result.claimed)}, ${(result.claimed / (result.p50 / 1_000)).toFixed(0)} items/s at p50`,
+          note: `${String(result.runs)} claims of ${String(result.claimed)} in ${String(ROUNDS)} rounds (p99 of each: ${result.p99s.map((p99) => p99.toFixed(2)).join(' / ')} ms), ${(result.claimed / (result.p50 / 1_000)).toFixed(0)} items/s at p50`,
         });
       }
       const ratio = atMost / atZero;
-      rows.push({ benchmark: `claim: ${name}, p99 at 5M / at 0`, result: `${ratio.toFixed(2)}x`, note: `goal <= ${String(GOAL)}x: ${ratio <= GOAL ? 'met' : 'NOT met'}` });
+      rows.push({ benchmark: `claim: ${name}, p99 at 5M / at 0`, result: `${ratio.toFixed(2)}x`, note: `median p99 of the rounds; goal <= ${String(GOAL)}x: ${ratio <= GOAL ? 'met' : 'NOT met'}` });
     }
     return rows;
   } finally {
