@@ -20,10 +20,10 @@
 // not counted); `again` is an answer still unknown (stays `sending`, asked about before any resend, a failed job
 // once attempts run out, and never given up: giving up would need a resend, and a resend without an answer could
 // send twice).
-import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
 import { buildRfce } from '../../fiscal/responses/rfce.js';
+import { consumerSummaryThreshold } from '../../fiscal/timbre-url.js';
 import { signXml } from '../../fiscal/xmldsig/index.js';
 import { backoffMs, exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
@@ -39,8 +39,6 @@ import type { CompaniesService } from '../companies/index.js';
 import { insertDocumentEvent, type DocumentsService } from '../documents/index.js';
 import * as repo from './sending.repo.js';
 
-/** Type 32 under this amount (DOP) goes to DGII as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1). */
-const rfceThreshold = new Big('250000');
 
 /** How long one answer of DGII's status service is reused. */
 const availabilityTtlMs = 5_000;
@@ -430,7 +428,8 @@ export function createDelivery(deps: {
     name: documentSends,
     policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, policy.maxRetryDelayMs) },
     async claim(terms) {
-      const rows = await repo.claimForSending(db, terms, rfceThreshold.toString());
+      // Type 32 under DGII's threshold goes as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1).
+      const rows = await repo.claimForSending(db, terms, consumerSummaryThreshold);
       return rows.map(({ itemId, attempts, row }) => {
         if (row === undefined) return { itemId, attempts, item: undefined };
         const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...document } = row;

@@ -263,9 +263,9 @@ export interface ClaimedSendRow {
  * Takes documents for one worker in ONE statement: the queue rows of `terms` (platform/work outbound-work.repo.ts)
  * under the lease, and their documents that are `queued` or `sending` marked `sending` under the same lease id (the
  * documents' copy of it, send_lease_id, is what their one-statement changes check). The route is fixed as they are
- * taken (DGII's reception, or an RFCE summary for a type 32 under `rfceThreshold` DOP: research/dgii-protocol.md
- * §8.1) and the `dgii.sending` event recorded. The signed XML's archive entry comes with each, so the worker needs
- * no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
+ * taken (DGII's reception, or an RFCE summary for a type 32 under `rfceThreshold` DOP: fiscal/timbre-url.ts
+ * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded. The
+ * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
  */
 export async function claimForSending(db: Db, terms: ClaimTerms, rfceThreshold: string): Promise<ClaimedSendRow[]> {
   const result = await executePrepared(
