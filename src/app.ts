@@ -5,46 +5,40 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
+import { demoRnc } from './demo.js';
+import { createDgiiClient, createHttpTransport, type DgiiClient } from './dgii/index.js';
+import type { SchemaSet } from './fiscal/xsd/index.js';
+import { apiKeysModule, type ApiKeysService } from './modules/api-keys/index.js';
+import { cataloguesModule } from './modules/catalogues/index.js';
+import { approvalTestOf, certificationModule } from './modules/certification/index.js';
+import { companiesModule, type CompaniesService } from './modules/companies/index.js';
+import { controlPlaneModule, type ControlPlaneService } from './modules/control-plane/index.js';
+import { dgiiSessionsModule, sessionTokenSealing } from './modules/dgii-sessions/index.js';
+import { documentsModule, type CommercialApprovals, type DocumentsService } from './modules/documents/index.js';
+import type { ModuleParts, Platform } from './modules/module.js';
+import { opsModule } from './modules/ops/index.js';
+import { receivedModule, type ReceivedService } from './modules/received/index.js';
+import { receiverModule } from './modules/receiver/index.js';
+import { sendingModule, type SendingService } from './modules/sending/index.js';
+import { sequencesModule, type SequencesService } from './modules/sequences/index.js';
+import { taxpayersModule } from './modules/taxpayers/index.js';
+import { webhooksModule } from './modules/webhooks/index.js';
 import { createCache, type Cache } from './platform/cache/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './platform/db/database.js';
 import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import { createHttpServer } from './platform/http/server.js';
-import type { App, CatalogueEntry, AppRoute } from './platform/http/route.js';
+import type { App, CatalogueEntry } from './platform/http/route.js';
 import { registerRoutes } from './platform/http/route.js';
-import { openSecret, sealSecret } from './platform/crypto/secret-box.js';
+import { createHttpServer } from './platform/http/server.js';
 import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
 import { createLogger, type Logger } from './platform/observability/logger.js';
 import { createMetrics } from './platform/observability/metrics.js';
-import { startQueue, type Queue } from './platform/queue/queue.js';
+import { openQueue, type Queue } from './platform/queue/queue.js';
 import { createBlobStore, type BlobStore } from './platform/storage/index.js';
 import { createXmlChecks } from './platform/xml-checks/index.js';
 import { loadSchemaSet } from './platform/xsd/index.js';
-import type { SchemaSet } from './fiscal/xsd/index.js';
-import { apiKeyRoutes, apiKeySchemas, createApiKeysService, type ApiKeysService } from './modules/api-keys/index.js';
-import { companyRoutes, companySchemas, createCompaniesService, type CompaniesService } from './modules/companies/index.js';
-import { controlPlaneRoutes, controlPlaneSchemas, createControlPlaneService, type ControlPlaneService } from './modules/control-plane/index.js';
-import { createCommercialApprovals, createDocumentsService, createIdempotency, createSignedXmlIntake, documentRoutes, documentSchemas, documentViewRoutes, type CommercialApprovals, type DocumentsService } from './modules/documents/index.js';
-import { catalogueRoutes, createCataloguesService } from './modules/catalogues/index.js';
-import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-sessions/index.js';
-import { opsRoutes } from './modules/ops/index.js';
-import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
-import { allocationRoutes, annulmentRoutes, annulmentSchemas, annulmentLeaseMs, createAnnulmentSendTarget, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
-import { createWorkEngine, startWorkLoop, type WorkEngine } from './platform/work/work-engine.js';
-import type { ClaimLoop } from './platform/queue/claim-loop.js';
-import { createTaxpayersService, taxpayerRoutes, taxpayerSchemas } from './modules/taxpayers/index.js';
-import { approvalTestOf, certificationRoutes, certificationSchemas, createCaseChanges, createCertificationService, createLane, startLaneLoop } from './modules/certification/index.js';
-import { createReceivedService, receivedRoutes, receivedSchemas, type ReceivedService } from './modules/received/index.js';
-import { createReceiver, registerReceiverRoutes } from './modules/receiver/index.js';
-import { commercialResponseRoutes, commercialResponseSchemas, createCommercialResponses, createResponseDeliveryTarget, responseDeliveryLeaseMs } from './modules/received/index.js';
-import { environmentSegment } from './fiscal/environment.js';
-import { demoRnc } from './demo.js';
-import { createWebhookDelivery, createWebhooksService, startDispatcher, webhookRoutes, webhookSchemas } from './modules/webhooks/index.js';
-import { createDgiiClient, createHttpTransport, type DgiiClient } from './dgii/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
-import { createJobs, jobList } from './jobs.js';
-import { schedules } from './schedules.js';
 import { version } from './version.js';
 
 export interface Roles {
@@ -143,29 +137,17 @@ function databaseTarget(config: Config): DatabaseTarget {
   return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize };
 }
 
-/** A dependency built after something that needs it; reaching it before it is set is a wiring bug. */
-function lateBound<T>(name: string): { get: () => T; set: (value: T) => void } {
-  let value: T | undefined;
-  return {
-    get: () => {
-      if (value === undefined) throw new Error(`${name} was reached before it was built`);
-      return value;
-    },
-    set: (built) => {
-      value = built;
-    },
-  };
-}
-
 export async function buildApplication(options: BuildOptions): Promise<Application> {
   const { config, roles } = options;
   const clock = options.clock ?? systemClock;
   const log = createLogger(config.logLevel, options.logDestination);
   const metrics = createMetrics();
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
+  const environment = config.fiscalEnv;
 
   const database = await openDatabase(options.database ?? databaseTarget(config));
   const closers: (() => Promise<void>)[] = [() => database.close()];
+  const closing = (close: () => unknown) => closers.push(async () => { await close(); });
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -173,295 +155,102 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     for (const closer of [...closers].reverse()) await closer();
   };
   try {
-    const applied = await migrateToLatest(database.db);
+    const db = database.db;
+    const applied = await migrateToLatest(db);
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
-    await checkMasterKey(database.db, masterKey);
-    await checkDatabaseEnvironment(database.db, config.fiscalEnv);
+    await checkMasterKey(db, masterKey);
+    await checkDatabaseEnvironment(db, environment);
 
     const cache = await createCache(config.redisUrl, clock);
-    closers.push(() => cache.close());
+    closing(() => cache.close());
     const blobs = createBlobStore(config.storage);
-    closers.push(() => blobs.close());
+    closing(() => blobs.close());
     const schemas = await loadSchemaSet(config.xsdDir, log);
-    closers.push(() => {
-      schemas?.dispose();
-      return Promise.resolve();
-    });
+    closing(() => schemas?.dispose());
     const xmlChecks = createXmlChecks({ schemas, xsdDir: config.xsdDir, onThreadFailure: (error) => { log.error({ err: error }, 'the XML thread failed; the document is refused'); } });
-    closers.push(() => xmlChecks.close());
-
-    const db = database.db;
-    const dgii = await dgiiTarget(options, { db, clock, log, schemas });
-    if (dgii.sandbox !== undefined) closers.push(() => (dgii.sandbox as Sandbox).close());
-
-    const dgiiClient = createDgiiClient({
-      urls: dgii,
-      environment: config.fiscalEnv,
+    closing(() => xmlChecks.close());
+    const dgiiUrls = await dgiiTarget(options, { db, clock, log, schemas });
+    if (dgiiUrls.sandbox !== undefined) closing(() => dgiiUrls.sandbox?.close());
+    const timeouts = { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs };
+    const dgii = createDgiiClient({
+      urls: dgiiUrls,
+      environment,
       clock,
       cache,
       log,
-      timeouts: { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs },
+      timeouts,
       // The sender's and the poller's requests of one process may go to one host: neither waits for the other's sockets.
       connectionsPerHost: 2 * config.sending.concurrency,
       breaker: { failureThreshold: config.dgiiClient.breakerFailureThreshold, openMs: config.dgiiClient.breakerOpenMs },
       statusApiKey: config.dgiiClient.statusApiKey,
-      tokenSealing: {
-        seal: (text) => sealSecret(masterKey, text, 'dgii-token'),
-        open: (sealed) => {
-          try {
-            return openSecret(masterKey, sealed, 'dgii-token').toString('utf8');
-          } catch {
-            return undefined;
-          }
-        },
-      },
-      // Called only once requests flow, when `dgiiSessions` (built below) exists.
+      tokenSealing: sessionTokenSealing(masterKey),
+      // Asked only once requests flow, when the sessions module below exists.
       credentials: (companyId) => dgiiSessions.credentialsOf(companyId),
     });
-    closers.push(() => {
-      dgiiClient.close();
-      return Promise.resolve();
-    });
-    // Jobs are registered before the queue starts, and the services they run need the queue: they reach them late.
-    const sequencesLate = lateBound<SequencesService>('sequences');
-    const responseLeaseMs = responseDeliveryLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
-    const jobs = createJobs({
-      db,
-      clock,
-      taxpayersImportUrl: config.taxpayersImport.url,
-      sequences: sequencesLate.get,
-      environment: config.fiscalEnv,
-      webhookRetentionMs: config.webhooks.retentionMs,
-    });
-    const queue = await startQueue({
-      executor: database.executor,
-      jobs: jobList(jobs),
-      schedules: schedules(jobs, config.taxpayersImport),
-      roles: { work: roles.work, schedule: roles.schedule },
-      log,
-      metrics,
-      maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
-    });
-    closers.push(() => queue.stop());
+    closing(() => { dgii.close(); });
+    const receiverTransport = createHttpTransport(timeouts);
+    closing(() => { receiverTransport.close(); });
+    const platform: Platform = { config, environment, db, clock, log, blobs, cache, masterKey, dgii, receiverTransport, xmlChecks, schemas };
 
-    // Webhooks: workers fan out the outbox and deliver in a loop of their own (not jobs); the API only manages
-    // endpoints and sets deliveries pending again, waking this process's loop when it runs one.
-    let wakeWebhookDelivery: () => void = () => undefined;
-    if (roles.work) {
-      const webhookDelivery = createWebhookDelivery({ db: database.db, clock, log, environment: config.fiscalEnv, masterKey, policy: config.webhooks });
-      const dispatcher = startDispatcher({ delivery: webhookDelivery, log, batchSize: 200, concurrency: config.webhooks.concurrency, restMs: config.webhooks.dispatchIntervalMs });
-      wakeWebhookDelivery = () => {
-        dispatcher.wake();
-      };
-      closers.push(() => dispatcher.stop());
-    }
-
-    const companies = createCompaniesService({ db, clock, masterKey });
-    const apiKeys = createApiKeysService({ db, clock, environment: config.fiscalEnv });
-    // What this process keeps of a company (its keys, certificate, receiver path) is forgotten once a change commits.
-    const companyChangedListeners: ((companyId: string) => void)[] = [
-      (id) => {
-        companies.forget(id);
-      },
-      (id) => {
-        apiKeys.forgetCompany(id);
-      },
-    ];
-    const controlPlane = createControlPlaneService({
-      db,
+    // The modules, each built from the platform and the services of those above it.
+    const companies = companiesModule(platform);
+    const apiKeys = apiKeysModule(platform, { companies: companies.companies });
+    const controlPlane = controlPlaneModule(platform, { companies: companies.companies, companyChanged: (companyId) => { for (const part of parts) part.forgetCompany?.(companyId); } });
+    const sequences = sequencesModule(platform, { companies: companies.companies });
+    const documents = documentsModule(platform, { companies: companies.companies, sequences: sequences.sequences, certificationApprovalTest: approvalTestOf(db, environment) });
+    const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
+    const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
+    const received = receivedModule(platform, { companies: companies.companies });
+    const queue = await openQueue({ executor: database.executor, roles, log, metrics, maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds });
+    closing(() => queue.stop());
+    const parts: ModuleParts[] = [
+      opsModule({ probes: { database: (ms) => database.probe(ms), queue: (ms) => queue.probe(ms), cache: (ms) => cache.probe(ms), storage: (ms) => blobs.probe(ms) }, metrics }),
       companies,
-      companyChanged: (companyId) => {
-        for (const listener of companyChangedListeners) listener(companyId);
-      },
-    });
-    const sequences = createSequencesService({ db, clock, environment: config.fiscalEnv, thresholds: config.sequenceWarnings });
-    sequencesLate.set(sequences);
-    const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, xmlChecks });
-    const dgiiSessions = createDgiiSessionsService({ db, clock, environment: config.fiscalEnv, masterKey, companies, dgii: dgiiClient });
-    const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, policy: {
-        ...defaultDeliveryPolicy,
-        maxAttempts: config.sending.maxAttempts,
-        retryDelayMs: config.sending.retryBaseMs,
-        leaseMs: config.sending.leaseMs,
-        uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
-      },
-    });
-    // Documents to send are claimed by this process's sender when it is a worker (not jobs: sending/loops.ts).
-    let wakeSender: () => void = () => undefined;
-    if (roles.work) {
-      const sender = startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency });
-      wakeSender = () => {
-        sender.wake();
-      };
-      closers.push(() => sender.stop());
+      controlPlane,
+      apiKeys,
+      sequences,
+      documents,
+      sending,
+      sessionParts,
+      webhooksModule(platform),
+      received,
+      certificationModule(platform, { companies: companies.companies, documents: documents.documents, sending: sending.sending, dgiiSessions }),
+      cataloguesModule({ companies: companies.companies }),
+      taxpayersModule(platform),
+      // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
+      receiverModule(platform, { received: received.received, commercialApprovals: documents.commercialApprovals, localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined) }),
+    ];
+
+    // The queue runs the jobs and schedules of the roles this process has, then the loops start.
+    await queue.run({ jobs: parts.flatMap((part) => part.jobs ?? []), schedules: parts.flatMap((part) => part.schedules ?? []) });
+    for (const loop of parts.flatMap((part) => part.loops ?? [])) {
+      if (!roles[loop.role]) continue;
+      loop.start();
+      closing(() => loop.stop());
     }
-    const annulmentIssuer = async (companyId: string) => {
-      const company = await companies.get(companyId);
-      return company === undefined ? undefined : { rnc: company.rnc, identity: await companies.signingIdentity(companyId) };
-    };
-    const annulmentSends = createWorkEngine({ db, clock, log, environment: config.fiscalEnv, target: createAnnulmentSendTarget({ db, clock, environment: config.fiscalEnv, blobs, dgii: dgiiClient, issuer: annulmentIssuer, policy: { maxAttempts: config.annulments.maxAttempts, retryDelayMs: config.annulments.retryBaseMs, leaseMs: annulmentLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs }) } }) });
-    let wakeAnnulmentSends: () => void = () => undefined;
-    if (roles.work) {
-      const loop = startWorkLoop(annulmentSends, { name: 'annulment send', log, batchSize: 4, concurrency: 4, restMs: 1_000 });
-      wakeAnnulmentSends = () => {
-        loop.wake();
-      };
-      closers.push(() => loop.stop());
-    }
-    const annulments = createAnnulmentsService({
-      db,
-      clock,
-      environment: config.fiscalEnv,
-      blobs,
-      issuer: annulmentIssuer,
-      schedule: (trx, annulmentId) => annulmentSends.enqueue(trx, [annulmentId]),
-      queued: () => {
-        wakeAnnulmentSends();
-      },
-    });
-    const sending = createSendingService({ db, clock, environment: config.fiscalEnv, dgii: dgiiClient, delivery, queued: () => {
-        wakeSender();
-      } });
-    if (roles.schedule) {
-      // Verdicts come due a second after their trackId and are asked in batches: a short rest keeps their wait near
-      // that second (not up to another one), for one indexed look at the documents in process per rest.
-      const poller = startPoller({ delivery, log, restMs: 250, concurrency: config.sending.concurrency });
-      closers.push(() => poller.stop());
-    }
-    // Certification's serial lanes, worked by the workers (CERT only: elsewhere no process can exist).
-    let wakeLane: () => void = () => undefined;
-    if (roles.work && config.fiscalEnv === 'CERT') {
-      // The lease outlasts one step of the lane: a document made and queued, or one call to DGII (connect + answer).
-      const lane = createLane({ db, clock, environment: config.fiscalEnv, log, blobs, companies, documents, sending, dgii: dgiiClient, changes: createCaseChanges(config.fiscalEnv), leaseMs: 2 * (config.dgiiClient.connectTimeoutMs + config.dgiiClient.responseTimeoutMs) + 10_000 });
-      const laneLoop = startLaneLoop({ db, environment: config.fiscalEnv, lane, log, restMs: 500 });
-      wakeLane = () => {
-        laneLoop.wake();
-      };
-      closers.push(() => laneLoop.stop());
-    }
-    const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment: config.fiscalEnv, companies, schemas, certificationApprovalTest: approvalTestOf(db, config.fiscalEnv) });
-    const received = createReceivedService({ db, clock, blobs, environment: config.fiscalEnv, xmlChecks, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
-    // Commercial responses (ACECF) to received e-CF: made by the API, delivered by the workers to the issuer and DGII.
-    const receiverTransport = createHttpTransport({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
-    closers.push(() => {
-      receiverTransport.close();
-      return Promise.resolve();
-    });
-    const responseDeliveries = Object.fromEntries(
-      (['issuer', 'dgii'] as const).map((target) => [
-        target,
-        createWorkEngine({
-          db,
-          clock,
-          log,
-          environment: config.fiscalEnv,
-          target: createResponseDeliveryTarget({
-            db,
-            clock,
-            blobs,
-            environment: config.fiscalEnv,
-            dgii: dgiiClient,
-            dgiiAcecfUrl: `${dgii.baseUrl.replace(/\/+$/, '')}/${environmentSegment[config.fiscalEnv]}/aprobacioncomercial/api/aprobacioncomercial`,
-            transport: receiverTransport,
-            companies,
-            target,
-            policy: { maxAttempts: config.commercialResponses.maxAttempts, retryDelayMs: config.commercialResponses.retryBaseMs, leaseMs: responseLeaseMs },
-          }),
-        }),
-      ]),
-    ) as Record<'issuer' | 'dgii', WorkEngine<unknown>>;
-    const responseLoops: ClaimLoop[] = [];
-    if (roles.work) {
-      for (const [target, engine] of Object.entries(responseDeliveries)) responseLoops.push(startWorkLoop(engine, { name: `commercial response to ${target}`, log, batchSize: 8, concurrency: 8, restMs: 1_000 }));
-      closers.push(async () => {
-        await Promise.all(responseLoops.map((loop) => loop.stop()));
-      });
-    }
-    const commercialResponses = createCommercialResponses({ db, clock, blobs, environment: config.fiscalEnv, schemas, companies, received, scheduleDelivery: (trx, receivedDocumentId, target) => responseDeliveries[target].enqueue(trx, [receivedDocumentId]), queued: () => {
-        for (const loop of responseLoops) loop.wake();
-      } });
-    const services: Services = { companies, apiKeys, controlPlane, sequences, documents, commercialApprovals, sending, received };
 
     let http: Application['http'];
     if (roles.http) {
-      const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.authenticator, clock, version });
-      for (const schema of [...companySchemas, ...apiKeySchemas, ...controlPlaneSchemas, ...sequenceSchemas, ...annulmentSchemas, ...documentSchemas, ...sendingSchemas, ...taxpayerSchemas, ...webhookSchemas, ...receivedSchemas, ...commercialResponseSchemas, ...certificationSchemas]) server.app.addSchema(schema);
-      const routes: AppRoute[] = [
-        ...opsRoutes({ probes: {
-            database: (ms) => database.probe(ms),
-            queue: (ms) => queue.probe(ms),
-            cache: (ms) => cache.probe(ms),
-            storage: (ms) => blobs.probe(ms),
-          }, metrics }),
-        ...companyRoutes(companies),
-        ...controlPlaneRoutes(controlPlane),
-        ...apiKeyRoutes({ db, apiKeys, companies }),
-        ...sequenceRoutes(sequences),
-        ...allocationRoutes(sequences),
-        ...annulmentRoutes(annulments),
-        ...documentRoutes(
-          documents,
-          createIdempotency({ db, clock, environment: config.fiscalEnv }),
-          createSignedXmlIntake({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, xmlChecks }),
-        ),
-        ...documentViewRoutes(documents),
-        ...sendingRoutes(sending),
-        ...dgiiSessionRoutes(dgiiSessions),
-        ...webhookRoutes(createWebhooksService({ db, clock, environment: config.fiscalEnv, masterKey, allowPrivate: config.webhooks.allowPrivate, secretGraceMs: config.webhooks.secretGraceMs, wakeDelivery: () => { wakeWebhookDelivery(); } })),
-        ...receivedRoutes(received),
-        ...commercialResponseRoutes(commercialResponses),
-        ...certificationRoutes(
-          createCertificationService({
-            db,
-            clock,
-            environment: config.fiscalEnv,
-            companies,
-            canAuthenticate: async (companyId) => (await dgiiSessions.credentialsOf(companyId)) !== undefined,
-            publicBaseUrl: config.publicBaseUrl,
-            laneQueued: () => {
-              wakeLane();
-            },
-          }),
-        ),
-        ...catalogueRoutes(createCataloguesService({ companies })),
-        ...taxpayerRoutes(
-          createTaxpayersService({
-            db,
-            clock,
-            cache,
-            // DGII's directory of electronic issuers, asked with the caller's company session.
-            directory: async (rnc, companyId) => {
-              const found = await dgiiClient.directory(companyId, rnc);
-              if (found.kind === 'not_found') return undefined;
-              if (found.kind !== 'found') throw new Error(`DGII's directory did not answer: ${found.kind}`);
-              const { urlRecepcion, urlAceptacion, urlOpcional } = found.entry;
-              return { electronicIssuer: true, urls: { reception: urlRecepcion, approval: urlAceptacion, ...(urlOpcional === '' ? {} : { authentication: urlOpcional }) } };
-            },
-          }),
-        ),
-      ] as AppRoute[];
-      registerRoutes(server.app, routes, server.catalogue);
-      // DGII's receiver standard (/{env}/{service}/fe/...): its own scope, DGII-style answers, no API key.
-      const receiver = createReceiver({
-        db,
-        cache,
-        clock,
-        config,
-        // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
-        localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined),
-        received,
-        receiveApproval: (companyId, xml) => commercialApprovals.receive(companyId, xml),
-      });
-      companyChangedListeners.push((id) => {
-        receiver.forgetCompany(id);
-      });
-      await registerReceiverRoutes(server.app, receiver, server.catalogue);
+      const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.apiKeys.authenticator, clock, version });
+      for (const part of parts) for (const schema of part.schemas ?? []) server.app.addSchema(schema);
+      registerRoutes(server.app, parts.flatMap((part) => part.routes ?? []), server.catalogue);
+      for (const part of parts) await part.registerHttp?.(server.app, server.catalogue);
       await server.app.ready();
-      closers.push(() => server.app.close());
+      closing(() => server.app.close());
       http = server;
     }
 
-    return { config, log, database, queue, cache, blobs, schemas, services, dgii, dgiiClient, http, close };
+    const services: Services = {
+      companies: companies.companies,
+      apiKeys: apiKeys.apiKeys,
+      controlPlane: controlPlane.controlPlane,
+      sequences: sequences.sequences,
+      documents: documents.documents,
+      commercialApprovals: documents.commercialApprovals,
+      sending: sending.sending,
+      received: received.received,
+    };
+    return { config, log, database, queue, cache, blobs, schemas, services, dgii: dgiiUrls, dgiiClient: dgii, http, close };
   } catch (error) {
     await close();
     throw error;

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ConfigError, parseConfig } from '../src/config.js';
-import { createJobs } from '../src/jobs.js';
+import { taxpayersJobs, taxpayersModule } from '../src/modules/taxpayers/index.js';
+import { createCache } from '../src/platform/cache/index.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
-import { schedules } from '../src/schedules.js';
 import { createTestDatabase, type TestDatabase } from './support/backends.js';
 import { listingBytes, listingLine, rncFor, writeZip } from './taxpayers-listing.js';
 
@@ -33,27 +33,19 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // The other modules' jobs are built too but never run here.
-  const jobsWith = (options: { taxpayersImportUrl: string | undefined }) =>
-    createJobs({
-      db: handle.db,
-      clock,
-      ...options,
-      sequences: () => {
-        throw new Error('not used by the taxpayer import');
-      },
-      environment: 'TEST',
-      webhookRetentionMs: 30 * 86_400_000,
-    });
+  // The module as a scheduler builds it, from the configuration; DGII's directory is not used by the import.
+  const scheduleOf = async (env: Record<string, string>) => {
+    const parts = taxpayersModule({ config: parseConfig(env), db: handle.db, clock, cache: await createCache(undefined, clock), dgii: { directory: () => Promise.reject(new Error('not used by the taxpayer import')) } });
+    return (parts.schedules ?? []).find((schedule) => schedule.job.name === 'taxpayers.import');
+  };
+  const jobsWith = (options: { taxpayersImportUrl: string | undefined }) => taxpayersJobs({ db: handle.db, clock, importUrl: options.taxpayersImportUrl });
 
-  it('is off by default and scheduled at the configured cron when a URL is configured', () => {
+  it('is off by default and scheduled at the configured cron when a URL is configured', async () => {
     const off = parseConfig({});
     assert.deepEqual(off.taxpayersImport, { url: undefined, cron: '30 4 * * *' });
-    const jobs = jobsWith({ taxpayersImportUrl: off.taxpayersImport.url });
-    assert.ok(!schedules(jobs, off.taxpayersImport).some((schedule) => schedule.job.name === 'taxpayers.import'));
+    assert.ok((await scheduleOf({})) === undefined);
 
-    const on = parseConfig({ TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip', TAXPAYERS_IMPORT_CRON: '0 5 * * 1-5' });
-    const scheduled = schedules(jobsWith({ taxpayersImportUrl: on.taxpayersImport.url }), on.taxpayersImport).find((schedule) => schedule.job.name === 'taxpayers.import');
+    const scheduled = await scheduleOf({ TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip', TAXPAYERS_IMPORT_CRON: '0 5 * * 1-5' });
     assert.equal(scheduled?.cron, '0 5 * * 1-5');
   });
 

@@ -87,6 +87,8 @@ export interface DgiiClient {
   trackIds(companyId: string, query: { rncEmisor: string; eNCF: string }): Promise<TrackIdsOutcome>;
   sendAnecf(companyId: string, file: XmlFile): Promise<SendAnecfOutcome>;
   sendAcecf(companyId: string, file: XmlFile): Promise<SendAcecfOutcome>;
+  /** Where sendAcecf posts: recorded as a commercial response's delivery target. */
+  readonly acecfUrl: string;
   directory(companyId: string, rnc: string): Promise<DirectoryOutcome>;
   serviceStatus(): Promise<ServiceStatusOutcome>;
   breakers(): BreakerSnapshot[];
@@ -118,6 +120,7 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   const segment = environmentSegment[options.environment];
   const trim = (url: string) => url.replace(/\/+$/, '');
   const ecfBase = `${trim(options.urls.baseUrl)}/${segment}`;
+  const acecfUrl = `${ecfBase}/aprobacioncomercial/api/aprobacioncomercial`;
   const fcBase = `${trim(options.urls.fcBaseUrl)}/${segment}`;
   const statusBase = trim(options.urls.statusBaseUrl);
   const ownTransport = options.transport === undefined ? createHttpTransport({ ...options.timeouts, maxSockets: options.connectionsPerHost }) : undefined;
@@ -305,7 +308,8 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
 
     sendAnecf: (companyId, file) => send(companyId, 'anulacionrangos', `${ecfBase}/anulacionrangos/api/operaciones/anularrango`, file, readAnnulment),
 
-    sendAcecf: (companyId, file) => send(companyId, 'aprobacioncomercial', `${ecfBase}/aprobacioncomercial/api/aprobacioncomercial`, file, readCommercialApproval),
+    acecfUrl,
+    sendAcecf: (companyId, file) => send(companyId, 'aprobacioncomercial', acecfUrl, file, readCommercialApproval),
 
     directory: (companyId, rnc) =>
       ask(companyId, 'consultadirectorio', query(`${ecfBase}/consultadirectorio/api/consultas/obtenerdirectorioporrnc`, { RNC: rnc }), (answer) => readDirectory(answer, rnc)),

@@ -2,3 +2,4 @@ export { apiKeyRoutes } from './api-keys.routes.js';
 export { apiKeySchemas, type IssueApiKey } from './api-keys.schema.js';
 export { createApiKeysService, type ApiKeysService } from './api-keys.service.js';
 export { parseApiKey } from './api-key-format.js';
+export { apiKeysModule } from './api-keys.module.js';

@@ -7,3 +7,4 @@ export { createLane } from './lane.js';
 export { approvalTestOf } from './approval-test.js';
 export { startLaneLoop } from './lane-loop.js';
 export { createCaseChanges } from './case-changes.js';
+export { certificationModule } from './certification.module.js';

@@ -9,3 +9,4 @@ export {
   companySchemas,
 } from './companies.schema.js';
 export { createCompaniesService, type CompaniesService, type Change, type SigningIdentity } from './companies.service.js';
+export { companiesModule } from './companies.module.js';

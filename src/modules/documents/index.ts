@@ -9,3 +9,4 @@ export { createCommercialApprovals, type CommercialApprovals, type CommercialDec
 export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';
 // The documents table's row and its timeline, for the modules that move a document on (sending).
 export { documentsById, findDocument, insertEvent as insertDocumentEvent, type DocumentRow } from './documents.repo.js';
+export { documentsModule } from './documents.module.js';

@@ -91,8 +91,6 @@ export function createResponseDeliveryTarget(deps: {
   blobs: BlobStore;
   environment: FiscalEnvironment;
   dgii: DgiiClient;
-  /** Where DGII's ACECF service is, as the client reaches it (shown on the delivery). */
-  dgiiAcecfUrl: string;
   transport: HttpTransport;
   companies: Pick<CompaniesService, 'get' | 'signingIdentity'>;
   target: ResponseDeliveryTarget;
@@ -105,7 +103,7 @@ export function createResponseDeliveryTarget(deps: {
     if (company === undefined) throw new Error(`received document ${row.received_document_id}: its company is missing`);
     // ACECF file name: RNCComprador + eNCF + .xml (DT; research/dgii-protocol.md §9.4).
     const file = { xml, fileName: `${company.rnc}${received.encf}.xml` };
-    if (row.target === 'dgii') return dgiiAttempted(await dgii.sendAcecf(row.company_id, file), deps.dgiiAcecfUrl);
+    if (row.target === 'dgii') return dgiiAttempted(await dgii.sendAcecf(row.company_id, file), dgii.acecfUrl);
 
     const found = await dgii.directory(row.company_id, received.issuer_rnc);
     if (found.kind === 'not_found') return { ok: false, url: null, answer: null, detail: `the issuer ${received.issuer_rnc} is not in DGII's directory of electronic receivers` };

@@ -6,3 +6,4 @@ export { commercialResponseRoutes } from './commercial-response.routes.js';
 export { commercialResponseSchemas, CommercialResponseView } from './commercial-response.schema.js';
 export { commercialResponseOf, createCommercialResponses, type CommercialResponses, type ScheduleResponseDelivery } from './commercial-response.service.js';
 export { createResponseDeliveryTarget, responseDeliveryLeaseMs, responseDeliveryTargets, type ResponseDeliveryPolicy } from './commercial-response-delivery.js';
+export { receivedModule } from './received.module.js';

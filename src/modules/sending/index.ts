@@ -3,3 +3,4 @@ export { sendingRoutes } from './sending.routes.js';
 export { sendingSchemas } from './sending.schema.js';
 export { createSendingService, type SendingService } from './sending.service.js';
 export { startPoller, startSender } from './loops.js';
+export { sendingModule } from './sending.module.js';

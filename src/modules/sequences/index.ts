@@ -8,3 +8,4 @@ export { annulmentRoutes } from './annulments.routes.js';
 export { annulmentSchemas } from './annulments.schema.js';
 export { createAnnulmentsService, type AnnulmentsService } from './annulments.service.js';
 export { sequenceJobs } from './sequences.jobs.js';
+export { sequencesModule } from './sequences.module.js';

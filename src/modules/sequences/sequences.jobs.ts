@@ -1,7 +1,7 @@
 import { defineJob } from '../../platform/queue/job.js';
 import type { SequencesService } from './sequences.service.js';
 
-export function sequenceJobs(deps: { sequences: () => SequencesService }) {
+export function sequenceJobs(deps: { sequences: SequencesService }) {
   return {
     /**
      * Offline blocks past their expiry are ended by this sweep (their unused numbers burned), so a range's
@@ -11,7 +11,7 @@ export function sequenceJobs(deps: { sequences: () => SequencesService }) {
       name: 'sequences.expire-allocations',
       retry: { retryLimit: 3, retryDelaySeconds: 30, retryBackoff: true, expireInSeconds: 300 },
       async handle(_payload, context) {
-        const companies = await deps.sequences().allocations.expireAllDue();
+        const companies = await deps.sequences.allocations.expireAllDue();
         if (companies > 0) context.log.info({ companies }, 'ended expired offline blocks');
       },
     }),

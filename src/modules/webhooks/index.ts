@@ -5,3 +5,4 @@ export { webhookJobs } from './webhooks.jobs.js';
 export { webhookRoutes } from './webhooks.routes.js';
 export { webhookSchemas } from './webhooks.schema.js';
 export { createWebhooksService, type WebhooksService } from './webhooks.service.js';
+export { webhooksModule } from './webhooks.module.js';

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { defineJob, type AnyJob, type JobContext } from './job.js';
-import { startQueue, type Queue } from './queue.js';
+import { openQueue, type Queue } from './queue.js';
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -52,14 +52,8 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
       ({ handle, drop } = await target());
       await migrateToLatest(handle.db);
       metrics = createMetrics();
-      queue = await startQueue({
-        executor: handle.executor,
-        jobs: [record, flaky] as AnyJob[],
-        schedules: [{ job: record, cron: '0 4 * * *' }],
-        roles: { work: true, schedule: true },
-        log: createLogger('silent'),
-        metrics,
-      });
+      queue = await openQueue({ executor: handle.executor, roles: { work: true, schedule: true }, log: createLogger('silent'), metrics });
+      await queue.run({ jobs: [record, flaky] as AnyJob[], schedules: [{ job: record, cron: '0 4 * * *' }] });
     });
     after(async () => {
       await queue.stop();

@@ -28,6 +28,11 @@ export interface EnqueueOptions {
 }
 
 export interface Queue {
+  /**
+   * Registers the jobs and the schedules and, by role, works the jobs and keeps the schedules: called once, after
+   * every module is built (their jobs need their services). Jobs are enqueued only after it.
+   */
+  run(work: { jobs: readonly AnyJob[]; schedules: readonly Schedule[] }): Promise<void>;
   enqueue<T>(job: JobDefinition<T>, payload: T, options: EnqueueOptions): Promise<string | null>;
   probe(timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
@@ -58,10 +63,9 @@ function transactionExecutor<T>(transaction: Transaction<T> | Kysely<T>): SqlExe
   };
 }
 
-export async function startQueue(options: {
+/** Connects the queue (pg-boss creates or migrates its schema) without working any job yet: see Queue.run. */
+export async function openQueue(options: {
   executor: SqlExecutor;
-  jobs: readonly AnyJob[];
-  schedules: readonly Schedule[];
   roles: QueueRoles;
   log: Logger;
   metrics: Metrics;
@@ -71,7 +75,7 @@ export async function startQueue(options: {
    */
   maintenanceIntervalSeconds?: number;
 }): Promise<Queue> {
-  const { executor, jobs, schedules, roles, log, metrics } = options;
+  const { executor, roles, log, metrics } = options;
   const boss = new PgBoss({
     db: executor,
     schema: 'pgboss',
@@ -85,63 +89,64 @@ export async function startQueue(options: {
   });
   await boss.start();
 
-  const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
-  for (const name of retiredQueues) if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
-  for (const job of jobs) {
-    const policy = {
-      name: job.name,
-      retryLimit: job.retry.retryLimit,
-      retryDelay: job.retry.retryDelaySeconds,
-      retryBackoff: job.retry.retryBackoff,
-      expireInSeconds: job.retry.expireInSeconds,
-    };
-    if (existing.has(job.name)) await boss.updateQueue(job.name, policy);
-    else await boss.createQueue(job.name, policy);
-  }
-
-  if (roles.work) {
-    for (const job of jobs) {
-      /** One job; a failure is reported for this job alone, so a batch's other jobs still complete. */
-      const runOne = async (item: PgBoss.JobWithMetadata<JobEnvelope<never>>) => {
-        const jobLog = log.child({ job: job.name, jobId: item.id, correlationId: item.data.correlationId });
-        try {
-          await job.handle(item.data.payload, {
-            jobId: item.id,
-            correlationId: item.data.correlationId,
-            attempt: item.retryCount + 1,
-            log: jobLog,
-          });
-          metrics.jobsProcessed.inc({ job: job.name, outcome: 'completed' });
-        } catch (error) {
-          metrics.jobsProcessed.inc({ job: job.name, outcome: 'failed' });
-          jobLog.warn({ err: error, attempt: item.retryCount + 1 }, 'job failed');
-          await boss.fail(job.name, item.id, { message: error instanceof Error ? error.message : String(error) });
-        }
-      };
-      // A job's concurrency is spread over fetch loops taking small batches, run side by side; pg-boss completes
-      // a batch's jobs that did not fail. A loop waits for its whole batch, so batches stay small: one slow job
-      // holds back few others. pg-boss 10 rests a polling interval after every batch; a full batch asks for the
-      // next at once instead.
-      const concurrency = job.concurrency ?? 1;
-      const batchSize = Math.min(maxBatch, concurrency);
-      for (let loop = 0; loop < Math.ceil(concurrency / batchSize); loop++) {
-        const worker: { id?: string } = {};
-        worker.id = await boss.work<JobEnvelope<never>>(job.name, { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true }, async (items) => {
-          await Promise.all(items.map(runOne));
-          if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
-        });
-      }
-    }
-  }
-
-  if (roles.schedule) {
-    for (const schedule of schedules) {
-      const envelope: JobEnvelope<Record<string, never>> = { correlationId: `schedule:${schedule.job.name}`, payload: {} };
-      await boss.schedule(schedule.job.name, schedule.cron, envelope, { tz: scheduleTimeZone });
-    }
-  }
-
   return {
+    async run({ jobs, schedules }) {
+      const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+      for (const name of retiredQueues) if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
+      for (const job of jobs) {
+        const policy = {
+          name: job.name,
+          retryLimit: job.retry.retryLimit,
+          retryDelay: job.retry.retryDelaySeconds,
+          retryBackoff: job.retry.retryBackoff,
+          expireInSeconds: job.retry.expireInSeconds,
+        };
+        if (existing.has(job.name)) await boss.updateQueue(job.name, policy);
+        else await boss.createQueue(job.name, policy);
+      }
+
+      if (roles.work) {
+        for (const job of jobs) {
+          /** One job; a failure is reported for this job alone, so a batch's other jobs still complete. */
+          const runOne = async (item: PgBoss.JobWithMetadata<JobEnvelope<never>>) => {
+            const jobLog = log.child({ job: job.name, jobId: item.id, correlationId: item.data.correlationId });
+            try {
+              await job.handle(item.data.payload, {
+                jobId: item.id,
+                correlationId: item.data.correlationId,
+                attempt: item.retryCount + 1,
+                log: jobLog,
+              });
+              metrics.jobsProcessed.inc({ job: job.name, outcome: 'completed' });
+            } catch (error) {
+              metrics.jobsProcessed.inc({ job: job.name, outcome: 'failed' });
+              jobLog.warn({ err: error, attempt: item.retryCount + 1 }, 'job failed');
+              await boss.fail(job.name, item.id, { message: error instanceof Error ? error.message : String(error) });
+            }
+          };
+          // A job's concurrency is spread over fetch loops taking small batches, run side by side; pg-boss completes
+          // a batch's jobs that did not fail. A loop waits for its whole batch, so batches stay small: one slow job
+          // holds back few others. pg-boss 10 rests a polling interval after every batch; a full batch asks for the
+          // next at once instead.
+          const concurrency = job.concurrency ?? 1;
+          const batchSize = Math.min(maxBatch, concurrency);
+          for (let loop = 0; loop < Math.ceil(concurrency / batchSize); loop++) {
+            const worker: { id?: string } = {};
+            worker.id = await boss.work<JobEnvelope<never>>(job.name, { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true }, async (items) => {
+              await Promise.all(items.map(runOne));
+              if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
+            });
+          }
+        }
+      }
+
+      if (roles.schedule) {
+        for (const schedule of schedules) {
+          const envelope: JobEnvelope<Record<string, never>> = { correlationId: `schedule:${schedule.job.name}`, payload: {} };
+          await boss.schedule(schedule.job.name, schedule.cron, envelope, { tz: scheduleTimeZone });
+        }
+      }
+    },
     async enqueue(job, payload, enqueueOptions) {
       const envelope: JobEnvelope<typeof payload> = { correlationId: enqueueOptions.correlationId, payload };
       return boss.send(job.name, envelope, {

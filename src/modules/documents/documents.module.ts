@@ -1,0 +1,33 @@
+import type { Platform, ModuleParts } from '../module.js';
+import type { AppRoute } from '../../platform/http/route.js';
+import type { CompaniesService } from '../companies/index.js';
+import type { SequencesService } from '../sequences/index.js';
+import { createCommercialApprovals, type CommercialApprovals } from './commercial-approvals.js';
+import { documentViewRoutes } from './document-views.routes.js';
+import { documentJobs } from './documents.jobs.js';
+import { documentRoutes } from './documents.routes.js';
+import { documentSchemas } from './documents.schema.js';
+import { createDocumentsService, type DocumentsService } from './documents.service.js';
+import { createIdempotency } from './idempotency.js';
+import { createSignedXmlIntake } from './signed-xml-intake.js';
+
+export function documentsModule(
+  { db, clock, blobs, environment, xmlChecks, schemas }: Platform,
+  needs: { companies: CompaniesService; sequences: SequencesService; certificationApprovalTest: (companyId: string, encf: string) => Promise<boolean> },
+): ModuleParts & { documents: DocumentsService; commercialApprovals: CommercialApprovals } {
+  const { companies, sequences } = needs;
+  const documents = createDocumentsService({ db, clock, blobs, environment, companies, sequences, xmlChecks });
+  const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment, companies, schemas, certificationApprovalTest: needs.certificationApprovalTest });
+  const jobs = documentJobs({ db, clock });
+  return {
+    documents,
+    commercialApprovals,
+    schemas: documentSchemas,
+    routes: [
+      ...documentRoutes(documents, createIdempotency({ db, clock, environment }), createSignedXmlIntake({ db, clock, blobs, environment, companies, sequences, xmlChecks })),
+      ...documentViewRoutes(documents),
+    ] as AppRoute[],
+    jobs: Object.values(jobs),
+    schedules: [{ job: jobs.purgeIdempotencyKeys, cron: '41 3 * * *' }],
+  };
+}

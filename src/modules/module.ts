@@ -1,0 +1,79 @@
+// What a capability module contributes to a process. Each module's index.ts exports one `xxxModule(platform, needs)`
+// that builds its services and returns them with its parts; src/app.ts lists the modules and gathers the parts:
+// the routes and schemas when the process serves HTTP, the jobs and schedules for the queue, the loops of the roles
+// it runs, and what each forgets when a company changes.
+import type { Config, FiscalEnvironment } from '../config.js';
+import type { DgiiClient, HttpTransport } from '../dgii/index.js';
+import type { SchemaSet } from '../fiscal/xsd/index.js';
+import type { Cache } from '../platform/cache/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/db/database.js';
+import type { App, AppRoute, CatalogueEntry } from '../platform/http/route.js';
+import type { Logger } from '../platform/observability/logger.js';
+import type { AnyJob } from '../platform/queue/job.js';
+import type { Schedule } from '../platform/queue/queue.js';
+import type { BlobStore } from '../platform/storage/index.js';
+import type { XmlChecks } from '../platform/xml-checks/index.js';
+
+/** The adapters every module may use, built once by src/app.ts from the configuration. */
+export interface Platform {
+  config: Config;
+  environment: FiscalEnvironment;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  blobs: BlobStore;
+  cache: Cache;
+  /** Seals secrets at rest (certificate keys, DGII session tokens, webhook secrets). */
+  masterKey: Buffer;
+  dgii: DgiiClient;
+  /** HTTP to other taxpayers' receivers (commercial responses to their issuers), with the DGII client's timeouts. */
+  receiverTransport: HttpTransport;
+  xmlChecks: XmlChecks;
+  /** DGII's official schemas (ECF_XSD_DIR); undefined when none is configured. */
+  schemas: SchemaSet | undefined;
+}
+
+/** The roles that run loops: `work` (ecf worker) and `schedule` (ecf scheduler); `ecf start` runs both. */
+export type LoopRole = 'work' | 'schedule';
+
+/**
+ * A loop one role runs (sending, polling, delivering): built with its module, started by src/app.ts after every
+ * module is built, when the process runs its role. Work queued before the start, or in a process without the role,
+ * needs no wake-up: the loop's claims find it.
+ */
+export interface Loop {
+  readonly name: string;
+  readonly role: LoopRole;
+  /** Work may be due: claim now instead of at the end of the rest (nothing before the start). */
+  wake(): void;
+  start(): void;
+  /** Stops claiming and waits for the work in flight. */
+  stop(): Promise<void>;
+}
+
+export function defineLoop(name: string, role: LoopRole, run: () => { wake(): void; stop(): Promise<void> }): Loop {
+  let running: { wake(): void; stop(): Promise<void> } | undefined;
+  return {
+    name,
+    role,
+    wake: () => running?.wake(),
+    start: () => {
+      running ??= run();
+    },
+    stop: () => running?.stop() ?? Promise.resolve(),
+  };
+}
+
+export interface ModuleParts {
+  /** TypeBox schemas the routes reference by $id. */
+  schemas?: readonly object[];
+  routes?: readonly AppRoute[];
+  /** Routes that need a scope of their own (plugins, an error handler): registered after the plain routes. */
+  registerHttp?: (app: App, catalogue: CatalogueEntry[]) => Promise<void>;
+  jobs?: readonly AnyJob[];
+  schedules?: readonly Schedule[];
+  loops?: readonly Loop[];
+  /** Forgets what this process keeps of a company once a change to it commits (another process's within seconds). */
+  forgetCompany?: (companyId: string) => void;
+}

@@ -1,0 +1,48 @@
+import type { Platform, ModuleParts } from '../module.js';
+import type { AppRoute } from '../../platform/http/route.js';
+import { createWorkEngine, startWorkLoop, type WorkEngine } from '../../platform/work/work-engine.js';
+import type { CompaniesService } from '../companies/index.js';
+import { defineLoop } from '../module.js';
+import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './commercial-response-delivery.js';
+import { commercialResponseRoutes } from './commercial-response.routes.js';
+import { commercialResponseSchemas } from './commercial-response.schema.js';
+import { createCommercialResponses } from './commercial-response.service.js';
+import { receivedRoutes } from './received.routes.js';
+import { receivedSchemas } from './received.schema.js';
+import { createReceivedService, type ReceivedService } from './received.service.js';
+
+/**
+ * e-CF other taxpayers sent to the company's receiver, and the commercial responses (ACECF) to them: made by the
+ * API, delivered by the workers to the issuer and to DGII.
+ */
+export function receivedModule(platform: Platform, { companies }: { companies: CompaniesService }): ModuleParts & { received: ReceivedService } {
+  const { config, db, clock, log, blobs, environment, dgii, xmlChecks, schemas, receiverTransport } = platform;
+  const received = createReceivedService({ db, clock, blobs, environment, xmlChecks, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
+  const leaseMs = responseDeliveryLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
+  const policy = { maxAttempts: config.commercialResponses.maxAttempts, retryDelayMs: config.commercialResponses.retryBaseMs, leaseMs };
+  const targets: readonly ResponseDeliveryTarget[] = ['issuer', 'dgii'];
+  const engines = Object.fromEntries(
+    targets.map((target) => [target, createWorkEngine({ db, clock, log, environment, target: createResponseDeliveryTarget({ db, clock, blobs, environment, dgii, transport: receiverTransport, companies, target, policy }) })]),
+  ) as Record<ResponseDeliveryTarget, WorkEngine<unknown>>;
+  const loops = targets.map((target) => defineLoop(`commercial response to ${target}`, 'work', () => startWorkLoop(engines[target], { name: `commercial response to ${target}`, log, batchSize: 8, concurrency: 8, restMs: 1_000 })));
+  const commercialResponses = createCommercialResponses({
+    db,
+    clock,
+    blobs,
+    environment,
+    schemas,
+    companies,
+    received,
+    scheduleDelivery: (trx, receivedDocumentId, target) => engines[target].enqueue(trx, [receivedDocumentId]),
+    queued: () => {
+      for (const loop of loops) loop.wake();
+    },
+  });
+  return {
+    received,
+    schemas: [...receivedSchemas, ...commercialResponseSchemas],
+    routes: [...receivedRoutes(received), ...commercialResponseRoutes(commercialResponses)] as AppRoute[],
+    loops,
+  };
+}

@@ -1,0 +1,46 @@
+import type { Platform, ModuleParts } from '../module.js';
+import type { AppRoute } from '../../platform/http/route.js';
+import type { CompaniesService } from '../companies/index.js';
+import type { DocumentsService } from '../documents/index.js';
+import { defineLoop } from '../module.js';
+import { createDelivery, defaultDeliveryPolicy } from './delivery.js';
+import { startPoller, startSender } from './loops.js';
+import { sendingRoutes } from './sending.routes.js';
+import { sendingSchemas } from './sending.schema.js';
+import { createSendingService, type SendingService } from './sending.service.js';
+
+/** Documents to DGII: the workers send them (loops.ts), the scheduler asks for their verdicts. */
+export function sendingModule(platform: Platform, { companies, documents }: { companies: CompaniesService; documents: DocumentsService }): ModuleParts & { sending: SendingService } {
+  const { config, db, clock, log, environment, dgii } = platform;
+  const delivery = createDelivery({
+    db,
+    clock,
+    log,
+    environment,
+    dgii,
+    companies,
+    documents,
+    policy: {
+      ...defaultDeliveryPolicy,
+      maxAttempts: config.sending.maxAttempts,
+      retryDelayMs: config.sending.retryBaseMs,
+      leaseMs: config.sending.leaseMs,
+      uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
+    },
+  });
+  const sender = defineLoop('document send', 'work', () => startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency }));
+  // Verdicts come due a second after their trackId and are asked in batches: a short rest keeps their wait near
+  // that second (not up to another one), for one indexed look at the documents in process per rest.
+  const poller = defineLoop('verdict poll', 'schedule', () => startPoller({ delivery, log, restMs: 250, concurrency: config.sending.concurrency }));
+  const sending = createSendingService({
+    db,
+    clock,
+    environment,
+    dgii,
+    delivery,
+    queued: () => {
+      sender.wake();
+    },
+  });
+  return { sending, schemas: sendingSchemas, routes: sendingRoutes(sending) as AppRoute[], loops: [sender, poller] };
+}
