@@ -24,8 +24,9 @@ import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { lockUndispatched } from '../src/modules/webhooks/webhooks.repo.js';
 import { claimDue, type ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { createTestDatabase, postgresAvailable } from '../test/support/backends.js';
-import { median } from './median.js';
-import { printTable, type BenchRow } from './table.js';
+import { poolSize } from './support/deployed.js';
+import { median, percentile } from './support/statistics.js';
+import { printTable, type BenchRow } from './support/table.js';
 
 const SIZES = [0, 1_000_000, 5_000_000];
 const WAITING = 1_000;
@@ -61,7 +62,7 @@ async function timeClaims(db: Db, claim: (trx: Trx) => Promise<number>, count = 
       });
   }
   times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(times.length / 2)] ?? Number.NaN, p99: times[Math.floor(times.length * 0.99)] ?? Number.NaN, claimed, runs: times.length };
+  return { p50: median(times), p99: percentile(times, 99), claimed, runs: times.length };
 }
 
 /** Settled history rows [from, to): documents that went queued → in_process → accepted; deliveries pending → succeeded. */
@@ -139,7 +140,7 @@ async function dropWaiting(db: Db): Promise<void> {
 
 export async function claimsBench(): Promise<BenchRow[]> {
   if (!(await postgresAvailable())) return [{ benchmark: 'claims with history', result: 'skipped', note: 'needs PostgreSQL' }];
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ poolSize });
   const handle = await openDatabase(database.target);
   const db = handle.db;
   try {

@@ -7,7 +7,6 @@
 // Beside each saturated rate it reports what a document cost: this process's CPU (all its threads: the event loop,
 // the signing pool, the file writers, V8's compiler and collector) and its PostgreSQL backends' CPU, and how many
 // cores the goal's rate would keep busy at that cost — a machine-independent measure the rate follows.
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -15,9 +14,11 @@ import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js'
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
-import { childJson, runLoad, type LoadResult } from './load.js';
-import { postgresBackendTicks, postgresCpuMsBetween } from './process-cpu.js';
-import { printTable, type BenchRow } from './table.js';
+import { deployed } from './support/deployed.js';
+import { childJson, runLoad, type LoadResult } from './support/load.js';
+import { ownUsage, postgresBackendTicks, postgresCpuMsBetween } from './support/process-cpu.js';
+import { ms } from './support/statistics.js';
+import { printTable, verdict, type BenchRow } from './support/table.js';
 
 const CONNECTIONS = 20;
 const WARM_UP_SECONDS = 2;
@@ -35,7 +36,7 @@ function saturate(url: string, apiKey: string, body: string, seconds: number): P
   ]);
 }
 
-/** A steady `rate` documents/s, open loop (bench/load.ts). */
+/** A steady `rate` documents/s, open loop (bench/support/load.ts). */
 function paced(url: string, apiKey: string, body: string, rate: number, seconds: number): Promise<LoadResult> {
   return runLoad({ url, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, bodies: [body], expectStatus: 201, seconds, mode: { rate } });
 }
@@ -79,14 +80,12 @@ async function costed<T>(testApp: TestApp, run: () => Promise<T>, count: (result
   const db = database.db;
   const ownDatabase = database.kind === 'postgres' ? (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name : undefined;
   const ticks = ownDatabase === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
-  const cpu = process.cpuUsage();
-  const loop = performance.eventLoopUtilization();
+  const since = ownUsage();
   const result = await run();
-  const used = process.cpuUsage(cpu);
-  const busy = performance.eventLoopUtilization(loop).utilization;
+  const { cpuMs, eventLoopUtilization: busy } = since();
   const after = ownDatabase === undefined || ticks === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
   const documents = Math.max(1, count(result));
-  const appMs = (used.user + used.system) / 1_000 / documents;
+  const appMs = cpuMs / documents;
   const postgresMs = ownDatabase === undefined || ticks === undefined || after === undefined ? undefined : postgresCpuMsBetween(ticks, after, ownDatabase) / documents;
   const total = appMs + (postgresMs ?? 0);
   const cost =
@@ -95,11 +94,8 @@ async function costed<T>(testApp: TestApp, run: () => Promise<T>, count: (result
   return { result, cost };
 }
 
-const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
-const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-
 async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
-  const testApp = await startTestApp({ embedded });
+  const testApp = await startTestApp({ embedded, ...deployed() });
   try {
     const apiKey = await provision(testApp);
     const bodies = { 3: invoiceWithLines(3), 50: invoiceWithLines(50) };

@@ -1,30 +1,20 @@
 // Requests per second through the whole stack (Fastify, auth lookup in the database, envelope) against a
 // listening server, with autocannon on the same machine: read as a trend, not an absolute.
-import { spawn } from 'node:child_process';
 import type autocannon from 'autocannon';
 import { startTestApp } from '../test/support/test-app.js';
-import type { BenchRow } from './table.js';
+import { deployed } from './support/deployed.js';
+import { childJson } from './support/load.js';
+import type { BenchRow } from './support/table.js';
 
 /** autocannon in its own process, so the load generator does not share the server's event loop. */
 function measure(url: string, headers: Record<string, string>, seconds: number): Promise<autocannon.Result> {
   const args = ['node_modules/autocannon/autocannon.js', '--json', '--connections', '20', '--duration', String(seconds)];
   for (const [name, value] of Object.entries(headers)) args.push('--headers', `${name}=${value}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...args, url], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(JSON.parse(out) as autocannon.Result);
-      else reject(new Error(`autocannon exited with ${String(code)}`));
-    });
-  });
+  return childJson<autocannon.Result>([...args, url]);
 }
 
 export async function httpBench(): Promise<BenchRow[]> {
-  const testApp = await startTestApp();
+  const testApp = await startTestApp(deployed());
   try {
     const companyId = await testApp.provisionCompany();
     const { apiKey } = await testApp.issueKey(companyId, ['documents:read']);

@@ -18,9 +18,12 @@ import { officialXsdDir } from '../test/support/dgii-files.js';
 import { ecfDocuments, ownedFieldsFor } from '../test/support/ecf-documents.js';
 import { nextRnc, startTestApp } from '../test/support/test-app.js';
 import { testSigningKey } from '../test/support/xmldsig-kit.js';
-import { runLoad } from './load.js';
-import { profiled } from './profile.js';
-import { printTable, type BenchRow } from './table.js';
+import { deployed } from './support/deployed.js';
+import { runLoad } from './support/load.js';
+import { ownUsage } from './support/process-cpu.js';
+import { profiled } from './support/profile.js';
+import { ms } from './support/statistics.js';
+import { printTable, verdict, type BenchRow } from './support/table.js';
 
 const CONNECTIONS = 20;
 const WARM_UP_SECONDS = 10;
@@ -41,9 +44,6 @@ const P99_GOAL_MS = 20;
 const WARM_UP_DOCUMENTS = 6_000;
 const DOCUMENTS = WARM_UP_DOCUMENTS + 1_000 * SECONDS + FIXED_RATE * FIXED_RATE_SECONDS + 1;
 
-const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
-const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-
 /** `count` type-31 e-CF from one issuer to `buyer`, each with its own e-NCF, signed. */
 function signedEcfs(buyer: string, count: number): string[] {
   const key = testSigningKey();
@@ -59,7 +59,7 @@ function signedEcfs(buyer: string, count: number): string[] {
 export async function receiverBench(): Promise<BenchRow[]> {
   const embedded = !(await postgresAvailable());
   const xsd = existsSync(officialXsdDir) ? officialXsdDir : undefined;
-  const testApp = await startTestApp({ embedded, env: { RECEIVER_AUTH_MODE: 'required', ...(xsd === undefined ? {} : { ECF_XSD_DIR: xsd }) } });
+  const testApp = await startTestApp({ embedded, ...deployed(), env: { RECEIVER_AUTH_MODE: 'required', ...(xsd === undefined ? {} : { ECF_XSD_DIR: xsd }) } });
   try {
     const rnc = nextRnc();
     const companyId = await testApp.provisionCompany({ rnc });
@@ -90,14 +90,13 @@ export async function receiverBench(): Promise<BenchRow[]> {
     const warm = await runLoad({ url, headers, bodies: warmUp, expectStatus: 200, seconds: WARM_UP_SECONDS, mode: { connections: CONNECTIONS } });
     // The load generator is another process: this process's CPU (thread pool included) is the app's alone, counted
     // from when the load's spec (its thousands of bodies) is written.
-    let cpu = process.cpuUsage();
+    let since = ownUsage();
     const saturated = await profiled('BENCH_RECEIVER_PROFILE', () =>
       runLoad({ url, headers, bodies: saturating, expectStatus: 200, seconds: SECONDS, mode: { connections: CONNECTIONS } }, () => {
-        cpu = process.cpuUsage();
+        since = ownUsage();
       }),
     );
-    const used = process.cpuUsage(cpu);
-    const cpuMsPerEcf = (used.user + used.system) / 1_000 / saturated.sent;
+    const cpuMsPerEcf = since().cpuMs / saturated.sent;
     const failed = saturated.failed + saturated.unanswered;
     const repeats = saturated.sent > saturating.length ? '; some e-CF sent twice (raise DOCUMENTS)' : '';
     rows.push({

@@ -4,13 +4,14 @@ import { claimsBench } from './claims.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { hostileXmlBench } from './hostile-xml.bench.js';
 import { httpBench } from './http.bench.js';
+import { pollingBench } from './polling.bench.js';
 import { sendingBench } from './sending.bench.js';
 import { signingBench } from './signing.bench.js';
 import { taxpayersBench } from './taxpayers.bench.js';
 import { receiverBench } from './receiver.bench.js';
-import { printTable, type BenchRow } from './table.js';
+import { printTable, type BenchRow } from './support/table.js';
 import { webhooksBench } from './webhooks.bench.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await receiverBench()), ...(await hostileXmlBench()), ...(await webhooksBench()), ...(await certificationBench()), ...(await claimsBench())];
+const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await pollingBench()), ...(await receiverBench()), ...(await hostileXmlBench()), ...(await webhooksBench()), ...(await certificationBench()), ...(await claimsBench())];
 printTable(rows);

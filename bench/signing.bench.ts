@@ -9,8 +9,8 @@ import { ecfDocuments, ownedFieldsFor } from '../test/support/ecf-documents.js';
 import type { SigningKey } from '../src/fiscal/xmldsig/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { syntheticCanonicalEcf } from '../test/support/synthetic-ecf.js';
-import { median } from './median.js';
-import type { BenchRow } from './table.js';
+import { median } from './support/statistics.js';
+import type { BenchRow } from './support/table.js';
 
 const ROUNDS = 7;
 const ROUND_SECONDS = 0.25;

@@ -16,10 +16,12 @@ import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments } from '../test/support/ecf-documents.js';
 import { startSendingWorld } from '../test/support/sending-kit.js';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.js';
-import { runLoad, type LoadResult } from './load.js';
-import { cpuMsBetween, ticksOf } from './process-cpu.js';
-import { median } from './median.js';
-import { printTable, type BenchRow } from './table.js';
+import { deployed } from './support/deployed.js';
+import { runLoad, type LoadResult } from './support/load.js';
+import { preloadPgCounters, statementsSent } from './support/pg-counters.js';
+import { cpuMsBetween, ticksOf } from './support/process-cpu.js';
+import { median, ms } from './support/statistics.js';
+import { printTable, verdict, type BenchRow } from './support/table.js';
 
 const EVENTS = 10_000;
 /**
@@ -66,20 +68,6 @@ const server = createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 `;
 
-/**
- * Preloaded into the worker: counts the statements it sends to PostgreSQL (every \`pg\` client query, pg-boss's
- * included) and prints the count on SIGUSR2, so the bench reports statements per delivery, which unlike the rate
- * does not depend on how busy the machine is.
- */
-const statementCounter = `data:text/javascript,${encodeURIComponent(`
-import { createRequire } from 'node:module';
-const pg = createRequire(${JSON.stringify(`${root}package.json`)})('pg');
-let statements = 0;
-const query = pg.Client.prototype.query;
-pg.Client.prototype.query = function (...args) { statements++; return query.apply(this, args); };
-process.on('SIGUSR2', () => process.stderr.write('statements=' + String(statements) + '\\n'));
-`)}`;
-
 function startChild(args: string[], env: NodeJS.ProcessEnv, readyWhen: (output: string) => boolean): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -93,25 +81,6 @@ function startChild(args: string[], env: NodeJS.ProcessEnv, readyWhen: (output: 
     child.once('exit', (code) => {
       reject(new Error(`${args.join(' ')} exited with ${String(code)}: ${output}`));
     });
-  });
-}
-
-/** The worker's statement count so far (see statementCounter). */
-function statementsSent(worker: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      worker.stderr?.off('data', listen);
-      resolve(Number.NaN);
-    }, 5_000);
-    const listen = (chunk: Buffer) => {
-      const found = /statements=(\d+)/.exec(chunk.toString());
-      if (found === null) return;
-      clearTimeout(timer);
-      worker.stderr?.off('data', listen);
-      resolve(Number(found[1]));
-    };
-    worker.stderr?.on('data', listen);
-    worker.kill('SIGUSR2');
   });
 }
 
@@ -137,13 +106,10 @@ interface Round {
   pending: string;
 }
 
-const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
-const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-
 export async function webhooksBench(): Promise<BenchRow[]> {
   if (!(await postgresAvailable())) return [{ benchmark: 'webhook deliveries', result: 'not run', note: `PostgreSQL does not answer (the worker is another process); goal >= ${String(DELIVERY_GOAL)}/s unchecked` }];
   const env = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '50', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) };
-  const world = await startSendingWorld({ roles: { http: true, work: false, schedule: false }, env });
+  const world = await startSendingWorld({ roles: { http: true, work: false, schedule: false }, env, ...deployed() });
   const receiver = await startChild(['-e', receiverSource], process.env, (output) => /^\d+\n/.test(output));
   // The receiver stands for the integrators' servers, which are other machines: here it yields the CPU like the worker.
   setProcessNice(10, receiver.child.pid);
@@ -159,7 +125,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     const apiLoad = (): Promise<LoadResult> =>
       runLoad({ url: `${address}/api/v1/documentos/${document.id}`, method: 'GET', headers: { 'x-api-key': apiKey }, bodies: [''], expectStatus: 200, seconds: 5, mode: { rate: API_RATE } });
 
-    worker = startWorkerProcess({ ...(await world.processEnv()), ...env }, ['--import', statementCounter]);
+    worker = startWorkerProcess({ ...(await world.processEnv()), ...env }, preloadPgCounters);
     const starting = worker;
     await Promise.race([
       starting.ready,

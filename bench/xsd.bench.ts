@@ -2,7 +2,7 @@
 // fifteen take to repair and compile at start, and validations per second for a small and a 200-line e-CF 31.
 import { compileSchemaSet, type SchemaSet } from '../src/fiscal/xsd/index.js';
 import { ecf31WithItems, ecf31WithStubSignature, readOfficialXsds } from '../test/support/dgii-files.js';
-import type { BenchRow } from './table.js';
+import type { BenchRow } from './support/table.js';
 
 /** Runs for about `seconds` after a warm-up; throws if a document that must pass does not. */
 function validationsPerSecond(set: SchemaSet, xml: Uint8Array, seconds: number): number {

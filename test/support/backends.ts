@@ -53,19 +53,13 @@ export interface TestDatabase {
 }
 
 /**
- * Connections per pool on a test database. Under the test runner (NODE_TEST_CONTEXT), test files run side by side
- * against one server, each with apps and sandboxes of its own: 5 keep them under its max_connections. A bench runs
- * alone and measures the service as deployed: the product's default pool (platform/db/database.ts).
+ * Connections per pool on a test database unless `poolSize` says otherwise: test files run side by side against one
+ * server, each with apps and sandboxes of its own, and 5 keep them under its max_connections.
  */
-const testPoolSize = underTestRunner() ? 5 : undefined;
-
-/** Whether this process is a test file run by node:test (which sets NODE_TEST_CONTEXT), rather than a bench. */
-export function underTestRunner(): boolean {
-  return process.env.NODE_TEST_CONTEXT !== undefined;
-}
+const testPoolSize = 5;
 
 /** A fresh, empty database: its own PostgreSQL database when the server answers, in-memory PGlite otherwise. */
-export async function createTestDatabase(options: { embedded?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: { embedded?: boolean; poolSize?: number } = {}): Promise<TestDatabase> {
   if (options.embedded === true || !(await postgresAvailable())) {
     return { target: { kind: 'pglite-memory' }, url: undefined, drop: () => Promise.resolve() };
   }
@@ -77,7 +71,7 @@ export async function createTestDatabase(options: { embedded?: boolean } = {}): 
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
-    target: { kind: 'postgres', url: url.toString(), poolSize: testPoolSize },
+    target: { kind: 'postgres', url: url.toString(), poolSize: options.poolSize ?? testPoolSize },
     url: url.toString(),
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl });

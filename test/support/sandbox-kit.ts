@@ -33,6 +33,8 @@ export interface SandboxKitOptions {
   embedded?: boolean;
   /** Without DGII's XSDs (ECF_XSD_DIR unset): documents are checked against the e-CF model only. */
   withoutSchemas?: boolean;
+  /** Connections in the sandbox's pool on PostgreSQL (default: createTestDatabase's). */
+  poolSize?: number;
 }
 
 async function start(database: DatabaseHandle, testDatabase: TestDatabase, options: SandboxKitOptions): Promise<RunningSandbox> {
@@ -72,7 +74,7 @@ async function start(database: DatabaseHandle, testDatabase: TestDatabase, optio
 }
 
 export async function startSandbox(options: SandboxKitOptions = {}): Promise<RunningSandbox> {
-  const testDatabase = await createTestDatabase({ embedded: options.embedded ?? false });
+  const testDatabase = await createTestDatabase({ embedded: options.embedded ?? false, poolSize: options.poolSize });
   const database = await openDatabase(testDatabase.target);
   return start(database, testDatabase, options);
 }

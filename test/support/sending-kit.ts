@@ -47,13 +47,19 @@ export interface SendingWorldOptions {
   embedded?: boolean;
   /** The roles this process runs (default all): leave `work` out to run workers elsewhere (see processEnv). */
   roles?: Roles;
+  /** Connections in the app's and the sandbox's pools on PostgreSQL (default: createTestDatabase's). */
+  poolSize?: number;
+  /** The app's files (see TestAppOptions). */
+  dataDir?: string;
 }
 
 export async function startSendingWorld(options: SendingWorldOptions = {}): Promise<SendingWorld> {
-  const sandbox = await startSandbox({ embedded: options.embedded ?? false });
+  const sandbox = await startSandbox({ embedded: options.embedded ?? false, poolSize: options.poolSize });
   assert.equal((await sandbox.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
   const app = await startTestApp({
     embedded: options.embedded ?? false,
+    poolSize: options.poolSize,
+    dataDir: options.dataDir,
     roles: options.roles ?? { http: true, work: true, schedule: true },
     env: { DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url, DGII_RESPONSE_TIMEOUT_MS: '5000', ...options.env },
   });

@@ -1,10 +1,9 @@
 // Builds the real application against a throwaway database and drives it the way its users do: the control
 // plane through signed events, integrators through API keys.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApplication, type Application, type Roles } from '../../src/app.js';
@@ -13,7 +12,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/route.js';
 import type { Scope } from '../../src/platform/http/scopes.js';
 import { signMessage } from '../../src/platform/http/signed-message.js';
-import { createTestDatabase, redisAvailable, testRedisUrl, underTestRunner } from './backends.js';
+import { createTestDatabase, redisAvailable, testRedisUrl } from './backends.js';
 
 export const cloudSecret = 'test-cloud-signing-secret-0123456789';
 export const opsToken = 'test-ops-token-0123456789';
@@ -42,37 +41,10 @@ export interface TestAppOptions {
   embedded?: boolean;
   /** Where logs go (the app logs nothing by default: LOG_LEVEL is silent under NODE_ENV=test). */
   logDestination?: DestinationStream;
-}
-
-/**
- * Where test apps keep their files. Under the test runner (NODE_TEST_CONTEXT): the OS's temporary directory, each
- * app's removed when it closes. A bench measures the service as deployed, so its apps keep their files where
- * `npm start` does, under the project's data/, removed only when the process exits. Why the removal waits: on ext4,
- * creating an inode skips each inode freed in about the last minute (the kernel's recently_deleted()), and an
- * archive written next to the thousands of files a previous run had just removed paid about 1 ms of kernel CPU per
- * blob for it (perf: recently_deleted, find_inode_bit), more than the rest of its write. That is the harness's
- * clean-up, not the service, whose archive is kept for ten years and never mass-deleted.
- */
-const benchDataRoot = fileURLToPath(new URL('../../data/bench', import.meta.url));
-const removedAtExit = new Set<string>();
-
-function newDataDir(): string {
-  if (underTestRunner()) return mkdtempSync(join(tmpdir(), 'ecf-app-'));
-  mkdirSync(benchDataRoot, { recursive: true });
-  return mkdtempSync(join(benchDataRoot, 'ecf-app-'));
-}
-
-function removeDataDir(dataDir: string): void {
-  if (underTestRunner()) {
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 }); // a handler whose client left may still be writing
-    return;
-  }
-  if (removedAtExit.size === 0) {
-    process.once('exit', () => {
-      for (const dir of removedAtExit) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
-    });
-  }
-  removedAtExit.add(dataDir);
+  /** Connections in the app's pool on PostgreSQL (default: createTestDatabase's). */
+  poolSize?: number;
+  /** Where the app keeps its files, made and removed by the caller (default: a temporary directory, removed on close). */
+  dataDir?: string;
 }
 
 let rncSeed = 10_000_000 + Math.floor(Math.random() * 80_000_000);
@@ -86,8 +58,8 @@ export function nextRnc(): string {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const embedded = options.embedded ?? false;
-  const database = await createTestDatabase({ embedded });
-  const dataDir = newDataDir();
+  const database = await createTestDatabase({ embedded, poolSize: options.poolSize });
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ecf-app-'));
   const useRedis = !embedded && (options.redis ?? true) && (await redisAvailable());
   const config = parseConfig({
     NODE_ENV: 'test',
@@ -154,7 +126,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await application.close();
       await database.drop();
-      removeDataDir(dataDir);
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 }); // a handler whose client left may still be writing
     },
   };
   return testApp;

@@ -1,4 +1,4 @@
-// An `ecf worker` in a child process, for the tests (and benches) that kill, restart or measure workers apart from
+// An `ecf worker` in a child process, for the tests that kill, restart or measure workers apart from
 // the API: it runs this checkout's sources with the environment given, and nothing of this process's that would
 // point it elsewhere (database, cache, keys, storage, DGII, timings).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,9 +21,9 @@ export interface WorkerProcess {
   output: () => string;
 }
 
-/** `nodeOptions` go before the program (e.g. `--import` of a preload). */
+/** `nodeOptions` go before the program, after tsx (e.g. `--import` of a preload written in TypeScript). */
 export function startWorkerProcess(env: Record<string, string>, nodeOptions: readonly string[] = []): WorkerProcess {
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'src/main.ts', 'worker'], { cwd: root, env: { ...inherited, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, 'src/main.ts', 'worker'], { cwd: root, env: { ...inherited, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => {

@@ -34,6 +34,8 @@ export type DatabaseTarget =
   | { kind: 'pglite'; dataDir: string }
   | { kind: 'pglite-memory' };
 
+export const defaultPoolSize = 20;
+
 const pgTypes = new pg.TypeOverrides();
 pgTypes.setTypeParser(INT8_OID, parseInt8);
 pgTypes.setTypeParser(NUMERIC_OID, parseNumeric);
@@ -92,7 +94,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
 export function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   switch (target.kind) {
     case 'postgres':
-      return Promise.resolve(openPostgres(target.url, target.poolSize ?? 20));
+      return Promise.resolve(openPostgres(target.url, target.poolSize ?? defaultPoolSize));
     case 'pglite':
       return openPglite(target.dataDir);
     case 'pglite-memory':

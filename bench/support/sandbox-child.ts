@@ -1,12 +1,13 @@
-// The DGII sandbox for bench/sending.bench.ts, in a process of its own: DGII is another machine, and a sandbox
-// sharing the service's event loop would be slowed by the very pipeline it measures (and slow it in turn).
-// Driven over IPC: it answers `ready` with its URL, `provision` registers the issuer on DGII's side,
+// The DGII sandbox for the sending benches, in a process of its own (started by sandbox-process.ts): DGII is another
+// machine, and a sandbox sharing the service's event loop would be slowed by the very pipeline it measures (and slow
+// it in turn). Driven over IPC: it answers `ready` with its URL, `provision` registers the issuer on DGII's side,
 // `processing-delay` sets how long DGII takes to decide, `usage` reports the CPU and event-loop use since the
 // previous `usage`, `close` ends it.
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { ensureTestRanges, upsertTaxpayer } from '../src/sandbox/index.js';
-import { startSandbox } from '../test/support/sandbox-kit.js';
+import { ensureTestRanges, upsertTaxpayer } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../test/support/sandbox-kit.js';
+import { poolSize } from './deployed.js';
+import { ownUsage } from './process-cpu.js';
 
 export type SandboxRequest =
   | { type: 'provision'; rnc: string; name: string; certificateSha256: string }
@@ -22,14 +23,13 @@ export type SandboxReply =
 const send = (reply: SandboxReply) => process.send?.(reply);
 
 try {
-  const sandbox = await startSandbox({ embedded: process.env['BENCH_EMBEDDED'] === '1' });
+  const sandbox = await startSandbox({ embedded: process.env['BENCH_EMBEDDED'] === '1', poolSize });
   const settings = await sandbox.admin('PUT', '/settings', { processingDelayMs: 0 });
   if (settings.status !== 200) throw new Error(`sandbox settings: HTTP ${String(settings.status)}`);
   const { db, clock } = sandbox.sandbox.context;
   const database = (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name ?? '';
 
-  let cpu = process.cpuUsage();
-  let loop: EventLoopUtilization = performance.eventLoopUtilization();
+  let usage = ownUsage();
   process.on('message', (request: SandboxRequest) => {
     void (async () => {
       try {
@@ -45,13 +45,10 @@ try {
             send({ type: 'done' });
             return;
           }
-          case 'usage': {
-            const used = process.cpuUsage(cpu);
-            send({ type: 'usage', cpuMs: (used.user + used.system) / 1_000, eventLoopUtilization: performance.eventLoopUtilization(loop).utilization });
-            cpu = process.cpuUsage();
-            loop = performance.eventLoopUtilization();
+          case 'usage':
+            send({ type: 'usage', ...usage() });
+            usage = ownUsage();
             return;
-          }
           case 'close':
             await sandbox.close();
             process.disconnect();

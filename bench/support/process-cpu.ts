@@ -1,6 +1,8 @@
-// CPU time of processes of this machine, from Linux's /proc: what a bench reads to say which process a run kept busy.
+// CPU time of processes of this machine, from Linux's /proc (and this process's own, from Node): what a bench reads
+// to say which process a run kept busy.
+import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
-import { procStatFields } from '../test/support/proc-stat.js';
+import { procStatFields } from '../../test/support/proc-stat.js';
 
 export const clockTicksPerSecond = 100;
 
@@ -47,4 +49,14 @@ export function postgresCpuMsBetween(before: ReadonlyMap<number, { ticks: number
   let ticks = 0;
   for (const [pid, backend] of after) if (backend.database === database) ticks += backend.ticks - (before.get(pid)?.ticks ?? 0);
   return (ticks / clockTicksPerSecond) * 1_000;
+}
+
+/** Starts counting this process's CPU (all its threads) and event-loop use: the function returned reads them since. */
+export function ownUsage(): () => { cpuMs: number; eventLoopUtilization: number } {
+  const cpu = process.cpuUsage();
+  const loop = performance.eventLoopUtilization();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return { cpuMs: (used.user + used.system) / 1_000, eventLoopUtilization: performance.eventLoopUtilization(loop).utilization };
+  };
 }

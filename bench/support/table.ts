@@ -11,3 +11,6 @@ export function printTable(rows: BenchRow[]): void {
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   process.stdout.write(`${[line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map((row) => line(headers.map((h) => row[h])))].join('\n')}\n`);
 }
+
+/** Whether a row met its goal, in the words every row uses. */
+export const verdict = (met: boolean): string => (met ? 'met' : 'MISSED');

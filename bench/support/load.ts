@@ -16,7 +16,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { percentile } from './statistics.js';
 
 export interface LoadSpec {
   url: string;
@@ -109,8 +110,7 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
   agent.destroy();
 
   const sorted = [...latencies].sort((a, b) => a - b);
-  const percentile = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-  return { sent, ok: sent - failed - unanswered, failed, unanswered, statuses, p50: percentile(50), p99: percentile(99), max: sorted[sorted.length - 1] ?? Number.NaN, achievedRate: sent / sentFor };
+  return { sent, ok: sent - failed - unanswered, failed, unanswered, statuses, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? Number.NaN, achievedRate: sent / sentFor };
 }
 
 /** Runs `args` with node in a child process and parses the JSON it prints. */
@@ -140,7 +140,7 @@ export async function runLoad(spec: LoadSpec, started?: () => void): Promise<Loa
   writeFileSync(specPath, JSON.stringify(spec));
   started?.();
   try {
-    return await childJson<LoadResult>(['--import', 'tsx', 'bench/load.ts', specPath]);
+    return await childJson<LoadResult>(['--import', 'tsx', fileURLToPath(import.meta.url), specPath]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
