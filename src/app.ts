@@ -15,7 +15,7 @@ import { companiesModule, type CompaniesService } from './modules/companies/inde
 import { controlPlaneModule, type ControlPlaneService } from './modules/control-plane/index.js';
 import { dgiiSessionsModule, sessionTokenSealing } from './modules/dgii-sessions/index.js';
 import { documentsModule, type CommercialApprovals, type DocumentsService } from './modules/documents/index.js';
-import type { ModuleParts, Platform } from './modules/module.js';
+import type { LoopRole, ModuleParts, Platform } from './modules/module.js';
 import { opsModule } from './modules/ops/index.js';
 import { receivedModule, type ReceivedService } from './modules/received/index.js';
 import { receiverModule } from './modules/receiver/index.js';
@@ -114,7 +114,25 @@ export interface Application {
   dgiiClient: DgiiClient;
   /** Present when the process serves HTTP. */
   http: { app: App; catalogue: CatalogueEntry[] } | undefined;
+  /** What the modules give each role in this configuration, whether or not this process runs it (README, "Roles"). */
+  roleWork: RoleWork;
   close(): Promise<void>;
+}
+
+/** The loops each role runs, the jobs workers run and the schedules the scheduler keeps. */
+export interface RoleWork {
+  loops: Record<LoopRole, string[]>;
+  jobs: string[];
+  schedules: { job: string; cron: string }[];
+}
+
+function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
+  const loops = parts.flatMap((part) => part.loops ?? []);
+  return {
+    loops: { work: loops.filter((loop) => loop.role === 'work').map((loop) => loop.name), schedule: loops.filter((loop) => loop.role === 'schedule').map((loop) => loop.name) },
+    jobs: parts.flatMap((part) => part.jobs ?? []).map((job) => job.name),
+    schedules: parts.flatMap((part) => part.schedules ?? []).map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
+  };
 }
 
 async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { db: DatabaseHandle['db'] }): Promise<DgiiTarget> {
@@ -250,7 +268,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sending: sending.sending,
       received: received.received,
     };
-    return { config, log, database, queue, cache, blobs, schemas, services, dgii: dgiiUrls, dgiiClient: dgii, http, close };
+    return { config, log, database, queue, cache, blobs, schemas, services, dgii: dgiiUrls, dgiiClient: dgii, http, roleWork: roleWorkOf(parts), close };
   } catch (error) {
     await close();
     throw error;
