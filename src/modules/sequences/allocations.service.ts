@@ -14,9 +14,9 @@ import { pageOf, startOf } from '../../platform/http/cursor.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
 import * as repo from './allocations.repo.js';
+import type { RangeRow } from './sequences.repo.js';
 import { encfOf } from './numbers.js';
 import type { AllocationView, ListAllocationsQuery, ReserveAllocation } from './allocations.schema.js';
-import type { Numbering } from './sequences.service.js';
 
 export interface AllocationsService {
   reserve(companyId: string, input: ReserveAllocation): Promise<Result<AllocationView>>;
@@ -58,6 +58,14 @@ function view(row: repo.AllocationWithCounts): AllocationView {
 }
 
 const notFound = (id: string) => fail('allocation_not_found', `No allocation block ${id}.`);
+
+/** What an allocation needs from the numbering: the same range choice and lock, and the same after-effects. */
+export interface Numbering {
+  /** The first usable range of the type, locked for update; or why there is none (no_range, range_expired, range_exhausted). */
+  lockFirstUsable(trx: Trx, companyId: string, ecfType: string): Promise<Result<RangeRow>>;
+  /** After numbers were taken from `range`, which has `rangeRemaining` left: the low-stock and expiring-soon events. */
+  noteTaken(trx: Trx, companyId: string, ecfType: string, range: RangeRow, rangeRemaining: number): Promise<void>;
+}
 
 export function createAllocationsService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; numbering: Numbering }): AllocationsService {
   const { db, clock, environment, numbering } = deps;

@@ -12,7 +12,7 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { groupCommit } from '../../platform/group-commit.js';
 import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
-import { createAllocationsService, type AllocationsService } from './allocations.service.js';
+import { createAllocationsService, type AllocationsService, type Numbering } from './allocations.service.js';
 import { claimNumber, type ClaimedNumber } from './claim-number.js';
 import { dgiiDate, encfOf, isoToday, sequenceOf } from './numbers.js';
 import { annulmentCounts } from './annulments.repo.js';
@@ -59,18 +59,6 @@ export interface SequencesService {
   /** A number signed outside the service, claimed in the caller's transaction when its document is handed in. */
   claimNumber(trx: Trx, companyId: string, encf: string, documentId: string): Promise<Result<ClaimedNumber>>;
 }
-
-/** What an allocation needs from the numbering: the same range choice and lock, and the same after-effects. */
-export interface Numbering {
-  /** The first usable range of the type, locked for update; or why there is none (no_range, range_expired, range_exhausted). */
-  lockFirstUsable(trx: Trx, companyId: string, ecfType: string): Promise<Result<repo.RangeRow>>;
-  /** After numbers were taken from `range`, which has `rangeRemaining` left: the low-stock and expiring-soon events. */
-  noteTaken(trx: Trx, companyId: string, ecfType: string, range: repo.RangeRow, rangeRemaining: number): Promise<void>;
-}
-
-
-
-
 
 function daysBetween(fromIso: string, toIso: string): number {
   return Math.round((Date.parse(`${toIso}T00:00:00Z`) - Date.parse(`${fromIso}T00:00:00Z`)) / 86_400_000);
