@@ -1,8 +1,5 @@
 // The composition root: builds the platform adapters from config and wires the modules into the roles a
 // process runs (API, worker, scheduler). Nothing else constructs adapters.
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { demoRnc } from './demo.js';
@@ -38,7 +35,7 @@ import { openQueue, type Queue } from './platform/queue/queue.js';
 import { createBlobStore, type BlobStore } from './platform/storage/index.js';
 import { createXmlChecks } from './platform/xml-checks/index.js';
 import { loadSchemaSet } from './platform/xsd/index.js';
-import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/index.js';
+import { dgiiTarget, type DgiiTarget } from './sandbox/index.js';
 import { version } from './version.js';
 
 export interface Roles {
@@ -60,31 +57,6 @@ export interface BuildOptions {
   /** Run the DGII sandbox beside the service and use it as DGII, when config.dgii.sandbox is `embedded`
    * (`ecf start` asks for it). */
   embeddedSandbox?: boolean;
-}
-
-/** The DGII the service talks to: the configured URLs, or the embedded sandbox's. */
-export interface DgiiTarget {
-  baseUrl: string;
-  fcBaseUrl: string;
-  statusBaseUrl: string;
-  /** Present when the sandbox runs in this process. */
-  sandbox: Sandbox | undefined;
-  /** The bearer token of the embedded sandbox's /sandbox-admin routes, when they are on. */
-  sandboxAdminToken?: string | undefined;
-}
-
-/**
- * The embedded sandbox's admin token: the configured one, else in CERT one made once and kept in DATA_DIR (0600), so
- * scripts can play DGII's certification portal (the demo credentials carry it). TEST keeps them off unless configured.
- */
-function embeddedAdminToken(config: Config): string | undefined {
-  if (config.dgii.sandboxAdminToken !== undefined || config.fiscalEnv !== 'CERT') return config.dgii.sandboxAdminToken;
-  const path = join(config.dataDir, 'sandbox-admin-token');
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  const token = randomBytes(24).toString('base64url');
-  mkdirSync(config.dataDir, { recursive: true });
-  writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  return token;
 }
 
 export interface Services {
@@ -135,22 +107,6 @@ function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
   };
 }
 
-async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { db: DatabaseHandle['db'] }): Promise<DgiiTarget> {
-  const { dgii } = options.config;
-  if (options.embeddedSandbox !== true || dgii.sandbox !== 'embedded') return { ...dgii, sandbox: undefined };
-  const adminToken = embeddedAdminToken(options.config);
-  const sandbox = await createSandbox({
-    db: parts.db,
-    clock: parts.clock,
-    log: parts.log,
-    schemas: parts.schemas,
-    admin: { enabled: adminToken !== undefined, token: adminToken },
-  });
-  const url = await sandbox.listen(dgii.sandboxPort, options.config.host);
-  parts.log.info({ url }, 'DGII sandbox listening (embedded); the service uses it as DGII');
-  return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox, sandboxAdminToken: adminToken };
-}
-
 function databaseTarget(config: Config): DatabaseTarget {
   return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize };
 }
@@ -187,7 +143,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     closing(() => schemas?.dispose());
     const xmlChecks = createXmlChecks({ schemas, xsdDir: config.xsdDir, onThreadFailure: (error) => { log.error({ err: error }, 'the XML thread failed; the document is refused'); } });
     closing(() => xmlChecks.close());
-    const dgiiUrls = await dgiiTarget(options, { db, clock, log, schemas });
+    const dgiiUrls = await dgiiTarget({ config, embedded: options.embeddedSandbox === true, db, clock, log, schemas });
     if (dgiiUrls.sandbox !== undefined) closing(() => dgiiUrls.sandbox?.close());
     const timeouts = { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs };
     const dgii = createDgiiClient({
