@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.js';
+import { databaseTarget, type Config } from './config.js';
 import { createCache, type Cache } from './platform/cache/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './platform/db/database.js';
@@ -29,7 +29,7 @@ import { createCommercialApprovals, createDocumentsService, createIdempotency, c
 import { catalogueRoutes, createCataloguesService } from './modules/catalogues/index.js';
 import { createDgiiSessionsService, dgiiSessionRoutes } from './modules/dgii-sessions/index.js';
 import { opsRoutes } from './modules/ops/index.js';
-import { createDelivery, createSendingService, defaultDeliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
+import { createDelivery, createSendingService, deliveryPolicy, sendingRoutes, sendingSchemas, startPoller, startSender, type SendingService } from './modules/sending/index.js';
 import { allocationRoutes, annulmentRoutes, annulmentSchemas, annulmentLeaseMs, createAnnulmentSendTarget, createAnnulmentsService, createSequencesService, sequenceRoutes, sequenceSchemas, type SequencesService } from './modules/sequences/index.js';
 import { createWorkEngine, startWorkLoop, type WorkEngine } from './platform/work/work-engine.js';
 import type { ClaimLoop } from './platform/queue/claim-loop.js';
@@ -137,10 +137,6 @@ async function dgiiTarget(options: BuildOptions, parts: Pick<SandboxOptions<unkn
   const url = await sandbox.listen(dgii.sandboxPort, options.config.host);
   parts.log.info({ url }, 'DGII sandbox listening (embedded); the service uses it as DGII');
   return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox, sandboxAdminToken: adminToken };
-}
-
-function databaseTarget(config: Config): DatabaseTarget {
-  return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize };
 }
 
 /** A dependency built after something that needs it; reaching it before it is set is a wiring bug. */
@@ -278,14 +274,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     sequencesLate.set(sequences);
     const documents = createDocumentsService({ db, clock, blobs, environment: config.fiscalEnv, companies, sequences, xmlChecks });
     const dgiiSessions = createDgiiSessionsService({ db, clock, environment: config.fiscalEnv, masterKey, companies, dgii: dgiiClient });
-    const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, policy: {
-        ...defaultDeliveryPolicy,
-        maxAttempts: config.sending.maxAttempts,
-        retryDelayMs: config.sending.retryBaseMs,
-        leaseMs: config.sending.leaseMs,
-        uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
-      },
-    });
+    const delivery = createDelivery({ db, clock, log, environment: config.fiscalEnv, dgii: dgiiClient, companies, documents, policy: deliveryPolicy(config) });
     // Documents to send are claimed by this process's sender when it is a worker (not jobs: sending/loops.ts).
     let wakeSender: () => void = () => undefined;
     if (roles.work) {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
 import pg from 'pg';
+import { settings } from '../../src/config.js';
 import type { DatabaseTarget } from '../../src/platform/db/database.js';
 
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -55,9 +56,9 @@ export interface TestDatabase {
 /**
  * Connections per pool on a test database. Under the test runner (NODE_TEST_CONTEXT), test files run side by side
  * against one server, each with apps and sandboxes of its own: 5 keep them under its max_connections. A bench runs
- * alone and measures the service as deployed: the product's default pool (platform/db/database.ts).
+ * alone and measures the service as deployed: the product's default pool (DATABASE_POOL_SIZE).
  */
-const testPoolSize = underTestRunner() ? 5 : undefined;
+const testPoolSize = underTestRunner() ? 5 : settings.DATABASE_POOL_SIZE.default;
 
 /** Whether this process is a test file run by node:test (which sets NODE_TEST_CONTEXT), rather than a bench. */
 export function underTestRunner(): boolean {
