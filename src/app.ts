@@ -1,7 +1,7 @@
 // The composition root: builds the platform adapters from config and wires the modules into the roles a
 // process runs (API, worker, scheduler). Nothing else constructs adapters.
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.js';
+import { databaseTarget, type Config } from './config.js';
 import { demoRnc } from './demo.js';
 import { createDgiiClient, createHttpTransport, type DgiiClient } from './dgii/index.js';
 import type { SchemaSet } from './fiscal/xsd/index.js';
@@ -105,10 +105,6 @@ function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
     jobs: parts.flatMap((part) => part.jobs ?? []).map((job) => job.name),
     schedules: parts.flatMap((part) => part.schedules ?? []).map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
   };
-}
-
-function databaseTarget(config: Config): DatabaseTarget {
-  return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize };
 }
 
 export async function buildApplication(options: BuildOptions): Promise<Application> {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from './config.js';
+import { ConfigError, databaseTarget, maxRetryDelayMs, parseConfig, settings, type Setting } from './config.js';
+import { deliveryPolicy } from './modules/sending/index.js';
 
 const hexKey = randomBytes(32).toString('hex');
 
@@ -26,6 +27,13 @@ describe('parseConfig defaults', () => {
 
   it('reads the pool size per process for DATABASE_URL', () => {
     assert.equal(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' }).databasePoolSize, 35);
+  });
+
+  it('opens PGlite under DATA_DIR (or the directory given), else PostgreSQL with DATABASE_POOL_SIZE connections (20 by default)', () => {
+    assert.deepEqual(databaseTarget(config), { kind: 'pglite', dataDir: resolve('./data') });
+    assert.deepEqual(databaseTarget(config, '/srv/ecf/sandbox'), { kind: 'pglite', dataDir: '/srv/ecf/sandbox' });
+    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf' }), '/srv/ecf/sandbox'), { kind: 'postgres', url: 'postgres://db/ecf', poolSize: 20 });
+    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' })), { kind: 'postgres', url: 'postgres://db/ecf', poolSize: 35 });
   });
 
   it('keeps data under ./data and files under DATA_DIR/blobs', () => {
@@ -252,6 +260,20 @@ describe('parseConfig: sending to DGII', () => {
     );
   });
 
+  it('sends with 8 attempts from 2 s up to 5 min apart, a 90 s lease and a minute before asking about an uncertain send', () => {
+    assert.deepEqual(deliveryPolicy(parseConfig({})), {
+      maxAttempts: 8,
+      retryDelayMs: 2_000,
+      maxRetryDelayMs: 5 * 60_000,
+      leaseMs: 90_000,
+      firstPollDelayMs: 1_000,
+      maxPollDelayMs: 5 * 60_000,
+      notFoundAfterPolls: 5,
+      uncertainSettleMs: 60_000,
+    });
+    assert.deepEqual(maxRetryDelayMs, { sending: 5 * 60_000, annulments: 5 * 60_000, commercialResponses: 30 * 60_000 });
+  });
+
   it('takes the documents one worker sends at once from SEND_CONCURRENCY', () => {
     assert.equal(parseConfig({ SEND_CONCURRENCY: '8' }).sending.concurrency, 8);
   });
@@ -269,5 +291,34 @@ describe('parseConfig: sending to DGII', () => {
     assert.throws(() => parseConfig({ SEND_CONCURRENCY: '513' }), /SEND_CONCURRENCY/);
     assert.throws(() => parseConfig({ SEND_RETRY_BASE_MS: 'soon' }), /SEND_RETRY_BASE_MS/);
     assert.throws(() => parseConfig({ DGII_CONNECT_TIMEOUT_MS: '-1' }), /DGII_CONNECT_TIMEOUT_MS/);
+  });
+});
+
+describe('the declarations of src/config.ts', () => {
+  // DATABASE_URL makes the pool size count; DGII_SANDBOX is fixed, since naming any DGII URL turns the sandbox off.
+  const base = { DATABASE_URL: 'postgres://db/ecf', DGII_SANDBOX: 'off' };
+  const effective = (env: Record<string, string>) => {
+    const config = parseConfig(env);
+    return { ...config, databasePoolSize: databaseTarget(config) };
+  };
+
+  it('hold the defaults parseConfig applies: a variable set to its declared default changes nothing', () => {
+    for (const [name, setting] of Object.entries<Setting>(settings)) {
+      if (setting.default !== undefined) assert.deepEqual(effective({ ...base, [name]: String(setting.default) }), effective(base), name);
+    }
+  });
+
+  it('name every variable parseConfig reads, and parseConfig reads every one', () => {
+    const read = new Set<string>();
+    const recording = (env: Record<string, string>) =>
+      new Proxy(env, {
+        get: (target, name) => {
+          if (typeof name === 'string') read.add(name);
+          return typeof name === 'string' ? target[name] : undefined;
+        },
+      });
+    parseConfig(recording({}));
+    parseConfig(recording({ STORAGE: 's3', S3_BUCKET: 'archive' }));
+    assert.deepEqual([...read].sort(), Object.keys(settings).sort());
   });
 });

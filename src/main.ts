@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 // client, the XSD sets, the DGII sandbox) costs well over 100 MB of RSS before doing anything, and `ecf taxpayers
 // import` must stay within its memory budget (issue 9: <= 300 MB for a million rows; bench/taxpayers.bench.ts).
 import type { Application, Roles } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, databaseTarget, loadConfig, type Config } from './config.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { DatabaseEnvironmentError } from './platform/db/environment-guard.js';
@@ -94,7 +94,7 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
 }
 
 async function migrate(config: Config): Promise<void> {
-  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: config.dataDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
+  const database = await openDatabase(databaseTarget(config));
   try {
     const applied = await migrateToLatest(database.db);
     process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
@@ -136,10 +136,9 @@ export async function run(argv: readonly string[]): Promise<void> {
       return;
     }
     if (command === 'taxpayers') {
-      const target = config.databaseUrl === undefined ? { kind: 'pglite' as const, dataDir: config.dataDir } : { kind: 'postgres' as const, url: config.databaseUrl };
       const { runTaxpayersCommand, TaxpayersArgumentError } = await import('./modules/taxpayers/index.js');
       expected.push(TaxpayersArgumentError);
-      process.exitCode = await runTaxpayersCommand(argv.slice(1), target);
+      process.exitCode = await runTaxpayersCommand(argv.slice(1), databaseTarget(config));
       return;
     }
     if (command === 'start' || command === 'serve' || command === 'worker' || command === 'scheduler') {

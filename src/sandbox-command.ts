@@ -1,7 +1,7 @@
 // `ecf sandbox`: the DGII sandbox on its own, for integrators trying the protocol without DGII. State in
 // DATABASE_URL when set, else in its own PGlite directory under DATA_DIR; DGII's XSDs from ECF_XSD_DIR.
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import { databaseTarget, type Config } from './config.js';
 import { systemClock } from './platform/clock.js';
 import { openDatabase } from './platform/db/database.js';
 import { createLogger } from './platform/observability/logger.js';
@@ -38,7 +38,7 @@ export function parseSandboxArguments(argv: readonly string[], config: Config): 
 export async function runSandbox(argv: readonly string[], config: Config): Promise<{ url: string; close(): Promise<void> }> {
   const options = parseSandboxArguments(argv, config);
   const log = createLogger(config.logLevel);
-  const database = await openDatabase(config.databaseUrl === undefined ? { kind: 'pglite', dataDir: join(config.dataDir, 'sandbox') } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
+  const database = await openDatabase(databaseTarget(config, join(config.dataDir, 'sandbox')));
   try {
     const schemas = await loadSchemaSet(config.xsdDir, log);
     const sandbox = await createSandbox({

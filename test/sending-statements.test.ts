@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';
 import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
-import { createDelivery, defaultDeliveryPolicy, documentPolls, documentSends, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
+import { createDelivery, deliveryPolicy, documentPolls, documentSends, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
 import { changeDocumentsIf, claimForSending, pendingCounts, type DocumentChange } from '../src/modules/sending/sending.repo.js';
 import type { ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
+import { parseConfig } from '../src/config.js';
 import { systemClock } from '../src/platform/clock.js';
 import type { DocumentsTable } from '../src/platform/db/schema.js';
 import { ecfDocuments } from './support/ecf-documents.js';
@@ -47,7 +48,7 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
       dgii: answers as DgiiClient,
       companies: services.companies,
       documents: services.documents,
-      policy: { ...defaultDeliveryPolicy, ...policy },
+      policy: { ...deliveryPolicy(parseConfig({})), ...policy },
     });
   }
 

@@ -8,9 +8,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultPoolSize } from '../../src/platform/db/database.js';
+import { settings } from '../../src/config.js';
 
-export const poolSize = defaultPoolSize;
+export const poolSize = settings.DATABASE_POOL_SIZE.default;
 
 const dataRoot = fileURLToPath(new URL('../../data/bench', import.meta.url));
 const removedAtExit = new Set<string>();

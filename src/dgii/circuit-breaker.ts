@@ -10,8 +10,6 @@ export interface BreakerOptions {
   openMs: number;
 }
 
-export const defaultBreakerOptions: BreakerOptions = { failureThreshold: 5, openMs: 30_000 };
-
 export type Admission = { allowed: true; probe: boolean } | { allowed: false; retryAt: Date };
 
 export interface CircuitBreaker {

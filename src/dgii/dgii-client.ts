@@ -7,7 +7,7 @@ import { environmentSegment, type FiscalEnvironment } from '../fiscal/environmen
 import { signXml, type SigningKey } from '../fiscal/xmldsig/index.js';
 import type { Cache } from '../platform/cache/index.js';
 import type { Clock } from '../platform/clock.js';
-import { createBreakerRegistry, defaultBreakerOptions, type BreakerOptions } from './circuit-breaker.js';
+import { createBreakerRegistry, type BreakerOptions } from './circuit-breaker.js';
 import { parseUniversal } from './dgii-dates.js';
 import { asQueryFailure, asTransient, classifyFailure, classifyStatus, type Mode } from './failure-classes.js';
 import { parseDgiiMessages } from './messages.js';
@@ -56,7 +56,8 @@ export interface DgiiClientOptions {
   timeouts: { connectMs: number; responseMs: number };
   /** Connections kept per DGII host by the default transport (its own default otherwise). */
   connectionsPerHost?: number;
-  breaker?: Partial<BreakerOptions>;
+  /** DGII_BREAKER_FAILURES and DGII_BREAKER_OPEN_MS. */
+  breaker: BreakerOptions;
   /** Default 5 minutes. */
   tokenRefreshMarginMs?: number;
   /** Seals tokens kept in the shared cache; without it they are kept there in the clear (tests only). */
@@ -125,7 +126,7 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   const statusBase = trim(options.urls.statusBaseUrl);
   const ownTransport = options.transport === undefined ? createHttpTransport({ ...options.timeouts, maxSockets: options.connectionsPerHost }) : undefined;
   const transport: HttpTransport = options.transport ?? (ownTransport as HttpTransport);
-  const breakers = createBreakerRegistry(segment, clock, { ...defaultBreakerOptions, ...options.breaker });
+  const breakers = createBreakerRegistry(segment, clock, options.breaker);
   const dgiiLog = log.child({ component: 'dgii-client', environment: options.environment });
 
   /** One HTTP exchange through the service's breaker, classified. */

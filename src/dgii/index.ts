@@ -3,7 +3,7 @@
 // clock, cache, log) as arguments and imports no module.
 export { createDgiiClient, type DgiiClient, type DgiiClientOptions, type DgiiService, type XmlFile } from './dgii-client.js';
 export type { DgiiCredentials, SessionToken, TokenResult, TokenSealing } from './session-tokens.js';
-export { createCircuitBreaker, defaultBreakerOptions, type BreakerOptions, type CircuitBreaker } from './circuit-breaker.js';
+export { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from './circuit-breaker.js';
 export { parseDgiiMessages } from './messages.js';
 export { createHttpTransport, type HttpRequest, type HttpResult, type HttpTransport, type TransportOptions } from './transport.js';
 export type * from './outcomes.js';

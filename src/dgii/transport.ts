@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import { settings } from '../config.js';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -41,7 +42,7 @@ export interface TransportOptions {
   connectMs: number;
   /** From connection to the end of the answer. */
   responseMs: number;
-  /** Connections kept per host (default 128: twice the default SEND_CONCURRENCY, see app.ts). */
+  /** Connections kept per host (default twice the default SEND_CONCURRENCY, as app.ts gives the DGII client). */
   maxSockets?: number | undefined;
 }
 
@@ -62,7 +63,7 @@ class TimeoutSignal extends Error {
 }
 
 export function createHttpTransport(options: TransportOptions): HttpTransport & { close(): void } {
-  const maxSockets = options.maxSockets ?? 128;
+  const maxSockets = options.maxSockets ?? 2 * settings.SEND_CONCURRENCY.default;
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo' });
   const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo', minVersion: 'TLSv1.2' });
 

@@ -8,7 +8,7 @@
 // the same signed answer about the same e-CF, so an uncertain outcome is simply retried. Every failed attempt is
 // retried, a refusal too: DGII takes an approval only once it has accepted the e-CF, which may be after the issuer
 // sent it to us (§6.1), and a receiver may be briefly misconfigured.
-import type { FiscalEnvironment } from '../../config.js';
+import { maxRetryDelayMs, type FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, HttpTransport, SendAcecfOutcome } from '../../dgii/index.js';
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
@@ -26,14 +26,11 @@ import * as repo from './received.repo.js';
 export interface ResponseDeliveryPolicy {
   /** Attempts before a delivery is `exhausted`. */
   maxAttempts: number;
-  /** First retry delay; doubled per attempt, with jitter, up to 30 min. */
+  /** First retry delay; doubled per attempt, with jitter, up to maxRetryDelayMs.commercialResponses. */
   retryDelayMs: number;
   /** How long one worker holds a delivery: longer than its calls (directory, seed, token, post). */
   leaseMs: number;
 }
-
-/** The most one retry waits. */
-const maxRetryDelayMs = 30 * 60_000;
 
 /**
  * The lease for the client's timeouts: an attempt to the issuer makes up to four calls (directory, seed, token, post),
@@ -161,7 +158,7 @@ export function createResponseDeliveryTarget(deps: {
 
   return {
     name: responseDeliveryTargets[target],
-    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs) },
+    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.commercialResponses) },
 
     async load(ids) {
       const rows = await responses.deliveriesWithReceived(db, ids, target);

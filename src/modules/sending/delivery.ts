@@ -20,7 +20,7 @@
 // not counted); `again` is an answer still unknown (stays `sending`, asked about before any resend, a failed job
 // once attempts run out, and never given up: giving up would need a resend, and a resend without an answer could
 // send twice).
-import type { FiscalEnvironment } from '../../config.js';
+import { maxRetryDelayMs, type Config, type FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
 import { buildRfce } from '../../fiscal/responses/rfce.js';
 import { consumerSummaryThreshold } from '../../fiscal/timbre-url.js';
@@ -67,16 +67,19 @@ export interface DeliveryPolicy {
   uncertainSettleMs: number;
 }
 
-export const defaultDeliveryPolicy: DeliveryPolicy = {
-  maxAttempts: 8,
-  retryDelayMs: 2_000,
-  maxRetryDelayMs: 5 * 60_000,
-  leaseMs: 90_000,
-  firstPollDelayMs: 1_000,
-  maxPollDelayMs: 5 * 60_000,
-  notFoundAfterPolls: 5,
-  uncertainSettleMs: 60_000,
-};
+/** The policy of a configuration: its attempts, delays and lease (SEND_*), and what follows from its DGII timeouts. */
+export function deliveryPolicy(config: Pick<Config, 'sending' | 'dgiiClient'>): DeliveryPolicy {
+  return {
+    maxAttempts: config.sending.maxAttempts,
+    retryDelayMs: config.sending.retryBaseMs,
+    maxRetryDelayMs: maxRetryDelayMs.sending,
+    leaseMs: config.sending.leaseMs,
+    firstPollDelayMs: 1_000,
+    maxPollDelayMs: 5 * 60_000,
+    notFoundAfterPolls: 5,
+    uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
+  };
+}
 
 /** DGII's verdict in our states. */
 const verdictStatus = { accepted: 'accepted', conditional: 'accepted_conditional', rejected: 'rejected' } as const satisfies Record<string, DocumentStatus>;

@@ -3,7 +3,7 @@ import type { AppRoute } from '../../platform/http/route.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { DocumentsService } from '../documents/index.js';
 import { defineLoop } from '../module.js';
-import { createDelivery, defaultDeliveryPolicy } from './delivery.js';
+import { createDelivery, deliveryPolicy } from './delivery.js';
 import { startPoller, startSender } from './loops.js';
 import { sendingRoutes } from './sending.routes.js';
 import { sendingSchemas } from './sending.schema.js';
@@ -20,13 +20,7 @@ export function sendingModule(platform: Platform, { companies, documents }: { co
     dgii,
     companies,
     documents,
-    policy: {
-      ...defaultDeliveryPolicy,
-      maxAttempts: config.sending.maxAttempts,
-      retryDelayMs: config.sending.retryBaseMs,
-      leaseMs: config.sending.leaseMs,
-      uncertainSettleMs: 2 * config.dgiiClient.responseTimeoutMs,
-    },
+    policy: deliveryPolicy(config),
   });
   const sender = defineLoop('document send', 'work', () => startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency }));
   // Verdicts come due a second after their trackId and are asked in batches: a short rest keeps their wait near

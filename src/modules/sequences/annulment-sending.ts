@@ -6,7 +6,7 @@
 // An ANECF sent twice annuls nothing twice, so an uncertain answer is simply retried. But the repeat of one that did
 // reach DGII is refused because its numbers are annulled already: that refusal is the success it is, never a
 // rejection that would hand annulled numbers out again.
-import type { FiscalEnvironment } from '../../config.js';
+import { maxRetryDelayMs, type FiscalEnvironment } from '../../config.js';
 import type { DgiiClient, DgiiMessage, SendAnecfOutcome } from '../../dgii/index.js';
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
@@ -30,13 +30,10 @@ interface Answer {
 
 export interface AnnulmentSendPolicy {
   maxAttempts: number;
-  /** First retry delay; doubled per attempt, with jitter, up to 5 min. */
+  /** First retry delay; doubled per attempt, with jitter, up to maxRetryDelayMs.annulments. */
   retryDelayMs: number;
   leaseMs: number;
 }
-
-/** The most one retry waits. */
-const maxRetryDelayMs = 5 * 60_000;
 
 /**
  * How long one worker holds an annulment: past the three calls an attempt may make (seed, token, ANECF), each
@@ -89,7 +86,7 @@ export function createAnnulmentSendTarget(deps: {
 
   return {
     name: annulmentSendTarget,
-    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs) },
+    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.annulments) },
 
     async load(ids) {
       return new Map((await repo.annulmentsById(db, ids)).map((row) => [row.id, row]));

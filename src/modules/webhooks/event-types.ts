@@ -4,6 +4,7 @@
 // `document.signed` (recorded when a document is created from JSON or handed in as signed XML). An event type
 // recorded but not listed here is never delivered.
 import { Type, type TSchema } from 'typebox';
+import { settings } from '../../config.js';
 
 const text = (description?: string) => Type.String(description === undefined ? {} : { description });
 const DgiiMessages = Type.Array(Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }), { description: "DGII's messages." });
@@ -51,7 +52,7 @@ export const eventTypes = {
   'certification.process_updated': { description: 'A certification process changed state (CERT).', data: certification },
   'certification.step_updated': { description: 'A step of a certification process opened, was done or failed (CERT).', data: Type.Object({ processId: text(), step: Type.Integer(), key: Type.Union([text(), Type.Null()]), status: text() }) },
   'certification.case_updated': { description: 'A certification case changed state (CERT).', data: Type.Object({ processId: text(), caseKey: text(), status: text() }, { additionalProperties: true }) },
-  'webhook.endpoint_disabled': { description: 'One of the company\'s webhook endpoints was disabled: it answered 410, or failed without a success for 5 days.', data: Type.Object({ endpointId: text(), url: text(), reason: text() }) },
+  'webhook.endpoint_disabled': { description: `One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`, data: Type.Object({ endpointId: text(), url: text(), reason: text() }) },
   'webhook.test': { description: 'A test delivery asked for with POST /notificaciones/:id/prueba; sent to that endpoint only.', data: Type.Object({ endpointId: text(), message: text() }) },
 } as const satisfies Record<string, EventTypeEntry>;
 

@@ -1,5 +1,6 @@
 // Webhooks (SPEC §4.7), all under `webhooks:manage`: event types, endpoints, deliveries.
 import { Type } from 'typebox';
+import { settings } from '../../config.js';
 import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
@@ -10,7 +11,8 @@ import type { WebhooksService } from './webhooks.service.js';
 const auth = { kind: 'apiKey', scope: 'webhooks:manage' } as const;
 const tags = ['Webhooks'];
 const signing =
-  'Each delivery is a POST of `{id, type, createdAt, environment, company, data}` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded part of the whsec_ secret>`; space-separated, one per valid secret, during a rotation), and the same values as `X-Service-Delivery`, `X-Service-Timestamp`, `X-Service-Signature`, with `X-Service-Event` the type. Any Standard Webhooks library verifies them. Success is a 2xx within 15 s; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter, never before Retry-After); redirects are not followed; 410 disables the endpoint, and so do 5 days of failures (event `webhook.endpoint_disabled`).';
+  'Each delivery is a POST of `{id, type, createdAt, environment, company, data}` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded part of the whsec_ secret>`; space-separated, one per valid secret, during a rotation), and the same values as `X-Service-Delivery`, `X-Service-Timestamp`, `X-Service-Signature`, with `X-Service-Event` the type. Any Standard Webhooks library verifies them. ' +
+  `Success is a 2xx within ${settings.WEBHOOKS_TIMEOUT_MS.default / 1_000} s; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter, never before Retry-After); redirects are not followed; 410 disables the endpoint, and so do ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days of failures (event \`webhook.endpoint_disabled\`).`;
 
 export function webhookRoutes(webhooks: WebhooksService) {
   return [
@@ -88,7 +90,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones/:id/rotar-secreto',
       alias: '/api/v1/webhooks/:id/rotate-secret',
       auth,
-      docs: { operationId: 'rotateWebhookSecret', summary: 'A new signing secret (shown here only); the old one keeps signing beside it for the grace period (24 h by default)', tags },
+      docs: { operationId: 'rotateWebhookSecret', summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`, tags },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointWithSecret)) } },
       handler: async (request) => envelope(request, unwrap(await webhooks.rotateSecret(companyOf(request.principal), request.params.id))),
     }),

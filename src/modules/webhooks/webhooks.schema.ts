@@ -1,5 +1,6 @@
 // Webhook endpoints, deliveries and event types as the API reads and writes them (SPEC §4.7).
 import { Type, type Static } from 'typebox';
+import { settings } from '../../config.js';
 
 const Events = Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }), Type.Null()], {
   description: 'The event types to deliver (GET /notificaciones/tipos-evento); null or absent: every type.',
@@ -32,7 +33,7 @@ export const EndpointView = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     state: Type.String({ enum: ['enabled', 'disabled'] }),
     disabledReason: Type.Union([Type.String(), Type.Null()]),
-    failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The first failure of an unbroken run of failures; disabled after 5 days.' }),
+    failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: `The first failure of an unbroken run of failures; disabled after ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.` }),
     previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'After a rotation, deliveries carry the old signature beside the new one until then.' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),

@@ -24,17 +24,11 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/**
- * `poolSize`: connections per process (default 20). Sending runs 64 attempts at once (their records batched), beside the API's requests, the
- * poller and the webhook loop: with 5 connections the sending bench waited 54 ms per checkout and sent 77
- * documents/s, with 20 it waited 13 ms and sent 102/s.
- */
+/** `poolSize`: connections per process (DATABASE_POOL_SIZE; its default and the reasons for it are in config.ts). */
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number | undefined }
+  | { kind: 'postgres'; url: string; poolSize: number }
   | { kind: 'pglite'; dataDir: string }
   | { kind: 'pglite-memory' };
-
-export const defaultPoolSize = 20;
 
 const pgTypes = new pg.TypeOverrides();
 pgTypes.setTypeParser(INT8_OID, parseInt8);
@@ -94,7 +88,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
 export function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   switch (target.kind) {
     case 'postgres':
-      return Promise.resolve(openPostgres(target.url, target.poolSize ?? defaultPoolSize));
+      return Promise.resolve(openPostgres(target.url, target.poolSize));
     case 'pglite':
       return openPglite(target.dataDir);
     case 'pglite-memory':
