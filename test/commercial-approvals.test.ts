@@ -10,7 +10,7 @@ import { buildAcecf, type Acecf } from '../src/fiscal/responses/acecf.js';
 import { signCanonicalDocument, type SigningKey } from '../src/fiscal/xmldsig/index.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type { ProblemCode } from '../src/platform/http/problems.js';
+import type { ProblemCode } from '../src/platform/result.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { buyerRnc, ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { nextRnc, startTestApp, type TestApp } from './support/test-app.js';

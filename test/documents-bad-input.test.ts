@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type { ProblemCode } from '../src/platform/http/problems.js';
+import type { ProblemCode } from '../src/platform/result.js';
 import { assertFieldError, assertProblem } from './support/assert-problem.js';
 import { buyerRnc, ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { startTestApp, type TestApp } from './support/test-app.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';
 import { transact } from '../src/platform/db/transact.js';
-import { ok } from '../src/platform/http/problems.js';
+import { ok } from '../src/platform/result.js';
 import { postgresAvailable } from './support/backends.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 

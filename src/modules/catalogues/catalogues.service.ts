@@ -5,8 +5,8 @@ import { catalogueListing, type Catalogue, type CatalogueItem } from '../../fisc
 import { ecfTypes, type EcfType } from '../../fiscal/model/ecf-model-types.js';
 import { ecfModel, isEcfType } from '../../fiscal/model/ecf-model.js';
 import { ecfJsonSchema, type JsonSchema } from '../../fiscal/model/json-schema.js';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { decodeCursor, encodeCursor } from '../../platform/paging.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { CatalogueQuery, CatalogueSummary } from './catalogues.schema.js';
 import { ecfExample } from './ecf-examples.js';
 import { etagOf } from './http-cache.js';
@@ -59,7 +59,7 @@ function folded(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-// Cursors are the shared format (cursor.ts): the position is the last code served; the time is the listing's
+// Cursors are the shared format (platform/paging.ts): the position is the last code served; the time is the listing's
 // version date, the same for every cursor of this listing.
 const listingDate = new Date('2025-10-01T00:00:00.000Z');
 

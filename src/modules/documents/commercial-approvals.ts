@@ -17,7 +17,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { fail, ok, type FieldError, type ProblemCode, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type FieldError, type ProblemCode, type Result } from '../../platform/result.js';
 import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import { archiveArtefacts } from './artefacts.js';

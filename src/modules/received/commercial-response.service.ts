@@ -16,7 +16,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import { receivedArtefactKey, type ReceivedArtefactOwner } from './artefacts.js';

@@ -11,7 +11,7 @@ import type { Db } from '../../platform/db/database.js';
 import { enqueue as enqueueWork } from '../../platform/work/outbound-work.repo.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { ok } from '../../platform/http/problems.js';
+import { ok } from '../../platform/result.js';
 import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';

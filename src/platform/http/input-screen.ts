@@ -3,7 +3,7 @@
 // body the contract defines. Header values need no check here: Node's HTTP parser refuses a NUL in a header before
 // Fastify sees the request (the client error handler answers it). Documents from outside (XML) have their own screen,
 // fiscal/xml/untrusted-xml.ts, and are kept byte for byte in the blob store, never in a text column.
-import type { FieldError } from './problems.js';
+import type { FieldError } from '../result.js';
 
 /**
  * The deepest JSON body the contract defines is 8 levels (an e-CF's item sub-discount:

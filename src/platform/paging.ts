@@ -1,6 +1,6 @@
 // The cursor of a list sorted newest first: where the previous page ended (its last row's time and id), opaque to
 // clients. One format for every list.
-import { fail, ok, type Result } from './problems.js';
+import { fail, ok, type Result } from './result.js';
 
 export interface CursorPosition {
   createdAt: Date;
