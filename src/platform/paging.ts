@@ -2,6 +2,9 @@
 // clients. One format for every list.
 import { fail, ok, type Result } from './result.js';
 
+/** How many rows a page holds (DESIGN §4): `limit`, 50 when not given, at most 200. */
+export const pageLimits = { default: 50, max: 200 } as const;
+
 export interface CursorPosition {
   createdAt: Date;
   id: string;

@@ -18,7 +18,7 @@ import type { ArtefactKind } from '../../platform/db/schema.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
 import { domainEventInserts } from '../../platform/events/domain-events.js';
-import { pageOf, startOf } from '../../platform/paging.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
@@ -280,7 +280,7 @@ export function createDocumentsService(deps: {
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 20;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after: after.value });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withArtefacts(page.rows), nextCursor: page.nextCursor });

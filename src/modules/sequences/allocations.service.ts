@@ -10,7 +10,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { pageOf, startOf } from '../../platform/paging.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import * as repo from './allocations.repo.js';
@@ -143,7 +143,7 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       await expireDue(companyId);
-      const limit = query.limit ?? 20;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listAllocations(db, companyId, environment, { status: query.status, deviceId: query.deviceId, after: after.value, limit: limit + 1 });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: page.rows.map(view), nextCursor: page.nextCursor });

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import { sealSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
-import { pageOf, startOf } from '../../platform/paging.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { deliveryBody, queueDeliveries } from './delivery-engine.js';
@@ -119,7 +119,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 50;
+      const limit = query.limit ?? pageLimits.default;
       const page = pageOf(await repo.listEndpoints(db, companyId, environment, { limit, after: after.value }), limit, (row) => row.created_at);
       const now = clock.now();
       return ok({ items: page.rows.map((row) => endpointView(row, now)), nextCursor: page.nextCursor });
@@ -195,7 +195,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
     async deliveries(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 50;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listDeliveries(db, companyId, environment, { limit, after: after.value, endpointId: query.endpointId, status: query.status as repo.DeliveryRow['status'] | undefined });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withAttempts(page.rows), nextCursor: page.nextCursor });
