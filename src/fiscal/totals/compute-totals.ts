@@ -12,7 +12,7 @@ import { compare, mergeBlock, type MergeContext } from './merge-block.js';
 import { otraMonedaKeys, otraMonedaOrder, totalesKeys, totalesOrder } from './block-layout.js';
 import { otherCurrencyLineAmount, otherCurrencySources } from './other-currency.js';
 import { leafText, nullsAsAbsent } from './json-leaves.js';
-import { readTotalsDocument } from './read-document.js';
+import { readTotalsDocument } from './read-totals-document.js';
 import type { TotalsDocument } from './totals-document.js';
 import type { EcfTotalsInput, LineaCalculada, OtraMoneda, Totales, TotalsResult } from './totals-types.js';
 

@@ -28,7 +28,7 @@ import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKinds } from './artefacts.js';
-import { commercialResponsesOf, type CommercialResponseRow } from './commercial-approvals.repo.js';
+import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
 import type { DocumentView } from './documents.schema.js';
 
@@ -69,7 +69,7 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
 
 
 
-function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], commercial: CommercialResponseRow | undefined): DocumentView {
+function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], commercial: ReceivedApprovalRow | undefined): DocumentView {
   return {
     id: row.id,
     status: row.status,
@@ -123,7 +123,7 @@ export function createDocumentsService(deps: {
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
-    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), commercialResponsesOf(db, ids)]);
+    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), receivedApprovalsOf(db, ids)]);
     return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id), commercial.find((response) => response.document_id === row.id)));
   }
 

@@ -15,8 +15,8 @@ import { fail, ok, type Result } from '../../platform/result.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
-import type { ReceivedWithResponseView } from './commercial-response.schema.js';
-import { commercialResponseOf } from './commercial-response.service.js';
+import type { ReceivedWithResponseView } from './outgoing-response.schema.js';
+import { commercialResponseOf } from './outgoing-response.service.js';
 import * as repo from './received.repo.js';
 import type { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
 
