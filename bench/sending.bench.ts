@@ -1,4 +1,4 @@
-// Issue 6's measure: documents per second from `enviar` to DGII's final verdict against the sandbox (no injected
+// Measured here: documents per second from `enviar` to DGII's final verdict against the sandbox (no injected
 // faults, verdicts ready at once), and what polling for those verdicts costs. Goal on the 2-core reference machine:
 // >= 300 documents/s end to end, limited by the sandbox, not by the pipeline.
 //

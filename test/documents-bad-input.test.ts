@@ -1,4 +1,4 @@
-// Issue 5's bad-input table for POST /api/v1/documentos: every way a client can send a wrong e-CF — unreadable
+// The bad-input table for POST /api/v1/documentos (DESIGN §4): every way a client can send a wrong e-CF — unreadable
 // JSON, a body that is not an object, wrong types, a mandatory field missing for its type, codes outside DGII's
 // catalogues, a wrong RNC check digit, a float's artefact, an oversized body, hostile content, a service-owned
 // field — is answered 4xx problem+json naming the field at fault, and none of them consumes an e-NCF: after the

@@ -1,6 +1,6 @@
-// Issue 7, commercial approvals received: a buyer sends a signed ACECF about an e-CF we issued. It is checked
-// (DGII's schema, the signature, the e-CF it names with that e-CF's buyer, date and total) and then recorded: the
-// exact bytes as the document's acecf-xml artefact, the decision on GET /documentos/:id, a timeline event and a
+// Commercial approvals received (SPEC §4.9, §6.2): a buyer sends a signed ACECF about an e-CF we issued. It is
+// checked (DGII's schema, the signature, the e-CF it names with that e-CF's buyer, date and total) and then recorded:
+// the exact bytes as the document's acecf-xml artefact, the decision on GET /documentos/:id, a timeline event and a
 // domain event. A failure of any check stores nothing; a document takes one commercial answer.
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey } from 'node:crypto';

@@ -1,7 +1,7 @@
-// Issue 5's e-NCF numbering rule, on a real database: numbers are taken in order under the range's row lock and
-// recorded as burned in the same statement until the work they were taken for settles them, so under any
-// concurrency no number is given twice and there is no gap that is not recorded (a failure leaves its number
-// burned, with its cause).
+// The e-NCF numbering rule (DESIGN §5.1), on a real database: numbers are taken in order under the range's row lock
+// and recorded as burned in the same statement until the work they were taken for settles them, so under any
+// concurrency no number is given twice and there is no gap that is not recorded (a failure leaves its number burned,
+// with its cause).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';

@@ -1,5 +1,5 @@
-// Issue 3, part 3: compute Totales (and OtraMoneda) from the lines when the client leaves them out, and check
-// the ones it sends against DGII's tolerance.
+// Computes Totales (and OtraMoneda) from the lines when the client leaves them out, and checks the ones it sends
+// against DGII's tolerance.
 import Big from 'big.js';
 import { error, type Finding } from '../finding.js';
 import { amountRule, formatAmount, readDecimal, signedAmountRule, sum, zero } from './decimal.js';
