@@ -1,4 +1,4 @@
-// Issue 26: "a workbook of any size DGII makes converts in well under a second". DGII's set workbook (25 + 4 rows
+// The goal: a workbook of any size DGII makes converts in well under a second. DGII's set workbook (25 + 4 rows
 // across ~5,300 columns, written by the sandbox's generator as DGII lays it out) converted in rounds, next to a
 // baseline in the same run: the same workbook's rows only read, which is what no conversion can do without.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 28's measure: what one claim of due work costs as the history grows, on PostgreSQL, in the worst case between
+// Measured here: what one claim of due work costs as the history grows, on PostgreSQL, in the worst case between
 // two vacuums (autovacuum off on the history tables for the run). History is made the way the service makes it, in
 // bulk (generate_series, not the API): each settled row went through its waiting states first, so an index over the
 // waiting rows of a history table holds a dead entry for it; each item that waited in outbound_work was inserted there

@@ -1,4 +1,4 @@
-// Issue 5's measure: e-CF created per second through HTTP (POST /api/v1/documentos: compose, validate, take the next
+// Measured here: e-CF created per second through HTTP (POST /api/v1/documentos: compose, validate, take the next
 // e-NCF under a row lock, build, sign, archive three blobs, insert, all in one transaction), embedded (PGlite, in-memory
 // cache, filesystem blobs) and on real PostgreSQL when it answers. Goals on the 2-core reference machine: >= 400
 // documents/s sustained for a 3-line document on PostgreSQL, and p99 <= 50 ms at a steady 200 documents/s.

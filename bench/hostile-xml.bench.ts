@@ -1,4 +1,4 @@
-// Issue 27's measure: how long the worst XML within the 5 MB limit holds the event loop at each XML entry point
+// Measured here: how long the worst XML within the 5 MB limit holds the event loop at each XML entry point
 // (signed-XML intake with an API key; the receiver's e-CF, commercial approval and signed-seed routes without any
 // credential), while nothing else runs. The hold is the longest event-loop delay seen while the request is
 // answered (perf_hooks.monitorEventLoopDelay, 1 ms resolution): what the API, the worker and the scheduler of the

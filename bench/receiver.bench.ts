@@ -1,4 +1,4 @@
-// Issue 7's measure: e-CF received at the receiver route (POST /{env}/{segment}/fe/recepcion/api/ecf) and answered
+// Measured here: e-CF received at the receiver route (POST /{env}/{segment}/fe/recepcion/api/ecf) and answered
 // with a signed ARECF: parse, XSD, signature, duplicate check, archive the received bytes and the ARECF, insert,
 // sign the ARECF. Each request carries its own e-CF (a fresh e-NCF, signed by the issuer), with the receiver token
 // required, as DGII and other taxpayers call it. Goals on the 2-core reference machine: >= 500 e-CF/s, and p99 <= 20 ms

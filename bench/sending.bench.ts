@@ -1,4 +1,4 @@
-// Issue 6's measure: documents per second from `enviar` to DGII's final verdict against the sandbox (no injected
+// Measured here: documents per second from `enviar` to DGII's final verdict against the sandbox (no injected
 // faults, verdicts ready at once). Goal on the 2-core reference machine: >= 300 documents/s end to end, limited by
 // the sandbox, not by the pipeline. What polling for the verdicts costs when DGII takes its time is polling.bench.ts.
 //

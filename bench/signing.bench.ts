@@ -1,4 +1,4 @@
-// XMLDSig signing throughput against the floor set by RSA itself. Issue 3's targets are for build + sign through
+// XMLDSig signing throughput against the floor set by RSA itself. The targets are for build + sign through
 // the real builder: >= 0.9x the raw node:crypto RSA-2048 sign rate for a 3-line e-CF, >= 0.5x at 200 lines, and
 // cost linear in lines. The fast signing path alone (it hashes the canonical bytes and signs ~700 bytes of
 // SignedInfo: no DOM) and the DOM signer are shown for contrast.
@@ -76,7 +76,7 @@ export async function signingBench(): Promise<BenchRow[]> {
     rows.push({ benchmark: `fast path, ${lines} lines, ${kilobytes(document)}`, result: perSecond(fast.rate), note: `${fast.ratio.toFixed(2)}x raw${verdict}` });
   }
 
-  // Issue 3's measure: the real builder (model walk, validation, canonical writer) plus the fast signing path.
+  // What the targets are for: the real builder (model walk, validation, canonical writer) plus the fast signing path.
   for (const [lines, target] of [[3, 0.9], [200, 0.5], [1_000, undefined]] as const) {
     const document = invoiceWithLines(lines);
     const buildAndSign = () => {

@@ -1,4 +1,4 @@
-// Issue 9's measures of the taxpayer registry, on real PostgreSQL. Goals: an import of DGII's listing at >= 50,000
+// Measures of the taxpayer registry (SPEC §4.5), on real PostgreSQL. Goals: an import of DGII's listing at >= 50,000
 // rows/s with a peak RSS <= 300 MB for 1,000,000 rows, and a lookup (GET /api/v1/contribuyentes/:rnc) p99 <= 5 ms
 // with the registry populated.
 //

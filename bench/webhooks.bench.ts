@@ -1,4 +1,4 @@
-// Issue 8's measure: webhook deliveries per second to a local receiver, and the API's p99 while 10,000 deliveries
+// Measured here: webhook deliveries per second to a local receiver, and the API's p99 while 10,000 deliveries
 // drain. The API runs in this process (HTTP role only), an `ecf worker` process fans the outbox out and delivers, as
 // a deployment runs them; the receiver is a third process answering 204 at once. The API's load is a steady
 // GET /documentos/:id, measured in ROUNDS, each with the worker idle, then beside a busy loop at the lowest CPU priority

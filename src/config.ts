@@ -244,7 +244,7 @@ export interface Config {
   webhooks: WebhooksConfig;
 }
 
-/** Outbound webhooks (issue 8). */
+/** Outbound webhooks (SPEC §6.1, DESIGN §5.5). */
 export interface WebhooksConfig {
   /** Deliver to loopback, private, link-local and metadata addresses. Default: only on the embedded single-machine
    * setup (no DATABASE_URL, not production), for local demos; never allowed with FISCAL_ENV=PRODUCTION. */

@@ -8,7 +8,7 @@ import type { Application } from './app.js';
 import { createSelfSignedP12 } from './platform/crypto/test-certificate.js';
 import { transact } from './platform/db/transact.js';
 import { scopes } from './platform/http/scopes.js';
-import type { Result } from './platform/http/problems.js';
+import type { Result } from './platform/result.js';
 import { ensureTestRanges, upsertTaxpayer } from './sandbox/index.js';
 import { environmentSegment } from './fiscal/environment.js';
 

@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 // Each command imports only what it runs (below, with `await import`): the whole application (Fastify, the S3
 // client, the XSD sets, the DGII sandbox) costs well over 100 MB of RSS before doing anything, and `ecf taxpayers
-// import` must stay within its memory budget (issue 9: <= 300 MB for a million rows; bench/taxpayers.bench.ts).
+// import` must stay within its memory budget (<= 300 MB for a million rows: bench/taxpayers.bench.ts).
 import type { Application, Roles } from './app.js';
 import { ConfigError, databaseTarget, loadConfig, type Config } from './config.js';
 import { openDatabase } from './platform/db/database.js';

@@ -1,4 +1,4 @@
-// Issue 6's annulments (SPEC §4.4) through HTTP against the DGII sandbox: burned numbers listed ready to annul, an
+// Annulments (SPEC §4.4) through HTTP against the DGII sandbox: burned numbers listed ready to annul, an
 // ANECF for them and for a range's unissued tail accepted by DGII and counted as annulled; each refusal (a used
 // number, a foreign range, an active offline block, a span that is not a tail) and DGII's rejection, which gives the
 // numbers back.

@@ -1,4 +1,4 @@
-// Issue 9, catalogues: GET /api/v1/catalogos lists every official catalogue; GET /api/v1/catalogos/:catalog pages
+// Catalogues (SPEC §4.5): GET /api/v1/catalogos lists every official catalogue; GET /api/v1/catalogos/:catalog pages
 // its entries, searchable by code or name without regard to accents; both answer conditional GETs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 26, the converter (SPEC §2.3): `ecf certification convert` as an operator runs it, on workbooks written the
+// The set converter (SPEC §2.3): `ecf certification convert` as an operator runs it, on workbooks written the
 // way DGII's portal writes them (the sandbox's generator): every case back exactly as it was generated, a defective
 // row reported with its case key and pointer, and anything that is not a set refused with one line and exit 2.
 import assert from 'node:assert/strict';

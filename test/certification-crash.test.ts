@@ -1,6 +1,7 @@
-// Issue 26: kill the worker in the middle of a certification run. The lane runs in `ecf worker` processes that are
-// SIGKILLed at random moments while the set's cases go to the DGII sandbox; after the restarts the run completes
-// and each case reached DGII exactly once (a case marked sent is resumed, its document never made or sent twice).
+// Certification under crashes (SPEC §4.8 ejecutar): kill the worker in the middle of a certification run. The lane
+// runs in `ecf worker` processes that are SIGKILLed at random moments while the set's cases go to the DGII sandbox;
+// after the restarts the run completes and each case reached DGII exactly once (a case marked sent is resumed, its
+// document never made or sent twice).
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 26: the certification process through HTTP — who may use it (SPEC §5 rule 4), `iniciar` checking the
+// The certification process through HTTP (SPEC §3, §4.8) — who may use it (SPEC §5 rule 4), `iniciar` checking the
 // whole set before anything starts, the manual steps in the portal's order, cancel and complete, and the tenancy
 // wall. The run against DGII (ejecutar) is in its own suite.
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
-// Issue 26's round trip, as an operator runs it: `FISCAL_ENV=CERT ecf start` on embedded defaults (PGlite, the
-// embedded sandbox playing CerteCF and DGII's certification portal), the set workbook downloaded from the portal,
-// `ecf certification convert`, iniciar, ejecutar until done, every manual step played in the portal and confirmed
-// here, steps 9 and 11 by DGII's own traffic to the running receiver, then completar, with the portal at
-// "Finalizado". Prints how long it took.
+// Certification's round trip (SPEC §3, §4.8), as an operator runs it: `FISCAL_ENV=CERT ecf start` on embedded
+// defaults (PGlite, the embedded sandbox playing CerteCF and DGII's certification portal), the set workbook
+// downloaded from the portal, `ecf certification convert`, iniciar, ejecutar until done, every manual step played in
+// the portal and confirmed here, steps 9 and 11 by DGII's own traffic to the running receiver, then completar, with
+// the portal at "Finalizado". Prints how long it took.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
-// Issue 26, ejecutar: the set's cases reach the DGII sandbox through the serial lane — one at a time, notes after
-// their invoice is accepted, small consumer invoices as RFCE written from the signed full e-CF — each exactly once;
-// a rejection fails the process and a new one carries the accepted cases over without resending any.
+// Ejecutar (SPEC §4.8; §3, certification rules 3 and 6): the set's cases reach the DGII sandbox through the serial
+// lane — one at a time, notes after their invoice is accepted, small consumer invoices as RFCE written from the
+// signed full e-CF — each exactly once; a rejection fails the process and a new one carries the accepted cases over
+// without resending any.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';

@@ -1,6 +1,7 @@
-// Issue 5, the derived views of a document: normalizado rebuilds the model from the archived signed XML and notices
-// when the stored bytes were tampered with; impresion gives the printed-representation data and DGII's legends from
-// the signed XML (types 31 and 32 under DOP 250,000); cronologia lists the events; all three are company-scoped.
+// The derived views of a document (SPEC §2.2, §4.2): normalizado rebuilds the model from the archived signed XML and
+// notices when the stored bytes were tampered with; impresion gives the printed-representation data and DGII's
+// legends from the signed XML (types 31 and 32 under DOP 250,000); cronologia lists the events; all three are
+// company-scoped.
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

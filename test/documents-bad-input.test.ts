@@ -1,4 +1,4 @@
-// Issue 5's bad-input table for POST /api/v1/documentos: every way a client can send a wrong e-CF — unreadable
+// The bad-input table for POST /api/v1/documentos (DESIGN §4): every way a client can send a wrong e-CF — unreadable
 // JSON, a body that is not an object, wrong types, a mandatory field missing for its type, codes outside DGII's
 // catalogues, a wrong RNC check digit, a float's artefact, an oversized body, hostile content, a service-owned
 // field — is answered 4xx problem+json naming the field at fault, and none of them consumes an e-NCF: after the
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type { ProblemCode } from '../src/platform/http/problems.js';
+import type { ProblemCode } from '../src/platform/result.js';
 import { assertFieldError, assertProblem } from './support/assert-problem.js';
 import { buyerRnc, ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { startTestApp, type TestApp } from './support/test-app.js';

@@ -1,4 +1,4 @@
-// Issue 5's must-show for numbering under load, through the whole create path over HTTP: many integrators creating
+// Numbering under load (DESIGN §5.1), through the whole create path over HTTP: many integrators creating
 // documents at once each get a distinct e-NCF, the sequence has no gap that is not recorded as burned, and creators
 // cross from a range that runs out mid-way into the next one. On real PostgreSQL at full load (50 × 20), and on
 // embedded PGlite (one session) with less.

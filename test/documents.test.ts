@@ -1,6 +1,6 @@
-// Issue 5, documents from JSON: an integrator creates an e-CF of every type through the API and downloads the
-// signed XML, which is valid against DGII's official XSD (xmllint) and verifies under xmlsec1; numbers are taken in
-// order and only by documents that pass; reads are strictly company-scoped.
+// Documents from JSON (SPEC §4.2, DESIGN §5.1): an integrator creates an e-CF of every type through the API and
+// downloads the signed XML, which is valid against DGII's official XSD (xmllint) and verifies under xmlsec1; numbers
+// are taken in order and only by documents that pass; reads are strictly company-scoped.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 9, schemas: GET /api/v1/esquemas/ecf/:type serves a JSON Schema (2020-12) of the creation body that says
+// Schemas (SPEC §4.5): GET /api/v1/esquemas/ecf/:type serves a JSON Schema (2020-12) of the creation body that says
 // what the API accepts. Checked with a real validator (Ajv's 2020 build) against the API itself: the fiscal-core
 // documents pass both, and a table of structurally wrong bodies is refused by both, at the same place.
 import assert from 'node:assert/strict';

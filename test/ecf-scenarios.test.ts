@@ -1,4 +1,4 @@
-// Issue 3 "must show": every realistic scenario document (test/support/ecf-scenarios.ts) is valid for the rules,
+// Every realistic scenario document (test/support/ecf-scenarios.ts) is valid for the rules,
 // built, signed, valid against DGII's official XSDs (our validator and xmllint), verified (ours and xmlsec1) and
 // parsed back to the model that was built; and each shows the one value it is there for.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 3's round trip across the fiscal core: parse(sign(build(json))) gives back the model that was built.
+// The round trip across the fiscal core: parse(sign(build(json))) gives back the model that was built.
 // Signing uses the fast path, which refuses any document whose root is not already in C14N form: so this also
 // proves the builder's bytes are canonical.
 import assert from 'node:assert/strict';

@@ -1,9 +1,9 @@
-// Issue 27's findings, as an attacker sends them, over real connections to a listening app: text PostgreSQL cannot
-// store (NUL) in every place a request carries text, JSON 10,000 levels deep, `null` where a group belongs, 1e40
-// where an integer column waits, XML shaped to make a parser quadratic or recursive at the 5 MB limit, a multipart
-// body answered before it was read, and what Node and the router refuse before any route runs. Never a 5xx; on the
-// API always problem+json naming the place at fault; and while each costly input is processed, /health on another
-// connection answers within 200 ms.
+// Hostile input (DESIGN §4), as an attacker sends it, over real connections to a listening app: text PostgreSQL
+// cannot store (NUL) in every place a request carries text, JSON 10,000 levels deep, `null` where a group belongs,
+// 1e40 where an integer column waits, XML shaped to make a parser quadratic or recursive at the 5 MB limit, a
+// multipart body answered before it was read, and what Node and the router refuse before any route runs. Never a 5xx;
+// on the API always problem+json naming the place at fault; and while each costly input is processed, /health on
+// another connection answers within 200 ms.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type { ProblemBody, ProblemCode } from '../src/platform/http/problems.js';
+import type { ProblemBody } from '../src/platform/http/problems.js';
 import { scopes } from '../src/platform/http/scopes.js';
+import type { ProblemCode } from '../src/platform/result.js';
 import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { admittedXmlShapes, refusedXmlShapes } from './support/hostile-xml.js';
 import { rawExchange } from './support/raw-http.js';

@@ -13,6 +13,7 @@ interface Operation {
   summary?: string;
   deprecated?: boolean;
   security?: unknown[];
+  parameters?: { name: string; in: string; schema?: Record<string, unknown> }[];
   responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
 }
 interface OpenApiDocument {
@@ -153,6 +154,16 @@ describe('the OpenAPI contract in development', () => {
       } else {
         assert.ok(withSchema.length > 0, `${label} documents no response schema`);
       }
+    }
+  });
+
+  it('pages every list with the same limit (default 50, at most 200) and cursor (DESIGN §4)', () => {
+    const lists = operations(document).filter(({ operation }) => JSON.stringify(operation.responses?.['200'] ?? {}).includes('#/components/schemas/ListMeta'));
+    assert.ok(lists.length >= 16, `only ${String(lists.length)} list operations`);
+    for (const { label, operation } of lists) {
+      const query = (name: string) => operation.parameters?.find((parameter) => parameter.in === 'query' && parameter.name === name)?.schema;
+      assert.deepEqual(query('limit'), { type: 'integer', minimum: 1, maximum: 200, default: 50 }, `${label}: limit`);
+      assert.deepEqual(query('cursor'), { type: 'string', maxLength: 200 }, `${label}: cursor`);
     }
   });
 

@@ -1,8 +1,8 @@
-// Issue 28's contract of outbound work, run against each target through the real service and the DGII sandbox: an
-// `ecf worker` child process is SIGKILLed in the middle of an attempt and, once its lease runs out, a new worker takes
-// the item up and completes it; an error of our own (the archived bytes gone) is a counted attempt on the item's
-// history and ends failed with its reason, never stuck. (The engine's own suite, src/platform/work, proves the lease
-// rules one by one: a stale worker's late result, attempts that all died, Retry-After.)
+// The contract of outbound work (DESIGN §2, jobs; §5.2), run against each target through the real service and the
+// DGII sandbox: an `ecf worker` child process is SIGKILLed in the middle of an attempt and, once its lease runs out,
+// a new worker takes the item up and completes it; an error of our own (the archived bytes gone) is a counted attempt
+// on the item's history and ends failed with its reason, never stuck. (The engine's own suite, src/platform/work,
+// proves the lease rules one by one: a stale worker's late result, attempts that all died, Retry-After.)
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

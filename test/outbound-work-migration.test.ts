@@ -1,7 +1,7 @@
-// Issue 28's upgrade: a database of the release before outbound work, holding items of every target in every state
-// (waiting, retrying, held by a worker's running lease, held by a lease that ran out, settled), is migrated; each
-// waiting item is queued once, as it stood, and no settled one is; then the queue is drained by the engine, and every
-// item comes out exactly once.
+// The upgrade to outbound work (DESIGN §2, jobs): a database of the release before outbound work, holding items of
+// every target in every state (waiting, retrying, held by a worker's running lease, held by a lease that ran out,
+// settled), is migrated; each waiting item is queued once, as it stood, and no settled one is; then the queue is
+// drained by the engine, and every item comes out exactly once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Migrator, sql } from 'kysely';

@@ -1,6 +1,7 @@
-// Issue 7's benchmark: the receiver's duplicate check and its record each serve a batch of receptions in ONE
-// statement. What batching must not change: a copy of an e-CF already received, whether by an earlier statement or
-// earlier in the same batch, is not recorded, and nothing of it (artefacts, timeline, outbox) is written.
+// Receiving in statements (DESIGN §5.3): the receiver's duplicate check and its record each serve a batch of
+// receptions in ONE statement. What batching must not change: a copy of an e-CF already received, whether by an
+// earlier statement or earlier in the same batch, is not recorded, and nothing of it (artefacts, timeline, outbox) is
+// written.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';

@@ -1,7 +1,7 @@
-// The receiver standard (SPEC §4.9, §5, §8; issue 7): DGII's counterpart taxpayer (the sandbox) authenticates to our
-// receiver and sends an e-CF; the ARECF it gets is signed by the receiving company, valid per ARECF.xsd and verified
-// by xmlsec1; the reasons of Estado 1 come in the standard's order; duplicates survive a restart and a race; tokens
-// follow RECEIVER_AUTH_MODE; refused input gets DGII's plain error and leaves nothing behind.
+// The receiver standard (SPEC §4.9, §5, §8; DESIGN §5.3): DGII's counterpart taxpayer (the sandbox) authenticates to
+// our receiver and sends an e-CF; the ARECF it gets is signed by the receiving company, valid per ARECF.xsd and
+// verified by xmlsec1; the reasons of Estado 1 come in the standard's order; duplicates survive a restart and a race;
+// tokens follow RECEIVER_AUTH_MODE; refused input gets DGII's plain error and leaves nothing behind.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';

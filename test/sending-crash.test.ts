@@ -1,9 +1,9 @@
-// Issue 6's crash-safety proof: the worker runs as its own `ecf worker` process and is SIGKILLed at random moments
-// while 200 documents are being sent, then restarted; at the end one worker runs undisturbed. Nothing is lost
+// Crash safety of sending (DESIGN §5.2): the worker runs as its own `ecf worker` process and is SIGKILLed at random
+// moments while 200 documents are being sent, then restarted; at the end one worker runs undisturbed. Nothing is lost
 // (every document ends accepted, with its trackId), nothing is sent twice (each e-NCF reached DGII's reception
 // exactly once), and the kills landed mid-send (documents a killed worker had marked `sending` were taken up by
-// asking DGII about their e-NCF first). A short lease makes recovery take seconds. Then a dead worker's lease
-// guards its document even when its send is due sooner: it is taken up when the lease runs out, not before.
+// asking DGII about their e-NCF first). A short lease makes recovery take seconds. Then a dead worker's lease guards
+// its document even when its send is due sooner: it is taken up when the lease runs out, not before.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';

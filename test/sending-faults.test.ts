@@ -1,6 +1,6 @@
-// Issue 6's exactly-once proof: the sandbox fails about 30 % of receptions — timeouts (held past the client's
-// response timeout, then cut), connection resets, 503s, and slow answers that DGII processes after the client gave
-// up — and every document still reaches a final verdict, with each e-NCF received by DGII at most once.
+// Exactly-once sending (DESIGN §5.2) under faults: the sandbox fails about 30 % of receptions — timeouts (held past
+// the client's response timeout, then cut), connection resets, 503s, and slow answers that DGII processes after the
+// client gave up — and every document still reaches a final verdict, with each e-NCF received by DGII at most once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ecfDocuments } from './support/ecf-documents.js';

@@ -1,7 +1,7 @@
-// Issue 6's benchmark: each common step of the sending pipeline is ONE statement (no BEGIN/COMMIT), and its
-// conditions are in the statement, so a worker whose lease passed or a stale poll changes nothing. Driven through
-// delivery (with a DGII that answers what each case needs) against the app's database; no worker runs. Sends and
-// polls wait in the outbound work queue (platform/work): a document set in a waiting state here is queued too.
+// Sending in statements (DESIGN §5.2): each common step of the sending pipeline is ONE statement (no BEGIN/COMMIT),
+// and its conditions are in the statement, so a worker whose lease passed or a stale poll changes nothing. Driven
+// through delivery (with a DGII that answers what each case needs) against the app's database; no worker runs. Sends
+// and polls wait in the outbound work queue (platform/work): a document set in a waiting state here is queued too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';

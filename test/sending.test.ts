@@ -1,7 +1,7 @@
-// Issue 6, through HTTP against a running app and a real DGII sandbox: every type from creation to DGII's verdict
-// through `enviar`; type 32 under DOP 250,000 as an RFCE with the full e-CF still downloadable; a rejection carries
-// DGII's messages into the document and its timeline; enviar, actualizar-estado and reintentar answer as documented;
-// failed jobs open and close.
+// Sending (SPEC §4.3, DESIGN §5.2), through HTTP against a running app and a real DGII sandbox: every type from
+// creation to DGII's verdict through `enviar`; type 32 under DOP 250,000 as an RFCE with the full e-CF still
+// downloadable; a rejection carries DGII's messages into the document and its timeline; enviar, actualizar-estado and
+// reintentar answer as documented; failed jobs open and close.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ecfDocuments } from './support/ecf-documents.js';

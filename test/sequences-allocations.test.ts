@@ -1,5 +1,5 @@
-// Issue 5, offline blocks (/api/v1/secuencias/asignaciones): an integrator reserves a contiguous block of e-NCF for a
-// device, over HTTP. The block's numbers are never handed to anyone else (documents created afterwards skip them);
+// Offline blocks (SPEC §4.4, /api/v1/secuencias/asignaciones): an integrator reserves a contiguous block of e-NCF for
+// a device, over HTTP. The block's numbers are never handed to anyone else (documents created afterwards skip them);
 // a block comes from one range only; cancelling or expiry burns exactly the numbers the device did not report, once;
 // parallel reservations never overlap; strictly company-scoped, and scoped by API-key scope.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 5, ranges: an integrator registers the ranges DGII authorised and reads them back with their availability,
+// Ranges (SPEC §4.4): an integrator registers the ranges DGII authorised and reads them back with their availability,
 // over HTTP; every refusal says what is wrong and where. Strictly company-scoped.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
-// Issue 5, signed XML handed in: an e-CF signed elsewhere is checked (signature, DGII's schema, issuer), its e-NCF
-// claimed (authorised, unused, in order or in a reserved block), and its bytes archived exactly as received.
+// Signed XML handed in (SPEC §3, §4.2): an e-CF signed elsewhere is checked (signature, DGII's schema, issuer), its
+// e-NCF claimed (authorised, unused, in order or in a reserved block), and its bytes archived exactly as received.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

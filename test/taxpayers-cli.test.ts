@@ -1,4 +1,4 @@
-// Issue 9, `ecf taxpayers import <file-or-url>` as an operator runs it: against the configured database, a report
+// `ecf taxpayers import <file-or-url>` as an operator runs it: against the configured database, a report
 // on stdout, progress on stderr (plain lines when not a terminal), exit 1 with one line for a bad source.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

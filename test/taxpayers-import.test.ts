@@ -1,5 +1,6 @@
-// Issue 9, registry import: DGII's listing is streamed from a zip (or its bare .TXT / .CSV, or a URL), upserted in
-// batches, with bad rows counted by reason and skipped; a re-import updates in place; memory stays bounded.
+// The taxpayer registry import (SPEC §4.5): DGII's listing is streamed from a zip (or its bare .TXT / .CSV, or a
+// URL), upserted in batches, with bad rows counted by reason and skipped; a re-import updates in place; memory stays
+// bounded.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// Issue 9, taxpayer lookups over HTTP: the check digit first (400 naming the rule), then the registry (404 when
+// Taxpayer lookups over HTTP (SPEC §4.5): the check digit first (400 naming the rule), then the registry (404 when
 // absent), with the scopes of SPEC §5 (documents:read and documents:create derive taxpayers:read).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 9, the scheduled registry import: off unless TAXPAYERS_IMPORT_URL is set; when set, the job runs the same
+// The scheduled registry import: off unless TAXPAYERS_IMPORT_URL is set; when set, the job runs the same
 // import as the command, from that URL, at TAXPAYERS_IMPORT_CRON.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

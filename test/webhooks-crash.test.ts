@@ -1,6 +1,6 @@
-// Issue 8's crash safety: deliveries are attempted by an `ecf worker` process that is SIGKILLed at random moments
-// while events keep coming (offline blocks reserved, test deliveries asked for), then restarted; at the end one
-// worker runs undisturbed. Every event reaches the endpoint under exactly one delivery id (a repeat only with the
+// Webhook crash safety (DESIGN §5.5): deliveries are attempted by an `ecf worker` process that is SIGKILLed at random
+// moments while events keep coming (offline blocks reserved, test deliveries asked for), then restarted; at the end
+// one worker runs undisturbed. Every event reaches the endpoint under exactly one delivery id (a repeat only with the
 // same id), and every delivery ends succeeded: none is lost.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,9 +1,9 @@
-// Issue 8, deliveries, against a real HTTP receiver that verifies each one with the `standardwebhooks` library:
-// signed bodies of the documented shape under both header sets; a tampered body and a stale timestamp fail there;
-// fan-out to the subscribed endpoints of the event's company only; re-send keeps the delivery id with a fresh
+// Webhook deliveries (SPEC §6.1), against a real HTTP receiver that verifies each one with the `standardwebhooks`
+// library: signed bodies of the documented shape under both header sets; a tampered body and a stale timestamp fail
+// there; fan-out to the subscribed endpoints of the event's company only; re-send keeps the delivery id with a fresh
 // timestamp and signature; rotation (both signatures during the grace period, then only the new one); the retry
-// schedule on a clock the test moves, Retry-After, 410 and five days of failures disabling the endpoint, the
-// timeout, redirects not followed; targets refused at delivery time after DNS.
+// schedule on a clock the test moves, Retry-After, 410 and five days of failures disabling the endpoint, the timeout,
+// redirects not followed; targets refused at delivery time after DNS.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';

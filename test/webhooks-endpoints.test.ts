@@ -1,7 +1,7 @@
-// Issue 8, the endpoint API: the closed list of event types; create, list, get, PATCH, rotate and test under
-// webhooks:manage; secrets shown only on create and rotation, sealed at rest, never in a GET or a log line; SSRF
-// refusals at creation (literal addresses, a name resolving to loopback, http in PRODUCTION); company isolation on
-// every webhook route.
+// The webhook endpoint API (SPEC §4.7): the closed list of event types; create, list, get, PATCH, rotate and test
+// under webhooks:manage; secrets shown only on create and rotation, sealed at rest, never in a GET or a log line;
+// SSRF refusals at creation (literal addresses, a name resolving to loopback, http in PRODUCTION); company isolation
+// on every webhook route.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';

@@ -1,6 +1,6 @@
-// Issue 8 end to end: documents created and sent through the DGII sandbox produce, per document, document.signed,
-// document.queued and document.accepted (in that order of createdAt), each delivered once to the company's
-// endpoint and verified there by the standardwebhooks library.
+// Webhooks end to end (DESIGN §5.5): documents created and sent through the DGII sandbox produce, per document,
+// document.signed, document.queued and document.accepted (in that order of createdAt), each delivered once to the
+// company's endpoint and verified there by the standardwebhooks library.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';

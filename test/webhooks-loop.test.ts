@@ -1,10 +1,9 @@
-// Issue 8's delivery loop (the workers claim deliveries instead of running a job per delivery): two workers claiming
-// side by side take disjoint deliveries, each leased and returned with its endpoint; a lease that ran out (a crashed
-// worker's) is claimed again under the same delivery id (the leases are outbound_work's, platform/work); successes
-// (recorded together: platform/group-commit.ts)
-// end the endpoint's run of failures; concurrent failures of one
-// endpoint (410) disable it once, with one event; a test delivery and a re-send wake the loop of this process at
-// once instead of at the end of its rest.
+// The webhook delivery loop of DESIGN §5.5 (the workers claim deliveries instead of running a job per delivery): two
+// workers claiming side by side take disjoint deliveries, each leased and returned with its endpoint; a lease that
+// ran out (a crashed worker's) is claimed again under the same delivery id (the leases are outbound_work's,
+// platform/work); successes (recorded together: platform/group-commit.ts) end the endpoint's run of failures;
+// concurrent failures of one endpoint (410) disable it once, with one event; a test delivery and a re-send wake the
+// loop of this process at once instead of at the end of its rest.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';

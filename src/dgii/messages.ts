@@ -3,7 +3,7 @@
 // `{mensajes: [strings]}` (anularrango), `{mensaje: [strings]}` (aprobacioncomercial), ASP.NET's ModelState
 // `{title, errors: {field: [...]}}`, XML answers (when Accept asks for XML), and plain text from IIS.
 import { XMLParser } from 'fast-xml-parser';
-import { screenUntrustedXml } from '../fiscal/xml/untrusted-xml.js';
+import { screenUntrustedXml } from '../fiscal/xml/screen-untrusted-xml.js';
 import type { DgiiMessage } from './outcomes.js';
 
 /** Long enough for any DGII message; an HTML error page is cut rather than carried around. */

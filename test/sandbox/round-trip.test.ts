@@ -1,6 +1,6 @@
-// Issue 4's round trip: a DGII client drives the sandbox over HTTP from authentication to every service — an e-CF
-// of each type that goes to reception polled to its final state, an RFCE, a range annulment, a commercial
-// approval, the directory and the service status — and every answer is checked on its fields.
+// The sandbox's round trip (DESIGN §1): a DGII client drives the sandbox over HTTP from authentication to every
+// service — an e-CF of each type that goes to reception polled to its final state, an RFCE, a range annulment, a
+// commercial approval, the directory and the service status — and every answer is checked on its fields.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildAcecf } from '../../src/fiscal/responses/acecf.js';

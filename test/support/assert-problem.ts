@@ -1,7 +1,8 @@
 // Assertions on problem+json answers (SPEC §7), shared by the integration suites.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { FieldError, ProblemBody, ProblemCode } from '../../src/platform/http/problems.js';
+import type { ProblemBody } from '../../src/platform/http/problems.js';
+import type { FieldError, ProblemCode } from '../../src/platform/result.js';
 
 /** Asserts the status, the media type, the problem `code` and the correlation id; returns the body. */
 export function assertProblem(response: LightMyRequestResponse, status: number, code: ProblemCode): ProblemBody {

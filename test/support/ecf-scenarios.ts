@@ -1,4 +1,4 @@
-// Issue 3 "must show": more realistic e-CF documents, at least two per type beyond the one in ./ecf-documents.ts,
+// More realistic e-CF documents, at least two per type beyond the one in ./ecf-documents.ts,
 // each named by what it shows. Fictitious parties only (RNCs made up, with valid check digits). The lines are
 // written by hand; Totales (and OtraMoneda) are computed from them by computeTotals and written into the document,
 // so the totals agree with the lines by construction. The service-owned fields come from ownedFieldsFor.

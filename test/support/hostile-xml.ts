@@ -1,6 +1,6 @@
 // XML shaped to make a parser quadratic or recursive, each filling the 5 MB limit, for the hostile-input tests and
-// the event-loop bench (issue 27). Built when asked for, and by the tests in the process that sends them
-// (stall-probe.ts): building 5 MB strings in the server's process leaves garbage it collects while being timed.
+// the event-loop bench (bench/hostile-xml.bench.ts). Built when asked for, and by the tests in the process that sends
+// them (stall-probe.ts): building 5 MB strings in the server's process leaves garbage it collects while being timed.
 
 /** Room under the 5 MB limit for the XML declaration and the root element. */
 const budget = 5 * 1024 * 1024 - 4_096;

@@ -1,11 +1,11 @@
 // JSON in, XML out: a client's DGII-shaped document plus the fields the service owns, written as compact UTF-8
-// canonical XML in XSD order while it is read (read-document.ts: escaping once, no empty element). Root `<ECF>`
+// canonical XML in XSD order while it is read (read-ecf-document.ts: escaping once, no empty element). Root `<ECF>`
 // without namespace declarations, as in DGII's signed e-CF samples (the XSDs have no target namespace).
 import { error } from '../finding.js';
 import type { Finding } from '../finding.js';
 import { xmlDeclaration } from '../xml/xml-writer.js';
 import type { EcfJson, EcfObject, ServiceOwnedFields } from './ecf-json.js';
-import { readEcfDocument, type ReadDocument } from './read-document.js';
+import { readEcfDocument, type ReadDocument } from './read-ecf-document.js';
 import { declaredType, documentType } from './validate-structure.js';
 
 export type BuildResult = { ok: true; xml: string; warnings: Finding[] } | { ok: false; findings: Finding[] };

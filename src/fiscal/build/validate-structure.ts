@@ -5,7 +5,7 @@ import { error } from '../finding.js';
 import type { Finding } from '../finding.js';
 import type { EcfType } from '../model/ecf-model-types.js';
 import { isEcfType } from '../model/ecf-model.js';
-import { readEcfDocument } from './read-document.js';
+import { readEcfDocument } from './read-ecf-document.js';
 
 export function validateStructure(type: EcfType, document: unknown): Finding[] {
   const { findings } = readEcfDocument(type, document);

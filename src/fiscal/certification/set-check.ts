@@ -1,8 +1,9 @@
-// The checks a certification set passes before anything of it reaches DGII (issue 26, "zero rejections"): its
-// shape, and every ECF case built VERBATIM — the set's own e-NCF, expiry, Emisor and Totales, nothing recomputed
-// or defaulted — through the same model, fiscal rules and builder as any document, with every leaf of what would be
-// written equal to the set's text. DGII compares the XML to the set field by field (research/certification.md §4),
-// so a value our builder would write differently (1000 as 1000.00) is refused here rather than at DGII.
+// The checks a certification set passes before anything of it reaches DGII (zero rejections: SPEC §3, certification
+// rule 6): its shape, and every ECF case built VERBATIM — the set's own e-NCF, expiry, Emisor and Totales, nothing
+// recomputed or defaulted — through the same model, fiscal rules and builder as any document, with every leaf of what
+// would be written equal to the set's text. DGII compares the XML to the set field by field
+// (research/certification.md §4), so a value our builder would write differently (1000 as 1000.00) is refused here
+// rather than at DGII.
 import { buildEcf, normaliseEcf, type EcfObject } from '../build/index.js';
 import { error, type Finding } from '../finding.js';
 import { isEcfType } from '../model/index.js';

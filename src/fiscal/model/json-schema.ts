@@ -1,5 +1,5 @@
 // The JSON Schema (2020-12) of the document-creation body of one e-CF type, generated from the same model the
-// builder reads (fiscal/build/read-document.ts, leaf-value.ts), so that it says what the API accepts: a body the
+// builder reads (fiscal/build/read-ecf-document.ts, leaf-value.ts), so that it says what the API accepts: a body the
 // API accepts validates, and a body the structural check refuses is refused here too. Where JSON Schema cannot say
 // a rule exactly (the decimals of an amount sent as a binary number), the description says it.
 import type { DataType, DecimalType, EcfElement, EcfType, IntegerType, TextType } from './ecf-model-types.js';
@@ -20,7 +20,7 @@ export interface EcfSchemaOptions {
 
 const obligationText = ['no aplica', 'obligatorio', 'condicional', 'opcional'] as const;
 
-/** An empty value stands for "not sent" (read-document.ts isEmpty): null, "", or a list or group of empties. */
+/** An empty value stands for "not sent" (read-ecf-document.ts isEmpty): null, "", or a list or group of empties. */
 const notSent: JsonSchema = {
   description: 'Vacío: equivale a no enviar el elemento (null, "", o una lista u objeto con solo valores vacíos).',
   anyOf: [
@@ -64,7 +64,7 @@ export function ecfJsonSchema(type: EcfType, options: EcfSchemaOptions = {}): Js
       if (mustSend) required.push(child.name);
       properties[child.name] = mustSend || serviceOwnedPaths.has(child.path) ? schema : { anyOf: [schema, notSentRef], description: schema['description'] };
     }
-    // Another type's element is "not applicable" here: tolerated only empty (read-document.ts unknownKeys).
+    // Another type's element is "not applicable" here: tolerated only empty (read-ecf-document.ts unknownKeys).
     for (const other of Object.keys(obligations)) {
       const slash = other.lastIndexOf('/');
       const parent = slash < 0 ? '' : other.slice(0, slash);

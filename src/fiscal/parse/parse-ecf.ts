@@ -2,7 +2,7 @@
 // the model says an element repeats, every value the element's text as a string, the Signature dropped.
 // parseEcf(buildEcf(json).xml) gives back the document buildEcf wrote.
 import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
-import { isXmlCharacter, screenFindingCode, screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { isXmlCharacter, screenFindingCode, screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { XMLParser } from 'fast-xml-parser';
 import { parseGeneralXml } from '../xml/general-xml.js';
 import type { EcfObject, EcfValue } from '../build/ecf-json.js';

@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
 import { scanCompactXml } from '../xml/compact-xml.js';
 import { parseGeneralXml } from '../xml/general-xml.js';
-import { screenFindingCode, screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { screenFindingCode, screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { decodeXmlText } from './parse-ecf.js';
 
 export interface XmlTree {

@@ -8,7 +8,7 @@ import { textAt } from '../rules/document-view.js';
 import { parseCompactEcf, parseEcf } from '../parse/index.js';
 import type { NotReceivedReason } from '../responses/arecf.js';
 import { scanCompactXml } from '../xml/compact-xml.js';
-import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { verifyCompactEnvelopedSignature, verifyEnvelopedSignature } from '../xmldsig/index.js';
 import { detectKind, type SchemaSet } from '../xsd/index.js';
 

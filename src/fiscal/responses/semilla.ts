@@ -5,7 +5,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
 import { decodeXmlText } from '../parse/index.js';
-import { screenFindingCode, screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { screenFindingCode, screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { parseGeneralXml } from '../xml/general-xml.js';
 import { isXmlText, leaf, writeXmlDocument } from '../xml/xml-writer.js';
 import { dotNetNamespaces } from './xml-namespaces.js';

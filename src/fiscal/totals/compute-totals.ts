@@ -1,5 +1,5 @@
-// Issue 3, part 3: compute Totales (and OtraMoneda) from the lines when the client leaves them out, and check
-// the ones it sends against DGII's tolerance.
+// Computes Totales (and OtraMoneda) from the lines when the client leaves them out, and checks the ones it sends
+// against DGII's tolerance.
 import Big from 'big.js';
 import { error, type Finding } from '../finding.js';
 import { amountRule, formatAmount, readDecimal, signedAmountRule, sum, zero } from './decimal.js';
@@ -12,7 +12,7 @@ import { compare, mergeBlock, type MergeContext } from './merge-block.js';
 import { otraMonedaKeys, otraMonedaOrder, totalesKeys, totalesOrder } from './block-layout.js';
 import { otherCurrencyLineAmount, otherCurrencySources } from './other-currency.js';
 import { leafText, nullsAsAbsent } from './json-leaves.js';
-import { readTotalsDocument } from './read-document.js';
+import { readTotalsDocument } from './read-totals-document.js';
 import type { TotalsDocument } from './totals-document.js';
 import type { EcfTotalsInput, LineaCalculada, OtraMoneda, Totales, TotalsResult } from './totals-types.js';
 

@@ -1,4 +1,4 @@
-// The document as the totals see it: exact values read from the client's JSON (see read-document.ts).
+// The document as the totals see it: exact values read from the client's JSON (see read-totals-document.ts).
 import Big from 'big.js';
 
 /** Formato e-CF, IndicadorFacturacion: 0 no facturable, 1 ITBIS 18 %, 2 ITBIS 16 %, 3 ITBIS 0 %, 4 exento. */

@@ -64,7 +64,7 @@ function matchAt(pattern: RegExp, text: string, at: number): RegExpExecArray | n
   return pattern.exec(text);
 }
 
-/** The compact reading of `text` (already screened: fiscal/xml/untrusted-xml.ts), or undefined when not compact. */
+/** The compact reading of `text` (already screened: fiscal/xml/screen-untrusted-xml.ts), or undefined when not compact. */
 export function scanCompactXml(text: string): CompactXml | undefined {
   let at = matchAt(DECLARATION, text, 0) === null ? 0 : DECLARATION.lastIndex;
   at = (matchAt(WHITESPACE, text, at), WHITESPACE.lastIndex);

@@ -4,8 +4,8 @@
 // A home-grown C14N would be one more thing to get exactly right for no gain: this path is not the fast one.
 import { C14nCanonicalization } from 'xml-crypto';
 import { XML_DECLARATION, XMLDSIG_NAMESPACE } from './profile.js';
-import { parseUntrustedXml, removeWhitespaceOnlyText } from './untrusted-xml.js';
-import type { ParseProblemCode } from './untrusted-xml.js';
+import { parseUntrustedXml, removeWhitespaceOnlyText } from './parse-untrusted-xml.js';
+import type { ParseProblemCode } from './parse-untrusted-xml.js';
 
 export type XmlInputErrorCode = ParseProblemCode | 'already_signed' | 'xml_unprocessable';
 

@@ -5,7 +5,7 @@
 // Firmado names REC-xml-c14n-20010315, the variant without comments, and DGII's samples use nothing else).
 import { createHash, X509Certificate } from 'node:crypto';
 import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } from './profile.js';
-import { elementChildren } from './untrusted-xml.js';
+import { elementChildren } from './parse-untrusted-xml.js';
 import type { VerificationProblem, VerificationProblemCode } from './verification-result.js';
 
 export interface SignatureParts {

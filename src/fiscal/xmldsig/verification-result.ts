@@ -1,4 +1,4 @@
-import type { ParseProblemCode } from './untrusted-xml.js';
+import type { ParseProblemCode } from './parse-untrusted-xml.js';
 
 export type VerificationProblemCode =
   | ParseProblemCode

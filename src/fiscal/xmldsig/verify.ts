@@ -9,14 +9,14 @@
 import { createHash, verify } from 'node:crypto';
 import { C14nCanonicalization } from 'xml-crypto';
 import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
-import { screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } from './profile.js';
 import { hashUtf8 } from './sign-canonical.js';
 import { securityCode } from './security-code.js';
 import { canonicalSignedInfo } from './signature-element.js';
 import { base64OfText, certificateOfText, readSignatureStructure } from './signature-structure.js';
 import type { SignatureParts } from './signature-structure.js';
-import { DEFAULT_MAX_BYTES, parseScreenedXml, parseUntrustedXml, removeWhitespaceOnlyText } from './untrusted-xml.js';
+import { DEFAULT_MAX_BYTES, parseScreenedXml, parseUntrustedXml, removeWhitespaceOnlyText } from './parse-untrusted-xml.js';
 import type { VerificationProblem, VerificationResult } from './verification-result.js';
 
 export interface VerifyOptions {

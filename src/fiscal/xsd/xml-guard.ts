@@ -1,4 +1,4 @@
-import { maxUntrustedXmlBytes, screenUntrustedXml } from '../xml/untrusted-xml.js';
+import { maxUntrustedXmlBytes, screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { documentFinding, type XsdFinding } from './xsd-finding.js';
 
 export const defaultMaxXmlBytes = maxUntrustedXmlBytes;

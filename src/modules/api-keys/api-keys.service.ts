@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { ApiKeyAuthenticator, Principal } from '../../platform/http/auth.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { effectiveScopes, isScope } from '../../platform/http/scopes.js';
 import { displayPrefix, generateApiKey, keyIdFor, parseApiKey } from './api-key-format.js';

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ListQuery } from '../../platform/http/list-query.js';
 
 const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
 
@@ -24,14 +25,9 @@ export const CatalogueItem = Type.Object({
 
 export const CatalogueParams = Type.Object({ catalog: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const CatalogueQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Code or name contains this text; case and accents ignored.' })),
-  },
-  { additionalProperties: false },
-);
+export const CatalogueQuery = ListQuery({
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Code or name contains this text; case and accents ignored.' })),
+});
 export type CatalogueQuery = Static<typeof CatalogueQuery>;
 
 export const SchemaParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 8, description: `One of ${ecfTypes.join(', ')}.` }) });

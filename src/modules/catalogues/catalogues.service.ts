@@ -5,8 +5,8 @@ import { catalogueListing, type Catalogue, type CatalogueItem } from '../../fisc
 import { ecfTypes, type EcfType } from '../../fiscal/model/ecf-model-types.js';
 import { ecfModel, isEcfType } from '../../fiscal/model/ecf-model.js';
 import { ecfJsonSchema, type JsonSchema } from '../../fiscal/model/json-schema.js';
-import { decodeCursor, encodeCursor } from '../../platform/http/cursor.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { decodeCursor, encodeCursor, pageLimits } from '../../platform/paging.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { CatalogueQuery, CatalogueSummary } from './catalogues.schema.js';
 import { ecfExample } from './ecf-examples.js';
 import { etagOf } from './http-cache.js';
@@ -59,7 +59,7 @@ function folded(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-// Cursors are the shared format (cursor.ts): the position is the last code served; the time is the listing's
+// Cursors are the shared format (platform/paging.ts): the position is the last code served; the time is the listing's
 // version date, the same for every cursor of this listing.
 const listingDate = new Date('2025-10-01T00:00:00.000Z');
 
@@ -87,7 +87,7 @@ export function createCataloguesService(deps: { companies: { get(companyId: stri
       if (index < 0) return fail('validation_failed', 'The cursor was not given for this catalogue and query.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'pass meta.nextCursor of the previous page, with the same q' }]);
       start = index + 1;
     }
-    const limit = query.limit ?? 50;
+    const limit = query.limit ?? pageLimits.default;
     const items = matching.slice(start, start + limit).map((entry) => ({ ...entry }));
     const last = items[items.length - 1];
     const nextCursor = start + limit < matching.length && last !== undefined ? encodeCursor({ createdAt: listingDate, id: last.code }) : null;

@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { CertificationCaseStatus } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { CompaniesService } from '../companies/index.js';
 import { createCaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';

@@ -1,8 +1,8 @@
-// The serial lane of a certification process (issue 26; research/certification.md §6.4): ejecutar hands cases to it,
-// and it sends them one at a time, the next only once DGII has judged the one before. At most one case of a process
-// is at DGII without a final verdict, so a rejection costs one e-NCF, and a note never reaches DGII before the
-// invoice it modifies is accepted (DGII's 614 would reset the step). The lane runs in the workers (lane-loop.ts);
-// one worker at a time holds a process (its row, locked with SKIP LOCKED).
+// The serial lane of a certification process (SPEC §4.8 ejecutar; research/certification.md §6.4): ejecutar hands
+// cases to it, and it sends them one at a time, the next only once DGII has judged the one before. At most one case
+// of a process is at DGII without a final verdict, so a rejection costs one e-NCF, and a note never reaches DGII
+// before the invoice it modifies is accepted (DGII's 614 would reset the step). The lane runs in the workers
+// (lane-loop.ts); one worker at a time holds a process (its row, locked with SKIP LOCKED).
 //
 // Exactly once: an e-CF case's document is made from the set verbatim and keyed by its e-NCF (documents
 // issueVerbatim returns the one already made), and is then sent by the document pipeline, which sends a document
@@ -20,8 +20,8 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DgiiMessageRow } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { ok } from '../../platform/http/problems.js';
 import type { Logger } from '../../platform/observability/logger.js';
+import { ok } from '../../platform/result.js';
 import { BlobExistsError, readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { DocumentsService } from '../documents/index.js';

@@ -9,8 +9,8 @@ import { certificationSteps, type SetCase } from '../../fiscal/certification/ind
 import { textAt } from '../../fiscal/rules/document-view.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { CaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';
 import type { SetFile } from './certification.schema.js';

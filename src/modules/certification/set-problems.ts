@@ -1,6 +1,6 @@
 // A set's defects as the problem iniciar answers: every defective case with its pointer into the request.
 import type { CaseFinding } from '../../fiscal/certification/index.js';
-import { fail } from '../../platform/http/problems.js';
+import { fail } from '../../platform/result.js';
 
 export function setFindingsProblem(findings: readonly CaseFinding[]) {
   return fail(

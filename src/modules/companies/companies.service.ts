@@ -5,7 +5,7 @@ import { openSecret, sealSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { Principal } from '../../platform/http/auth.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.js';
 import type { Trx } from '../../platform/db/transact.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 
 /**
  * Records a signed message id inside the caller's transaction. A second message with the same id is

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { ok, type Failure, type Result } from '../../platform/http/problems.js';
+import { ok, type Failure, type Result } from '../../platform/result.js';
 import type { Change, CompaniesService } from '../companies/index.js';
 import { recordMessageOnce } from './cloud-messages.repo.js';
 import type { ControlPlaneEvent, EventOutcome } from './control-plane.schema.js';

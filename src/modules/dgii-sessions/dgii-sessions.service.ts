@@ -7,7 +7,7 @@ import type { DgiiClient, DgiiCredentials, ProbeReport } from '../../dgii/index.
 import type { Clock } from '../../platform/clock.js';
 import { openSecret, sealSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { CompaniesService } from '../companies/index.js';
 import * as repo from './dgii-sessions.repo.js';
 

@@ -8,7 +8,7 @@ import type { BlobStore } from '../../platform/storage/index.js';
 import type { ArtefactRow } from './documents.repo.js';
 
 /** rfce-xml: the RFCE a type 32 under DOP 250,000 was summarised as when it was sent. acecf-xml: the buyer's
- * commercial approval or rejection (ACECF), as received (commercial-approvals.ts). */
+ * commercial approval or rejection (ACECF), as received (received-approvals.ts). */
 export const artefactKinds = ['source-json', 'source-xml', 'signed-xml', 'rfce-xml', 'acecf-xml'] as const satisfies readonly ArtefactKind[];
 
 const contentTypes: Record<ArtefactKind, string> = {

@@ -1,6 +1,6 @@
 // The document the service builds from what a client sent: the client's DGII-shaped JSON, completed with what the
 // service knows — the Emisor from the company profile, today's FechaEmision, Version 1.0, and Totales computed from
-// the lines where the client left them out (SPEC §4.2; issue 5). The client's own values always win; what the
+// the lines where the client left them out (SPEC §4.2). The client's own values always win; what the
 // service fills in is exactly what the client did not send.
 import { formatDgiiDate } from '../../fiscal/dates.js';
 import { error, type Finding } from '../../fiscal/finding.js';

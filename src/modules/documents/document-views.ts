@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import type { EcfObject } from '../../fiscal/build/index.js';
 import type { Db } from '../../platform/db/database.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { DocumentTimeline, NormalizedDocument, PrintableDocument } from './document-views.schema.js';

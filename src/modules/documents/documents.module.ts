@@ -2,7 +2,7 @@ import type { Platform, ModuleParts } from '../module.js';
 import type { AppRoute } from '../../platform/http/route.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
-import { createCommercialApprovals, type CommercialApprovals } from './commercial-approvals.js';
+import { createCommercialApprovals, type CommercialApprovals } from './received-approvals.js';
 import { documentViewRoutes } from './document-views.routes.js';
 import { documentJobs } from './documents.jobs.js';
 import { documentRoutes } from './documents.routes.js';

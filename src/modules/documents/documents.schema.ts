@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ListQuery } from '../../platform/http/list-query.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { artefactKinds } from './artefacts.js';
 import { documentViewSchemas } from './document-views.schema.js';
@@ -92,14 +93,9 @@ export const DocumentView = Type.Object(
 );
 export type DocumentView = Static<typeof DocumentView>;
 
-export const ListDocumentsQuery = Type.Object(
-  {
-    status: Type.Optional(Type.String({ enum: statuses })),
-    ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
+export const ListDocumentsQuery = ListQuery({
+  status: Type.Optional(Type.String({ enum: statuses })),
+  ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
+});
 
 export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DgiiMessage, DocumentDgiiState, DocumentCommercialResponse, DocumentView, ...documentViewSchemas];

@@ -18,8 +18,8 @@ import type { ArtefactKind } from '../../platform/db/schema.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
 import { domainEventInserts } from '../../platform/events/domain-events.js';
-import { pageOf, startOf } from '../../platform/http/cursor.js';
-import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
+import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
@@ -28,7 +28,7 @@ import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKinds } from './artefacts.js';
-import { commercialResponsesOf, type CommercialResponseRow } from './commercial-approvals.repo.js';
+import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
 import type { DocumentView } from './documents.schema.js';
 
@@ -69,7 +69,7 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
 
 
 
-function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], commercial: CommercialResponseRow | undefined): DocumentView {
+function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], commercial: ReceivedApprovalRow | undefined): DocumentView {
   return {
     id: row.id,
     status: row.status,
@@ -123,7 +123,7 @@ export function createDocumentsService(deps: {
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
-    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), commercialResponsesOf(db, ids)]);
+    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), receivedApprovalsOf(db, ids)]);
     return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id), commercial.find((response) => response.document_id === row.id)));
   }
 
@@ -280,7 +280,7 @@ export function createDocumentsService(deps: {
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 20;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after: after.value });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withArtefacts(page.rows), nextCursor: page.nextCursor });

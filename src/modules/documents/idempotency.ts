@@ -1,4 +1,4 @@
-// Idempotency-Key for document creation (issue 5): the first response to a key, success or refusal, is kept and
+// Idempotency-Key for document creation (DESIGN §4): the first response to a key, success or refusal, is kept and
 // replayed for the same key and body without doing the work again (so a replay never takes an e-NCF); the same key
 // with another body is refused; a request arriving while the first is still running is told so. The claim is
 // committed before the work starts, so concurrent requests see it. Keys are kept at least 24 hours: a daily job

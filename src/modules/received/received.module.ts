@@ -4,10 +4,10 @@ import { createWorkEngine, startWorkLoop, type WorkEngine } from '../../platform
 import type { CompaniesService } from '../companies/index.js';
 import { defineLoop } from '../module.js';
 import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
-import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './commercial-response-delivery.js';
-import { commercialResponseRoutes } from './commercial-response.routes.js';
-import { commercialResponseSchemas } from './commercial-response.schema.js';
-import { createCommercialResponses } from './commercial-response.service.js';
+import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './outgoing-response-delivery.js';
+import { commercialResponseRoutes } from './outgoing-response.routes.js';
+import { commercialResponseSchemas } from './outgoing-response.schema.js';
+import { createCommercialResponses } from './outgoing-response.service.js';
 import { receivedRoutes } from './received.routes.js';
 import { receivedSchemas } from './received.schema.js';
 import { createReceivedService, type ReceivedService } from './received.service.js';

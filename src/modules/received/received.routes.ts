@@ -4,7 +4,7 @@ import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { receivedArtefactKinds } from './artefacts.js';
-import { ReceivedWithResponseView } from './commercial-response.schema.js';
+import { ReceivedWithResponseView } from './outgoing-response.schema.js';
 import { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
 import type { ReceivedService } from './received.service.js';
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ListQuery } from '../../platform/http/list-query.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { receivedArtefactKinds } from './artefacts.js';
 
@@ -59,18 +60,13 @@ export type ReceivedDocumentView = Static<typeof ReceivedDocumentView>;
 
 const calendarDay = '^\\d{4}-\\d{2}-\\d{2}$';
 
-export const ListReceivedQuery = Type.Object(
-  {
-    issuerRnc: Type.Optional(Type.String({ pattern: '^(\\d{9}|\\d{11})$', description: 'Only documents from this issuer (RNC or cédula).' })),
-    ecfType: Type.Optional(Type.String({ enum: receivedTypes })),
-    status: Type.Optional(Type.String({ enum: [...receivedStatuses] })),
-    receivedFrom: Type.Optional(Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or after this day.' })),
-    receivedTo: Type.Optional(Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or before this day.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
+export const ListReceivedQuery = ListQuery({
+  issuerRnc: Type.Optional(Type.String({ pattern: '^(\\d{9}|\\d{11})$', description: 'Only documents from this issuer (RNC or cédula).' })),
+  ecfType: Type.Optional(Type.String({ enum: receivedTypes })),
+  status: Type.Optional(Type.String({ enum: [...receivedStatuses] })),
+  receivedFrom: Type.Optional(Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or after this day.' })),
+  receivedTo: Type.Optional(Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or before this day.' })),
+});
 export type ListReceivedQuery = Static<typeof ListReceivedQuery>;
 
 export const receivedSchemas = [ReceivedArtefactSummary, ReceivedEvent, ReceivedDocumentView];

@@ -9,14 +9,14 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import { pageOf, startOf } from '../../platform/http/cursor.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
-import type { ReceivedWithResponseView } from './commercial-response.schema.js';
-import { commercialResponseOf } from './commercial-response.service.js';
+import type { ReceivedWithResponseView } from './outgoing-response.schema.js';
+import { commercialResponseOf } from './outgoing-response.service.js';
 import * as repo from './received.repo.js';
 import type { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
 
@@ -194,7 +194,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       const to = query.receivedTo === undefined ? undefined : dayStart(query.receivedTo);
       if (query.receivedFrom !== undefined && from === undefined) return fail('validation_failed', 'receivedFrom is not a real day.', [{ pointer: '/receivedFrom', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' }]);
       if (query.receivedTo !== undefined && to === undefined) return fail('validation_failed', 'receivedTo is not a real day.', [{ pointer: '/receivedTo', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' }]);
-      const limit = query.limit ?? 20;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listReceived(db, companyId, environment, {
         issuerRnc: query.issuerRnc,
         ecfType: query.ecfType,

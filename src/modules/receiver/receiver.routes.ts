@@ -10,9 +10,10 @@ import type { FiscalEnvironment } from '../../config.js';
 import { environmentSegment } from '../../fiscal/environment.js';
 import { messageError, sendDgiiReply } from '../../platform/http/dgii-reply.js';
 import { toFailure } from '../../platform/http/error-mapping.js';
-import { ProblemError, type Failure, type Result } from '../../platform/http/problems.js';
+import { ProblemError } from '../../platform/http/problems.js';
 import { defineRoute, registerRoutes, type App, type AppRoute, type CatalogueEntry } from '../../platform/http/route.js';
 import { maxXmlUploadBytes, readXmlUpload } from '../../platform/http/xml-upload.js';
+import type { Failure, Result } from '../../platform/result.js';
 import type { ReceivedService } from '../received/index.js';
 import type { ReceiverAuth } from './receiver-auth.js';
 

@@ -1,4 +1,4 @@
-// Getting a signed document to DGII exactly once and following it to DGII's verdict (issue 6, DESIGN §5.2), as two
+// Getting a signed document to DGII exactly once and following it to DGII's verdict (DESIGN §5.2), as two
 // targets of the outbound work engine (platform/work): `document.send` and `document.poll`. The engine claims,
 // leases, counts attempts and backs off; what is DGII's stays here.
 //

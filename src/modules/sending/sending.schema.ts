@@ -1,5 +1,6 @@
 // What the sending routes answer: where a document stands after asking, and the failed fiscal jobs.
 import { Type, type Static } from 'typebox';
+import { ListQuery } from '../../platform/http/list-query.js';
 
 const statuses = ['signed', 'queued', 'sending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'send_failed', 'not_found'];
 
@@ -37,13 +38,8 @@ export const FailedJobView = Type.Object(
 );
 export type FailedJobView = Static<typeof FailedJobView>;
 
-export const ListFailedJobsQuery = Type.Object(
-  {
-    open: Type.Optional(Type.Boolean({ description: 'true: only open jobs; false: only closed ones.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
+export const ListFailedJobsQuery = ListQuery({
+  open: Type.Optional(Type.Boolean({ description: 'true: only open jobs; false: only closed ones.' })),
+});
 
 export const sendingSchemas = [SendAnswer, FailedJobView];

@@ -8,8 +8,8 @@ import type { Db } from '../../platform/db/database.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { groupCommit } from '../../platform/group-commit.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
-import { pageOf, startOf } from '../../platform/http/cursor.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { documentsById, findDocument } from '../documents/index.js';
 import { documentPolls, documentSends, type Delivery } from './delivery.js';
 import * as repo from './sending.repo.js';
@@ -154,7 +154,7 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
     async failedJobs(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 50;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listFailedJobs(db, companyId, environment, { open: query.open, limit, after: after.value });
       const page = pageOf(rows, limit, (row) => row.opened_at);
       return ok({ items: page.rows.map(failedJobView), nextCursor: page.nextCursor });

@@ -1,6 +1,7 @@
 // Offline blocks of e-NCF: the request that reserves one, and how a block reads back.
 import { Type, type Static } from 'typebox';
 import { ecfTypes } from '../../fiscal/model/ecf-model-types.js';
+import { ListQuery } from '../../platform/http/list-query.js';
 
 export const maxBlockSize = 10_000;
 
@@ -63,15 +64,10 @@ export const AllocationView = Type.Object(
 );
 export type AllocationView = Static<typeof AllocationView>;
 
-export const ListAllocationsQuery = Type.Object(
-  {
-    status: Type.Optional(Type.String({ enum: statuses })),
-    deviceId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
+export const ListAllocationsQuery = ListQuery({
+  status: Type.Optional(Type.String({ enum: statuses })),
+  deviceId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});
 export type ListAllocationsQuery = Static<typeof ListAllocationsQuery>;
 
 export const AllocationParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,6 +1,7 @@
 // Annulments of unused e-NCF (ANECF): the request, how a request reads back, and the burned numbers awaiting one.
 import { Type, type Static } from 'typebox';
 import { ecfTypes } from '../../fiscal/model/ecf-model-types.js';
+import { ListQuery } from '../../platform/http/list-query.js';
 
 const encf = Type.String({ pattern: '^E\\d{12}$' });
 
@@ -61,9 +62,6 @@ export const BurnedSpan = Type.Object(
 export type BurnedSpan = Static<typeof BurnedSpan>;
 
 export const AnnulmentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const ListAnnulmentsQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ maxLength: 200 })) },
-  { additionalProperties: false },
-);
+export const ListAnnulmentsQuery = ListQuery({});
 
 export const annulmentSchemas = [RequestAnnulment, AnnulmentView, BurnedSpan];

@@ -10,9 +10,9 @@ import { signXml, type SigningKey } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { pageOf, startOf } from '../../platform/http/cursor.js';
-import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
 import { newId } from '../../platform/ids.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
+import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import * as repo from './annulments.repo.js';
 import type { AnnulmentView, BurnedSpan, RequestAnnulment } from './annulments.schema.js';
@@ -177,7 +177,7 @@ export function createAnnulmentsService(deps: {
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 50;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listAnnulments(db, companyId, environment, { limit, after: after.value });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withSpans(page.rows), nextCursor: page.nextCursor });

@@ -6,7 +6,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import { parseEncf } from '../../fiscal/encf.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Trx } from '../../platform/db/transact.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import type { AllocationsService } from './allocations.service.js';
 import { encfOf, isoToday } from './numbers.js';
 

@@ -10,7 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { createAllocationsService, type AllocationsService, type Numbering } from './allocations.service.js';
 import { claimNumber, type ClaimedNumber } from './claim-number.js';

@@ -1,7 +1,7 @@
 import type { Cache } from '../../platform/cache/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
 import { importRegistry, type ImportOptions, type ImportReport } from './registry-import.js';
 import { findTaxpayer, type TaxpayerRecord } from './taxpayers.repo.js';

@@ -11,9 +11,9 @@ import type { Db } from '../../platform/db/database.js';
 import { enqueue as enqueueWork } from '../../platform/work/outbound-work.repo.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { ok } from '../../platform/http/problems.js';
+import { ok } from '../../platform/result.js';
 import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
-import { randomBase62 } from '../../platform/ids.js';
+import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { isEventType, onDemandTypes } from './event-types.js';
 import { postWebhook } from './post-webhook.js';
@@ -42,10 +42,6 @@ export const webhookDeliveryTarget = 'webhook.delivery';
 /** How long one worker holds a delivery: well past the POST's timeout (resolution, connection, recording). */
 export function deliveryLeaseMs(timeoutMs: number): number {
   return 2 * timeoutMs + 5_000;
-}
-
-export function newDeliveryId(): string {
-  return `msg_${randomBase62(24)}`;
 }
 
 /** The delivery body: `{id, type, createdAt, environment, company, data}`. */
@@ -201,7 +197,7 @@ export function createWebhookDelivery(deps: { db: Db; clock: Clock; log: Logger;
           for (const endpoint of endpoints) {
             if (endpoint.company_id !== event.company_id) continue;
             if (endpoint.event_types !== null && !endpoint.event_types.includes(event.type)) continue;
-            rows.push({ id: newDeliveryId(), endpoint_id: endpoint.id, company_id: event.company_id, environment, event_id: event.id, event_type: event.type, body, status: 'pending', next_attempt_at: null, lease_until: null, last_error: null, created_at: now, updated_at: now });
+            rows.push({ id: newId('msg'), endpoint_id: endpoint.id, company_id: event.company_id, environment, event_id: event.id, event_type: event.type, body, status: 'pending', next_attempt_at: null, lease_until: null, last_error: null, created_at: now, updated_at: now });
           }
         }
         await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, rows), now);

@@ -1,6 +1,6 @@
 // The closed list of event types webhooks deliver: the public names, what each means and the JSON schema of its
 // `data`. This is the one place event names are mapped: the code records every event under the public name itself
-// (the domain_events outbox), so the mapping is the identity; what issue 8 calls "document signed" is
+// (the domain_events outbox), so the mapping is the identity; "document signed", for one, is
 // `document.signed` (recorded when a document is created from JSON or handed in as signed XML). An event type
 // recorded but not listed here is never delivered.
 import { Type, type TSchema } from 'typebox';

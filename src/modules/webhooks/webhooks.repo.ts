@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
-import type { CursorPosition } from '../../platform/http/cursor.js';
+import type { CursorPosition } from '../../platform/paging.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { unnested } from '../../platform/db/unnest.js';
 import { outboxTarget } from '../../platform/events/domain-events.js';

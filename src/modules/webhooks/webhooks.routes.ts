@@ -5,7 +5,7 @@ import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/h
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { CreateEndpoint, DeliveryParams, DeliveryView, EndpointParams, EndpointView, EndpointWithSecret, EventTypeView, ListDeliveriesQuery, ListQuery, UpdateEndpoint } from './webhooks.schema.js';
+import { CreateEndpoint, DeliveryParams, DeliveryView, EndpointParams, EndpointView, EndpointWithSecret, EventTypeView, ListDeliveriesQuery, ListEndpointsQuery, UpdateEndpoint } from './webhooks.schema.js';
 import type { WebhooksService } from './webhooks.service.js';
 
 const auth = { kind: 'apiKey', scope: 'webhooks:manage' } as const;
@@ -40,7 +40,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       alias: '/api/v1/webhooks',
       auth,
       docs: { operationId: 'listWebhookEndpoints', summary: "The company's webhook endpoints, newest first", tags },
-      schema: { querystring: ListQuery, response: { 200: ListEnvelope(ref(EndpointView)) } },
+      schema: { querystring: ListEndpointsQuery, response: { 200: ListEnvelope(ref(EndpointView)) } },
       handler: async (request) => {
         const page = unwrap(await webhooks.list(companyOf(request.principal), request.query));
         return listEnvelope(request, page.items, page.nextCursor);

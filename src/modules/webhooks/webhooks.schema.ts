@@ -1,6 +1,7 @@
 // Webhook endpoints, deliveries and event types as the API reads and writes them (SPEC §4.7).
 import { Type, type Static } from 'typebox';
 import { settings } from '../../config.js';
+import { ListQuery } from '../../platform/http/list-query.js';
 
 const Events = Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }), Type.Null()], {
   description: 'The event types to deliver (GET /notificaciones/tipos-evento); null or absent: every type.',
@@ -81,19 +82,11 @@ export const EventTypeView = Type.Object(
 export const EndpointParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 export const DeliveryParams = Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const ListQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ maxLength: 200 })) },
-  { additionalProperties: false },
-);
-export const ListDeliveriesQuery = Type.Object(
-  {
-    endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(Type.String({ enum: [...deliveryStatuses] })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
+export const ListEndpointsQuery = ListQuery({});
+export const ListDeliveriesQuery = ListQuery({
+  endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  status: Type.Optional(Type.String({ enum: [...deliveryStatuses] })),
+});
 export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
 
 export const webhookSchemas = [CreateEndpoint, UpdateEndpoint, EndpointView, EndpointWithSecret, DeliveryView, EventTypeView];

@@ -5,10 +5,10 @@ import type { Clock } from '../../platform/clock.js';
 import { sealSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
-import { pageOf, startOf } from '../../platform/http/cursor.js';
-import { fail, ok, type FieldError, type Result } from '../../platform/http/problems.js';
-import { randomBase62 } from '../../platform/ids.js';
-import { deliveryBody, newDeliveryId, queueDeliveries } from './delivery-engine.js';
+import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
+import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
+import { newId } from '../../platform/ids.js';
+import { deliveryBody, queueDeliveries } from './delivery-engine.js';
 import { eventTypeNames, eventTypes, isEventType } from './event-types.js';
 import { newSigningSecret, secretContext } from './signing.js';
 import { resolveTarget, urlProblem, type TargetPolicy } from './target-policy.js';
@@ -93,7 +93,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
       const refused = await refusedUrl(input.url);
       if (refused !== undefined) errors.unshift(refused);
       if (errors.length > 0) return fail('validation_failed', 'The webhook endpoint cannot be created.', errors);
-      const id = `whk_${randomBase62(20)}`;
+      const id = newId('whk');
       const secret = newSigningSecret();
       const now = clock.now();
       const row: repo.EndpointRow = {
@@ -119,7 +119,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 50;
+      const limit = query.limit ?? pageLimits.default;
       const page = pageOf(await repo.listEndpoints(db, companyId, environment, { limit, after: after.value }), limit, (row) => row.created_at);
       const now = clock.now();
       return ok({ items: page.rows.map((row) => endpointView(row, now)), nextCursor: page.nextCursor });
@@ -168,9 +168,9 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
       if (endpoint === undefined) return notFound(id);
       const company = await db.selectFrom('companies').select('rnc').where('id', '=', companyId).executeTakeFirstOrThrow();
       const now = clock.now();
-      const eventId = `evt_${randomBase62(20)}`;
+      const eventId = newId('evt');
       const row: Omit<repo.DeliveryRow, 'attempts'> = {
-        id: newDeliveryId(),
+        id: newId('msg'),
         endpoint_id: id,
         company_id: companyId,
         environment,
@@ -195,7 +195,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
     async deliveries(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
-      const limit = query.limit ?? 50;
+      const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listDeliveries(db, companyId, environment, { limit, after: after.value, endpointId: query.endpointId, status: query.status as repo.DeliveryRow['status'] | undefined });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withAttempts(page.rows), nextCursor: page.nextCursor });

@@ -11,7 +11,7 @@ import { migrateToLatest } from './migrate.js';
 import { executePrepared } from './prepared.js';
 import { transact } from './transact.js';
 import { ConnectionInsideTransactionError } from './transaction-scope.js';
-import { fail, ok } from '../http/problems.js';
+import { fail, ok } from '../result.js';
 
 function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }>) {
   describe(`database on ${label}`, () => {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Failure, Result } from '../http/problems.js';
+import type { Failure, Result } from '../result.js';
 import type { Db } from './database.js';
 import type { Database } from './schema.js';
 import { runInTransactionScope } from './transaction-scope.js';

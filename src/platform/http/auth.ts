@@ -1,5 +1,5 @@
 import type { FiscalEnvironment } from '../../config.js';
-import type { Result } from './problems.js';
+import type { Result } from '../result.js';
 import type { Scope } from './scopes.js';
 
 /** Who may call a route; every route declares one in its definition. */

@@ -1,7 +1,8 @@
 // Everything a request can throw, mapped to one problem (RFC 9457) in one place; only a true bug is a 500.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { problemBody, ProblemError, type Failure, type FieldError } from './problems.js';
+import type { Failure, FieldError } from '../result.js';
+import { problemBody, ProblemError } from './problems.js';
 
 export const maxBodyBytes = 5 * 1024 * 1024;
 

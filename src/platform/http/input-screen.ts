@@ -2,8 +2,8 @@
 // no NUL (PostgreSQL refuses U+0000 in text, so a NUL that reached a query was a 500), and JSON no deeper than any
 // body the contract defines. Header values need no check here: Node's HTTP parser refuses a NUL in a header before
 // Fastify sees the request (the client error handler answers it). Documents from outside (XML) have their own screen,
-// fiscal/xml/untrusted-xml.ts, and are kept byte for byte in the blob store, never in a text column.
-import type { FieldError } from './problems.js';
+// fiscal/xml/screen-untrusted-xml.ts, and are kept byte for byte in the blob store, never in a text column.
+import type { FieldError } from '../result.js';
 
 /**
  * The deepest JSON body the contract defines is 8 levels (an e-CF's item sub-discount:

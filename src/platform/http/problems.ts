@@ -1,5 +1,6 @@
-// The one error catalogue. Every expected failure has a stable code here; one place (the error handler)
-// turns a code into application/problem+json (RFC 9457).
+// The one error catalogue: what each stable code (platform/result.ts) is over HTTP. One place (the error handler)
+// turns a failure into application/problem+json (RFC 9457).
+import type { Failure, FieldError, ProblemCode, Result } from '../result.js';
 
 export const problemCatalogue = {
   validation_failed: { status: 400, title: 'The request is not valid' },
@@ -86,35 +87,7 @@ export const problemCatalogue = {
   internal_error: { status: 500, title: 'Internal error' },
   document_integrity_failed: { status: 500, title: 'The archived signed XML no longer matches what was recorded' },
   service_unavailable: { status: 503, title: 'A dependency is unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
-
-export type ProblemCode = keyof typeof problemCatalogue;
-
-/** Where a field error sits: a JSON pointer into that part of the request. */
-export interface FieldError {
-  pointer: string;
-  in: 'body' | 'query' | 'params' | 'headers';
-  code: string;
-  detail: string;
-}
-
-/** An expected failure, as a value. */
-export interface Failure {
-  code: ProblemCode;
-  detail: string;
-  errors?: FieldError[];
-  headers?: Record<string, string>;
-}
-
-export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
-
-export function ok<T>(value: T): Result<T> {
-  return { ok: true, value };
-}
-
-export function fail(code: ProblemCode, detail: string, errors?: FieldError[]): { ok: false; failure: Failure } {
-  return { ok: false, failure: errors === undefined ? { code, detail } : { code, detail, errors } };
-}
+} as const satisfies Record<ProblemCode, { status: number; title: string }>;
 
 /** Thrown only to carry a Failure from a route to the error handler. */
 export class ProblemError extends Error {

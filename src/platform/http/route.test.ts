@@ -4,8 +4,8 @@ import { parseConfig } from '../../config.js';
 import { systemClock } from '../clock.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
+import { fail } from '../result.js';
 import type { RouteAuth } from './auth.js';
-import { fail } from './problems.js';
 import { defineRoute, registerRoutes } from './route.js';
 import { createHttpServer } from './server.js';
 

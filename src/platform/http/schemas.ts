@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { problemCatalogue, type ProblemCode } from './problems.js';
+import type { ProblemCode } from '../result.js';
+import { problemCatalogue } from './problems.js';
 import { ref } from './schema-ref.js';
 
 export const FieldErrorSchema = Type.Object(

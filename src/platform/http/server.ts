@@ -20,7 +20,8 @@ import { checkHeaders, checkSignedMessage } from './guards.js';
 import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
 import { registerOpenApi } from './openapi.js';
-import { ProblemError, type FieldError } from './problems.js';
+import type { FieldError } from '../result.js';
+import { ProblemError } from './problems.js';
 import type { App, CatalogueEntry } from './route.js';
 import { FieldErrorSchema, ProblemSchema } from './schemas.js';
 

@@ -3,7 +3,7 @@
 // space-separated signatures allowed, for secret rotation). Used by the control plane's calls to us.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { fail, ok, type Result } from './problems.js';
+import { fail, ok, type Result } from '../result.js';
 
 export const signatureToleranceSeconds = 5 * 60;
 

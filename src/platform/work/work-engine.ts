@@ -17,10 +17,10 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { transact, type Trx } from '../db/transact.js';
 import { groupCommit } from '../group-commit.js';
-import { ok } from '../http/problems.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
 import { startClaimLoop, type ClaimLoop } from '../queue/claim-loop.js';
+import { ok } from '../result.js';
 import * as repo from './outbound-work.repo.js';
 
 export interface WorkPolicy {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { DirectoryEntry, HttpRequest, HttpResult } from '../src/dgii/index.js';
 import { parseSemilla } from '../src/fiscal/responses/semilla.js';
 import { verifyEnvelopedSignature } from '../src/fiscal/xmldsig/index.js';
-import { deliverToIssuer, receiverEndpoint } from '../src/modules/received/commercial-response-issuer.js';
+import { deliverToIssuer, receiverEndpoint } from '../src/modules/received/outgoing-response-issuer.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
 
 const seedXml = '<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>c2VtaWxsYQ==</valor><fecha>2026-11-21T10:00:00.0000000-04:00</fecha></SemillaModel>';

@@ -5,7 +5,7 @@ import type { DocumentCommercialResponsesTable } from '../../platform/db/schema.
 import type { Trx } from '../../platform/db/transact.js';
 import type { DocumentRow } from './documents.repo.js';
 
-export type CommercialResponseRow = Selectable<DocumentCommercialResponsesTable>;
+export type ReceivedApprovalRow = Selectable<DocumentCommercialResponsesTable>;
 
 type Executor = Db | Trx;
 
@@ -14,13 +14,13 @@ export function findDocumentByEncf(db: Executor, companyId: string, environment:
   return db.selectFrom('documents').selectAll().where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).executeTakeFirst();
 }
 
-export function commercialResponsesOf(db: Executor, documentIds: readonly string[]): Promise<CommercialResponseRow[]> {
+export function receivedApprovalsOf(db: Executor, documentIds: readonly string[]): Promise<ReceivedApprovalRow[]> {
   if (documentIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('document_commercial_responses').selectAll().where('document_id', 'in', documentIds).execute();
 }
 
-/** Inserts the response unless the document has one; true when this call inserted it. */
-export async function insertCommercialResponse(trx: Trx, row: CommercialResponseRow): Promise<boolean> {
+/** Inserts the approval unless the document has one; true when this call inserted it. */
+export async function insertReceivedApproval(trx: Trx, row: ReceivedApprovalRow): Promise<boolean> {
   const inserted = await trx
     .insertInto('document_commercial_responses')
     .values(row)

@@ -1,17 +1,17 @@
-// Issue 5's e-NCF allocation rule, on a real database: numbers are taken in order under the range's row lock and
-// recorded as burned in the same statement until the work they were taken for settles them, so under any
-// concurrency no number is given twice and there is no gap that is not recorded (a failure leaves its number
-// burned, with its cause).
+// The e-NCF numbering rule (DESIGN §5.1), on a real database: numbers are taken in order under the range's row lock
+// and recorded as burned in the same statement until the work they were taken for settles them, so under any
+// concurrency no number is given twice and there is no gap that is not recorded (a failure leaves its number burned,
+// with its cause).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';
 import { transact } from '../src/platform/db/transact.js';
-import { ok } from '../src/platform/http/problems.js';
+import { ok } from '../src/platform/result.js';
 import { postgresAvailable } from './support/backends.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
-function allocationSuite(label: string, options: { embedded: boolean; creators: number; perCreator: number }) {
-  describe(`e-NCF allocation (${label})`, { timeout: 240_000 }, () => {
+function numberingSuite(label: string, options: { embedded: boolean; creators: number; perCreator: number }) {
+  describe(`e-NCF numbering (${label})`, { timeout: 240_000 }, () => {
     let app: TestApp;
     let companyId: string;
     const clock = fixedClock(new Date('2026-11-21T14:00:00Z'));
@@ -129,5 +129,5 @@ function allocationSuite(label: string, options: { embedded: boolean; creators: 
 
 const realPostgres = await postgresAvailable();
 // Real PostgreSQL gets the issue's load; PGlite, one session, a lighter one.
-if (realPostgres) allocationSuite('PostgreSQL, 50 × 20', { embedded: false, creators: 50, perCreator: 20 });
-allocationSuite('PGlite, 5 × 10', { embedded: true, creators: 5, perCreator: 10 });
+if (realPostgres) numberingSuite('PostgreSQL, 50 × 20', { embedded: false, creators: 50, perCreator: 20 });
+numberingSuite('PGlite, 5 × 10', { embedded: true, creators: 5, perCreator: 10 });

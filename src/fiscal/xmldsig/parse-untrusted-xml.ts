@@ -1,7 +1,7 @@
 // Parsing XML that comes from outside (DGII seeds, e-CF and responses from other parties) into a DOM, after the
-// one screen for untrusted XML (fiscal/xml/untrusted-xml.ts) has refused what no parser may see.
+// one screen for untrusted XML (fiscal/xml/screen-untrusted-xml.ts) has refused what no parser may see.
 import { DOMParser } from '@xmldom/xmldom';
-import { maxUntrustedXmlBytes, screenUntrustedXml, type UntrustedXmlProblem } from '../xml/untrusted-xml.js';
+import { maxUntrustedXmlBytes, screenUntrustedXml, type UntrustedXmlProblem } from '../xml/screen-untrusted-xml.js';
 
 export const DEFAULT_MAX_BYTES = maxUntrustedXmlBytes;
 

@@ -19,8 +19,8 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, Settlement, WorkTarget } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import { deliverToIssuer } from './commercial-response-issuer.js';
-import * as responses from './commercial-response.repo.js';
+import { deliverToIssuer } from './outgoing-response-issuer.js';
+import * as responses from './outgoing-response.repo.js';
 import * as repo from './received.repo.js';
 
 export interface ResponseDeliveryPolicy {

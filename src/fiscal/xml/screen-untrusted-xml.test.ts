@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { screenUntrustedXml } from './untrusted-xml.js';
+import { screenUntrustedXml } from './screen-untrusted-xml.js';
 
 describe('the screen for untrusted XML', () => {
   const refused: [string, string | Uint8Array, string][] = [

@@ -1,4 +1,4 @@
-// Our commercial response (ACECF) to a received e-CF (SPEC §3, §4.6; issue 7): the sandbox's counterpart taxpayer
+// Our commercial response (ACECF) to a received e-CF (SPEC §3, §4.6; DESIGN §5.4): the sandbox's counterpart taxpayer
 // sends us an e-CF through our receiver; we approve or reject it; the ACECF is signed by the company, valid per
 // ACECF.xsd and verified by xmlsec1; jobs deliver the archived bytes to the issuer's receiver (found in DGII's
 // directory, after its seed flow) and to DGII, both observed at the sandbox; faults are retried with each attempt on

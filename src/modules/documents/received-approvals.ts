@@ -17,11 +17,11 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { fail, ok, type FieldError, type ProblemCode, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type FieldError, type ProblemCode, type Result } from '../../platform/result.js';
 import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import { archiveArtefacts } from './artefacts.js';
-import * as approvals from './commercial-approvals.repo.js';
+import * as approvals from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
 
 export type CommercialDecision = 'approved' | 'rejected';
@@ -64,7 +64,7 @@ export function createCommercialApprovals(deps: {
   const { db, clock, blobs, environment, companies, schemas } = deps;
 
   /** A second ACECF for a document that has one: the same bytes are the first answer again, others are refused. */
-  function answeredBefore(row: repo.DocumentRow, existing: approvals.CommercialResponseRow, sha256: string): Result<{ documentId: string; decision: CommercialDecision }> {
+  function answeredBefore(row: repo.DocumentRow, existing: approvals.ReceivedApprovalRow, sha256: string): Result<{ documentId: string; decision: CommercialDecision }> {
     if (existing.acecf_sha256 === sha256) return ok({ documentId: row.id, decision: existing.decision });
     return fail(
       'acecf_already_received',
@@ -114,7 +114,7 @@ export function createCommercialApprovals(deps: {
       }
 
       const sha256 = createHash('sha256').update(xml).digest('hex');
-      const [existing] = await approvals.commercialResponsesOf(db, [row.id]);
+      const [existing] = await approvals.receivedApprovalsOf(db, [row.id]);
       if (existing !== undefined) return answeredBefore(row, existing, sha256);
 
       const now = clock.now();
@@ -124,13 +124,13 @@ export function createCommercialApprovals(deps: {
       } catch (error) {
         // Another ACECF's bytes hold the key: one recorded meanwhile, or one whose recording stopped after its write.
         if (!(error instanceof BlobExistsError)) throw error;
-        const [winner] = await approvals.commercialResponsesOf(db, [row.id]);
+        const [winner] = await approvals.receivedApprovalsOf(db, [row.id]);
         if (winner !== undefined) return answeredBefore(row, winner, sha256);
         return fail('acecf_already_received', `Another ACECF for document ${row.id} (e-NCF ${row.encf}) was archived first; this one is not recorded.`);
       }
       const { decision: outcome, reason } = decision;
       const inserted = await transact(db, async (trx) => {
-        const first = await approvals.insertCommercialResponse(trx, {
+        const first = await approvals.insertReceivedApproval(trx, {
           document_id: row.id,
           decision: outcome,
           reason: reason ?? null,
@@ -158,7 +158,7 @@ export function createCommercialApprovals(deps: {
       if (!inserted.ok) return inserted;
       if (inserted.value) return ok({ documentId: row.id, decision: outcome });
       // A concurrent call with the same bytes recorded it first.
-      const [winner] = await approvals.commercialResponsesOf(db, [row.id]);
+      const [winner] = await approvals.receivedApprovalsOf(db, [row.id]);
       if (winner === undefined) throw new Error(`document ${row.id}: the commercial response that won the insert is gone`);
       return answeredBefore(row, winner, sha256);
     },

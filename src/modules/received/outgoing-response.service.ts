@@ -16,12 +16,12 @@ import type { Db } from '../../platform/db/database.js';
 import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { fail, ok, type Result } from '../../platform/http/problems.js';
+import { fail, ok, type Result } from '../../platform/result.js';
 import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import { receivedArtefactKey, type ReceivedArtefactOwner } from './artefacts.js';
-import * as responses from './commercial-response.repo.js';
-import { maxRejectionReason, type CommercialResponseRequest, type CommercialResponseView, type ReceivedWithResponseView } from './commercial-response.schema.js';
+import * as responses from './outgoing-response.repo.js';
+import { maxRejectionReason, type CommercialResponseRequest, type CommercialResponseView, type ReceivedWithResponseView } from './outgoing-response.schema.js';
 import * as repo from './received.repo.js';
 import type { ReceivedService } from './received.service.js';
 

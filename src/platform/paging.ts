@@ -1,6 +1,9 @@
 // The cursor of a list sorted newest first: where the previous page ended (its last row's time and id), opaque to
 // clients. One format for every list.
-import { fail, ok, type Result } from './problems.js';
+import { fail, ok, type Result } from './result.js';
+
+/** How many rows a page holds (DESIGN §4): `limit`, 50 when not given, at most 200. */
+export const pageLimits = { default: 50, max: 200 } as const;
 
 export interface CursorPosition {
   createdAt: Date;

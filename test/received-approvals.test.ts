@@ -1,6 +1,6 @@
-// Issue 7, commercial approvals received: a buyer sends a signed ACECF about an e-CF we issued. It is checked
-// (DGII's schema, the signature, the e-CF it names with that e-CF's buyer, date and total) and then recorded: the
-// exact bytes as the document's acecf-xml artefact, the decision on GET /documentos/:id, a timeline event and a
+// Commercial approvals received (SPEC §4.9, §6.2): a buyer sends a signed ACECF about an e-CF we issued. It is
+// checked (DGII's schema, the signature, the e-CF it names with that e-CF's buyer, date and total) and then recorded:
+// the exact bytes as the document's acecf-xml artefact, the decision on GET /documentos/:id, a timeline event and a
 // domain event. A failure of any check stores nothing; a document takes one commercial answer.
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey } from 'node:crypto';
@@ -10,7 +10,7 @@ import { buildAcecf, type Acecf } from '../src/fiscal/responses/acecf.js';
 import { signCanonicalDocument, type SigningKey } from '../src/fiscal/xmldsig/index.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type { ProblemCode } from '../src/platform/http/problems.js';
+import type { ProblemCode } from '../src/platform/result.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { buyerRnc, ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { nextRnc, startTestApp, type TestApp } from './support/test-app.js';

@@ -3,8 +3,8 @@ import { Envelope, envelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { CommercialResponseRequest, ReceivedWithResponseView } from './commercial-response.schema.js';
-import type { CommercialResponses } from './commercial-response.service.js';
+import { CommercialResponseRequest, ReceivedWithResponseView } from './outgoing-response.schema.js';
+import type { CommercialResponses } from './outgoing-response.service.js';
 
 const ReceivedParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 

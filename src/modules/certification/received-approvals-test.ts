@@ -1,4 +1,4 @@
-// The receiver's question to certification (modules/documents commercial-approvals.ts): is DGII's step-11 test of
+// The receiver's question to certification (modules/documents received-approvals.ts): is DGII's step-11 test of
 // the company's approval receiver under way, so that an ACECF about a set e-NCF from DGII's test taxpayer is recorded
 // instead of refused as a buyer mismatch (research/certification.md §1, "Step 11 in detail")?
 import type { FiscalEnvironment } from '../../config.js';
@@ -8,7 +8,7 @@ import * as repo from './certification.repo.js';
 /**
  * Whether DGII's approval test may be under way for the company (step 10 or 11 open: DGII sends as soon as the portal's
  * button is clicked, which may be before step 10 is confirmed here) and `encf` is one of its set's
- * (commercial-approvals.ts).
+ * (received-approvals.ts).
  */
 export function approvalTestOf(db: Db, environment: FiscalEnvironment) {
   return async (companyId: string, encf: string): Promise<boolean> => {
