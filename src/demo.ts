@@ -4,7 +4,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Application } from './app.js';
+import type { Config } from './config.js';
+import type { ApiKeysService } from './modules/api-keys/index.js';
+import type { CompaniesService } from './modules/companies/index.js';
+import type { ControlPlaneService } from './modules/control-plane/index.js';
+import type { SequencesService } from './modules/sequences/index.js';
+import type { Db } from './platform/db/database.js';
+import type { DgiiTarget } from './sandbox/index.js';
 import { createSelfSignedP12 } from './platform/crypto/test-certificate.js';
 import { transact } from './platform/db/transact.js';
 import { scopes } from './platform/http/scopes.js';
@@ -14,6 +20,14 @@ import { environmentSegment } from './fiscal/environment.js';
 
 /** Fictitious, with a valid check digit: the demo carries no real taxpayer data. */
 export const demoRnc = '999999992';
+
+/** What the demo needs of the running application (src/app.ts's Application has it; this file does not import it). */
+interface DemoHost {
+  config: Config;
+  database: { db: Db };
+  services: { controlPlane: ControlPlaneService; apiKeys: ApiKeysService; sequences: SequencesService; companies: CompaniesService };
+  dgii: DgiiTarget;
+}
 
 export interface DemoCredentials {
   apiKey: string;
@@ -28,14 +42,14 @@ export interface DemoCredentials {
 }
 
 /** What a start adds to the stored credentials: the URLs of this start, and in CERT the sandbox's. */
-function currentParts(application: Application, baseUrl: string): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
+function currentParts(application: DemoHost, baseUrl: string): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
   const { dgii, config } = application;
   const sandbox = config.fiscalEnv === 'CERT' && dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined ? { sandboxUrl: dgii.baseUrl, sandboxAdminToken: dgii.sandboxAdminToken } : {};
   return { baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl), ...sandbox };
 }
 
 /** `emisorreceptor` serves the demo company unless RECEIVER_LOCAL_COMPANY names another; its RNC always does. */
-function receiverBaseUrlOf(application: Application, baseUrl: string): string {
+function receiverBaseUrlOf(application: DemoHost, baseUrl: string): string {
   const { fiscalEnv, receiverLocalCompany } = application.config;
   return `${baseUrl}/${environmentSegment[fiscalEnv]}/${receiverLocalCompany === undefined ? 'emisorreceptor' : demoRnc}`;
 }
@@ -50,7 +64,7 @@ export function demoCredentialsPath(dataDir: string): string {
 }
 
 /** Returns the credentials and whether they were created now (and so must be shown). */
-export async function ensureDemo(application: Application, baseUrl: string): Promise<{ credentials: DemoCredentials; created: boolean }> {
+export async function ensureDemo(application: DemoHost, baseUrl: string): Promise<{ credentials: DemoCredentials; created: boolean }> {
   const path = demoCredentialsPath(application.config.dataDir);
   if (existsSync(path)) {
     const stored = JSON.parse(readFileSync(path, 'utf8')) as DemoCredentials;
@@ -107,7 +121,7 @@ export async function ensureDemo(application: Application, baseUrl: string): Pro
  * refuses a set they would hand out again). Types that already have a range are left as they are, so a restart
  * registers nothing twice.
  */
-export async function ensureDemoRanges(application: Application, credentials: DemoCredentials): Promise<void> {
+export async function ensureDemoRanges(application: DemoHost, credentials: DemoCredentials): Promise<void> {
   const { sequences } = application.services;
   const existing = new Set((await sequences.listRanges(credentials.companyId)).map((range) => range.ecfType));
   const nextYear = new Date(Date.now() - 4 * 3_600_000).getUTCFullYear() + 1;
@@ -130,7 +144,7 @@ export async function ensureDemoRanges(application: Application, credentials: De
  * With the embedded sandbox, the demo company is a registered electronic taxpayer there too: its certificate
  * delegated and DGII's test ranges for every type, so the whole flow works with no setup. Idempotent.
  */
-export async function registerDemoWithSandbox(application: Application, credentials: DemoCredentials): Promise<void> {
+export async function registerDemoWithSandbox(application: DemoHost, credentials: DemoCredentials): Promise<void> {
   const sandbox = application.dgii.sandbox;
   if (sandbox === undefined) return;
   const company = await application.services.companies.get(credentials.companyId);

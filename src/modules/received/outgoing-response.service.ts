@@ -21,7 +21,7 @@ import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js
 import type { CompaniesService } from '../companies/index.js';
 import { receivedArtefactKey, type ReceivedArtefactOwner } from './artefacts.js';
 import * as responses from './outgoing-response.repo.js';
-import { maxRejectionReason, type CommercialResponseRequest, type CommercialResponseView, type ReceivedWithResponseView } from './outgoing-response.schema.js';
+import { maxRejectionReason, type CommercialResponseRequest, type ReceivedWithResponseView } from './outgoing-response.schema.js';
 import * as repo from './received.repo.js';
 import type { ReceivedService } from './received.service.js';
 
@@ -35,29 +35,6 @@ export interface CommercialResponses {
 
 const targetNames: Record<ResponseDeliveryTarget, string> = { issuer: "the issuer's receiver", dgii: "DGII's ACECF service" };
 export const responseTargets: readonly ResponseDeliveryTarget[] = ['issuer', 'dgii'];
-
-/** The commercial response of a received document with its deliveries, or null before one is made. */
-export async function commercialResponseOf(db: Db, receivedId: string): Promise<CommercialResponseView | null> {
-  const response = await responses.findResponse(db, receivedId);
-  if (response === undefined) return null;
-  const deliveries = await responses.deliveriesOf(db, receivedId);
-  return {
-    decision: response.decision,
-    reason: response.reason,
-    fechaHoraAprobacionComercial: response.fecha_hora_aprobacion,
-    createdAt: response.created_at.toISOString(),
-    deliveries: deliveries.map((delivery) => ({
-      target: delivery.target,
-      status: delivery.status,
-      attempts: delivery.attempts,
-      lastError: delivery.last_error,
-      url: delivery.target_url,
-      nextAttemptAt: delivery.status === 'failed' || delivery.status === 'pending' ? (delivery.next_attempt_at?.toISOString() ?? null) : null,
-      deliveredAt: delivery.delivered_at?.toISOString() ?? null,
-      answer: (delivery.answer ?? null) as Record<string, unknown> | null,
-    })),
-  };
-}
 
 type Decision = { decision: 'approved'; reason: undefined } | { decision: 'rejected'; reason: string };
 

@@ -16,7 +16,7 @@ import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
 import type { ReceivedWithResponseView } from './outgoing-response.schema.js';
-import { commercialResponseOf } from './outgoing-response.service.js';
+import { commercialResponseOf } from './outgoing-response-view.js';
 import * as repo from './received.repo.js';
 import type { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
 
