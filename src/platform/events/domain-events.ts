@@ -3,9 +3,10 @@
 // as a row of outbound_work (platform/work, target `outbox`), written in the same statement and deleted when it is
 // fanned out: the fan-out finds the events waiting in that small table, not behind a partial index of the events
 // kept (whose dead entries it would walk until VACUUM).
-import { sql, type OperationNodeSource, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../db/database.js';
+import type { UnexecutedStatement } from '../db/one-statement.js';
 import { executePrepared } from '../db/prepared.js';
 import type { Trx } from '../db/transact.js';
 import type { InputColumn } from '../db/unnest.js';
@@ -43,8 +44,8 @@ export async function recordDomainEvent(executor: Db | Trx, event: DomainEvent):
  * statement (platform/db/one-statement.ts), which cannot read each other's rows, so only for an event without a
  * dedupe key (always recorded).
  */
-export function domainEventInserts(executor: Db | Trx, event: DomainEvent): OperationNodeSource[] {
-  if (event.dedupeKey !== undefined) throw new Error('domainEventInserts: an event with a dedupe key is recorded with recordDomainEvent');
+export function domainEventInsertStatements(executor: Db | Trx, event: DomainEvent): UnexecutedStatement[] {
+  if (event.dedupeKey !== undefined) throw new Error('domainEventInsertStatements: an event with a dedupe key is recorded with recordDomainEvent');
   const row = domainEventRow(event);
   return [
     executor.insertInto('domain_events').values(row),
@@ -81,7 +82,7 @@ export function outboxColumns(events: readonly DomainEvent[]): InputColumn[] {
  * the CTE `written` returned, and queue their fan-out: a batch statement records the events of what it changed, and
  * of nothing else.
  */
-export function outboxInsertFromInput(written: string): RawBuilder<unknown> {
+export function outboxInsertCtes(written: string): RawBuilder<unknown> {
   return sql`
     outbox as (
       insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
