@@ -5,6 +5,7 @@
 // kept (whose dead entries it would walk until VACUUM).
 import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import type { EventPayloads, EventType } from '../../modules/webhooks/index.js';
 import type { Db } from '../db/database.js';
 import type { UnexecutedStatement } from '../db/one-statement.js';
 import { executePrepared } from '../db/prepared.js';
@@ -15,17 +16,28 @@ import { newId } from '../ids.js';
 /** The queue of events waiting to be fanned out (outbound_work.target). */
 export const outboxTarget = 'outbox';
 
-export interface DomainEvent {
-  companyId: string;
-  environment: FiscalEnvironment;
-  type: string;
-  payload: Record<string, unknown>;
-  dedupeKey?: string;
-  occurredAt: Date;
-}
+/**
+ * An event of a type the webhooks' catalogue lists (modules/webhooks/event-types.ts), with the payload its schema
+ * describes. Neither an unlisted type (recorded, never delivered) nor another payload (delivered unlike its
+ * published schema) compiles. Of several types, it is one of them with that type's payload. The catalogue is
+ * imported as a type only: the outbox does not load the webhooks module.
+ */
+export type DomainEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    companyId: string;
+    environment: FiscalEnvironment;
+    type: K;
+    payload: EventPayloads[K];
+    dedupeKey?: string;
+    occurredAt: Date;
+  };
+}[T];
+
+/** The payload an event of type `T` is recorded with. */
+export type DomainEventPayload<T extends EventType> = EventPayloads[T];
 
 /** Records `event` and queues its fan-out, in one statement (neither when its dedupe key was recorded before). */
-export async function recordDomainEvent(executor: Db | Trx, event: DomainEvent): Promise<void> {
+export async function recordDomainEvent<T extends EventType>(executor: Db | Trx, event: DomainEvent<T>): Promise<void> {
   const row = domainEventRow(event);
   await executePrepared(
     executor,
@@ -44,7 +56,7 @@ export async function recordDomainEvent(executor: Db | Trx, event: DomainEvent):
  * statement (platform/db/one-statement.ts), which cannot read each other's rows, so only for an event without a
  * dedupe key (always recorded).
  */
-export function domainEventInsertStatements(executor: Db | Trx, event: DomainEvent): UnexecutedStatement[] {
+export function domainEventInsertStatements<T extends EventType>(executor: Db | Trx, event: DomainEvent<T>): UnexecutedStatement[] {
   if (event.dedupeKey !== undefined) throw new Error('domainEventInsertStatements: an event with a dedupe key is recorded with recordDomainEvent');
   const row = domainEventRow(event);
   return [
@@ -57,7 +69,7 @@ export function domainEventInsertStatements(executor: Db | Trx, event: DomainEve
  * The row that records `event`: for a statement that inserts it only when its other parts changed something
  * (src/modules/sending/sending.repo.ts), with the same ON CONFLICT (dedupe_key) DO NOTHING.
  */
-export function domainEventRow(event: DomainEvent) {
+export function domainEventRow<T extends EventType>(event: DomainEvent<T>) {
   return {
     id: newId('evt'),
     company_id: event.companyId,
