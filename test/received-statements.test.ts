@@ -24,6 +24,8 @@ describe('the receiver\'s statements, a batch at a time', { timeout: 120_000 }, 
   function reception(encf: string, status: ReceivedRow['status']): ReceptionRecord {
     const id = newId('rcv');
     const now = new Date();
+    const occurred = { companyId, environment: environment(), occurredAt: now };
+    const named = { receivedDocumentId: id, issuerRnc: '130000006', eNCF: encf, ecfType: '31' };
     return {
       row: {
         id,
@@ -45,7 +47,10 @@ describe('the receiver\'s statements, a batch at a time', { timeout: 120_000 }, 
       },
       artefacts: (['received-xml', 'arecf-xml'] as const).map((kind) => ({ received_document_id: id, kind, version: 1, blob_key: `received/${id}.${kind}`, sha256: '0'.repeat(64), size: 10, content_type: 'application/xml', created_at: now })),
       event: { at: now, type: status, status, cause: `${encf} ${status}` },
-      domainEvent: { companyId, environment: environment(), type: `received_document.${status}`, payload: { receivedDocumentId: id }, occurredAt: now },
+      domainEvent:
+        status === 'received'
+          ? { ...occurred, type: 'received_document.received', payload: { ...named, status, codigoMotivoNoRecibido: null } }
+          : { ...occurred, type: 'received_document.not_received', payload: { ...named, status, codigoMotivoNoRecibido: '3' } },
     };
   }
 

@@ -319,7 +319,7 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
       id,
       expected: { status: 'in_process', trackId },
       change: { status: 'accepted', dgii_messages: [{ codigo: '0', valor: `ok ${id}` }], secuencia_utilizada: true, final_at: at, updated_at: at },
-      records: { event: { at, type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${id}` }, domainEvent: { companyId: world.companyId, environment: world.app.config.fiscalEnv, type: 'document.accepted', payload: { documentId: id }, occurredAt: at } },
+      records: { event: { at, type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${id}` }, domainEvent: { companyId: world.companyId, environment: world.app.config.fiscalEnv, type: 'document.accepted', payload: { documentId: id, eNCF: 'E310000000001', ecfType: '31', status: 'accepted', estado: 'Aceptado', mensajes: [] }, occurredAt: at } },
     });
     statements = 0;
     const applied = await changeDocumentsIf(db().withPlugin(counting), [

@@ -17,7 +17,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
-import { domainEventInserts } from '../../platform/events/domain-events.js';
+import { domainEventInsertStatements } from '../../platform/events/domain-events.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
@@ -193,7 +193,7 @@ export function createDocumentsService(deps: {
       repo.insertDocument(db, row),
       repo.insertArtefacts(db, artefacts),
       repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
-      ...domainEventInserts(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' }, occurredAt: now }),
+      ...domainEventInsertStatements(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' }, occurredAt: now }),
     ], { prepared: true });
     return { ok: true, row, artefacts };
   }

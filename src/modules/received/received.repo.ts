@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
-import { outboxColumns, outboxInsertFromInput, type DomainEvent } from '../../platform/events/domain-events.js';
+import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
@@ -121,7 +121,7 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
         insert into received_document_events (received_document_id, at, type, status, cause)
         select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join inserted r on r.id = i.id
       ),
-      ${outboxInsertFromInput('inserted')}
+      ${outboxInsertCtes('inserted')}
       select id from inserted`,
   );
   const recorded = new Set(result.rows.map((row) => row.id));

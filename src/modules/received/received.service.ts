@@ -148,17 +148,16 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       received_at: now,
       updated_at: now,
     };
+    const occurred = { companyId: company.id, environment, occurredAt: now };
+    const named = { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null };
     const recorded = await recordReception({
       row,
       artefacts,
       event: { at: now, type: status, status, cause: causeOf(verdict, identifiers) },
-      domainEvent: {
-        companyId: company.id,
-        environment,
-        type: verdict.kind === 'received' ? 'received_document.received' : 'received_document.not_received',
-        payload: { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null, status, codigoMotivoNoRecibido: reason },
-        occurredAt: now,
-      },
+      domainEvent:
+        verdict.kind === 'received'
+          ? { ...occurred, type: 'received_document.received', payload: { ...named, status: 'received', codigoMotivoNoRecibido: null } }
+          : { ...occurred, type: 'received_document.not_received', payload: { ...named, status: 'not_received', codigoMotivoNoRecibido: verdict.reason } },
     });
     if (!recorded) return undefined;
     return { kind: 'answered', arecf, receivedId: id, estado: status === 'received' ? '0' : '1', reason: reason ?? undefined };

@@ -30,7 +30,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DocumentStatus } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
-import { recordDomainEvent, type DomainEvent } from '../../platform/events/domain-events.js';
+import { recordDomainEvent, type DomainEvent, type DomainEventPayload } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
@@ -157,8 +157,11 @@ export function createDelivery(deps: {
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
   const retryBackoff = (attempts: number) => backoffMs(Math.max(1, attempts), policy.retryDelayMs, policy.maxRetryDelayMs);
 
-  function domainEventOf(row: repo.DocumentRow, type: string, extra: Record<string, unknown> = {}): DomainEvent {
-    return { companyId: row.company_id, environment, type, payload: { documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type, ...extra }, occurredAt: clock.now() };
+  /** The document as every document event's payload names it. */
+  const documentNamed = (row: repo.DocumentRow) => ({ documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type });
+
+  function domainEventOf<T extends DomainEvent['type']>(row: repo.DocumentRow, type: T, payload: DomainEventPayload<T>): DomainEvent<T> {
+    return { companyId: row.company_id, environment, type, payload, occurredAt: clock.now() };
   }
 
   async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
@@ -190,7 +193,7 @@ export function createDelivery(deps: {
     return { id: row.id, expected, change, records: {
       event: { at: now, type: `dgii.${verdict.kind}`, status, cause: `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}` },
       closeFailedJobs: { at: now, because: `DGII's verdict: ${status}` },
-      domainEvent: domainEventOf(row, `document.${status}`, { status, estado: verdict.estado, mensajes: verdict.messages }),
+      domainEvent: domainEventOf(row, `document.${status}`, { ...documentNamed(row), status, estado: verdict.estado, mensajes: verdict.messages }),
       ...(settleWork === undefined ? {} : { settleWork }),
     } };
   }
@@ -222,7 +225,7 @@ export function createDelivery(deps: {
     const polls = row.poll_count + 1;
     return { id: row.id, expected: { ...seen, pollCount: row.poll_count }, change: { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, records: {
       event: { at: now, type: 'dgii.not_found', status: 'not_found', cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar` },
-      domainEvent: domainEventOf(row, 'document.not_found', { trackId }),
+      domainEvent: domainEventOf(row, 'document.not_found', { ...documentNamed(row), trackId }),
       ...(settleWork === undefined ? {} : { settleWork }),
     } };
   }
@@ -249,7 +252,7 @@ export function createDelivery(deps: {
     await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
     await event(trx, row, 'dgii.send_failed', 'send_failed', cause);
     await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts, at: now });
-    await recordDomainEvent(trx, domainEventOf(row, 'document.send_failed', { reason: detail, attempts }));
+    await recordDomainEvent(trx, domainEventOf(row, 'document.send_failed', { ...documentNamed(row), reason: detail, attempts }));
   }
 
   /**

@@ -7,7 +7,7 @@ import { executePrepared } from '../../platform/db/prepared.js';
 import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
-import { outboxColumns, outboxInsertFromInput, type DomainEvent } from '../../platform/events/domain-events.js';
+import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
 import { claimableRows, claimUpdate, type ClaimTerms } from '../../platform/work/outbound-work.repo.js';
 import type { DocumentRow } from '../documents/index.js';
 
@@ -196,7 +196,7 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   }
   if (first.records.domainEvent !== undefined) {
     columns.push(...outboxColumns(changes.map((change) => change.records.domainEvent as DomainEvent)));
-    parts.push(outboxInsertFromInput('changed'));
+    parts.push(outboxInsertCtes('changed'));
   }
   if (first.records.settleWork !== undefined) {
     const settle = records((r) => r.settleWork);

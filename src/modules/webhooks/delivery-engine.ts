@@ -15,7 +15,7 @@ import { ok } from '../../platform/result.js';
 import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
-import { isEventType, onDemandTypes } from './event-types.js';
+import { isEventType, onDemandTypes } from '../../platform/events/event-catalogue.js';
 import { postWebhook } from './post-webhook.js';
 import { maxAttempts, nextRetryDelayMs, retryAfterMs } from './retry-schedule.js';
 import { deliveryHeaders, secretContext } from './signing.js';

@@ -1,6 +1,6 @@
 export { createWebhookDelivery, type WebhookDelivery } from './delivery-engine.js';
 export { startDispatcher, type Dispatcher } from './dispatcher.js';
-export { eventTypeNames, eventTypes, type EventType } from './event-types.js';
+export { eventTypeNames, eventTypes, type EventPayloads, type EventType } from '../../platform/events/event-catalogue.js';
 export { webhookJobs } from './webhooks.jobs.js';
 export { webhookRoutes } from './webhooks.routes.js';
 export { webhookSchemas } from './webhooks.schema.js';

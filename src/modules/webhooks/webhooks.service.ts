@@ -9,7 +9,7 @@ import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { deliveryBody, queueDeliveries } from './delivery-engine.js';
-import { eventTypeNames, eventTypes, isEventType } from './event-types.js';
+import { eventTypeNames, eventTypes, isEventType } from '../../platform/events/event-catalogue.js';
 import { newSigningSecret, secretContext } from './signing.js';
 import { resolveTarget, urlProblem, type TargetPolicy } from './target-policy.js';
 import type { CreateEndpoint, DeliveryView, EndpointView, EndpointWithSecret, ListDeliveriesQuery, UpdateEndpoint } from './webhooks.schema.js';

@@ -9,10 +9,18 @@ import { executePrepared } from './prepared.js';
 import type { Trx } from './transact.js';
 
 /**
+ * A statement built and not yet run: here, one part of one statement. A function that returns one is named for what
+ * it builds and ends in `Statement` (`domainEventInsertStatements`, several), or in `Ctes` for a fragment of a WITH
+ * (`outboxInsertCtes`); a function named with a verb (`recordDomainEvent`) runs what it builds. A builder returned
+ * under a verb's name and never run writes nothing, and nothing at the call says so.
+ */
+export type UnexecutedStatement = OperationNodeSource;
+
+/**
  * `prepared`: run it as a prepared statement (prepared.ts), for a call site whose parts always have the same shape
  * (the same columns, the same number of rows), so its text never varies; a batch of any size must say false.
  */
-export async function executeAsOneStatement(executor: Db | Trx, parts: readonly OperationNodeSource[], options: { prepared: boolean }): Promise<void> {
+export async function executeAsOneStatement(executor: Db | Trx, parts: readonly UnexecutedStatement[], options: { prepared: boolean }): Promise<void> {
   if (parts.length === 0) return;
   const ctes = sql.join(
     parts.map((part, index) => sql`${sql.raw(`s${String(index)}`)} as (${part})`),

@@ -3,9 +3,11 @@
 // as a row of outbound_work (platform/work, target `outbox`), written in the same statement and deleted when it is
 // fanned out: the fan-out finds the events waiting in that small table, not behind a partial index of the events
 // kept (whose dead entries it would walk until VACUUM).
-import { sql, type OperationNodeSource, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import type { EventPayloads, EventType } from './event-catalogue.js';
 import type { Db } from '../db/database.js';
+import type { UnexecutedStatement } from '../db/one-statement.js';
 import { executePrepared } from '../db/prepared.js';
 import type { Trx } from '../db/transact.js';
 import type { InputColumn } from '../db/unnest.js';
@@ -14,17 +16,28 @@ import { newId } from '../ids.js';
 /** The queue of events waiting to be fanned out (outbound_work.target). */
 export const outboxTarget = 'outbox';
 
-export interface DomainEvent {
-  companyId: string;
-  environment: FiscalEnvironment;
-  type: string;
-  payload: Record<string, unknown>;
-  dedupeKey?: string;
-  occurredAt: Date;
-}
+/**
+ * An event of a type the webhooks' catalogue lists (platform/events/event-catalogue.ts), with the payload its schema
+ * describes. Neither an unlisted type (recorded, never delivered) nor another payload (delivered unlike its
+ * published schema) compiles. Of several types, it is one of them with that type's payload. The catalogue is
+ * imported as a type only: the outbox does not load the webhooks module.
+ */
+export type DomainEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    companyId: string;
+    environment: FiscalEnvironment;
+    type: K;
+    payload: EventPayloads[K];
+    dedupeKey?: string;
+    occurredAt: Date;
+  };
+}[T];
+
+/** The payload an event of type `T` is recorded with. */
+export type DomainEventPayload<T extends EventType> = EventPayloads[T];
 
 /** Records `event` and queues its fan-out, in one statement (neither when its dedupe key was recorded before). */
-export async function recordDomainEvent(executor: Db | Trx, event: DomainEvent): Promise<void> {
+export async function recordDomainEvent<T extends EventType>(executor: Db | Trx, event: DomainEvent<T>): Promise<void> {
   const row = domainEventRow(event);
   await executePrepared(
     executor,
@@ -43,8 +56,8 @@ export async function recordDomainEvent(executor: Db | Trx, event: DomainEvent):
  * statement (platform/db/one-statement.ts), which cannot read each other's rows, so only for an event without a
  * dedupe key (always recorded).
  */
-export function domainEventInserts(executor: Db | Trx, event: DomainEvent): OperationNodeSource[] {
-  if (event.dedupeKey !== undefined) throw new Error('domainEventInserts: an event with a dedupe key is recorded with recordDomainEvent');
+export function domainEventInsertStatements<T extends EventType>(executor: Db | Trx, event: DomainEvent<T>): UnexecutedStatement[] {
+  if (event.dedupeKey !== undefined) throw new Error('domainEventInsertStatements: an event with a dedupe key is recorded with recordDomainEvent');
   const row = domainEventRow(event);
   return [
     executor.insertInto('domain_events').values(row),
@@ -56,7 +69,7 @@ export function domainEventInserts(executor: Db | Trx, event: DomainEvent): Oper
  * The row that records `event`: for a statement that inserts it only when its other parts changed something
  * (src/modules/sending/sending.repo.ts), with the same ON CONFLICT (dedupe_key) DO NOTHING.
  */
-export function domainEventRow(event: DomainEvent) {
+export function domainEventRow<T extends EventType>(event: DomainEvent<T>) {
   return {
     id: newId('evt'),
     company_id: event.companyId,
@@ -81,7 +94,7 @@ export function outboxColumns(events: readonly DomainEvent[]): InputColumn[] {
  * the CTE `written` returned, and queue their fan-out: a batch statement records the events of what it changed, and
  * of nothing else.
  */
-export function outboxInsertFromInput(written: string): RawBuilder<unknown> {
+export function outboxInsertCtes(written: string): RawBuilder<unknown> {
   return sql`
     outbox as (
       insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)

@@ -1,12 +1,18 @@
-// The closed list of event types webhooks deliver: the public names, what each means and the JSON schema of its
+// The catalogue of domain events, the closed list of event types webhooks deliver: the public names, what each means and the JSON schema of its
 // `data`. This is the one place event names are mapped: the code records every event under the public name itself
 // (the domain_events outbox), so the mapping is the identity; "document signed", for one, is
 // `document.signed` (recorded when a document is created from JSON or handed in as signed XML). An event type
-// recorded but not listed here is never delivered.
-import { Type, type TSchema } from 'typebox';
+// recorded but not listed here is never delivered, so the outbox records only the types listed here, each with the
+// payload its `data` schema describes (EventPayloads, platform/events/domain-events.ts).
+import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
 import { settings } from '../../config.js';
 
 const text = (description?: string) => Type.String(description === undefined ? {} : { description });
+/**
+ * An object whose payload may carry more than it lists: its schema says so, and its type too, which TypeBox's
+ * Static does not derive from the option.
+ */
+const openObject = <Properties extends TProperties>(properties: Properties) => Type.Object(properties, { additionalProperties: true }) as TObject<Properties> & { additionalProperties: true };
 const DgiiMessages = Type.Array(Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }), { description: "DGII's messages." });
 
 const documentBase = {
@@ -37,8 +43,8 @@ export const eventTypes = {
   'received_document.received': { description: 'An e-CF sent to the company was received and acknowledged (ARECF Estado 0).', data: Type.Object({ ...receivedBase, status: Type.Literal('received'), codigoMotivoNoRecibido: Type.Null() }) },
   'received_document.not_received': { description: 'An e-CF sent to the company was refused (ARECF Estado 1, with the reason code 1-4).', data: Type.Object({ ...receivedBase, status: Type.Literal('not_received'), codigoMotivoNoRecibido: text() }) },
   'received_document.commercial_response_created': { description: 'The company answered a received e-CF commercially: the ACECF is signed, archived and on its way.', data: Type.Object({ ...receivedBase, decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), reason: Type.Union([Type.String(), Type.Null()]) }) },
-  'received_document.commercial_response_delivered': { description: 'Our commercial response (ACECF) to a received e-CF was delivered to one target (the issuer or DGII).', data: Type.Object({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer() }, { additionalProperties: true }) },
-  'received_document.commercial_response_failed': { description: 'Our commercial response (ACECF) to a received e-CF could not be delivered to one target.', data: Type.Object({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer(), reason: text() }, { additionalProperties: true }) },
+  'received_document.commercial_response_delivered': { description: 'Our commercial response (ACECF) to a received e-CF was delivered to one target (the issuer or DGII).', data: openObject({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer() }) },
+  'received_document.commercial_response_failed': { description: 'Our commercial response (ACECF) to a received e-CF could not be delivered to one target.', data: openObject({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer(), reason: text() }) },
   'annulment.accepted': { description: 'DGII accepted an annulment (ANECF) of unused numbers.', data: annulment },
   'annulment.rejected': { description: 'DGII rejected an annulment; its numbers are given back.', data: annulment },
   'annulment.failed': { description: 'DGII could not be reached for an annulment; reintentar.', data: annulment },
@@ -51,12 +57,18 @@ export const eventTypes = {
   'certificate.expiring': { description: "The company's signing certificate expires within 30 days (once per certificate).", data: Type.Object({ certificateId: text(), notAfter: Type.String({ format: 'date-time' }), daysLeft: Type.Integer() }) },
   'certification.process_updated': { description: 'A certification process changed state (CERT).', data: certification },
   'certification.step_updated': { description: 'A step of a certification process opened, was done or failed (CERT).', data: Type.Object({ processId: text(), step: Type.Integer(), key: Type.Union([text(), Type.Null()]), status: text() }) },
-  'certification.case_updated': { description: 'A certification case changed state (CERT).', data: Type.Object({ processId: text(), caseKey: text(), status: text() }, { additionalProperties: true }) },
+  'certification.case_updated': { description: 'A certification case changed state (CERT).', data: openObject({ processId: text(), caseKey: text(), status: text() }) },
   'webhook.endpoint_disabled': { description: `One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`, data: Type.Object({ endpointId: text(), url: text(), reason: text() }) },
   'webhook.test': { description: 'A test delivery asked for with POST /notificaciones/:id/prueba; sent to that endpoint only.', data: Type.Object({ endpointId: text(), message: text() }) },
 } as const satisfies Record<string, EventTypeEntry>;
 
 export type EventType = keyof typeof eventTypes;
+
+/** A schema's payload: the type of what it lists, and of anything more where it allows more (openObject). */
+type PayloadOf<Schema extends TSchema> = Static<Schema> & (Schema extends { additionalProperties: true } ? Record<string, unknown> : unknown);
+
+/** The payload of each event type, as its published schema describes it. */
+export type EventPayloads = { [K in EventType]: PayloadOf<(typeof eventTypes)[K]['data']> };
 
 export const eventTypeNames = Object.keys(eventTypes) as EventType[];
 
