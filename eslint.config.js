@@ -15,13 +15,19 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -34,7 +40,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '.*modules/[^/]+/(?!index\\.js$)[^/]+$', message: 'Import a module only through its index.ts.' }] },
+        {
+          patterns: [
+            { regex: '.*modules/[^/]+/(?!index\\.js$)[^/]+$', message: 'Import a module only through its index.ts.' },
+          ],
+        },
       ],
     },
   },
@@ -47,8 +57,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/platform/**', '**/modules/**', '**/dgii/**', '**/sandbox/**', '**/config.js'], message: 'fiscal/ is pure: no infrastructure, modules or config.' },
-            { group: ['node:fs*', 'fs', 'fs/*', 'node:net', 'node:http*', 'node:child_process', 'node:worker_threads'], message: 'fiscal/ does no I/O.' },
+            {
+              group: ['**/platform/**', '**/modules/**', '**/dgii/**', '**/sandbox/**', '**/config.js'],
+              message: 'fiscal/ is pure: no infrastructure, modules or config.',
+            },
+            {
+              group: ['node:fs*', 'fs', 'fs/*', 'node:net', 'node:http*', 'node:child_process', 'node:worker_threads'],
+              message: 'fiscal/ does no I/O.',
+            },
           ],
         },
       ],
@@ -59,9 +75,23 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       // node:test's describe/it return promises the runner awaits itself.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', name: ['describe', 'it', 'test', 'before', 'after', 'beforeEach', 'afterEach'], package: 'node:test' }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              name: ['describe', 'it', 'test', 'before', 'after', 'beforeEach', 'afterEach'],
+              package: 'node:test',
+            },
+          ],
+        },
+      ],
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
 );

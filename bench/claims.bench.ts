@@ -44,7 +44,11 @@ const GOAL = 1.5;
 class RollBack extends Error {}
 
 /** Times `claim` CLAIMS times, each in a transaction rolled back; p50 and p99 in ms, and items claimed per claim. */
-async function timeClaims(db: Db, claim: (trx: Trx) => Promise<number>, count = CLAIMS): Promise<{ p50: number; p99: number; claimed: number; runs: number }> {
+async function timeClaims(
+  db: Db,
+  claim: (trx: Trx) => Promise<number>,
+  count = CLAIMS,
+): Promise<{ p50: number; p99: number; claimed: number; runs: number }> {
   const times: number[] = [];
   let claimed = 0;
   const deadline = performance.now() + CLAIM_BUDGET_MS;
@@ -73,23 +77,35 @@ async function growHistory(db: Db, from: number, to: number): Promise<void> {
       insert into documents (id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, monto_total, security_code, fecha_hora_firma, timbre_url, warnings, created_at, updated_at, send_due_at)
       select 'doc_h' || n, 'cmp_bench', 'TEST', '31', 'E31' || lpad(n::text, 10, '0'), 'queued', 'json', '01-01-2026', '100.00', 'ABC123', '01-01-2026 10:00:00', 'https://example', '[]', now(), now(), now()
       from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
-    await sql`update documents set status = 'in_process', send_due_at = null, next_poll_at = now() where id like 'doc_h%' and status = 'queued'`.execute(db);
-    await sql`update documents set status = 'accepted', next_poll_at = null, final_at = now() where id like 'doc_h%' and status = 'in_process'`.execute(db);
+    await sql`update documents set status = 'in_process', send_due_at = null, next_poll_at = now() where id like 'doc_h%' and status = 'queued'`.execute(
+      db,
+    );
+    await sql`update documents set status = 'accepted', next_poll_at = null, final_at = now() where id like 'doc_h%' and status = 'in_process'`.execute(
+      db,
+    );
     await sql`
       insert into webhook_deliveries (id, endpoint_id, company_id, environment, event_id, event_type, body, status, created_at, updated_at)
       select 'msg_h' || n, 'whe_bench', 'cmp_bench', 'TEST', 'evt_h' || n, 'webhook.test', '{}', 'pending', now(), now()
       from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
-    await sql`update webhook_deliveries set status = 'succeeded', attempts = 1 where id like 'msg_h%' and status = 'pending'`.execute(db);
+    await sql`update webhook_deliveries set status = 'succeeded', attempts = 1 where id like 'msg_h%' and status = 'pending'`.execute(
+      db,
+    );
     // Each delivery waited in the queue and left it when it settled.
     await sql`
       insert into outbound_work (target, item_id, environment, due_at)
-      select 'webhook.delivery', 'msg_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
+      select 'webhook.delivery', 'msg_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(
+      db,
+    );
     await sql`delete from outbound_work where item_id like 'msg_h%'`.execute(db);
     // Each domain event was recorded waiting in the outbox queue, fanned out, and left it.
     await sql`
       insert into domain_events (id, company_id, environment, type, payload, occurred_at)
-      select 'evt_h' || n, 'cmp_bench', 'TEST', 'document.signed', '{}', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
-    await sql`update domain_events set dispatched_at = now() where id like 'evt_h%' and dispatched_at is null`.execute(db);
+      select 'evt_h' || n, 'cmp_bench', 'TEST', 'document.signed', '{}', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(
+      db,
+    );
+    await sql`update domain_events set dispatched_at = now() where id like 'evt_h%' and dispatched_at is null`.execute(
+      db,
+    );
     await sql`
       insert into outbound_work (target, item_id, environment, due_at)
       select 'outbox', 'evt_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
@@ -98,7 +114,9 @@ async function growHistory(db: Db, from: number, to: number): Promise<void> {
     for (const target of ['document.send', 'document.poll']) {
       await sql`
         insert into outbound_work (target, item_id, environment, due_at)
-        select ${target}, 'doc_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(db);
+        select ${target}, 'doc_h' || n, 'TEST', now() from generate_series(${start}::int, ${end - 1}::int) n`.execute(
+        db,
+      );
       await sql`delete from outbound_work where item_id like 'doc_h%'`.execute(db);
     }
   }
@@ -120,26 +138,39 @@ async function makeWaiting(db: Db): Promise<void> {
     from generate_series(1, ${WAITING}::int) n`.execute(db);
   await sql`
     insert into domain_events (id, company_id, environment, type, payload, occurred_at)
-    select 'evt_w' || n, 'cmp_bench', 'TEST', 'document.signed', '{}', now() from generate_series(1, ${WAITING}::int) n`.execute(db);
-  for (const [target, prefix] of [['document.send', 'doc_w'], ['document.poll', 'doc_p'], ['outbox', 'evt_w']] as const) {
+    select 'evt_w' || n, 'cmp_bench', 'TEST', 'document.signed', '{}', now() from generate_series(1, ${WAITING}::int) n`.execute(
+    db,
+  );
+  for (const [target, prefix] of [
+    ['document.send', 'doc_w'],
+    ['document.poll', 'doc_p'],
+    ['outbox', 'evt_w'],
+  ] as const) {
     await sql`
       insert into outbound_work (target, item_id, environment, due_at)
-      select ${target}, ${prefix} || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(db);
+      select ${target}, ${prefix} || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(
+      db,
+    );
   }
   await sql`
     insert into outbound_work (target, item_id, environment, due_at)
-    select 'webhook.delivery', 'msg_w' || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(db);
+    select 'webhook.delivery', 'msg_w' || n, 'TEST', now() - interval '1 second' from generate_series(1, ${WAITING}::int) n`.execute(
+    db,
+  );
 }
 
 async function dropWaiting(db: Db): Promise<void> {
   await sql`delete from documents where id like 'doc_w%' or id like 'doc_p%'`.execute(db);
-  await sql`delete from outbound_work where item_id like 'msg_w%' or item_id like 'doc_w%' or item_id like 'doc_p%' or item_id like 'evt_w%'`.execute(db);
+  await sql`delete from outbound_work where item_id like 'msg_w%' or item_id like 'doc_w%' or item_id like 'doc_p%' or item_id like 'evt_w%'`.execute(
+    db,
+  );
   await sql`delete from domain_events where id like 'evt_w%'`.execute(db);
   await sql`delete from webhook_deliveries where id like 'msg_w%'`.execute(db);
 }
 
 export async function claimsBench(): Promise<BenchRow[]> {
-  if (!(await postgresAvailable())) return [{ benchmark: 'claims with history', result: 'skipped', note: 'needs PostgreSQL' }];
+  if (!(await postgresAvailable()))
+    return [{ benchmark: 'claims with history', result: 'skipped', note: 'needs PostgreSQL' }];
   const database = await createTestDatabase({ poolSize });
   const handle = await openDatabase(database.target);
   const db = handle.db;
@@ -152,14 +183,25 @@ export async function claimsBench(): Promise<BenchRow[]> {
     for (const table of ['documents', 'webhook_deliveries', 'document_events', 'domain_events']) {
       await sql`alter table ${sql.table(table)} disable trigger all`.execute(db);
     }
-    const terms = (target: string): ClaimTerms => ({ target, environment: 'TEST', now: new Date(), leaseId: 'lse_bench', leaseUntil: new Date(Date.now() + 60_000), which: { limit: BATCH } });
+    const terms = (target: string): ClaimTerms => ({
+      target,
+      environment: 'TEST',
+      now: new Date(),
+      leaseId: 'lse_bench',
+      leaseUntil: new Date(Date.now() + 60_000),
+      which: { limit: BATCH },
+    });
     const claims = {
-      'document sends': (trx: Trx) => claimForSending(trx, terms('document.send'), '250000').then((rows) => rows.length),
+      'document sends': (trx: Trx) =>
+        claimForSending(trx, terms('document.send'), '250000').then((rows) => rows.length),
       'verdict polls': (trx: Trx) => claimPolls(trx, terms('document.poll')).then((rows) => rows.length),
       'webhook deliveries': (trx: Trx) => claimDue(trx, terms('webhook.delivery')).then((rows) => rows.length),
       'outbox fan-outs': (trx: Trx) => lockUndispatched(trx, 'TEST', BATCH).then((rows) => rows.length),
     };
-    const measured = new Map<string, { size: number; p50: number; p99: number; p99s: number[]; claimed: number; runs: number }[]>();
+    const measured = new Map<
+      string,
+      { size: number; p50: number; p99: number; p99s: number[]; claimed: number; runs: number }[]
+    >();
     let made = 0;
     for (const size of SIZES) {
       const grown = performance.now();
@@ -168,7 +210,9 @@ export async function claimsBench(): Promise<BenchRow[]> {
       const growMs = performance.now() - grown;
       // What autovacuum does to the queue table within a minute; then a minute's churn, left dead.
       await sql`vacuum analyze outbound_work`.execute(db);
-      await sql`insert into outbound_work (target, item_id, environment, due_at) select 'webhook.delivery', 'msg_c' || n, 'TEST', now() from generate_series(1, ${CHURN}::int) n`.execute(db);
+      await sql`insert into outbound_work (target, item_id, environment, due_at) select 'webhook.delivery', 'msg_c' || n, 'TEST', now() from generate_series(1, ${CHURN}::int) n`.execute(
+        db,
+      );
       await sql`delete from outbound_work where item_id like 'msg_c%'`.execute(db);
       await makeWaiting(db);
       for (const [name, claim] of Object.entries(claims)) {
@@ -177,7 +221,17 @@ export async function claimsBench(): Promise<BenchRow[]> {
         for (let round = 0; round < ROUNDS; round++) rounds.push(await timeClaims(db, claim));
         const p99s = rounds.map((result) => result.p99);
         const p50s = rounds.map((result) => result.p50);
-        measured.set(name, [...(measured.get(name) ?? []), { size, p50: median(p50s), p99: median(p99s), p99s, claimed: rounds[0]?.claimed ?? 0, runs: rounds.reduce((sum, result) => sum + result.runs, 0) }]);
+        measured.set(name, [
+          ...(measured.get(name) ?? []),
+          {
+            size,
+            p50: median(p50s),
+            p99: median(p99s),
+            p99s,
+            claimed: rounds[0]?.claimed ?? 0,
+            runs: rounds.reduce((sum, result) => sum + result.runs, 0),
+          },
+        ]);
       }
       await dropWaiting(db);
       process.stderr.write(`claims bench: ${String(size)} settled rows (made in ${(growMs / 1_000).toFixed(0)} s)\n`);
@@ -194,7 +248,11 @@ export async function claimsBench(): Promise<BenchRow[]> {
         });
       }
       const ratio = atMost / atZero;
-      rows.push({ benchmark: `claim: ${name}, p99 at 5M / at 0`, result: `${ratio.toFixed(2)}x`, note: `median p99 of the rounds; goal <= ${String(GOAL)}x: ${ratio <= GOAL ? 'met' : 'NOT met'}` });
+      rows.push({
+        benchmark: `claim: ${name}, p99 at 5M / at 0`,
+        result: `${ratio.toFixed(2)}x`,
+        note: `median p99 of the rounds; goal <= ${String(GOAL)}x: ${ratio <= GOAL ? 'met' : 'NOT met'}`,
+      });
     }
     return rows;
   } finally {
@@ -204,4 +262,5 @@ export async function claimsBench(): Promise<BenchRow[]> {
 }
 
 // `npx tsx bench/claims.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await claimsBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await claimsBench());

@@ -31,14 +31,34 @@ const P99_GOAL_MS = 50;
 /** autocannon at saturation: CONNECTIONS connections, each sending its next document as soon as the last returns. */
 function saturate(url: string, apiKey: string, body: string, seconds: number): Promise<autocannon.Result> {
   return childJson<autocannon.Result>([
-    'node_modules/autocannon/autocannon.js', '--json', '--connections', String(CONNECTIONS), '--duration', String(seconds),
-    '--method', 'POST', '--headers', `x-api-key=${apiKey}`, '--headers', 'content-type=application/json', '--body', body, url,
+    'node_modules/autocannon/autocannon.js',
+    '--json',
+    '--connections',
+    String(CONNECTIONS),
+    '--duration',
+    String(seconds),
+    '--method',
+    'POST',
+    '--headers',
+    `x-api-key=${apiKey}`,
+    '--headers',
+    'content-type=application/json',
+    '--body',
+    body,
+    url,
   ]);
 }
 
 /** A steady `rate` documents/s, open loop (bench/support/load.ts). */
 function paced(url: string, apiKey: string, body: string, rate: number, seconds: number): Promise<LoadResult> {
-  return runLoad({ url, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, bodies: [body], expectStatus: 201, seconds, mode: { rate } });
+  return runLoad({
+    url,
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    bodies: [body],
+    expectStatus: 201,
+    seconds,
+    mode: { rate },
+  });
 }
 
 /**
@@ -46,7 +66,10 @@ function paced(url: string, apiKey: string, body: string, rate: number, seconds:
  * are left out, so the service computes them (and today's date keeps the document valid whenever the bench runs).
  */
 function invoiceWithLines(lines: number): string {
-  const base = structuredClone(ecfDocuments['31']) as { Encabezado: Record<string, unknown> & { Emisor: Record<string, unknown> }; DetallesItems: { Item: Record<string, unknown>[] } };
+  const base = structuredClone(ecfDocuments['31']) as {
+    Encabezado: Record<string, unknown> & { Emisor: Record<string, unknown> };
+    DetallesItems: { Item: Record<string, unknown>[] };
+  };
   const templates = base.DetallesItems.Item;
   delete base.Encabezado['Totales'];
   delete base.Encabezado.Emisor['FechaEmision'];
@@ -57,9 +80,20 @@ function invoiceWithLines(lines: number): string {
 /** A company with the fixture's RNC, a certificate and a type-31 range far larger than any run takes. */
 async function provision(testApp: TestApp): Promise<string> {
   const companyId = await testApp.provisionCompany({ rnc: issuerRnc });
-  const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-  const installed = await testApp.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
-  if (installed.statusCode !== 200) throw new Error(`certificate install failed: ${installed.statusCode} ${installed.body}`);
+  const certificate = createSelfSignedP12({
+    commonName: 'EMISOR DE PRUEBA',
+    serialNumber: issuerRnc,
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2036-01-01'),
+    password: 'clave',
+  });
+  const installed = await testApp.sendEvent('certificate.installed', {
+    companyId,
+    p12Base64: certificate.p12.toString('base64'),
+    password: 'clave',
+  });
+  if (installed.statusCode !== 200)
+    throw new Error(`certificate install failed: ${installed.statusCode} ${installed.body}`);
   const { apiKey } = await testApp.issueKey(companyId, ['documents:create', 'sequences:manage']);
   const range = await testApp.app.inject({
     method: 'POST',
@@ -75,18 +109,29 @@ async function provision(testApp: TestApp): Promise<string> {
  * Runs `run` and says what each of its `count` documents cost: this process's CPU and event loop, and the CPU of
  * its PostgreSQL backends when PostgreSQL runs on this machine.
  */
-async function costed<T>(testApp: TestApp, run: () => Promise<T>, count: (result: T) => number): Promise<{ result: T; cost: string }> {
+async function costed<T>(
+  testApp: TestApp,
+  run: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<{ result: T; cost: string }> {
   const { database } = testApp.application;
   const db = database.db;
-  const ownDatabase = database.kind === 'postgres' ? (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name : undefined;
+  const ownDatabase =
+    database.kind === 'postgres'
+      ? (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name
+      : undefined;
   const ticks = ownDatabase === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
   const since = ownUsage();
   const result = await run();
   const { cpuMs, eventLoopUtilization: busy } = since();
-  const after = ownDatabase === undefined || ticks === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
+  const after =
+    ownDatabase === undefined || ticks === undefined ? undefined : await postgresBackendTicks(db, [ownDatabase]);
   const documents = Math.max(1, count(result));
   const appMs = cpuMs / documents;
-  const postgresMs = ownDatabase === undefined || ticks === undefined || after === undefined ? undefined : postgresCpuMsBetween(ticks, after, ownDatabase) / documents;
+  const postgresMs =
+    ownDatabase === undefined || ticks === undefined || after === undefined
+      ? undefined
+      : postgresCpuMsBetween(ticks, after, ownDatabase) / documents;
   const total = appMs + (postgresMs ?? 0);
   const cost =
     `CPU per document: app ${appMs.toFixed(1)} ms (event loop busy ${(busy * 100).toFixed(0)} %)` +
@@ -100,7 +145,12 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
     const apiKey = await provision(testApp);
     const bodies = { 3: invoiceWithLines(3), 50: invoiceWithLines(50) };
     for (const body of Object.values(bodies)) {
-      const probe = await testApp.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, payload: body });
+      const probe = await testApp.app.inject({
+        method: 'POST',
+        url: '/api/v1/documentos',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        payload: body,
+      });
       if (probe.statusCode !== 201) throw new Error(`bench document refused: ${probe.statusCode} ${probe.body}`);
     }
     const address = await testApp.app.listen({ port: 0, host: '127.0.0.1' });
@@ -113,11 +163,18 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
 
     for (const lines of [3, 50] as const) {
       await saturate(url, apiKey, bodies[lines], WARM_UP_SECONDS); // JIT, pools, caches
-      const { result, cost } = await costed(testApp, () => saturate(url, apiKey, bodies[lines], SECONDS), (run) => run.requests.total);
+      const { result, cost } = await costed(
+        testApp,
+        () => saturate(url, apiKey, bodies[lines], SECONDS),
+        (run) => run.requests.total,
+      );
       const failed = result.non2xx + result.errors + result.timeouts;
       const rate = result.requests.average;
       if (lines === 3) saturated3 = rate;
-      const goal = onPostgres && lines === 3 ? `; goal >= ${SUSTAINED_GOAL}/s: ${verdict(rate >= SUSTAINED_GOAL && failed === 0)}` : '';
+      const goal =
+        onPostgres && lines === 3
+          ? `; goal >= ${SUSTAINED_GOAL}/s: ${verdict(rate >= SUSTAINED_GOAL && failed === 0)}`
+          : '';
       rows.push({
         benchmark: `POST /documentos, ${lines} lines, ${CONNECTIONS} connections`,
         result: `${rate.toFixed(0)} documents/s, p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}`,
@@ -130,7 +187,11 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
     if (saturated3 < FIXED_RATE * 0.9) {
       // Below capacity the queue grows for as long as the run lasts: p99 is then the run's length, not a property of
       // the server, and draining the backlog would take longer than the bench may.
-      rows.push({ benchmark: fixedName, result: `not run: saturates at ${saturated3.toFixed(0)}/s`, note: `${backend}${p99Goal(false)}` });
+      rows.push({
+        benchmark: fixedName,
+        result: `not run: saturates at ${saturated3.toFixed(0)}/s`,
+        note: `${backend}${p99Goal(false)}`,
+      });
     } else {
       const steady = await paced(url, apiKey, bodies[3], FIXED_RATE, FIXED_RATE_SECONDS);
       const incomplete = steady.failed + steady.unanswered > 0;
@@ -150,9 +211,15 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
 export async function documentsBench(): Promise<BenchRow[]> {
   const rows = await benchBackend(true);
   if (await postgresAvailable()) rows.push(...(await benchBackend(false)));
-  else rows.push({ benchmark: 'POST /documentos on PostgreSQL', result: 'not run', note: `PostgreSQL does not answer; goals >= ${SUSTAINED_GOAL}/s and p99 <= ${P99_GOAL_MS} ms unchecked` });
+  else
+    rows.push({
+      benchmark: 'POST /documentos on PostgreSQL',
+      result: 'not run',
+      note: `PostgreSQL does not answer; goals >= ${SUSTAINED_GOAL}/s and p99 <= ${P99_GOAL_MS} ms unchecked`,
+    });
   return rows;
 }
 
 // `npx tsx bench/documents.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await documentsBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await documentsBench());

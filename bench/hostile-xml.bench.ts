@@ -50,11 +50,28 @@ export async function hostileXmlBench(): Promise<BenchRow[]> {
   try {
     const rnc = nextRnc();
     const companyId = await testApp.provisionCompany({ rnc });
-    const certificate = createSelfSignedP12({ commonName: 'RECEPTOR DE PRUEBA', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-    await testApp.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    const certificate = createSelfSignedP12({
+      commonName: 'RECEPTOR DE PRUEBA',
+      serialNumber: rnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2036-01-01'),
+      password: 'clave',
+    });
+    await testApp.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
     const { apiKey } = await testApp.issueKey(companyId, ['documents:create']);
     const address = await testApp.app.listen({ port: 0, host: '127.0.0.1' });
-    const post = (path: string, body: string, headers: Record<string, string> = {}) => () => fetch(`${address}${path}`, { method: 'POST', headers: { 'content-type': 'application/xml', ...headers }, body });
+    const post =
+      (path: string, body: string, headers: Record<string, string> = {}) =>
+      () =>
+        fetch(`${address}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/xml', ...headers },
+          body,
+        });
     const entryPoints: [string, (xml: string) => () => Promise<Response>][] = [
       ['intake', (xml) => post('/api/v1/documentos/xml-firmado', xml, { 'x-api-key': apiKey })],
       ['e-CF', (xml) => post(`/testecf/${rnc}/fe/recepcion/api/ecf`, xml)],
@@ -62,7 +79,11 @@ export async function hostileXmlBench(): Promise<BenchRow[]> {
       ['seed', (xml) => post(`/testecf/${rnc}/fe/autenticacion/api/validacioncertificado`, xml)],
     ];
     const cases: [string, string, [string, (xml: string) => () => Promise<Response>][]][] = [
-      ['a signed e-CF 31 (baseline)', signedEcf(rnc), [entryPoints[1] as [string, (xml: string) => () => Promise<Response>]]],
+      [
+        'a signed e-CF 31 (baseline)',
+        signedEcf(rnc),
+        [entryPoints[1] as [string, (xml: string) => () => Promise<Response>]],
+      ],
       ...shapes.map(([name, xml]): [string, string, typeof entryPoints] => [name, xml, entryPoints]),
     ];
     // Rounds go over every case in turn, so a drift of the machine's speed touches all of them alike.
@@ -82,7 +103,12 @@ export async function hostileXmlBench(): Promise<BenchRow[]> {
       const cells = points.map(([point]) => {
         const values = holds.get(`${name}|${point}`) ?? [];
         const { low, high } = spread(values);
-        return { point, median: median(values), spread: high - low, statuses: [...(statuses.get(`${name}|${point}`) ?? [])].join('/') };
+        return {
+          point,
+          median: median(values),
+          spread: high - low,
+          statuses: [...(statuses.get(`${name}|${point}`) ?? [])].join('/'),
+        };
       });
       const worst = Math.max(...cells.map((cell) => cell.median));
       return {
@@ -97,4 +123,5 @@ export async function hostileXmlBench(): Promise<BenchRow[]> {
 }
 
 // `npx tsx bench/hostile-xml.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await hostileXmlBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await hostileXmlBench());

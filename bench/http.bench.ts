@@ -8,7 +8,14 @@ import type { BenchRow } from './support/table.js';
 
 /** autocannon in its own process, so the load generator does not share the server's event loop. */
 function measure(url: string, headers: Record<string, string>, seconds: number): Promise<autocannon.Result> {
-  const args = ['node_modules/autocannon/autocannon.js', '--json', '--connections', '20', '--duration', String(seconds)];
+  const args = [
+    'node_modules/autocannon/autocannon.js',
+    '--json',
+    '--connections',
+    '20',
+    '--duration',
+    String(seconds),
+  ];
   for (const [name, value] of Object.entries(headers)) args.push('--headers', `${name}=${value}`);
   return childJson<autocannon.Result>([...args, url]);
 }

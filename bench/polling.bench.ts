@@ -34,4 +34,5 @@ export async function pollingBench(): Promise<BenchRow[]> {
 }
 
 // `npx tsx bench/polling.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await pollingBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await pollingBench());

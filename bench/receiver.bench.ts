@@ -59,23 +59,52 @@ function signedEcfs(buyer: string, count: number): string[] {
 export async function receiverBench(): Promise<BenchRow[]> {
   const embedded = !(await postgresAvailable());
   const xsd = existsSync(officialXsdDir) ? officialXsdDir : undefined;
-  const testApp = await startTestApp({ embedded, ...deployed(), env: { RECEIVER_AUTH_MODE: 'required', ...(xsd === undefined ? {} : { ECF_XSD_DIR: xsd }) } });
+  const testApp = await startTestApp({
+    embedded,
+    ...deployed(),
+    env: { RECEIVER_AUTH_MODE: 'required', ...(xsd === undefined ? {} : { ECF_XSD_DIR: xsd }) },
+  });
   try {
     const rnc = nextRnc();
     const companyId = await testApp.provisionCompany({ rnc });
-    const certificate = createSelfSignedP12({ commonName: 'RECEPTOR DE PRUEBA', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-    const installed = await testApp.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
-    if (installed.statusCode !== 200) throw new Error(`certificate install failed: ${installed.statusCode} ${installed.body}`);
+    const certificate = createSelfSignedP12({
+      commonName: 'RECEPTOR DE PRUEBA',
+      serialNumber: rnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2036-01-01'),
+      password: 'clave',
+    });
+    const installed = await testApp.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
+    if (installed.statusCode !== 200)
+      throw new Error(`certificate install failed: ${installed.statusCode} ${installed.body}`);
     const base = `/testecf/${rnc}/fe`;
 
     const seed = await testApp.app.inject({ method: 'GET', url: `${base}/autenticacion/api/semilla` });
-    const answer = await testApp.app.inject({ method: 'POST', url: `${base}/autenticacion/api/validacioncertificado`, headers: { 'content-type': 'application/xml', accept: 'application/json' }, payload: signXml(seed.body, testSigningKey()) });
+    const answer = await testApp.app.inject({
+      method: 'POST',
+      url: `${base}/autenticacion/api/validacioncertificado`,
+      headers: { 'content-type': 'application/xml', accept: 'application/json' },
+      payload: signXml(seed.body, testSigningKey()),
+    });
     if (answer.statusCode !== 200) throw new Error(`receiver token refused: ${answer.statusCode} ${answer.body}`);
-    const headers = { authorization: `Bearer ${answer.json<{ token: string }>().token}`, 'content-type': 'application/xml' };
+    const headers = {
+      authorization: `Bearer ${answer.json<{ token: string }>().token}`,
+      'content-type': 'application/xml',
+    };
 
     const documents = signedEcfs(rnc, DOCUMENTS);
-    const probe = await testApp.app.inject({ method: 'POST', url: `${base}/recepcion/api/ecf`, headers, payload: documents[0] });
-    if (probe.statusCode !== 200 || !probe.body.includes('<Estado>0</Estado>')) throw new Error(`bench e-CF not received: ${probe.statusCode} ${probe.body}`);
+    const probe = await testApp.app.inject({
+      method: 'POST',
+      url: `${base}/recepcion/api/ecf`,
+      headers,
+      payload: documents[0],
+    });
+    if (probe.statusCode !== 200 || !probe.body.includes('<Estado>0</Estado>'))
+      throw new Error(`bench e-CF not received: ${probe.statusCode} ${probe.body}`);
 
     const address = await testApp.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `${address}${base}/recepcion/api/ecf`;
@@ -87,14 +116,24 @@ export async function receiverBench(): Promise<BenchRow[]> {
     const steadyBodies = documents.slice(DOCUMENTS - steadyCount);
     const rows: BenchRow[] = [];
 
-    const warm = await runLoad({ url, headers, bodies: warmUp, expectStatus: 200, seconds: WARM_UP_SECONDS, mode: { connections: CONNECTIONS } });
+    const warm = await runLoad({
+      url,
+      headers,
+      bodies: warmUp,
+      expectStatus: 200,
+      seconds: WARM_UP_SECONDS,
+      mode: { connections: CONNECTIONS },
+    });
     // The load generator is another process: this process's CPU (thread pool included) is the app's alone, counted
     // from when the load's spec (its thousands of bodies) is written.
     let since = ownUsage();
     const saturated = await profiled('BENCH_RECEIVER_PROFILE', () =>
-      runLoad({ url, headers, bodies: saturating, expectStatus: 200, seconds: SECONDS, mode: { connections: CONNECTIONS } }, () => {
-        since = ownUsage();
-      }),
+      runLoad(
+        { url, headers, bodies: saturating, expectStatus: 200, seconds: SECONDS, mode: { connections: CONNECTIONS } },
+        () => {
+          since = ownUsage();
+        },
+      ),
     );
     const cpuMsPerEcf = since().cpuMs / saturated.sent;
     const failed = saturated.failed + saturated.unanswered;
@@ -106,7 +145,14 @@ export async function receiverBench(): Promise<BenchRow[]> {
     });
 
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const steady = await runLoad({ url, headers, bodies: steadyBodies, expectStatus: 200, seconds: FIXED_RATE_SECONDS, mode: { rate: FIXED_RATE } });
+    const steady = await runLoad({
+      url,
+      headers,
+      bodies: steadyBodies,
+      expectStatus: 200,
+      seconds: FIXED_RATE_SECONDS,
+      mode: { rate: FIXED_RATE },
+    });
     const incomplete = steady.failed + steady.unanswered > 0;
     rows.push({
       benchmark: `receiver: e-CF in, signed ARECF out, steady ${FIXED_RATE}/s (open loop)`,
@@ -120,4 +166,5 @@ export async function receiverBench(): Promise<BenchRow[]> {
 }
 
 // `npx tsx bench/receiver.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await receiverBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await receiverBench());

@@ -13,5 +13,18 @@ import { printTable, type BenchRow } from './support/table.js';
 import { webhooksBench } from './webhooks.bench.js';
 import { xsdBench } from './xsd.bench.js';
 
-const rows: BenchRow[] = [...(await xsdBench()), ...(await signingBench()), ...(await httpBench()), ...(await documentsBench()), ...(await taxpayersBench()), ...(await sendingBench()), ...(await pollingBench()), ...(await receiverBench()), ...(await hostileXmlBench()), ...(await webhooksBench()), ...(await certificationBench()), ...(await claimsBench())];
+const rows: BenchRow[] = [
+  ...(await xsdBench()),
+  ...(await signingBench()),
+  ...(await httpBench()),
+  ...(await documentsBench()),
+  ...(await taxpayersBench()),
+  ...(await sendingBench()),
+  ...(await pollingBench()),
+  ...(await receiverBench()),
+  ...(await hostileXmlBench()),
+  ...(await webhooksBench()),
+  ...(await certificationBench()),
+  ...(await claimsBench()),
+];
 printTable(rows);

@@ -22,7 +22,15 @@ import { authenticate, xmlForm } from '../test/support/sandbox-kit.js';
 import { countPostgres, pgCountsFrom, type PgCounts } from './support/pg-counters.js';
 import { describePolls, ENVIAR_CONCURRENCY, throughPipeline, type PipelineRun } from './support/pipeline-run.js';
 import { profiled } from './support/profile.js';
-import { createDocuments, inParallel, sendingEmbedded, startWorld, type BenchWorld, type Created, type Resources } from './support/sending-world.js';
+import {
+  createDocuments,
+  inParallel,
+  sendingEmbedded,
+  startWorld,
+  type BenchWorld,
+  type Created,
+  type Resources,
+} from './support/sending-world.js';
 import { latencies, ms } from './support/statistics.js';
 import { printTable, verdict, type BenchRow } from './support/table.js';
 
@@ -59,7 +67,10 @@ const describeUsage = (usage: Resources) =>
 
 /** All the CPU one document took, and the cores the goal's rate would keep busy at that cost. */
 function budget(usage: Resources): string {
-  const total = usage.app.cpuMsPerDocument + usage.sandbox.cpuMsPerDocument + (usage.postgres === undefined ? 0 : usage.postgres.app + usage.postgres.sandbox);
+  const total =
+    usage.app.cpuMsPerDocument +
+    usage.sandbox.cpuMsPerDocument +
+    (usage.postgres === undefined ? 0 : usage.postgres.app + usage.postgres.sandbox);
   return `${total.toFixed(1)} ms of CPU per document in all${usage.postgres === undefined ? ' (PGlite runs inside each process; PostgreSQL, if any, not counted)' : ''}: ${String(GOAL_PER_SECOND)}/s would keep ${((GOAL_PER_SECOND * total) / 1_000).toFixed(1)} cores busy`;
 }
 
@@ -77,7 +88,12 @@ interface CeilingRun {
  * The sandbox alone: each of `senders` clients takes the next document, sends its archived signed bytes to reception,
  * then asks consultaresultado until the verdict (at once, then every 10 ms), as fast as the sandbox answers.
  */
-async function sandboxCeiling(world: BenchWorld, documents: readonly Created[], senders: number, measured: () => Promise<void>): Promise<CeilingRun> {
+async function sandboxCeiling(
+  world: BenchWorld,
+  documents: readonly Created[],
+  senders: number,
+  measured: () => Promise<void>,
+): Promise<CeilingRun> {
   const { services } = world.app.application;
   const identity = await services.companies.signingIdentity(world.companyId);
   if (identity === undefined) throw new Error('the bench company has no certificate');
@@ -95,7 +111,11 @@ async function sandboxCeiling(world: BenchWorld, documents: readonly Created[], 
   const started = performance.now();
   await inParallel(documents, senders, async (document) => {
     const begin = performance.now();
-    const received = await fetch(`${base}/recepcion/api/facturaselectronicas`, { method: 'POST', headers, body: xmlForm(files.get(document.id) ?? '', `${issuerRnc}${document.eNCF}.xml`) });
+    const received = await fetch(`${base}/recepcion/api/facturaselectronicas`, {
+      method: 'POST',
+      headers,
+      body: xmlForm(files.get(document.id) ?? '', `${issuerRnc}${document.eNCF}.xml`),
+    });
     const answer = (await received.json()) as { trackId?: string };
     run.receptionMs.push(performance.now() - begin);
     if (received.status !== 200 || answer.trackId === undefined) {
@@ -104,7 +124,9 @@ async function sandboxCeiling(world: BenchWorld, documents: readonly Created[], 
     }
     for (;;) {
       run.polls++;
-      const result = await fetch(`${base}/consultaresultado/api/consultas/estado?trackid=${answer.trackId}`, { headers });
+      const result = await fetch(`${base}/consultaresultado/api/consultas/estado?trackid=${answer.trackId}`, {
+        headers,
+      });
       const body = (await result.json()) as { codigo?: string };
       if (result.status === 200 && body.codigo !== '3') {
         if (body.codigo !== '1' && body.codigo !== '4') run.failures++;
@@ -124,7 +146,10 @@ function appsShare(counted: PgCounts, run: PipelineRun): PgCounts {
   const statements = new Map(counted.statements);
   statements.set('select outbound_work', (statements.get('select outbound_work') ?? 0) - run.ownQueries);
   if (statements.get('select outbound_work') === 0) statements.delete('select outbound_work');
-  return { statements, connections: { taken: counted.connections.taken - run.ownQueries, waitedMs: counted.connections.waitedMs } };
+  return {
+    statements,
+    connections: { taken: counted.connections.taken - run.ownQueries, waitedMs: counted.connections.waitedMs },
+  };
 }
 
 /** Transactions per document in both databases over `phase`, once PostgreSQL has published its counters. */
@@ -148,7 +173,8 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
     const warmUp = await createDocuments(world, WARM_UP_DOCUMENTS * 2);
     const forSandbox = await createDocuments(world, count);
     const forRounds: { wide: Created[]; pipeline: Created[] }[] = [];
-    for (let round = 0; round < rounds; round++) forRounds.push({ wide: await createDocuments(world, count), pipeline: await createDocuments(world, count) });
+    for (let round = 0; round < rounds; round++)
+      forRounds.push({ wide: await createDocuments(world, count), pipeline: await createDocuments(world, count) });
     // JIT, connection pools, the DGII token: a small run of each before the timed ones.
     await sandboxCeiling(world, warmUp.slice(0, WARM_UP_DOCUMENTS), WIDE_SENDERS, () => Promise.resolve());
     await throughPipeline(world, warmUp.slice(WARM_UP_DOCUMENTS), 60_000);
@@ -162,7 +188,14 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
     });
     // The plain client at its best and the pipeline, one after the other, in rounds: this machine's speed drifts by
     // a third within minutes, so each pipeline run is set against the sandbox's best measured next to it.
-    const measured: { wide: CeilingRun; wideUsage: Resources; pipeline: PipelineRun; pipelineUsage: Resources; counted: PgCounts; transactions: string }[] = [];
+    const measured: {
+      wide: CeilingRun;
+      wideUsage: Resources;
+      pipeline: PipelineRun;
+      pipelineUsage: Resources;
+      counted: PgCounts;
+      transactions: string;
+    }[] = [];
     for (const documents of forRounds) {
       const wide = await sandboxCeiling(world, documents.wide, WIDE_SENDERS, () => world.mark());
       const wideUsage = await world.usage(count);
@@ -181,7 +214,8 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
       };
       // PostgreSQL's transaction counters need seconds to settle: read over the first round only.
       const transactions = measured.length === 0 ? await transactionsOver(world, count, run) : (await run(), '');
-      if (pipeline === undefined || pipelineUsage === undefined || counted === undefined) throw new Error('a run did not finish');
+      if (pipeline === undefined || pipelineUsage === undefined || counted === undefined)
+        throw new Error('a run did not finish');
       measured.push({ wide, wideUsage, pipeline, pipelineUsage, counted: appsShare(counted, pipeline), transactions });
     }
     if (ceiling === undefined || ceilingUsage === undefined) throw new Error('a run did not finish');
@@ -201,10 +235,21 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
     const allAccepted = measured.every((round) => (round.pipeline.statuses['accepted'] ?? 0) === count);
     const sandboxBound = pipelineRate >= bestCeiling * SANDBOX_BOUND_SHARE;
     const met = pipelineRate >= GOAL_PER_SECOND && allAccepted && sandboxBound;
-    const eachRound = rated.map((round) => `${round.pipelineRate.toFixed(0)}/s of ${round.wideRate.toFixed(0)}/s (${(round.share * 100).toFixed(0)} %)`).join(', ');
+    const eachRound = rated
+      .map(
+        (round) =>
+          `${round.pipelineRate.toFixed(0)}/s of ${round.wideRate.toFixed(0)}/s (${(round.share * 100).toFixed(0)} %)`,
+      )
+      .join(', ');
     const totalPolls = pipeline.polls.reduce((sum, polls) => sum + polls, 0);
     const totalStatements = [...counted.statements.values()].reduce((sum, n) => sum + n, 0);
-    const ceilingRow = (senders: number, run: CeilingRun, runRate: number, usage: Resources, transactions: string): BenchRow => ({
+    const ceilingRow = (
+      senders: number,
+      run: CeilingRun,
+      runRate: number,
+      usage: Resources,
+      transactions: string,
+    ): BenchRow => ({
       benchmark: `  sandbox alone, plain client, ${String(senders)} in flight (${backend})`,
       result: `${runRate.toFixed(0)} documents/s reception → verdict; ${latencies(run.latencies)}`,
       note:
@@ -235,13 +280,20 @@ async function benchBackend(embedded: boolean, count: number, rounds: number): P
         result: describeUsage(pipelineUsage),
         note: `${budget(pipelineUsage)}${pipelineTransactions}`,
       },
-      ...(embedded ? [] : [{
-        benchmark: `  pipeline's statements to PostgreSQL (${backend})`,
-        result:
-          `${(totalStatements / count).toFixed(1)} per document (each a round trip); ${(counted.connections.taken / count).toFixed(1)} pool checkouts per document, ` +
-          `waiting ${ms(counted.connections.waitedMs / Math.max(1, counted.connections.taken))} each on average (${ms(counted.connections.waitedMs)} in all)`,
-        note: [...counted.statements].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${(n / count).toFixed(2)}`).join(', '),
-      }]),
+      ...(embedded
+        ? []
+        : [
+            {
+              benchmark: `  pipeline's statements to PostgreSQL (${backend})`,
+              result:
+                `${(totalStatements / count).toFixed(1)} per document (each a round trip); ${(counted.connections.taken / count).toFixed(1)} pool checkouts per document, ` +
+                `waiting ${ms(counted.connections.waitedMs / Math.max(1, counted.connections.taken))} each on average (${ms(counted.connections.waitedMs)} in all)`,
+              note: [...counted.statements]
+                .sort((a, b) => b[1] - a[1])
+                .map(([kind, n]) => `${kind} ${(n / count).toFixed(2)}`)
+                .join(', '),
+            },
+          ]),
       ceilingRow(senders, ceiling, ceilingRate, ceilingUsage, ceilingTransactions),
       ceilingRow(WIDE_SENDERS, wide, wideRate, wideUsage, ''),
     ];
@@ -254,9 +306,15 @@ export async function sendingBench(): Promise<BenchRow[]> {
   countPostgres();
   if (!(await sendingEmbedded())) return benchBackend(false, 1_000, 3);
   const rows = await benchBackend(true, 200, 1);
-  if (process.env['BENCH_SENDING_EMBEDDED'] !== '1') rows.push({ benchmark: 'enviar → final on PostgreSQL', result: 'not run', note: `PostgreSQL does not answer; goal >= ${String(GOAL_PER_SECOND)}/s unchecked` });
+  if (process.env['BENCH_SENDING_EMBEDDED'] !== '1')
+    rows.push({
+      benchmark: 'enviar → final on PostgreSQL',
+      result: 'not run',
+      note: `PostgreSQL does not answer; goal >= ${String(GOAL_PER_SECOND)}/s unchecked`,
+    });
   return rows;
 }
 
 // `npx tsx bench/sending.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await sendingBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await sendingBench());

@@ -75,7 +75,11 @@ interface Cli {
 /** Compiles the service as `npm run build` does, into `dir` (with the package's module type and dependencies). */
 function buildCli(dir: string): Cli {
   const outDir = join(dir, 'dist');
-  const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir], { encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir],
+    { encoding: 'utf8' },
+  );
   const main = join(outDir, 'src/main.js');
   // tsc emits despite type errors elsewhere in the tree (noEmitOnError is off): only a missing main.js is a failure.
   if (!existsSync(main)) {
@@ -121,12 +125,20 @@ interface Target {
 
 /** `ecf <args>` (e.g. `taxpayers import <file>`) against `target`, as an operator runs it. */
 function runCli(cli: Cli, args: string[], target: Target): Promise<CliRun> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !['DATABASE_URL', 'REDIS_URL', 'NODE_ENV', 'DATA_DIR', 'LOG_LEVEL'].includes(name)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !['DATABASE_URL', 'REDIS_URL', 'NODE_ENV', 'DATA_DIR', 'LOG_LEVEL'].includes(name),
+    ),
+  );
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ['--import', exitHook, ...cli.args, ...args], {
       cwd: root,
-      env: { ...env, ...(target.databaseUrl === undefined ? {} : { DATABASE_URL: target.databaseUrl }), DATA_DIR: target.dataDir },
+      env: {
+        ...env,
+        ...(target.databaseUrl === undefined ? {} : { DATABASE_URL: target.databaseUrl }),
+        DATA_DIR: target.dataDir,
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -164,15 +176,27 @@ interface ParsedReport {
 }
 
 function parseReport(stdout: string): ParsedReport | undefined {
-  const match = /^Imported (\d+) of (\d+) rows .*\((\d+) new, (\d+) changed, (\d+) unchanged\) in [\d.]+ s, (\d+) rows\/s\.$/m.exec(stdout);
+  const match =
+    /^Imported (\d+) of (\d+) rows .*\((\d+) new, (\d+) changed, (\d+) unchanged\) in [\d.]+ s, (\d+) rows\/s\.$/m.exec(
+      stdout,
+    );
   if (match === null) return undefined;
-  const [imported, rows, inserted, updated, unchanged, rate] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [imported, rows, inserted, updated, unchanged, rate] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return { imported, rows, inserted, updated, unchanged, rowsPerSecond: rate };
 }
 
 /** The connection string of the database `testApp` runs on, for the child process. */
 async function databaseUrlOf(testApp: TestApp): Promise<string> {
-  const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(testApp.application.database.db);
+  const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(
+    testApp.application.database.db,
+  );
   const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
   url.pathname = `/${rows[0]?.name ?? ''}`;
   return url.toString();
@@ -182,14 +206,33 @@ async function databaseUrlOf(testApp: TestApp): Promise<string> {
  * The rate and peak RSS of one import. `goals` marks them met/MISSED (the goals are set for PostgreSQL); `baseline` is
  * the peak RSS of `ecf migrate` on the same database, what opening it costs before the import reads a row.
  */
-function importRows(label: string, run: CliRun, cli: Cli, target: Target, expect: (report: ParsedReport) => string | undefined, goals: boolean, baseline: CliRun | undefined): BenchRow[] {
+function importRows(
+  label: string,
+  run: CliRun,
+  cli: Cli,
+  target: Target,
+  expect: (report: ParsedReport) => string | undefined,
+  goals: boolean,
+  baseline: CliRun | undefined,
+): BenchRow[] {
   const report = parseReport(run.stdout);
-  const problem = run.code !== 0 ? `exit ${String(run.code)}: ${run.stderr.trim().split('\n').at(-1) ?? ''}` : report === undefined ? `unreadable report: ${run.stdout.slice(0, 200)}` : expect(report);
+  const problem =
+    run.code !== 0
+      ? `exit ${String(run.code)}: ${run.stderr.trim().split('\n').at(-1) ?? ''}`
+      : report === undefined
+        ? `unreadable report: ${run.stdout.slice(0, 200)}`
+        : expect(report);
   // Rows per second over the whole run, start-up and migrations check included: what the operator waits for.
   const wallRate = (ROWS * 1_000) / run.wallMs;
   const how = `ecf taxpayers import, ${cli.how}, ${target.label}`;
   if (problem !== undefined || report === undefined) {
-    return [{ benchmark: `taxpayers import, ${label}`, result: 'failed', note: `${how}; ${problem ?? 'no report'}${goals ? `; goals >= ${thousands(RATE_GOAL)} rows/s and RSS <= ${RSS_GOAL_MB} MB: MISSED` : ''}` }];
+    return [
+      {
+        benchmark: `taxpayers import, ${label}`,
+        result: 'failed',
+        note: `${how}; ${problem ?? 'no report'}${goals ? `; goals >= ${thousands(RATE_GOAL)} rows/s and RSS <= ${RSS_GOAL_MB} MB: MISSED` : ''}`,
+      },
+    ];
   }
   return [
     {
@@ -241,7 +284,14 @@ interface Timings {
 }
 
 /** `count` GETs one after another (after a warm-up), each checked by `check`. */
-async function timeGets(agent: Agent, port: number, headers: Record<string, string>, count: number, pathOf: (i: number) => string, check: (i: number, answer: Answer) => boolean): Promise<Timings> {
+async function timeGets(
+  agent: Agent,
+  port: number,
+  headers: Record<string, string>,
+  count: number,
+  pathOf: (i: number) => string,
+  check: (i: number, answer: Answer) => boolean,
+): Promise<Timings> {
   const latencies: number[] = [];
   let wrong = 0;
   let example = '';
@@ -257,7 +307,13 @@ async function timeGets(agent: Agent, port: number, headers: Record<string, stri
     if (i >= WARM_UP_LOOKUPS) latencies.push(elapsed);
   }
   latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? Number.NaN, wrong, example };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? Number.NaN,
+    wrong,
+    example,
+  };
 }
 
 async function lookupRows(testApp: TestApp): Promise<BenchRow[]> {
@@ -270,9 +326,24 @@ async function lookupRows(testApp: TestApp): Promise<BenchRow[]> {
   try {
     // Spread over the whole registry (7919 is prime to ROWS, so the walk visits distinct rows), not one hot row.
     const taxIdAt = (i: number) => taxIdOf((i * 7_919 + 13) % ROWS);
-    const lookups = await timeGets(agent, port, headers, LOOKUPS, (i) => `/api/v1/contribuyentes/${taxIdAt(i)}`, (i, answer) => answer.status === 200 && (JSON.parse(answer.body) as { data?: { rnc?: string } }).data?.rnc === taxIdAt(i));
+    const lookups = await timeGets(
+      agent,
+      port,
+      headers,
+      LOOKUPS,
+      (i) => `/api/v1/contribuyentes/${taxIdAt(i)}`,
+      (i, answer) =>
+        answer.status === 200 && (JSON.parse(answer.body) as { data?: { rnc?: string } }).data?.rnc === taxIdAt(i),
+    );
     // The same client and connection on a route that does nothing: the floor this machine sets under the latencies.
-    const floor = await timeGets(agent, port, {}, LOOKUPS, () => '/health', (_i, answer) => answer.status === 200);
+    const floor = await timeGets(
+      agent,
+      port,
+      {},
+      LOOKUPS,
+      () => '/health',
+      (_i, answer) => answer.status === 200,
+    );
     const wrong = lookups.wrong > 0 ? `; ${lookups.wrong} wrong answers, e.g. ${lookups.example}` : '';
     return [
       {
@@ -289,8 +360,16 @@ async function lookupRows(testApp: TestApp): Promise<BenchRow[]> {
 export async function taxpayersBench(): Promise<BenchRow[]> {
   if (!(await postgresAvailable())) {
     return [
-      { benchmark: `taxpayers import, ${thousands(ROWS)} rows`, result: 'not run', note: `PostgreSQL does not answer; goals >= ${thousands(RATE_GOAL)} rows/s and RSS <= ${RSS_GOAL_MB} MB unchecked` },
-      { benchmark: 'GET /contribuyentes/:rnc', result: 'not run', note: `PostgreSQL does not answer; goal p99 <= ${P99_GOAL_MS} ms unchecked` },
+      {
+        benchmark: `taxpayers import, ${thousands(ROWS)} rows`,
+        result: 'not run',
+        note: `PostgreSQL does not answer; goals >= ${thousands(RATE_GOAL)} rows/s and RSS <= ${RSS_GOAL_MB} MB unchecked`,
+      },
+      {
+        benchmark: 'GET /contribuyentes/:rnc',
+        result: 'not run',
+        note: `PostgreSQL does not answer; goal p99 <= ${P99_GOAL_MS} ms unchecked`,
+      },
     ];
   }
   const dir = mkdtempSync(join(tmpdir(), 'ecf-taxpayers-bench-'));
@@ -300,24 +379,61 @@ export async function taxpayersBench(): Promise<BenchRow[]> {
     await streamZip(file, 'TMP/DGII_RNC.TXT', listingChunks(ROWS));
     const cli = buildCli(dir);
     testApp = await startTestApp(deployed());
-    const postgres: Target = { databaseUrl: await databaseUrlOf(testApp), dataDir: join(dir, 'data'), label: 'PostgreSQL' };
-    const newRows = (run: CliRun) => (report: ParsedReport) => (report.inserted === ROWS && report.imported === ROWS ? undefined : `expected ${ROWS} new rows: ${run.stdout.split('\n')[0] ?? ''}`);
+    const postgres: Target = {
+      databaseUrl: await databaseUrlOf(testApp),
+      dataDir: join(dir, 'data'),
+      label: 'PostgreSQL',
+    };
+    const newRows = (run: CliRun) => (report: ParsedReport) =>
+      report.inserted === ROWS && report.imported === ROWS
+        ? undefined
+        : `expected ${ROWS} new rows: ${run.stdout.split('\n')[0] ?? ''}`;
 
     const first = await runCli(cli, ['taxpayers', 'import', file], postgres);
     const baseline = await runCli(cli, ['migrate'], postgres);
     const rows = importRows(`${thousands(ROWS)} new rows`, first, cli, postgres, newRows(first), true, baseline);
-    const { rows: counted } = await sql<{ count: string }>`select count(*)::text as count from taxpayers`.execute(testApp.application.database.db);
-    if (Number(counted[0]?.count) !== ROWS) rows.push({ benchmark: 'taxpayers import, rows in the registry', result: counted[0]?.count ?? '?', note: `expected ${ROWS}: the import did not write what it reported` });
+    const { rows: counted } = await sql<{ count: string }>`select count(*)::text as count from taxpayers`.execute(
+      testApp.application.database.db,
+    );
+    if (Number(counted[0]?.count) !== ROWS)
+      rows.push({
+        benchmark: 'taxpayers import, rows in the registry',
+        result: counted[0]?.count ?? '?',
+        note: `expected ${ROWS}: the import did not write what it reported`,
+      });
 
     // The recurring case: DGII republishes the listing and almost nothing changed.
     const again = await runCli(cli, ['taxpayers', 'import', file], postgres);
-    rows.push(...importRows(`the same ${thousands(ROWS)} rows again`, again, cli, postgres, (report) => (report.unchanged === ROWS ? undefined : `expected ${ROWS} unchanged rows: ${again.stdout.split('\n')[0] ?? ''}`), false, undefined));
+    rows.push(
+      ...importRows(
+        `the same ${thousands(ROWS)} rows again`,
+        again,
+        cli,
+        postgres,
+        (report) =>
+          report.unchanged === ROWS
+            ? undefined
+            : `expected ${ROWS} unchanged rows: ${again.stdout.split('\n')[0] ?? ''}`,
+        false,
+        undefined,
+      ),
+    );
 
     // The default deployment (no DATABASE_URL): for information, the goals are set for PostgreSQL.
     const embedded: Target = { dataDir: join(dir, 'embedded'), label: 'embedded PGlite' };
     const intoEmbedded = await runCli(cli, ['taxpayers', 'import', file], embedded);
     const embeddedBaseline = await runCli(cli, ['migrate'], embedded);
-    rows.push(...importRows(`${thousands(ROWS)} new rows, embedded`, intoEmbedded, cli, embedded, newRows(intoEmbedded), false, embeddedBaseline));
+    rows.push(
+      ...importRows(
+        `${thousands(ROWS)} new rows, embedded`,
+        intoEmbedded,
+        cli,
+        embedded,
+        newRows(intoEmbedded),
+        false,
+        embeddedBaseline,
+      ),
+    );
 
     rows.push(...(await lookupRows(testApp)));
     return rows;
@@ -328,4 +444,5 @@ export async function taxpayersBench(): Promise<BenchRow[]> {
 }
 
 // `npx tsx bench/taxpayers.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await taxpayersBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await taxpayersBench());

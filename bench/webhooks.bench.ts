@@ -68,7 +68,11 @@ const server = createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 `;
 
-function startChild(args: string[], env: NodeJS.ProcessEnv, readyWhen: (output: string) => boolean): Promise<{ child: ChildProcess; output: () => string }> {
+function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyWhen: (output: string) => boolean,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -90,7 +94,8 @@ function startChild(args: string[], env: NodeJS.ProcessEnv, readyWhen: (output: 
  */
 function startBusyLoop(): ChildProcess {
   const loop = ['-e', 'for (;;) {}'];
-  if (spawnSync('chrt', ['--version']).status === 0) return spawn('chrt', ['--idle', '0', process.execPath, ...loop], { stdio: 'ignore' });
+  if (spawnSync('chrt', ['--version']).status === 0)
+    return spawn('chrt', ['--idle', '0', process.execPath, ...loop], { stdio: 'ignore' });
   const child = spawn(process.execPath, loop, { stdio: 'ignore' });
   setProcessNice(19, child.pid);
   return child;
@@ -107,8 +112,19 @@ interface Round {
 }
 
 export async function webhooksBench(): Promise<BenchRow[]> {
-  if (!(await postgresAvailable())) return [{ benchmark: 'webhook deliveries', result: 'not run', note: `PostgreSQL does not answer (the worker is another process); goal >= ${String(DELIVERY_GOAL)}/s unchecked` }];
-  const env = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '50', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) };
+  if (!(await postgresAvailable()))
+    return [
+      {
+        benchmark: 'webhook deliveries',
+        result: 'not run',
+        note: `PostgreSQL does not answer (the worker is another process); goal >= ${String(DELIVERY_GOAL)}/s unchecked`,
+      },
+    ];
+  const env = {
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
+    WEBHOOKS_DISPATCH_INTERVAL_MS: '50',
+    WEBHOOKS_CONCURRENCY: String(CONCURRENCY),
+  };
   const world = await startSendingWorld({ roles: { http: true, work: false, schedule: false }, env, ...deployed() });
   const receiver = await startChild(['-e', receiverSource], process.env, (output) => /^\d+\n/.test(output));
   // The receiver stands for the integrators' servers, which are other machines: here it yields the CPU like the worker.
@@ -118,12 +134,25 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     const { app, companyId } = world;
     const { apiKey } = await app.issueKey(companyId, ['webhooks:manage', 'documents:read']);
     const receiverUrl = `http://127.0.0.1:${receiver.output().trim()}`;
-    const created = await app.app.inject({ method: 'POST', url: '/api/v1/notificaciones', headers: { 'x-api-key': apiKey }, payload: { url: `${receiverUrl}/hooks` } });
+    const created = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/notificaciones',
+      headers: { 'x-api-key': apiKey },
+      payload: { url: `${receiverUrl}/hooks` },
+    });
     if (created.statusCode !== 201) throw new Error(`endpoint refused: ${String(created.statusCode)} ${created.body}`);
     const document = await world.create(ecfDocuments['31']);
     const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
     const apiLoad = (): Promise<LoadResult> =>
-      runLoad({ url: `${address}/api/v1/documentos/${document.id}`, method: 'GET', headers: { 'x-api-key': apiKey }, bodies: [''], expectStatus: 200, seconds: 5, mode: { rate: API_RATE } });
+      runLoad({
+        url: `${address}/api/v1/documentos/${document.id}`,
+        method: 'GET',
+        headers: { 'x-api-key': apiKey },
+        bodies: [''],
+        expectStatus: 200,
+        seconds: 5,
+        mode: { rate: API_RATE },
+      });
 
     worker = startWorkerProcess({ ...(await world.processEnv()), ...env }, preloadPgCounters);
     const starting = worker;
@@ -136,7 +165,11 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     /** How many deliveries arrived, once at least `atLeast` have (NaN after 300 s). */
     const delivered = async (atLeast = 0) => {
       try {
-        return Number(await (await fetch(`${receiverUrl}/count?atLeast=${String(atLeast)}`, { signal: AbortSignal.timeout(300_000) })).text());
+        return Number(
+          await (
+            await fetch(`${receiverUrl}/count?atLeast=${String(atLeast)}`, { signal: AbortSignal.timeout(300_000) })
+          ).text(),
+        );
       } catch {
         return Number.NaN;
       }
@@ -156,34 +189,59 @@ export async function webhooksBench(): Promise<BenchRow[]> {
             company_id: companyId,
             environment: app.config.fiscalEnv,
             type: 'document.signed',
-            payload: JSON.stringify({ documentId: `doc_bench${String(n)}`, eNCF: `E31${String(n + 1).padStart(10, '0')}`, ecfType: '31', status: 'signed' }),
+            payload: JSON.stringify({
+              documentId: `doc_bench${String(n)}`,
+              eNCF: `E31${String(n + 1).padStart(10, '0')}`,
+              ecfType: '31',
+              status: 'signed',
+            }),
             dedupe_key: null,
             occurred_at: now,
           };
         });
         await db.insertInto('domain_events').values(rows).execute();
-        await db.insertInto('outbound_work').values(rows.map((row) => ({ target: outboxTarget, item_id: row.id, environment: row.environment, due_at: row.occurred_at }))).execute();
+        await db
+          .insertInto('outbound_work')
+          .values(
+            rows.map((row) => ({
+              target: outboxTarget,
+              item_id: row.id,
+              environment: row.environment,
+              due_at: row.occurred_at,
+            })),
+          )
+          .execute();
       }
     };
     /** Waits until `count` more deliveries than `before` have arrived; how long that took since `started`, or NaN. */
-    const drained = async (before: number, count: number, started: number) => (Number.isNaN(await delivered(before + count)) ? Number.NaN : performance.now() - started);
+    const drained = async (before: number, count: number, started: number) =>
+      Number.isNaN(await delivered(before + count)) ? Number.NaN : performance.now() - started;
     /** Waits until every delivery is recorded succeeded (the receiver counts an arrival before the worker records it); how many are not. */
     const settled = async () => {
       let pending = '';
       for (let tries = 0; tries < 50; tries++) {
-        pending = (await sql<{ n: string }>`select count(*) as n from webhook_deliveries where status <> 'succeeded'`.execute(db)).rows[0]?.n ?? '';
+        pending =
+          (
+            await sql<{ n: string }>`select count(*) as n from webhook_deliveries where status <> 'succeeded'`.execute(
+              db,
+            )
+          ).rows[0]?.n ?? '';
         if (pending === '0') break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return pending;
     };
     // PostgreSQL: the backends serving this bench's database (the worker's, the API's, autovacuum's on its tables).
-    const backends = async () => (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db)).rows.map((row) => row.pid);
+    const backends = async () =>
+      (
+        await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db)
+      ).rows.map((row) => row.pid);
 
     const beforeWarmUp = await delivered();
     const warmUpStarted = performance.now();
     await writeEvents(WARM_UP_EVENTS);
-    if (Number.isNaN(await drained(beforeWarmUp, WARM_UP_EVENTS, warmUpStarted))) throw new Error('the warm-up deliveries did not drain in 300 s');
+    if (Number.isNaN(await drained(beforeWarmUp, WARM_UP_EVENTS, warmUpStarted)))
+      throw new Error('the warm-up deliveries did not drain in 300 s');
     await settled();
     await apiLoad(); // warms the route (JIT, pools) so the idle measure is the server's, not its start
 
@@ -200,18 +258,34 @@ export async function webhooksBench(): Promise<BenchRow[]> {
       const started = performance.now();
       await writeEvents(EVENTS);
       // The API's load starts once the events are written (writing them is the bench's work, not the API's).
-      const processes = { worker: [worker.child.pid ?? 0], receiver: [receiver.child.pid ?? 0], api: [process.pid], postgres: await backends() };
+      const processes = {
+        worker: [worker.child.pid ?? 0],
+        receiver: [receiver.child.pid ?? 0],
+        api: [process.pid],
+        postgres: await backends(),
+      };
       const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, ticksOf(pids)]));
       const during = apiLoad();
       const drainedMs = await drained(before, EVENTS, started);
       // CPU over the drain, per delivery: which process the deliveries kept busy (the API's own load included in `api`).
       const backendsAfter = await backends();
       const cpuPerDelivery = Object.entries(processes)
-        .map(([name, pids]) => `${name} ${(cpuMsBetween(cpuBefore[name] ?? new Map(), ticksOf(name === 'postgres' ? backendsAfter : pids)) / EVENTS).toFixed(3)}`)
+        .map(
+          ([name, pids]) =>
+            `${name} ${(cpuMsBetween(cpuBefore[name] ?? new Map(), ticksOf(name === 'postgres' ? backendsAfter : pids)) / EVENTS).toFixed(3)}`,
+        )
         .join(', ');
       const loaded = await during;
       const pending = await settled();
-      rounds.push({ idle, busyLoop: besideBusyLoop, loaded, drainedMs, cpuPerDelivery, statements: (await statementsSent(worker.child)) - statementsBefore, pending });
+      rounds.push({
+        idle,
+        busyLoop: besideBusyLoop,
+        loaded,
+        drainedMs,
+        cpuPerDelivery,
+        statements: (await statementsSent(worker.child)) - statementsBefore,
+        pending,
+      });
     }
 
     const rates = rounds.map((round) => (EVENTS / round.drainedMs) * 1_000);
@@ -222,7 +296,8 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     const idleP99 = p99((round) => round.idle);
     const busyLoopP99 = p99((round) => round.busyLoop);
     const loadedP99 = p99((round) => round.loaded);
-    const overIdle = (value: number) => `${value >= idleP99 ? '+' : ''}${(((value - idleP99) / idleP99) * 100).toFixed(0)} % over idle`;
+    const overIdle = (value: number) =>
+      `${value >= idleP99 ? '+' : ''}${(((value - idleP99) / idleP99) * 100).toFixed(0)} % over idle`;
     const each = (pick: (round: Round) => string) => rounds.map(pick).join(', ');
     const latencies = (pick: (round: Round) => LoadResult) => {
       const results = rounds.map(pick);
@@ -238,7 +313,11 @@ export async function webhooksBench(): Promise<BenchRow[]> {
         result: Number.isNaN(rate) ? 'did not drain in 300 s' : `${rate.toFixed(0)} deliveries/s`,
         note: `${backend}; rounds: ${each((round) => `${((EVENTS / round.drainedMs) * 1_000).toFixed(0)}/s`)}, the median shown; ${perDelivery.toFixed(2)} statements per delivery (fan-out included); CPU ms per delivery over the median round's drain: ${medianRound?.cpuPerDelivery ?? ''}; not succeeded after each round: ${each((round) => round.pending)}; goal >= ${String(DELIVERY_GOAL)}/s: ${verdict(rate >= DELIVERY_GOAL)}`,
       },
-      { benchmark: `  API p99, GET /documentos/:id at ${String(API_RATE)}/s, worker idle`, result: `p99 ${ms(idleP99)}`, note: latencies((round) => round.idle) },
+      {
+        benchmark: `  API p99, GET /documentos/:id at ${String(API_RATE)}/s, worker idle`,
+        result: `p99 ${ms(idleP99)}`,
+        note: latencies((round) => round.idle),
+      },
       {
         benchmark: '  API p99, same load beside a busy loop at the lowest CPU priority',
         result: `p99 ${ms(busyLoopP99)} (${overIdle(busyLoopP99)})`,
@@ -258,4 +337,5 @@ export async function webhooksBench(): Promise<BenchRow[]> {
 }
 
 // `npx tsx bench/webhooks.bench.ts` runs this bench alone.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await webhooksBench());
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  printTable(await webhooksBench());

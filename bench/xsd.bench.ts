@@ -7,9 +7,10 @@ import type { BenchRow } from './support/table.js';
 /** Runs for about `seconds` after a warm-up; throws if a document that must pass does not. */
 function validationsPerSecond(set: SchemaSet, xml: Uint8Array, seconds: number): number {
   const findings = set.validate('e-CF-31', xml);
-  if (findings.length > 0) throw new Error(`bench document is invalid: ${findings.map((finding) => finding.message).join('; ')}`);
+  if (findings.length > 0)
+    throw new Error(`bench document is invalid: ${findings.map((finding) => finding.message).join('; ')}`);
   const deadline = (until: number) => () => performance.now() < until;
-  for (const running = deadline(performance.now() + 500); running(); ) set.validate('e-CF-31', xml);
+  for (const running = deadline(performance.now() + 500); running();) set.validate('e-CF-31', xml);
   let count = 0;
   const start = performance.now();
   for (const running = deadline(start + seconds * 1_000); running(); count++) set.validate('e-CF-31', xml);
@@ -23,7 +24,11 @@ export function xsdBench(): Promise<BenchRow[]> {
   const compileMs = performance.now() - compileStart;
   try {
     const rows: BenchRow[] = [
-      { benchmark: 'XSD compile (15 official schemas, repaired)', result: `${compileMs.toFixed(0)} ms`, note: `${set.repairs.length} repairs; once at start` },
+      {
+        benchmark: 'XSD compile (15 official schemas, repaired)',
+        result: `${compileMs.toFixed(0)} ms`,
+        note: `${set.repairs.length} repairs; once at start`,
+      },
     ];
     const encoder = new TextEncoder();
     for (const [name, xml] of [
@@ -31,7 +36,11 @@ export function xsdBench(): Promise<BenchRow[]> {
       ['XSD validate e-CF 31, 200 items', encoder.encode(ecf31WithItems(200))],
     ] as const) {
       const rate = validationsPerSecond(set, xml, 3);
-      rows.push({ benchmark: name, result: `${Math.round(rate)} validations/s`, note: `${(xml.byteLength / 1024).toFixed(1)} KB, one thread, parse + validate` });
+      rows.push({
+        benchmark: name,
+        result: `${Math.round(rate)} validations/s`,
+        note: `${(xml.byteLength / 1024).toFixed(1)} KB, one thread, parse + validate`,
+      });
     }
     return Promise.resolve(rows);
   } finally {

@@ -36,7 +36,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       installed_at timestamptz not null default now(),
       replaced_at timestamptz
     )`.execute(db);
-  await sql`create unique index company_certificates_one_active on company_certificates (company_id) where status = 'active'`.execute(db);
+  await sql`create unique index company_certificates_one_active on company_certificates (company_id) where status = 'active'`.execute(
+    db,
+  );
 
   await sql`
     create table api_keys (

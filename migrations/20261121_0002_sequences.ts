@@ -17,7 +17,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       check (first_number >= 1 and last_number >= first_number and last_number <= 9999999999),
       check (next_number >= first_number and next_number <= last_number + 1)
     )`.execute(db);
-  await sql`create index sequence_ranges_by_type on sequence_ranges (company_id, environment, ecf_type, first_number)`.execute(db);
+  await sql`create index sequence_ranges_by_type on sequence_ranges (company_id, environment, ecf_type, first_number)`.execute(
+    db,
+  );
 
   // Numbers consumed without a document DGII will see (a failure after allocation, an abandoned offline block):
   // they await annulment (ANECF).

@@ -23,7 +23,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       unique (company_id, environment, encf)
     )`.execute(db);
-  await sql`create index documents_listing on documents (company_id, environment, created_at desc, id desc)`.execute(db);
+  await sql`create index documents_listing on documents (company_id, environment, created_at desc, id desc)`.execute(
+    db,
+  );
 
   // Every artefact of a document, versioned; the bytes live in the blob store, write-once.
   await sql`

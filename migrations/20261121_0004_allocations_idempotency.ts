@@ -19,7 +19,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ended_at timestamptz,
       check (last_number >= first_number)
     )`.execute(db);
-  await sql`create index sequence_allocations_listing on sequence_allocations (company_id, environment, created_at desc)`.execute(db);
+  await sql`create index sequence_allocations_listing on sequence_allocations (company_id, environment, created_at desc)`.execute(
+    db,
+  );
   // Numbers of a block a device reported as issued (by submitting the signed XML).
   await sql`
     create table sequence_allocation_uses (

@@ -21,7 +21,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column final_at timestamptz`.execute(db);
   // The poller's question, every second: which documents waiting for DGII's verdict are due to be asked again.
   await sql`create index documents_due_polls on documents (next_poll_at) where status = 'in_process'`.execute(db);
-  await sql`create index documents_pending on documents (environment, status) where status in ('queued', 'sending', 'in_process')`.execute(db);
+  await sql`create index documents_pending on documents (environment, status) where status in ('queued', 'sending', 'in_process')`.execute(
+    db,
+  );
 
   // A fiscal job that ran out of attempts: open until its document reaches a final state.
   await sql`
@@ -37,8 +39,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       closed_at timestamptz,
       closed_because text
     )`.execute(db);
-  await sql`create index failed_jobs_listing on failed_jobs (company_id, environment, opened_at desc, id desc)`.execute(db);
-  await sql`create unique index failed_jobs_one_open on failed_jobs (document_id, kind) where closed_at is null`.execute(db);
+  await sql`create index failed_jobs_listing on failed_jobs (company_id, environment, opened_at desc, id desc)`.execute(
+    db,
+  );
+  await sql`create unique index failed_jobs_one_open on failed_jobs (document_id, kind) where closed_at is null`.execute(
+    db,
+  );
 
   // A DGII session the company obtained by signing a seed outside the service (SPEC §4.3): the token, encrypted.
   await sql`
@@ -69,7 +75,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       final_at timestamptz
     )`.execute(db);
-  await sql`create index annulments_listing on annulments (company_id, environment, created_at desc, id desc)`.execute(db);
+  await sql`create index annulments_listing on annulments (company_id, environment, created_at desc, id desc)`.execute(
+    db,
+  );
   await sql`
     create table annulment_spans (
       annulment_id text not null references annulments (id),

@@ -3,8 +3,12 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   // The service segment of the company's receiver URLs (`/{env}/{segment}/fe/...`), lower-case; absent: its RNC.
   await sql`alter table companies add column receiver_segment text`.execute(db);
-  await sql`alter table companies add constraint companies_receiver_segment_format check (receiver_segment ~ '^[a-z0-9][a-z0-9._-]{0,62}$' and receiver_segment <> 'emisorreceptor')`.execute(db);
-  await sql`create unique index companies_receiver_segment on companies (receiver_segment) where receiver_segment is not null`.execute(db);
+  await sql`alter table companies add constraint companies_receiver_segment_format check (receiver_segment ~ '^[a-z0-9][a-z0-9._-]{0,62}$' and receiver_segment <> 'emisorreceptor')`.execute(
+    db,
+  );
+  await sql`create unique index companies_receiver_segment on companies (receiver_segment) where receiver_segment is not null`.execute(
+    db,
+  );
 
   // Every e-CF sent to a company's receiver that could be read as one, received (Estado 0) or not (Estado 1 with
   // the reason), with the ARECF answered. Only one Estado 0 per issuer and e-NCF: the index decides between
@@ -29,8 +33,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       check ((status = 'received') = (reason_code is null))
     )`.execute(db);
-  await sql`create unique index received_documents_once on received_documents (company_id, environment, issuer_rnc, encf) where status = 'received'`.execute(db);
-  await sql`create index received_documents_listing on received_documents (company_id, environment, received_at desc, id desc)`.execute(db);
+  await sql`create unique index received_documents_once on received_documents (company_id, environment, issuer_rnc, encf) where status = 'received'`.execute(
+    db,
+  );
+  await sql`create index received_documents_listing on received_documents (company_id, environment, received_at desc, id desc)`.execute(
+    db,
+  );
 
   await sql`
     create table received_artefacts (
@@ -54,5 +62,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       status text,
       cause text not null
     )`.execute(db);
-  await sql`create index received_document_events_timeline on received_document_events (received_document_id, id)`.execute(db);
+  await sql`create index received_document_events_timeline on received_document_events (received_document_id, id)`.execute(
+    db,
+  );
 }

@@ -3,7 +3,9 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   // The outbox's dispatch mark: an event is fanned out into deliveries once, by whichever worker locks it first.
   await sql`alter table domain_events add column dispatched_at timestamptz`.execute(db);
-  await sql`create index domain_events_undispatched on domain_events (occurred_at, id) where dispatched_at is null`.execute(db);
+  await sql`create index domain_events_undispatched on domain_events (occurred_at, id) where dispatched_at is null`.execute(
+    db,
+  );
 
   // A company's webhook endpoint. `event_types` null: every event type. The signing secret is sealed with the master
   // key; after a rotation the previous one keeps signing (beside the new one) until `previous_secret_until`.
@@ -25,7 +27,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz not null,
       updated_at timestamptz not null
     )`.execute(db);
-  await sql`create index webhook_endpoints_listing on webhook_endpoints (company_id, environment, created_at desc, id desc)`.execute(db);
+  await sql`create index webhook_endpoints_listing on webhook_endpoints (company_id, environment, created_at desc, id desc)`.execute(
+    db,
+  );
 
   // One event for one endpoint. The body is fixed when the delivery is made; each attempt signs it afresh.
   // `next_attempt_at`: when a failed delivery is due again (null while a job holds or is about to take it);
@@ -48,9 +52,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       unique (event_id, endpoint_id)
     )`.execute(db);
-  await sql`create index webhook_deliveries_listing on webhook_deliveries (company_id, environment, created_at desc, id desc)`.execute(db);
+  await sql`create index webhook_deliveries_listing on webhook_deliveries (company_id, environment, created_at desc, id desc)`.execute(
+    db,
+  );
   // What the delivery loop claims: waiting deliveries only, in the order it takes them, however long the history.
-  await sql`create index webhook_deliveries_waiting on webhook_deliveries (created_at, id) where status in ('pending', 'failed')`.execute(db);
+  await sql`create index webhook_deliveries_waiting on webhook_deliveries (created_at, id) where status in ('pending', 'failed')`.execute(
+    db,
+  );
 
   await sql`
     create table webhook_attempts (

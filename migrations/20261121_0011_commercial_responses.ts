@@ -36,5 +36,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       primary key (received_document_id, target)
     )`.execute(db);
-  await sql`create index received_response_deliveries_open on received_response_deliveries (status, next_attempt_at) where status in ('pending', 'failed')`.execute(db);
+  await sql`create index received_response_deliveries_open on received_response_deliveries (status, next_attempt_at) where status in ('pending', 'failed')`.execute(
+    db,
+  );
 }

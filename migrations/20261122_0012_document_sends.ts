@@ -7,6 +7,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // queue job per document and attempt. Documents queued before this migration are due at once, or when the lease
   // of the worker holding them runs out.
   await sql`alter table documents add column send_due_at timestamptz`.execute(db);
-  await sql`update documents set send_due_at = coalesce(send_lease_until, now()) where status in ('queued', 'sending')`.execute(db);
-  await sql`create index documents_due_sends on documents (send_due_at) where status in ('queued', 'sending')`.execute(db);
+  await sql`update documents set send_due_at = coalesce(send_lease_until, now()) where status in ('queued', 'sending')`.execute(
+    db,
+  );
+  await sql`create index documents_due_sends on documents (send_due_at) where status in ('queued', 'sending')`.execute(
+    db,
+  );
 }

@@ -21,8 +21,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       ended_at timestamptz
     )`.execute(db);
-  await sql`create unique index certification_processes_one_active on certification_processes (company_id, environment) where status = 'active'`.execute(db);
-  await sql`create index certification_processes_by_company on certification_processes (company_id, environment, created_at desc)`.execute(db);
+  await sql`create unique index certification_processes_one_active on certification_processes (company_id, environment) where status = 'active'`.execute(
+    db,
+  );
+  await sql`create index certification_processes_by_company on certification_processes (company_id, environment, created_at desc)`.execute(
+    db,
+  );
 
   // The portal's 14 steps of each process; `key` names the manual ones (SPEC §4.8).
   await sql`
@@ -51,7 +55,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       carried_from text references certification_processes (id),
       confirmed_at timestamptz not null
     )`.execute(db);
-  await sql`create index certification_confirmations_by_process on certification_confirmations (process_id, confirmed_at)`.execute(db);
+  await sql`create index certification_confirmations_by_process on certification_confirmations (process_id, confirmed_at)`.execute(
+    db,
+  );
 
   // The cases of the set, each with its immutable payload and what DGII said of it.
   await sql`
@@ -85,11 +91,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       primary key (process_id, kind, case_key)
     )`.execute(db);
 
-  await sql`create index certification_cases_in_lane on certification_cases (process_id) where queued_at is not null and status in ('pending', 'sent')`.execute(db);
+  await sql`create index certification_cases_in_lane on certification_cases (process_id) where queued_at is not null and status in ('pending', 'sent')`.execute(
+    db,
+  );
 
   // A set's documents are the company's documents, numbered by DGII's set rather than the company's ranges.
   await sql`alter table documents drop constraint documents_origin_check`.execute(db);
-  await sql`alter table documents add constraint documents_origin_check check (origin in ('json', 'signed_xml', 'certification'))`.execute(db);
+  await sql`alter table documents add constraint documents_origin_check check (origin in ('json', 'signed_xml', 'certification'))`.execute(
+    db,
+  );
 
   // Every change of a process, step or case, with its cause.
   await sql`

@@ -15,12 +15,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       lease_id text,
       attempts integer not null default 0,
       primary key (target, item_id)
-    ) with (fillfactor = 70, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_insert_threshold = 1000, autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 1000)`.execute(db);
+    ) with (fillfactor = 70, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_insert_threshold = 1000, autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 1000)`.execute(
+    db,
+  );
   await sql`create index outbound_work_due on outbound_work (target, environment, due_at)`.execute(db);
 
   // Annulments waiting at upgrade: pending ones due when their job was (now, at the latest); one left `sending` (its
   // worker held no lease, so it may have been stuck for ever) is due now: an ANECF sent twice annuls nothing twice.
   await sql`
     insert into outbound_work (target, item_id, environment, due_at, lease_id, attempts)
-    select 'annulment.send', id, environment, now(), null, attempts from annulments where status in ('pending', 'sending')`.execute(db);
+    select 'annulment.send', id, environment, now(), null, attempts from annulments where status in ('pending', 'sending')`.execute(
+    db,
+  );
 }

@@ -15,7 +15,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     from documents where status in ('queued', 'sending')`.execute(db);
   await sql`
     insert into outbound_work (target, item_id, environment, due_at)
-    select 'document.poll', id, environment, coalesce(next_poll_at, now()) from documents where status = 'in_process'`.execute(db);
+    select 'document.poll', id, environment, coalesce(next_poll_at, now()) from documents where status = 'in_process'`.execute(
+    db,
+  );
   await sql`drop index documents_due_sends`.execute(db);
   await sql`drop index documents_due_polls`.execute(db);
 }

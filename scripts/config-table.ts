@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { settings, type Setting } from '../src/config.js';
 
 export const readmePath = fileURLToPath(new URL('../README.md', import.meta.url));
-export const tableStart = '<!-- config-table: generated from src/config.ts by `npx tsx scripts/config-table.ts`; do not edit by hand -->';
+export const tableStart =
+  '<!-- config-table: generated from src/config.ts by `npx tsx scripts/config-table.ts`; do not edit by hand -->';
 export const tableEnd = '<!-- /config-table -->';
 
 const code = (value: string | number) => `\`${String(value)}\``;
@@ -40,13 +41,18 @@ export function accepts(setting: Setting): string {
 /** The README's default column: the declared value, what it is derived from, or unset. */
 export function shownDefault(setting: Setting): string {
   if (setting.default === undefined) return setting.defaultNote ?? 'unset';
-  return setting.defaultNote === undefined ? code(setting.default) : `${code(setting.default)} (${setting.defaultNote})`;
+  return setting.defaultNote === undefined
+    ? code(setting.default)
+    : `${code(setting.default)} (${setting.defaultNote})`;
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
 export function renderConfigTable(): string {
-  const rows = Object.entries(settings).map(([name, setting]: [string, Setting]) => `| ${code(name)} | ${cell(shownDefault(setting))} | ${cell(accepts(setting))} | ${cell(setting.doc)} |`);
+  const rows = Object.entries(settings).map(
+    ([name, setting]: [string, Setting]) =>
+      `| ${code(name)} | ${cell(shownDefault(setting))} | ${cell(accepts(setting))} | ${cell(setting.doc)} |`,
+  );
   return ['| variable | default | accepts | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
@@ -63,5 +69,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   const current = readmeTable(readme);
   if (current === undefined) throw new Error(`README.md has no ${tableStart} … ${tableEnd} section`);
   const start = readme.indexOf(tableStart) + tableStart.length;
-  writeFileSync(readmePath, `${readme.slice(0, start)}\n\n${renderConfigTable()}\n\n${readme.slice(readme.indexOf(tableEnd))}`);
+  writeFileSync(
+    readmePath,
+    `${readme.slice(0, start)}\n\n${renderConfigTable()}\n\n${readme.slice(readme.indexOf(tableEnd))}`,
+  );
 }

@@ -38,25 +38,37 @@ export function readObligationRows(text: string): ObligationRow[] {
     // The PDF centres cells vertically, so a row's codes may sit a line or two away from its number.
     let codesLine = codesOf(index) === undefined ? undefined : index;
     for (let distance = 1; codesLine === undefined && distance <= codesRadius; distance++) {
-      codesLine = [index + distance, index - distance].find((at) => codesOf(at) !== undefined && !isNumbered(at) && !used.has(at));
+      codesLine = [index + distance, index - distance].find(
+        (at) => codesOf(at) !== undefined && !isNumbered(at) && !used.has(at),
+      );
     }
     if (codesLine === undefined) return;
     const names = nearbyTags(lines, index);
     if (names.length === 0) return;
     used.add(codesLine);
-    rows.push({ kind: 'field', number: Number(numbered[1]), names, codes: codesIn(codesOf(codesLine)), line: index + 1 });
+    rows.push({
+      kind: 'field',
+      number: Number(numbered[1]),
+      names,
+      codes: codesIn(codesOf(codesLine)),
+      line: index + 1,
+    });
   });
   // The code lines left over belong to areas; their <Name> is printed within a line or two.
   lines.forEach((_, index) => {
     if (used.has(index) || isNumbered(index) || codesOf(index) === undefined) return;
     const names = nearbyTags(lines, index, areaRadius);
-    if (names.length > 0) rows.push({ kind: 'area', number: 0, names, codes: codesIn(codesOf(index)), line: index + 1 });
+    if (names.length > 0)
+      rows.push({ kind: 'area', number: 0, names, codes: codesIn(codesOf(index)), line: index + 1 });
   });
   return rows.sort((a, b) => a.line - b.line);
 }
 
 function codesIn(cells: string | undefined): (0 | 1 | 2 | 3)[] {
-  return (cells ?? '').trim().split(/\s+/).map((token) => Number(token[0]) as 0 | 1 | 2 | 3);
+  return (cells ?? '')
+    .trim()
+    .split(/\s+/)
+    .map((token) => Number(token[0]) as 0 | 1 | 2 | 3);
 }
 
 function nearbyTags(lines: string[], index: number, radius = searchRadius): string[] {
@@ -85,7 +97,8 @@ export function readAdditionalTaxRates(text: string): Map<string, AdditionalTaxR
   for (const line of text.slice(start, end).split('\n')) {
     const code = /^\s*(0[0-3]\d)\s/.exec(line)?.[1];
     const rate = /\s(\d+(?:\.\d+)?)(%?)\s*$/.exec(line);
-    const value = rate === null ? undefined : { rate: rate[1] ?? '', rateKind: rate[2] === '%' ? 'percent' : 'amount' } as const;
+    const value =
+      rate === null ? undefined : ({ rate: rate[1] ?? '', rateKind: rate[2] === '%' ? 'percent' : 'amount' } as const);
     if (code !== undefined && value !== undefined) rates.set(code, value);
     else if (code !== undefined) waiting = code;
     else if (waiting !== undefined && value !== undefined && !/^\s*\d{2,3}\s*$/.test(line)) {

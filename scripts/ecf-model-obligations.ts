@@ -29,10 +29,21 @@ function derivedCode(element: RawElement | undefined): Obligation {
  * @param declared per path, the element as each type's XSD declares it
  * @param rows the format document's numbered rows, in printed order
  */
-export function deriveObligations(order: readonly string[], declared: ReadonlyMap<string, ReadonlyMap<EcfType, RawElement>>, rows: readonly ObligationRow[]): DerivedObligations {
-  const isLeaf = (path: string): boolean => [...(declared.get(path)?.values() ?? [])].some((e) => e.children === undefined);
-  const leaves = matchRows(order.filter(isLeaf), rows.filter((row) => row.kind === 'field'));
-  const groups = matchRows(order.filter((path) => !isLeaf(path)), rows.filter((row) => row.kind === 'area'));
+export function deriveObligations(
+  order: readonly string[],
+  declared: ReadonlyMap<string, ReadonlyMap<EcfType, RawElement>>,
+  rows: readonly ObligationRow[],
+): DerivedObligations {
+  const isLeaf = (path: string): boolean =>
+    [...(declared.get(path)?.values() ?? [])].some((e) => e.children === undefined);
+  const leaves = matchRows(
+    order.filter(isLeaf),
+    rows.filter((row) => row.kind === 'field'),
+  );
+  const groups = matchRows(
+    order.filter((path) => !isLeaf(path)),
+    rows.filter((row) => row.kind === 'area'),
+  );
   const fromFormat = new Map([...leaves.matched, ...groups.matched]);
   const unmatchedRows = leaves.unmatched;
   const conflicts: string[] = [];
@@ -86,7 +97,10 @@ const sameName = (path: string, name: string): boolean => {
 };
 
 /** Pairs printed rows with element paths; both lists are in document order. */
-function matchRows(paths: readonly string[], rows: readonly ObligationRow[]): { matched: Map<string, ObligationRow>; unmatched: string[] } {
+function matchRows(
+  paths: readonly string[],
+  rows: readonly ObligationRow[],
+): { matched: Map<string, ObligationRow>; unmatched: string[] } {
   const matched = new Map<string, ObligationRow>();
   const unmatched: string[] = [];
   let cursor = 0;

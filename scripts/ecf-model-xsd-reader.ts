@@ -53,7 +53,9 @@ function readElement(node: XmlNode): RawElement {
   const complex = find(childrenOf(node), 'xs:complexType');
   const sequence = complex === undefined ? undefined : find(childrenOf(complex), 'xs:sequence');
   if (sequence === undefined) throw new Error(`element ${name} has neither a type nor a sequence`);
-  const children = childrenOf(sequence).filter((n) => tagOf(n) === 'xs:element').map(readElement);
+  const children = childrenOf(sequence)
+    .filter((n) => tagOf(n) === 'xs:element')
+    .map(readElement);
   return { ...element, children };
 }
 
@@ -66,7 +68,10 @@ function readSimpleType(node: XmlNode): XsdSimpleType {
     const tag = tagOf(child);
     if (tag === '#comment') {
       // DGII writes each enumeration's label as a comment right after it.
-      const text = childrenOf(child).map((t) => (typeof t['#text'] === 'string' ? t['#text'] : '')).join('').trim();
+      const text = childrenOf(child)
+        .map((t) => (typeof t['#text'] === 'string' ? t['#text'] : ''))
+        .join('')
+        .trim();
       const last = facets.at(-1);
       if (last?.facet === 'enumeration' && pendingValue === last.value && last.label === undefined) last.label = text;
       continue;
@@ -79,7 +84,10 @@ function readSimpleType(node: XmlNode): XsdSimpleType {
   return { name: attr(node, 'name') ?? '', base: attr(restriction, 'base') ?? '', facets };
 }
 
-export function readXsd(dgiiDir: string, type: EcfType): { root: RawElement[]; simpleTypes: Map<string, XsdSimpleType> } {
+export function readXsd(
+  dgiiDir: string,
+  type: EcfType,
+): { root: RawElement[]; simpleTypes: Map<string, XsdSimpleType> } {
   const tree = parser.parse(readFileSync(join(dgiiDir, 'xsd', `e-CF-${type}.xsd`), 'utf8')) as XmlNode[];
   const schema = find(tree, 'xs:schema');
   if (schema === undefined) throw new Error(`e-CF-${type}.xsd: no schema`);

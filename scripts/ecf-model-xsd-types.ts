@@ -112,7 +112,12 @@ export function toDataType(type: XsdSimpleType, catalogueName: string): Converte
       return { dataType: rawPattern.includes(' ') ? { kind: 'timestamp' } : { kind: 'date' } };
     }
     return {
-      dataType: defined({ kind: 'text', minLength: numberFacet(type, 'minLength'), maxLength: numberFacet(type, 'maxLength'), pattern }),
+      dataType: defined({
+        kind: 'text',
+        minLength: numberFacet(type, 'minLength'),
+        maxLength: numberFacet(type, 'maxLength'),
+        pattern,
+      }),
     };
   }
   const range = {

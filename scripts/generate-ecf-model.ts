@@ -37,9 +37,11 @@ function registerDataType(type: EcfType, xsdType: XsdSimpleType, elementName: st
     const existing = collected.catalogues.get(name);
     const codes = entries.map((e) => e.code).join(',');
     // The model keeps one list per catalogue: stop if a type's XSD ever narrows or widens one.
-    if (existing !== undefined && [...existing.keys()].join(',') !== codes) throw new Error(`e-CF-${type}: catalogue ${name} differs from another type's`);
+    if (existing !== undefined && [...existing.keys()].join(',') !== codes)
+      throw new Error(`e-CF-${type}: catalogue ${name} differs from another type's`);
     const catalogue = existing ?? new Map<string, string>();
-    for (const entry of entries) if (!catalogue.has(entry.code) || catalogue.get(entry.code) === '') catalogue.set(entry.code, entry.label);
+    for (const entry of entries)
+      if (!catalogue.has(entry.code) || catalogue.get(entry.code) === '') catalogue.set(entry.code, entry.label);
     collected.catalogues.set(name, catalogue);
   }
   const baseId = converted.dataType.kind === 'enumeration' ? converted.dataType.catalogue : xsdType.name;
@@ -54,7 +56,13 @@ function registerDataType(type: EcfType, xsdType: XsdSimpleType, elementName: st
   }
 }
 
-function walk(type: EcfType, elements: RawElement[], prefix: string, simpleTypes: Map<string, XsdSimpleType>, previous: { path?: string }): void {
+function walk(
+  type: EcfType,
+  elements: RawElement[],
+  prefix: string,
+  simpleTypes: Map<string, XsdSimpleType>,
+  previous: { path?: string },
+): void {
   for (const element of elements) {
     const path = prefix === '' ? element.name : `${prefix}/${element.name}`;
     if (!collected.present.has(path)) {
@@ -85,7 +93,11 @@ for (const type of ecfTypes) {
 // Obligations
 
 const formatText = readFileSync(join(dgiiDir, 'docs', 'Formato-Comprobante-Fiscal-Electronico-e-CF-V1.0.txt'), 'utf8');
-const { obligations, conflicts, unmatchedRows } = deriveObligations(collected.order, collected.present, readObligationRows(formatText));
+const { obligations, conflicts, unmatchedRows } = deriveObligations(
+  collected.order,
+  collected.present,
+  readObligationRows(formatText),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Output
@@ -136,7 +148,9 @@ for (const type of ecfTypes) {
   const body = (trees.get(type) ?? []).map((element) => elementLiteral(type, element, '', '    ')).join('\n');
   write(
     `ecf-${type}.ts`,
-    header(`Element tree of e-CF ${type} in XSD order (structure from e-CF-${type}.xsd; obligations: see obligations.ts).`) +
+    header(
+      `Element tree of e-CF ${type} in XSD order (structure from e-CF-${type}.xsd; obligations: see obligations.ts).`,
+    ) +
       `import type { EcfDocumentModel } from '../ecf-model-types.js';\n\n` +
       `export const ecf${type}: EcfDocumentModel = {\n  type: '${type}',\n  children: [\n${body}\n  ],\n};\n`,
   );
@@ -168,11 +182,16 @@ const catalogueLines = [...collected.catalogues.entries()]
   });
 write(
   'catalogues.ts',
-  header('Catalogues: the XSD enumerations (labels from DGII\'s comments beside each value), deduplicated across types;\n// additional-tax rates from Formato e-CF Tabla I (006–022 are amounts per unit, adjusted quarterly by DGII).') +
+  header(
+    "Catalogues: the XSD enumerations (labels from DGII's comments beside each value), deduplicated across types;\n// additional-tax rates from Formato e-CF Tabla I (006–022 are amounts per unit, adjusted quarterly by DGII).",
+  ) +
     `import type { AdditionalTaxEntry, CatalogueEntry } from '../ecf-model-types.js';\n\n` +
     catalogueLines.join('\n') +
     `\nexport const catalogues: Readonly<Record<string, readonly CatalogueEntry[]>> = {\n` +
-    [...collected.catalogues.keys()].sort().map((name) => `  ${name},`).join('\n') +
+    [...collected.catalogues.keys()]
+      .sort()
+      .map((name) => `  ${name},`)
+      .join('\n') +
     `\n};\n`,
 );
 
@@ -215,4 +234,6 @@ write(
 );
 
 console.log(`wrote ${written.join(', ')} to ${outDir}`);
-console.log(`obligations: ${formatCount} from the format document, ${obligations.size - formatCount} derived; ${conflicts.length} overrides; ${unmatchedRows.length} unmatched rows`);
+console.log(
+  `obligations: ${formatCount} from the format document, ${obligations.size - formatCount} derived; ${conflicts.length} overrides; ${unmatchedRows.length} unmatched rows`,
+);

@@ -19,7 +19,9 @@ const stale =
   !existsSync(entry) ||
   Math.max(newestSource('src'), newestSource('migrations'), statSync('package.json').mtimeMs) > statSync(entry).mtimeMs;
 if (stale) {
-  const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    stdio: 'inherit',
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 const { run } = await import(new URL(`../${entry}`, import.meta.url).href);

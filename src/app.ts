@@ -101,9 +101,14 @@ export interface RoleWork {
 function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
   const loops = parts.flatMap((part) => part.loops ?? []);
   return {
-    loops: { work: loops.filter((loop) => loop.role === 'work').map((loop) => loop.name), schedule: loops.filter((loop) => loop.role === 'schedule').map((loop) => loop.name) },
+    loops: {
+      work: loops.filter((loop) => loop.role === 'work').map((loop) => loop.name),
+      schedule: loops.filter((loop) => loop.role === 'schedule').map((loop) => loop.name),
+    },
     jobs: parts.flatMap((part) => part.jobs ?? []).map((job) => job.name),
-    schedules: parts.flatMap((part) => part.schedules ?? []).map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
+    schedules: parts
+      .flatMap((part) => part.schedules ?? [])
+      .map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
   };
 }
 
@@ -117,7 +122,10 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
 
   const database = await openDatabase(options.database ?? databaseTarget(config));
   const closers: (() => Promise<void>)[] = [() => database.close()];
-  const closing = (close: () => unknown) => closers.push(async () => { await close(); });
+  const closing = (close: () => unknown) =>
+    closers.push(async () => {
+      await close();
+    });
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -137,7 +145,13 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     closing(() => blobs.close());
     const schemas = await loadSchemaSet(config.xsdDir, log);
     closing(() => schemas?.dispose());
-    const xmlChecks = createXmlChecks({ schemas, xsdDir: config.xsdDir, onThreadFailure: (error) => { log.error({ err: error }, 'the XML thread failed; the document is refused'); } });
+    const xmlChecks = createXmlChecks({
+      schemas,
+      xsdDir: config.xsdDir,
+      onThreadFailure: (error) => {
+        log.error({ err: error }, 'the XML thread failed; the document is refused');
+      },
+    });
     closing(() => xmlChecks.close());
     const dgiiUrls = await dgiiTarget({ config, embedded: options.embeddedSandbox === true, db, clock, log, schemas });
     if (dgiiUrls.sandbox !== undefined) closing(() => dgiiUrls.sandbox?.close());
@@ -157,24 +171,64 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       // Asked only once requests flow, when the sessions module below exists.
       credentials: (companyId) => dgiiSessions.credentialsOf(companyId),
     });
-    closing(() => { dgii.close(); });
+    closing(() => {
+      dgii.close();
+    });
     const receiverTransport = createHttpTransport(timeouts);
-    closing(() => { receiverTransport.close(); });
-    const platform: Platform = { config, environment, db, clock, log, blobs, cache, masterKey, dgii, receiverTransport, xmlChecks, schemas };
+    closing(() => {
+      receiverTransport.close();
+    });
+    const platform: Platform = {
+      config,
+      environment,
+      db,
+      clock,
+      log,
+      blobs,
+      cache,
+      masterKey,
+      dgii,
+      receiverTransport,
+      xmlChecks,
+      schemas,
+    };
 
     // The modules, each built from the platform and the services of those above it.
     const companies = companiesModule(platform);
     const apiKeys = apiKeysModule(platform, { companies: companies.companies });
-    const controlPlane = controlPlaneModule(platform, { companies: companies.companies, companyChanged: (companyId) => { for (const part of parts) part.forgetCompany?.(companyId); } });
+    const controlPlane = controlPlaneModule(platform, {
+      companies: companies.companies,
+      companyChanged: (companyId) => {
+        for (const part of parts) part.forgetCompany?.(companyId);
+      },
+    });
     const sequences = sequencesModule(platform, { companies: companies.companies });
-    const documents = documentsModule(platform, { companies: companies.companies, sequences: sequences.sequences, certificationApprovalTest: approvalTestOf(db, environment) });
+    const documents = documentsModule(platform, {
+      companies: companies.companies,
+      sequences: sequences.sequences,
+      certificationApprovalTest: approvalTestOf(db, environment),
+    });
     const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
     const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
     const received = receivedModule(platform, { companies: companies.companies });
-    const queue = await openQueue({ executor: database.executor, roles, log, metrics, maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds });
+    const queue = await openQueue({
+      executor: database.executor,
+      roles,
+      log,
+      metrics,
+      maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
+    });
     closing(() => queue.stop());
     const parts: ModuleParts[] = [
-      opsModule({ probes: { database: (ms) => database.probe(ms), queue: (ms) => queue.probe(ms), cache: (ms) => cache.probe(ms), storage: (ms) => blobs.probe(ms) }, metrics }),
+      opsModule({
+        probes: {
+          database: (ms) => database.probe(ms),
+          queue: (ms) => queue.probe(ms),
+          cache: (ms) => cache.probe(ms),
+          storage: (ms) => blobs.probe(ms),
+        },
+        metrics,
+      }),
       companies,
       controlPlane,
       apiKeys,
@@ -184,15 +238,27 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sessionParts,
       webhooksModule(platform),
       received,
-      certificationModule(platform, { companies: companies.companies, documents: documents.documents, sending: sending.sending, dgiiSessions }),
+      certificationModule(platform, {
+        companies: companies.companies,
+        documents: documents.documents,
+        sending: sending.sending,
+        dgiiSessions,
+      }),
       cataloguesModule({ companies: companies.companies }),
       taxpayersModule(platform),
       // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
-      receiverModule(platform, { received: received.received, commercialApprovals: documents.commercialApprovals, localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined) }),
+      receiverModule(platform, {
+        received: received.received,
+        commercialApprovals: documents.commercialApprovals,
+        localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined),
+      }),
     ];
 
     // The queue runs the jobs and schedules of the roles this process has, then the loops start.
-    await queue.run({ jobs: parts.flatMap((part) => part.jobs ?? []), schedules: parts.flatMap((part) => part.schedules ?? []) });
+    await queue.run({
+      jobs: parts.flatMap((part) => part.jobs ?? []),
+      schedules: parts.flatMap((part) => part.schedules ?? []),
+    });
     for (const loop of parts.flatMap((part) => part.loops ?? [])) {
       if (!roles[loop.role]) continue;
       loop.start();
@@ -201,9 +267,20 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
 
     let http: Application['http'];
     if (roles.http) {
-      const server = await createHttpServer({ config, log, metrics, authenticator: apiKeys.apiKeys.authenticator, clock, version });
+      const server = await createHttpServer({
+        config,
+        log,
+        metrics,
+        authenticator: apiKeys.apiKeys.authenticator,
+        clock,
+        version,
+      });
       for (const part of parts) for (const schema of part.schemas ?? []) server.app.addSchema(schema);
-      registerRoutes(server.app, parts.flatMap((part) => part.routes ?? []), server.catalogue);
+      registerRoutes(
+        server.app,
+        parts.flatMap((part) => part.routes ?? []),
+        server.catalogue,
+      );
       for (const part of parts) await part.registerHttp?.(server.app, server.catalogue);
       await server.app.ready();
       closing(() => server.app.close());
@@ -220,7 +297,21 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sending: sending.sending,
       received: received.received,
     };
-    return { config, log, database, queue, cache, blobs, schemas, services, dgii: dgiiUrls, dgiiClient: dgii, http, roleWork: roleWorkOf(parts), close };
+    return {
+      config,
+      log,
+      database,
+      queue,
+      cache,
+      blobs,
+      schemas,
+      services,
+      dgii: dgiiUrls,
+      dgiiClient: dgii,
+      http,
+      roleWork: roleWorkOf(parts),
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -32,8 +32,16 @@ describe('parseConfig defaults', () => {
   it('opens PGlite under DATA_DIR (or the directory given), else PostgreSQL with DATABASE_POOL_SIZE connections (20 by default)', () => {
     assert.deepEqual(databaseTarget(config), { kind: 'pglite', dataDir: resolve('./data') });
     assert.deepEqual(databaseTarget(config, '/srv/ecf/sandbox'), { kind: 'pglite', dataDir: '/srv/ecf/sandbox' });
-    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf' }), '/srv/ecf/sandbox'), { kind: 'postgres', url: 'postgres://db/ecf', poolSize: 20 });
-    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' })), { kind: 'postgres', url: 'postgres://db/ecf', poolSize: 35 });
+    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf' }), '/srv/ecf/sandbox'), {
+      kind: 'postgres',
+      url: 'postgres://db/ecf',
+      poolSize: 20,
+    });
+    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' })), {
+      kind: 'postgres',
+      url: 'postgres://db/ecf',
+      poolSize: 35,
+    });
   });
 
   it('keeps data under ./data and files under DATA_DIR/blobs', () => {
@@ -42,7 +50,10 @@ describe('parseConfig defaults', () => {
     const elsewhere = parseConfig({ DATA_DIR: '/srv/ecf' });
     assert.equal(elsewhere.dataDir, '/srv/ecf');
     assert.deepEqual(elsewhere.storage, { kind: 'fs', root: '/srv/ecf/blobs' });
-    assert.deepEqual(parseConfig({ DATA_DIR: '/srv/ecf', STORAGE_DIR: '/mnt/archive' }).storage, { kind: 'fs', root: '/mnt/archive' });
+    assert.deepEqual(parseConfig({ DATA_DIR: '/srv/ecf', STORAGE_DIR: '/mnt/archive' }).storage, {
+      kind: 'fs',
+      root: '/mnt/archive',
+    });
   });
 
   it('leaves the optional secrets unset and publishes the OpenAPI contract outside production', () => {
@@ -57,7 +68,10 @@ describe('parseConfig defaults', () => {
   it('is silent under NODE_ENV=test and hides the contract in production', () => {
     assert.equal(parseConfig({ NODE_ENV: 'test' }).logLevel, 'silent');
     assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey }).openApiEnabled, false);
-    assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey, OPENAPI_ENABLED: 'true' }).openApiEnabled, true);
+    assert.equal(
+      parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey, OPENAPI_ENABLED: 'true' }).openApiEnabled,
+      true,
+    );
   });
 
   it('lowers background processes to niceness 10 unless told otherwise', () => {
@@ -105,7 +119,12 @@ describe('parseConfig with values', () => {
   });
 
   it('reads S3 storage', () => {
-    const config = parseConfig({ STORAGE: 's3', S3_BUCKET: 'archive', S3_ENDPOINT: 'http://127.0.0.1:4569', S3_OBJECT_LOCK_DAYS: '3650' });
+    const config = parseConfig({
+      STORAGE: 's3',
+      S3_BUCKET: 'archive',
+      S3_ENDPOINT: 'http://127.0.0.1:4569',
+      S3_OBJECT_LOCK_DAYS: '3650',
+    });
     assert.deepEqual(config.storage, {
       kind: 's3',
       s3: {
@@ -184,7 +203,8 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
       const [value] = Object.values(env);
       assert.throws(
         () => parseConfig(env),
-        (error: unknown) => error instanceof ConfigError && !error.message.includes(value ?? '') && !error.message.includes('hunter2'),
+        (error: unknown) =>
+          error instanceof ConfigError && !error.message.includes(value ?? '') && !error.message.includes('hunter2'),
       );
     }
   });
@@ -230,9 +250,19 @@ describe('parseConfig: where DGII is', () => {
     const production = parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: hexKey });
     assert.deepEqual(
       { ...production.dgii },
-      { baseUrl: 'https://ecf.dgii.gov.do', fcBaseUrl: 'https://fc.dgii.gov.do', statusBaseUrl: 'https://statusecf.dgii.gov.do', sandbox: 'off', sandboxPort: 0, sandboxAdminToken: undefined },
+      {
+        baseUrl: 'https://ecf.dgii.gov.do',
+        fcBaseUrl: 'https://fc.dgii.gov.do',
+        statusBaseUrl: 'https://statusecf.dgii.gov.do',
+        sandbox: 'off',
+        sandboxPort: 0,
+        sandboxAdminToken: undefined,
+      },
     );
-    const elsewhere = parseConfig({ DGII_BASE_URL: 'http://127.0.0.1:4010/', DGII_FC_BASE_URL: 'http://127.0.0.1:4010' });
+    const elsewhere = parseConfig({
+      DGII_BASE_URL: 'http://127.0.0.1:4010/',
+      DGII_FC_BASE_URL: 'http://127.0.0.1:4010',
+    });
     assert.equal(elsewhere.dgii.sandbox, 'off');
     assert.equal(elsewhere.dgii.baseUrl, 'http://127.0.0.1:4010');
     assert.equal(elsewhere.dgii.statusBaseUrl, 'https://statusecf.dgii.gov.do');
@@ -240,11 +270,17 @@ describe('parseConfig: where DGII is', () => {
 
   it('refuses an embedded sandbox outside TEST, a bad DGII URL and a short admin token', () => {
     const masterKey = Buffer.alloc(32, 7).toString('base64');
-    assert.throws(() => parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: masterKey, DGII_SANDBOX: 'embedded' }), /DGII_SANDBOX cannot be embedded with FISCAL_ENV=PRODUCTION/);
+    assert.throws(
+      () => parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: masterKey, DGII_SANDBOX: 'embedded' }),
+      /DGII_SANDBOX cannot be embedded with FISCAL_ENV=PRODUCTION/,
+    );
     assert.equal(parseConfig({ FISCAL_ENV: 'CERT' }).dgii.sandbox, 'embedded');
     assert.equal(parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: masterKey }).dgii.sandbox, 'off');
     assert.throws(() => parseConfig({ DGII_BASE_URL: 'ftp://dgii' }), /DGII_BASE_URL must use http: or https:/);
-    assert.throws(() => parseConfig({ SANDBOX_ADMIN_TOKEN: 'short' }), /SANDBOX_ADMIN_TOKEN must be at least 16 characters/);
+    assert.throws(
+      () => parseConfig({ SANDBOX_ADMIN_TOKEN: 'short' }),
+      /SANDBOX_ADMIN_TOKEN must be at least 16 characters/,
+    );
     assert.throws(() => parseConfig({ SANDBOX_PORT: '70000' }), /SANDBOX_PORT/);
   });
 });
@@ -256,7 +292,13 @@ describe('parseConfig: sending to DGII', () => {
     assert.deepEqual({ ...config.queue }, { maintenanceIntervalSeconds: 120 });
     assert.deepEqual(
       { ...config.dgiiClient },
-      { connectTimeoutMs: 5_000, responseTimeoutMs: 30_000, breakerFailureThreshold: 5, breakerOpenMs: 30_000, statusApiKey: undefined },
+      {
+        connectTimeoutMs: 5_000,
+        responseTimeoutMs: 30_000,
+        breakerFailureThreshold: 5,
+        breakerOpenMs: 30_000,
+        statusApiKey: undefined,
+      },
     );
   });
 
@@ -271,7 +313,11 @@ describe('parseConfig: sending to DGII', () => {
       notFoundAfterPolls: 5,
       uncertainSettleMs: 60_000,
     });
-    assert.deepEqual(maxRetryDelayMs, { sending: 5 * 60_000, annulments: 5 * 60_000, commercialResponses: 30 * 60_000 });
+    assert.deepEqual(maxRetryDelayMs, {
+      sending: 5 * 60_000,
+      annulments: 5 * 60_000,
+      commercialResponses: 30 * 60_000,
+    });
   });
 
   it('takes the documents one worker sends at once from SEND_CONCURRENCY', () => {
@@ -287,7 +333,10 @@ describe('parseConfig: sending to DGII', () => {
     assert.equal(parseConfig({ SEND_LEASE_SECONDS: '71' }).sending.leaseMs, 71_000);
     assert.throws(() => parseConfig({ QUEUE_MAINTENANCE_SECONDS: '0' }), /QUEUE_MAINTENANCE_SECONDS/);
     assert.throws(() => parseConfig({ SEND_MAX_ATTEMPTS: '0' }), /SEND_MAX_ATTEMPTS/);
-    assert.throws(() => parseConfig({ SEND_CONCURRENCY: '0' }), /SEND_CONCURRENCY must be a whole number from 1 to 512/);
+    assert.throws(
+      () => parseConfig({ SEND_CONCURRENCY: '0' }),
+      /SEND_CONCURRENCY must be a whole number from 1 to 512/,
+    );
     assert.throws(() => parseConfig({ SEND_CONCURRENCY: '513' }), /SEND_CONCURRENCY/);
     assert.throws(() => parseConfig({ SEND_RETRY_BASE_MS: 'soon' }), /SEND_RETRY_BASE_MS/);
     assert.throws(() => parseConfig({ DGII_CONNECT_TIMEOUT_MS: '-1' }), /DGII_CONNECT_TIMEOUT_MS/);
@@ -304,7 +353,8 @@ describe('the declarations of src/config.ts', () => {
 
   it('hold the defaults parseConfig applies: a variable set to its declared default changes nothing', () => {
     for (const [name, setting] of Object.entries<Setting>(settings)) {
-      if (setting.default !== undefined) assert.deepEqual(effective({ ...base, [name]: String(setting.default) }), effective(base), name);
+      if (setting.default !== undefined)
+        assert.deepEqual(effective({ ...base, [name]: String(setting.default) }), effective(base), name);
     }
   });
 

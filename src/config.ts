@@ -18,7 +18,11 @@ export type LogLevel = (typeof logLevels)[number];
  * The longest one retry waits, per retry policy; the first delay is configured (the *_RETRY_BASE_MS settings) and
  * doubled per attempt with jitter (platform/backoff.ts).
  */
-export const maxRetryDelayMs = { sending: 5 * 60_000, annulments: 5 * 60_000, commercialResponses: 30 * 60_000 } as const;
+export const maxRetryDelayMs = {
+  sending: 5 * 60_000,
+  annulments: 5 * 60_000,
+  commercialResponses: 30 * 60_000,
+} as const;
 
 /** One environment variable: how it is read, its default and what it means (the README's configuration table). */
 interface Declared {
@@ -55,56 +59,174 @@ export const settings = {
     max: 19,
     doc: "CPU niceness that `ecf worker` and `ecf scheduler` take, every thread of them (V8's garbage collection and compilation threads too), so an API on the same host answers first; `0` leaves it",
   },
-  HOST: { kind: 'text', default: '127.0.0.1', shape: 'an address', doc: 'interface to listen on (`0.0.0.0` in containers)' },
-  NODE_ENV: { kind: 'choice', values: ['development', 'production', 'test'], default: 'development', doc: '`production`: `MASTER_KEY` required, `/docs` and private webhook targets off unless asked for; `test`: nothing logged unless asked for' },
+  HOST: {
+    kind: 'text',
+    default: '127.0.0.1',
+    shape: 'an address',
+    doc: 'interface to listen on (`0.0.0.0` in containers)',
+  },
+  NODE_ENV: {
+    kind: 'choice',
+    values: ['development', 'production', 'test'],
+    default: 'development',
+    doc: '`production`: `MASTER_KEY` required, `/docs` and private webhook targets off unless asked for; `test`: nothing logged unless asked for',
+  },
   FISCAL_ENV: {
     kind: 'choice',
     values: fiscalEnvironments,
     default: 'TEST',
     doc: "DGII's environment (`testecf`, `certecf`, `ecf`). An instance serves one environment; keys of another get 401. So does a database: the first instance to start on it sets its environment, and an instance of another one is refused at start (one database per environment)",
   },
-  DATA_DIR: { kind: 'text', default: './data', shape: 'a directory', doc: 'embedded database, blobs, generated master key, demo credentials' },
-  DATABASE_URL: { kind: 'url', protocols: ['postgres:', 'postgresql:'], default: undefined, doc: 'PostgreSQL; unset = embedded PGlite under `DATA_DIR/pgdata` (one process only)' },
+  DATA_DIR: {
+    kind: 'text',
+    default: './data',
+    shape: 'a directory',
+    doc: 'embedded database, blobs, generated master key, demo credentials',
+  },
+  DATABASE_URL: {
+    kind: 'url',
+    protocols: ['postgres:', 'postgresql:'],
+    default: undefined,
+    doc: 'PostgreSQL; unset = embedded PGlite under `DATA_DIR/pgdata` (one process only)',
+  },
   // Sending runs 64 attempts at once (their records batched), beside the API's requests, the poller and the webhook
   // loop: with 5 connections the sending bench waited 54 ms per checkout and sent 77 documents/s, with 20 it waited
   // 13 ms and sent 102/s.
-  DATABASE_POOL_SIZE: { kind: 'integer', default: 20, min: 1, max: 500, doc: "connections each process keeps to `DATABASE_URL`; keep processes × pool size under the server's `max_connections`" },
-  REDIS_URL: { kind: 'url', protocols: ['redis:', 'rediss:'], default: undefined, doc: 'Redis, shared by the processes; unset = in-memory cache' },
+  DATABASE_POOL_SIZE: {
+    kind: 'integer',
+    default: 20,
+    min: 1,
+    max: 500,
+    doc: "connections each process keeps to `DATABASE_URL`; keep processes × pool size under the server's `max_connections`",
+  },
+  REDIS_URL: {
+    kind: 'url',
+    protocols: ['redis:', 'rediss:'],
+    default: undefined,
+    doc: 'Redis, shared by the processes; unset = in-memory cache',
+  },
   STORAGE: {
     kind: 'choice',
     values: ['fs', 's3'],
     default: 'fs',
     doc: '`fs`: files under `STORAGE_DIR`; `s3`: S3 or S3-compatible object storage. Archived files are read-only and written once, one directory per company and day: `documents/{company}/{yyyy-mm-dd}/{document}.{artefact}.v{n}.{json,xml}` and `received/{company}/{yyyy-mm-dd}/…` (the day, in GMT-4, the document was created or received; documents archived before this layout keep their recorded paths)',
   },
-  STORAGE_DIR: { kind: 'text', default: undefined, shape: 'a directory', defaultNote: '`DATA_DIR/blobs`', doc: 'where `STORAGE=fs` keeps the archived files' },
-  S3_ENDPOINT: { kind: 'url', protocols: ['http:', 'https:'], default: undefined, doc: "an S3-compatible server's endpoint; unset = AWS S3" },
-  S3_BUCKET: { kind: 'text', default: undefined, shape: 'a bucket name', doc: 'the bucket archived files go to; required with `STORAGE=s3`' },
+  STORAGE_DIR: {
+    kind: 'text',
+    default: undefined,
+    shape: 'a directory',
+    defaultNote: '`DATA_DIR/blobs`',
+    doc: 'where `STORAGE=fs` keeps the archived files',
+  },
+  S3_ENDPOINT: {
+    kind: 'url',
+    protocols: ['http:', 'https:'],
+    default: undefined,
+    doc: "an S3-compatible server's endpoint; unset = AWS S3",
+  },
+  S3_BUCKET: {
+    kind: 'text',
+    default: undefined,
+    shape: 'a bucket name',
+    doc: 'the bucket archived files go to; required with `STORAGE=s3`',
+  },
   S3_REGION: { kind: 'text', default: 'us-east-1', shape: 'a region', doc: "the bucket's region" },
-  S3_ACCESS_KEY_ID: { kind: 'text', default: undefined, shape: 'an access key id', doc: "with `S3_SECRET_ACCESS_KEY`, the bucket's credentials; unset = the AWS SDK's own credential chain" },
-  S3_SECRET_ACCESS_KEY: { kind: 'text', default: undefined, shape: 'a secret key', doc: 'the secret of `S3_ACCESS_KEY_ID`' },
-  S3_FORCE_PATH_STYLE: { kind: 'flag', default: undefined, defaultNote: '`true` when `S3_ENDPOINT` is set, else `false`', doc: 'path-style requests (the bucket in the path, not in the host name), as most S3-compatible servers want' },
-  S3_OBJECT_LOCK_DAYS: { kind: 'integer', default: undefined, min: 1, max: 36_500, doc: 'when set, every archived object gets S3 Object Lock COMPLIANCE retention for that many days' },
-  OPS_TOKEN: { kind: 'text', default: undefined, minLength: 16, doc: 'bearer token for `/metrics` and `/internal/*` (except `/internal/cloud/v1/*`); unset = those routes answer 404' },
-  OPENAPI_ENABLED: { kind: 'flag', default: undefined, defaultNote: '`true` outside production', doc: '`/docs` and `/docs-json`; in production they answer 404 unless `true`' },
+  S3_ACCESS_KEY_ID: {
+    kind: 'text',
+    default: undefined,
+    shape: 'an access key id',
+    doc: "with `S3_SECRET_ACCESS_KEY`, the bucket's credentials; unset = the AWS SDK's own credential chain",
+  },
+  S3_SECRET_ACCESS_KEY: {
+    kind: 'text',
+    default: undefined,
+    shape: 'a secret key',
+    doc: 'the secret of `S3_ACCESS_KEY_ID`',
+  },
+  S3_FORCE_PATH_STYLE: {
+    kind: 'flag',
+    default: undefined,
+    defaultNote: '`true` when `S3_ENDPOINT` is set, else `false`',
+    doc: 'path-style requests (the bucket in the path, not in the host name), as most S3-compatible servers want',
+  },
+  S3_OBJECT_LOCK_DAYS: {
+    kind: 'integer',
+    default: undefined,
+    min: 1,
+    max: 36_500,
+    doc: 'when set, every archived object gets S3 Object Lock COMPLIANCE retention for that many days',
+  },
+  OPS_TOKEN: {
+    kind: 'text',
+    default: undefined,
+    minLength: 16,
+    doc: 'bearer token for `/metrics` and `/internal/*` (except `/internal/cloud/v1/*`); unset = those routes answer 404',
+  },
+  OPENAPI_ENABLED: {
+    kind: 'flag',
+    default: undefined,
+    defaultNote: '`true` outside production',
+    doc: '`/docs` and `/docs-json`; in production they answer 404 unless `true`',
+  },
   MASTER_KEY: {
     kind: 'key',
     default: undefined,
     defaultNote: 'generated',
     doc: 'encrypts secrets at rest (certificate keys). Required when `NODE_ENV=production` or `FISCAL_ENV=PRODUCTION`; otherwise generated once into `DATA_DIR/master.key`. A key that does not match the database stops the start',
   },
-  CLOUD_SIGNING_SECRET: { kind: 'text', default: undefined, minLength: 24, doc: 'shared secret of the control plane (below); unset = `/internal/cloud/v1/*` answer 404. `whsec_<base64>` is decoded as Standard Webhooks does' },
+  CLOUD_SIGNING_SECRET: {
+    kind: 'text',
+    default: undefined,
+    minLength: 24,
+    doc: 'shared secret of the control plane (below); unset = `/internal/cloud/v1/*` answer 404. `whsec_<base64>` is decoded as Standard Webhooks does',
+  },
   RECEIVER_AUTH_MODE: {
     kind: 'choice',
     values: receiverAuthModes,
     default: 'required',
     doc: "the receiver token on the POST receiver routes (`/{env}/{segment}/fe/recepcion/api/ecf` and `…/fe/aprobacioncomercial/api/ecf`): `required` (no token or a bad one → 401), `optional` (a valid token or none; a bad one → 401), `disabled` (tokens ignored). `required` suits DGII's simulator and the sandbox's counterpart, which authenticate when given the authentication URL",
   },
-  RECEIVER_LOCAL_COMPANY: { kind: 'text', default: undefined, shape: 'an RNC or a company id', defaultNote: 'the demo company when the DGII sandbox is embedded, else none', doc: 'the company the local test path `/{env}/emisorreceptor/fe/...` serves' },
-  LOG_LEVEL: { kind: 'choice', values: logLevels, default: 'info', defaultNote: '`silent` under `NODE_ENV=test`', doc: 'the least severe level logged; `silent` logs nothing' },
-  ECF_XSD_DIR: { kind: 'text', default: undefined, shape: 'a directory', doc: "directory holding DGII's official XSDs, for schema validation of e-CF (tests point it at `../shared/dgii/xsd`); unset = the model alone validates" },
-  PUBLIC_BASE_URL: { kind: 'url', protocols: ['http:', 'https:'], default: undefined, defaultNote: 'the listen address', doc: 'base URL written into demo credentials and links' },
-  SEQUENCE_LOW_STOCK: { kind: 'integer', default: 100, min: 0, max: 1_000_000_000, doc: 'numbers left of a type at which a `sequence.low_stock` event is recorded' },
-  SEQUENCE_EXPIRING_DAYS: { kind: 'integer', default: 30, min: 0, max: 3_650, doc: 'days before a range in use expires at which a `sequence.expiring` event is recorded' },
+  RECEIVER_LOCAL_COMPANY: {
+    kind: 'text',
+    default: undefined,
+    shape: 'an RNC or a company id',
+    defaultNote: 'the demo company when the DGII sandbox is embedded, else none',
+    doc: 'the company the local test path `/{env}/emisorreceptor/fe/...` serves',
+  },
+  LOG_LEVEL: {
+    kind: 'choice',
+    values: logLevels,
+    default: 'info',
+    defaultNote: '`silent` under `NODE_ENV=test`',
+    doc: 'the least severe level logged; `silent` logs nothing',
+  },
+  ECF_XSD_DIR: {
+    kind: 'text',
+    default: undefined,
+    shape: 'a directory',
+    doc: "directory holding DGII's official XSDs, for schema validation of e-CF (tests point it at `../shared/dgii/xsd`); unset = the model alone validates",
+  },
+  PUBLIC_BASE_URL: {
+    kind: 'url',
+    protocols: ['http:', 'https:'],
+    default: undefined,
+    defaultNote: 'the listen address',
+    doc: 'base URL written into demo credentials and links',
+  },
+  SEQUENCE_LOW_STOCK: {
+    kind: 'integer',
+    default: 100,
+    min: 0,
+    max: 1_000_000_000,
+    doc: 'numbers left of a type at which a `sequence.low_stock` event is recorded',
+  },
+  SEQUENCE_EXPIRING_DAYS: {
+    kind: 'integer',
+    default: 30,
+    min: 0,
+    max: 3_650,
+    doc: 'days before a range in use expires at which a `sequence.expiring` event is recorded',
+  },
   // A worker sends at most this many documents per DGII answer time (Little's law): DGII states 200 ms on average,
   // so 32 capped a worker near 160 documents/s; against the sandbox, 32 left documents waiting ~0.9 s for a free
   // sender while the sandbox could take more (sending bench: 390-406/s at 32, 427-519/s at 64).
@@ -115,12 +237,48 @@ export const settings = {
     max: 512,
     doc: 'documents one worker sends to DGII at once, and verdicts one scheduler asks DGII about at once; one worker sends at most this many per DGII answer time (DGII states 200 ms on average). Lower it to be gentler with DGII; workers send side by side, so more workers send more',
   },
-  SEND_MAX_ATTEMPTS: { kind: 'integer', default: 8, min: 1, max: 100, doc: 'sending to DGII: attempts before a document is `send_failed` (and a failed job opens)' },
-  SEND_RETRY_BASE_MS: { kind: 'integer', default: 2_000, min: 10, max: 3_600_000, doc: `sending to DGII: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.sending)} min)` },
-  COMMERCIAL_RESPONSE_MAX_ATTEMPTS: { kind: 'integer', default: 8, min: 1, max: 100, doc: 'delivering a commercial response (ACECF) to the issuer and to DGII: attempts before a delivery is `exhausted`' },
-  COMMERCIAL_RESPONSE_RETRY_BASE_MS: { kind: 'integer', default: 5_000, min: 10, max: 3_600_000, doc: `delivering a commercial response: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.commercialResponses)} min)` },
-  ANNULMENT_MAX_ATTEMPTS: { kind: 'integer', default: 8, min: 1, max: 100, doc: 'sending an annulment (ANECF) to DGII: attempts before the request is `failed` (`reintentar` sends it again)' },
-  ANNULMENT_RETRY_BASE_MS: { kind: 'integer', default: 2_000, min: 10, max: 3_600_000, doc: `sending an annulment: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.annulments)} min)` },
+  SEND_MAX_ATTEMPTS: {
+    kind: 'integer',
+    default: 8,
+    min: 1,
+    max: 100,
+    doc: 'sending to DGII: attempts before a document is `send_failed` (and a failed job opens)',
+  },
+  SEND_RETRY_BASE_MS: {
+    kind: 'integer',
+    default: 2_000,
+    min: 10,
+    max: 3_600_000,
+    doc: `sending to DGII: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.sending)} min)`,
+  },
+  COMMERCIAL_RESPONSE_MAX_ATTEMPTS: {
+    kind: 'integer',
+    default: 8,
+    min: 1,
+    max: 100,
+    doc: 'delivering a commercial response (ACECF) to the issuer and to DGII: attempts before a delivery is `exhausted`',
+  },
+  COMMERCIAL_RESPONSE_RETRY_BASE_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: 10,
+    max: 3_600_000,
+    doc: `delivering a commercial response: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.commercialResponses)} min)`,
+  },
+  ANNULMENT_MAX_ATTEMPTS: {
+    kind: 'integer',
+    default: 8,
+    min: 1,
+    max: 100,
+    doc: 'sending an annulment (ANECF) to DGII: attempts before the request is `failed` (`reintentar` sends it again)',
+  },
+  ANNULMENT_RETRY_BASE_MS: {
+    kind: 'integer',
+    default: 2_000,
+    min: 10,
+    max: 3_600_000,
+    doc: `sending an annulment: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.annulments)} min)`,
+  },
   SEND_LEASE_SECONDS: {
     kind: 'integer',
     default: 90,
@@ -129,29 +287,90 @@ export const settings = {
     defaultNote: 'more when the DGII timeouts ask for it',
     doc: "how long one worker holds a document while it talks to DGII; a killed worker's documents are taken up again after it. Must outlast two DGII calls (asking about the e-NCF, then sending), i.e. be more than 2 × (`DGII_CONNECT_TIMEOUT_MS` + `DGII_RESPONSE_TIMEOUT_MS`); a shorter value stops the start",
   },
-  QUEUE_MAINTENANCE_SECONDS: { kind: 'integer', default: 120, min: 1, max: 3_600, doc: "how often the job queue fails jobs that ran past their expiry (a killed worker's stay active until then) so their retries run, and archives old jobs" },
+  QUEUE_MAINTENANCE_SECONDS: {
+    kind: 'integer',
+    default: 120,
+    min: 1,
+    max: 3_600,
+    doc: "how often the job queue fails jobs that ran past their expiry (a killed worker's stay active until then) so their retries run, and archives old jobs",
+  },
   WEBHOOKS_ALLOW_PRIVATE: {
     kind: 'flag',
     default: undefined,
     defaultNote: '`true` on the embedded single-machine setup (no `DATABASE_URL`, not production), else `false`',
     doc: 'deliver webhooks to loopback, private, link-local and metadata addresses (local demos, tests); refused with `FISCAL_ENV=PRODUCTION`',
   },
-  WEBHOOKS_TIMEOUT_MS: { kind: 'integer', default: 15_000, min: 100, max: 60_000, doc: 'a delivery succeeds on a 2xx within this time' },
-  WEBHOOKS_SECRET_GRACE_HOURS: { kind: 'integer', default: 24, min: 0, max: 720, doc: 'after a secret rotation, how long the old secret still signs deliveries beside the new one' },
-  WEBHOOKS_DISPATCH_INTERVAL_MS: { kind: 'integer', default: 250, min: 10, max: 60_000, doc: 'how often an idle worker fans out new events and claims deliveries due (at once after its own fan-out or a re-send in its process)' },
-  WEBHOOKS_DISABLE_AFTER_DAYS: { kind: 'integer', default: 5, min: 1, max: 90, doc: 'after how many days of failures without a success an endpoint is disabled' },
-  WEBHOOKS_RETENTION_DAYS: { kind: 'integer', default: 30, min: 1, max: 3_650, doc: 'how long settled webhook deliveries (with their attempts) and fanned-out events are kept' },
-  WEBHOOKS_CONCURRENCY: { kind: 'integer', default: 64, min: 1, max: 1_000, doc: 'how many deliveries one worker POSTs at once; workers claim deliveries side by side, so more workers deliver more' },
+  WEBHOOKS_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 15_000,
+    min: 100,
+    max: 60_000,
+    doc: 'a delivery succeeds on a 2xx within this time',
+  },
+  WEBHOOKS_SECRET_GRACE_HOURS: {
+    kind: 'integer',
+    default: 24,
+    min: 0,
+    max: 720,
+    doc: 'after a secret rotation, how long the old secret still signs deliveries beside the new one',
+  },
+  WEBHOOKS_DISPATCH_INTERVAL_MS: {
+    kind: 'integer',
+    default: 250,
+    min: 10,
+    max: 60_000,
+    doc: 'how often an idle worker fans out new events and claims deliveries due (at once after its own fan-out or a re-send in its process)',
+  },
+  WEBHOOKS_DISABLE_AFTER_DAYS: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    max: 90,
+    doc: 'after how many days of failures without a success an endpoint is disabled',
+  },
+  WEBHOOKS_RETENTION_DAYS: {
+    kind: 'integer',
+    default: 30,
+    min: 1,
+    max: 3_650,
+    doc: 'how long settled webhook deliveries (with their attempts) and fanned-out events are kept',
+  },
+  WEBHOOKS_CONCURRENCY: {
+    kind: 'integer',
+    default: 64,
+    min: 1,
+    max: 1_000,
+    doc: 'how many deliveries one worker POSTs at once; workers claim deliveries side by side, so more workers deliver more',
+  },
   TAXPAYERS_IMPORT_URL: {
     kind: 'url',
     protocols: ['http:', 'https:'],
     default: undefined,
     doc: "URL of DGII's taxpayer listing (e.g. `https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip`) for the scheduled registry import; unset = no scheduled import (`ecf taxpayers import <file-or-url>` still works by hand)",
   },
-  TAXPAYERS_IMPORT_CRON: { kind: 'cron', default: '30 4 * * *', doc: 'when the scheduled import runs (America/Santo_Domingo time)' },
-  DGII_BASE_URL: { kind: 'url', protocols: ['http:', 'https:'], default: 'https://ecf.dgii.gov.do', doc: "where DGII's e-CF services are; point the three `DGII_*_URL` at an `ecf sandbox` to use it as DGII" },
-  DGII_FC_BASE_URL: { kind: 'url', protocols: ['http:', 'https:'], default: 'https://fc.dgii.gov.do', doc: "where DGII's service for consumer-invoice summaries (RFCE, under DOP 250,000) is" },
-  DGII_STATUS_BASE_URL: { kind: 'url', protocols: ['http:', 'https:'], default: 'https://statusecf.dgii.gov.do', doc: "where DGII's service status (maintenance windows) is" },
+  TAXPAYERS_IMPORT_CRON: {
+    kind: 'cron',
+    default: '30 4 * * *',
+    doc: 'when the scheduled import runs (America/Santo_Domingo time)',
+  },
+  DGII_BASE_URL: {
+    kind: 'url',
+    protocols: ['http:', 'https:'],
+    default: 'https://ecf.dgii.gov.do',
+    doc: "where DGII's e-CF services are; point the three `DGII_*_URL` at an `ecf sandbox` to use it as DGII",
+  },
+  DGII_FC_BASE_URL: {
+    kind: 'url',
+    protocols: ['http:', 'https:'],
+    default: 'https://fc.dgii.gov.do',
+    doc: "where DGII's service for consumer-invoice summaries (RFCE, under DOP 250,000) is",
+  },
+  DGII_STATUS_BASE_URL: {
+    kind: 'url',
+    protocols: ['http:', 'https:'],
+    default: 'https://statusecf.dgii.gov.do',
+    doc: "where DGII's service status (maintenance windows) is",
+  },
   DGII_SANDBOX: {
     kind: 'choice',
     values: ['embedded', 'off'],
@@ -159,8 +378,21 @@ export const settings = {
     defaultNote: '`embedded` for `TEST` and `CERT` when no DGII URL is set, else `off`',
     doc: '`embedded`: `ecf start` runs the DGII sandbox beside the service, on the same database, and uses it as DGII (never in PRODUCTION)',
   },
-  SANDBOX_PORT: { kind: 'integer', default: 0, min: 0, max: 65_535, defaultNote: 'a free port', doc: 'port of the embedded sandbox; `ecf start` prints its URL with the demo key' },
-  DGII_CONNECT_TIMEOUT_MS: { kind: 'integer', default: 5_000, min: 100, max: 120_000, doc: 'DGII client timeout to connect (TCP and TLS)' },
+  SANDBOX_PORT: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: 65_535,
+    defaultNote: 'a free port',
+    doc: 'port of the embedded sandbox; `ecf start` prints its URL with the demo key',
+  },
+  DGII_CONNECT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: 100,
+    max: 120_000,
+    doc: 'DGII client timeout to connect (TCP and TLS)',
+  },
   DGII_RESPONSE_TIMEOUT_MS: {
     kind: 'integer',
     default: 30_000,
@@ -168,9 +400,26 @@ export const settings = {
     max: 600_000,
     doc: "DGII client timeout from connection to the end of DGII's answer; a send that runs past it is *uncertain* and is resolved by asking DGII before any resend",
   },
-  DGII_BREAKER_FAILURES: { kind: 'integer', default: 5, min: 1, max: 1_000, doc: 'circuit breaker per DGII service: consecutive failures that open it' },
-  DGII_BREAKER_OPEN_MS: { kind: 'integer', default: 30_000, min: 100, max: 3_600_000, doc: 'circuit breaker per DGII service: how long it short-fails before letting one probe through' },
-  DGII_STATUS_API_KEY: { kind: 'text', default: undefined, shape: "DGII's API key", doc: "API key for DGII's status service (`statusecf`, maintenance windows); unset = no status checks" },
+  DGII_BREAKER_FAILURES: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    max: 1_000,
+    doc: 'circuit breaker per DGII service: consecutive failures that open it',
+  },
+  DGII_BREAKER_OPEN_MS: {
+    kind: 'integer',
+    default: 30_000,
+    min: 100,
+    max: 3_600_000,
+    doc: 'circuit breaker per DGII service: how long it short-fails before letting one probe through',
+  },
+  DGII_STATUS_API_KEY: {
+    kind: 'text',
+    default: undefined,
+    shape: "DGII's API key",
+    doc: "API key for DGII's status service (`statusecf`, maintenance windows); unset = no status checks",
+  },
   SANDBOX_ADMIN_TOKEN: {
     kind: 'text',
     default: undefined,
@@ -182,7 +431,9 @@ export const settings = {
 
 type Settings = typeof settings;
 type SettingName = keyof Settings;
-type NamedOf<K extends Setting['kind']> = { [N in SettingName]: Settings[N]['kind'] extends K ? N : never }[SettingName];
+type NamedOf<K extends Setting['kind']> = {
+  [N in SettingName]: Settings[N]['kind'] extends K ? N : never;
+}[SettingName];
 
 export interface S3Config {
   endpoint: string | undefined;
@@ -322,7 +573,8 @@ function given(env: Env, name: SettingName): string | undefined {
 function text(env: Env, name: NamedOf<'text'>): string | undefined {
   const value = given(env, name);
   const { minLength }: Extract<Setting, { kind: 'text' }> = settings[name];
-  if (value !== undefined && minLength !== undefined && value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
+  if (value !== undefined && minLength !== undefined && value.length < minLength)
+    throw new ConfigError(name, `must be at least ${minLength} characters`);
   return value;
 }
 
@@ -373,7 +625,8 @@ function url(env: Env, name: NamedOf<'url'>): string | undefined {
 function cron(env: Env, name: NamedOf<'cron'>): string | undefined {
   const value = given(env, name);
   if (value === undefined) return undefined;
-  if (!/^[\d*/,-]+( [\d*/,-]+){4}$/.test(value)) throw new ConfigError(name, `must be a five-field cron expression (got "${value}")`);
+  if (!/^[\d*/,-]+( [\d*/,-]+){4}$/.test(value))
+    throw new ConfigError(name, `must be a five-field cron expression (got "${value}")`);
   return value;
 }
 
@@ -389,7 +642,8 @@ function masterKey(env: Env): Buffer | undefined {
 function storage(env: Env, dataDir: string): Config['storage'] {
   const kind = choice(env, 'STORAGE') ?? settings.STORAGE.default;
   // Frozen like the rest of the config: nothing may redirect storage after start.
-  if (kind === 'fs') return Object.freeze({ kind, root: resolve(text(env, 'STORAGE_DIR') ?? resolve(dataDir, 'blobs')) });
+  if (kind === 'fs')
+    return Object.freeze({ kind, root: resolve(text(env, 'STORAGE_DIR') ?? resolve(dataDir, 'blobs')) });
   const bucket = text(env, 'S3_BUCKET');
   if (bucket === undefined) throw new ConfigError('S3_BUCKET', 'is required when STORAGE=s3');
   const endpoint = url(env, 'S3_ENDPOINT');
@@ -414,7 +668,8 @@ function dgii(env: Env, fiscalEnv: FiscalEnvironment): DgiiConfig {
   const explicit = baseUrl !== undefined || fcBaseUrl !== undefined || statusBaseUrl !== undefined;
   // TEST and CERT start on the embedded sandbox (CERT with DGII's certification portal); PRODUCTION never does.
   const sandbox = choice(env, 'DGII_SANDBOX') ?? (fiscalEnv !== 'PRODUCTION' && !explicit ? 'embedded' : 'off');
-  if (sandbox === 'embedded' && fiscalEnv === 'PRODUCTION') throw new ConfigError('DGII_SANDBOX', 'cannot be embedded with FISCAL_ENV=PRODUCTION');
+  if (sandbox === 'embedded' && fiscalEnv === 'PRODUCTION')
+    throw new ConfigError('DGII_SANDBOX', 'cannot be embedded with FISCAL_ENV=PRODUCTION');
   return Object.freeze({
     baseUrl: (baseUrl ?? settings.DGII_BASE_URL.default).replace(/\/+$/, ''),
     fcBaseUrl: (fcBaseUrl ?? settings.DGII_FC_BASE_URL.default).replace(/\/+$/, ''),
@@ -437,21 +692,27 @@ function sendLeaseMs(env: Env, client: DgiiClientConfig): number {
   const seconds = integer(env, 'SEND_LEASE_SECONDS');
   if (seconds === undefined) return Math.max(settings.SEND_LEASE_SECONDS.default, floorSeconds + 10) * 1_000;
   if (seconds < floorSeconds) {
-    throw new ConfigError('SEND_LEASE_SECONDS', `must be at least ${String(floorSeconds)}: longer than two DGII calls at DGII_CONNECT_TIMEOUT_MS + DGII_RESPONSE_TIMEOUT_MS each (got "${String(seconds)}")`);
+    throw new ConfigError(
+      'SEND_LEASE_SECONDS',
+      `must be at least ${String(floorSeconds)}: longer than two DGII calls at DGII_CONNECT_TIMEOUT_MS + DGII_RESPONSE_TIMEOUT_MS each (got "${String(seconds)}")`,
+    );
   }
   return seconds * 1_000;
 }
 
 function webhooks(env: Env, fiscalEnv: FiscalEnvironment, production: boolean): WebhooksConfig {
   const allowPrivate = flag(env, 'WEBHOOKS_ALLOW_PRIVATE') ?? (!production && given(env, 'DATABASE_URL') === undefined);
-  if (allowPrivate && fiscalEnv === 'PRODUCTION') throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE', 'cannot be true with FISCAL_ENV=PRODUCTION');
+  if (allowPrivate && fiscalEnv === 'PRODUCTION')
+    throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE', 'cannot be true with FISCAL_ENV=PRODUCTION');
   return Object.freeze({
     allowPrivate,
     timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS') ?? settings.WEBHOOKS_TIMEOUT_MS.default,
-    secretGraceMs: (integer(env, 'WEBHOOKS_SECRET_GRACE_HOURS') ?? settings.WEBHOOKS_SECRET_GRACE_HOURS.default) * 3_600_000,
+    secretGraceMs:
+      (integer(env, 'WEBHOOKS_SECRET_GRACE_HOURS') ?? settings.WEBHOOKS_SECRET_GRACE_HOURS.default) * 3_600_000,
     dispatchIntervalMs: integer(env, 'WEBHOOKS_DISPATCH_INTERVAL_MS') ?? settings.WEBHOOKS_DISPATCH_INTERVAL_MS.default,
     concurrency: integer(env, 'WEBHOOKS_CONCURRENCY') ?? settings.WEBHOOKS_CONCURRENCY.default,
-    disableAfterMs: (integer(env, 'WEBHOOKS_DISABLE_AFTER_DAYS') ?? settings.WEBHOOKS_DISABLE_AFTER_DAYS.default) * 86_400_000,
+    disableAfterMs:
+      (integer(env, 'WEBHOOKS_DISABLE_AFTER_DAYS') ?? settings.WEBHOOKS_DISABLE_AFTER_DAYS.default) * 86_400_000,
     retentionMs: (integer(env, 'WEBHOOKS_RETENTION_DAYS') ?? settings.WEBHOOKS_RETENTION_DAYS.default) * 86_400_000,
   });
 }
@@ -497,15 +758,18 @@ export function parseConfig(env: Env): Config {
       concurrency: integer(env, 'SEND_CONCURRENCY') ?? settings.SEND_CONCURRENCY.default,
     }),
     commercialResponses: Object.freeze({
-      maxAttempts: integer(env, 'COMMERCIAL_RESPONSE_MAX_ATTEMPTS') ?? settings.COMMERCIAL_RESPONSE_MAX_ATTEMPTS.default,
-      retryBaseMs: integer(env, 'COMMERCIAL_RESPONSE_RETRY_BASE_MS') ?? settings.COMMERCIAL_RESPONSE_RETRY_BASE_MS.default,
+      maxAttempts:
+        integer(env, 'COMMERCIAL_RESPONSE_MAX_ATTEMPTS') ?? settings.COMMERCIAL_RESPONSE_MAX_ATTEMPTS.default,
+      retryBaseMs:
+        integer(env, 'COMMERCIAL_RESPONSE_RETRY_BASE_MS') ?? settings.COMMERCIAL_RESPONSE_RETRY_BASE_MS.default,
     }),
     annulments: Object.freeze({
       maxAttempts: integer(env, 'ANNULMENT_MAX_ATTEMPTS') ?? settings.ANNULMENT_MAX_ATTEMPTS.default,
       retryBaseMs: integer(env, 'ANNULMENT_RETRY_BASE_MS') ?? settings.ANNULMENT_RETRY_BASE_MS.default,
     }),
     queue: Object.freeze({
-      maintenanceIntervalSeconds: integer(env, 'QUEUE_MAINTENANCE_SECONDS') ?? settings.QUEUE_MAINTENANCE_SECONDS.default,
+      maintenanceIntervalSeconds:
+        integer(env, 'QUEUE_MAINTENANCE_SECONDS') ?? settings.QUEUE_MAINTENANCE_SECONDS.default,
     }),
     sequenceWarnings: Object.freeze({
       lowStock: integer(env, 'SEQUENCE_LOW_STOCK') ?? settings.SEQUENCE_LOW_STOCK.default,
@@ -527,6 +791,15 @@ export function loadConfig(): Config {
  * The database of a configuration, for every command that opens it: PostgreSQL at DATABASE_URL with
  * DATABASE_POOL_SIZE connections, else the embedded PGlite under `embeddedDir` (`ecf sandbox` keeps its own apart).
  */
-export function databaseTarget(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>, embeddedDir: string = config.dataDir): DatabaseTarget {
-  return config.databaseUrl === undefined ? { kind: 'pglite', dataDir: embeddedDir } : { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize ?? settings.DATABASE_POOL_SIZE.default };
+export function databaseTarget(
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>,
+  embeddedDir: string = config.dataDir,
+): DatabaseTarget {
+  return config.databaseUrl === undefined
+    ? { kind: 'pglite', dataDir: embeddedDir }
+    : {
+        kind: 'postgres',
+        url: config.databaseUrl,
+        poolSize: config.databasePoolSize ?? settings.DATABASE_POOL_SIZE.default,
+      };
 }

@@ -25,7 +25,12 @@ export const demoRnc = '999999992';
 interface DemoHost {
   config: Config;
   database: { db: Db };
-  services: { controlPlane: ControlPlaneService; apiKeys: ApiKeysService; sequences: SequencesService; companies: CompaniesService };
+  services: {
+    controlPlane: ControlPlaneService;
+    apiKeys: ApiKeysService;
+    sequences: SequencesService;
+    companies: CompaniesService;
+  };
   dgii: DgiiTarget;
 }
 
@@ -42,9 +47,15 @@ export interface DemoCredentials {
 }
 
 /** What a start adds to the stored credentials: the URLs of this start, and in CERT the sandbox's. */
-function currentParts(application: DemoHost, baseUrl: string): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
+function currentParts(
+  application: DemoHost,
+  baseUrl: string,
+): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
   const { dgii, config } = application;
-  const sandbox = config.fiscalEnv === 'CERT' && dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined ? { sandboxUrl: dgii.baseUrl, sandboxAdminToken: dgii.sandboxAdminToken } : {};
+  const sandbox =
+    config.fiscalEnv === 'CERT' && dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined
+      ? { sandboxUrl: dgii.baseUrl, sandboxAdminToken: dgii.sandboxAdminToken }
+      : {};
   return { baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl), ...sandbox };
 }
 
@@ -64,12 +75,16 @@ export function demoCredentialsPath(dataDir: string): string {
 }
 
 /** Returns the credentials and whether they were created now (and so must be shown). */
-export async function ensureDemo(application: DemoHost, baseUrl: string): Promise<{ credentials: DemoCredentials; created: boolean }> {
+export async function ensureDemo(
+  application: DemoHost,
+  baseUrl: string,
+): Promise<{ credentials: DemoCredentials; created: boolean }> {
   const path = demoCredentialsPath(application.config.dataDir);
   if (existsSync(path)) {
     const stored = JSON.parse(readFileSync(path, 'utf8')) as DemoCredentials;
     const current = { ...stored, ...currentParts(application, baseUrl) };
-    if (JSON.stringify(current) !== JSON.stringify(stored)) writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
+    if (JSON.stringify(current) !== JSON.stringify(stored))
+      writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
     return { credentials: current, created: false };
   }
   const { controlPlane, apiKeys } = application.services;
@@ -106,10 +121,17 @@ export async function ensureDemo(application: DemoHost, baseUrl: string): Promis
     'certificate.installed',
   );
   const issued = valueOf(
-    await transact(application.database.db, (trx) => apiKeys.issue(trx, provisioned.companyId, { name: 'demo (all scopes)', scopes: [...scopes] })),
+    await transact(application.database.db, (trx) =>
+      apiKeys.issue(trx, provisioned.companyId, { name: 'demo (all scopes)', scopes: [...scopes] }),
+    ),
     'API key',
   );
-  const credentials: DemoCredentials = { apiKey: issued.apiKey, companyId: provisioned.companyId, rnc: demoRnc, ...currentParts(application, baseUrl) };
+  const credentials: DemoCredentials = {
+    apiKey: issued.apiKey,
+    companyId: provisioned.companyId,
+    rnc: demoRnc,
+    ...currentParts(application, baseUrl),
+  };
   writeFileSync(path, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return { credentials, created: true };
 }
@@ -148,7 +170,8 @@ export async function registerDemoWithSandbox(application: DemoHost, credentials
   const sandbox = application.dgii.sandbox;
   if (sandbox === undefined) return;
   const company = await application.services.companies.get(credentials.companyId);
-  if (company === undefined) throw new Error('Demo company is missing: delete the demo credentials file to provision it again.');
+  if (company === undefined)
+    throw new Error('Demo company is missing: delete the demo credentials file to provision it again.');
   const { db, clock } = sandbox.context;
   await upsertTaxpayer(db, {
     rnc: company.rnc,

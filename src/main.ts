@@ -40,7 +40,12 @@ function baseUrlOf(config: Config, address: string): string {
   return config.publicBaseUrl ?? address;
 }
 
-function printDemo(credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string }, path: string, sandboxUrl: string | undefined, environment: string): void {
+function printDemo(
+  credentials: { apiKey: string; companyId: string; rnc: string; baseUrl: string },
+  path: string,
+  sandboxUrl: string | undefined,
+  environment: string,
+): void {
   process.stdout.write(
     [
       '',
@@ -51,7 +56,9 @@ function printDemo(credentials: { apiKey: string; companyId: string; rnc: string
       `  company ${credentials.companyId}, RNC ${credentials.rnc}, environment ${environment}`,
       `  try:    curl -H "x-api-key: <key>" ${credentials.baseUrl}/api/v1/empresa`,
       `  saved:  ${path} (mode 0600)`,
-      ...(sandboxUrl === undefined ? [] : [`  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`]),
+      ...(sandboxUrl === undefined
+        ? []
+        : [`  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`]),
       '',
     ].join('\n'),
   );
@@ -77,12 +84,21 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
 
   if (application.http !== undefined) {
     const address = await application.http.app.listen({ port: config.port, host: config.host });
-    application.log.info({ address, environment: config.fiscalEnv, database: application.database.kind }, 'ecf-service listening');
+    application.log.info(
+      { address, environment: config.fiscalEnv, database: application.database.kind },
+      'ecf-service listening',
+    );
     if (command === 'start' && config.databaseUrl === undefined) {
       const demo = await ensureDemo(application, baseUrlOf(config, address));
       await ensureDemoRanges(application, demo.credentials);
       await registerDemoWithSandbox(application, demo.credentials);
-      if (demo.created) printDemo(demo.credentials, demoCredentialsPath(config.dataDir), application.dgii.sandbox === undefined ? undefined : application.dgii.baseUrl, config.fiscalEnv);
+      if (demo.created)
+        printDemo(
+          demo.credentials,
+          demoCredentialsPath(config.dataDir),
+          application.dgii.sandbox === undefined ? undefined : application.dgii.baseUrl,
+          config.fiscalEnv,
+        );
       else application.log.info({ credentials: demoCredentialsPath(config.dataDir) }, 'demo company ready');
     }
   } else {
@@ -106,7 +122,12 @@ async function migrate(config: Config): Promise<void> {
 export async function run(argv: readonly string[]): Promise<void> {
   const command = argv[0] ?? 'start';
   // The expected failures of the commands loaded so far: one clear line, not a stack trace.
-  const expected: (abstract new (...args: never[]) => Error)[] = [ConfigError, DataDirInUseError, DatabaseEnvironmentError, MasterKeyMismatchError];
+  const expected: (abstract new (...args: never[]) => Error)[] = [
+    ConfigError,
+    DataDirInUseError,
+    DatabaseEnvironmentError,
+    MasterKeyMismatchError,
+  ];
   try {
     if (command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(`${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`);
@@ -127,9 +148,14 @@ export async function run(argv: readonly string[]): Promise<void> {
       const { runSandbox, SandboxArgumentError } = await import('./sandbox-command.js');
       expected.push(SandboxArgumentError);
       const sandbox = await runSandbox(argv.slice(1), config);
-      process.stdout.write(`DGII sandbox at ${sandbox.url} (TesteCF: ${sandbox.url}/testecf/autenticacion/api/autenticacion/semilla)\n`);
+      process.stdout.write(
+        `DGII sandbox at ${sandbox.url} (TesteCF: ${sandbox.url}/testecf/autenticacion/api/autenticacion/semilla)\n`,
+      );
       const stop = () => {
-        sandbox.close().then(() => process.exit(0), () => process.exit(1));
+        sandbox.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -145,7 +171,9 @@ export async function run(argv: readonly string[]): Promise<void> {
       await runRoles(command, config);
       return;
     }
-    process.stderr.write(`Unknown command "${command}".\n\n${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`);
+    process.stderr.write(
+      `Unknown command "${command}".\n\n${usage((await import('./modules/taxpayers/index.js')).taxpayersUsage)}\n`,
+    );
     process.exitCode = 2;
   } catch (error) {
     // Expected start-up failures get one clear line, not a stack trace.

@@ -17,7 +17,11 @@ export interface SandboxArguments {
 export class SandboxArgumentError extends Error {}
 
 export function parseSandboxArguments(argv: readonly string[], config: Config): SandboxArguments {
-  const parsed: SandboxArguments = { port: 4010, host: config.host, admin: config.dgii.sandboxAdminToken !== undefined };
+  const parsed: SandboxArguments = {
+    port: 4010,
+    host: config.host,
+    admin: config.dgii.sandboxAdminToken !== undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i];
     const value = argv[i + 1];
@@ -29,13 +33,18 @@ export function parseSandboxArguments(argv: readonly string[], config: Config): 
       parsed.host = value;
       i++;
     } else {
-      throw new SandboxArgumentError(`ecf sandbox: unexpected argument "${String(argument)}" (usage: ecf sandbox [--port N] [--host H] [--admin])`);
+      throw new SandboxArgumentError(
+        `ecf sandbox: unexpected argument "${String(argument)}" (usage: ecf sandbox [--port N] [--host H] [--admin])`,
+      );
     }
   }
   return parsed;
 }
 
-export async function runSandbox(argv: readonly string[], config: Config): Promise<{ url: string; close(): Promise<void> }> {
+export async function runSandbox(
+  argv: readonly string[],
+  config: Config,
+): Promise<{ url: string; close(): Promise<void> }> {
   const options = parseSandboxArguments(argv, config);
   const log = createLogger(config.logLevel);
   const database = await openDatabase(databaseTarget(config, join(config.dataDir, 'sandbox')));

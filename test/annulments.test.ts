@@ -31,21 +31,29 @@ describe('annulments of unused e-NCF (sandbox)', { timeout: 180_000 }, () => {
   const burn = async (type: string, count: number) => {
     const taken: string[] = [];
     for (let i = 0; i < count; i++) {
-      const number = await world.app.application.services.sequences.takeNumber(world.companyId, type, 'signing failed: the test burned it');
+      const number = await world.app.application.services.sequences.takeNumber(
+        world.companyId,
+        type,
+        'signing failed: the test burned it',
+      );
       assert.ok(number.ok);
       taken.push(number.value.encf);
     }
     return taken;
   };
-  const request = (ranges: { ecfType: string; from: string; to: string }[]) => world.call('POST', '/api/v1/secuencias/anulaciones', { ranges });
+  const request = (ranges: { ecfType: string; from: string; to: string }[]) =>
+    world.call('POST', '/api/v1/secuencias/anulaciones', { ranges });
   const availability = async (type: string) => {
-    const ranges = (await world.call('GET', `/api/v1/secuencias/rangos?ecfType=${type}`)).json<{ data: { availability: Availability }[] }>().data;
+    const ranges = (await world.call('GET', `/api/v1/secuencias/rangos?ecfType=${type}`)).json<{
+      data: { availability: Availability }[];
+    }>().data;
     assert.equal(ranges.length, 1);
     return ranges[0]?.availability;
   };
   async function untilAnswered(id: string): Promise<Annulment> {
     for (let tries = 0; tries < 300; tries++) {
-      const annulment = (await world.call('GET', `/api/v1/secuencias/anulaciones/${id}`)).json<{ data: Annulment }>().data;
+      const annulment = (await world.call('GET', `/api/v1/secuencias/anulaciones/${id}`)).json<{ data: Annulment }>()
+        .data;
       if (annulment.status !== 'pending' && annulment.status !== 'sending') return annulment;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -57,11 +65,21 @@ describe('annulments of unused e-NCF (sandbox)', { timeout: 180_000 }, () => {
   });
   after(() => world.close());
 
-  it('lists burned numbers in contiguous spans, annuls them and a range\'s unissued tail, and counts them annulled', async () => {
+  it("lists burned numbers in contiguous spans, annuls them and a range's unissued tail, and counts them annulled", async () => {
     const burned = await burn('31', 3);
     assert.deepEqual(burned, ['E310000000001', 'E310000000002', 'E310000000003']);
-    const listed = (await world.call('GET', '/api/v1/secuencias/anulaciones/quemadas')).json<{ data: { ecfType: string; from: string; to: string; count: number; causes: string[] }[] }>().data;
-    assert.deepEqual(listed, [{ ecfType: '31', from: 'E310000000001', to: 'E310000000003', count: 3, causes: ['signing failed: the test burned it'] }]);
+    const listed = (await world.call('GET', '/api/v1/secuencias/anulaciones/quemadas')).json<{
+      data: { ecfType: string; from: string; to: string; count: number; causes: string[] }[];
+    }>().data;
+    assert.deepEqual(listed, [
+      {
+        ecfType: '31',
+        from: 'E310000000001',
+        to: 'E310000000003',
+        count: 3,
+        causes: ['signing failed: the test burned it'],
+      },
+    ]);
 
     const response = await request([
       { ecfType: '31', from: 'E310000000001', to: 'E310000000003' },
@@ -73,17 +91,42 @@ describe('annulments of unused e-NCF (sandbox)', { timeout: 180_000 }, () => {
     assert.equal(pending.total, 100_003);
     // The tail is withdrawn at once: nobody is handed those numbers while DGII answers.
     const withdrawn = await availability('41');
-    assert.deepEqual({ withdrawn: withdrawn?.withdrawn, remaining: withdrawn?.remaining }, { withdrawn: 100_000, remaining: 0 });
+    assert.deepEqual(
+      { withdrawn: withdrawn?.withdrawn, remaining: withdrawn?.remaining },
+      { withdrawn: 100_000, remaining: 0 },
+    );
 
     const answered = await untilAnswered(pending.id);
     assert.equal(answered.status, 'accepted', JSON.stringify(answered.dgii));
-    assert.deepEqual(answered.spans.map((span) => [span.ecfType, span.from, span.to, span.kind]), [
-      ['31', 'E310000000001', 'E310000000003', 'burned'],
-      ['41', 'E410000000001', 'E410000100000', 'unissued'],
-    ]);
-    assert.deepEqual(await availability('31'), { total: 100_000, used: 0, reserved: 0, burned: 0, annulled: 3, withdrawn: 0, remaining: 99_997 });
-    assert.deepEqual(await availability('41'), { total: 100_000, used: 0, reserved: 0, burned: 0, annulled: 100_000, withdrawn: 0, remaining: 0 });
-    assert.deepEqual((await world.call('GET', '/api/v1/secuencias/anulaciones/quemadas')).json<{ data: unknown[] }>().data, []);
+    assert.deepEqual(
+      answered.spans.map((span) => [span.ecfType, span.from, span.to, span.kind]),
+      [
+        ['31', 'E310000000001', 'E310000000003', 'burned'],
+        ['41', 'E410000000001', 'E410000100000', 'unissued'],
+      ],
+    );
+    assert.deepEqual(await availability('31'), {
+      total: 100_000,
+      used: 0,
+      reserved: 0,
+      burned: 0,
+      annulled: 3,
+      withdrawn: 0,
+      remaining: 99_997,
+    });
+    assert.deepEqual(await availability('41'), {
+      total: 100_000,
+      used: 0,
+      reserved: 0,
+      burned: 0,
+      annulled: 100_000,
+      withdrawn: 0,
+      remaining: 0,
+    });
+    assert.deepEqual(
+      (await world.call('GET', '/api/v1/secuencias/anulaciones/quemadas')).json<{ data: unknown[] }>().data,
+      [],
+    );
     const list = (await world.call('GET', '/api/v1/secuencias/anulaciones')).json<{ data: Annulment[] }>().data;
     assert.ok(list.some((item) => item.id === pending.id));
     // Annulled numbers are never annulled twice.
@@ -95,35 +138,63 @@ describe('annulments of unused e-NCF (sandbox)', { timeout: 180_000 }, () => {
     const document = await world.create(ecfDocuments['31']);
     const usedNumber = Number(document.eNCF.slice(3));
     const used = await request([{ ecfType: '31', from: document.eNCF, to: document.eNCF }]);
-    assert.deepEqual(assertProblem(used, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]), [['/ranges/0', 'number_used']]);
+    assert.deepEqual(
+      assertProblem(used, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]),
+      [['/ranges/0', 'number_used']],
+    );
     assert.ok(usedNumber > 0);
 
     const foreign = await request([{ ecfType: '31', from: 'E310000200001', to: 'E310000200005' }]);
-    assert.deepEqual(assertProblem(foreign, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]), [['/ranges/0', 'foreign_range']]);
+    assert.deepEqual(
+      assertProblem(foreign, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]),
+      [['/ranges/0', 'foreign_range']],
+    );
 
-    const block = await world.app.application.services.sequences.allocations.reserve(world.companyId, { ecfType: '33', deviceId: 'caja-01', count: 5 });
+    const block = await world.app.application.services.sequences.allocations.reserve(world.companyId, {
+      ecfType: '33',
+      deviceId: 'caja-01',
+      count: 5,
+    });
     assert.ok(block.ok);
     const inBlock = await request([{ ecfType: '33', from: 'E330000000002', to: 'E330000000003' }]);
-    assert.deepEqual(assertProblem(inBlock, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]), [['/ranges/0', 'inside_allocation']]);
+    assert.deepEqual(
+      assertProblem(inBlock, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]),
+      [['/ranges/0', 'inside_allocation']],
+    );
 
     const middle = await request([{ ecfType: '43', from: 'E430000000010', to: 'E430000000020' }]);
-    assert.deepEqual(assertProblem(middle, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]), [['/ranges/0', 'not_a_tail']]);
+    assert.deepEqual(
+      assertProblem(middle, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]),
+      [['/ranges/0', 'not_a_tail']],
+    );
     // A refused request holds nothing.
     assert.equal((await availability('43'))?.withdrawn, 0);
   });
 
   it('gives the numbers back when DGII rejects the annulment; reintentar refuses a rejected request', async () => {
     const burned = await burn('44', 2);
-    assert.equal((await world.sandbox.admin('POST', '/faults', { service: 'anulacionrangos', mode: 'reject', count: 1 })).status, 201);
+    assert.equal(
+      (await world.sandbox.admin('POST', '/faults', { service: 'anulacionrangos', mode: 'reject', count: 1 })).status,
+      201,
+    );
     const response = await request([{ ecfType: '44', from: burned[0] ?? '', to: burned[1] ?? '' }]);
     assert.equal(response.statusCode, 202, response.body);
     const answered = await untilAnswered(response.json<{ data: Annulment }>().data.id);
     assert.equal(answered.status, 'rejected');
     assert.ok(answered.dgii.mensajes.length > 0);
-    const listed = (await world.call('GET', '/api/v1/secuencias/anulaciones/quemadas')).json<{ data: { from: string; to: string }[] }>().data;
-    assert.ok(listed.some((span) => span.from === burned[0] && span.to === burned[1]), JSON.stringify(listed));
+    const listed = (await world.call('GET', '/api/v1/secuencias/anulaciones/quemadas')).json<{
+      data: { from: string; to: string }[];
+    }>().data;
+    assert.ok(
+      listed.some((span) => span.from === burned[0] && span.to === burned[1]),
+      JSON.stringify(listed),
+    );
     assert.equal((await availability('44'))?.burned, 2);
-    assertProblem(await world.call('POST', `/api/v1/secuencias/anulaciones/${answered.id}/reintentar`), 409, 'annulment_not_retryable');
+    assertProblem(
+      await world.call('POST', `/api/v1/secuencias/anulaciones/${answered.id}/reintentar`),
+      409,
+      'annulment_not_retryable',
+    );
     assertProblem(await world.call('GET', '/api/v1/secuencias/anulaciones/anl_nope'), 404, 'annulment_not_found');
   });
 });

@@ -16,7 +16,11 @@ const rnc = '131880681';
 const now = new Date();
 
 function ecf(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 describe('ecf certification convert', () => {
@@ -35,7 +39,10 @@ describe('ecf certification convert', () => {
     const run = ecf(['certification', 'convert', path, '--label', 'set de prueba']);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, '', 'a generated set has no findings');
-    const file = JSON.parse(run.stdout) as { label: string; cases: { kind: string; caseKey: string; ecfType: string; payload: unknown }[] };
+    const file = JSON.parse(run.stdout) as {
+      label: string;
+      cases: { kind: string; caseKey: string; ecfType: string; payload: unknown }[];
+    };
     assert.equal(file.label, 'set de prueba');
     assert.equal(file.cases.length, 29);
     assert.deepEqual(
@@ -53,16 +60,30 @@ describe('ecf certification convert', () => {
 
   it('reports the defective type 34 with its case key and pointer, and still exits 0', () => {
     const cases = generateCertificationSet({ rnc, now, seed: 12, defects: ['type34_without_tipo_ingresos'] });
-    const defective = cases.find((setCase) => setCase.ecfType === '34' && !('TipoIngresos' in ((setCase.payload['Encabezado'] as Record<string, Record<string, unknown>>)['IdDoc'] ?? {})));
+    const defective = cases.find(
+      (setCase) =>
+        setCase.ecfType === '34' &&
+        !(
+          'TipoIngresos' in ((setCase.payload['Encabezado'] as Record<string, Record<string, unknown>>)['IdDoc'] ?? {})
+        ),
+    );
     assert.ok(defective !== undefined);
     const path = join(dir, 'defective.xlsx');
     writeFileSync(path, setWorkbook(cases));
     const run = ecf(['certification', 'convert', path]);
     assert.equal(run.status, 0, run.stderr);
     const lines = run.stderr.trim().split('\n');
-    assert.deepEqual(lines.filter((line) => line.startsWith(`${defective.caseKey} /Encabezado/IdDoc/TipoIngresos:`)).length, 1, run.stderr);
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith(`${defective.caseKey} /Encabezado/IdDoc/TipoIngresos:`)).length,
+      1,
+      run.stderr,
+    );
     assert.equal(lines.length, 1, run.stderr);
-    assert.equal((JSON.parse(run.stdout) as { cases: unknown[] }).cases.length, 29, 'the defective case is converted, not dropped');
+    assert.equal(
+      (JSON.parse(run.stdout) as { cases: unknown[] }).cases.length,
+      29,
+      'the defective case is converted, not dropped',
+    );
   });
 
   it('keeps cell text verbatim: spaces, accents, #e as absent, unknown columns reported', () => {
@@ -78,15 +99,37 @@ describe('ecf certification convert', () => {
     ]);
     const row = [...headers, 'Direccion Inventada'].map((header) => cells.get(header) ?? '#e');
     const path = join(dir, 'verbatim.xlsx');
-    writeFileSync(path, writeXlsx([{ name: 'ECF', rows: [[...headers, 'Direccion Inventada'], row] }, { name: 'RFCE', rows: [sheetHeaders('RFCE')] }]));
+    writeFileSync(
+      path,
+      writeXlsx([
+        { name: 'ECF', rows: [[...headers, 'Direccion Inventada'], row] },
+        { name: 'RFCE', rows: [sheetHeaders('RFCE')] },
+      ]),
+    );
     const run = ecf(['certification', 'convert', path]);
     assert.equal(run.status, 0, run.stderr);
-    const payload = (JSON.parse(run.stdout) as { cases: { payload: { Encabezado: { Comprador: Record<string, string>; Totales: Record<string, string>; IdDoc: Record<string, string> } } }[] }).cases[0]!.payload;
+    const payload = (
+      JSON.parse(run.stdout) as {
+        cases: {
+          payload: {
+            Encabezado: {
+              Comprador: Record<string, string>;
+              Totales: Record<string, string>;
+              IdDoc: Record<string, string>;
+            };
+          };
+        }[];
+      }
+    ).cases[0]!.payload;
     assert.equal(payload.Encabezado.Comprador['RazonSocialComprador'], '  Peña & Hijos, S.R.L.  ');
     assert.equal(payload.Encabezado.Totales['MontoTotal'], '100');
     assert.deepEqual(Object.keys(payload.Encabezado.IdDoc), ['TipoeCF', 'eNCF']);
     assert.match(run.stderr, /Direccion Inventada/);
-    assert.match(run.stderr, new RegExp(`${rnc}E310000000009 /Encabezado/`), 'its missing required fields are findings too');
+    assert.match(
+      run.stderr,
+      new RegExp(`${rnc}E310000000009 /Encabezado/`),
+      'its missing required fields are findings too',
+    );
   });
 
   it('refuses garbage, an empty zip, a workbook without the sheets, and bad arguments with one line and exit 2', () => {
@@ -98,7 +141,13 @@ describe('ecf certification convert', () => {
     const otherSheets = join(dir, 'other.xlsx');
     writeFileSync(otherSheets, writeXlsx([{ name: 'Hoja1', rows: [['CasoPrueba', 'ENCF']] }]));
     const noKey = join(dir, 'nokey.xlsx');
-    writeFileSync(noKey, writeXlsx([{ name: 'ECF', rows: [['Nombre', 'Monto']] }, { name: 'RFCE', rows: [['Nombre']] }]));
+    writeFileSync(
+      noKey,
+      writeXlsx([
+        { name: 'ECF', rows: [['Nombre', 'Monto']] },
+        { name: 'RFCE', rows: [['Nombre']] },
+      ]),
+    );
     for (const [args, says] of [
       [['certification', 'convert', garbage], /not a readable zip|not an xlsx/],
       [['certification', 'convert', emptyZip], /empty zip/],

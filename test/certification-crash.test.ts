@@ -11,18 +11,39 @@ import { startWorkerProcess, type WorkerProcess } from './support/worker-process
 
 const onPostgres = await postgresAvailable();
 const kills = 4;
-const timings = { DGII_CONNECT_TIMEOUT_MS: '1000', DGII_RESPONSE_TIMEOUT_MS: '2500', SEND_LEASE_SECONDS: '8', SEND_RETRY_BASE_MS: '200', SEND_MAX_ATTEMPTS: '30' };
+const timings = {
+  DGII_CONNECT_TIMEOUT_MS: '1000',
+  DGII_RESPONSE_TIMEOUT_MS: '2500',
+  SEND_LEASE_SECONDS: '8',
+  SEND_RETRY_BASE_MS: '200',
+  SEND_MAX_ATTEMPTS: '30',
+};
 
 describe(
   `certification crash safety: the worker is SIGKILLed ${String(kills)} times during a run`,
-  { skip: onPostgres ? false : 'needs PostgreSQL at 127.0.0.1:5432: the worker runs in child processes, which cannot share embedded PGlite', timeout: 300_000 },
+  {
+    skip: onPostgres
+      ? false
+      : 'needs PostgreSQL at 127.0.0.1:5432: the worker runs in child processes, which cannot share embedded PGlite',
+    timeout: 300_000,
+  },
   () => {
     let world: CertificationWorld;
     let worker: WorkerProcess | undefined;
     before(async () => {
       // This process serves HTTP and polls verdicts; the lane and the sends run in the worker, to be killed.
       world = await startCertificationWorld({ roles: { http: true, work: false, schedule: true }, env: timings });
-      assert.equal((await world.sandbox.admin('POST', '/faults', { service: 'recepcion', mode: 'slow', delayMs: 300, probability: 0.5 })).status, 201);
+      assert.equal(
+        (
+          await world.sandbox.admin('POST', '/faults', {
+            service: 'recepcion',
+            mode: 'slow',
+            delayMs: 300,
+            probability: 0.5,
+          })
+        ).status,
+        201,
+      );
     });
     after(async () => {
       if (worker !== undefined && worker.child.exitCode === null && worker.child.signalCode === null) {
@@ -46,15 +67,29 @@ describe(
       }
       worker = startWorkerProcess(env);
       await worker.ready;
-      const cases = await world.until(id, (rows) => rows.filter((row) => row.step === 2).every((row) => row.status === 'accepted'), 180_000);
+      const cases = await world.until(
+        id,
+        (rows) => rows.filter((row) => row.step === 2).every((row) => row.status === 'accepted'),
+        180_000,
+      );
       assert.equal(cases.filter((row) => row.step === 2).length, 29);
-      const received = ((await world.sandbox.admin('GET', `/arrivals?rnc=${world.rnc}`)).body as { service: string; encf: string | null }[]).filter((row) => row.service === 'recepcion' || row.service === 'recepcionfc');
+      const received = (
+        (await world.sandbox.admin('GET', `/arrivals?rnc=${world.rnc}`)).body as {
+          service: string;
+          encf: string | null;
+        }[]
+      ).filter((row) => row.service === 'recepcion' || row.service === 'recepcionfc');
       const counts = new Map<string, number>();
       for (const row of received) counts.set(row.encf ?? '', (counts.get(row.encf ?? '') ?? 0) + 1);
       assert.equal(counts.size, 25);
-      assert.deepEqual([...counts].filter(([, count]) => count !== 1), [], 'every e-NCF reached DGII exactly once');
+      assert.deepEqual(
+        [...counts].filter(([, count]) => count !== 1),
+        [],
+        'every e-NCF reached DGII exactly once',
+      );
       // One document per e-NCF: the lane never made a second one after a kill.
-      const documents = (await world.call('GET', '/api/v1/documentos?limit=100')).json<{ data: { eNCF: string }[] }>().data;
+      const documents = (await world.call('GET', '/api/v1/documentos?limit=100')).json<{ data: { eNCF: string }[] }>()
+        .data;
       assert.equal(new Set(documents.map((row) => row.eNCF)).size, documents.length);
       assert.equal(documents.length, 25);
     });

@@ -47,9 +47,33 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
 
   before(async () => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, FISCAL_ENV: 'CERT', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ECF_XSD_DIR: officialXsdDir };
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'STORAGE', 'MASTER_KEY', 'NODE_ENV', 'OPS_TOKEN', 'DGII_BASE_URL', 'DGII_FC_BASE_URL', 'DGII_STATUS_BASE_URL', 'DGII_SANDBOX', 'SANDBOX_PORT', 'SANDBOX_ADMIN_TOKEN']) env[name] = undefined;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      FISCAL_ENV: 'CERT',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ECF_XSD_DIR: officialXsdDir,
+    };
+    for (const name of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'STORAGE',
+      'MASTER_KEY',
+      'NODE_ENV',
+      'OPS_TOKEN',
+      'DGII_BASE_URL',
+      'DGII_FC_BASE_URL',
+      'DGII_STATUS_BASE_URL',
+      'DGII_SANDBOX',
+      'SANDBOX_PORT',
+      'SANDBOX_ADMIN_TOKEN',
+    ])
+      env[name] = undefined;
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const collect = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-20_000);
     };
@@ -73,19 +97,41 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
   });
 
   const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const response = await fetch(`${credentials.baseUrl}${path}`, { method, headers: { 'x-api-key': credentials.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${credentials.baseUrl}${path}`, {
+      method,
+      headers: {
+        'x-api-key': credentials.apiKey,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: response.status, body: (await response.json()) as { data: unknown } & Record<string, unknown> };
   };
   const portal = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const response = await fetch(`${credentials.sandboxUrl}/sandbox-admin${path}`, { method, headers: { authorization: `Bearer ${credentials.sandboxAdminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return { status: response.status, body: (await response.json()) as { postulacion?: { step: number; inbox: { text: string }[] }; step?: number; message?: string } };
+    const response = await fetch(`${credentials.sandboxUrl}/sandbox-admin${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${credentials.sandboxAdminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        postulacion?: { step: number; inbox: { text: string }[] };
+        step?: number;
+        message?: string;
+      },
+    };
   };
   const act = async (action: string, body: unknown = {}) => {
     const answer = await portal('POST', `/certification/${credentials.rnc}/actions/${action}`, body);
     assert.equal(answer.status, 200, `${action}: ${JSON.stringify(answer.body)}`);
     return answer.body.postulacion?.step;
   };
-  const portalStep = async () => ((await portal('GET', `/certification/${credentials.rnc}`)).body as { step: number }).step;
+  const portalStep = async () =>
+    ((await portal('GET', `/certification/${credentials.rnc}`)).body as { step: number }).step;
 
   let processId = '';
   const read = async () => {
@@ -95,7 +141,9 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
   };
   const stepStatus = async (number: number) => (await read()).steps.find((step) => step.number === number)?.status;
   const confirm = async (key: string) => {
-    const answer = await api('POST', `/api/v1/certificacion/${processId}/pasos/${key}/confirmar`, { note: `played in the portal (${key})` });
+    const answer = await api('POST', `/api/v1/certificacion/${processId}/pasos/${key}/confirmar`, {
+      note: `played in the portal (${key})`,
+    });
     assert.equal(answer.status, 200, `${key}: ${JSON.stringify(answer.body)}`);
   };
   /** Hands cases in and reads until the step is done; uploads each accepted consumer invoice in the portal once. */
@@ -110,32 +158,45 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
       for (const link of process.checklist.find((item) => item.id === 'consumer_invoice_uploads')?.links ?? []) {
         if (uploaded.has(link)) continue;
         const documentId = /documentos\/([^/]+)\//.exec(link)?.[1] ?? '';
-        const document = (await api("GET", `/api/v1/documentos/${documentId}`)).body.data as { status: string };
+        const document = (await api('GET', `/api/v1/documentos/${documentId}`)).body.data as { status: string };
         if (document.status !== 'accepted') continue;
-        const xml = await (await fetch(`${credentials.baseUrl}${link}`, { headers: { 'x-api-key': credentials.apiKey } })).text();
+        const xml = await (
+          await fetch(`${credentials.baseUrl}${link}`, { headers: { 'x-api-key': credentials.apiKey } })
+        ).text();
         await act('upload-consumer-invoice', { xml });
         uploaded.add(link);
       }
       if (process.steps.find((candidate) => candidate.number === step)?.status === 'done') return;
-      if (Date.now() > deadline) throw new Error(`step ${String(step)} not done: ${JSON.stringify(process.checklist)}\n${output}`);
+      if (Date.now() > deadline)
+        throw new Error(`step ${String(step)} not done: ${JSON.stringify(process.checklist)}\n${output}`);
       await sleep(500);
     }
   }
 
-  it('goes from the portal\'s set to completar, with the portal at Finalizado', async () => {
+  it("goes from the portal's set to completar, with the portal at Finalizado", async () => {
     const started = Date.now();
     const rnc = credentials.rnc;
     // Step 1: the postulación in the portal, with the running receiver's test URLs.
-    const urls = { receptionUrl: credentials.receiverBaseUrl, approvalUrl: credentials.receiverBaseUrl, authenticationUrl: credentials.receiverBaseUrl };
+    const urls = {
+      receptionUrl: credentials.receiverBaseUrl,
+      approvalUrl: credentials.receiverBaseUrl,
+      authenticationUrl: credentials.receiverBaseUrl,
+    };
     assert.equal((await portal('POST', `/certification/${rnc}`, urls)).status, 201);
     assert.equal(await act('validate'), 2);
 
     // The set workbook, converted offline.
-    const workbook = await fetch(`${credentials.sandboxUrl}/sandbox-admin/certification/${rnc}/set.xlsx`, { headers: { authorization: `Bearer ${credentials.sandboxAdminToken}` } });
+    const workbook = await fetch(`${credentials.sandboxUrl}/sandbox-admin/certification/${rnc}/set.xlsx`, {
+      headers: { authorization: `Bearer ${credentials.sandboxAdminToken}` },
+    });
     assert.equal(workbook.status, 200);
     const workbookPath = join(dataDir, 'set.xlsx');
     writeFileSync(workbookPath, Buffer.from(await workbook.arrayBuffer()));
-    const converted = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'certification', 'convert', workbookPath], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const converted = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/main.ts', 'certification', 'convert', workbookPath],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     assert.equal(converted.status, 0, converted.stderr);
     assert.equal(converted.stderr, '');
 
@@ -152,12 +213,16 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     const printed = (await read()).checklist.find((item) => item.id === 'printed_representation_documents');
     assert.equal(printed?.status, 'ok', JSON.stringify(printed));
     assert.equal(printed.links.length, 11);
-    const impresion = await fetch(`${credentials.baseUrl}${printed.links[0] ?? ''}`, { headers: { 'x-api-key': credentials.apiKey } });
+    const impresion = await fetch(`${credentials.baseUrl}${printed.links[0] ?? ''}`, {
+      headers: { 'x-api-key': credentials.apiKey },
+    });
     assert.equal(impresion.status, 200);
 
     // Steps 5-8: printed representations, their review, the test URLs, the reception test's start.
     const slots = ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'];
-    await act('upload-printed-representations', { files: slots.map((slot) => ({ slot, pdfBase64: Buffer.from(`%PDF-1.4\n% ${slot}\n%%EOF\n`).toString('base64') })) });
+    await act('upload-printed-representations', {
+      files: slots.map((slot) => ({ slot, pdfBase64: Buffer.from(`%PDF-1.4\n% ${slot}\n%%EOF\n`).toString('base64') })),
+    });
     await confirm('representacion_impresa_envio');
     await act('approve-printed-representations');
     await confirm('representacion_impresa_validacion');
@@ -173,13 +238,32 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     await confirm('inicio_prueba_aprobaciones');
     assert.equal(await stepStatus(11), 'done');
 
-    await act('confirm-production-urls', { receptionUrl: 'https://ecf.ejemplo.do/ecf/demo', approvalUrl: 'https://ecf.ejemplo.do/ecf/demo', authenticationUrl: 'https://ecf.ejemplo.do/ecf/demo' });
+    await act('confirm-production-urls', {
+      receptionUrl: 'https://ecf.ejemplo.do/ecf/demo',
+      approvalUrl: 'https://ecf.ejemplo.do/ecf/demo',
+      authenticationUrl: 'https://ecf.ejemplo.do/ecf/demo',
+    });
     await confirm('url_produccion');
     // Step 13: the representative signs the declaration outside the service, with a certificate delegated for the RNC.
-    const company = (await api("GET", "/api/v1/empresa")).body.data as { company: { legalName: string; certificate: { fingerprintSha256: string } } };
+    const company = (await api('GET', '/api/v1/empresa')).body.data as {
+      company: { legalName: string; certificate: { fingerprintSha256: string } };
+    };
     const representative = testSigningKey();
-    assert.equal((await portal('POST', '/taxpayers', { rnc, name: company.company.legalName, certificates: [company.company.certificate.fingerprintSha256, representative.certificatePem] })).status, 201);
-    const declaration = await (await fetch(`${credentials.sandboxUrl}/sandbox-admin/certification/${rnc}/sworn-declaration.xml`, { headers: { authorization: `Bearer ${credentials.sandboxAdminToken}` } })).text();
+    assert.equal(
+      (
+        await portal('POST', '/taxpayers', {
+          rnc,
+          name: company.company.legalName,
+          certificates: [company.company.certificate.fingerprintSha256, representative.certificatePem],
+        })
+      ).status,
+      201,
+    );
+    const declaration = await (
+      await fetch(`${credentials.sandboxUrl}/sandbox-admin/certification/${rnc}/sworn-declaration.xml`, {
+        headers: { authorization: `Bearer ${credentials.sandboxAdminToken}` },
+      })
+    ).text();
     assert.equal(await act('sworn-declaration', { xml: signXml(declaration, representative) }), 14);
     await confirm('declaracion_jurada');
     assert.equal(await act('verify-status'), 15);
@@ -193,11 +277,17 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
 
     // Every signed artefact of the run — the e-CF, the RFCE, the approvals — against DGII's XSD (xmllint) and
     // xmlsec1 (the certificate from KeyInfo; a self-signed one, so no chain).
-    const files = readdirSync(join(dataDir, 'blobs'), { recursive: true, encoding: 'utf8' }).filter((name) => /\.(signed-xml|rfce-xml)\.v1\.xml$|\.acecf\.xml$/.test(name));
+    const files = readdirSync(join(dataDir, 'blobs'), { recursive: true, encoding: 'utf8' }).filter((name) =>
+      /\.(signed-xml|rfce-xml)\.v1\.xml$|\.acecf\.xml$/.test(name),
+    );
     const kinds = { ecf: 0, rfce: 0, acecf: 0 };
     for (const name of files) {
       const xml = readFileSync(join(dataDir, 'blobs', name), 'utf8');
-      const xsd = name.endsWith('.acecf.xml') ? 'ACECF.xsd' : name.includes('.rfce-xml.') ? 'RFCE-32.xsd' : `e-CF-${/<TipoeCF>(\d\d)<\/TipoeCF>/.exec(xml)?.[1] ?? ''}.xsd`;
+      const xsd = name.endsWith('.acecf.xml')
+        ? 'ACECF.xsd'
+        : name.includes('.rfce-xml.')
+          ? 'RFCE-32.xsd'
+          : `e-CF-${/<TipoeCF>(\d\d)<\/TipoeCF>/.exec(xml)?.[1] ?? ''}.xsd`;
       kinds[xsd === 'ACECF.xsd' ? 'acecf' : xsd === 'RFCE-32.xsd' ? 'rfce' : 'ecf'] += 1;
       if (xmllintAvailable) {
         const schema = validateWithOfficialXsd(xsd, xml);

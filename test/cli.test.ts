@@ -9,17 +9,30 @@ import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './support/backends.js';
 
 const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) => !['DATABASE_URL', 'REDIS_URL', 'MASTER_KEY', 'NODE_ENV', 'FISCAL_ENV', 'OPS_TOKEN', 'PORT'].includes(name)),
+  Object.entries(process.env).filter(
+    ([name]) =>
+      !['DATABASE_URL', 'REDIS_URL', 'MASTER_KEY', 'NODE_ENV', 'FISCAL_ENV', 'OPS_TOKEN', 'PORT'].includes(name),
+  ),
 );
 
 function ecf(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...cleanEnv, LOG_LEVEL: 'info', ...env }, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 /** Starts a long-running role, waits for `ready` in its output, stops it with SIGTERM; returns code and output. */
-function runRole(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ code: number | null; output: string }> {
+function runRole(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...cleanEnv, LOG_LEVEL: 'info', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
+    });
     let output = '';
     let signalled = false;
     const timer = setTimeout(() => {
@@ -78,7 +91,11 @@ describe('ecf command', { timeout: 240_000 }, () => {
     ['a port that is not a number', { PORT: 'abc' }, /PORT must be a whole number/],
     ['an unknown fiscal environment', { FISCAL_ENV: 'DEV' }, /FISCAL_ENV must be one of TEST, CERT, PRODUCTION/],
     ['production without a master key', { NODE_ENV: 'production' }, /MASTER_KEY is required in production/],
-    ['PRODUCTION fiscal environment without a master key', { FISCAL_ENV: 'PRODUCTION' }, /MASTER_KEY is required in production/],
+    [
+      'PRODUCTION fiscal environment without a master key',
+      { FISCAL_ENV: 'PRODUCTION' },
+      /MASTER_KEY is required in production/,
+    ],
   ];
   for (const [name, env, message] of badConfigurations) {
     it(`stops with one line naming the variable for ${name}`, () => {
@@ -111,7 +128,10 @@ describe('ecf command', { timeout: 240_000 }, () => {
     assert.equal(first.code, 0, first.output);
     const cert = ecf(['worker'], { ...env, FISCAL_ENV: 'CERT' });
     assert.equal(cert.status, 1, cert.stderr);
-    assert.match(cert.stderr, /^ecf: This database serves FISCAL_ENV=TEST; this instance is FISCAL_ENV=CERT\. Use one database/);
+    assert.match(
+      cert.stderr,
+      /^ecf: This database serves FISCAL_ENV=TEST; this instance is FISCAL_ENV=CERT\. Use one database/,
+    );
     assert.doesNotMatch(cert.stderr, /\n\s+at /, 'no stack trace');
     const otherKey = ecf(['worker'], { ...env, MASTER_KEY: Buffer.alloc(32, 8).toString('base64') });
     assert.equal(otherKey.status, 1, otherKey.stderr);

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { settings, type Setting } from '../src/config.js';
 import { readmePath, readmeTable, renderConfigTable } from '../scripts/config-table.js';
 
-const regenerate = 'run `npx tsx scripts/config-table.ts` after changing src/config.ts; the table is not edited by hand';
+const regenerate =
+  'run `npx tsx scripts/config-table.ts` after changing src/config.ts; the table is not edited by hand';
 
 /** The table's rows as cells, read as Markdown (a `\|` is a pipe inside a cell). */
 function rowsOf(table: string): string[][] {
@@ -31,8 +32,16 @@ describe('the README documents the configuration src/config.ts declares', () => 
   });
 
   it('documents every declared variable, and declares every documented one', () => {
-    assert.deepEqual([...declared.keys()].filter((name) => !documented.has(name)), [], `declared but not in the README: ${regenerate}`);
-    assert.deepEqual([...documented.keys()].filter((name) => !declared.has(name)), [], 'in the README but not declared in src/config.ts (nothing reads it)');
+    assert.deepEqual(
+      [...declared.keys()].filter((name) => !documented.has(name)),
+      [],
+      `declared but not in the README: ${regenerate}`,
+    );
+    assert.deepEqual(
+      [...documented.keys()].filter((name) => !declared.has(name)),
+      [],
+      'in the README but not declared in src/config.ts (nothing reads it)',
+    );
     assert.equal(rows.length, declared.size, 'one row per variable');
   });
 
@@ -40,7 +49,11 @@ describe('the README documents the configuration src/config.ts declares', () => 
     for (const [name, setting] of declared) {
       const shown = documented.get(name);
       if (shown === undefined) continue;
-      if (setting.default !== undefined) assert.ok(shown.startsWith(`\`${String(setting.default)}\``), `${name}: declared default ${String(setting.default)}, README says ${shown}; ${regenerate}`);
+      if (setting.default !== undefined)
+        assert.ok(
+          shown.startsWith(`\`${String(setting.default)}\``),
+          `${name}: declared default ${String(setting.default)}, README says ${shown}; ${regenerate}`,
+        );
       else if (setting.defaultNote === undefined) assert.equal(shown, 'unset', `${name} has no default`);
       else assert.equal(shown, setting.defaultNote, `${name}: ${regenerate}`);
     }

@@ -21,7 +21,10 @@ function newEventId(): string {
 }
 
 /** Headers for a body signed the way the control plane signs it, with any part overridable. */
-function signedHeaders(body: string, options: { id?: string; timestamp?: number; secret?: string } = {}): Record<string, string> {
+function signedHeaders(
+  body: string,
+  options: { id?: string; timestamp?: number; secret?: string } = {},
+): Record<string, string> {
   const id = options.id ?? newEventId();
   const timestamp = options.timestamp ?? nowSeconds();
   return {
@@ -63,12 +66,21 @@ interface CompanyView {
     tradeName: string | null;
     permissions: 'current' | 'suspended';
     suspendedReason: string | null;
-    certificate: { subject: string; issuer: string; notAfter: string; notBefore: string; fingerprintSha256: string } | null;
+    certificate: {
+      subject: string;
+      issuer: string;
+      notAfter: string;
+      notBefore: string;
+      fingerprintSha256: string;
+    } | null;
   };
   entitlement: { plan: string; capabilities: string[] };
 }
 
-async function viewCompany(t: TestApp, apiKey: string): Promise<{ response: LightMyRequestResponse; view: CompanyView }> {
+async function viewCompany(
+  t: TestApp,
+  apiKey: string,
+): Promise<{ response: LightMyRequestResponse; view: CompanyView }> {
   const response = await t.app.inject({ method: 'GET', url: '/api/v1/empresa', headers: { 'x-api-key': apiKey } });
   assert.equal(response.statusCode, 200, response.body);
   return { response, view: response.json<{ data: CompanyView }>().data };
@@ -115,7 +127,11 @@ describe('control-plane signature guard', () => {
   it('answers 401 signature_invalid to a signature made with another secret, and applies nothing', async () => {
     const rnc = nextRnc();
     const body = provisionBody(rnc);
-    assertProblem(await post(body, signedHeaders(body, { secret: 'another-secret-of-enough-length-0123' })), 401, 'signature_invalid');
+    assertProblem(
+      await post(body, signedHeaders(body, { secret: 'another-secret-of-enough-length-0123' })),
+      401,
+      'signature_invalid',
+    );
     await assertNoCompany(rnc);
   });
 
@@ -134,11 +150,18 @@ describe('control-plane signature guard', () => {
     assertProblem(await post(body, { 'content-type': 'application/json' }), 401, 'signature_missing');
   });
 
-  for (const [name, offsetSeconds] of [['six minutes old', -360], ['six minutes in the future', 360]] as const) {
+  for (const [name, offsetSeconds] of [
+    ['six minutes old', -360],
+    ['six minutes in the future', 360],
+  ] as const) {
     it(`answers 401 signature_stale to a correctly signed event whose timestamp is ${name}`, async () => {
       const rnc = nextRnc();
       const body = provisionBody(rnc);
-      assertProblem(await post(body, signedHeaders(body, { timestamp: nowSeconds() + offsetSeconds })), 401, 'signature_stale');
+      assertProblem(
+        await post(body, signedHeaders(body, { timestamp: nowSeconds() + offsetSeconds })),
+        401,
+        'signature_stale',
+      );
       await assertNoCompany(rnc);
     });
   }
@@ -174,13 +197,19 @@ describe('control-plane signature guard', () => {
     const rnc = nextRnc();
     const body = provisionBody(rnc);
     const headers = signedHeaders(body);
-    const stale = signedHeaders(body, { id: headers['webhook-id'], timestamp: Number(headers['webhook-timestamp']), secret: 'the-previous-secret-0123456789' });
+    const stale = signedHeaders(body, {
+      id: headers['webhook-id'],
+      timestamp: Number(headers['webhook-timestamp']),
+      secret: 'the-previous-secret-0123456789',
+    });
     headers['webhook-signature'] = `${stale['webhook-signature'] ?? ''} ${headers['webhook-signature'] ?? ''}`;
     assertOutcome(await post(body, headers), 'applied');
   });
 
   it('guards every /internal/cloud/v1 route in the route table', async (context) => {
-    const cloudRoutes = (t.application.http?.catalogue ?? []).filter((entry) => entry.url.startsWith('/internal/cloud/v1'));
+    const cloudRoutes = (t.application.http?.catalogue ?? []).filter((entry) =>
+      entry.url.startsWith('/internal/cloud/v1'),
+    );
     assert.ok(cloudRoutes.length >= 4, 'events, and issue, list and revoke keys');
     for (const route of cloudRoutes) {
       await context.test(`${route.method} ${route.url}`, async () => {
@@ -206,10 +235,17 @@ describe('provisioning and permission events', () => {
   it('answers 409 event_replayed to a replayed event id and leaves the state as it was', async () => {
     const rnc = nextRnc();
     const eventId = newEventId();
-    const { companyId } = assertOutcome(await t.sendEvent('company.provisioned', provisioning(rnc), eventId), 'applied');
+    const { companyId } = assertOutcome(
+      await t.sendEvent('company.provisioned', provisioning(rnc), eventId),
+      'applied',
+    );
 
     assertProblem(await t.sendEvent('company.provisioned', provisioning(rnc), eventId), 409, 'event_replayed');
-    assertProblem(await t.sendEvent('company.updated', { companyId, legalName: 'Nombre Cambiado SRL' }, eventId), 409, 'event_replayed');
+    assertProblem(
+      await t.sendEvent('company.updated', { companyId, legalName: 'Nombre Cambiado SRL' }, eventId),
+      409,
+      'event_replayed',
+    );
 
     const rows = await companyRow(t, { rnc });
     assert.equal(rows.length, 1);
@@ -240,7 +276,10 @@ describe('provisioning and permission events', () => {
   it('brings an already provisioned RNC up to date when it is provisioned with new values', async () => {
     const rnc = nextRnc();
     const first = assertOutcome(await t.sendEvent('company.provisioned', provisioning(rnc)), 'applied');
-    const second = assertOutcome(await t.sendEvent('company.provisioned', provisioning(rnc, { plan: 'enterprise' })), 'applied');
+    const second = assertOutcome(
+      await t.sendEvent('company.provisioned', provisioning(rnc, { plan: 'enterprise' })),
+      'applied',
+    );
     assert.equal(second.companyId, first.companyId);
     assert.equal((await companyRow(t, { rnc }))[0]?.plan, 'enterprise');
   });
@@ -248,7 +287,13 @@ describe('provisioning and permission events', () => {
   it('applies company.updated, shows it on the company route, and reports the same update again as unchanged', async () => {
     const companyId = await t.provisionCompany();
     const { apiKey } = await t.issueKey(companyId, ['documents:read']);
-    const update = { companyId, legalName: 'Distribuidora Actualizada SRL', tradeName: 'Actualizada', plan: 'basic', capabilities: ['issuing'] };
+    const update = {
+      companyId,
+      legalName: 'Distribuidora Actualizada SRL',
+      tradeName: 'Actualizada',
+      plan: 'basic',
+      capabilities: ['issuing'],
+    };
 
     assertOutcome(await t.sendEvent('company.updated', update), 'applied');
     const { view } = await viewCompany(t, apiKey);
@@ -266,10 +311,20 @@ describe('provisioning and permission events', () => {
     const { apiKey } = await t.issueKey(companyId, ['documents:read']);
     await viewCompany(t, apiKey);
 
-    assertOutcome(await t.sendEvent('company.permissions_changed', { companyId, permissions: 'suspended', reason: 'plan vencido' }), 'applied');
-    assertProblem(await t.app.inject({ method: 'GET', url: '/api/v1/empresa', headers: { 'x-api-key': apiKey } }), 403, 'company_suspended');
+    assertOutcome(
+      await t.sendEvent('company.permissions_changed', { companyId, permissions: 'suspended', reason: 'plan vencido' }),
+      'applied',
+    );
+    assertProblem(
+      await t.app.inject({ method: 'GET', url: '/api/v1/empresa', headers: { 'x-api-key': apiKey } }),
+      403,
+      'company_suspended',
+    );
     assert.equal((await companyRow(t, { id: companyId }))[0]?.suspended_reason, 'plan vencido');
-    assertOutcome(await t.sendEvent('company.permissions_changed', { companyId, permissions: 'suspended', reason: 'plan vencido' }), 'unchanged');
+    assertOutcome(
+      await t.sendEvent('company.permissions_changed', { companyId, permissions: 'suspended', reason: 'plan vencido' }),
+      'unchanged',
+    );
 
     assertOutcome(await t.sendEvent('company.permissions_changed', { companyId, permissions: 'current' }), 'applied');
     const { view } = await viewCompany(t, apiKey);
@@ -281,9 +336,16 @@ describe('provisioning and permission events', () => {
     const companyId = await t.provisionCompany();
     const { apiKey } = await t.issueKey(companyId, ['documents:read']);
 
-    const outcome = assertOutcome(await t.sendEvent('company.suspended', { companyId, reason: 'fraude reportado' }), 'applied');
+    const outcome = assertOutcome(
+      await t.sendEvent('company.suspended', { companyId, reason: 'fraude reportado' }),
+      'applied',
+    );
     assert.equal(outcome.companyId, companyId);
-    assertProblem(await t.app.inject({ method: 'GET', url: '/api/v1/empresa', headers: { 'x-api-key': apiKey } }), 403, 'company_suspended');
+    assertProblem(
+      await t.app.inject({ method: 'GET', url: '/api/v1/empresa', headers: { 'x-api-key': apiKey } }),
+      403,
+      'company_suspended',
+    );
     const row = (await companyRow(t, { id: companyId }))[0];
     assert.equal(row?.permissions, 'suspended');
     assert.equal(row.suspended_reason, 'fraude reportado');
@@ -302,7 +364,12 @@ describe('provisioning and permission events', () => {
 
   it('answers 400 naming the pointer of a missing required field in data', async () => {
     const { legalName: _legalName, ...withoutName } = provisioning(nextRnc());
-    assertFieldError(await t.sendEvent('company.provisioned', withoutName), 400, 'validation_failed', '/data/legalName');
+    assertFieldError(
+      await t.sendEvent('company.provisioned', withoutName),
+      400,
+      'validation_failed',
+      '/data/legalName',
+    );
   });
 
   const forUnknownCompany: [string, Record<string, unknown>][] = [
@@ -314,7 +381,11 @@ describe('provisioning and permission events', () => {
   for (const [type, data] of forUnknownCompany) {
     it(`answers 404 company_not_found to ${type} for an unknown companyId`, async () => {
       const eventId = newEventId();
-      assertProblem(await t.sendEvent(type, { companyId: 'cmp_doesNotExist', ...data }, eventId), 404, 'company_not_found');
+      assertProblem(
+        await t.sendEvent(type, { companyId: 'cmp_doesNotExist', ...data }, eventId),
+        404,
+        'company_not_found',
+      );
       assert.equal(await recordedMessage(t, eventId), undefined);
     });
   }
@@ -335,7 +406,11 @@ describe('certificate.installed', () => {
   }
 
   function install(p12: Buffer, withPassword = password) {
-    return t.sendEvent('certificate.installed', { companyId, p12Base64: p12.toString('base64'), password: withPassword });
+    return t.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: p12.toString('base64'),
+      password: withPassword,
+    });
   }
 
   /** The body lines of a PEM, any of which would betray the key if it showed up somewhere. */
@@ -348,8 +423,19 @@ describe('certificate.installed', () => {
     companyId = await t.provisionCompany();
     apiKey = (await t.issueKey(companyId, ['documents:read'])).apiKey;
     validNotAfter = at(365 * day);
-    valid = createSelfSignedP12({ commonName: 'Empresa de Prueba SRL', serialNumber: '101010101', notBefore: at(-day), notAfter: validNotAfter, password });
-    expired = createSelfSignedP12({ commonName: 'Empresa Vencida SRL', notBefore: at(-400 * day), notAfter: at(-day), password });
+    valid = createSelfSignedP12({
+      commonName: 'Empresa de Prueba SRL',
+      serialNumber: '101010101',
+      notBefore: at(-day),
+      notAfter: validNotAfter,
+      password,
+    });
+    expired = createSelfSignedP12({
+      commonName: 'Empresa Vencida SRL',
+      notBefore: at(-400 * day),
+      notAfter: at(-day),
+      password,
+    });
   });
 
   after(async () => {
@@ -357,12 +443,22 @@ describe('certificate.installed', () => {
   });
 
   it('answers 422 certificate_unreadable pointing at /data/password for a wrong password', async () => {
-    const error = assertFieldError(await install(valid.p12, 'not-the-password'), 422, 'certificate_unreadable', '/data/password');
+    const error = assertFieldError(
+      await install(valid.p12, 'not-the-password'),
+      422,
+      'certificate_unreadable',
+      '/data/password',
+    );
     assert.equal(error.code, 'p12_wrong_password');
   });
 
   it('answers 422 certificate_unreadable pointing at /data/p12Base64 for bytes that are no .p12', async () => {
-    assertFieldError(await install(Buffer.from('this is not a pkcs12 file at all')), 422, 'certificate_unreadable', '/data/p12Base64');
+    assertFieldError(
+      await install(Buffer.from('this is not a pkcs12 file at all')),
+      422,
+      'certificate_unreadable',
+      '/data/p12Base64',
+    );
   });
 
   it('answers 422 certificate_unusable for an expired certificate', async () => {
@@ -371,7 +467,11 @@ describe('certificate.installed', () => {
   });
 
   it('stores nothing for a refused certificate', async () => {
-    const rows = await t.application.database.db.selectFrom('company_certificates').select('id').where('company_id', '=', companyId).execute();
+    const rows = await t.application.database.db
+      .selectFrom('company_certificates')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .execute();
     assert.deepEqual(rows, []);
     assert.equal((await viewCompany(t, apiKey)).view.company.certificate, null);
   });
@@ -391,7 +491,12 @@ describe('certificate.installed', () => {
     assert.equal(certificate.fingerprintSha256, x509.fingerprint256.replace(/:/g, '').toLowerCase());
 
     const text = response.body;
-    for (const secret of [password, valid.p12.toString('base64'), valid.privateKeyPem, ...pemBodyLines(valid.privateKeyPem)]) {
+    for (const secret of [
+      password,
+      valid.p12.toString('base64'),
+      valid.privateKeyPem,
+      ...pemBodyLines(valid.privateKeyPem),
+    ]) {
       assert.ok(!text.includes(secret), 'the company route must not reveal the private key, the .p12 or its password');
     }
     assert.ok(!text.includes('PRIVATE KEY'));
@@ -399,7 +504,11 @@ describe('certificate.installed', () => {
 
   it('reports the same certificate installed again as unchanged, keeping one active certificate', async () => {
     assertOutcome(await install(valid.p12), 'unchanged');
-    const rows = await t.application.database.db.selectFrom('company_certificates').select(['status']).where('company_id', '=', companyId).execute();
+    const rows = await t.application.database.db
+      .selectFrom('company_certificates')
+      .select(['status'])
+      .where('company_id', '=', companyId)
+      .execute();
     assert.deepEqual(rows, [{ status: 'active' }]);
   });
 
@@ -412,22 +521,38 @@ describe('certificate.installed', () => {
       .executeTakeFirstOrThrow();
     assert.match(row.private_key_sealed, /^v1\./);
     assert.ok(!row.private_key_sealed.includes('PRIVATE KEY'));
-    for (const line of pemBodyLines(valid.privateKeyPem)) assert.ok(!row.private_key_sealed.includes(line), 'no line of the PEM is stored in clear');
+    for (const line of pemBodyLines(valid.privateKeyPem))
+      assert.ok(!row.private_key_sealed.includes(line), 'no line of the PEM is stored in clear');
     assert.ok(!row.private_key_sealed.includes(Buffer.from(valid.privateKeyPem).toString('base64').slice(0, 40)));
 
     const identity = await t.application.services.companies.signingIdentity(companyId);
     assert.ok(identity !== undefined);
     assert.equal(identity.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), valid.privateKeyPem);
-    assert.equal(new X509Certificate(row.certificate_pem).fingerprint256, new X509Certificate(valid.certificatePem).fingerprint256);
+    assert.equal(
+      new X509Certificate(row.certificate_pem).fingerprint256,
+      new X509Certificate(valid.certificatePem).fingerprint256,
+    );
   });
 
   it('replaces the active certificate when another one is installed', async () => {
-    const next = createSelfSignedP12({ commonName: 'Empresa de Prueba SRL', notBefore: at(-day), notAfter: at(730 * day), password });
+    const next = createSelfSignedP12({
+      commonName: 'Empresa de Prueba SRL',
+      notBefore: at(-day),
+      notAfter: at(730 * day),
+      password,
+    });
     assertOutcome(await install(next.p12), 'applied');
-    const rows = await t.application.database.db.selectFrom('company_certificates').select(['status', 'fingerprint_sha256']).where('company_id', '=', companyId).execute();
+    const rows = await t.application.database.db
+      .selectFrom('company_certificates')
+      .select(['status', 'fingerprint_sha256'])
+      .where('company_id', '=', companyId)
+      .execute();
     assert.deepEqual(rows.map((row) => row.status).sort(), ['active', 'replaced']);
     const { view } = await viewCompany(t, apiKey);
-    assert.equal(view.company.certificate?.fingerprintSha256, new X509Certificate(next.certificatePem).fingerprint256.replace(/:/g, '').toLowerCase());
+    assert.equal(
+      view.company.certificate?.fingerprintSha256,
+      new X509Certificate(next.certificatePem).fingerprint256.replace(/:/g, '').toLowerCase(),
+    );
   });
 });
 
@@ -466,9 +591,14 @@ describe('API keys through the signed cloud routes', () => {
   });
 
   it('issues a key with 201, shows the full key once, lists it as metadata only, and the key works', async () => {
-    const issued = await t.cloud('POST', keysUrl(companyId), { name: 'ERP de pruebas', scopes: ['documents:create', 'documents:read'] });
+    const issued = await t.cloud('POST', keysUrl(companyId), {
+      name: 'ERP de pruebas',
+      scopes: ['documents:create', 'documents:read'],
+    });
     assert.equal(issued.statusCode, 201, issued.body);
-    const key = issued.json<{ data: { apiKey: string; keyId: string; environment: string; scopes: string[]; expiresAt: string | null } }>().data;
+    const key = issued.json<{
+      data: { apiKey: string; keyId: string; environment: string; scopes: string[]; expiresAt: string | null };
+    }>().data;
     assert.match(key.apiKey, /^ecf_test_/);
     assert.equal(key.environment, 'TEST');
     assert.deepEqual(key.scopes, ['documents:create', 'documents:read']);
@@ -483,7 +613,10 @@ describe('API keys through the signed cloud routes', () => {
     assert.ok(!response.body.includes(key.apiKey), 'the list never repeats the full key');
     assert.ok(!response.body.includes(createHash('sha256').update(key.apiKey).digest('hex')), 'nor its hash');
     const prefix = listed.displayPrefix.replace(/…$/, '');
-    assert.ok(prefix.length >= 'ecf_test_'.length && key.apiKey.startsWith(prefix), `${listed.displayPrefix} is a prefix of the key`);
+    assert.ok(
+      prefix.length >= 'ecf_test_'.length && key.apiKey.startsWith(prefix),
+      `${listed.displayPrefix} is a prefix of the key`,
+    );
     assert.ok(prefix.length < key.apiKey.length / 2, 'the prefix is too short to use');
 
     const used = await useKey(key.apiKey);
@@ -536,30 +669,53 @@ describe('API keys through the signed cloud routes', () => {
 
   it('answers 400 pointing at /expiresAt for an expiry in the past, and issues nothing', async () => {
     const before = (await listKeys()).keys.length;
-    const response = await t.cloud('POST', keysUrl(companyId), { name: 'x', scopes: ['documents:read'], expiresAt: new Date(Date.now() - 60_000).toISOString() });
+    const response = await t.cloud('POST', keysUrl(companyId), {
+      name: 'x',
+      scopes: ['documents:read'],
+      expiresAt: new Date(Date.now() - 60_000).toISOString(),
+    });
     assertFieldError(response, 400, 'validation_failed', '/expiresAt');
     assert.equal((await listKeys()).keys.length, before);
   });
 
   it('answers 400 pointing at the scope for an invalid scope name', async () => {
-    const response = await t.cloud('POST', keysUrl(companyId), { name: 'x', scopes: ['documents:read', 'documents:delete'] });
+    const response = await t.cloud('POST', keysUrl(companyId), {
+      name: 'x',
+      scopes: ['documents:read', 'documents:delete'],
+    });
     assertFieldError(response, 400, 'validation_failed', '/scopes/1');
   });
 
   it('answers 409 event_replayed to a replayed issue id and issues no second key', async () => {
     const before = (await listKeys()).keys.length;
     const id = newEventId();
-    const first = await t.cloud('POST', keysUrl(companyId), { name: 'una vez', scopes: ['documents:read'] }, { 'webhook-id': id });
+    const first = await t.cloud(
+      'POST',
+      keysUrl(companyId),
+      { name: 'una vez', scopes: ['documents:read'] },
+      { 'webhook-id': id },
+    );
     assert.equal(first.statusCode, 201, first.body);
-    assertProblem(await t.cloud('POST', keysUrl(companyId), { name: 'una vez', scopes: ['documents:read'] }, { 'webhook-id': id }), 409, 'event_replayed');
+    assertProblem(
+      await t.cloud('POST', keysUrl(companyId), { name: 'una vez', scopes: ['documents:read'] }, { 'webhook-id': id }),
+      409,
+      'event_replayed',
+    );
     assert.equal((await listKeys()).keys.length, before + 1);
   });
 
   it('answers 409 event_replayed to a replayed revoke id', async () => {
     const { keyId } = await t.issueKey(companyId, ['documents:read']);
     const id = newEventId();
-    assert.equal((await t.cloud('DELETE', `${keysUrl(companyId)}/${keyId}`, undefined, { 'webhook-id': id })).statusCode, 204);
-    assertProblem(await t.cloud('DELETE', `${keysUrl(companyId)}/${keyId}`, undefined, { 'webhook-id': id }), 409, 'event_replayed');
+    assert.equal(
+      (await t.cloud('DELETE', `${keysUrl(companyId)}/${keyId}`, undefined, { 'webhook-id': id })).statusCode,
+      204,
+    );
+    assertProblem(
+      await t.cloud('DELETE', `${keysUrl(companyId)}/${keyId}`, undefined, { 'webhook-id': id }),
+      409,
+      'event_replayed',
+    );
   });
 });
 
@@ -579,12 +735,15 @@ describe('cloud routes without CLOUD_SIGNING_SECRET', () => {
   });
 
   it('answers 404 route_not_found on every /internal/cloud/v1 route, signed or not', async (context) => {
-    const cloudRoutes = (t.application.http?.catalogue ?? []).filter((entry) => entry.url.startsWith('/internal/cloud/v1'));
+    const cloudRoutes = (t.application.http?.catalogue ?? []).filter((entry) =>
+      entry.url.startsWith('/internal/cloud/v1'),
+    );
     assert.ok(cloudRoutes.length >= 4);
     for (const route of cloudRoutes) {
       await context.test(`${route.method} ${route.url}`, async () => {
         const url = route.url.replace(/:companyId/, 'cmp_abc').replace(/:[A-Za-z0-9_]+/g, 'x');
-        const body = route.method === 'POST' ? { type: 'company.provisioned', data: provisioning(nextRnc()) } : undefined;
+        const body =
+          route.method === 'POST' ? { type: 'company.provisioned', data: provisioning(nextRnc()) } : undefined;
         assertProblem(await t.cloud(route.method as 'GET' | 'POST' | 'DELETE', url, body), 404, 'route_not_found');
         assertProblem(await t.app.inject({ method: route.method, url }), 404, 'route_not_found');
       });

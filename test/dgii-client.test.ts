@@ -64,12 +64,18 @@ describe('DGII client against the sandbox', () => {
   }
 
   async function tokensIssued(): Promise<number> {
-    const row = await running.sandbox.context.db.selectFrom('sandbox_tokens').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+    const row = await running.sandbox.context.db
+      .selectFrom('sandbox_tokens')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .executeTakeFirstOrThrow();
     return Number(row.count);
   }
 
   async function arrivals(service: string): Promise<{ outcome: string; encf: string | null }[]> {
-    return (await running.admin('GET', `/arrivals?service=${service}`)).body as { outcome: string; encf: string | null }[];
+    return (await running.admin('GET', `/arrivals?service=${service}`)).body as {
+      outcome: string;
+      encf: string | null;
+    }[];
   }
 
   async function inject(fault: Record<string, unknown>): Promise<void> {
@@ -82,7 +88,16 @@ describe('DGII client against the sandbox', () => {
   before(async () => {
     running = await startSandbox({ clock: sandboxClock });
     await registerIssuer(running, issuerRnc);
-    assert.equal((await running.admin('POST', '/taxpayers', { rnc: buyerRnc, name: 'COMPRADOR DE PRUEBA SRL', certificates: [key.certificatePem] })).status, 201);
+    assert.equal(
+      (
+        await running.admin('POST', '/taxpayers', {
+          rnc: buyerRnc,
+          name: 'COMPRADOR DE PRUEBA SRL',
+          certificates: [key.certificatePem],
+        })
+      ).status,
+      201,
+    );
   });
   after(async () => {
     for (const client of clients) client.close();
@@ -103,7 +118,11 @@ describe('DGII client against the sandbox', () => {
       assert.equal(await tokensIssued(), before + 1);
 
       // Calls that need the token share it too.
-      const queries = await Promise.all(Array.from({ length: 10 }, (_, index) => client.trackIds(company, { rncEmisor: issuerRnc, eNCF: `E3100000009${String(index).padStart(2, '0')}` })));
+      const queries = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          client.trackIds(company, { rncEmisor: issuerRnc, eNCF: `E3100000009${String(index).padStart(2, '0')}` }),
+        ),
+      );
       assert.deepEqual(new Set(queries.map((query) => query.kind)), new Set(['not_found']));
       assert.equal(await tokensIssued(), before + 1);
 
@@ -142,8 +161,13 @@ describe('DGII client against the sandbox', () => {
       // DGII's clock runs past the token's hour; ours does not: the next call meets a 401.
       sandboxClock.advance(61 * 60_000);
       try {
-        const results = await Promise.all(Array.from({ length: 5 }, () => client.trackIds(company, { rncEmisor: issuerRnc, eNCF: 'E310000000999' })));
-        assert.deepEqual(results.map((result) => result.kind), ['not_found', 'not_found', 'not_found', 'not_found', 'not_found']);
+        const results = await Promise.all(
+          Array.from({ length: 5 }, () => client.trackIds(company, { rncEmisor: issuerRnc, eNCF: 'E310000000999' })),
+        );
+        assert.deepEqual(
+          results.map((result) => result.kind),
+          ['not_found', 'not_found', 'not_found', 'not_found', 'not_found'],
+        );
         assert.equal(await tokensIssued(), before + 1);
         const second = await client.token(company);
         assert.equal(second.kind, 'token');
@@ -157,10 +181,18 @@ describe('DGII client against the sandbox', () => {
       const issuing = makeClient();
       const session = await issuing.token(company);
       assert.equal(session.kind, 'token');
-      credentials.set('cmp_session', { kind: 'session', rnc: issuerRnc, token: session.token, expiresAt: session.expiresAt });
+      credentials.set('cmp_session', {
+        kind: 'session',
+        rnc: issuerRnc,
+        token: session.token,
+        expiresAt: session.expiresAt,
+      });
       const client = makeClient();
       const before = await tokensIssued();
-      assert.equal((await client.trackIds('cmp_session', { rncEmisor: issuerRnc, eNCF: 'E310000000998' })).kind, 'not_found');
+      assert.equal(
+        (await client.trackIds('cmp_session', { rncEmisor: issuerRnc, eNCF: 'E310000000998' })).kind,
+        'not_found',
+      );
       sandboxClock.advance(61 * 60_000);
       try {
         const refused = await client.trackIds('cmp_session', { rncEmisor: issuerRnc, eNCF: 'E310000000998' });
@@ -168,7 +200,11 @@ describe('DGII client against the sandbox', () => {
         assert.equal(await tokensIssued(), before);
         // Past its own expiry it is not even sent.
         clientClock.set(sandboxClock.now());
-        assert.deepEqual(await client.result('cmp_session', 'x'), { kind: 'unauthorized', reason: 'session_expired', messages: [] });
+        assert.deepEqual(await client.result('cmp_session', 'x'), {
+          kind: 'unauthorized',
+          reason: 'session_expired',
+          messages: [],
+        });
       } finally {
         clientClock.set(sandboxClock.now());
       }
@@ -182,24 +218,32 @@ describe('DGII client against the sandbox', () => {
       const session = await client.exchangeSignedSeed(Buffer.from(signXml(seed.xml, key)));
       assert.equal(session.kind, 'token');
       assert.equal(session.expiresAt.getTime(), clientClock.now().getTime() + 60 * 60_000);
-      credentials.set('cmp_external', { kind: 'session', rnc: issuerRnc, token: session.token, expiresAt: session.expiresAt });
-      assert.equal((await client.trackIds('cmp_external', { rncEmisor: issuerRnc, eNCF: 'E310000000995' })).kind, 'not_found');
+      credentials.set('cmp_external', {
+        kind: 'session',
+        rnc: issuerRnc,
+        token: session.token,
+        expiresAt: session.expiresAt,
+      });
+      assert.equal(
+        (await client.trackIds('cmp_external', { rncEmisor: issuerRnc, eNCF: 'E310000000995' })).kind,
+        'not_found',
+      );
       // A seed is good once, and an unsigned one is refused in DGII's words.
       const again = await client.exchangeSignedSeed(Buffer.from(signXml(seed.xml, key)));
       assert.equal(again.kind === 'unauthorized' ? again.reason : again.kind, 'seed_refused');
-      const unsigned = await client.exchangeSignedSeed(Buffer.from((await client.seed() as { xml: string }).xml));
+      const unsigned = await client.exchangeSignedSeed(Buffer.from(((await client.seed()) as { xml: string }).xml));
       assert.equal(unsigned.kind, 'unauthorized');
       assert.match(unsigned.messages[0]?.valor ?? '', /firma/i);
     });
 
-    it('a certificate nobody delegated: unauthorized with DGII\'s bare-string message; no credentials at all: no_credentials', async () => {
+    it("a certificate nobody delegated: unauthorized with DGII's bare-string message; no credentials at all: no_credentials", async () => {
       const { strangerKey } = await import('./support/sandbox-documents.js');
       credentials.set('cmp_stranger', { kind: 'certificate', rnc: issuerRnc, identity: strangerKey() });
       const client = makeClient();
       const refused = await client.trackIds('cmp_stranger', { rncEmisor: issuerRnc, eNCF: 'E310000000997' });
       assert.equal(refused.kind, 'unauthorized');
       assert.equal(refused.reason, 'seed_refused');
-      assert.match((refused.messages[0]?.valor ?? ''), /no está delegado para realizar transaciones/);
+      assert.match(refused.messages[0]?.valor ?? '', /no está delegado para realizar transaciones/);
       assert.deepEqual(await client.sendEcf('cmp_nobody', file(signedEcf('31', 996))), { kind: 'no_credentials' });
     });
   });
@@ -220,43 +264,92 @@ describe('DGII client against the sandbox', () => {
       advance(1_000);
       const result = await client.result(company, trackId);
       assert.equal(result.kind, 'accepted');
-      assert.deepEqual([result.trackId, result.encf, result.rnc, result.estado, result.codigo, result.secuenciaUtilizada, result.messages], [trackId, document.encf, issuerRnc, 'Aceptado', '1', true, []]);
-      assert.equal(result.receivedAt?.getTime(), sandboxClock.now().getTime() - 1_000, 'fechaRecepcion, read from GMT-4');
+      assert.deepEqual(
+        [
+          result.trackId,
+          result.encf,
+          result.rnc,
+          result.estado,
+          result.codigo,
+          result.secuenciaUtilizada,
+          result.messages,
+        ],
+        [trackId, document.encf, issuerRnc, 'Aceptado', '1', true, []],
+      );
+      assert.equal(
+        result.receivedAt?.getTime(),
+        sandboxClock.now().getTime() - 1_000,
+        'fechaRecepcion, read from GMT-4',
+      );
 
       const listed = await client.trackIds(company, { rncEmisor: issuerRnc, eNCF: document.encf });
-      assert.deepEqual(listed.kind === 'found' ? listed.entries.map((entry) => [entry.trackId, entry.estado, entry.status]) : listed, [[trackId, 'Aceptado', 'accepted']]);
+      assert.deepEqual(
+        listed.kind === 'found' ? listed.entries.map((entry) => [entry.trackId, entry.estado, entry.status]) : listed,
+        [[trackId, 'Aceptado', 'accepted']],
+      );
       const status = await client.statusByEncf(company, { rncEmisor: issuerRnc, eNCF: document.encf });
       assert.equal(status.kind, 'accepted');
-      assert.deepEqual([status.eNCF, status.montoTotal, status.rncComprador, status.fechaEmision], [document.encf, '1430.00', buyerRnc, '15-11-2026']);
-      assert.deepEqual((await arrivals('recepcion')).filter((arrival) => arrival.encf === document.encf).map((arrival) => arrival.outcome), ['accepted']);
+      assert.deepEqual(
+        [status.eNCF, status.montoTotal, status.rncComprador, status.fechaEmision],
+        [document.encf, '1430.00', buyerRnc, '15-11-2026'],
+      );
+      assert.deepEqual(
+        (await arrivals('recepcion'))
+          .filter((arrival) => arrival.encf === document.encf)
+          .map((arrival) => arrival.outcome),
+        ['accepted'],
+      );
     });
 
     it('a document DGII rejects: received, then rejected with its messages and the number not consumed', async () => {
-      const document = signedEcf('31', 2, { edit: (xml) => xml.replace('<Version>1.0</Version>', '<Version>2.0</Version>') });
+      const document = signedEcf('31', 2, {
+        edit: (xml) => xml.replace('<Version>1.0</Version>', '<Version>2.0</Version>'),
+      });
       const sent = await client.sendEcf(company, file(document));
       assert.equal(sent.kind, 'received');
       advance(1_000);
       const result = await client.result(company, sent.trackId);
       assert.equal(result.kind, 'rejected');
-      assert.deepEqual([result.estado, result.codigo, result.secuenciaUtilizada, result.messages[0]?.codigo], ['Rechazado', '2', false, '1002']);
+      assert.deepEqual(
+        [result.estado, result.codigo, result.secuenciaUtilizada, result.messages[0]?.codigo],
+        ['Rechazado', '2', false, '1002'],
+      );
       assert.match(result.messages[0]?.valor ?? '', /XSD/);
     });
 
     it('a request DGII refuses at the door (file name not RNCEmisor+eNCF): rejected with its message, no trackId', async () => {
       const document = signedEcf('31', 3);
-      const refused = await client.sendEcf(company, { xml: Buffer.from(document.xml), fileName: `${issuerRnc}E310000000099.xml` });
+      const refused = await client.sendEcf(company, {
+        xml: Buffer.from(document.xml),
+        fileName: `${issuerRnc}E310000000099.xml`,
+      });
       assert.equal(refused.kind, 'rejected');
       assert.deepEqual([refused.httpStatus, refused.secuenciaUtilizada], [400, false]);
-      assert.match((refused.messages[0]?.valor ?? ''), /nombre del archivo/);
+      assert.match(refused.messages[0]?.valor ?? '', /nombre del archivo/);
     });
 
     it('an RFCE of a type 32 under DOP 250,000: a synchronous verdict; statusByEncf finds it with its security code', async () => {
       const rfce = signedRfce(signedEcf('32', 1));
       const verdict = await client.sendRfce(company, file(rfce));
-      assert.deepEqual(verdict, { kind: 'accepted', estado: 'Aceptado', codigo: '1', messages: [], secuenciaUtilizada: true, encf: 'E320000000001' });
-      const status = await client.statusByEncf(company, { rncEmisor: issuerRnc, eNCF: rfce.encf, securityCode: rfce.codigoSeguridad });
+      assert.deepEqual(verdict, {
+        kind: 'accepted',
+        estado: 'Aceptado',
+        codigo: '1',
+        messages: [],
+        secuenciaUtilizada: true,
+        encf: 'E320000000001',
+      });
+      const status = await client.statusByEncf(company, {
+        rncEmisor: issuerRnc,
+        eNCF: rfce.encf,
+        securityCode: rfce.codigoSeguridad,
+      });
       assert.equal(status.kind, 'accepted');
-      const wrongCode = await client.statusByEncf(company, { rncEmisor: issuerRnc, eNCF: rfce.encf, securityCode: 'ZZZZZZ' });
+      const wrongCode = await client.statusByEncf(company, {
+        rncEmisor: issuerRnc,
+        eNCF: rfce.encf,
+        securityCode: 'ZZZZZZ',
+      });
       assert.deepEqual(wrongCode, { kind: 'not_found' });
       // The same e-NCF again: DGII rejects it as used.
       const again = await client.sendRfce(company, file(rfce));
@@ -264,8 +357,12 @@ describe('DGII client against the sandbox', () => {
     });
 
     it('an e-NCF never sent and a trackId never given: not found', async () => {
-      assert.deepEqual(await client.trackIds(company, { rncEmisor: issuerRnc, eNCF: 'E310000000500' }), { kind: 'not_found' });
-      assert.deepEqual(await client.statusByEncf(company, { rncEmisor: issuerRnc, eNCF: 'E310000000500' }), { kind: 'not_found' });
+      assert.deepEqual(await client.trackIds(company, { rncEmisor: issuerRnc, eNCF: 'E310000000500' }), {
+        kind: 'not_found',
+      });
+      assert.deepEqual(await client.statusByEncf(company, { rncEmisor: issuerRnc, eNCF: 'E310000000500' }), {
+        kind: 'not_found',
+      });
       assert.deepEqual(await client.result(company, '3f2504e0-4f89-11d3-9a0c-0305e82c3301'), { kind: 'not_found' });
     });
 
@@ -274,7 +371,17 @@ describe('DGII client against the sandbox', () => {
         const built = buildAnecf({
           RncEmisor: issuerRnc,
           FechaHoraAnulacioneNCF: formatDgiiTimestamp(sandboxClock.now()),
-          lines: [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: `E31${String(from).padStart(10, '0')}`, SecuenciaeNCFHasta: `E31${String(to).padStart(10, '0')}` }] }],
+          lines: [
+            {
+              TipoeCF: '31',
+              ranges: [
+                {
+                  SecuenciaeNCFDesde: `E31${String(from).padStart(10, '0')}`,
+                  SecuenciaeNCFHasta: `E31${String(to).padStart(10, '0')}`,
+                },
+              ],
+            },
+          ],
         });
         assert.ok(built.ok);
         return { xml: Buffer.from(signXml(built.xml, key)), fileName: `${issuerRnc}ANECF.xml` };
@@ -292,26 +399,48 @@ describe('DGII client against the sandbox', () => {
 
     it('sends a commercial approval (ACECF) of an accepted e-CF, and gets a refusal for an unknown one', async () => {
       const approval = (encf: string) => {
-        const built = buildAcecf({ RNCEmisor: issuerRnc, eNCF: encf, FechaEmision: '15-11-2026', MontoTotal: '1430.00', RNCComprador: buyerRnc, FechaHoraAprobacionComercial: formatDgiiTimestamp(sandboxClock.now()), Estado: '1' });
+        const built = buildAcecf({
+          RNCEmisor: issuerRnc,
+          eNCF: encf,
+          FechaEmision: '15-11-2026',
+          MontoTotal: '1430.00',
+          RNCComprador: buyerRnc,
+          FechaHoraAprobacionComercial: formatDgiiTimestamp(sandboxClock.now()),
+          Estado: '1',
+        });
         assert.ok(built.ok);
         return { xml: Buffer.from(signXml(built.xml, key)), fileName: `${buyerRnc}${encf}.xml` };
       };
-      assert.deepEqual(await client.sendAcecf(buyerCompany, approval('E310000000001')), { kind: 'accepted', estado: 'Aprobación Comercial Aprobada.', codigo: '01', messages: [], secuenciaUtilizada: undefined });
+      assert.deepEqual(await client.sendAcecf(buyerCompany, approval('E310000000001')), {
+        kind: 'accepted',
+        estado: 'Aprobación Comercial Aprobada.',
+        codigo: '01',
+        messages: [],
+        secuenciaUtilizada: undefined,
+      });
       const refused = await client.sendAcecf(buyerCompany, approval('E310000000777'));
       assert.equal(refused.kind, 'rejected');
-      assert.deepEqual([refused.codigo, refused.httpStatus, refused.messages.map((message) => message.valor)], ['02', 400, ['Factura no encontrada para esta Aprobación comercial.']]);
+      assert.deepEqual(
+        [refused.codigo, refused.httpStatus, refused.messages.map((message) => message.valor)],
+        ['02', 400, ['Factura no encontrada para esta Aprobación comercial.']],
+      );
     });
 
-    it('looks up the directory: the counterpart\'s receiver bases, or not found', async () => {
+    it("looks up the directory: the counterpart's receiver bases, or not found", async () => {
       const found = await client.directory(company, counterpartRnc);
       assert.equal(found.kind, 'found');
       assert.equal(found.entry.urlRecepcion, `${running.url}/testecf/emisorreceptor`);
       assert.deepEqual(await client.directory(company, '130000001'), { kind: 'not_found' });
     });
 
-    it('reads the service status and this environment\'s maintenance windows as instants (GMT-4)', async () => {
+    it("reads the service status and this environment's maintenance windows as instants (GMT-4)", async () => {
       const windows = [
-        { ambiente: 'PreCertificacion', horaInicio: '9:00 AM', horaFin: '12:00 PM', dias: ['21-11-2026', '28-11-2026'] },
+        {
+          ambiente: 'PreCertificacion',
+          horaInicio: '9:00 AM',
+          horaFin: '12:00 PM',
+          dias: ['21-11-2026', '28-11-2026'],
+        },
         { ambiente: 'Produccion', horaInicio: '1:00 PM', horaFin: '4:00 PM', dias: ['21-11-2026'] },
       ];
       assert.equal((await running.admin('PUT', '/settings', { maintenanceWindows: windows })).status, 200);
@@ -321,14 +450,20 @@ describe('DGII client against the sandbox', () => {
         const before = await client.serviceStatus();
         assert.equal(before.kind, 'status');
         assert.deepEqual([before.available, before.estado, before.activeWindow], [true, 'Disponible', null]);
-        assert.deepEqual(before.windows.map((window) => [window.start.toISOString(), window.end.toISOString()]), [
-          ['2026-11-21T13:00:00.000Z', '2026-11-21T16:00:00.000Z'],
-          ['2026-11-28T13:00:00.000Z', '2026-11-28T16:00:00.000Z'],
-        ]);
+        assert.deepEqual(
+          before.windows.map((window) => [window.start.toISOString(), window.end.toISOString()]),
+          [
+            ['2026-11-21T13:00:00.000Z', '2026-11-21T16:00:00.000Z'],
+            ['2026-11-28T13:00:00.000Z', '2026-11-28T16:00:00.000Z'],
+          ],
+        );
         advance(90 * 60_000); // 9:30 AM in Santo Domingo
         const during = await client.serviceStatus();
         assert.equal(during.kind, 'status');
-        assert.deepEqual([during.available, during.estado, during.activeWindow?.end.toISOString()], [false, 'No Disponible', '2026-11-21T16:00:00.000Z']);
+        assert.deepEqual(
+          [during.available, during.estado, during.activeWindow?.end.toISOString()],
+          [false, 'No Disponible', '2026-11-21T16:00:00.000Z'],
+        );
         assert.deepEqual(await makeClient({ statusApiKey: undefined }).serviceStatus(), { kind: 'no_credentials' });
       } finally {
         await running.admin('PUT', '/settings', { maintenanceWindows: [] });
@@ -340,11 +475,14 @@ describe('DGII client against the sandbox', () => {
     it('tests the connection: credentials, a real authentication and a harmless query, never the token', async () => {
       const before = await tokensIssued();
       const report = await client.probe(company);
-      assert.deepEqual(report.steps.map((step) => [step.step, step.ok, step.outcome]), [
-        ['credentials', true, 'certificate'],
-        ['authentication', true, 'token'],
-        ['query', true, 'not_found'],
-      ]);
+      assert.deepEqual(
+        report.steps.map((step) => [step.step, step.ok, step.outcome]),
+        [
+          ['credentials', true, 'certificate'],
+          ['authentication', true, 'token'],
+          ['query', true, 'not_found'],
+        ],
+      );
       assert.equal(report.ok, true);
       assert.ok(report.sessionExpiresAt !== null);
       assert.equal(await tokensIssued(), before + 1, 'a real authentication, not the cached token');
@@ -370,7 +508,9 @@ describe('DGII client against the sandbox', () => {
       const sent = await client.sendEcf(company, file(document));
       assert.deepEqual(sent, { kind: 'uncertain', reason: 'response_timeout', detail: 'response_timeout' });
       assert.ok(Date.now() - started < 3_000, 'gave up at the response timeout');
-      assert.deepEqual(await client.trackIds(company, { rncEmisor: issuerRnc, eNCF: document.encf }), { kind: 'not_found' });
+      assert.deepEqual(await client.trackIds(company, { rncEmisor: issuerRnc, eNCF: document.encf }), {
+        kind: 'not_found',
+      });
     });
 
     it('a connection reset after the request was written: uncertain', async () => {
@@ -380,15 +520,26 @@ describe('DGII client against the sandbox', () => {
       assert.equal(sent.reason, 'reset_after_sent');
     });
 
-    it('503 and DGII\'s maintenance answer: transient (not processed); 500: uncertain', async () => {
+    it("503 and DGII's maintenance answer: transient (not processed); 500: uncertain", async () => {
       await inject({ service: 'recepcion', mode: 'http503', count: 1 });
-      assert.deepEqual(await client.sendEcf(company, file(nextDocument())), { kind: 'transient', reason: 'server_unavailable', detail: 'HTTP 503', httpStatus: 503, messages: [{ codigo: null, valor: 'Service Unavailable' }] });
+      assert.deepEqual(await client.sendEcf(company, file(nextDocument())), {
+        kind: 'transient',
+        reason: 'server_unavailable',
+        detail: 'HTTP 503',
+        httpStatus: 503,
+        messages: [{ codigo: null, valor: 'Service Unavailable' }],
+      });
       await inject({ service: 'recepcion', mode: 'maintenance', count: 1 });
       const maintenance = await client.sendEcf(company, file(nextDocument()));
       assert.equal(maintenance.kind, 'transient');
-      assert.match((maintenance.messages?.[0]?.valor ?? ''), /mantenimiento/);
+      assert.match(maintenance.messages?.[0]?.valor ?? '', /mantenimiento/);
       await inject({ service: 'recepcion', mode: 'http500', count: 1 });
-      assert.deepEqual(await client.sendEcf(company, file(nextDocument())), { kind: 'uncertain', reason: 'server_error', detail: 'HTTP 500', httpStatus: 500 });
+      assert.deepEqual(await client.sendEcf(company, file(nextDocument())), {
+        kind: 'uncertain',
+        reason: 'server_error',
+        detail: 'HTTP 500',
+        httpStatus: 500,
+      });
     });
 
     it('a slow answer within the response timeout is still an answer', async () => {
@@ -406,9 +557,18 @@ describe('DGII client against the sandbox', () => {
 
     it('a query that times out or meets a 500 is only transient (asking changes nothing)', async () => {
       await inject({ service: 'consultaresultado', mode: 'timeout', count: 1, delayMs: 4_000 });
-      assert.deepEqual(await client.result(company, 'x'), { kind: 'transient', reason: 'response_timeout', detail: 'response_timeout' });
+      assert.deepEqual(await client.result(company, 'x'), {
+        kind: 'transient',
+        reason: 'response_timeout',
+        detail: 'response_timeout',
+      });
       await inject({ service: 'consultaresultado', mode: 'http500', count: 1 });
-      assert.deepEqual(await client.result(company, 'x'), { kind: 'transient', reason: 'server_unavailable', detail: 'HTTP 500', httpStatus: 500 });
+      assert.deepEqual(await client.result(company, 'x'), {
+        kind: 'transient',
+        reason: 'server_unavailable',
+        detail: 'HTTP 500',
+        httpStatus: 500,
+      });
     });
 
     it('a closed port (connection refused): transient, and a host that does not resolve: transient', async () => {
@@ -421,11 +581,23 @@ describe('DGII client against the sandbox', () => {
           });
         });
       });
-      const closed = makeClient({ urls: { baseUrl: `http://127.0.0.1:${String(port)}`, fcBaseUrl: `http://127.0.0.1:${String(port)}`, statusBaseUrl: `http://127.0.0.1:${String(port)}` } });
+      const closed = makeClient({
+        urls: {
+          baseUrl: `http://127.0.0.1:${String(port)}`,
+          fcBaseUrl: `http://127.0.0.1:${String(port)}`,
+          statusBaseUrl: `http://127.0.0.1:${String(port)}`,
+        },
+      });
       const refused = await closed.sendEcf(company, file(nextDocument()));
       assert.equal(refused.kind, 'transient');
       assert.equal(refused.reason, 'connect_refused');
-      const nowhere = makeClient({ urls: { baseUrl: 'http://dgii.invalid', fcBaseUrl: 'http://dgii.invalid', statusBaseUrl: 'http://dgii.invalid' } });
+      const nowhere = makeClient({
+        urls: {
+          baseUrl: 'http://dgii.invalid',
+          fcBaseUrl: 'http://dgii.invalid',
+          statusBaseUrl: 'http://dgii.invalid',
+        },
+      });
       const unresolved = await nowhere.sendEcf(company, file(nextDocument()));
       assert.equal(unresolved.kind === 'transient' ? unresolved.reason : unresolved.kind, 'dns');
     });
@@ -442,7 +614,10 @@ describe('DGII client against the sandbox', () => {
     });
     try {
       const base = `https://127.0.0.1:${String(port)}`;
-      const client = makeClient({ urls: { baseUrl: base, fcBaseUrl: base, statusBaseUrl: base }, timeouts: { connectMs: 300, responseMs: 5_000 } });
+      const client = makeClient({
+        urls: { baseUrl: base, fcBaseUrl: base, statusBaseUrl: base },
+        timeouts: { connectMs: 300, responseMs: 5_000 },
+      });
       const started = Date.now();
       const sent = await client.sendEcf(company, { xml: Buffer.from('<ECF/>'), fileName: 'x.xml' });
       assert.deepEqual(sent, { kind: 'transient', reason: 'connect_timeout', detail: 'connect_timeout' });
@@ -467,21 +642,42 @@ describe('DGII client against the sandbox', () => {
       }
       assert.equal(await reached(), before + 3);
       const open = client.breakers().find((breaker) => breaker.service === 'recepcion');
-      assert.deepEqual(open, { environment: 'testecf', service: 'recepcion', state: 'open', consecutiveFailures: 3, opensUntil: new Date(clientClock.now().getTime() + 5_000) });
+      assert.deepEqual(open, {
+        environment: 'testecf',
+        service: 'recepcion',
+        state: 'open',
+        consecutiveFailures: 3,
+        opensUntil: new Date(clientClock.now().getTime() + 5_000),
+      });
 
       const shortFailed = await client.sendEcf(company, file(signedEcf('31', 203)));
-      assert.deepEqual(shortFailed, { kind: 'transient', reason: 'unavailable', detail: 'circuit breaker open for recepcion', retryAt: new Date(clientClock.now().getTime() + 5_000) });
+      assert.deepEqual(shortFailed, {
+        kind: 'transient',
+        reason: 'unavailable',
+        detail: 'circuit breaker open for recepcion',
+        retryAt: new Date(clientClock.now().getTime() + 5_000),
+      });
       assert.equal(await reached(), before + 3, 'nothing reached DGII while open');
       // Other services have breakers of their own.
       assert.equal((await client.trackIds(company, { rncEmisor: issuerRnc, eNCF: 'E310000000203' })).kind, 'not_found');
 
       clientClock.advance(5_000);
       assert.equal(client.breakers().find((breaker) => breaker.service === 'recepcion')?.state, 'half_open');
-      const [probe, other] = await Promise.all([client.sendEcf(company, file(signedEcf('31', 204))), client.sendEcf(company, file(signedEcf('31', 205)))]);
+      const [probe, other] = await Promise.all([
+        client.sendEcf(company, file(signedEcf('31', 204))),
+        client.sendEcf(company, file(signedEcf('31', 205))),
+      ]);
       assert.equal(probe.kind, 'received', 'the one probe went through');
-      assert.equal(other.kind === 'transient' ? other.reason : other.kind, 'unavailable', 'only one probe while half-open');
+      assert.equal(
+        other.kind === 'transient' ? other.reason : other.kind,
+        'unavailable',
+        'only one probe while half-open',
+      );
       assert.equal(await reached(), before + 4);
-      assert.deepEqual(client.breakers().find((breaker) => breaker.service === 'recepcion'), { environment: 'testecf', service: 'recepcion', state: 'closed', consecutiveFailures: 0, opensUntil: null });
+      assert.deepEqual(
+        client.breakers().find((breaker) => breaker.service === 'recepcion'),
+        { environment: 'testecf', service: 'recepcion', state: 'closed', consecutiveFailures: 0, opensUntil: null },
+      );
       assert.equal((await client.sendEcf(company, file(signedEcf('31', 205)))).kind, 'received');
     });
   });

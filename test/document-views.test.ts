@@ -10,7 +10,11 @@ import { normaliseEcf } from '../src/fiscal/build/index.js';
 import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type { DocumentTimeline, NormalizedDocument, PrintableDocument } from '../src/modules/documents/document-views.schema.js';
+import type {
+  DocumentTimeline,
+  NormalizedDocument,
+  PrintableDocument,
+} from '../src/modules/documents/document-views.schema.js';
 import { assertProblem } from './support/assert-problem.js';
 import { buyerRnc, ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -34,8 +38,18 @@ describe('document views (normalizado, impresion, cronologia)', () => {
   before(async () => {
     app = await startTestApp({ clock });
     companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
-    const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: issuerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
+    const installed = await app.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
     assert.equal(installed.statusCode, 200, installed.body);
     key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
     otherKey = (await app.issueKey(await app.provisionCompany(), ['documents:create', 'documents:read'])).apiKey;
@@ -44,7 +58,12 @@ describe('document views (normalizado, impresion, cronologia)', () => {
         method: 'POST',
         url: '/api/v1/secuencias/rangos',
         headers: { 'x-api-key': key },
-        payload: { ecfType: type, from: `E${type}0000000001`, to: `E${type}0000001000`, ...(type === '32' || type === '34' ? {} : { expiresOn: '31-12-2027' }) },
+        payload: {
+          ecfType: type,
+          from: `E${type}0000000001`,
+          to: `E${type}0000001000`,
+          ...(type === '32' || type === '34' ? {} : { expiresOn: '31-12-2027' }),
+        },
       });
       assert.equal(registered.statusCode, 201, registered.body);
     }
@@ -53,7 +72,12 @@ describe('document views (normalizado, impresion, cronologia)', () => {
 
   const get = (url: string, apiKey = key) => app.app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
   async function create(type: '31' | '32' | '34'): Promise<Created> {
-    const response = await app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key }, payload: ecfDocuments[type] });
+    const response = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': key },
+      payload: ecfDocuments[type],
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ data: Created }>().data;
   }
@@ -61,7 +85,12 @@ describe('document views (normalizado, impresion, cronologia)', () => {
   async function signedXmlPath(id: string): Promise<string> {
     const storage = app.config.storage;
     if (storage.kind !== 'fs') throw new Error('the test app should use filesystem storage');
-    const artefact = await app.application.database.db.selectFrom('document_artefacts').select('blob_key').where('document_id', '=', id).where('kind', '=', 'signed-xml').executeTakeFirstOrThrow();
+    const artefact = await app.application.database.db
+      .selectFrom('document_artefacts')
+      .select('blob_key')
+      .where('document_id', '=', id)
+      .where('kind', '=', 'signed-xml')
+      .executeTakeFirstOrThrow();
     // The test clock's instant is 10:30 on 21-11-2026 in Santo Domingo: the day directory of the document.
     assert.equal(artefact.blob_key, `documents/${companyId}/2026-11-21/${id}.signed-xml.v1.xml`);
     return join(storage.root, ...artefact.blob_key.split('/'));
@@ -72,16 +101,28 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     const response = await get(`/api/v1/documentos/${created.id}/normalizado`);
     assert.equal(response.statusCode, 200, response.body);
     const view = response.json<{ data: NormalizedDocument }>().data;
-    const expected = normaliseEcf(ecfDocuments['31'], { eNCF: created.eNCF, fechaVencimientoSecuencia: '31-12-2027', fechaHoraFirma: signedAt });
+    const expected = normaliseEcf(ecfDocuments['31'], {
+      eNCF: created.eNCF,
+      fechaVencimientoSecuencia: '31-12-2027',
+      fechaHoraFirma: signedAt,
+    });
     assert.ok(expected.ok);
     // Values as written: 1430 sent as a number reads back as the text the XML carries.
     assert.deepEqual(view.document, expected.document);
-    assert.equal((view.document as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal, '1430.00');
+    assert.equal(
+      (view.document as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal,
+      '1430.00',
+    );
     assert.deepEqual(view.artefact, { type: 'signed-xml', version: 1 });
     assert.deepEqual(view.readFindings, []);
     assert.equal(view.integrity.sha256, view.integrity.recordedSha256);
     assert.deepEqual(
-      { sha256Matches: view.integrity.sha256Matches, signatureValid: view.integrity.signatureValid, recordMatches: view.integrity.recordMatches, signatureProblems: view.integrity.signatureProblems },
+      {
+        sha256Matches: view.integrity.sha256Matches,
+        signatureValid: view.integrity.signatureValid,
+        recordMatches: view.integrity.recordMatches,
+        signatureProblems: view.integrity.signatureProblems,
+      },
       { sha256Matches: true, signatureValid: true, recordMatches: true, signatureProblems: [] },
     );
     // The English alias answers the same.
@@ -102,21 +143,35 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     assert.equal(view.integrity.sha256Matches, false);
     assert.notEqual(view.integrity.sha256, view.integrity.recordedSha256);
     assert.equal(view.integrity.signatureValid, false);
-    assert.deepEqual(view.integrity.signatureProblems.map((problem) => problem.code), ['digest_mismatch']);
+    assert.deepEqual(
+      view.integrity.signatureProblems.map((problem) => problem.code),
+      ['digest_mismatch'],
+    );
     assert.equal(view.integrity.recordMatches, false);
     assert.deepEqual(view.integrity.recordMismatches, ['MontoTotal']);
     // The model shows what the bytes say now, so the tampering is visible.
-    assert.equal((view.document as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal, '14.30');
+    assert.equal(
+      (view.document as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal,
+      '14.30',
+    );
 
-    const printable = assertProblem(await get(`/api/v1/documentos/${created.id}/impresion`), 500, 'document_integrity_failed');
+    const printable = assertProblem(
+      await get(`/api/v1/documentos/${created.id}/impresion`),
+      500,
+      'document_integrity_failed',
+    );
     assert.match(printable.detail, /SHA-256/);
 
     // Bytes that are no longer an e-CF at all: no model, the reason, and every check false.
     writeFileSync(path, 'not xml');
-    const garbage = (await get(`/api/v1/documentos/${created.id}/normalizado`)).json<{ data: NormalizedDocument }>().data;
+    const garbage = (await get(`/api/v1/documentos/${created.id}/normalizado`)).json<{ data: NormalizedDocument }>()
+      .data;
     assert.equal(garbage.document, null);
     assert.ok(garbage.readFindings.length > 0);
-    assert.deepEqual([garbage.integrity.sha256Matches, garbage.integrity.signatureValid, garbage.integrity.recordMatches], [false, false, false]);
+    assert.deepEqual(
+      [garbage.integrity.sha256Matches, garbage.integrity.signatureValid, garbage.integrity.recordMatches],
+      [false, false, false],
+    );
   });
 
   it('impresion of a 31: issuer, buyer, lines, totals, security code, signature date, QR URL and DGII legends, from the signed XML', async () => {
@@ -128,8 +183,24 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     assert.equal(data.securityCode, readSignatureValue(signed)?.slice(0, 6));
     assert.equal(data.securityCode, created.securityCode);
     assert.deepEqual(
-      { status: data.status, ecfType: data.ecfType, typeName: data.typeName, eNCF: data.eNCF, sequenceExpiry: data.sequenceExpiry, issueDate: data.issueDate, signatureDate: data.signatureDate },
-      { status: 'signed', ecfType: '31', typeName: 'Factura de Crédito Fiscal Electrónica', eNCF: created.eNCF, sequenceExpiry: '31-12-2027', issueDate: '15-11-2026', signatureDate: signedAt },
+      {
+        status: data.status,
+        ecfType: data.ecfType,
+        typeName: data.typeName,
+        eNCF: data.eNCF,
+        sequenceExpiry: data.sequenceExpiry,
+        issueDate: data.issueDate,
+        signatureDate: data.signatureDate,
+      },
+      {
+        status: 'signed',
+        ecfType: '31',
+        typeName: 'Factura de Crédito Fiscal Electrónica',
+        eNCF: created.eNCF,
+        sequenceExpiry: '31-12-2027',
+        issueDate: '15-11-2026',
+        signatureDate: signedAt,
+      },
     );
     assert.deepEqual(data.issuer, {
       rnc: issuerRnc,
@@ -140,17 +211,38 @@ describe('document views (normalizado, impresion, cronologia)', () => {
       municipality: { code: '010101', name: 'SANTO DOMINGO DE GUZMÁN (D. M.).' },
       province: { code: '010000', name: 'DISTRITO NACIONAL' },
     });
-    assert.deepEqual(data.buyer, { rnc: buyerRnc, foreignId: null, legalName: 'Distribuidora Peña <Prueba> & Hijos', address: 'Calle El Sol #45, Santiago' });
+    assert.deepEqual(data.buyer, {
+      rnc: buyerRnc,
+      foreignId: null,
+      legalName: 'Distribuidora Peña <Prueba> & Hijos',
+      address: 'Calle El Sol #45, Santiago',
+    });
     assert.equal(data.reference, null);
     assert.deepEqual(
-      data.lines.map((line) => [line.lineNumber, line.mark, line.name, line.quantity, line.unit?.name ?? null, line.unitPrice, line.amount]),
+      data.lines.map((line) => [
+        line.lineNumber,
+        line.mark,
+        line.name,
+        line.quantity,
+        line.unit?.name ?? null,
+        line.unitPrice,
+        line.amount,
+      ]),
       [
         // The numbers 2 and 500 the client sent, as the XML writes them.
         ['1', null, 'Martillo de carpintero 16 oz', '2.00', 'Unidad', '500.0000', '1000.00'],
         ['2', 'E', 'Libro técnico (exento)', '1', null, '250.00', '250.00'],
       ],
     );
-    assert.deepEqual(data.totals, { MontoGravadoTotal: '1000.00', MontoGravadoI1: '1000.00', MontoExento: '250.00', ITBIS1: '18', TotalITBIS: '180.00', TotalITBIS1: '180.00', MontoTotal: '1430.00' });
+    assert.deepEqual(data.totals, {
+      MontoGravadoTotal: '1000.00',
+      MontoGravadoI1: '1000.00',
+      MontoExento: '250.00',
+      ITBIS1: '18',
+      TotalITBIS: '180.00',
+      TotalITBIS1: '180.00',
+      MontoTotal: '1430.00',
+    });
     // The QR URL is rebuilt from the signed XML, and agrees with the one recorded at creation.
     assert.equal(data.qr.url, created.timbreUrl);
     assert.equal(data.qr.consumerSummary, false);
@@ -165,7 +257,10 @@ describe('document views (normalizado, impresion, cronologia)', () => {
       signature_date: `Fecha de Firma Digital: ${signedAt}`,
     });
     // Signed but not yet accepted by DGII: the integrator is told the paper cannot support a fiscal credit yet.
-    assert.deepEqual(data.notices.map((notice) => notice.code), ['not_accepted_yet']);
+    assert.deepEqual(
+      data.notices.map((notice) => notice.code),
+      ['not_accepted_yet'],
+    );
     const alias = await get(`/api/v1/documents/${created.id}/printable`);
     assert.deepEqual(alias.json<{ data: PrintableDocument }>().data, data);
   });
@@ -173,14 +268,24 @@ describe('document views (normalizado, impresion, cronologia)', () => {
   it('impresion of a 32 under DOP 250,000: no sequence expiry, the FC QR with four parameters, no buyer RNC', async () => {
     const created = await create('32');
     const data = (await get(`/api/v1/documentos/${created.id}/impresion`)).json<{ data: PrintableDocument }>().data;
-    assert.deepEqual({ typeName: data.typeName, sequenceExpiry: data.sequenceExpiry, buyer: data.buyer }, { typeName: 'Factura de Consumo Electrónica', sequenceExpiry: null, buyer: { rnc: null, foreignId: null, legalName: 'Consumidor final', address: null } });
+    assert.deepEqual(
+      { typeName: data.typeName, sequenceExpiry: data.sequenceExpiry, buyer: data.buyer },
+      {
+        typeName: 'Factura de Consumo Electrónica',
+        sequenceExpiry: null,
+        buyer: { rnc: null, foreignId: null, legalName: 'Consumidor final', address: null },
+      },
+    );
     assert.equal(data.qr.consumerSummary, true);
     assert.equal(data.qr.url, created.timbreUrl);
     const query = new URL(data.qr.url);
     assert.equal(query.host, 'fc.dgii.gov.do');
     assert.match(query.pathname, /\/ConsultaTimbreFC$/);
     assert.deepEqual([...query.searchParams.keys()], ['RncEmisor', 'ENCF', 'MontoTotal', 'CodigoSeguridad']);
-    assert.deepEqual([query.searchParams.get('ENCF'), query.searchParams.get('MontoTotal'), query.searchParams.get('CodigoSeguridad')], [created.eNCF, '1430.00', created.securityCode]);
+    assert.deepEqual(
+      [query.searchParams.get('ENCF'), query.searchParams.get('MontoTotal'), query.searchParams.get('CodigoSeguridad')],
+      [created.eNCF, '1430.00', created.securityCode],
+    );
     const codes = data.legends.map((legend) => legend.code);
     assert.deepEqual(codes, ['type_name', 'encf', 'security_code', 'signature_date']);
     assert.ok(data.legends.some((legend) => legend.text === `Código de Seguridad: ${created.securityCode}`));
@@ -208,7 +313,14 @@ describe('document views (normalizado, impresion, cronologia)', () => {
       id: created.id,
       eNCF: created.eNCF,
       status: 'signed',
-      events: [{ at: '2026-11-21T14:30:00.000Z', type: 'created', status: 'signed', cause: `created from JSON; e-NCF ${created.eNCF} taken, signed` }],
+      events: [
+        {
+          at: '2026-11-21T14:30:00.000Z',
+          type: 'created',
+          status: 'signed',
+          cause: `created from JSON; e-NCF ${created.eNCF} taken, signed`,
+        },
+      ],
     });
     const alias = await get(`/api/v1/documents/${created.id}/timeline`);
     assert.deepEqual(alias.json<{ data: DocumentTimeline }>().data, timeline);
@@ -228,6 +340,7 @@ describe('document views (normalizado, impresion, cronologia)', () => {
   it('needs the documents:read scope', async () => {
     const created = await create('31');
     const writeOnly = (await app.issueKey(companyId, ['documents:create'])).apiKey;
-    for (const view of ['normalizado', 'impresion', 'cronologia']) assertProblem(await get(`/api/v1/documentos/${created.id}/${view}`, writeOnly), 403, 'scope_missing');
+    for (const view of ['normalizado', 'impresion', 'cronologia'])
+      assertProblem(await get(`/api/v1/documentos/${created.id}/${view}`, writeOnly), 403, 'scope_missing');
   });
 });

@@ -52,8 +52,20 @@ const table: BadInput[] = [
     code: 'malformed_body',
     error: { pointer: '/', code: 'syntax', in: 'body' },
   },
-  { name: 'a JSON array instead of an object', body: JSON.stringify([ecfDocuments['31']]), status: 400, code: 'validation_failed', error: { pointer: '/', code: 'type', in: 'body' } },
-  { name: 'a JSON string instead of an object', body: JSON.stringify('E310000000001'), status: 400, code: 'validation_failed', error: { pointer: '/', code: 'type', in: 'body' } },
+  {
+    name: 'a JSON array instead of an object',
+    body: JSON.stringify([ecfDocuments['31']]),
+    status: 400,
+    code: 'validation_failed',
+    error: { pointer: '/', code: 'type', in: 'body' },
+  },
+  {
+    name: 'a JSON string instead of an object',
+    body: JSON.stringify('E310000000001'),
+    status: 400,
+    code: 'validation_failed',
+    error: { pointer: '/', code: 'type', in: 'body' },
+  },
 
   // Wrong types.
   {
@@ -65,7 +77,10 @@ const table: BadInput[] = [
   },
   {
     name: 'CantidadItem as a boolean',
-    body: edited('31', (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], CantidadItem: true })),
+    body: edited(
+      '31',
+      (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], CantidadItem: true }),
+    ),
     status: 422,
     code: 'document_invalid',
     error: { pointer: '/DetallesItems/Item/0/CantidadItem', code: 'wrong_type' },
@@ -110,14 +125,17 @@ const table: BadInput[] = [
   {
     // TotalISRRetencion is conditional (obligation 2) in e-CF 47 and computed from the lines when left out; the
     // line's Retencion/MontoISRRetenido is what the model makes mandatory.
-    name: 'e-CF 47 without the line\'s Retencion/MontoISRRetenido',
-    body: edited('47', (document) => delete (document.DetallesItems.Item[0]?.['Retencion'] as Json)['MontoISRRetenido']),
+    name: "e-CF 47 without the line's Retencion/MontoISRRetenido",
+    body: edited(
+      '47',
+      (document) => delete (document.DetallesItems.Item[0]?.['Retencion'] as Json)['MontoISRRetenido'],
+    ),
     status: 422,
     code: 'document_invalid',
     error: { pointer: '/DetallesItems/Item/0/Retencion/MontoISRRetenido', code: 'missing' },
   },
   {
-    name: 'e-CF 47 without the line\'s Retencion',
+    name: "e-CF 47 without the line's Retencion",
     body: edited('47', (document) => delete document.DetallesItems.Item[0]?.['Retencion']),
     status: 422,
     code: 'document_invalid',
@@ -127,13 +145,16 @@ const table: BadInput[] = [
   // Codes outside DGII's catalogues.
   {
     name: 'UnidadMedida 999',
-    body: edited('31', (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], UnidadMedida: 999 })),
+    body: edited(
+      '31',
+      (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], UnidadMedida: 999 }),
+    ),
     status: 422,
     code: 'document_invalid',
     error: { pointer: '/DetallesItems/Item/0/UnidadMedida', code: 'not_in_catalogue' },
   },
   {
-    name: 'TipoIngresos \'99\'',
+    name: "TipoIngresos '99'",
     body: edited('31', (document) => (document.Encabezado.IdDoc['TipoIngresos'] = '99')),
     status: 422,
     code: 'document_invalid',
@@ -152,7 +173,11 @@ const table: BadInput[] = [
   // A binary float's artefact: 0.1 + 0.2 goes on the wire as 0.30000000000000004, never rounded silently.
   {
     name: 'PrecioUnitarioItem 0.1 + 0.2 as a JSON number',
-    body: edited('31', (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], PrecioUnitarioItem: 0.1 + 0.2 })),
+    body: edited(
+      '31',
+      (document) =>
+        (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], PrecioUnitarioItem: 0.1 + 0.2 }),
+    ),
     status: 422,
     code: 'document_invalid',
     error: { pointer: '/DetallesItems/Item/0/PrecioUnitarioItem', code: 'too_many_fraction_digits' },
@@ -161,7 +186,11 @@ const table: BadInput[] = [
   // An oversized body.
   {
     name: 'a body over 5 MB',
-    body: edited('31', (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], NombreItem: 'x'.repeat(maxBodyBytes) })),
+    body: edited(
+      '31',
+      (document) =>
+        (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], NombreItem: 'x'.repeat(maxBodyBytes) }),
+    ),
     status: 413,
     code: 'payload_too_large',
   },
@@ -169,7 +198,14 @@ const table: BadInput[] = [
   // Hostile content.
   {
     name: 'a control character (U+0001) in a string',
-    body: edited('31', (document) => (document.DetallesItems.Item[0] = { ...document.DetallesItems.Item[0], NombreItem: 'Martillo\u0001 de carpintero' })),
+    body: edited(
+      '31',
+      (document) =>
+        (document.DetallesItems.Item[0] = {
+          ...document.DetallesItems.Item[0],
+          NombreItem: 'Martillo\u0001 de carpintero',
+        }),
+    ),
     status: 422,
     code: 'document_invalid',
     error: { pointer: '/DetallesItems/Item/0/NombreItem', code: 'invalid_character' },
@@ -209,10 +245,21 @@ describe('bad input to POST /api/v1/documentos', { timeout: 120_000 }, () => {
   before(async () => {
     app = await startTestApp({ clock });
     const companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
-    const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: issuerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
+    const installed = await app.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
     assert.equal(installed.statusCode, 200, installed.body);
-    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage', 'sequences:read'])).apiKey;
+    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage', 'sequences:read']))
+      .apiKey;
     for (const type of ['31', '46', '47']) {
       const registered = await app.app.inject({
         method: 'POST',
@@ -227,32 +274,59 @@ describe('bad input to POST /api/v1/documentos', { timeout: 120_000 }, () => {
   after(() => app.close());
 
   for (const row of table) {
-    it(`${row.name} → ${String(row.status)} ${row.code}${row.error === undefined ? '' : ` at ${row.error.pointer}`}`, row.todo === undefined ? {} : { todo: row.todo }, async () => {
-      const response = await app.app.inject({
-        method: 'POST',
-        url: '/api/v1/documentos',
-        headers: { 'x-api-key': key, 'content-type': row.contentType ?? 'application/json' },
-        payload: row.body,
-      });
-      if (row.error === undefined) {
-        assertProblem(response, row.status, row.code);
-        return;
-      }
-      const error = assertFieldError(response, row.status, row.code, row.error.pointer);
-      assert.deepEqual({ code: error.code, in: error.in }, { code: row.error.code, in: row.error.in ?? 'body' });
-    });
+    it(
+      `${row.name} → ${String(row.status)} ${row.code}${row.error === undefined ? '' : ` at ${row.error.pointer}`}`,
+      row.todo === undefined ? {} : { todo: row.todo },
+      async () => {
+        const response = await app.app.inject({
+          method: 'POST',
+          url: '/api/v1/documentos',
+          headers: { 'x-api-key': key, 'content-type': row.contentType ?? 'application/json' },
+          payload: row.body,
+        });
+        if (row.error === undefined) {
+          assertProblem(response, row.status, row.code);
+          return;
+        }
+        const error = assertFieldError(response, row.status, row.code, row.error.pointer);
+        assert.deepEqual({ code: error.code, in: error.in }, { code: row.error.code, in: row.error.in ?? 'body' });
+      },
+    );
   }
 
   it('consumed no number: the first valid document of each type after the table gets sequence 1', async () => {
     for (const type of ['31', '46', '47'] as const) {
-      const range = await app.app.inject({ method: 'GET', url: `/api/v1/secuencias/rangos/${rangeIds.get(type) ?? ''}`, headers: { 'x-api-key': key } });
+      const range = await app.app.inject({
+        method: 'GET',
+        url: `/api/v1/secuencias/rangos/${rangeIds.get(type) ?? ''}`,
+        headers: { 'x-api-key': key },
+      });
       assert.equal(range.statusCode, 200, range.body);
-      assert.deepEqual(range.json<{ data: { next: string; availability: unknown } }>().data.availability, { total: 1000, used: 0, reserved: 0, burned: 0, annulled: 0, withdrawn: 0, remaining: 1000 }, `e-CF ${type}`);
-      const created = await app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key }, payload: ecfDocuments[type] });
+      assert.deepEqual(
+        range.json<{ data: { next: string; availability: unknown } }>().data.availability,
+        { total: 1000, used: 0, reserved: 0, burned: 0, annulled: 0, withdrawn: 0, remaining: 1000 },
+        `e-CF ${type}`,
+      );
+      const created = await app.app.inject({
+        method: 'POST',
+        url: '/api/v1/documentos',
+        headers: { 'x-api-key': key },
+        payload: ecfDocuments[type],
+      });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json<{ data: { eNCF: string } }>().data.eNCF, `E${type}0000000001`);
     }
-    const listed = await app.app.inject({ method: 'GET', url: '/api/v1/documentos?limit=100', headers: { 'x-api-key': key } });
-    assert.deepEqual(listed.json<{ data: { eNCF: string }[] }>().data.map((document) => document.eNCF).sort(), ['E310000000001', 'E460000000001', 'E470000000001']);
+    const listed = await app.app.inject({
+      method: 'GET',
+      url: '/api/v1/documentos?limit=100',
+      headers: { 'x-api-key': key },
+    });
+    assert.deepEqual(
+      listed
+        .json<{ data: { eNCF: string }[] }>()
+        .data.map((document) => document.eNCF)
+        .sort(),
+      ['E310000000001', 'E460000000001', 'E470000000001'],
+    );
   });
 });

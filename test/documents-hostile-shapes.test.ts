@@ -11,13 +11,22 @@ import { ecfDocuments, issuerRnc, ownedFieldsFor } from './support/ecf-documents
 
 type Path = (string | number)[];
 const hostileValues: unknown[] = [null, 1e40, -1e40, [], [null], {}, 'x', true];
-const issuer: IssuerProfile = { rnc: issuerRnc, legalName: 'Emisor de prueba', tradeName: null, address: 'Calle 1', municipality: '010100', province: '010000' };
+const issuer: IssuerProfile = {
+  rnc: issuerRnc,
+  legalName: 'Emisor de prueba',
+  tradeName: null,
+  address: 'Calle 1',
+  municipality: '010100',
+  province: '010000',
+};
 const now = new Date('2026-11-26T12:00:00Z');
 
 /** Every path to a value of `value`, containers included, the root left out. */
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   if (typeof value !== 'object' || value === null) return [];
-  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((item, index) => [index, item])
+    : Object.entries(value);
   return entries.flatMap(([key, item]) => [[...prefix, key], ...pathsOf(item, [...prefix, key])]);
 }
 
@@ -52,7 +61,9 @@ describe('e-CF bodies of the wrong shape anywhere', () => {
           try {
             outcome = runPipeline(replaced(document, path, value), type);
           } catch (error) {
-            assert.fail(`/${path.join('/')} = ${JSON.stringify(value)} threw ${error instanceof Error ? error.stack : String(error)}`);
+            assert.fail(
+              `/${path.join('/')} = ${JSON.stringify(value)} threw ${error instanceof Error ? error.stack : String(error)}`,
+            );
           }
           if (outcome === 'refused') refused++;
         }

@@ -42,25 +42,47 @@ describe('documents from JSON (/api/v1/documentos)', () => {
   before(async () => {
     app = await startTestApp({ clock });
     companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: issuerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
     certificatePem = certificate.certificatePem;
-    const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    const installed = await app.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
     assert.equal(installed.statusCode, 200, installed.body);
-    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage', 'sequences:read'])).apiKey;
+    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage', 'sequences:read']))
+      .apiKey;
     otherKey = (await app.issueKey(await app.provisionCompany(), ['documents:create', 'documents:read'])).apiKey;
     for (const type of ecfTypes) {
       const registered = await app.app.inject({
         method: 'POST',
         url: '/api/v1/secuencias/rangos',
         headers: { 'x-api-key': key },
-        payload: { ecfType: type, from: `E${type}0000000001`, to: `E${type}0000001000`, ...(type === '32' || type === '34' ? {} : { expiresOn: '31-12-2027' }) },
+        payload: {
+          ecfType: type,
+          from: `E${type}0000000001`,
+          to: `E${type}0000001000`,
+          ...(type === '32' || type === '34' ? {} : { expiresOn: '31-12-2027' }),
+        },
       });
       assert.equal(registered.statusCode, 201, registered.body);
     }
   });
   after(() => app.close());
 
-  const create = (body: unknown, apiKey = key) => app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': apiKey }, payload: body as object });
+  const create = (body: unknown, apiKey = key) =>
+    app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': apiKey },
+      payload: body as object,
+    });
   const get = (url: string, apiKey = key) => app.app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
   const signedXmlOf = async (id: string) => {
     const response = await get(`/api/v1/documentos/${id}/artefactos/signed-xml`);
@@ -72,24 +94,35 @@ describe('documents from JSON (/api/v1/documentos)', () => {
   };
 
   for (const type of ecfTypes) {
-    it(`creates an e-CF ${type}: signed, numbered in order, valid against the official XSD, verified by xmlsec1`, { skip: xmllintMissing || xmlsec1Missing }, async () => {
-      const response = await create(ecfDocuments[type]);
-      assert.equal(response.statusCode, 201, response.body);
-      const document = response.json<{ data: DocumentBody }>().data;
-      assert.deepEqual({ status: document.status, ecfType: document.ecfType, eNCF: document.eNCF }, { status: 'signed', ecfType: type, eNCF: `E${type}0000000001` });
-      assert.equal(document.fechaHoraFirma, '21-11-2026 10:30:00');
-      assert.deepEqual(document.artefacts.map((artefact) => artefact.type).sort(), ['signed-xml', 'source-json', 'source-xml']);
-      const signed = await signedXmlOf(document.id);
-      assert.equal(document.securityCode, readSignatureValue(signed)?.slice(0, 6));
-      assert.match(signed, new RegExp(`<eNCF>${document.eNCF}</eNCF>`));
-      const schema = validateWithOfficialXsd(`e-CF-${type}.xsd`, signed);
-      assert.ok(schema.valid, schema.errors);
-      const verdict = verifyWithXmlsec1(signed, certificatePem);
-      assert.ok(verdict.ok, verdict.output);
-      assert.match(document.timbreUrl, new RegExp(`ENCF=${document.eNCF}`));
-      const read = await get(`/api/v1/documentos/${document.id}`);
-      assert.deepEqual(read.json<{ data: DocumentBody }>().data, document);
-    });
+    it(
+      `creates an e-CF ${type}: signed, numbered in order, valid against the official XSD, verified by xmlsec1`,
+      { skip: xmllintMissing || xmlsec1Missing },
+      async () => {
+        const response = await create(ecfDocuments[type]);
+        assert.equal(response.statusCode, 201, response.body);
+        const document = response.json<{ data: DocumentBody }>().data;
+        assert.deepEqual(
+          { status: document.status, ecfType: document.ecfType, eNCF: document.eNCF },
+          { status: 'signed', ecfType: type, eNCF: `E${type}0000000001` },
+        );
+        assert.equal(document.fechaHoraFirma, '21-11-2026 10:30:00');
+        assert.deepEqual(document.artefacts.map((artefact) => artefact.type).sort(), [
+          'signed-xml',
+          'source-json',
+          'source-xml',
+        ]);
+        const signed = await signedXmlOf(document.id);
+        assert.equal(document.securityCode, readSignatureValue(signed)?.slice(0, 6));
+        assert.match(signed, new RegExp(`<eNCF>${document.eNCF}</eNCF>`));
+        const schema = validateWithOfficialXsd(`e-CF-${type}.xsd`, signed);
+        assert.ok(schema.valid, schema.errors);
+        const verdict = verifyWithXmlsec1(signed, certificatePem);
+        assert.ok(verdict.ok, verdict.output);
+        assert.match(document.timbreUrl, new RegExp(`ENCF=${document.eNCF}`));
+        const read = await get(`/api/v1/documentos/${document.id}`);
+        assert.deepEqual(read.json<{ data: DocumentBody }>().data, document);
+      },
+    );
   }
 
   it('computes Totales from the lines when the client leaves them out, and fills the Emisor from the company', async () => {
@@ -112,12 +145,20 @@ describe('documents from JSON (/api/v1/documentos)', () => {
     const invalid = structuredClone(ecfDocuments['41']) as { Encabezado: { IdDoc: Record<string, unknown> } };
     invalid.Encabezado.IdDoc['TipoPago'] = 9;
     assertFieldError(await create(invalid), 422, 'document_invalid', '/Encabezado/IdDoc/TipoPago');
-    assertFieldError(await create({ ...ecfDocuments['41'], Encabezado: { ...(ecfDocuments['41']['Encabezado'] as object), Emisor: { RNCEmisor: '131880738' } } }), 422, 'document_invalid', '/Encabezado/Emisor/RNCEmisor');
+    assertFieldError(
+      await create({
+        ...ecfDocuments['41'],
+        Encabezado: { ...(ecfDocuments['41']['Encabezado'] as object), Emisor: { RNCEmisor: '131880738' } },
+      }),
+      422,
+      'document_invalid',
+      '/Encabezado/Emisor/RNCEmisor',
+    );
     const next = await create(ecfDocuments['41']);
     assert.equal(next.json<{ data: DocumentBody }>().data.eNCF, 'E410000000002');
   });
 
-  it('refuses another company\'s RNCEmisor, and answers a clear code when no certificate is installed', async () => {
+  it("refuses another company's RNCEmisor, and answers a clear code when no certificate is installed", async () => {
     const bare = await app.provisionCompany();
     const bareKey = (await app.issueKey(bare, ['documents:create'])).apiKey;
     assertProblem(await create(ecfDocuments['31'], bareKey), 422, 'document_invalid');
@@ -137,15 +178,26 @@ describe('documents from JSON (/api/v1/documentos)', () => {
     assert.equal(secondIds.length, 2);
     assert.ok(!secondIds.some((id) => page.data.some((document) => document.id === id)));
     const only46 = await get('/api/v1/documentos?ecfType=46');
-    assert.deepEqual(only46.json<{ data: DocumentBody[] }>().data.map((document) => document.eNCF), ['E460000000001']);
+    assert.deepEqual(
+      only46.json<{ data: DocumentBody[] }>().data.map((document) => document.eNCF),
+      ['E460000000001'],
+    );
     assertProblem(await get('/api/v1/documentos?cursor=garbage'), 400, 'validation_failed');
 
     const mine = page.data[0];
     assert.ok(mine !== undefined);
     assertProblem(await get(`/api/v1/documentos/${mine.id}`, otherKey), 404, 'document_not_found');
-    assertProblem(await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml`, otherKey), 404, 'document_not_found');
+    assertProblem(
+      await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml`, otherKey),
+      404,
+      'document_not_found',
+    );
     assert.deepEqual((await get('/api/v1/documentos', otherKey)).json<{ data: unknown[] }>().data, []);
-    assertProblem(await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml?version=2`), 404, 'artefact_not_found');
+    assertProblem(
+      await get(`/api/v1/documentos/${mine.id}/artefactos/signed-xml?version=2`),
+      404,
+      'artefact_not_found',
+    );
   });
 
   it('burns the number, with its cause, when the work after taking it fails — and the next document gets the next one', async () => {
@@ -163,9 +215,15 @@ describe('documents from JSON (/api/v1/documentos)', () => {
       rmSync(companyFolder);
       renameSync(moved, companyFolder);
     }
-    const ranges = (await get('/api/v1/secuencias/rangos?ecfType=43')).json<{ data: { availability: { burned: number; used: number } }[] }>().data;
+    const ranges = (await get('/api/v1/secuencias/rangos?ecfType=43')).json<{
+      data: { availability: { burned: number; used: number } }[];
+    }>().data;
     assert.deepEqual(ranges[0]?.availability.burned, 1);
-    const burned = await app.application.database.db.selectFrom('sequence_burned').select(['encf', 'cause']).where('company_id', '=', companyId).execute();
+    const burned = await app.application.database.db
+      .selectFrom('sequence_burned')
+      .select(['encf', 'cause'])
+      .where('company_id', '=', companyId)
+      .execute();
     const [entry, ...others] = burned;
     assert.ok(entry !== undefined && others.length === 0, JSON.stringify(burned));
     assert.equal(entry.encf, 'E430000000002');
@@ -190,16 +248,41 @@ describe('Idempotency-Key on document creation', () => {
   before(async () => {
     app = await startTestApp({ clock: fixedClock(new Date('2026-11-21T14:30:00Z')) });
     const companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
-    assert.equal((await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' })).statusCode, 200);
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: issuerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
+    assert.equal(
+      (
+        await app.sendEvent('certificate.installed', {
+          companyId,
+          p12Base64: certificate.p12.toString('base64'),
+          password: 'clave',
+        })
+      ).statusCode,
+      200,
+    );
     key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
-    const range = await app.app.inject({ method: 'POST', url: '/api/v1/secuencias/rangos', headers: { 'x-api-key': key }, payload: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' } });
+    const range = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/secuencias/rangos',
+      headers: { 'x-api-key': key },
+      payload: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' },
+    });
     assert.equal(range.statusCode, 201);
   });
   after(() => app.close());
 
   const create = (body: unknown, idempotencyKey?: string) =>
-    app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) }, payload: body as object });
+    app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': key, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      payload: body as object,
+    });
 
   it('replays the first response for the same key and body, without taking another number', async () => {
     const first = await create(ecfDocuments['31'], 'pedido-1001');
@@ -231,9 +314,17 @@ describe('Idempotency-Key on document creation', () => {
     const racing = await Promise.all([1, 2, 3].map(() => create(ecfDocuments['31'], 'pedido-carrera')));
     const statuses = racing.map((response) => response.statusCode).sort();
     assert.ok(statuses.filter((status) => status === 201).length >= 1, statuses.join());
-    assert.ok(statuses.every((status) => status === 201 || status === 409), statuses.join());
-    for (const response of racing.filter((candidate) => candidate.statusCode === 409)) assert.equal(response.json<{ code: string }>().code, 'idempotency_in_flight');
-    const created = new Set(racing.filter((response) => response.statusCode === 201).map((response) => response.json<{ data: DocumentBody }>().data.eNCF));
+    assert.ok(
+      statuses.every((status) => status === 201 || status === 409),
+      statuses.join(),
+    );
+    for (const response of racing.filter((candidate) => candidate.statusCode === 409))
+      assert.equal(response.json<{ code: string }>().code, 'idempotency_in_flight');
+    const created = new Set(
+      racing
+        .filter((response) => response.statusCode === 201)
+        .map((response) => response.json<{ data: DocumentBody }>().data.eNCF),
+    );
     assert.equal(created.size, 1);
   });
 

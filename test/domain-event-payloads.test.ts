@@ -47,7 +47,12 @@ function dgiiDay(days: number): string {
   return day.split('-').reverse().join('-');
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -86,16 +91,28 @@ describe('domain events: every payload a full flow records matches its published
     await receiver.close();
   });
 
-  const hooks = (method: 'GET' | 'POST', url: string, payload?: Json) => world.app.app.inject({ method, url, headers: { 'x-api-key': hooksKey }, ...(payload === undefined ? {} : { payload }) });
+  const hooks = (method: 'GET' | 'POST', url: string, payload?: Json) =>
+    world.app.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': hooksKey },
+      ...(payload === undefined ? {} : { payload }),
+    });
   const fault = async (service: string, mode: string, count: number) => {
     assert.equal((await world.sandbox.admin('POST', '/faults', { service, mode, count })).status, 201);
   };
 
   async function documents(): Promise<void> {
     // Handed in signed: the first number of 31, before the service numbers any.
-    const built = buildEcf(ecfDocuments['31'], { eNCF: 'E310000000001', fechaVencimientoSecuencia: rangeExpiry, fechaHoraFirma: '20-11-2026 09:00:00' });
+    const built = buildEcf(ecfDocuments['31'], {
+      eNCF: 'E310000000001',
+      fechaVencimientoSecuencia: rangeExpiry,
+      fechaHoraFirma: '20-11-2026 09:00:00',
+    });
     assert.ok(built.ok);
-    const handedIn = await world.call('POST', '/api/v1/documentos/xml-firmado', { xml: signCanonicalDocument(built.xml, testSigningKey()) });
+    const handedIn = await world.call('POST', '/api/v1/documentos/xml-firmado', {
+      xml: signCanonicalDocument(built.xml, testSigningKey()),
+    });
     assert.equal(handedIn.statusCode, 201, handedIn.body);
 
     const accepted = await world.create(ecfDocuments['31']);
@@ -110,7 +127,12 @@ describe('domain events: every payload a full flow records matches its published
     // An error of ours on each attempt (the signed XML gone from the archive): send_failed after SEND_MAX_ATTEMPTS.
     const failing = await world.create(ecfDocuments['31']);
     const { db } = world.app.application.database;
-    const artefact = await db.selectFrom('document_artefacts').select('blob_key').where('document_id', '=', failing.id).where('kind', '=', 'signed-xml').executeTakeFirstOrThrow();
+    const artefact = await db
+      .selectFrom('document_artefacts')
+      .select('blob_key')
+      .where('document_id', '=', failing.id)
+      .where('kind', '=', 'signed-xml')
+      .executeTakeFirstOrThrow();
     const { storage } = world.app.config;
     assert.equal(storage.kind, 'fs');
     rmSync(join(storage.root, ...artefact.blob_key.split('/')));
@@ -121,16 +143,51 @@ describe('domain events: every payload a full flow records matches its published
     await fault('recepcion', 'accept_then_lose', 1);
     const lost = await world.create(ecfDocuments['31']);
     await world.send(lost.id);
-    await until(() => world.get(lost.id), (document) => document.status === 'in_process', 'the trackId');
-    await until(async () => (await world.call('POST', `/api/v1/documentos/${lost.id}/actualizar-estado`)).json<{ data: { status: string } }>().data.status, (status) => status === 'not_found', 'not_found');
+    await until(
+      () => world.get(lost.id),
+      (document) => document.status === 'in_process',
+      'the trackId',
+    );
+    await until(
+      async () =>
+        (await world.call('POST', `/api/v1/documentos/${lost.id}/actualizar-estado`)).json<{
+          data: { status: string };
+        }>().data.status,
+      (status) => status === 'not_found',
+      'not_found',
+    );
 
     // The buyer approves the accepted one (ACECF through our receiver).
-    const view = (await world.call('GET', `/api/v1/documentos/${accepted.id}`)).json<{ data: { eNCF: string; fechaEmision: string; montoTotal: string; rncComprador: string | null } }>().data;
-    const approval = buildAcecf({ RNCEmisor: issuerRnc, eNCF: view.eNCF, FechaEmision: view.fechaEmision, MontoTotal: view.montoTotal, RNCComprador: view.rncComprador ?? buyerRnc, Estado: '1', FechaHoraAprobacionComercial: '21-11-2026 10:40:00' });
+    const view = (await world.call('GET', `/api/v1/documentos/${accepted.id}`)).json<{
+      data: { eNCF: string; fechaEmision: string; montoTotal: string; rncComprador: string | null };
+    }>().data;
+    const approval = buildAcecf({
+      RNCEmisor: issuerRnc,
+      eNCF: view.eNCF,
+      FechaEmision: view.fechaEmision,
+      MontoTotal: view.montoTotal,
+      RNCComprador: view.rncComprador ?? buyerRnc,
+      Estado: '1',
+      FechaHoraAprobacionComercial: '21-11-2026 10:40:00',
+    });
     assert.ok(approval.ok, JSON.stringify(approval));
-    const buyer = createSelfSignedP12({ commonName: 'COMPRADOR DE PRUEBA', serialNumber: buyerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
-    const signedApproval = signCanonicalDocument(approval.xml, { privateKey: createPrivateKey(buyer.privateKeyPem), certificatePem: buyer.certificatePem });
-    const approved = await world.app.app.inject({ method: 'POST', url: `/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`, headers: { 'content-type': 'application/xml' }, payload: signedApproval });
+    const buyer = createSelfSignedP12({
+      commonName: 'COMPRADOR DE PRUEBA',
+      serialNumber: buyerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
+    const signedApproval = signCanonicalDocument(approval.xml, {
+      privateKey: createPrivateKey(buyer.privateKeyPem),
+      certificatePem: buyer.certificatePem,
+    });
+    const approved = await world.app.app.inject({
+      method: 'POST',
+      url: `/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`,
+      headers: { 'content-type': 'application/xml' },
+      payload: signedApproval,
+    });
     assert.equal(approved.statusCode, 200, approved.body);
   }
 
@@ -145,32 +202,60 @@ describe('domain events: every payload a full flow records matches its published
       });
       const sent = (await response.json()) as { encf: string; estado: string; mensajes: string[] };
       assert.equal(sent.estado, 'arecf_valid', sent.mensajes.join(' | '));
-      const list = (await world.call('GET', '/api/v1/recibidos?limit=100')).json<{ data: { id: string; eNCF: string }[] }>().data;
+      const list = (await world.call('GET', '/api/v1/recibidos?limit=100')).json<{
+        data: { id: string; eNCF: string }[];
+      }>().data;
       const item = list.find((entry) => entry.eNCF === sent.encf);
       assert.ok(item !== undefined);
       return item.id;
     };
     const settled = (id: string) =>
       until(
-        async () => (await world.call('GET', `/api/v1/recibidos/${id}`)).json<{ data: { commercialResponse: { deliveries: { status: string }[] } | null } }>().data.commercialResponse?.deliveries ?? [],
-        (deliveries) => deliveries.length === 2 && deliveries.every((delivery) => delivery.status === 'delivered' || delivery.status === 'exhausted'),
+        async () =>
+          (await world.call('GET', `/api/v1/recibidos/${id}`)).json<{
+            data: { commercialResponse: { deliveries: { status: string }[] } | null };
+          }>().data.commercialResponse?.deliveries ?? [],
+        (deliveries) =>
+          deliveries.length === 2 &&
+          deliveries.every((delivery) => delivery.status === 'delivered' || delivery.status === 'exhausted'),
         `the deliveries of ${id}`,
       );
 
     const answered = await fromCounterpart();
-    assert.equal((await world.call('POST', `/api/v1/recibidos/${answered}/respuesta-comercial`, { decision: 'approved' })).statusCode, 202);
+    assert.equal(
+      (await world.call('POST', `/api/v1/recibidos/${answered}/respuesta-comercial`, { decision: 'approved' }))
+        .statusCode,
+      202,
+    );
     await settled(answered);
     await fault('aprobacioncomercial', 'reject', 2);
     const refused = await fromCounterpart();
-    assert.equal((await world.call('POST', `/api/v1/recibidos/${refused}/respuesta-comercial`, { decision: 'rejected', reason: 'Precio distinto al pactado' })).statusCode, 202);
+    assert.equal(
+      (
+        await world.call('POST', `/api/v1/recibidos/${refused}/respuesta-comercial`, {
+          decision: 'rejected',
+          reason: 'Precio distinto al pactado',
+        })
+      ).statusCode,
+      202,
+    );
     await settled(refused);
 
     // An e-CF whose buyer is someone else: not received (ARECF Estado 1).
     const document = structuredClone(ecfDocuments['31']) as { Encabezado: { Comprador: Json } };
     document.Encabezado.Comprador['RNCComprador'] = nextRnc();
-    const elsewhere = buildEcf(document, { eNCF: 'E310000900001', fechaVencimientoSecuencia: rangeExpiry, fechaHoraFirma: '20-11-2026 09:00:00' });
+    const elsewhere = buildEcf(document, {
+      eNCF: 'E310000900001',
+      fechaVencimientoSecuencia: rangeExpiry,
+      fechaHoraFirma: '20-11-2026 09:00:00',
+    });
     assert.ok(elsewhere.ok);
-    const answer = await world.app.app.inject({ method: 'POST', url: `/testecf/${issuerRnc}/fe/recepcion/api/ecf`, headers: { 'content-type': 'application/xml' }, payload: signCanonicalDocument(elsewhere.xml, testSigningKey()) });
+    const answer = await world.app.app.inject({
+      method: 'POST',
+      url: `/testecf/${issuerRnc}/fe/recepcion/api/ecf`,
+      headers: { 'content-type': 'application/xml' },
+      payload: signCanonicalDocument(elsewhere.xml, testSigningKey()),
+    });
     assert.equal(answer.statusCode, 200, answer.body);
   }
 
@@ -179,7 +264,13 @@ describe('domain events: every payload a full flow records matches its published
       const response = await world.call('POST', '/api/v1/secuencias/anulaciones', { ranges });
       assert.equal(response.statusCode, 202, response.body);
       const { id } = response.json<{ data: { id: string } }>().data;
-      return until(async () => (await world.call('GET', `/api/v1/secuencias/anulaciones/${id}`)).json<{ data: { status: string } }>().data.status, (status) => status !== 'pending' && status !== 'sending', `annulment ${id}`);
+      return until(
+        async () =>
+          (await world.call('GET', `/api/v1/secuencias/anulaciones/${id}`)).json<{ data: { status: string } }>().data
+            .status,
+        (status) => status !== 'pending' && status !== 'sending',
+        `annulment ${id}`,
+      );
     };
     assert.equal(await annul([{ ecfType: '41', from: 'E410000000001', to: 'E410000100000' }]), 'accepted');
     await fault('anulacionrangos', 'reject', 1);
@@ -189,21 +280,64 @@ describe('domain events: every payload a full flow records matches its published
     // expiring in ten days too.
     const rnc = nextRnc();
     const companyId = await world.app.provisionCompany({ rnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date(Date.now() + 10 * 86_400_000), password: 'clave' });
-    assert.equal((await world.app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' })).statusCode, 200);
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR',
+      serialNumber: rnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date(Date.now() + 10 * 86_400_000),
+      password: 'clave',
+    });
+    assert.equal(
+      (
+        await world.app.sendEvent('certificate.installed', {
+          companyId,
+          p12Base64: certificate.p12.toString('base64'),
+          password: 'clave',
+        })
+      ).statusCode,
+      200,
+    );
     const { apiKey } = await world.app.issueKey(companyId, ['sequences:manage', 'sequences:read']);
-    const call = (url: string, payload?: Json) => world.app.app.inject({ method: payload === undefined ? 'GET' : 'POST', url, headers: { 'x-api-key': apiKey }, ...(payload === undefined ? {} : { payload }) });
-    assert.equal((await call('/api/v1/secuencias/rangos', { ecfType: '31', from: 'E310000000001', to: 'E310000000004', expiresOn: dgiiDay(10) })).statusCode, 201);
-    const lapsing = await call('/api/v1/secuencias/asignaciones', { ecfType: '31', deviceId: 'caja-01', count: 1, expiresAt: new Date(Date.now() + 1_000).toISOString() });
+    const call = (url: string, payload?: Json) =>
+      world.app.app.inject({
+        method: payload === undefined ? 'GET' : 'POST',
+        url,
+        headers: { 'x-api-key': apiKey },
+        ...(payload === undefined ? {} : { payload }),
+      });
+    assert.equal(
+      (
+        await call('/api/v1/secuencias/rangos', {
+          ecfType: '31',
+          from: 'E310000000001',
+          to: 'E310000000004',
+          expiresOn: dgiiDay(10),
+        })
+      ).statusCode,
+      201,
+    );
+    const lapsing = await call('/api/v1/secuencias/asignaciones', {
+      ecfType: '31',
+      deviceId: 'caja-01',
+      count: 1,
+      expiresAt: new Date(Date.now() + 1_000).toISOString(),
+    });
     assert.equal(lapsing.statusCode, 201, lapsing.body);
     const rest = await call('/api/v1/secuencias/asignaciones', { ecfType: '31', deviceId: 'caja-02', count: 3 });
     assert.equal(rest.statusCode, 201, rest.body);
-    assert.equal((await call(`/api/v1/secuencias/asignaciones/${rest.json<{ data: { id: string } }>().data.id}/cancelar`, {})).statusCode, 200);
+    assert.equal(
+      (await call(`/api/v1/secuencias/asignaciones/${rest.json<{ data: { id: string } }>().data.id}/cancelar`, {}))
+        .statusCode,
+      200,
+    );
     await sleep(1_100);
     // Read after its expiry, the first block ends.
     assert.equal((await call('/api/v1/secuencias/asignaciones')).statusCode, 200);
     // The daily job.
-    assert.equal(await recordExpiringCertificates(world.app.application.database.db, systemClock, world.app.config.fiscalEnv), 1);
+    assert.equal(
+      await recordExpiringCertificates(world.app.application.database.db, systemClock, world.app.config.fiscalEnv),
+      1,
+    );
   }
 
   async function webhooks(): Promise<void> {
@@ -211,7 +345,11 @@ describe('domain events: every payload a full flow records matches its published
     assert.equal(created.statusCode, 201, created.body);
     const { id } = created.json<{ data: { id: string } }>().data;
     assert.equal((await hooks('POST', `/api/v1/notificaciones/${id}/prueba`)).statusCode, 202);
-    await until(async () => (await hooks('GET', `/api/v1/notificaciones/${id}`)).json<{ data: { state: string } }>().data.state, (state) => state === 'disabled', 'the endpoint answering 410');
+    await until(
+      async () => (await hooks('GET', `/api/v1/notificaciones/${id}`)).json<{ data: { state: string } }>().data.state,
+      (state) => state === 'disabled',
+      'the endpoint answering 410',
+    );
   }
 
   it('records only payloads its published schemas accept, and lists nothing more than they do', async () => {
@@ -220,19 +358,32 @@ describe('domain events: every payload a full flow records matches its published
     await sequences();
     await webhooks();
 
-    const published = (await hooks('GET', '/api/v1/notificaciones/tipos-evento')).json<{ data: { type: string; dataSchema: Json }[] }>().data;
+    const published = (await hooks('GET', '/api/v1/notificaciones/tipos-evento')).json<{
+      data: { type: string; dataSchema: Json }[];
+    }>().data;
     // ajv is CommonJS: its class (and ajv-formats' plugin) is the default export at run time, `.default` in its declared types.
     const ajv = new Ajv2020.default({ strict: true, allErrors: true });
     addFormats.default(ajv);
-    const validators = new Map<string, { published: ValidateFunction; closed: ValidateFunction }>(published.map(({ type, dataSchema }) => [type, { published: ajv.compile(dataSchema), closed: ajv.compile(closed(dataSchema) as Json) }]));
+    const validators = new Map<string, { published: ValidateFunction; closed: ValidateFunction }>(
+      published.map(({ type, dataSchema }) => [
+        type,
+        { published: ajv.compile(dataSchema), closed: ajv.compile(closed(dataSchema) as Json) },
+      ]),
+    );
 
-    const events = await world.app.application.database.db.selectFrom('domain_events').select(['id', 'type', 'payload']).orderBy('occurred_at').orderBy('id').execute();
+    const events = await world.app.application.database.db
+      .selectFrom('domain_events')
+      .select(['id', 'type', 'payload'])
+      .orderBy('occurred_at')
+      .orderBy('id')
+      .execute();
     const failures: { id: string; type: string; payload: unknown; errors: unknown }[] = [];
     for (const event of events) {
       const validate = validators.get(event.type);
       if (validate === undefined) failures.push({ ...event, errors: 'not in the catalogue' });
       else if (!validate.published(event.payload)) failures.push({ ...event, errors: validate.published.errors });
-      else if (!validate.closed(event.payload)) failures.push({ ...event, errors: ['a property the schema does not list', ...(validate.closed.errors ?? [])] });
+      else if (!validate.closed(event.payload))
+        failures.push({ ...event, errors: ['a property the schema does not list', ...(validate.closed.errors ?? [])] });
     }
     assert.deepEqual(failures, []);
     assert.deepEqual([...new Set(events.map((event) => event.type))].sort(), [
@@ -260,6 +411,13 @@ describe('domain events: every payload a full flow records matches its published
       'webhook.endpoint_disabled',
     ]);
     // Both ways a document is signed, with and without its origin.
-    assert.deepEqual(new Set(events.filter((event) => event.type === 'document.signed').map((event) => (event.payload as { origin?: string }).origin ?? 'json')), new Set(['json', 'signed_xml']));
+    assert.deepEqual(
+      new Set(
+        events
+          .filter((event) => event.type === 'document.signed')
+          .map((event) => (event.payload as { origin?: string }).origin ?? 'json'),
+      ),
+      new Set(['json', 'signed_xml']),
+    );
   });
 });

@@ -40,8 +40,15 @@ describe('e-CF JSON schemas (/api/v1/esquemas/ecf/:type)', { timeout: 180_000 },
   });
   after(() => app.close());
 
-  const get = (url: string, apiKey = key, headers: Record<string, string> = {}) => app.app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey, ...headers } });
-  const create = (body: unknown, apiKey = key) => app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': apiKey }, payload: body as object });
+  const get = (url: string, apiKey = key, headers: Record<string, string> = {}) =>
+    app.app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey, ...headers } });
+  const create = (body: unknown, apiKey = key) =>
+    app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': apiKey },
+      payload: body as object,
+    });
   const schemaErrors = (type: EcfType, body: unknown) => {
     const validate = validators.get(type) as ValidateFunction;
     return validate(body) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
@@ -65,7 +72,10 @@ describe('e-CF JSON schemas (/api/v1/esquemas/ecf/:type)', { timeout: 180_000 },
 
   for (const type of ecfTypes) {
     it(`e-CF ${type}: the fiscal-core documents and the served example pass the API and the schema`, async () => {
-      const documents = [ecfDocuments[type], ...ecfScenarios.filter((scenario) => scenario.type === type).map((scenario) => scenario.document)];
+      const documents = [
+        ecfDocuments[type],
+        ...ecfScenarios.filter((scenario) => scenario.type === type).map((scenario) => scenario.document),
+      ];
       assert.ok(documents.length >= 3, 'the fixture document and at least two scenarios');
       for (const document of documents) {
         await assertApiAccepts(document);
@@ -88,9 +98,19 @@ describe('e-CF JSON schemas (/api/v1/esquemas/ecf/:type)', { timeout: 180_000 },
     assert.notDeepEqual(schemaErrors('31', without('31')), []);
     assertFieldError(await create(without('31')), 422, 'document_invalid', '/Encabezado/Comprador/RNCComprador');
 
-    const comprador = (type: EcfType) => JSON.stringify(((schemas.get(type) as { properties: { Encabezado: { properties: Json } } }).properties.Encabezado.properties)['Comprador']);
+    const comprador = (type: EcfType) =>
+      JSON.stringify(
+        (schemas.get(type) as { properties: { Encabezado: { properties: Json } } }).properties.Encabezado.properties[
+          'Comprador'
+        ],
+      );
     assert.notEqual(comprador('31'), comprador('32'));
-    const idDoc = (type: EcfType) => (schemas.get(type) as { properties: { Encabezado: { properties: { IdDoc: { properties: Record<string, Json> } } } } }).properties.Encabezado.properties.IdDoc.properties;
+    const idDoc = (type: EcfType) =>
+      (
+        schemas.get(type) as {
+          properties: { Encabezado: { properties: { IdDoc: { properties: Record<string, Json> } } } };
+        }
+      ).properties.Encabezado.properties.IdDoc.properties;
     assert.equal(idDoc('34')['IndicadorNotaCredito']?.['$ref'], '#/$defs/IndicadorNotaCreditoType');
     assert.equal(idDoc('31')['IndicadorNotaCredito']?.['$ref'], '#/$defs/notSent');
   });
@@ -105,7 +125,12 @@ describe('e-CF JSON schemas (/api/v1/esquemas/ecf/:type)', { timeout: 180_000 },
     example.Encabezado['Emisor'] = { NombreComercial: 'Comercial Ejemplo' };
     assert.equal(validate(example), false);
     assert.ok(JSON.stringify(validate.errors).includes('DireccionEmisor'), JSON.stringify(validate.errors));
-    assertFieldError(await create(example, noAddressKey), 422, 'document_invalid', '/Encabezado/Emisor/DireccionEmisor');
+    assertFieldError(
+      await create(example, noAddressKey),
+      422,
+      'document_invalid',
+      '/Encabezado/Emisor/DireccionEmisor',
+    );
     example.Encabezado['Emisor'] = { DireccionEmisor: 'Calle Primera #1, Santiago' };
     assert.equal(validate(example), true, JSON.stringify(validate.errors));
     await assertApiAccepts(example, noAddressKey);
@@ -113,40 +138,130 @@ describe('e-CF JSON schemas (/api/v1/esquemas/ecf/:type)', { timeout: 180_000 },
 
   /** Wrong bodies: [what, type, change to the fixture, pointer the API names]. */
   type Edit = (document: Json) => void;
-  const at = (document: Json, path: string): Json => path.split('/').reduce<Json>((node, name) => node[name] as Json, document);
-  const set = (path: string, name: string, value: unknown): Edit => (document) => {
-    at(document, path)[name] = value;
-  };
-  const remove = (path: string, name: string): Edit => (document) => {
-    Reflect.deleteProperty(at(document, path), name);
-  };
+  const at = (document: Json, path: string): Json =>
+    path.split('/').reduce<Json>((node, name) => node[name] as Json, document);
+  const set =
+    (path: string, name: string, value: unknown): Edit =>
+    (document) => {
+      at(document, path)[name] = value;
+    };
+  const remove =
+    (path: string, name: string): Edit =>
+    (document) => {
+      Reflect.deleteProperty(at(document, path), name);
+    };
   const firstItem = 'DetallesItems/Item/0';
   const refused: readonly [string, EcfType, Edit, string][] = [
     ['an unknown key', '31', set('Encabezado/IdDoc', 'Foo', 'x'), '/Encabezado/IdDoc/Foo'],
-    ['a misspelt element, even empty', '31', set('Encabezado/Comprador', 'RazonSocial', ''), '/Encabezado/Comprador/RazonSocial'],
-    ['another type\'s element with a value', '31', set('Encabezado/IdDoc', 'IndicadorNotaCredito', 0), '/Encabezado/IdDoc/IndicadorNotaCredito'],
+    [
+      'a misspelt element, even empty',
+      '31',
+      set('Encabezado/Comprador', 'RazonSocial', ''),
+      '/Encabezado/Comprador/RazonSocial',
+    ],
+    [
+      "another type's element with a value",
+      '31',
+      set('Encabezado/IdDoc', 'IndicadorNotaCredito', 0),
+      '/Encabezado/IdDoc/IndicadorNotaCredito',
+    ],
     ['a boolean quantity', '31', set(firstItem, 'CantidadItem', true), `/${firstItem}/CantidadItem`],
-    ['a number for a text', '31', set('Encabezado/Comprador', 'RNCComprador', 130123458), '/Encabezado/Comprador/RNCComprador'],
+    [
+      'a number for a text',
+      '31',
+      set('Encabezado/Comprador', 'RNCComprador', 130123458),
+      '/Encabezado/Comprador/RNCComprador',
+    ],
     ['a group given as a string', '31', set('Encabezado', 'Comprador', 'Cliente'), '/Encabezado/Comprador'],
-    ['a single element given as a list', '31', set('Encabezado', 'Comprador', [{ RNCComprador: '130123458' }]), '/Encabezado/Comprador'],
-    ['a repeated element given as an object', '31', set('DetallesItems', 'Item', { NumeroLinea: 1 }), '/DetallesItems/Item'],
-    ['an empty entry in a list', '31', (d) => (at(d, 'DetallesItems')['Item'] as unknown[]).push({}), '/DetallesItems/Item/2'],
-    ['too many telephones', '31', set('Encabezado/Emisor/TablaTelefonoEmisor', 'TelefonoEmisor', ['809-555-0101', '809-555-0102', '809-555-0103', '809-555-0104']), '/Encabezado/Emisor/TablaTelefonoEmisor/TelefonoEmisor'],
-    ['a name too long', '31', set('Encabezado/Comprador', 'RazonSocialComprador', 'x'.repeat(151)), '/Encabezado/Comprador/RazonSocialComprador'],
+    [
+      'a single element given as a list',
+      '31',
+      set('Encabezado', 'Comprador', [{ RNCComprador: '130123458' }]),
+      '/Encabezado/Comprador',
+    ],
+    [
+      'a repeated element given as an object',
+      '31',
+      set('DetallesItems', 'Item', { NumeroLinea: 1 }),
+      '/DetallesItems/Item',
+    ],
+    [
+      'an empty entry in a list',
+      '31',
+      (d) => (at(d, 'DetallesItems')['Item'] as unknown[]).push({}),
+      '/DetallesItems/Item/2',
+    ],
+    [
+      'too many telephones',
+      '31',
+      set('Encabezado/Emisor/TablaTelefonoEmisor', 'TelefonoEmisor', [
+        '809-555-0101',
+        '809-555-0102',
+        '809-555-0103',
+        '809-555-0104',
+      ]),
+      '/Encabezado/Emisor/TablaTelefonoEmisor/TelefonoEmisor',
+    ],
+    [
+      'a name too long',
+      '31',
+      set('Encabezado/Comprador', 'RazonSocialComprador', 'x'.repeat(151)),
+      '/Encabezado/Comprador/RazonSocialComprador',
+    ],
     ['a control character', '31', set(firstItem, 'NombreItem', 'Martillo\u0007'), `/${firstItem}/NombreItem`],
-    ['an RNC of five digits', '31', set('Encabezado/Comprador', 'RNCComprador', '12345'), '/Encabezado/Comprador/RNCComprador'],
-    ['a telephone without dashes', '31', set('Encabezado/Emisor/TablaTelefonoEmisor', 'TelefonoEmisor', ['8095550101']), '/Encabezado/Emisor/TablaTelefonoEmisor/TelefonoEmisor/0'],
+    [
+      'an RNC of five digits',
+      '31',
+      set('Encabezado/Comprador', 'RNCComprador', '12345'),
+      '/Encabezado/Comprador/RNCComprador',
+    ],
+    [
+      'a telephone without dashes',
+      '31',
+      set('Encabezado/Emisor/TablaTelefonoEmisor', 'TelefonoEmisor', ['8095550101']),
+      '/Encabezado/Emisor/TablaTelefonoEmisor/TelefonoEmisor/0',
+    ],
     ['an amount with three decimals', '31', set(firstItem, 'MontoItem', '1000.001'), `/${firstItem}/MontoItem`],
     ['a negative price', '31', set(firstItem, 'PrecioUnitarioItem', '-500.00'), `/${firstItem}/PrecioUnitarioItem`],
     ['an amount in words', '31', set(firstItem, 'MontoItem', 'mil'), `/${firstItem}/MontoItem`],
     ['line number 0', '31', set(firstItem, 'NumeroLinea', 0), `/${firstItem}/NumeroLinea`],
-    ['a date that does not exist', '33', set('Encabezado/IdDoc', 'FechaLimitePago', '31-02-2027'), '/Encabezado/IdDoc/FechaLimitePago'],
-    ['a date written yyyy-MM-dd', '33', set('Encabezado/IdDoc', 'FechaLimitePago', '2027-01-15'), '/Encabezado/IdDoc/FechaLimitePago'],
+    [
+      'a date that does not exist',
+      '33',
+      set('Encabezado/IdDoc', 'FechaLimitePago', '31-02-2027'),
+      '/Encabezado/IdDoc/FechaLimitePago',
+    ],
+    [
+      'a date written yyyy-MM-dd',
+      '33',
+      set('Encabezado/IdDoc', 'FechaLimitePago', '2027-01-15'),
+      '/Encabezado/IdDoc/FechaLimitePago',
+    ],
     ['a unit of measure not in the catalogue', '31', set(firstItem, 'UnidadMedida', 99), `/${firstItem}/UnidadMedida`],
-    ['an income type written as a number (codes are "01".."06")', '31', set('Encabezado/IdDoc', 'TipoIngresos', 1), '/Encabezado/IdDoc/TipoIngresos'],
-    ['a currency not in the catalogue', '46', set('Encabezado/OtraMoneda', 'TipoMoneda', 'XXX'), '/Encabezado/OtraMoneda/TipoMoneda'],
-    ['a modification code not in the catalogue', '34', set('InformacionReferencia', 'CodigoModificacion', 9), '/InformacionReferencia/CodigoModificacion'],
-    ['the e-NCF, which the service assigns', '31', set('Encabezado/IdDoc', 'eNCF', 'E310000000001'), '/Encabezado/IdDoc/eNCF'],
+    [
+      'an income type written as a number (codes are "01".."06")',
+      '31',
+      set('Encabezado/IdDoc', 'TipoIngresos', 1),
+      '/Encabezado/IdDoc/TipoIngresos',
+    ],
+    [
+      'a currency not in the catalogue',
+      '46',
+      set('Encabezado/OtraMoneda', 'TipoMoneda', 'XXX'),
+      '/Encabezado/OtraMoneda/TipoMoneda',
+    ],
+    [
+      'a modification code not in the catalogue',
+      '34',
+      set('InformacionReferencia', 'CodigoModificacion', 9),
+      '/InformacionReferencia/CodigoModificacion',
+    ],
+    [
+      'the e-NCF, which the service assigns',
+      '31',
+      set('Encabezado/IdDoc', 'eNCF', 'E310000000001'),
+      '/Encabezado/IdDoc/eNCF',
+    ],
     ['no lines', '31', remove('DetallesItems', 'Item'), '/DetallesItems'],
     ['no TipoPago in 31', '31', remove('Encabezado/IdDoc', 'TipoPago'), '/Encabezado/IdDoc/TipoPago'],
     ['no reference in a credit note', '34', (d) => delete d['InformacionReferencia'], '/InformacionReferencia'],
@@ -163,18 +278,41 @@ describe('e-CF JSON schemas (/api/v1/esquemas/ecf/:type)', { timeout: 180_000 },
   }
 
   const accepted: readonly [string, EcfType, Edit][] = [
-    ['amounts and codes as numbers', '31', (d) => Object.assign(at(d, firstItem), { MontoItem: 1000, PrecioUnitarioItem: 500, CantidadItem: 2, UnidadMedida: 43, IndicadorFacturacion: 1 })],
+    [
+      'amounts and codes as numbers',
+      '31',
+      (d) =>
+        Object.assign(at(d, firstItem), {
+          MontoItem: 1000,
+          PrecioUnitarioItem: 500,
+          CantidadItem: 2,
+          UnidadMedida: 43,
+          IndicadorFacturacion: 1,
+        }),
+    ],
     ['an amount with leading zeros', '31', set(firstItem, 'MontoItem', '01000.00')],
-    ['optional elements sent empty (null, "", empty group)', '31', (d) => {
-      Object.assign(at(d, 'Encabezado/Comprador'), { ContactoComprador: null, CorreoComprador: '', FechaEntrega: null });
-      Object.assign(at(d, 'Encabezado'), { Transporte: {}, InformacionesAdicionales: { PesoBruto: '' } });
-    }],
-    ['another type\'s element left empty', '31', set('Encabezado/IdDoc', 'IndicadorNotaCredito', '')],
-    ['the Emisor and Totales left out', '31', (d) => {
-      delete at(d, 'Encabezado')['Emisor'];
-      delete at(d, 'Encabezado')['Totales'];
-      delete at(d, 'Encabezado')['Version'];
-    }],
+    [
+      'optional elements sent empty (null, "", empty group)',
+      '31',
+      (d) => {
+        Object.assign(at(d, 'Encabezado/Comprador'), {
+          ContactoComprador: null,
+          CorreoComprador: '',
+          FechaEntrega: null,
+        });
+        Object.assign(at(d, 'Encabezado'), { Transporte: {}, InformacionesAdicionales: { PesoBruto: '' } });
+      },
+    ],
+    ["another type's element left empty", '31', set('Encabezado/IdDoc', 'IndicadorNotaCredito', '')],
+    [
+      'the Emisor and Totales left out',
+      '31',
+      (d) => {
+        delete at(d, 'Encabezado')['Emisor'];
+        delete at(d, 'Encabezado')['Totales'];
+        delete at(d, 'Encabezado')['Version'];
+      },
+    ],
   ];
 
   for (const [what, type, edit] of accepted) {

@@ -12,12 +12,20 @@ const committedDir = join(root, 'src/fiscal/model/generated');
 const dgiiDir = join(root, '../shared/dgii');
 
 function generateInto(dir: string): void {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/generate-ecf-model.ts'), dgiiDir, dir], { encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'scripts/generate-ecf-model.ts'), dgiiDir, dir],
+    { encoding: 'utf8' },
+  );
   assert.equal(result.status, 0, result.stderr);
 }
 
 function filesIn(dir: string): Map<string, string> {
-  return new Map(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+  return new Map(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name), 'utf8')]),
+  );
 }
 
 describe('scripts/generate-ecf-model.ts', () => {
@@ -28,7 +36,11 @@ describe('scripts/generate-ecf-model.ts', () => {
       generateInto(first);
       generateInto(second);
       assert.deepEqual(filesIn(first), filesIn(second));
-      assert.deepEqual(filesIn(first), filesIn(committedDir), 'the committed model is stale: run npx tsx scripts/generate-ecf-model.ts');
+      assert.deepEqual(
+        filesIn(first),
+        filesIn(committedDir),
+        'the committed model is stale: run npx tsx scripts/generate-ecf-model.ts',
+      );
     } finally {
       rmSync(first, { recursive: true, force: true });
       rmSync(second, { recursive: true, force: true });

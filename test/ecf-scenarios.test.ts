@@ -22,7 +22,9 @@ after(() => {
   schemas.dispose();
 });
 
-const xmlsec1Missing = xmlsec1Available ? false : 'xmlsec1 is not installed: the signatures were NOT checked by an independent verifier';
+const xmlsec1Missing = xmlsec1Available
+  ? false
+  : 'xmlsec1 is not installed: the signatures were NOT checked by an independent verifier';
 
 /** The value at `path` in a built document, array elements by index. */
 function valueAt(document: unknown, path: readonly string[]): unknown {
@@ -69,8 +71,14 @@ describe('realistic e-CF scenarios', () => {
   });
 
   it('put type 32 on both sides of the DOP 250,000 rule: at it the buyer must be identified, under it not', () => {
-    const at = ecfScenarios.find((scenario) => scenario.type === '32' && valueAt(scenario.document, ['Encabezado', 'Totales', 'MontoTotal']) === '250000.00');
-    const under = ecfScenarios.find((scenario) => scenario.type === '32' && valueAt(scenario.document, ['Encabezado', 'Comprador', 'RNCComprador']) === undefined);
+    const at = ecfScenarios.find(
+      (scenario) =>
+        scenario.type === '32' && valueAt(scenario.document, ['Encabezado', 'Totales', 'MontoTotal']) === '250000.00',
+    );
+    const under = ecfScenarios.find(
+      (scenario) =>
+        scenario.type === '32' && valueAt(scenario.document, ['Encabezado', 'Comprador', 'RNCComprador']) === undefined,
+    );
     assert.ok(at !== undefined && under !== undefined);
     const anonymous = structuredClone(at.document);
     const buyer = valueAt(anonymous, ['Encabezado', 'Comprador']) as Record<string, unknown>;

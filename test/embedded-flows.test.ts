@@ -24,8 +24,17 @@ describe('main flows on embedded defaults', { timeout: 120_000 }, () => {
   it('provisions, installs a certificate, issues, uses, suspends, reinstates and revokes', async () => {
     const companyId = await testApp.provisionCompany();
     const now = Date.now();
-    const { p12 } = createSelfSignedP12({ commonName: 'Embebida SRL', notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000), password: 'clave' });
-    const installed = await testApp.sendEvent('certificate.installed', { companyId, p12Base64: p12.toString('base64'), password: 'clave' });
+    const { p12 } = createSelfSignedP12({
+      commonName: 'Embebida SRL',
+      notBefore: new Date(now - 60_000),
+      notAfter: new Date(now + 86_400_000),
+      password: 'clave',
+    });
+    const installed = await testApp.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: p12.toString('base64'),
+      password: 'clave',
+    });
     assert.equal(installed.statusCode, 200);
     assert.equal(installed.json<{ data: { outcome: string } }>().data.outcome, 'applied');
 
@@ -37,22 +46,43 @@ describe('main flows on embedded defaults', { timeout: 120_000 }, () => {
 
     assert.equal((await testApp.sendEvent('company.suspended', { companyId, reason: 'impago' })).statusCode, 200);
     assert.equal((await empresa()).json<{ code: string }>().code, 'company_suspended');
-    assert.equal((await testApp.sendEvent('company.permissions_changed', { companyId, permissions: 'current' })).statusCode, 200);
+    assert.equal(
+      (await testApp.sendEvent('company.permissions_changed', { companyId, permissions: 'current' })).statusCode,
+      200,
+    );
     assert.equal((await empresa()).statusCode, 200);
 
     const listed = await testApp.cloud('GET', `/internal/cloud/v1/companies/${companyId}/api-keys`);
-    assert.deepEqual(listed.json<{ data: { keyId: string }[] }>().data.map((key) => key.keyId), [keyId]);
-    assert.equal((await testApp.cloud('DELETE', `/internal/cloud/v1/companies/${companyId}/api-keys/${keyId}`)).statusCode, 204);
+    assert.deepEqual(
+      listed.json<{ data: { keyId: string }[] }>().data.map((key) => key.keyId),
+      [keyId],
+    );
+    assert.equal(
+      (await testApp.cloud('DELETE', `/internal/cloud/v1/companies/${companyId}/api-keys/${keyId}`)).statusCode,
+      204,
+    );
     assert.equal((await empresa()).json<{ code: string }>().code, 'api_key_revoked');
   });
 
   it('refuses a replayed event id and keeps one effect', async () => {
-    const first = await testApp.sendEvent('company.provisioned', { rnc: '131880681', legalName: 'Una SRL', plan: 'pro', capabilities: [] }, 'evt-embedded-1');
+    const first = await testApp.sendEvent(
+      'company.provisioned',
+      { rnc: '131880681', legalName: 'Una SRL', plan: 'pro', capabilities: [] },
+      'evt-embedded-1',
+    );
     assert.equal(first.statusCode, 200);
-    const replay = await testApp.sendEvent('company.provisioned', { rnc: '131880681', legalName: 'Una SRL', plan: 'pro', capabilities: [] }, 'evt-embedded-1');
+    const replay = await testApp.sendEvent(
+      'company.provisioned',
+      { rnc: '131880681', legalName: 'Una SRL', plan: 'pro', capabilities: [] },
+      'evt-embedded-1',
+    );
     assert.equal(replay.statusCode, 409);
     assert.equal(replay.json<{ code: string }>().code, 'event_replayed');
-    const rows = await testApp.application.database.db.selectFrom('companies').select('id').where('rnc', '=', '131880681').execute();
+    const rows = await testApp.application.database.db
+      .selectFrom('companies')
+      .select('id')
+      .where('rnc', '=', '131880681')
+      .execute();
     assert.equal(rows.length, 1);
   });
 });

@@ -18,13 +18,36 @@ const sandboxAdminToken = 'embedded-start-test-admin-token';
 
 /** The environment of a machine with nothing installed: no DATABASE_URL, no REDIS_URL. */
 function embeddedEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SANDBOX_ADMIN_TOKEN: sandboxAdminToken };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'STORAGE', 'MASTER_KEY', 'NODE_ENV', 'FISCAL_ENV', 'OPS_TOKEN', 'DGII_BASE_URL', 'DGII_FC_BASE_URL', 'DGII_STATUS_BASE_URL', 'DGII_SANDBOX', 'SANDBOX_PORT']) env[name] = undefined;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    SANDBOX_ADMIN_TOKEN: sandboxAdminToken,
+  };
+  for (const name of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'STORAGE',
+    'MASTER_KEY',
+    'NODE_ENV',
+    'FISCAL_ENV',
+    'OPS_TOKEN',
+    'DGII_BASE_URL',
+    'DGII_FC_BASE_URL',
+    'DGII_STATUS_BASE_URL',
+    'DGII_SANDBOX',
+    'SANDBOX_PORT',
+  ])
+    env[name] = undefined;
   return env;
 }
 
 function start(dataDir: string, port: number): Started {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], { env: embeddedEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    env: embeddedEnv(dataDir, port),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
@@ -39,12 +62,18 @@ function start(dataDir: string, port: number): Started {
   return { child, output: () => output, exited };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, started: Started): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  started: Started,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    if (started.child.exitCode !== null) throw new Error(`exited (${started.child.exitCode}) before ${what}:\n${started.output()}`);
+    if (started.child.exitCode !== null)
+      throw new Error(`exited (${started.child.exitCode}) before ${what}:\n${started.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`timed out waiting for ${what}:\n${started.output()}`);
@@ -64,8 +93,18 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
   before(async () => {
     port = await freePort();
     first = start(dataDir, port);
-    await waitFor('/ready', async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined), 180_000, first);
-    await waitFor('demo credentials', () => Promise.resolve(existsSync(join(dataDir, 'demo-credentials.json')) ? true : undefined), 30_000, first);
+    await waitFor(
+      '/ready',
+      async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined),
+      180_000,
+      first,
+    );
+    await waitFor(
+      'demo credentials',
+      () => Promise.resolve(existsSync(join(dataDir, 'demo-credentials.json')) ? true : undefined),
+      30_000,
+      first,
+    );
   });
 
   after(async () => {
@@ -74,7 +113,10 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
   });
 
   it('reports every dependency up on the embedded back ends', async () => {
-    const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as { status: string; checks: Record<string, { status: string }> };
+    const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as {
+      status: string;
+      checks: Record<string, { status: string }>;
+    };
     assert.equal(ready.status, 'ready');
     assert.deepEqual(Object.fromEntries(Object.entries(ready.checks).map(([name, check]) => [name, check.status])), {
       database: 'up',
@@ -87,19 +129,35 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
   it('records demo credentials with mode 0600 and prints the key exactly once', async () => {
     const path = join(dataDir, 'demo-credentials.json');
     assert.equal(statSync(path).mode & 0o777, 0o600);
-    const credentials = JSON.parse(readFileSync(path, 'utf8')) as { apiKey: string; companyId: string; rnc: string; baseUrl: string };
+    const credentials = JSON.parse(readFileSync(path, 'utf8')) as {
+      apiKey: string;
+      companyId: string;
+      rnc: string;
+      baseUrl: string;
+    };
     apiKey = credentials.apiKey;
     assert.match(apiKey, /^ecf_test_/);
     assert.equal(credentials.rnc, '999999992');
     assert.equal(credentials.baseUrl, `http://127.0.0.1:${port}`);
-    await waitFor('the printed key', () => Promise.resolve(first.output().includes(apiKey) ? true : undefined), 5_000, first);
+    await waitFor(
+      'the printed key',
+      () => Promise.resolve(first.output().includes(apiKey) ? true : undefined),
+      5_000,
+      first,
+    );
     assert.equal(first.output().split(apiKey).length - 1, 1);
   });
 
   it('answers /api/v1/empresa with the printed key: the demo company, with a certificate and every scope', async () => {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } });
     assert.equal(response.status, 200);
-    const body = (await response.json()) as { data: { company: { rnc: string; certificate: { notAfter: string } | null }; environment: string; scopes: string[] } };
+    const body = (await response.json()) as {
+      data: {
+        company: { rnc: string; certificate: { notAfter: string } | null };
+        environment: string;
+        scopes: string[];
+      };
+    };
     assert.equal(body.data.company.rnc, '999999992');
     assert.notEqual(body.data.company.certificate, null);
     assert.equal(body.data.environment, 'TEST');
@@ -112,22 +170,43 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     const seed = await fetch(`${sandboxUrl}/testecf/autenticacion/api/autenticacion/semilla`);
     assert.equal(seed.status, 200);
     assert.match(await seed.text(), /<SemillaModel [^>]*>\s*<valor>[A-Za-z0-9+/=]{172}<\/valor>/);
-    const company = (await (await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } })).json()) as { data: { company: { certificate: { fingerprintSha256: string } } } };
-    const registered = await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`, { headers: { authorization: `Bearer ${sandboxAdminToken}` } });
+    const company = (await (
+      await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } })
+    ).json()) as { data: { company: { certificate: { fingerprintSha256: string } } } };
+    const registered = await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`, {
+      headers: { authorization: `Bearer ${sandboxAdminToken}` },
+    });
     assert.equal(registered.status, 200);
-    const taxpayer = (await registered.json()) as { electronic: boolean; delegatedCertificates: string[]; ranges: { type: string; environment: string }[] };
+    const taxpayer = (await registered.json()) as {
+      electronic: boolean;
+      delegatedCertificates: string[];
+      ranges: { type: string; environment: string }[];
+    };
     assert.equal(taxpayer.electronic, true);
     assert.deepEqual(taxpayer.delegatedCertificates, [company.data.company.certificate.fingerprintSha256]);
-    assert.deepEqual(taxpayer.ranges.map((range) => `${range.environment}/${range.type}`).sort(), ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'].map((type) => `testecf/${type}`));
+    assert.deepEqual(
+      taxpayer.ranges.map((range) => `${range.environment}/${range.type}`).sort(),
+      ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'].map((type) => `testecf/${type}`),
+    );
     assert.equal((await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`)).status, 401);
   });
 
   it('gives the demo company an authorised range of every type, with its expiry where the type has one', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1/secuencias/rangos`, { headers: { 'x-api-key': apiKey } });
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/secuencias/rangos`, {
+      headers: { 'x-api-key': apiKey },
+    });
     assert.equal(response.status, 200);
-    const ranges = ((await response.json()) as { data: { ecfType: string; from: string; expiresOn: string | null; status: string }[] }).data;
-    assert.deepEqual(ranges.map((range) => `${range.ecfType}:${range.from}:${range.status}`), ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'].map((type) => `${type}:E${type}0000000001:active`));
-    assert.deepEqual(ranges.filter((range) => range.expiresOn === null).map((range) => range.ecfType), ['32', '34']);
+    const ranges = (
+      (await response.json()) as { data: { ecfType: string; from: string; expiresOn: string | null; status: string }[] }
+    ).data;
+    assert.deepEqual(
+      ranges.map((range) => `${range.ecfType}:${range.from}:${range.status}`),
+      ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'].map((type) => `${type}:E${type}0000000001:active`),
+    );
+    assert.deepEqual(
+      ranges.filter((range) => range.expiresOn === null).map((range) => range.ecfType),
+      ['32', '34'],
+    );
   });
 
   it('refuses a second process on the same data directory with a clear message', async () => {
@@ -143,7 +222,12 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal(await stop(first), 0);
     const credentialsBefore = readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8');
     first = start(dataDir, port);
-    await waitFor('/ready after restart', async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined), 120_000, first);
+    await waitFor(
+      '/ready after restart',
+      async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined),
+      120_000,
+      first,
+    );
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } });
     assert.equal(response.status, 200);
     assert.equal(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'), credentialsBefore);

@@ -17,7 +17,12 @@ import { LogCapture } from './support/logged-test-app.js';
 import { cloudSecret, startTestApp, type TestApp } from './support/test-app.js';
 
 /** Checks every RFC 9457 member and our extensions; returns the body for further checks. */
-function assertProblem(response: LightMyRequestResponse, status: number, code: ProblemCode, instance: string): ProblemBody {
+function assertProblem(
+  response: LightMyRequestResponse,
+  status: number,
+  code: ProblemCode,
+  instance: string,
+): ProblemBody {
   assert.equal(response.statusCode, status, `expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json(;|$)/);
   const body = response.json<ProblemBody>();
@@ -56,7 +61,11 @@ describe('problem responses of the real app', () => {
   });
 
   /** A correctly signed control-plane POST of any raw text, so only the body itself can be at fault. */
-  function signedPost(url: string, raw: string | Buffer, contentType: string | undefined): Promise<LightMyRequestResponse> {
+  function signedPost(
+    url: string,
+    raw: string | Buffer,
+    contentType: string | undefined,
+  ): Promise<LightMyRequestResponse> {
     const id = `msg_${randomUUID()}`;
     const timestamp = Math.floor(Date.now() / 1_000);
     return testApp.app.inject({
@@ -88,7 +97,12 @@ describe('problem responses of the real app', () => {
     }
 
     it('answers 404 to an unknown route whatever its body, even malformed JSON', async () => {
-      const response = await testApp.app.inject({ method: 'POST', url: '/api/v1/nada', headers: { 'content-type': 'application/json' }, payload: '{"oops' });
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/api/v1/nada',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"oops',
+      });
       assertProblem(response, 404, 'route_not_found', '/api/v1/nada');
     });
   });
@@ -128,18 +142,35 @@ describe('problem responses of the real app', () => {
 
     it('points at a missing property', async () => {
       const { rnc: _rnc, ...withoutRnc } = provision;
-      const body = assertProblem(await testApp.sendEvent('company.provisioned', withoutRnc), 400, 'validation_failed', eventsUrl);
-      assert.deepEqual(body.errors, [{ pointer: '/data/rnc', in: 'body', code: 'required', detail: '"rnc" is required' }]);
+      const body = assertProblem(
+        await testApp.sendEvent('company.provisioned', withoutRnc),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
+      assert.deepEqual(body.errors, [
+        { pointer: '/data/rnc', in: 'body', code: 'required', detail: '"rnc" is required' },
+      ]);
       assert.match(body.detail, /\/data\/rnc/);
     });
 
     it('points at a missing top-level property', async () => {
-      const body = assertProblem(await testApp.cloud('POST', eventsUrl, { type: 'company.provisioned' }), 400, 'validation_failed', eventsUrl);
+      const body = assertProblem(
+        await testApp.cloud('POST', eventsUrl, { type: 'company.provisioned' }),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
       fieldError(body, '/data', 'required');
     });
 
     it('points at a property of the wrong type', async () => {
-      const body = assertProblem(await testApp.sendEvent('company.provisioned', { ...provision, legalName: { es: 'Empresa' } }), 400, 'validation_failed', eventsUrl);
+      const body = assertProblem(
+        await testApp.sendEvent('company.provisioned', { ...provision, legalName: { es: 'Empresa' } }),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
       assert.equal(body.errors?.length, 1);
       const error = fieldError(body, '/data/legalName', 'type');
       assert.equal(error.in, 'body');
@@ -147,20 +178,42 @@ describe('problem responses of the real app', () => {
     });
 
     it('points at an unknown property, nested or at the top', async () => {
-      const nested = assertProblem(await testApp.sendEvent('company.provisioned', { ...provision, colour: 'blue' }), 400, 'validation_failed', eventsUrl);
-      assert.deepEqual(nested.errors, [{ pointer: '/data/colour', in: 'body', code: 'additionalProperties', detail: 'unknown property "colour"' }]);
-      const top = assertProblem(await testApp.cloud('POST', eventsUrl, { type: 'company.provisioned', data: provision, extra: true }), 400, 'validation_failed', eventsUrl);
+      const nested = assertProblem(
+        await testApp.sendEvent('company.provisioned', { ...provision, colour: 'blue' }),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
+      assert.deepEqual(nested.errors, [
+        { pointer: '/data/colour', in: 'body', code: 'additionalProperties', detail: 'unknown property "colour"' },
+      ]);
+      const top = assertProblem(
+        await testApp.cloud('POST', eventsUrl, { type: 'company.provisioned', data: provision, extra: true }),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
       fieldError(top, '/extra', 'additionalProperties');
     });
 
     it('points at the event type when it names no known event', async () => {
-      const body = assertProblem(await testApp.sendEvent('company.exploded', provision), 400, 'validation_failed', eventsUrl);
+      const body = assertProblem(
+        await testApp.sendEvent('company.exploded', provision),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
       fieldError(body, '/type', 'discriminator');
     });
 
     it('reports several errors at once, together', async () => {
       const { rnc: _rnc, ...withoutRnc } = provision;
-      const response = await testApp.sendEvent('company.provisioned', { ...withoutRnc, legalName: {}, municipality: '12', spare: 1 });
+      const response = await testApp.sendEvent('company.provisioned', {
+        ...withoutRnc,
+        legalName: {},
+        municipality: '12',
+        spare: 1,
+      });
       const body = assertProblem(response, 400, 'validation_failed', eventsUrl);
       fieldError(body, '/data/rnc', 'required');
       fieldError(body, '/data/legalName', 'type');
@@ -182,23 +235,44 @@ describe('problem responses of the real app', () => {
     const url = () => `/internal/cloud/v1/companies/${companyId}/api-keys`;
 
     it('points at a missing name', async () => {
-      const body = assertProblem(await testApp.cloud('POST', url(), { scopes: ['documents:read'] }), 400, 'validation_failed', url());
+      const body = assertProblem(
+        await testApp.cloud('POST', url(), { scopes: ['documents:read'] }),
+        400,
+        'validation_failed',
+        url(),
+      );
       assert.deepEqual(body.errors, [{ pointer: '/name', in: 'body', code: 'required', detail: '"name" is required' }]);
     });
 
     it('points at a name of the wrong type', async () => {
-      const body = assertProblem(await testApp.cloud('POST', url(), { name: { text: 'ERP' }, scopes: ['documents:read'] }), 400, 'validation_failed', url());
+      const body = assertProblem(
+        await testApp.cloud('POST', url(), { name: { text: 'ERP' }, scopes: ['documents:read'] }),
+        400,
+        'validation_failed',
+        url(),
+      );
       assert.equal(body.errors?.length, 1);
       fieldError(body, '/name', 'type');
     });
 
     it('points at an unknown property', async () => {
-      const body = assertProblem(await testApp.cloud('POST', url(), { name: 'ERP', scopes: ['documents:read'], admin: true }), 400, 'validation_failed', url());
-      assert.deepEqual(body.errors, [{ pointer: '/admin', in: 'body', code: 'additionalProperties', detail: 'unknown property "admin"' }]);
+      const body = assertProblem(
+        await testApp.cloud('POST', url(), { name: 'ERP', scopes: ['documents:read'], admin: true }),
+        400,
+        'validation_failed',
+        url(),
+      );
+      assert.deepEqual(body.errors, [
+        { pointer: '/admin', in: 'body', code: 'additionalProperties', detail: 'unknown property "admin"' },
+      ]);
     });
 
     it('reports several errors at once, with array indexes in the pointers', async () => {
-      const response = await testApp.cloud('POST', url(), { scopes: ['documents:read', 'root:everything'], expiresAt: 'soon', admin: true });
+      const response = await testApp.cloud('POST', url(), {
+        scopes: ['documents:read', 'root:everything'],
+        expiresAt: 'soon',
+        admin: true,
+      });
       const body = assertProblem(response, 400, 'validation_failed', url());
       fieldError(body, '/name', 'required');
       fieldError(body, '/scopes/1', 'enum');
@@ -208,16 +282,30 @@ describe('problem responses of the real app', () => {
     });
 
     it('reports a service-level rule in the same shape (expiresAt in the past)', async () => {
-      const response = await testApp.cloud('POST', url(), { name: 'ERP', scopes: ['documents:read'], expiresAt: '2001-01-01T00:00:00Z' });
+      const response = await testApp.cloud('POST', url(), {
+        name: 'ERP',
+        scopes: ['documents:read'],
+        expiresAt: '2001-01-01T00:00:00Z',
+      });
       const body = assertProblem(response, 400, 'validation_failed', url());
-      assert.deepEqual(body.errors, [{ pointer: '/expiresAt', in: 'body', code: 'in_past', detail: 'must be in the future' }]);
+      assert.deepEqual(body.errors, [
+        { pointer: '/expiresAt', in: 'body', code: 'in_past', detail: 'must be in the future' },
+      ]);
     });
 
     it('validates path parameters and says so', async () => {
       const longId = `cmp_${'x'.repeat(70)}`;
       const path = `/internal/cloud/v1/companies/${longId}/api-keys`;
-      const body = assertProblem(await testApp.cloud('POST', path, { name: 'ERP', scopes: ['documents:read'] }), 400, 'validation_failed', path);
-      assert.deepEqual(body.errors?.map((error) => [error.pointer, error.in, error.code]), [['/companyId', 'params', 'maxLength']]);
+      const body = assertProblem(
+        await testApp.cloud('POST', path, { name: 'ERP', scopes: ['documents:read'] }),
+        400,
+        'validation_failed',
+        path,
+      );
+      assert.deepEqual(
+        body.errors?.map((error) => [error.pointer, error.in, error.code]),
+        [['/companyId', 'params', 'maxLength']],
+      );
     });
   });
 
@@ -229,14 +317,27 @@ describe('problem responses of the real app', () => {
       ['an empty body', ''],
     ] as const) {
       it(`answers a correctly signed request with ${label} as 400 malformed_body`, async () => {
-        const body = assertProblem(await signedPost(eventsUrl, raw, 'application/json'), 400, 'malformed_body', eventsUrl);
+        const body = assertProblem(
+          await signedPost(eventsUrl, raw, 'application/json'),
+          400,
+          'malformed_body',
+          eventsUrl,
+        );
         // The whole body is at fault: the one pointer names the body.
-        assert.deepEqual(body.errors?.map((error) => [error.pointer, error.in]), [['/', 'body']]);
+        assert.deepEqual(
+          body.errors?.map((error) => [error.pointer, error.in]),
+          [['/', 'body']],
+        );
         if (raw.length > 0) assert.ok(!body.detail.includes(raw), 'the detail should not echo the body');
       });
     }
 
-    for (const contentType of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/vnd.api+json']) {
+    for (const contentType of [
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'application/vnd.api+json',
+    ]) {
       it(`answers a correctly signed ${contentType} body as 415 unsupported_media_type`, async () => {
         const raw = contentType === 'application/xml' ? '<event/>' : 'type=company.provisioned';
         assertProblem(await signedPost(eventsUrl, raw, contentType), 415, 'unsupported_media_type', eventsUrl);
@@ -244,18 +345,32 @@ describe('problem responses of the real app', () => {
     }
 
     it('answers a body without a content type as 415', async () => {
-      assertProblem(await signedPost(eventsUrl, Buffer.from('{"type":"company.provisioned"}'), undefined), 415, 'unsupported_media_type', eventsUrl);
+      assertProblem(
+        await signedPost(eventsUrl, Buffer.from('{"type":"company.provisioned"}'), undefined),
+        415,
+        'unsupported_media_type',
+        eventsUrl,
+      );
     });
 
     it('accepts JSON with a charset parameter (the control is not a 415)', async () => {
-      const response = await signedPost(eventsUrl, JSON.stringify({ type: 'company.provisioned' }), 'application/json; charset=utf-8');
+      const response = await signedPost(
+        eventsUrl,
+        JSON.stringify({ type: 'company.provisioned' }),
+        'application/json; charset=utf-8',
+      );
       assertProblem(response, 400, 'validation_failed', eventsUrl);
     });
 
     it('answers a body over 5 MiB as 413 payload_too_large', async () => {
       const raw = JSON.stringify({ type: 'company.provisioned', data: { legalName: 'x'.repeat(maxBodyBytes) } });
       assert.ok(Buffer.byteLength(raw) > 5 * 1024 * 1024);
-      const body = assertProblem(await signedPost(eventsUrl, raw, 'application/json'), 413, 'payload_too_large', eventsUrl);
+      const body = assertProblem(
+        await signedPost(eventsUrl, raw, 'application/json'),
+        413,
+        'payload_too_large',
+        eventsUrl,
+      );
       assert.match(body.detail, /5242880/);
     });
 
@@ -263,7 +378,12 @@ describe('problem responses of the real app', () => {
       const shell = JSON.stringify({ type: 'company.provisioned', data: { pad: '' } });
       const raw = shell.replace('"pad":""', `"pad":"${'x'.repeat(maxBodyBytes - Buffer.byteLength(shell))}"`);
       assert.equal(Buffer.byteLength(raw), maxBodyBytes);
-      const body = assertProblem(await signedPost(eventsUrl, raw, 'application/json'), 400, 'validation_failed', eventsUrl);
+      const body = assertProblem(
+        await signedPost(eventsUrl, raw, 'application/json'),
+        400,
+        'validation_failed',
+        eventsUrl,
+      );
       fieldError(body, '/data/pad', 'additionalProperties');
     });
   });
@@ -324,7 +444,9 @@ describe('a bug in a route handler', () => {
       assert.doesNotMatch(response.body, /Error| {4}at /);
       assert.match(body.detail, /correlation id/);
 
-      const logged = logs.entries().filter((entry) => entry.correlationId === body.correlationId && entry.msg === 'request failed');
+      const logged = logs
+        .entries()
+        .filter((entry) => entry.correlationId === body.correlationId && entry.msg === 'request failed');
       assert.equal(logged.length, 1, `expected one "request failed" log line, got ${JSON.stringify(logs.lines)}`);
       const entry = logged[0]!;
       assert.equal(entry.level, 50);

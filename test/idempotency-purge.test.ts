@@ -20,12 +20,36 @@ describe('idempotency key purge', () => {
   it('deletes keys older than 48 hours and keeps younger ones', async () => {
     const { db } = app.application.database;
     const hoursAgo = (hours: number) => new Date(clock.now().getTime() - hours * 3_600_000);
-    for (const [key, age] of [['old', 49], ['day-old', 25], ['fresh', 1]] as const) {
-      await db.insertInto('idempotency_keys').values({ company_id: companyId, environment: 'TEST', key, request_sha256: 'x', state: 'done', response_status: 201, response_body: '{}', created_at: hoursAgo(age) }).execute();
+    for (const [key, age] of [
+      ['old', 49],
+      ['day-old', 25],
+      ['fresh', 1],
+    ] as const) {
+      await db
+        .insertInto('idempotency_keys')
+        .values({
+          company_id: companyId,
+          environment: 'TEST',
+          key,
+          request_sha256: 'x',
+          state: 'done',
+          response_status: 201,
+          response_body: '{}',
+          created_at: hoursAgo(age),
+        })
+        .execute();
     }
     const job = documentJobs({ db, clock }).purgeIdempotencyKeys;
     await job.handle({}, { jobId: 'job-1', correlationId: 'test', attempt: 1, log: pino({ level: 'silent' }) });
-    const left = await db.selectFrom('idempotency_keys').select('key').where('company_id', '=', companyId).orderBy('key').execute();
-    assert.deepEqual(left.map((row) => row.key), ['day-old', 'fresh']);
+    const left = await db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('company_id', '=', companyId)
+      .orderBy('key')
+      .execute();
+    assert.deepEqual(
+      left.map((row) => row.key),
+      ['day-old', 'fresh'],
+    );
   });
 });

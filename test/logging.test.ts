@@ -17,7 +17,10 @@ const certificate = createSelfSignedP12({
   password,
 });
 const p12Base64 = certificate.p12.toString('base64');
-const privateKeyBody = certificate.privateKeyPem.split('\n').filter((line) => line !== '' && !line.startsWith('-----')).join('');
+const privateKeyBody = certificate.privateKeyPem
+  .split('\n')
+  .filter((line) => line !== '' && !line.startsWith('-----'))
+  .join('');
 
 /** Pieces of a long secret: a log line holding any stretch of it is a leak, not only one holding all of it. */
 function slices(secret: string, size = 40): string[] {
@@ -57,26 +60,45 @@ for (const level of ['debug', 'info'] as const) {
       companyId = await testApp.provisionCompany();
       apiKey = (await testApp.issueKey(companyId, ['documents:read'])).apiKey;
 
-      const company = await testApp.app.inject({ url: '/api/v1/empresa', headers: { 'x-api-key': apiKey, 'x-correlation-id': correlation.company } });
+      const company = await testApp.app.inject({
+        url: '/api/v1/empresa',
+        headers: { 'x-api-key': apiKey, 'x-correlation-id': correlation.company },
+      });
       assert.equal(company.statusCode, 200, company.body);
 
-      const metrics = await testApp.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${opsToken}`, 'x-correlation-id': correlation.metrics } });
+      const metrics = await testApp.app.inject({
+        url: '/metrics',
+        headers: { authorization: `Bearer ${opsToken}`, 'x-correlation-id': correlation.metrics },
+      });
       assert.equal(metrics.statusCode, 200);
-      const badToken = await testApp.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${opsToken}-almost`, 'x-correlation-id': correlation.badToken } });
+      const badToken = await testApp.app.inject({
+        url: '/metrics',
+        headers: { authorization: `Bearer ${opsToken}-almost`, 'x-correlation-id': correlation.badToken },
+      });
       assert.equal(badToken.statusCode, 401);
 
       const install = (headers: Record<string, string>, pass: string) =>
-        testApp.cloud('POST', '/internal/cloud/v1/events', { type: 'certificate.installed', data: { companyId, p12Base64, password: pass } }, headers);
+        testApp.cloud(
+          'POST',
+          '/internal/cloud/v1/events',
+          { type: 'certificate.installed', data: { companyId, p12Base64, password: pass } },
+          headers,
+        );
       const installed = await install({ 'x-correlation-id': correlation.certificate }, password);
       assert.equal(installed.statusCode, 200, installed.body);
       const wrongPassword = await install({ 'x-correlation-id': correlation.wrongPassword }, `${password}-wrong`);
       assert.equal(wrongPassword.statusCode, 422, wrongPassword.body);
 
       // Two failures that log, each while a request carries a secret: the certificate store and the key store break.
-      const failedInstall = await withTableMissing(testApp, 'company_certificates', () => install({ 'x-correlation-id': correlation.certificateFails }, password));
+      const failedInstall = await withTableMissing(testApp, 'company_certificates', () =>
+        install({ 'x-correlation-id': correlation.certificateFails }, password),
+      );
       assert.equal(failedInstall.statusCode, 500, failedInstall.body);
       const failedLookup = await withTableMissing(testApp, 'api_keys', () =>
-        testApp.app.inject({ url: '/api/v1/empresa', headers: { 'x-api-key': apiKey, 'x-correlation-id': correlation.keyLookupFails } }),
+        testApp.app.inject({
+          url: '/api/v1/empresa',
+          headers: { 'x-api-key': apiKey, 'x-correlation-id': correlation.keyLookupFails },
+        }),
       );
       assert.equal(failedLookup.statusCode, 500, failedLookup.body);
     });
@@ -126,7 +148,8 @@ for (const level of ['debug', 'info'] as const) {
 
     it('never logs the certificate password, the .p12 or its private key', () => {
       assert.deepEqual(testApp.logs.linesWith(password), []);
-      for (const piece of [...slices(p12Base64), ...slices(privateKeyBody)]) assert.deepEqual(testApp.logs.linesWith(piece), []);
+      for (const piece of [...slices(p12Base64), ...slices(privateKeyBody)])
+        assert.deepEqual(testApp.logs.linesWith(piece), []);
     });
 
     it('redacts secrets a developer might log by mistake', () => {
@@ -144,7 +167,8 @@ for (const level of ['debug', 'info'] as const) {
       );
       const [line] = testApp.logs.linesWith(marker);
       assert.ok(line !== undefined, 'the careless log line was not written');
-      for (const secret of [password, apiKey, opsToken, ...slices(p12Base64)]) assert.ok(!line.includes(secret), `leaked ${secret.slice(0, 12)}…`);
+      for (const secret of [password, apiKey, opsToken, ...slices(p12Base64)])
+        assert.ok(!line.includes(secret), `leaked ${secret.slice(0, 12)}…`);
       assert.match(line, /\[redacted\]/);
     });
   });

@@ -25,7 +25,9 @@ interface OpenApiDocument {
 
 const httpMethods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-function operations(document: OpenApiDocument): { label: string; path: string; method: string; operation: Operation }[] {
+function operations(
+  document: OpenApiDocument,
+): { label: string; path: string; method: string; operation: Operation }[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => httpMethods.has(method))
@@ -126,7 +128,10 @@ describe('the OpenAPI contract in development', () => {
     ]) {
       assert.ok(labels.includes(expected), `${expected} is missing from ${labels.join(', ')}`);
     }
-    assert.ok(!labels.some((label) => label.includes('/docs')), `documentation routes leaked into the contract: ${labels.join(', ')}`);
+    assert.ok(
+      !labels.some((label) => label.includes('/docs')),
+      `documentation routes leaked into the contract: ${labels.join(', ')}`,
+    );
   });
 
   it('gives every operation a unique operationId and a summary', () => {
@@ -147,7 +152,9 @@ describe('the OpenAPI contract in development', () => {
     for (const { label, operation } of operations(document)) {
       const responses = Object.entries(operation.responses ?? {});
       assert.ok(responses.length > 0, `${label} documents no response`);
-      const withSchema = responses.filter(([, response]) => Object.values(response.content ?? {}).some((media) => media.schema !== undefined));
+      const withSchema = responses.filter(([, response]) =>
+        Object.values(response.content ?? {}).some((media) => media.schema !== undefined),
+      );
       const noContentOnly = responses.every(([status]) => status === '204');
       if (noContentOnly) {
         assert.equal(withSchema.length, 0, `${label}: a 204 carries no body`);
@@ -158,10 +165,13 @@ describe('the OpenAPI contract in development', () => {
   });
 
   it('pages every list with the same limit (default 50, at most 200) and cursor (DESIGN §4)', () => {
-    const lists = operations(document).filter(({ operation }) => JSON.stringify(operation.responses?.['200'] ?? {}).includes('#/components/schemas/ListMeta'));
+    const lists = operations(document).filter(({ operation }) =>
+      JSON.stringify(operation.responses?.['200'] ?? {}).includes('#/components/schemas/ListMeta'),
+    );
     assert.ok(lists.length >= 16, `only ${String(lists.length)} list operations`);
     for (const { label, operation } of lists) {
-      const query = (name: string) => operation.parameters?.find((parameter) => parameter.in === 'query' && parameter.name === name)?.schema;
+      const query = (name: string) =>
+        operation.parameters?.find((parameter) => parameter.in === 'query' && parameter.name === name)?.schema;
       assert.deepEqual(query('limit'), { type: 'integer', minimum: 1, maximum: 200, default: 50 }, `${label}: limit`);
       assert.deepEqual(query('cursor'), { type: 'string', maxLength: 200 }, `${label}: cursor`);
     }
@@ -183,10 +193,25 @@ describe('the OpenAPI contract in development', () => {
 
   it('names its component schemas, with no generated def-N names', () => {
     const names = Object.keys(document.components.schemas);
-    for (const expected of ['Company', 'CompanyView', 'Problem', 'FieldError', 'Meta', 'ListMeta', 'IssuedApiKey', 'IssueApiKey', 'ApiKeyMetadata', 'ControlPlaneEvent', 'EventOutcome']) {
+    for (const expected of [
+      'Company',
+      'CompanyView',
+      'Problem',
+      'FieldError',
+      'Meta',
+      'ListMeta',
+      'IssuedApiKey',
+      'IssueApiKey',
+      'ApiKeyMetadata',
+      'ControlPlaneEvent',
+      'EventOutcome',
+    ]) {
       assert.ok(names.includes(expected), `component ${expected} is missing from ${names.join(', ')}`);
     }
-    assert.deepEqual(names.filter((name) => /^def-\d+$/.test(name)), []);
+    assert.deepEqual(
+      names.filter((name) => /^def-\d+$/.test(name)),
+      [],
+    );
     assert.doesNotMatch(JSON.stringify(document), /#\/components\/schemas\/def-\d+/);
   });
 
@@ -208,7 +233,9 @@ describe('the OpenAPI contract in development', () => {
     assert.notEqual(english.operationId, spanish.operationId);
     assert.deepEqual(english.responses, spanish.responses);
     // Nothing but aliases is deprecated.
-    const deprecated = operations(document).filter(({ operation }) => operation.deprecated === true).map(({ label }) => label);
+    const deprecated = operations(document)
+      .filter(({ operation }) => operation.deprecated === true)
+      .map(({ label }) => label);
     assert.deepEqual(deprecated.sort(), [
       'GET /api/v1/catalogs',
       'GET /api/v1/catalogs/{catalog}',
@@ -280,8 +307,16 @@ describe('the OpenAPI contract in development', () => {
 
 for (const [label, env, status] of [
   ['in production', { NODE_ENV: 'production', LOG_LEVEL: 'silent' }, 404],
-  ['in production with OPENAPI_ENABLED=true', { NODE_ENV: 'production', LOG_LEVEL: 'silent', OPENAPI_ENABLED: 'true' }, 200],
-  ['in development with OPENAPI_ENABLED=false', { NODE_ENV: 'development', LOG_LEVEL: 'silent', OPENAPI_ENABLED: 'false' }, 404],
+  [
+    'in production with OPENAPI_ENABLED=true',
+    { NODE_ENV: 'production', LOG_LEVEL: 'silent', OPENAPI_ENABLED: 'true' },
+    200,
+  ],
+  [
+    'in development with OPENAPI_ENABLED=false',
+    { NODE_ENV: 'development', LOG_LEVEL: 'silent', OPENAPI_ENABLED: 'false' },
+    404,
+  ],
 ] as const) {
   describe(`the documentation routes ${label}`, () => {
     let testApp: TestApp;

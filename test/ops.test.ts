@@ -8,7 +8,12 @@ import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { opsToken, startTestApp, type TestApp } from './support/test-app.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const allUp = { database: { status: 'up' }, queue: { status: 'up' }, cache: { status: 'up' }, storage: { status: 'up' } };
+const allUp = {
+  database: { status: 'up' },
+  queue: { status: 'up' },
+  cache: { status: 'up' },
+  storage: { status: 'up' },
+};
 
 interface Readiness {
   status: string;
@@ -86,50 +91,56 @@ describe('health and readiness', () => {
 
 const redisUp = await redisAvailable();
 if (!redisUp) {
-  console.warn(`\n!!! SKIPPING the Redis outage test: Redis at ${testRedisUrl()} does not answer. Start redis-server to run it. !!!\n`);
+  console.warn(
+    `\n!!! SKIPPING the Redis outage test: Redis at ${testRedisUrl()} does not answer. Start redis-server to run it. !!!\n`,
+  );
 }
 
-describe('readiness while Redis goes away and comes back', { skip: redisUp ? false : `Redis at ${testRedisUrl()} does not answer` }, () => {
-  let proxy: TcpProxy;
-  let testApp: TestApp;
-  before(async () => {
-    const redis = new URL(testRedisUrl());
-    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
-    testApp = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}` } });
-  });
-  after(async () => {
-    await testApp.close();
-    await proxy.close();
-  });
+describe(
+  'readiness while Redis goes away and comes back',
+  { skip: redisUp ? false : `Redis at ${testRedisUrl()} does not answer` },
+  () => {
+    let proxy: TcpProxy;
+    let testApp: TestApp;
+    before(async () => {
+      const redis = new URL(testRedisUrl());
+      proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+      testApp = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}` } });
+    });
+    after(async () => {
+      await testApp.close();
+      await proxy.close();
+    });
 
-  it('uses Redis (through the proxy) as its cache', () => {
-    assert.equal(testApp.application.cache.kind, 'redis');
-    assert.equal(testApp.config.redisUrl, `redis://127.0.0.1:${proxy.port}`);
-  });
+    it('uses Redis (through the proxy) as its cache', () => {
+      assert.equal(testApp.application.cache.kind, 'redis');
+      assert.equal(testApp.config.redisUrl, `redis://127.0.0.1:${proxy.port}`);
+    });
 
-  it('is ready, then 503 with the cache down while Redis is unreachable, then ready again', async () => {
-    const initially = await readyAnswering(testApp, 200);
-    assert.equal(initially.statusCode, 200);
-    assert.deepEqual(initially.json(), { status: 'ready', checks: allUp });
+    it('is ready, then 503 with the cache down while Redis is unreachable, then ready again', async () => {
+      const initially = await readyAnswering(testApp, 200);
+      assert.equal(initially.statusCode, 200);
+      assert.deepEqual(initially.json(), { status: 'ready', checks: allUp });
 
-    await proxy.pause();
-    const down = await readyAnswering(testApp, 503, 5_000);
-    assert.equal(down.statusCode, 503);
-    const body = down.json<Readiness>();
-    assert.equal(body.status, 'not_ready');
-    assert.equal(body.checks.cache.status, 'down');
-    assert.match(body.checks.cache.error ?? '', /^(unavailable|no answer within \d+ ms)$/);
-    assert.deepEqual(body.checks.database, { status: 'up' });
-    assert.deepEqual(body.checks.queue, { status: 'up' });
-    assert.deepEqual(body.checks.storage, { status: 'up' });
+      await proxy.pause();
+      const down = await readyAnswering(testApp, 503, 5_000);
+      assert.equal(down.statusCode, 503);
+      const body = down.json<Readiness>();
+      assert.equal(body.status, 'not_ready');
+      assert.equal(body.checks.cache.status, 'down');
+      assert.match(body.checks.cache.error ?? '', /^(unavailable|no answer within \d+ ms)$/);
+      assert.deepEqual(body.checks.database, { status: 'up' });
+      assert.deepEqual(body.checks.queue, { status: 'up' });
+      assert.deepEqual(body.checks.storage, { status: 'up' });
 
-    await proxy.resume();
-    // ioredis reconnects on its own (backoff of at most 2 s); nothing in the app is restarted.
-    const recovered = await readyAnswering(testApp, 200, 10_000);
-    assert.equal(recovered.statusCode, 200, `still not ready 10 s after Redis came back: ${recovered.body}`);
-    assert.deepEqual(recovered.json(), { status: 'ready', checks: allUp });
-  });
-});
+      await proxy.resume();
+      // ioredis reconnects on its own (backoff of at most 2 s); nothing in the app is restarted.
+      const recovered = await readyAnswering(testApp, 200, 10_000);
+      assert.equal(recovered.statusCode, 200, `still not ready 10 s after Redis came back: ${recovered.body}`);
+      assert.deepEqual(recovered.json(), { status: 'ready', checks: allUp });
+    });
+  },
+);
 
 describe('operations routes without OPS_TOKEN', () => {
   let testApp: TestApp;
@@ -189,7 +200,10 @@ describe('operations routes with OPS_TOKEN', () => {
   it('serves Prometheus text with the right token, labelled by route template', async () => {
     assert.equal((await testApp.app.inject({ url: '/health' })).statusCode, 200);
     assert.equal((await testApp.app.inject({ url: '/no/such/route/12345' })).statusCode, 404);
-    assert.equal((await testApp.app.inject({ url: '/internal/cloud/v1/companies/cmp_Metrics123/api-keys' })).statusCode, 401);
+    assert.equal(
+      (await testApp.app.inject({ url: '/internal/cloud/v1/companies/cmp_Metrics123/api-keys' })).statusCode,
+      401,
+    );
 
     const response = await testApp.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${opsToken}` } });
     assert.equal(response.statusCode, 200);
@@ -234,7 +248,10 @@ describe('correlation ids', () => {
     assert.equal(response.statusCode, 200, response.body);
     const header = response.headers['x-correlation-id'];
     assert.equal(typeof header, 'string');
-    return { header: String(header), body: response.json<{ data: unknown; meta: { correlationId: string; timestamp: string } }>() };
+    return {
+      header: String(header),
+      body: response.json<{ data: unknown; meta: { correlationId: string; timestamp: string } }>(),
+    };
   }
 
   it('echoes a valid X-Correlation-ID in the response header and in meta.correlationId', async () => {

@@ -41,10 +41,24 @@ describe('upgrading to outbound work', () => {
       const annulment = (id: string, status: string, attempts: number) => sql`
         insert into annulments (id, company_id, environment, status, total, blob_key, attempts, created_at, updated_at)
         values (${id}, 'cmp_1', 'TEST', ${status}, 2, ${`annulments/${id}.xml`}, ${attempts}, ${now}, ${now})`;
-      for (const [id, status, attempts] of [['anl_pending', 'pending', 0], ['anl_sending', 'sending', 2], ['anl_accepted', 'accepted', 1], ['anl_rejected', 'rejected', 1], ['anl_failed', 'failed', 8]] as const) {
+      for (const [id, status, attempts] of [
+        ['anl_pending', 'pending', 0],
+        ['anl_sending', 'sending', 2],
+        ['anl_accepted', 'accepted', 1],
+        ['anl_rejected', 'rejected', 1],
+        ['anl_failed', 'failed', 8],
+      ] as const) {
         await annulment(id, status, attempts).execute(connection);
       }
-      const acecf = (id: string, target: string, status: string, attempts: number, next: Date | null, leaseId: string | null, leaseUntil: Date | null) => sql`
+      const acecf = (
+        id: string,
+        target: string,
+        status: string,
+        attempts: number,
+        next: Date | null,
+        leaseId: string | null,
+        leaseUntil: Date | null,
+      ) => sql`
         insert into received_response_deliveries (received_document_id, target, company_id, environment, status, attempts, next_attempt_at, lease_id, lease_until, created_at, updated_at)
         values (${id}, ${target}, 'cmp_1', 'TEST', ${status}, ${attempts}, ${next}, ${leaseId}, ${leaseUntil}, ${now}, ${now})`;
       await acecf('rcv_pending', 'issuer', 'pending', 0, now, null, null).execute(connection);
@@ -66,14 +80,22 @@ describe('upgrading to outbound work', () => {
       ] as const) {
         await webhook(id, status, attempts, next, leaseUntil).execute(connection);
       }
-      const document = (id: string, status: string, change: { dueAt?: Date; leaseId?: string; leaseUntil?: Date; nextPoll?: Date } = {}) => sql`
+      const document = (
+        id: string,
+        status: string,
+        change: { dueAt?: Date; leaseId?: string; leaseUntil?: Date; nextPoll?: Date } = {},
+      ) => sql`
         insert into documents (id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, monto_total, security_code, fecha_hora_firma, timbre_url, warnings, created_at, updated_at, send_due_at, send_lease_id, send_lease_until, next_poll_at)
         values (${id}, 'cmp_1', 'TEST', '31', ${`E31${id.length.toString().padStart(10, '0')}${id}`}, ${status}, 'json', '01-01-2026', '100.00', 'ABC123', '01-01-2026 10:00:00', 'https://example', '[]', ${now}, ${now},
           ${change.dueAt ?? null}, ${change.leaseId ?? null}, ${change.leaseUntil ?? null}, ${change.nextPoll ?? null})`;
       await document('doc_queued', 'queued', { dueAt: now }).execute(connection);
       await document('doc_retrying', 'queued', { dueAt: at(5) }).execute(connection);
-      await document('doc_held', 'sending', { dueAt: at(1), leaseId: 'lse_doc', leaseUntil: at(1) }).execute(connection);
-      await document('doc_dead', 'sending', { dueAt: at(-2), leaseId: 'lse_dead', leaseUntil: at(-2) }).execute(connection);
+      await document('doc_held', 'sending', { dueAt: at(1), leaseId: 'lse_doc', leaseUntil: at(1) }).execute(
+        connection,
+      );
+      await document('doc_dead', 'sending', { dueAt: at(-2), leaseId: 'lse_dead', leaseUntil: at(-2) }).execute(
+        connection,
+      );
       // An uncertain send waiting to ask DGII: held by no worker until its question is due.
       await document('doc_uncertain', 'sending', { dueAt: at(3), leaseUntil: at(3) }).execute(connection);
       await document('doc_polling', 'in_process', { nextPoll: at(1) }).execute(connection);
@@ -91,7 +113,8 @@ describe('upgrading to outbound work', () => {
     await migrateToLatest(db);
 
     const queued = await db.selectFrom('outbound_work').selectAll().orderBy('target').orderBy('item_id').execute();
-    const due = (row: (typeof queued)[number]) => (Math.abs(row.due_at.getTime() - now.getTime()) < 10_000 ? 'now' : row.due_at.toISOString());
+    const due = (row: (typeof queued)[number]) =>
+      Math.abs(row.due_at.getTime() - now.getTime()) < 10_000 ? 'now' : row.due_at.toISOString();
     assert.deepEqual(
       queued.map((row) => [row.target, row.item_id, due(row), row.lease_id, row.attempts]),
       [
@@ -117,7 +140,15 @@ describe('upgrading to outbound work', () => {
 
     // Drained by the engine once every lease and retry is due: each item exactly once, in the order it fell due.
     const clock = fixedClock(at(60));
-    for (const target of ['acecf.dgii', 'acecf.issuer', 'annulment.send', 'document.poll', 'document.send', 'outbox', 'webhook.delivery']) {
+    for (const target of [
+      'acecf.dgii',
+      'acecf.issuer',
+      'annulment.send',
+      'document.poll',
+      'document.send',
+      'outbox',
+      'webhook.delivery',
+    ]) {
       const drained: string[] = [];
       const engine = createWorkEngine<string, string>({
         db,
@@ -138,11 +169,22 @@ describe('upgrading to outbound work', () => {
       for (let claimed = await engine.claim(2); claimed.length > 0; claimed = await engine.claim(2)) {
         for (const one of claimed) await engine.work(one);
       }
-      assert.deepEqual(drained.sort(), queued.filter((row) => row.target === target).map((row) => row.item_id).sort(), target);
+      assert.deepEqual(
+        drained.sort(),
+        queued
+          .filter((row) => row.target === target)
+          .map((row) => row.item_id)
+          .sort(),
+        target,
+      );
     }
     assert.deepEqual(await db.selectFrom('outbound_work').select('item_id').execute(), []);
     // The partial indexes the workers claimed from are gone.
-    const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where indexname in ('documents_due_sends', 'documents_due_polls', 'domain_events_undispatched')`.execute(db);
+    const indexes = await sql<{
+      indexname: string;
+    }>`select indexname from pg_indexes where indexname in ('documents_due_sends', 'documents_due_polls', 'domain_events_undispatched')`.execute(
+      db,
+    );
     assert.deepEqual(indexes.rows, []);
   });
 });

@@ -9,7 +9,8 @@ import { verifyEnvelopedSignature } from '../src/fiscal/xmldsig/index.js';
 import { deliverToIssuer, receiverEndpoint } from '../src/modules/received/outgoing-response-issuer.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
 
-const seedXml = '<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>c2VtaWxsYQ==</valor><fecha>2026-11-21T10:00:00.0000000-04:00</fecha></SemillaModel>';
+const seedXml =
+  '<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>c2VtaWxsYQ==</valor><fecha>2026-11-21T10:00:00.0000000-04:00</fecha></SemillaModel>';
 const acecf = { xml: Buffer.from('<ACECF>bytes as stored</ACECF>'), fileName: '131000001E310000000001.xml' };
 
 function answer(status: number, body = ''): HttpResult {
@@ -27,15 +28,28 @@ function scripted(routes: Record<string, (request: HttpRequest) => HttpResult>) 
   return { transport, requests };
 }
 
-const entry = (overrides: Partial<DirectoryEntry> = {}): DirectoryEntry => ({ nombre: 'EMISOR', rnc: '131880738', urlRecepcion: 'https://emisor.example/testecf/x', urlAceptacion: 'https://emisor.example/testecf/x', urlOpcional: '', ...overrides });
+const entry = (overrides: Partial<DirectoryEntry> = {}): DirectoryEntry => ({
+  nombre: 'EMISOR',
+  rnc: '131880738',
+  urlRecepcion: 'https://emisor.example/testecf/x',
+  urlAceptacion: 'https://emisor.example/testecf/x',
+  urlOpcional: '',
+  ...overrides,
+});
 
 describe('ACECF to the issuer: receiver endpoints', () => {
   it('appends the standard path to a base, without repeating a service part or a whole path already there', () => {
     const path = '/fe/aprobacioncomercial/api/ecf';
     assert.equal(receiverEndpoint('https://h/testecf/x', path), 'https://h/testecf/x/fe/aprobacioncomercial/api/ecf');
     assert.equal(receiverEndpoint('https://h/testecf/x/', path), 'https://h/testecf/x/fe/aprobacioncomercial/api/ecf');
-    assert.equal(receiverEndpoint('https://h/x/fe/aprobacioncomercial', path), 'https://h/x/fe/aprobacioncomercial/api/ecf');
-    assert.equal(receiverEndpoint('https://h/x/fe/aprobacioncomercial/api/ecf', path), 'https://h/x/fe/aprobacioncomercial/api/ecf');
+    assert.equal(
+      receiverEndpoint('https://h/x/fe/aprobacioncomercial', path),
+      'https://h/x/fe/aprobacioncomercial/api/ecf',
+    );
+    assert.equal(
+      receiverEndpoint('https://h/x/fe/aprobacioncomercial/api/ecf', path),
+      'https://h/x/fe/aprobacioncomercial/api/ecf',
+    );
   });
 });
 
@@ -43,7 +57,11 @@ describe('ACECF to the issuer: delivery', () => {
   it('posts the stored bytes as multipart `xml`, without authentication when the directory offers none', async () => {
     const { transport, requests } = scripted({ '/fe/aprobacioncomercial/api/ecf': () => answer(200) });
     const outcome = await deliverToIssuer(transport, entry(), acecf, testSigningKey());
-    assert.deepEqual(outcome, { kind: 'delivered', url: 'https://emisor.example/testecf/x/fe/aprobacioncomercial/api/ecf', httpStatus: 200 });
+    assert.deepEqual(outcome, {
+      kind: 'delivered',
+      url: 'https://emisor.example/testecf/x/fe/aprobacioncomercial/api/ecf',
+      httpStatus: 200,
+    });
     assert.equal(requests.length, 1);
     const [post] = requests;
     assert.equal(post?.headers['authorization'], undefined);
@@ -63,13 +81,21 @@ describe('ACECF to the issuer: delivery', () => {
       },
       '/fe/aprobacioncomercial/api/ecf': () => answer(200),
     });
-    const outcome = await deliverToIssuer(transport, entry({ urlOpcional: 'https://auth.example/testecf/x' }), acecf, testSigningKey());
+    const outcome = await deliverToIssuer(
+      transport,
+      entry({ urlOpcional: 'https://auth.example/testecf/x' }),
+      acecf,
+      testSigningKey(),
+    );
     assert.equal(outcome.kind, 'delivered');
-    assert.deepEqual(requests.map((request) => `${request.method} ${request.url}`), [
-      'GET https://auth.example/testecf/x/fe/autenticacion/api/semilla',
-      'POST https://auth.example/testecf/x/fe/autenticacion/api/validacioncertificado',
-      'POST https://emisor.example/testecf/x/fe/aprobacioncomercial/api/ecf',
-    ]);
+    assert.deepEqual(
+      requests.map((request) => `${request.method} ${request.url}`),
+      [
+        'GET https://auth.example/testecf/x/fe/autenticacion/api/semilla',
+        'POST https://auth.example/testecf/x/fe/autenticacion/api/validacioncertificado',
+        'POST https://emisor.example/testecf/x/fe/aprobacioncomercial/api/ecf',
+      ],
+    );
     assert.ok(verifyEnvelopedSignature(signedSeed).ok, 'the seed went back signed');
     const seed = parseSemilla(signedSeed);
     assert.ok(seed.ok);
@@ -87,15 +113,36 @@ describe('ACECF to the issuer: delivery', () => {
     });
     const down = scripted({ '/fe/aprobacioncomercial/api/ecf': () => answer(503, 'Service Unavailable') });
     assert.equal((await deliverToIssuer(down.transport, entry(), acecf, testSigningKey())).kind, 'failed');
-    const unreachable = (): Promise<HttpResult> => Promise.resolve({ ok: false, failure: 'connect_refused', sent: false, code: 'ECONNREFUSED' });
-    assert.deepEqual(await deliverToIssuer(unreachable, entry(), acecf, testSigningKey()), { kind: 'failed', url: 'https://emisor.example/testecf/x/fe/aprobacioncomercial/api/ecf', detail: 'connect_refused (ECONNREFUSED)' });
+    const unreachable = (): Promise<HttpResult> =>
+      Promise.resolve({ ok: false, failure: 'connect_refused', sent: false, code: 'ECONNREFUSED' });
+    assert.deepEqual(await deliverToIssuer(unreachable, entry(), acecf, testSigningKey()), {
+      kind: 'failed',
+      url: 'https://emisor.example/testecf/x/fe/aprobacioncomercial/api/ecf',
+      detail: 'connect_refused (ECONNREFUSED)',
+    });
 
-    const noToken = scripted({ '/fe/autenticacion/api/semilla': () => answer(200, seedXml), '/fe/autenticacion/api/validacioncertificado': () => answer(400, 'firma inválida'), '/fe/aprobacioncomercial/api/ecf': () => answer(200) });
-    const outcome = await deliverToIssuer(noToken.transport, entry({ urlOpcional: 'https://emisor.example/testecf/x' }), acecf, testSigningKey());
+    const noToken = scripted({
+      '/fe/autenticacion/api/semilla': () => answer(200, seedXml),
+      '/fe/autenticacion/api/validacioncertificado': () => answer(400, 'firma inválida'),
+      '/fe/aprobacioncomercial/api/ecf': () => answer(200),
+    });
+    const outcome = await deliverToIssuer(
+      noToken.transport,
+      entry({ urlOpcional: 'https://emisor.example/testecf/x' }),
+      acecf,
+      testSigningKey(),
+    );
     assert.ok(outcome.kind === 'failed');
     assert.match(outcome.detail, /authentication at the issuer failed: validacioncertificado: HTTP 400/);
-    assert.equal(noToken.requests.some((request) => request.url.endsWith('/fe/aprobacioncomercial/api/ecf')), false);
+    assert.equal(
+      noToken.requests.some((request) => request.url.endsWith('/fe/aprobacioncomercial/api/ecf')),
+      false,
+    );
 
-    assert.deepEqual(await deliverToIssuer(refused.transport, entry({ urlAceptacion: '' }), acecf, testSigningKey()), { kind: 'failed', url: null, detail: 'DGII\'s directory gives 131880738 no usable approval URL (urlAceptacion "")' });
+    assert.deepEqual(await deliverToIssuer(refused.transport, entry({ urlAceptacion: '' }), acecf, testSigningKey()), {
+      kind: 'failed',
+      url: null,
+      detail: 'DGII\'s directory gives 131880738 no usable approval URL (urlAceptacion "")',
+    });
   });
 });

@@ -26,11 +26,24 @@ interface DocumentBody {
   montoTotal: string;
   rncComprador: string | null;
   artefacts: { type: string; version: number; sha256: string; size: number }[];
-  commercialResponse: { decision: string; reason: string | null; rncComprador: string; fechaHoraAprobacionComercial: string | null; receivedAt: string; sha256: string } | null;
+  commercialResponse: {
+    decision: string;
+    reason: string | null;
+    rncComprador: string;
+    fechaHoraAprobacionComercial: string | null;
+    receivedAt: string;
+    sha256: string;
+  } | null;
 }
 
 function keyOf(commonName: string, serialNumber: string): SigningKey {
-  const certificate = createSelfSignedP12({ commonName, serialNumber, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
+  const certificate = createSelfSignedP12({
+    commonName,
+    serialNumber,
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2030-01-01'),
+    password: 'clave',
+  });
   return { privateKey: createPrivateKey(certificate.privateKeyPem), certificatePem: certificate.certificatePem };
 }
 
@@ -38,7 +51,16 @@ const approvedAt = '21-11-2026 10:40:00';
 
 /** The buyer's ACECF for `document`, with `change` applied to the fields, unsigned (canonical, as buildAcecf writes). */
 function acecfFor(document: DocumentBody, issuer: string, change: Partial<Acecf> = {}): string {
-  const approval = { RNCEmisor: issuer, eNCF: document.eNCF, FechaEmision: document.fechaEmision, MontoTotal: document.montoTotal, RNCComprador: document.rncComprador ?? buyerRnc, Estado: '1', FechaHoraAprobacionComercial: approvedAt, ...change } as Acecf;
+  const approval = {
+    RNCEmisor: issuer,
+    eNCF: document.eNCF,
+    FechaEmision: document.fechaEmision,
+    MontoTotal: document.montoTotal,
+    RNCComprador: document.rncComprador ?? buyerRnc,
+    Estado: '1',
+    FechaHoraAprobacionComercial: approvedAt,
+    ...change,
+  } as Acecf;
   const built = buildAcecf(approval);
   assert.ok(built.ok, JSON.stringify(built));
   return built.xml;
@@ -56,12 +78,32 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
 
   async function setUpCompany(rnc: string): Promise<{ id: string; apiKey: string }> {
     const id = await app.provisionCompany({ rnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
-    const installed = await app.sendEvent('certificate.installed', { companyId: id, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: rnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
+    const installed = await app.sendEvent('certificate.installed', {
+      companyId: id,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
     assert.equal(installed.statusCode, 200, installed.body);
     const { apiKey } = await app.issueKey(id, ['documents:create', 'documents:read', 'sequences:manage']);
     for (const type of ['31', '32']) {
-      const range = await app.app.inject({ method: 'POST', url: '/api/v1/secuencias/rangos', headers: { 'x-api-key': apiKey }, payload: { ecfType: type, from: `E${type}0000000001`, to: `E${type}0000000100`, ...(type === '32' ? {} : { expiresOn: '31-12-2027' }) } });
+      const range = await app.app.inject({
+        method: 'POST',
+        url: '/api/v1/secuencias/rangos',
+        headers: { 'x-api-key': apiKey },
+        payload: {
+          ecfType: type,
+          from: `E${type}0000000001`,
+          to: `E${type}0000000100`,
+          ...(type === '32' ? {} : { expiresOn: '31-12-2027' }),
+        },
+      });
       assert.equal(range.statusCode, 201, range.body);
     }
     return { id, apiKey };
@@ -82,13 +124,25 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
     assert.equal(response.statusCode, 200, response.body);
     return response.json<{ data: DocumentBody }>().data;
   };
-  const timeline = async (id: string) => (await get(`/api/v1/documentos/${id}/cronologia`)).json<{ data: { status: string; events: { type: string; status: string | null; cause: string }[] } }>().data;
+  const timeline = async (id: string) =>
+    (await get(`/api/v1/documentos/${id}/cronologia`)).json<{
+      data: { status: string; events: { type: string; status: string | null; cause: string }[] };
+    }>().data;
   const create = async (body: Json = ecfDocuments['31'], apiKey = key) => {
-    const response = await app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': apiKey }, payload: body });
+    const response = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': apiKey },
+      payload: body,
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ data: DocumentBody }>().data;
   };
-  const receive = (xml: string | Buffer, company = companyId) => app.application.services.commercialApprovals.receive(company, Buffer.isBuffer(xml) ? xml : Buffer.from(xml, 'utf8'));
+  const receive = (xml: string | Buffer, company = companyId) =>
+    app.application.services.commercialApprovals.receive(
+      company,
+      Buffer.isBuffer(xml) ? xml : Buffer.from(xml, 'utf8'),
+    );
   const sign = (xml: string) => signCanonicalDocument(xml, buyer);
   const domainEventsOf = (documentId: string) =>
     app.application.database.db
@@ -108,23 +162,53 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
 
     const after = await view(document.id);
     assert.equal(after.status, 'signed', 'a commercial answer does not change where the document stands with DGII');
-    assert.deepEqual(after.commercialResponse, { decision: 'approved', reason: null, rncComprador: buyerRnc, fechaHoraAprobacionComercial: approvedAt, receivedAt: '2026-11-21T14:30:00.000Z', sha256 });
+    assert.deepEqual(after.commercialResponse, {
+      decision: 'approved',
+      reason: null,
+      rncComprador: buyerRnc,
+      fechaHoraAprobacionComercial: approvedAt,
+      receivedAt: '2026-11-21T14:30:00.000Z',
+      sha256,
+    });
     const artefact = after.artefacts.find((candidate) => candidate.type === 'acecf-xml');
-    assert.deepEqual(artefact && { version: artefact.version, sha256: artefact.sha256, size: artefact.size }, { version: 1, sha256, size: Buffer.byteLength(xml) });
+    assert.deepEqual(artefact && { version: artefact.version, sha256: artefact.sha256, size: artefact.size }, {
+      version: 1,
+      sha256,
+      size: Buffer.byteLength(xml),
+    });
 
     const download = await get(`/api/v1/documentos/${document.id}/artefactos/acecf-xml`);
     assert.equal(download.statusCode, 200);
     assert.match(String(download.headers['content-type']), /^application\/xml/);
     assert.equal(download.rawPayload.toString('utf8'), xml, 'the ACECF is archived byte for byte');
     assert.equal(download.headers['x-content-sha256'], sha256);
-    if (xmlsec1Available) assert.equal(verifyWithXmlsec1(download.rawPayload.toString('utf8'), buyer.certificatePem).ok, true);
+    if (xmlsec1Available)
+      assert.equal(verifyWithXmlsec1(download.rawPayload.toString('utf8'), buyer.certificatePem).ok, true);
 
     const events = (await timeline(document.id)).events;
-    assert.deepEqual(events.map((event) => [event.type, event.status]), [['created', 'signed'], ['commercial.approved', null]]);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.status]),
+      [
+        ['created', 'signed'],
+        ['commercial.approved', null],
+      ],
+    );
     assert.equal(events[1]?.cause, `ACECF of ${approvedAt} from buyer ${buyerRnc}: approved (Estado 1)`);
 
     const outbox = await domainEventsOf(document.id);
-    assert.deepEqual(outbox.map((event) => event.payload), [{ documentId: document.id, eNCF: document.eNCF, ecfType: '31', decision: 'approved', reason: null, rncComprador: buyerRnc }]);
+    assert.deepEqual(
+      outbox.map((event) => event.payload),
+      [
+        {
+          documentId: document.id,
+          eNCF: document.eNCF,
+          ecfType: '31',
+          decision: 'approved',
+          reason: null,
+          rncComprador: buyerRnc,
+        },
+      ],
+    );
   });
 
   it('records a rejection with its reason (DetalleMotivoRechazo)', async () => {
@@ -138,7 +222,10 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
     const events = (await timeline(document.id)).events;
     assert.equal(events.at(-1)?.type, 'commercial.rejected');
     assert.equal(events.at(-1)?.cause, `ACECF of ${approvedAt} from buyer ${buyerRnc}: rejected (Estado 2): ${reason}`);
-    assert.deepEqual((await domainEventsOf(document.id)).map((event) => (event.payload as Json)['decision']), ['rejected']);
+    assert.deepEqual(
+      (await domainEventsOf(document.id)).map((event) => (event.payload as Json)['decision']),
+      ['rejected'],
+    );
   });
 
   it('answers the same ACECF again as the first time and records nothing more; refuses a different one', async () => {
@@ -149,11 +236,17 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
 
     clock.advance(60_000);
     assert.deepEqual(await receive(first), { ok: true, value: { documentId: document.id, decision: 'approved' } });
-    const rejection = await receive(sign(acecfFor(document, issuerRnc, { Estado: '2', DetalleMotivoRechazo: 'Cambié de opinión' })));
+    const rejection = await receive(
+      sign(acecfFor(document, issuerRnc, { Estado: '2', DetalleMotivoRechazo: 'Cambié de opinión' })),
+    );
     assert.equal(rejection.ok ? undefined : rejection.failure.code, 'acecf_already_received');
     assert.match(rejection.ok ? '' : rejection.failure.detail, new RegExp(`${document.id}.*approved`));
 
-    assert.deepEqual(await view(document.id), before.view, 'the first answer stands: same decision, same bytes, same artefacts');
+    assert.deepEqual(
+      await view(document.id),
+      before.view,
+      'the first answer stands: same decision, same bytes, same artefacts',
+    );
     assert.equal((await timeline(document.id)).events.length, before.events);
     assert.equal((await domainEventsOf(document.id)).length, 1);
   });
@@ -171,23 +264,88 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
       foreign = await create(body, otherKey);
     });
 
-    const withMontoTotal = (xml: string, amount: string) => xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, `<MontoTotal>${amount}</MontoTotal>`);
+    const withMontoTotal = (xml: string, amount: string) =>
+      xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, `<MontoTotal>${amount}</MontoTotal>`);
     const cases: [string, () => string | Buffer, ProblemCode, string?][] = [
       ['not XML', () => Buffer.from('this is not XML at all'), 'acecf_malformed'],
-      ['XML with a DOCTYPE (XXE)', () => '<?xml version="1.0"?><!DOCTYPE ACECF [<!ENTITY x SYSTEM "file:///etc/passwd">]><ACECF><DetalleAprobacionComercial>&x;</DetalleAprobacionComercial></ACECF>', 'acecf_malformed'],
-      ['another document (an ARECF)', () => sign('<?xml version="1.0" encoding="utf-8"?><ARECF><DetalleAcusedeRecibo><Version>1.0</Version></DetalleAcusedeRecibo></ARECF>'), 'acecf_malformed'],
+      [
+        'XML with a DOCTYPE (XXE)',
+        () =>
+          '<?xml version="1.0"?><!DOCTYPE ACECF [<!ENTITY x SYSTEM "file:///etc/passwd">]><ACECF><DetalleAprobacionComercial>&x;</DetalleAprobacionComercial></ACECF>',
+        'acecf_malformed',
+      ],
+      [
+        'another document (an ARECF)',
+        () =>
+          sign(
+            '<?xml version="1.0" encoding="utf-8"?><ARECF><DetalleAcusedeRecibo><Version>1.0</Version></DetalleAcusedeRecibo></ARECF>',
+          ),
+        'acecf_malformed',
+      ],
       // DGII's simulator once sent "35400": the XSD demands two decimals.
-      ['MontoTotal without decimals (XSD-invalid)', () => sign(withMontoTotal(acecfFor(document, issuerRnc), document.montoTotal.replace(/\.\d+$/, ''))), 'acecf_schema_invalid'],
+      [
+        'MontoTotal without decimals (XSD-invalid)',
+        () => sign(withMontoTotal(acecfFor(document, issuerRnc), document.montoTotal.replace(/\.\d+$/, ''))),
+        'acecf_schema_invalid',
+      ],
       ['an unsigned ACECF', () => acecfFor(document, issuerRnc), 'acecf_not_verified'],
-      ['a signature that no longer matches (changed after signing)', () => sign(acecfFor(document, issuerRnc)).replace(approvedAt, '21-11-2026 10:41:00'), 'acecf_not_verified'],
-      ['a rejection without its reason', () => sign(acecfFor(document, issuerRnc).replace('<Estado>1</Estado>', '<Estado>2</Estado>')), 'acecf_decision_invalid', '/ACECF/DetalleAprobacionComercial/DetalleMotivoRechazo'],
-      ['an unknown e-NCF', () => sign(acecfFor(document, issuerRnc, { eNCF: 'E310000000099' })), 'acecf_no_matching_document', '/ACECF/DetalleAprobacionComercial/eNCF'],
-      ['another issuer (RNCEmisor)', () => sign(acecfFor(document, otherRnc)), 'acecf_no_matching_document', '/ACECF/DetalleAprobacionComercial/RNCEmisor'],
-      ["another company's document", () => sign(acecfFor(foreign, otherRnc)), 'acecf_no_matching_document', '/ACECF/DetalleAprobacionComercial/RNCEmisor'],
-      ['a type that takes no approval (32)', () => sign(acecfFor(consumer, issuerRnc, { RNCComprador: buyerRnc })), 'acecf_not_applicable'],
-      ['another buyer', () => sign(acecfFor(document, issuerRnc, { RNCComprador: otherRnc })), 'acecf_buyer_mismatch', '/ACECF/DetalleAprobacionComercial/RNCComprador'],
-      ['another issue date', () => sign(acecfFor(document, issuerRnc, { FechaEmision: '16-11-2026' })), 'acecf_date_mismatch', '/ACECF/DetalleAprobacionComercial/FechaEmision'],
-      ['a wrong amount (one cent more)', () => sign(acecfFor(document, issuerRnc, { MontoTotal: (BigInt(document.montoTotal.replace('.', '')) + 1n).toString().replace(/(\d{2})$/, '.$1') })), 'acecf_amount_mismatch', '/ACECF/DetalleAprobacionComercial/MontoTotal'],
+      [
+        'a signature that no longer matches (changed after signing)',
+        () => sign(acecfFor(document, issuerRnc)).replace(approvedAt, '21-11-2026 10:41:00'),
+        'acecf_not_verified',
+      ],
+      [
+        'a rejection without its reason',
+        () => sign(acecfFor(document, issuerRnc).replace('<Estado>1</Estado>', '<Estado>2</Estado>')),
+        'acecf_decision_invalid',
+        '/ACECF/DetalleAprobacionComercial/DetalleMotivoRechazo',
+      ],
+      [
+        'an unknown e-NCF',
+        () => sign(acecfFor(document, issuerRnc, { eNCF: 'E310000000099' })),
+        'acecf_no_matching_document',
+        '/ACECF/DetalleAprobacionComercial/eNCF',
+      ],
+      [
+        'another issuer (RNCEmisor)',
+        () => sign(acecfFor(document, otherRnc)),
+        'acecf_no_matching_document',
+        '/ACECF/DetalleAprobacionComercial/RNCEmisor',
+      ],
+      [
+        "another company's document",
+        () => sign(acecfFor(foreign, otherRnc)),
+        'acecf_no_matching_document',
+        '/ACECF/DetalleAprobacionComercial/RNCEmisor',
+      ],
+      [
+        'a type that takes no approval (32)',
+        () => sign(acecfFor(consumer, issuerRnc, { RNCComprador: buyerRnc })),
+        'acecf_not_applicable',
+      ],
+      [
+        'another buyer',
+        () => sign(acecfFor(document, issuerRnc, { RNCComprador: otherRnc })),
+        'acecf_buyer_mismatch',
+        '/ACECF/DetalleAprobacionComercial/RNCComprador',
+      ],
+      [
+        'another issue date',
+        () => sign(acecfFor(document, issuerRnc, { FechaEmision: '16-11-2026' })),
+        'acecf_date_mismatch',
+        '/ACECF/DetalleAprobacionComercial/FechaEmision',
+      ],
+      [
+        'a wrong amount (one cent more)',
+        () =>
+          sign(
+            acecfFor(document, issuerRnc, {
+              MontoTotal: (BigInt(document.montoTotal.replace('.', '')) + 1n).toString().replace(/(\d{2})$/, '.$1'),
+            }),
+          ),
+        'acecf_amount_mismatch',
+        '/ACECF/DetalleAprobacionComercial/MontoTotal',
+      ],
     ];
 
     for (const [name, input, code, pointer] of cases) {
@@ -195,7 +353,11 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
         const result = await receive(input());
         assert.ok(!result.ok, `${name} was accepted`);
         assert.equal(result.failure.code, code, result.failure.detail);
-        if (pointer !== undefined) assert.ok(result.failure.errors?.some((error) => error.pointer === pointer), `no error at ${pointer}: ${JSON.stringify(result.failure.errors)}`);
+        if (pointer !== undefined)
+          assert.ok(
+            result.failure.errors?.some((error) => error.pointer === pointer),
+            `no error at ${pointer}: ${JSON.stringify(result.failure.errors)}`,
+          );
       });
     }
 
@@ -205,28 +367,53 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
     });
 
     it('stored nothing for any of them', async () => {
-      for (const [subject, apiKey] of [[document, key], [consumer, key], [foreign, otherKey]] as const) {
+      for (const [subject, apiKey] of [
+        [document, key],
+        [consumer, key],
+        [foreign, otherKey],
+      ] as const) {
         const after = await view(subject.id, apiKey);
         assert.equal(after.commercialResponse, null);
-        assert.deepEqual(after.artefacts.map((artefact) => artefact.type).sort(), ['signed-xml', 'source-json', 'source-xml']);
+        assert.deepEqual(after.artefacts.map((artefact) => artefact.type).sort(), [
+          'signed-xml',
+          'source-json',
+          'source-xml',
+        ]);
         assert.equal((await get(`/api/v1/documentos/${subject.id}/artefactos/acecf-xml`, apiKey)).statusCode, 404);
-        assert.equal(await app.application.blobs.head(`documents/${apiKey === key ? companyId : otherCompanyId}/2026-11-21/${subject.id}.acecf-xml.v1.xml`), undefined);
+        assert.equal(
+          await app.application.blobs.head(
+            `documents/${apiKey === key ? companyId : otherCompanyId}/2026-11-21/${subject.id}.acecf-xml.v1.xml`,
+          ),
+          undefined,
+        );
         assert.equal((await domainEventsOf(subject.id)).length, 0);
       }
-      assert.deepEqual((await timeline(document.id)).events.map((event) => event.type), ['created']);
+      assert.deepEqual(
+        (await timeline(document.id)).events.map((event) => event.type),
+        ['created'],
+      );
     });
 
     it('then records the right one', async () => {
-      assert.deepEqual(await receive(sign(acecfFor(document, issuerRnc))), { ok: true, value: { documentId: document.id, decision: 'approved' } });
+      assert.deepEqual(await receive(sign(acecfFor(document, issuerRnc))), {
+        ok: true,
+        value: { documentId: document.id, decision: 'approved' },
+      });
     });
   });
 
   describe('through the receiver route (POST /{env}/{rnc}/fe/aprobacioncomercial/api/ecf)', () => {
-    const post = (xml: string, url = `/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`) => app.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/xml' }, payload: xml });
+    const post = (xml: string, url = `/testecf/${issuerRnc}/fe/aprobacioncomercial/api/ecf`) =>
+      app.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/xml' }, payload: xml });
     const multipart = (xml: string) => {
       const boundary = 'acecf-boundary';
       const payload = `--${boundary}\r\nContent-Disposition: form-data; name="xml"; filename="${buyerRnc}E310000000001.xml"\r\nContent-Type: text/xml\r\n\r\n${xml}\r\n--${boundary}--\r\n`;
-      return app.app.inject({ method: 'POST', url: `/TestECF/${issuerRnc}/FE/AprobacionComercial/api/ecf`, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+      return app.app.inject({
+        method: 'POST',
+        url: `/TestECF/${issuerRnc}/FE/AprobacionComercial/api/ecf`,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload,
+      });
     };
 
     it('answers 200 and records the approval sent as application/xml', async () => {
@@ -241,7 +428,9 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
 
     it('answers 200 for a rejection sent as multipart (field xml), on a path in other letter case', async () => {
       const document = await create();
-      const response = await multipart(sign(acecfFor(document, issuerRnc, { Estado: '2', DetalleMotivoRechazo: 'Precio distinto al pactado' })));
+      const response = await multipart(
+        sign(acecfFor(document, issuerRnc, { Estado: '2', DetalleMotivoRechazo: 'Precio distinto al pactado' })),
+      );
       assert.equal(response.statusCode, 200, response.body);
       assert.equal((await view(document.id)).commercialResponse?.reason, 'Precio distinto al pactado');
     });

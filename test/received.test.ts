@@ -50,14 +50,34 @@ describe('received documents: the inbox', () => {
   async function company(): Promise<{ id: string; rnc: string; apiKey: string }> {
     const rnc = nextRnc();
     const id = await app.provisionCompany({ rnc });
-    const certificate = createSelfSignedP12({ commonName: 'RECEPTOR', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-    assert.equal((await app.sendEvent('certificate.installed', { companyId: id, p12Base64: certificate.p12.toString('base64'), password: 'clave' })).statusCode, 200);
+    const certificate = createSelfSignedP12({
+      commonName: 'RECEPTOR',
+      serialNumber: rnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2036-01-01'),
+      password: 'clave',
+    });
+    assert.equal(
+      (
+        await app.sendEvent('certificate.installed', {
+          companyId: id,
+          p12Base64: certificate.p12.toString('base64'),
+          password: 'clave',
+        })
+      ).statusCode,
+      200,
+    );
     const { apiKey } = await app.issueKey(id, ['received:read']);
     return { id, rnc, apiKey };
   }
 
   async function send(to: { rnc: string }, xml: string): Promise<string> {
-    const response = await app.app.inject({ method: 'POST', url: `/testecf/${to.rnc}/fe/recepcion/api/ecf`, payload: xml, headers: { 'content-type': 'application/xml' } });
+    const response = await app.app.inject({
+      method: 'POST',
+      url: `/testecf/${to.rnc}/fe/recepcion/api/ecf`,
+      payload: xml,
+      headers: { 'content-type': 'application/xml' },
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.body;
   }
@@ -90,23 +110,53 @@ describe('received documents: the inbox', () => {
     await app.close();
   });
 
-  it('lists the company\'s received documents, newest first, with what was read from them', async () => {
+  it("lists the company's received documents, newest first, with what was read from them", async () => {
     const response = await get(a.apiKey, '/api/v1/recibidos');
     assert.equal(response.statusCode, 200, response.body);
     const items = response.json<{ data: View[] }>().data;
-    assert.deepEqual(items.map((item) => item.eNCF), [sent['misaddressed']?.encf, sent['note']?.encf, sent['first']?.encf]);
+    assert.deepEqual(
+      items.map((item) => item.eNCF),
+      [sent['misaddressed']?.encf, sent['note']?.encf, sent['first']?.encf],
+    );
     const [misaddressed, note, first] = items;
     assert.ok(misaddressed !== undefined && note !== undefined && first !== undefined);
     assert.deepEqual(
-      { status: first.status, issuer: first.issuer, ecfType: first.ecfType, rncComprador: first.rncComprador, fechaEmision: first.fechaEmision, arecf: first.arecf, commercialStatus: first.commercialStatus, receivedAt: first.receivedAt },
-      { status: 'received', issuer: { rnc: issuerRnc, name: 'Ferretería Ñoño & Asociados, S.R.L.' }, ecfType: '31', rncComprador: a.rnc, fechaEmision: '15-11-2026', arecf: { estado: '0', codigoMotivoNoRecibido: null, motivo: null }, commercialStatus: null, receivedAt: '2026-11-20T15:00:00.000Z' },
+      {
+        status: first.status,
+        issuer: first.issuer,
+        ecfType: first.ecfType,
+        rncComprador: first.rncComprador,
+        fechaEmision: first.fechaEmision,
+        arecf: first.arecf,
+        commercialStatus: first.commercialStatus,
+        receivedAt: first.receivedAt,
+      },
+      {
+        status: 'received',
+        issuer: { rnc: issuerRnc, name: 'Ferretería Ñoño & Asociados, S.R.L.' },
+        ecfType: '31',
+        rncComprador: a.rnc,
+        fechaEmision: '15-11-2026',
+        arecf: { estado: '0', codigoMotivoNoRecibido: null, motivo: null },
+        commercialStatus: null,
+        receivedAt: '2026-11-20T15:00:00.000Z',
+      },
     );
     assert.match(first.montoTotal ?? '', /^\d+\.\d{2}$/);
     assert.equal(note.ecfType, '33');
-    assert.deepEqual([misaddressed.status, misaddressed.arecf.codigoMotivoNoRecibido, misaddressed.arecf.motivo], ['not_received', '4', 'RNC Comprador no corresponde']);
-    assert.equal(items.some((item) => item.eNCF === sent['theirs']?.encf), false);
+    assert.deepEqual(
+      [misaddressed.status, misaddressed.arecf.codigoMotivoNoRecibido, misaddressed.arecf.motivo],
+      ['not_received', '4', 'RNC Comprador no corresponde'],
+    );
+    assert.equal(
+      items.some((item) => item.eNCF === sent['theirs']?.encf),
+      false,
+    );
     // The English alias serves the same.
-    assert.deepEqual((await get(a.apiKey, '/api/v1/received')).json<{ data: View[] }>().data.map((item) => item.id), items.map((item) => item.id));
+    assert.deepEqual(
+      (await get(a.apiKey, '/api/v1/received')).json<{ data: View[] }>().data.map((item) => item.id),
+      items.map((item) => item.id),
+    );
   });
 
   it('filters by issuer, type, status and day received (GMT-4), and pages with a cursor', async () => {
@@ -136,7 +186,12 @@ describe('received documents: the inbox', () => {
   });
 
   it('refuses bad filters with a problem naming the parameter', async () => {
-    assertFieldError(await get(a.apiKey, '/api/v1/recibidos?receivedFrom=2026-02-30'), 400, 'validation_failed', '/receivedFrom');
+    assertFieldError(
+      await get(a.apiKey, '/api/v1/recibidos?receivedFrom=2026-02-30'),
+      400,
+      'validation_failed',
+      '/receivedFrom',
+    );
     assertFieldError(await get(a.apiKey, '/api/v1/recibidos?cursor=nonsense'), 400, 'validation_failed', '/cursor');
     assertProblem(await get(a.apiKey, '/api/v1/recibidos?ecfType=32'), 400, 'validation_failed');
     assertProblem(await get(a.apiKey, '/api/v1/recibidos?issuerRnc=12'), 400, 'validation_failed');
@@ -150,10 +205,16 @@ describe('received documents: the inbox', () => {
     assert.equal(one.statusCode, 200, one.body);
     const view = one.json<{ data: View }>().data;
     assert.equal(view.eNCF, sent['note']?.encf);
-    assert.deepEqual(view.timeline?.map((event) => [event.type, event.status]), [['received', 'received']]);
+    assert.deepEqual(
+      view.timeline?.map((event) => [event.type, event.status]),
+      [['received', 'received']],
+    );
     assert.match((view.timeline ?? [])[0]?.cause ?? '', /ARECF Estado 0/);
 
-    for (const [type, expected] of [['received-xml', sent['note']?.xml], ['arecf-xml', sent['note']?.arecf]] as const) {
+    for (const [type, expected] of [
+      ['received-xml', sent['note']?.xml],
+      ['arecf-xml', sent['note']?.arecf],
+    ] as const) {
       const artefact = await get(a.apiKey, `/api/v1/recibidos/${id}/artefactos/${type}`);
       assert.equal(artefact.statusCode, 200);
       assert.match(String(artefact.headers['content-type']), /^application\/xml/);
@@ -168,13 +229,20 @@ describe('received documents: the inbox', () => {
     assertProblem(await get(a.apiKey, '/api/v1/recibidos/rcv_doesnotexist'), 404, 'document_not_found');
   });
 
-  it('keeps companies apart: another company\'s key gets 404 and never lists it', async () => {
+  it("keeps companies apart: another company's key gets 404 and never lists it", async () => {
     const theirs = (await get(b.apiKey, '/api/v1/recibidos')).json<{ data: View[] }>().data;
-    assert.deepEqual(theirs.map((item) => item.eNCF), [sent['theirs']?.encf]);
+    assert.deepEqual(
+      theirs.map((item) => item.eNCF),
+      [sent['theirs']?.encf],
+    );
     const mine = (await get(a.apiKey, '/api/v1/recibidos')).json<{ data: View[] }>().data;
     for (const item of mine) {
       assertProblem(await get(b.apiKey, `/api/v1/recibidos/${item.id}`), 404, 'document_not_found');
-      assertProblem(await get(b.apiKey, `/api/v1/recibidos/${item.id}/artefactos/received-xml`), 404, 'document_not_found');
+      assertProblem(
+        await get(b.apiKey, `/api/v1/recibidos/${item.id}/artefactos/received-xml`),
+        404,
+        'document_not_found',
+      );
     }
     assertProblem(await get(a.apiKey, `/api/v1/recibidos/${theirs[0]?.id ?? ''}`), 404, 'document_not_found');
   });

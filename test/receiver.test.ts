@@ -12,7 +12,12 @@ import { buildEcf } from '../src/fiscal/build/index.js';
 import type { EcfType } from '../src/fiscal/model/ecf-model-types.js';
 import { groupsOf, parseXmlTree, textOf } from '../src/fiscal/parse/index.js';
 import { parseSemilla } from '../src/fiscal/responses/semilla.js';
-import { signCanonicalDocument, signXml, verifyEnvelopedSignature, type SigningKey } from '../src/fiscal/xmldsig/index.js';
+import {
+  signCanonicalDocument,
+  signXml,
+  verifyEnvelopedSignature,
+  type SigningKey,
+} from '../src/fiscal/xmldsig/index.js';
 import { createReceiverAuth } from '../src/modules/receiver/index.js';
 import type { Cache } from '../src/platform/cache/index.js';
 import { createMemoryCache } from '../src/platform/cache/memory-cache.js';
@@ -44,15 +49,28 @@ interface Receiving {
 async function receivingCompany(app: TestApp): Promise<Receiving> {
   const rnc = nextRnc();
   const companyId = await app.provisionCompany({ rnc });
-  const certificate = createSelfSignedP12({ commonName: 'RECEPTOR DE PRUEBA', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-  const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+  const certificate = createSelfSignedP12({
+    commonName: 'RECEPTOR DE PRUEBA',
+    serialNumber: rnc,
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2036-01-01'),
+    password: 'clave',
+  });
+  const installed = await app.sendEvent('certificate.installed', {
+    companyId,
+    p12Base64: certificate.p12.toString('base64'),
+    password: 'clave',
+  });
   assert.equal(installed.statusCode, 200, installed.body);
   const { apiKey } = await app.issueKey(companyId, ['received:read']);
   return { app, companyId, rnc, apiKey, certificatePem: certificate.certificatePem };
 }
 
 /** A signed e-CF of the fiscal fixtures, from their issuer to `buyer`, with a fresh e-NCF. */
-function ecfTo(buyer: string, options: { type?: EcfType; encf?: string; key?: SigningKey } = {}): { xml: string; encf: string } {
+function ecfTo(
+  buyer: string,
+  options: { type?: EcfType; encf?: string; key?: SigningKey } = {},
+): { xml: string; encf: string } {
   const type = options.type ?? '31';
   const document = structuredClone(ecfDocuments[type]) as { Encabezado: { Comprador?: Record<string, unknown> } };
   if (document.Encabezado.Comprador !== undefined) document.Encabezado.Comprador['RNCComprador'] = buyer;
@@ -63,11 +81,20 @@ function ecfTo(buyer: string, options: { type?: EcfType; encf?: string; key?: Si
 }
 
 /** multipart/form-data with one file part, as light-my-request takes it. */
-function multipart(content: string | Buffer, options: { field?: string; filename?: string; truncate?: boolean } = {}): { payload: Buffer; headers: Record<string, string> } {
+function multipart(
+  content: string | Buffer,
+  options: { field?: string; filename?: string; truncate?: boolean } = {},
+): { payload: Buffer; headers: Record<string, string> } {
   const boundary = '----receiver-test-boundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${options.field ?? 'xml'}"; filename="${options.filename ?? 'documento.xml'}"\r\nContent-Type: text/xml\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${options.field ?? 'xml'}"; filename="${options.filename ?? 'documento.xml'}"\r\nContent-Type: text/xml\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const payload = Buffer.concat([head, typeof content === 'string' ? Buffer.from(content) : content, options.truncate === true ? Buffer.alloc(0) : tail]);
+  const payload = Buffer.concat([
+    head,
+    typeof content === 'string' ? Buffer.from(content) : content,
+    options.truncate === true ? Buffer.alloc(0) : tail,
+  ]);
   return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
@@ -80,21 +107,42 @@ async function tokenAt(app: App, path: string, key: SigningKey = issuerKey): Pro
   const seed = await app.inject({ method: 'GET', url: `${path}/autenticacion/api/semilla` });
   assert.equal(seed.statusCode, 200, seed.body);
   const form = multipart(signXml(seed.body, key), { filename: 'semilla.xml' });
-  const answer = await app.inject({ method: 'POST', url: `${path}/autenticacion/api/validacioncertificado`, ...form, headers: { ...form.headers, accept: 'application/json' } });
+  const answer = await app.inject({
+    method: 'POST',
+    url: `${path}/autenticacion/api/validacioncertificado`,
+    ...form,
+    headers: { ...form.headers, accept: 'application/json' },
+  });
   assert.equal(answer.statusCode, 200, answer.body);
   return answer.json<{ token: string }>().token;
 }
 
-function postEcf(app: App, path: string, xml: string | Buffer, token: string | undefined, options: { filename?: string } = {}): Promise<LightMyRequestResponse> {
+function postEcf(
+  app: App,
+  path: string,
+  xml: string | Buffer,
+  token: string | undefined,
+  options: { filename?: string } = {},
+): Promise<LightMyRequestResponse> {
   const form = multipart(xml, options);
-  return app.inject({ method: 'POST', url: `${path}/recepcion/api/ecf`, payload: form.payload, headers: { ...form.headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) } });
+  return app.inject({
+    method: 'POST',
+    url: `${path}/recepcion/api/ecf`,
+    payload: form.payload,
+    headers: { ...form.headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+  });
 }
 
 function arecfFields(xml: string): Record<string, string | undefined> {
   const parsed = parseXmlTree(xml);
   assert.ok(parsed.ok && parsed.root === 'ARECF', xml);
   const detail = groupsOf(parsed.tree, 'DetalleAcusedeRecibo')[0] ?? {};
-  return Object.fromEntries(['RNCEmisor', 'RNCComprador', 'eNCF', 'Estado', 'CodigoMotivoNoRecibido', 'FechaHoraAcuseRecibo'].map((name) => [name, textOf(detail, name)]));
+  return Object.fromEntries(
+    ['RNCEmisor', 'RNCComprador', 'eNCF', 'Estado', 'CodigoMotivoNoRecibido', 'FechaHoraAcuseRecibo'].map((name) => [
+      name,
+      textOf(detail, name),
+    ]),
+  );
 }
 
 /** Signed by the receiving company, valid per DGII's ARECF.xsd, verified by our verifier and by xmlsec1. */
@@ -109,12 +157,16 @@ function assertSignedArecf(xml: string, company: Receiving): void {
 }
 
 async function receivedRows(application: Application): Promise<number> {
-  const row = await application.database.db.selectFrom('received_documents').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+  const row = await application.database.db
+    .selectFrom('received_documents')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 async function databaseUrlOf(application: Application): Promise<string> {
-  const name = (await sql<{ name: string }>`select current_database() as name`.execute(application.database.db)).rows[0]?.name;
+  const name = (await sql<{ name: string }>`select current_database() as name`.execute(application.database.db)).rows[0]
+    ?.name;
   assert.ok(name !== undefined);
   const url = new URL(testServerUrl);
   url.pathname = `/${name}`;
@@ -129,7 +181,14 @@ describe('receiver: the counterpart taxpayer sends us an e-CF', () => {
 
   before(async () => {
     sandbox = await startSandbox();
-    app = await startTestApp({ env: { ECF_XSD_DIR: officialXsdDir, DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url } });
+    app = await startTestApp({
+      env: {
+        ECF_XSD_DIR: officialXsdDir,
+        DGII_BASE_URL: sandbox.url,
+        DGII_FC_BASE_URL: sandbox.url,
+        DGII_STATUS_BASE_URL: sandbox.url,
+      },
+    });
     company = await receivingCompany(app);
     appUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -138,13 +197,21 @@ describe('receiver: the counterpart taxpayer sends us an e-CF', () => {
     await sandbox.close();
   });
 
-  for (const [type, casing] of [['31', 'testecf'], ['44', 'TestECF']] as const) {
+  for (const [type, casing] of [
+    ['31', 'testecf'],
+    ['44', 'TestECF'],
+  ] as const) {
     it(`authenticates, sends an e-CF ${type} and gets an ARECF Estado 0 signed by us (${casing} path); our inbox lists it with the exact bytes`, async () => {
       const receiverBase = `${appUrl}/${casing}/${company.rnc}`;
       const response = await fetch(`${sandbox.url}/testecf/emisorreceptor/api/emision/emisioncomprobantes`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ rnc: company.rnc, tipoEncf: `E${type}`, urlRecepcion: receiverBase, urlAutenticacion: receiverBase }),
+        body: JSON.stringify({
+          rnc: company.rnc,
+          tipoEncf: `E${type}`,
+          urlRecepcion: receiverBase,
+          urlAutenticacion: receiverBase,
+        }),
       });
       assert.equal(response.status, 200);
       const sent = (await response.json()) as { encf: string; estado: string; mensajes: string[]; xml: string };
@@ -152,24 +219,57 @@ describe('receiver: the counterpart taxpayer sends us an e-CF', () => {
       assert.deepEqual(sent.mensajes, ['Estado 0: e-CF Recibido.']);
 
       // What the counterpart got is what we kept.
-      const exchange = await sandbox.sandbox.context.db.selectFrom('sandbox_exchanges').select(['response_xml', 'http_status']).where('encf', '=', sent.encf).executeTakeFirstOrThrow();
+      const exchange = await sandbox.sandbox.context.db
+        .selectFrom('sandbox_exchanges')
+        .select(['response_xml', 'http_status'])
+        .where('encf', '=', sent.encf)
+        .executeTakeFirstOrThrow();
       assert.equal(exchange.http_status, 200);
       const arecf = exchange.response_xml ?? '';
-      assert.deepEqual(arecfFields(arecf), { RNCEmisor: '999999907', RNCComprador: company.rnc, eNCF: sent.encf, Estado: '0', CodigoMotivoNoRecibido: undefined, FechaHoraAcuseRecibo: arecfFields(arecf)['FechaHoraAcuseRecibo'] });
+      assert.deepEqual(arecfFields(arecf), {
+        RNCEmisor: '999999907',
+        RNCComprador: company.rnc,
+        eNCF: sent.encf,
+        Estado: '0',
+        CodigoMotivoNoRecibido: undefined,
+        FechaHoraAcuseRecibo: arecfFields(arecf)['FechaHoraAcuseRecibo'],
+      });
       assertSignedArecf(arecf, company);
 
-      const list = await app.app.inject({ url: `/api/v1/recibidos?issuerRnc=999999907&ecfType=${type}`, headers: { 'x-api-key': company.apiKey } });
+      const list = await app.app.inject({
+        url: `/api/v1/recibidos?issuerRnc=999999907&ecfType=${type}`,
+        headers: { 'x-api-key': company.apiKey },
+      });
       assert.equal(list.statusCode, 200, list.body);
-      const items = list.json<{ data: { id: string; eNCF: string; status: string; ecfType: string; issuer: { rnc: string; name: string }; montoTotal: string; arecf: { estado: string } }[] }>().data;
+      const items = list.json<{
+        data: {
+          id: string;
+          eNCF: string;
+          status: string;
+          ecfType: string;
+          issuer: { rnc: string; name: string };
+          montoTotal: string;
+          arecf: { estado: string };
+        }[];
+      }>().data;
       const item = items.find((entry) => entry.eNCF === sent.encf);
       assert.ok(item !== undefined, list.body);
-      assert.deepEqual([item.status, item.ecfType, item.issuer.rnc, item.issuer.name, item.arecf.estado], ['received', type, '999999907', 'CONTRAPARTE DE PRUEBA DEL SANDBOX SRL', '0']);
+      assert.deepEqual(
+        [item.status, item.ecfType, item.issuer.rnc, item.issuer.name, item.arecf.estado],
+        ['received', type, '999999907', 'CONTRAPARTE DE PRUEBA DEL SANDBOX SRL', '0'],
+      );
       assert.equal(item.montoTotal, type === '44' ? '1000.00' : '1430.00');
 
-      const receivedXml = await app.app.inject({ url: `/api/v1/recibidos/${item.id}/artefactos/received-xml`, headers: { 'x-api-key': company.apiKey } });
+      const receivedXml = await app.app.inject({
+        url: `/api/v1/recibidos/${item.id}/artefactos/received-xml`,
+        headers: { 'x-api-key': company.apiKey },
+      });
       assert.equal(receivedXml.statusCode, 200);
       assert.equal(receivedXml.body, sent.xml);
-      const arecfXml = await app.app.inject({ url: `/api/v1/recibidos/${item.id}/artefactos/arecf-xml`, headers: { 'x-api-key': company.apiKey } });
+      const arecfXml = await app.app.inject({
+        url: `/api/v1/recibidos/${item.id}/artefactos/arecf-xml`,
+        headers: { 'x-api-key': company.apiKey },
+      });
       assert.equal(arecfXml.body, arecf);
       assert.match(String(arecfXml.headers['x-content-sha256']), /^[0-9a-f]{64}$/);
     });
@@ -219,14 +319,19 @@ describe('receiver: the ARECF verdict, in the order of the standard', () => {
   it('Estado 0 for a valid e-CF addressed to us, repeating its issuer and e-NCF', async () => {
     const { xml, encf } = ecfTo(company.rnc);
     const fields = await verdict(xml);
-    assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCEmisor'], fields['RNCComprador'], fields['eNCF']], ['0', undefined, issuerRnc, company.rnc, encf]);
+    assert.deepEqual(
+      [fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCEmisor'], fields['RNCComprador'], fields['eNCF']],
+      ['0', undefined, issuerRnc, company.rnc, encf],
+    );
     assert.match(fields['FechaHoraAcuseRecibo'] ?? '', /^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
   });
 
   it('reason 1 for a specification error, before a bad signature and a wrong buyer', async () => {
     // Against the XSD (a date in the wrong format), its signature broken too, and addressed to someone else.
     const { xml, encf } = ecfTo(other);
-    const fields = await verdict(broken(xml).replace(/<FechaEmision>15-11-2026<\/FechaEmision>/, '<FechaEmision>2026-11-15</FechaEmision>'));
+    const fields = await verdict(
+      broken(xml).replace(/<FechaEmision>15-11-2026<\/FechaEmision>/, '<FechaEmision>2026-11-15</FechaEmision>'),
+    );
     assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['eNCF']], ['1', '1', encf]);
   });
 
@@ -238,8 +343,14 @@ describe('receiver: the ARECF verdict, in the order of the standard', () => {
   });
 
   it('reason 1 for well-formed XML that is an ECF but not a readable one', async () => {
-    const fields = await verdict('<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>', `${issuerRnc}E310000000555.xml`);
-    assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCEmisor'], fields['eNCF']], ['1', '1', issuerRnc, 'E310000000555']);
+    const fields = await verdict(
+      '<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>',
+      `${issuerRnc}E310000000555.xml`,
+    );
+    assert.deepEqual(
+      [fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCEmisor'], fields['eNCF']],
+      ['1', '1', issuerRnc, 'E310000000555'],
+    );
   });
 
   it('reason 2 for a signature that does not verify, before a wrong buyer', async () => {
@@ -263,30 +374,55 @@ describe('receiver: the ARECF verdict, in the order of the standard', () => {
     for (const reference of ['&#0;', '&#x110000;']) {
       const { xml, encf } = ecfTo(company.rnc);
       const fields = await verdict(xml.replace(/<RazonSocialEmisor>/, `<RazonSocialEmisor>${reference}`));
-      assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['eNCF']], ['1', '1', encf], reference);
-      const rows = await app.application.database.db.selectFrom('received_documents').select(['status', 'reason_code', 'issuer_name']).where('encf', '=', encf).where('company_id', '=', company.companyId).execute();
+      assert.deepEqual(
+        [fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['eNCF']],
+        ['1', '1', encf],
+        reference,
+      );
+      const rows = await app.application.database.db
+        .selectFrom('received_documents')
+        .select(['status', 'reason_code', 'issuer_name'])
+        .where('encf', '=', encf)
+        .where('company_id', '=', company.companyId)
+        .execute();
       assert.deepEqual(rows, [{ status: 'not_received', reason_code: '1', issuer_name: null }], reference);
     }
   });
 
   it('reason 4 for a valid e-CF whose buyer is another taxpayer', async () => {
     const fields = await verdict(ecfTo(other).xml);
-    assert.deepEqual([fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCComprador']], ['1', '4', company.rnc]);
+    assert.deepEqual(
+      [fields['Estado'], fields['CodigoMotivoNoRecibido'], fields['RNCComprador']],
+      ['1', '4', company.rnc],
+    );
   });
 
   it('two identical e-CF at once: exactly one Estado 0, the other reason 3', async () => {
     const { xml, encf } = ecfTo(company.rnc);
-    const answers = await Promise.all([postEcf(app.app, path, xml, token), postEcf(app.app, path, xml, token), postEcf(app.app, path, xml, token)]);
+    const answers = await Promise.all([
+      postEcf(app.app, path, xml, token),
+      postEcf(app.app, path, xml, token),
+      postEcf(app.app, path, xml, token),
+    ]);
     const verdicts = answers.map((answer) => {
       const fields = arecfFields(answer.body);
       return `${fields['Estado'] ?? ''}/${fields['CodigoMotivoNoRecibido'] ?? ''}`;
     });
     assert.deepEqual(verdicts.sort(), ['0/', '1/3', '1/3']);
-    const rows = await app.application.database.db.selectFrom('received_documents').select(['status', 'reason_code']).where('encf', '=', encf).where('company_id', '=', company.companyId).execute();
-    assert.deepEqual(rows.map((row) => `${row.status}/${row.reason_code ?? ''}`).sort(), ['not_received/3', 'not_received/3', 'received/']);
+    const rows = await app.application.database.db
+      .selectFrom('received_documents')
+      .select(['status', 'reason_code'])
+      .where('encf', '=', encf)
+      .where('company_id', '=', company.companyId)
+      .execute();
+    assert.deepEqual(rows.map((row) => `${row.status}/${row.reason_code ?? ''}`).sort(), [
+      'not_received/3',
+      'not_received/3',
+      'received/',
+    ]);
   });
 
-  it('keeps answering past the fifth e-CF on one connection (the prepared insert\'s generic plan), and still finds the duplicate', async () => {
+  it("keeps answering past the fifth e-CF on one connection (the prepared insert's generic plan), and still finds the duplicate", async () => {
     // Sequential requests reuse one pooled connection: PostgreSQL plans a prepared statement afresh five times, then
     // generically, and the generic plan must still pick the partial unique index as the ON CONFLICT arbiter.
     const sent = Array.from({ length: 8 }, () => ecfTo(company.rnc));
@@ -298,20 +434,48 @@ describe('receiver: the ARECF verdict, in the order of the standard', () => {
   it('records each answer with its bytes, timeline and domain event', async () => {
     const { xml, encf } = ecfTo(other);
     const answer = await postEcf(app.app, path, xml, token);
-    const list = await app.app.inject({ url: '/api/v1/recibidos?status=not_received&limit=100', headers: { 'x-api-key': company.apiKey } });
+    const list = await app.app.inject({
+      url: '/api/v1/recibidos?status=not_received&limit=100',
+      headers: { 'x-api-key': company.apiKey },
+    });
     const item = list.json<{ data: { id: string; eNCF: string }[] }>().data.find((entry) => entry.eNCF === encf);
     assert.ok(item !== undefined);
     const one = await app.app.inject({ url: `/api/v1/recibidos/${item.id}`, headers: { 'x-api-key': company.apiKey } });
-    const view = one.json<{ data: { status: string; arecf: { estado: string; codigoMotivoNoRecibido: string; motivo: string }; timeline: { type: string; cause: string }[]; artefacts: { type: string }[] } }>().data;
-    assert.deepEqual([view.status, view.arecf.estado, view.arecf.codigoMotivoNoRecibido, view.arecf.motivo], ['not_received', '1', '4', 'RNC Comprador no corresponde']);
-    assert.deepEqual(view.timeline.map((event) => event.type), ['not_received']);
+    const view = one.json<{
+      data: {
+        status: string;
+        arecf: { estado: string; codigoMotivoNoRecibido: string; motivo: string };
+        timeline: { type: string; cause: string }[];
+        artefacts: { type: string }[];
+      };
+    }>().data;
+    assert.deepEqual(
+      [view.status, view.arecf.estado, view.arecf.codigoMotivoNoRecibido, view.arecf.motivo],
+      ['not_received', '1', '4', 'RNC Comprador no corresponde'],
+    );
+    assert.deepEqual(
+      view.timeline.map((event) => event.type),
+      ['not_received'],
+    );
     assert.match(view.timeline[0]?.cause ?? '', /CodigoMotivoNoRecibido 4/);
     assert.deepEqual(view.artefacts.map((artefact) => artefact.type).sort(), ['arecf-xml', 'received-xml']);
-    const arecf = await app.app.inject({ url: `/api/v1/recibidos/${item.id}/artefactos/arecf-xml`, headers: { 'x-api-key': company.apiKey } });
+    const arecf = await app.app.inject({
+      url: `/api/v1/recibidos/${item.id}/artefactos/arecf-xml`,
+      headers: { 'x-api-key': company.apiKey },
+    });
     assert.equal(arecf.body, answer.body);
-    const events = await app.application.database.db.selectFrom('domain_events').select(['type', 'payload']).where('company_id', '=', company.companyId).execute();
-    const mine = events.filter((event) => (event.payload as { receivedDocumentId?: string }).receivedDocumentId === item.id);
-    assert.deepEqual(mine.map((event) => event.type), ['received_document.not_received']);
+    const events = await app.application.database.db
+      .selectFrom('domain_events')
+      .select(['type', 'payload'])
+      .where('company_id', '=', company.companyId)
+      .execute();
+    const mine = events.filter(
+      (event) => (event.payload as { receivedDocumentId?: string }).receivedDocumentId === item.id,
+    );
+    assert.deepEqual(
+      mine.map((event) => event.type),
+      ['received_document.not_received'],
+    );
   });
 });
 
@@ -331,8 +495,13 @@ describe('receiver: routes, limits and hostile input', () => {
     await app.close();
   });
 
-  it('answers only for this instance\'s environment and a known company (404 otherwise), in any casing', async () => {
-    for (const url of [`/certecf/${company.rnc}/fe/autenticacion/api/semilla`, `/ecf/${company.rnc}/fe/autenticacion/api/semilla`, '/testecf/999999999/fe/autenticacion/api/semilla', '/testecf/emisorreceptor/fe/autenticacion/api/semilla']) {
+  it("answers only for this instance's environment and a known company (404 otherwise), in any casing", async () => {
+    for (const url of [
+      `/certecf/${company.rnc}/fe/autenticacion/api/semilla`,
+      `/ecf/${company.rnc}/fe/autenticacion/api/semilla`,
+      '/testecf/999999999/fe/autenticacion/api/semilla',
+      '/testecf/emisorreceptor/fe/autenticacion/api/semilla',
+    ]) {
       const response = await app.app.inject({ url });
       assert.equal(response.statusCode, 404, url);
       assert.equal(typeof response.json<{ mensaje: string }>().mensaje, 'string');
@@ -340,13 +509,20 @@ describe('receiver: routes, limits and hostile input', () => {
     const seed = await app.app.inject({ url: `/TESTECF/${company.rnc}/FE/Autenticacion/API/Semilla` });
     assert.equal(seed.statusCode, 200);
     assert.ok(parseSemilla(seed.body).ok);
-    const fields = arecfFields((await postEcf(app.app, `/TestEcf/${company.rnc}/Fe`, ecfTo(company.rnc).xml, token)).body);
+    const fields = arecfFields(
+      (await postEcf(app.app, `/TestEcf/${company.rnc}/Fe`, ecfTo(company.rnc).xml, token)).body,
+    );
     assert.equal(fields['Estado'], '0');
   });
 
   it('takes the e-CF as application/xml too', async () => {
     const { xml } = ecfTo(company.rnc);
-    const response = await app.app.inject({ method: 'POST', url: `${path}/recepcion/api/ecf`, payload: xml, headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}` } });
+    const response = await app.app.inject({
+      method: 'POST',
+      url: `${path}/recepcion/api/ecf`,
+      payload: xml,
+      headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}` },
+    });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(arecfFields(response.body)['Estado'], '0');
   });
@@ -365,7 +541,12 @@ describe('receiver: routes, limits and hostile input', () => {
     const over = await postEcf(app.app, path, huge(limit + 1), token);
     assert.equal(over.statusCode, 413, over.body.slice(0, 300));
     assert.match(over.json<{ mensaje: string }>().mensaje, /tamaño máximo/);
-    const overXml = await app.app.inject({ method: 'POST', url: `${path}/recepcion/api/ecf`, payload: huge(limit + 1), headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}` } });
+    const overXml = await app.app.inject({
+      method: 'POST',
+      url: `${path}/recepcion/api/ecf`,
+      payload: huge(limit + 1),
+      headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}` },
+    });
     assert.equal(overXml.statusCode, 413, overXml.body.slice(0, 300));
     assert.equal(typeof overXml.json<{ mensaje: string }>().mensaje, 'string');
     assert.equal(await receivedRows(app.application), before);
@@ -373,64 +554,129 @@ describe('receiver: routes, limits and hostile input', () => {
 
   const { xml: valid } = ecfTo(nextRnc());
   const refused: [string, () => { payload: Buffer | string; headers: Record<string, string> }, number][] = [
-    ['an XXE entity', () => multipart(`<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><ECF><Encabezado>&xxe;</Encabezado></ECF>`), 400],
+    [
+      'an XXE entity',
+      () =>
+        multipart(
+          `<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><ECF><Encabezado>&xxe;</Encabezado></ECF>`,
+        ),
+      400,
+    ],
     ['a DOCTYPE before a valid e-CF', () => multipart(valid.replace('<ECF', '<!DOCTYPE ECF><ECF')), 400],
-    ['entity expansion (billion laughs)', () => multipart(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><ECF>&lol2;</ECF>`), 400],
+    [
+      'entity expansion (billion laughs)',
+      () =>
+        multipart(
+          `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><ECF>&lol2;</ECF>`,
+        ),
+      400,
+    ],
     ['a truncated multipart body', () => multipart(valid, { truncate: true }), 400],
     ['the file in a field other than xml', () => multipart(valid, { field: 'archivo' }), 400],
     ['text that is not XML', () => multipart('esto no es un XML'), 400],
     ['XML whose root is not ECF', () => multipart('<Factura><Numero>1</Numero></Factura>'), 400],
-    ['a NUL character in the XML', () => multipart(valid.replace('<RazonSocialEmisor>', '<RazonSocialEmisor>\u0000')), 400],
-    ['an element named constructor (fast-xml-parser throws on it)', () => multipart('<ECF><!-- c --><Encabezado><constructor>1</constructor></Encabezado></ECF>'), 400],
-    ['a JSON body', () => ({ payload: JSON.stringify({ xml: valid }), headers: { 'content-type': 'application/json' } }), 415],
+    [
+      'a NUL character in the XML',
+      () => multipart(valid.replace('<RazonSocialEmisor>', '<RazonSocialEmisor>\u0000')),
+      400,
+    ],
+    [
+      'an element named constructor (fast-xml-parser throws on it)',
+      () => multipart('<ECF><!-- c --><Encabezado><constructor>1</constructor></Encabezado></ECF>'),
+      400,
+    ],
+    [
+      'a JSON body',
+      () => ({ payload: JSON.stringify({ xml: valid }), headers: { 'content-type': 'application/json' } }),
+      415,
+    ],
     ['a text/plain body', () => ({ payload: valid, headers: { 'content-type': 'text/plain' } }), 415],
     ['an empty application/xml body', () => ({ payload: '', headers: { 'content-type': 'application/xml' } }), 400],
   ];
   for (const [what, make, status] of refused) {
     it(`refuses ${what} with DGII's plain error (${String(status)}), never a 500, and stores nothing`, async () => {
       const before = await receivedRows(app.application);
-      const blobsBefore = await app.application.database.db.selectFrom('received_artefacts').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+      const blobsBefore = await app.application.database.db
+        .selectFrom('received_artefacts')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .executeTakeFirstOrThrow();
       const { payload, headers } = make();
-      const response = await app.app.inject({ method: 'POST', url: `${path}/recepcion/api/ecf`, payload, headers: { ...headers, authorization: `Bearer ${token}` } });
+      const response = await app.app.inject({
+        method: 'POST',
+        url: `${path}/recepcion/api/ecf`,
+        payload,
+        headers: { ...headers, authorization: `Bearer ${token}` },
+      });
       assert.equal(response.statusCode, status, response.body);
       assert.doesNotMatch(String(response.headers['content-type']), /problem/);
       const body = response.json<{ mensaje: string; error: string }>();
       assert.equal(typeof body.mensaje, 'string');
       assert.ok(body.mensaje.length > 0);
       assert.equal(await receivedRows(app.application), before);
-      const blobsAfter = await app.application.database.db.selectFrom('received_artefacts').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+      const blobsAfter = await app.application.database.db
+        .selectFrom('received_artefacts')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .executeTakeFirstOrThrow();
       assert.equal(blobsAfter.count, blobsBefore.count);
     });
   }
 
   it('the same hostile input is refused by the seed validation and the commercial approval route', async () => {
     for (const [route, xml] of [
-      ['autenticacion/api/validacioncertificado', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>'],
-      ['aprobacioncomercial/api/ecf', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>'],
+      [
+        'autenticacion/api/validacioncertificado',
+        '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>',
+      ],
+      [
+        'aprobacioncomercial/api/ecf',
+        '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>',
+      ],
       ['autenticacion/api/validacioncertificado', '<SemillaModel><!-- c --><prototype>1</prototype></SemillaModel>'],
       ['aprobacioncomercial/api/ecf', '<ACECF><!-- c --><__proto__>1</__proto__></ACECF>'],
     ] as const) {
       const form = multipart(xml);
-      const response = await app.app.inject({ method: 'POST', url: `${path}/${route}`, payload: form.payload, headers: { ...form.headers, authorization: `Bearer ${token}` } });
+      const response = await app.app.inject({
+        method: 'POST',
+        url: `${path}/${route}`,
+        payload: form.payload,
+        headers: { ...form.headers, authorization: `Bearer ${token}` },
+      });
       assert.equal(response.statusCode, 400, `${route}: ${response.body}`);
       assert.equal(typeof response.json<{ mensaje: string }>().mensaje, 'string');
     }
   });
 
   it('the commercial approval route hands the ACECF to the documents module: one that matches none of our e-CF is a 400', async () => {
-    const form = multipart('<ACECF><DetalleAprobacionComercial><Version>1.0</Version></DetalleAprobacionComercial></ACECF>');
-    const response = await app.app.inject({ method: 'POST', url: `${path}/aprobacioncomercial/api/ecf`, payload: form.payload, headers: { ...form.headers, authorization: `Bearer ${token}` } });
+    const form = multipart(
+      '<ACECF><DetalleAprobacionComercial><Version>1.0</Version></DetalleAprobacionComercial></ACECF>',
+    );
+    const response = await app.app.inject({
+      method: 'POST',
+      url: `${path}/aprobacioncomercial/api/ecf`,
+      payload: form.payload,
+      headers: { ...form.headers, authorization: `Bearer ${token}` },
+    });
     assert.equal(response.statusCode, 400, response.body);
     assert.equal(typeof response.json<{ mensaje: string }>().mensaje, 'string');
-    const missing = await app.app.inject({ method: 'POST', url: `${path}/aprobacioncomercial/api/ecf`, payload: form.payload, headers: form.headers });
+    const missing = await app.app.inject({
+      method: 'POST',
+      url: `${path}/aprobacioncomercial/api/ecf`,
+      payload: form.payload,
+      headers: form.headers,
+    });
     assert.equal(missing.statusCode, 401);
   });
 
-  it('never takes the integrator\'s API key in place of a receiver token', async () => {
+  it("never takes the integrator's API key in place of a receiver token", async () => {
     const response = await postEcf(app.app, path, ecfTo(company.rnc).xml, undefined);
     assert.equal(response.statusCode, 401);
     const form = multipart(ecfTo(company.rnc).xml);
-    const withKey = await app.app.inject({ method: 'POST', url: `${path}/recepcion/api/ecf`, payload: form.payload, headers: { ...form.headers, 'x-api-key': company.apiKey } });
+    const withKey = await app.app.inject({
+      method: 'POST',
+      url: `${path}/recepcion/api/ecf`,
+      payload: form.payload,
+      headers: { ...form.headers, 'x-api-key': company.apiKey },
+    });
     assert.equal(withKey.statusCode, 401);
   });
 });
@@ -455,7 +701,12 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
     assert.equal((await postEcf(required.app, path, xml, undefined)).statusCode, 401);
     assert.equal((await postEcf(required.app, path, xml, 'forged-token-0123456789')).statusCode, 401);
     const form = multipart(xml);
-    const malformed = await required.app.inject({ method: 'POST', url: `${path}/recepcion/api/ecf`, payload: form.payload, headers: { ...form.headers, authorization: 'Basic dXNlcjpwYXNz' } });
+    const malformed = await required.app.inject({
+      method: 'POST',
+      url: `${path}/recepcion/api/ecf`,
+      payload: form.payload,
+      headers: { ...form.headers, authorization: 'Basic dXNlcjpwYXNz' },
+    });
     assert.equal(malformed.statusCode, 401);
     assert.equal(malformed.headers['www-authenticate'], 'Bearer');
     const token = await tokenAt(required.app, path);
@@ -465,7 +716,12 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
   it('the token answers as JSON or XML by Accept, valid one hour; an expired token is a 401', async () => {
     const seed = await required.app.inject({ url: `${path}/autenticacion/api/semilla` });
     const form = multipart(signXml(seed.body, issuerKey));
-    const answer = await required.app.inject({ method: 'POST', url: `${path}/autenticacion/api/validacioncertificado`, payload: form.payload, headers: { ...form.headers, accept: 'application/xml' } });
+    const answer = await required.app.inject({
+      method: 'POST',
+      url: `${path}/autenticacion/api/validacioncertificado`,
+      payload: form.payload,
+      headers: { ...form.headers, accept: 'application/xml' },
+    });
     assert.equal(answer.statusCode, 200, answer.body);
     assert.match(String(answer.headers['content-type']), /^application\/xml/);
     const token = /<token>([^<]+)<\/token>/.exec(answer.body)?.[1];
@@ -483,7 +739,12 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
   it('a seed serves once, only fresh, only signed, and only at the company that issued it', async () => {
     const validate = (xml: string, at = path) => {
       const form = multipart(xml);
-      return required.app.inject({ method: 'POST', url: `${at}/autenticacion/api/validacioncertificado`, payload: form.payload, headers: form.headers });
+      return required.app.inject({
+        method: 'POST',
+        url: `${at}/autenticacion/api/validacioncertificado`,
+        payload: form.payload,
+        headers: form.headers,
+      });
     };
     const signed = signXml((await required.app.inject({ url: `${path}/autenticacion/api/semilla` })).body, issuerKey);
     assert.equal((await validate(signed)).statusCode, 200);
@@ -503,8 +764,11 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
     assert.equal((await validate(invented)).statusCode, 400, 'a seed we never issued');
 
     const elsewhere = await receivingCompany(required);
-    const theirs = signXml((await required.app.inject({ url: `${base(elsewhere)}/autenticacion/api/semilla` })).body, issuerKey);
-    assert.equal((await validate(theirs)).statusCode, 400, 'another company\'s seed');
+    const theirs = signXml(
+      (await required.app.inject({ url: `${base(elsewhere)}/autenticacion/api/semilla` })).body,
+      issuerKey,
+    );
+    assert.equal((await validate(theirs)).statusCode, 400, "another company's seed");
     // And a token opens only the receiver of the company that issued it.
     const token = await tokenAt(required.app, base(elsewhere));
     assert.equal((await postEcf(required.app, path, ecfTo(company.rnc).xml, token)).statusCode, 401);
@@ -514,7 +778,10 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
     const at = fixedClock(new Date());
     const shared = createMemoryCache(at);
     let tokenReads = 0;
-    const counted: Cache = { ...shared, get: (key) => (key.startsWith('receiver:token:') && tokenReads++, shared.get(key)) };
+    const counted: Cache = {
+      ...shared,
+      get: (key) => (key.startsWith('receiver:token:') && tokenReads++, shared.get(key)),
+    };
     const auth = createReceiverAuth({ cache: counted, clock: at, mode: 'required' });
     const checked = await auth.validateSeed('cmp_a', Buffer.from(signXml(await auth.issueSeed('cmp_a'), issuerKey)));
     assert.ok(checked.ok);
@@ -532,7 +799,16 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
   it('two requests racing with one signed seed: one token', async () => {
     const signed = signXml((await required.app.inject({ url: `${path}/autenticacion/api/semilla` })).body, issuerKey);
     const form = multipart(signed);
-    const answers = await Promise.all(Array.from({ length: 4 }, () => required.app.inject({ method: 'POST', url: `${path}/autenticacion/api/validacioncertificado`, payload: form.payload, headers: form.headers })));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        required.app.inject({
+          method: 'POST',
+          url: `${path}/autenticacion/api/validacioncertificado`,
+          payload: form.payload,
+          headers: form.headers,
+        }),
+      ),
+    );
     assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [200, 400, 400, 400]);
   });
 
@@ -542,7 +818,10 @@ describe('receiver: tokens and seeds (RECEIVER_AUTH_MODE)', () => {
       try {
         const receiving = await receivingCompany(other);
         const at = base(receiving);
-        assert.equal(arecfFields((await postEcf(other.app, at, ecfTo(receiving.rnc).xml, undefined)).body)['Estado'], '0');
+        assert.equal(
+          arecfFields((await postEcf(other.app, at, ecfTo(receiving.rnc).xml, undefined)).body)['Estado'],
+          '0',
+        );
         const forged = await postEcf(other.app, at, ecfTo(receiving.rnc).xml, 'forged-token-0123456789');
         if (mode === 'optional') assert.equal(forged.statusCode, 401);
         else assert.equal(arecfFields(forged.body)['Estado'], '0');
@@ -579,7 +858,11 @@ describe('receiver: duplicate detection survives a restart', () => {
 
     const url = await databaseUrlOf(app.application);
     await app.application.close();
-    restarted = await buildApplication({ config: app.config, roles: { http: true, work: false, schedule: false }, database: { kind: 'postgres', url, poolSize: 2 } });
+    restarted = await buildApplication({
+      config: app.config,
+      roles: { http: true, work: false, schedule: false },
+      database: { kind: 'postgres', url, poolSize: 2 },
+    });
     const http = restarted.http?.app;
     assert.ok(http !== undefined);
     const again = arecfFields((await postEcf(http, path, xml, await tokenAt(http, path))).body);
@@ -609,7 +892,14 @@ describe('receiver: the local test path emisorreceptor', () => {
   });
 
   it('serves the company RECEIVER_LOCAL_COMPANY names (RNC or id), and nothing when none is named outside the embedded default', async (context) => {
-    const named = await startTestApp({ env: { ECF_XSD_DIR: officialXsdDir, RECEIVER_AUTH_MODE: 'disabled', DGII_SANDBOX: 'off', DGII_BASE_URL: 'http://127.0.0.1:9' } });
+    const named = await startTestApp({
+      env: {
+        ECF_XSD_DIR: officialXsdDir,
+        RECEIVER_AUTH_MODE: 'disabled',
+        DGII_SANDBOX: 'off',
+        DGII_BASE_URL: 'http://127.0.0.1:9',
+      },
+    });
     try {
       if (named.application.database.kind !== 'postgres') {
         context.skip('needs PostgreSQL: a second application shares the database');
@@ -617,13 +907,22 @@ describe('receiver: the local test path emisorreceptor', () => {
       }
       const company = await receivingCompany(named);
       // Not configured, not embedded: no company behind emisorreceptor.
-      assert.equal((await named.app.inject({ url: '/testecf/emisorreceptor/fe/autenticacion/api/semilla' })).statusCode, 404);
+      assert.equal(
+        (await named.app.inject({ url: '/testecf/emisorreceptor/fe/autenticacion/api/semilla' })).statusCode,
+        404,
+      );
       for (const value of [company.rnc, company.companyId]) {
-        const other = await buildApplication({ config: { ...named.config, receiverLocalCompany: value }, roles: { http: true, work: false, schedule: false }, database: { kind: 'postgres', url: await databaseUrlOf(named.application), poolSize: 2 } });
+        const other = await buildApplication({
+          config: { ...named.config, receiverLocalCompany: value },
+          roles: { http: true, work: false, schedule: false },
+          database: { kind: 'postgres', url: await databaseUrlOf(named.application), poolSize: 2 },
+        });
         try {
           const http = other.http?.app;
           assert.ok(http !== undefined);
-          const fields = arecfFields((await postEcf(http, '/testecf/emisorreceptor/fe', ecfTo(company.rnc).xml, undefined)).body);
+          const fields = arecfFields(
+            (await postEcf(http, '/testecf/emisorreceptor/fe', ecfTo(company.rnc).xml, undefined)).body,
+          );
           assert.deepEqual([fields['Estado'], fields['RNCComprador']], ['0', company.rnc], value);
         } finally {
           await other.close();
@@ -635,33 +934,54 @@ describe('receiver: the local test path emisorreceptor', () => {
   });
 });
 
-describe('receiver: a company\'s own service segment', () => {
+describe("receiver: a company's own service segment", () => {
   it('is set through the control plane (provisioning or update), lower-case and unique; without one the RNC serves', async () => {
     const app = await startTestApp({ env: { ECF_XSD_DIR: officialXsdDir, RECEIVER_AUTH_MODE: 'disabled' } });
     try {
       const company = await receivingCompany(app);
-      const seedAt = async (segment: string) => (await app.app.inject({ url: `/testecf/${segment}/fe/autenticacion/api/semilla` })).statusCode;
+      const seedAt = async (segment: string) =>
+        (await app.app.inject({ url: `/testecf/${segment}/fe/autenticacion/api/semilla` })).statusCode;
       assert.equal(await seedAt(company.rnc), 200);
 
-      const updated = await app.sendEvent('company.updated', { companyId: company.companyId, receiverSegment: 'Ferreteria-Central' });
+      const updated = await app.sendEvent('company.updated', {
+        companyId: company.companyId,
+        receiverSegment: 'Ferreteria-Central',
+      });
       assert.equal(updated.statusCode, 200, updated.body);
       assert.equal(await seedAt('ferreteria-central'), 200);
       assert.equal(await seedAt(company.rnc), 404);
-      const fields = arecfFields((await postEcf(app.app, '/testecf/FERRETERIA-central/fe', ecfTo(company.rnc).xml, undefined)).body);
+      const fields = arecfFields(
+        (await postEcf(app.app, '/testecf/FERRETERIA-central/fe', ecfTo(company.rnc).xml, undefined)).body,
+      );
       assert.deepEqual([fields['Estado'], fields['RNCComprador']], ['0', company.rnc]);
 
       // Taken, the local test path, or another taxpayer's RNC: refused, naming the field.
       const rnc = nextRnc();
       for (const receiverSegment of ['ferreteria-CENTRAL', 'emisorreceptor', company.rnc]) {
-        const refused = await app.sendEvent('company.provisioned', { rnc, legalName: 'Otra SRL', plan: 'pro', capabilities: ['receiving'], receiverSegment });
+        const refused = await app.sendEvent('company.provisioned', {
+          rnc,
+          legalName: 'Otra SRL',
+          plan: 'pro',
+          capabilities: ['receiving'],
+          receiverSegment,
+        });
         assert.ok(refused.statusCode >= 400 && refused.statusCode < 500, `${receiverSegment}: ${refused.body}`);
         assert.match(refused.body, /receiverSegment/);
       }
-      const other = await app.sendEvent('company.provisioned', { rnc, legalName: 'Otra SRL', plan: 'pro', capabilities: ['receiving'], receiverSegment: 'otra' });
+      const other = await app.sendEvent('company.provisioned', {
+        rnc,
+        legalName: 'Otra SRL',
+        plan: 'pro',
+        capabilities: ['receiving'],
+        receiverSegment: 'otra',
+      });
       assert.equal(other.statusCode, 200, other.body);
       assert.equal(await seedAt('otra'), 200);
 
-      assert.equal((await app.sendEvent('company.updated', { companyId: company.companyId, receiverSegment: null })).statusCode, 200);
+      assert.equal(
+        (await app.sendEvent('company.updated', { companyId: company.companyId, receiverSegment: null })).statusCode,
+        200,
+      );
       assert.equal(await seedAt(company.rnc), 200);
       assert.equal(await seedAt('ferreteria-central'), 404);
     } finally {
@@ -690,7 +1010,12 @@ describe('receiver: refused input leaves a log line', () => {
         [multipart(ecfTo(company.rnc).xml, { field: 'archivo' }), 'receiver upload refused'],
         [multipart('<!DOCTYPE x [<!ENTITY e "e">]><ECF>&e;</ECF>'), 'receiver e-CF refused: unreadable'],
       ] as const) {
-        const response = await app.app.inject({ method: 'POST', url: `${base(company)}/recepcion/api/ecf`, payload: form.payload, headers: { ...form.headers, 'x-correlation-id': `refused-${expected.length}` } });
+        const response = await app.app.inject({
+          method: 'POST',
+          url: `${base(company)}/recepcion/api/ecf`,
+          payload: form.payload,
+          headers: { ...form.headers, 'x-correlation-id': `refused-${expected.length}` },
+        });
         assert.equal(response.statusCode, 400);
         const lines = app.logs.entries().filter((entry) => entry['msg'] === expected);
         assert.equal(lines.length, 1, expected);

@@ -21,7 +21,9 @@ function readmeRow(role: string): string[][] {
 describe('the README role table', () => {
   let app: TestApp;
   before(async () => {
-    app = await startTestApp({ env: { FISCAL_ENV: 'CERT', TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip' } });
+    app = await startTestApp({
+      env: { FISCAL_ENV: 'CERT', TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip' },
+    });
   });
   after(async () => {
     await app.close();
@@ -35,6 +37,9 @@ describe('the README role table', () => {
     assert.deepEqual([workLoops, workJobs, workSchedules], [roleWork.loops.work, roleWork.jobs, []]);
     const [scheduleLoops, scheduleJobs, schedules] = readmeRow('schedule');
     assert.deepEqual([scheduleLoops, scheduleJobs], [roleWork.loops.schedule, []]);
-    assert.deepEqual(schedules, roleWork.schedules.flatMap((schedule) => [schedule.job, schedule.cron]));
+    assert.deepEqual(
+      schedules,
+      roleWork.schedules.flatMap((schedule) => [schedule.job, schedule.cron]),
+    );
   });
 });

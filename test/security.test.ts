@@ -109,7 +109,11 @@ describe('API key guard on every /api/v1 route', () => {
   };
   let sequence = 0;
 
-  async function call(app: App, route: Pick<GuardedRoute, 'method' | 'path'>, apiKey: string | undefined): Promise<LightMyRequestResponse> {
+  async function call(
+    app: App,
+    route: Pick<GuardedRoute, 'method' | 'path'>,
+    apiKey: string | undefined,
+  ): Promise<LightMyRequestResponse> {
     const correlationId = `security-${++sequence}`;
     const response = await app.inject({
       method: route.method,
@@ -122,10 +126,18 @@ describe('API key guard on every /api/v1 route', () => {
 
   const empresa = { method: 'GET', path: '/api/v1/empresa' } as const;
 
-  async function eachRoute(t: TestContext, check: (route: GuardedRoute) => Promise<void>, skip?: (route: GuardedRoute) => string | undefined) {
+  async function eachRoute(
+    t: TestContext,
+    check: (route: GuardedRoute) => Promise<void>,
+    skip?: (route: GuardedRoute) => string | undefined,
+  ) {
     for (const route of routes) {
       const reason = skip?.(route);
-      await t.test(reason === undefined ? route.label : `${route.label}: skipped, ${reason}`, { skip: reason ?? false }, () => check(route));
+      await t.test(
+        reason === undefined ? route.label : `${route.label}: skipped, ${reason}`,
+        { skip: reason ?? false },
+        () => check(route),
+      );
     }
   }
 
@@ -140,15 +152,29 @@ describe('API key guard on every /api/v1 route', () => {
     for (const scope of scopes) keys.single.set(scope, (await testEnv.issueKey(companyId, [scope])).apiKey);
 
     const revoked = await testEnv.issueKey(companyId, scopes);
-    assert.equal((await call(testEnv.app, empresa, revoked.apiKey)).statusCode, 200, 'the key works before it is revoked');
-    const revocation = await testEnv.cloud('DELETE', `/internal/cloud/v1/companies/${companyId}/api-keys/${revoked.keyId}`);
+    assert.equal(
+      (await call(testEnv.app, empresa, revoked.apiKey)).statusCode,
+      200,
+      'the key works before it is revoked',
+    );
+    const revocation = await testEnv.cloud(
+      'DELETE',
+      `/internal/cloud/v1/companies/${companyId}/api-keys/${revoked.keyId}`,
+    );
     assert.equal(revocation.statusCode, 204);
     keys.revoked = revoked.apiKey;
 
     const suspendedCompany = await testEnv.provisionCompany();
     keys.suspended = (await testEnv.issueKey(suspendedCompany, scopes)).apiKey;
-    assert.equal((await call(testEnv.app, empresa, keys.suspended)).statusCode, 200, 'the key works before the suspension');
-    const suspension = await testEnv.sendEvent('company.suspended', { companyId: suspendedCompany, reason: 'unpaid invoices' });
+    assert.equal(
+      (await call(testEnv.app, empresa, keys.suspended)).statusCode,
+      200,
+      'the key works before the suspension',
+    );
+    const suspension = await testEnv.sendEvent('company.suspended', {
+      companyId: suspendedCompany,
+      reason: 'unpaid invoices',
+    });
     assert.equal(suspension.statusCode, 200, suspension.body);
 
     const certCompany = await certEnv.provisionCompany();
@@ -156,7 +182,9 @@ describe('API key guard on every /api/v1 route', () => {
     assert.match(keys.fromCert, /^ecf_cert_/);
 
     // Last, because it moves this instance's clock: the key expires five seconds after issue, then a minute passes.
-    keys.expired = (await testEnv.issueKey(companyId, scopes, { expiresAt: new Date(clock.now().getTime() + 5_000).toISOString() })).apiKey;
+    keys.expired = (
+      await testEnv.issueKey(companyId, scopes, { expiresAt: new Date(clock.now().getTime() + 5_000).toISOString() })
+    ).apiKey;
     assert.equal((await call(testEnv.app, empresa, keys.expired)).statusCode, 200, 'the key works until it expires');
     clock.advance(60_000);
   });
@@ -175,13 +203,33 @@ describe('API key guard on every /api/v1 route', () => {
     { name: 'without an x-api-key header', code: 'api_key_missing', key: () => undefined },
     { name: 'with an empty x-api-key header', code: 'api_key_missing', key: () => '' },
     { name: 'for the malformed key "nope"', code: 'api_key_malformed', key: () => 'nope' },
-    { name: 'for a real key with one secret character changed (bad checksum)', code: 'api_key_malformed', key: () => withOneSecretCharacterChanged(keys.all) },
-    { name: 'for a well-formed key that was never issued', code: 'api_key_unknown', key: () => generateApiKey('TEST').key },
-    { name: "for an issued key's id with another secret and a valid checksum", code: 'api_key_unknown', key: () => withAnotherSecret(keys.all) },
+    {
+      name: 'for a real key with one secret character changed (bad checksum)',
+      code: 'api_key_malformed',
+      key: () => withOneSecretCharacterChanged(keys.all),
+    },
+    {
+      name: 'for a well-formed key that was never issued',
+      code: 'api_key_unknown',
+      key: () => generateApiKey('TEST').key,
+    },
+    {
+      name: "for an issued key's id with another secret and a valid checksum",
+      code: 'api_key_unknown',
+      key: () => withAnotherSecret(keys.all),
+    },
     { name: 'for a revoked key', code: 'api_key_revoked', key: () => keys.revoked },
     { name: 'for an expired key', code: 'api_key_expired', key: () => keys.expired },
-    { name: 'for CERT key text on the TEST instance', code: 'api_key_wrong_environment', key: () => generateApiKey('CERT').key },
-    { name: 'for PRODUCTION key text on the TEST instance', code: 'api_key_wrong_environment', key: () => generateApiKey('PRODUCTION').key },
+    {
+      name: 'for CERT key text on the TEST instance',
+      code: 'api_key_wrong_environment',
+      key: () => generateApiKey('CERT').key,
+    },
+    {
+      name: 'for PRODUCTION key text on the TEST instance',
+      code: 'api_key_wrong_environment',
+      key: () => generateApiKey('PRODUCTION').key,
+    },
     { name: 'for a real key issued by a CERT instance', code: 'api_key_wrong_environment', key: () => keys.fromCert },
   ];
 
@@ -247,7 +295,7 @@ describe('API key guard on every /api/v1 route', () => {
       otherKey = (await testEnv.issueKey(otherCompanyId, ['documents:read'])).apiKey;
     });
 
-    it("shows a key only its own company in GET /api/v1/empresa", async () => {
+    it('shows a key only its own company in GET /api/v1/empresa', async () => {
       const ownResponse = await call(testEnv.app, empresa, keys.all);
       assert.equal(ownResponse.statusCode, 200, ownResponse.body);
       const own = ownResponse.json<{ data: { company: { id: string; rnc: string } } }>().data.company;
@@ -322,7 +370,11 @@ describe('API key guard on every /api/v1 route', () => {
     }
 
     it("refuses a suspended company's key that holds the scope with 403 company_suspended", async () => {
-      assertProblem(await call(probe, { method: 'GET', path: scopeProbeUrl('webhooks:manage') }, keys.suspended), 403, 'company_suspended');
+      assertProblem(
+        await call(probe, { method: 'GET', path: scopeProbeUrl('webhooks:manage') }, keys.suspended),
+        403,
+        'company_suspended',
+      );
     });
   });
 });
@@ -340,7 +392,10 @@ describe('derived scopes (SPEC §5)', () => {
     { granted: ['webhooks:manage'], effective: ['webhooks:manage'] },
     { granted: ['certification:manage'], effective: ['certification:manage'] },
     { granted: [], effective: [] },
-    { granted: ['documents:create', 'documents:read'], effective: ['documents:create', 'documents:read', 'taxpayers:read', 'received:read'] },
+    {
+      granted: ['documents:create', 'documents:read'],
+      effective: ['documents:create', 'documents:read', 'taxpayers:read', 'received:read'],
+    },
     { granted: ['sequences:manage', 'sequences:allocate'], effective: ['sequences:manage', 'sequences:allocate'] },
   ];
   for (const { granted, effective } of derivations) {

@@ -20,18 +20,27 @@ describe('SEND_CONCURRENCY=2', { timeout: 120_000 }, () => {
 
   it('keeps at most 2 documents at DGII reception at once', async () => {
     assert.equal(world.app.config.sending.concurrency, 2);
-    const fault = await world.sandbox.admin('POST', '/faults', { service: 'recepcion', mode: 'slow', delayMs: answerMs, probability: 1 });
+    const fault = await world.sandbox.admin('POST', '/faults', {
+      service: 'recepcion',
+      mode: 'slow',
+      delayMs: answerMs,
+      probability: 1,
+    });
     assert.equal(fault.status, 201, JSON.stringify(fault.body));
     const created = [];
     for (let i = 0; i < documents; i++) created.push(await world.create(ecfDocuments['31']));
     await Promise.all(created.map((document) => world.send(document.id)));
     for (const document of created) assert.equal((await world.untilSettled(document.id)).status, 'accepted');
 
-    const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as { encf: string | null; arrived_at: string }[];
+    const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as {
+      encf: string | null;
+      arrived_at: string;
+    }[];
     const finished = arrivals.map((arrival) => new Date(arrival.arrived_at).getTime()).sort((a, b) => a - b);
     assert.equal(finished.length, documents);
     const gaps = finished.slice(2).map((at, i) => at - (finished[i] ?? 0));
     // A little under the answer time: the sandbox's clock reads the time after its own work, not to the millisecond.
-    for (const gap of gaps) assert.ok(gap >= answerMs * 0.9, `receptions finished closer than one answer apart: ${gaps.join(', ')} ms`);
+    for (const gap of gaps)
+      assert.ok(gap >= answerMs * 0.9, `receptions finished closer than one answer apart: ${gaps.join(', ')} ms`);
   });
 });

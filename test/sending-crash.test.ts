@@ -18,7 +18,13 @@ const documents = 200;
 const kills = 6;
 
 // Two DGII calls of at most 1 + 2.5 s fit in the 8 s lease; a killed worker's documents fall due when it runs out.
-const timings = { DGII_CONNECT_TIMEOUT_MS: '1000', DGII_RESPONSE_TIMEOUT_MS: '2500', SEND_LEASE_SECONDS: '8', SEND_RETRY_BASE_MS: '200', SEND_MAX_ATTEMPTS: '30' };
+const timings = {
+  DGII_CONNECT_TIMEOUT_MS: '1000',
+  DGII_RESPONSE_TIMEOUT_MS: '2500',
+  SEND_LEASE_SECONDS: '8',
+  SEND_RETRY_BASE_MS: '200',
+  SEND_MAX_ATTEMPTS: '30',
+};
 
 async function within<T>(what: string, promise: Promise<T>, ms: number, detail: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -36,7 +42,12 @@ async function within<T>(what: string, promise: Promise<T>, ms: number, detail: 
 
 describe(
   `crash safety: the worker is SIGKILLed ${String(kills)} times during ${String(documents)} sends`,
-  { skip: onPostgres ? false : 'needs PostgreSQL at 127.0.0.1:5432: the worker runs in child processes, which cannot share embedded PGlite', timeout: 300_000 },
+  {
+    skip: onPostgres
+      ? false
+      : 'needs PostgreSQL at 127.0.0.1:5432: the worker runs in child processes, which cannot share embedded PGlite',
+    timeout: 300_000,
+  },
   () => {
     let world: SendingWorld;
     let worker: WorkerProcess | undefined;
@@ -45,7 +56,12 @@ describe(
       // This process serves HTTP and polls for verdicts (scheduler); the worker runs apart, to be killed.
       world = await startSendingWorld({ roles: { http: true, work: false, schedule: true }, env: timings });
       // Slow answers keep requests in flight, so kills land while bytes are on their way.
-      const slow = await world.sandbox.admin('POST', '/faults', { service: 'recepcion', mode: 'slow', delayMs: 300, probability: 0.3 });
+      const slow = await world.sandbox.admin('POST', '/faults', {
+        service: 'recepcion',
+        mode: 'slow',
+        delayMs: 300,
+        probability: 0.3,
+      });
       assert.equal(slow.status, 201, JSON.stringify(slow.body));
     });
     after(async () => {
@@ -64,7 +80,9 @@ describe(
       // The integrator: creates the documents and asks for each to be sent, a few at a time.
       const produce = async () => {
         for (let batch = 0; batch < documents; batch += 4) {
-          const created = await Promise.all(Array.from({ length: Math.min(4, documents - batch) }, () => world.create(ecfDocuments['31'])));
+          const created = await Promise.all(
+            Array.from({ length: Math.min(4, documents - batch) }, () => world.create(ecfDocuments['31'])),
+          );
           for (const document of created) {
             await world.send(document.id);
             ids.push(document.id);
@@ -82,14 +100,22 @@ describe(
         await sleep(300 + Math.random() * 1_200);
         // A kill lands mid-send when the worker holds a document; give it a moment to take one.
         for (let wait = 0; wait < 50; wait++) {
-          const held = await db.selectFrom('documents').select('id').where('status', '=', 'sending').where('send_lease_id', 'is not', null).executeTakeFirst();
+          const held = await db
+            .selectFrom('documents')
+            .select('id')
+            .where('status', '=', 'sending')
+            .where('send_lease_id', 'is not', null)
+            .executeTakeFirst();
           if (held !== undefined) break;
           await sleep(100);
         }
         current.child.kill('SIGKILL');
         killedWith.push((await current.exited).signal);
       }
-      assert.deepEqual(killedWith, Array.from({ length: kills }, () => 'SIGKILL'));
+      assert.deepEqual(
+        killedWith,
+        Array.from({ length: kills }, () => 'SIGKILL'),
+      );
 
       // The last worker runs undisturbed until every document is final.
       const last = startWorkerProcess(env);
@@ -98,10 +124,20 @@ describe(
       assert.equal(ids.length, documents);
       const deadline = Date.now() + 150_000;
       for (;;) {
-        const open = await db.selectFrom('documents').select((eb) => eb.fn.countAll<number>().as('count')).where('id', 'in', ids).where('status', 'not in', ['accepted', 'accepted_conditional', 'rejected']).executeTakeFirstOrThrow();
+        const open = await db
+          .selectFrom('documents')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('id', 'in', ids)
+          .where('status', 'not in', ['accepted', 'accepted_conditional', 'rejected'])
+          .executeTakeFirstOrThrow();
         if (open.count === 0) break;
         if (Date.now() > deadline) {
-          const states = await db.selectFrom('documents').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).where('id', 'in', ids).groupBy('status').execute();
+          const states = await db
+            .selectFrom('documents')
+            .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+            .where('id', 'in', ids)
+            .groupBy('status')
+            .execute();
           throw new Error(`${String(open.count)} documents are not final: ${JSON.stringify(states)}\n${last.output()}`);
         }
         await sleep(250);
@@ -109,7 +145,11 @@ describe(
       assert.equal(last.child.exitCode, null, `the last worker stopped:\n${last.output()}`);
 
       // Nothing lost: every document accepted, with the trackId DGII gave it.
-      const rows = await db.selectFrom('documents').select(['id', 'encf', 'status', 'track_id', 'send_lease_id']).where('id', 'in', ids).execute();
+      const rows = await db
+        .selectFrom('documents')
+        .select(['id', 'encf', 'status', 'track_id', 'send_lease_id'])
+        .where('id', 'in', ids)
+        .execute();
       assert.equal(rows.length, documents);
       assert.deepEqual([...new Set(rows.map((row) => row.status))], ['accepted']);
       for (const row of rows) {
@@ -118,26 +158,48 @@ describe(
       }
 
       // Nothing twice: each e-NCF reached DGII's reception exactly once, and its trackId is the one DGII gave.
-      const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as { encf: string | null; track_id: string | null; outcome: string }[];
+      const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as {
+        encf: string | null;
+        track_id: string | null;
+        outcome: string;
+      }[];
       const perEncf = new Map<string, { count: number; trackId: string | null }>();
       for (const arrival of arrivals) {
         if (arrival.encf === null) continue;
         const seen = perEncf.get(arrival.encf);
-        perEncf.set(arrival.encf, { count: (seen?.count ?? 0) + 1, trackId: arrival.track_id ?? seen?.trackId ?? null });
+        perEncf.set(arrival.encf, {
+          count: (seen?.count ?? 0) + 1,
+          trackId: arrival.track_id ?? seen?.trackId ?? null,
+        });
       }
       const twice = [...perEncf].filter(([, seen]) => seen.count > 1).map(([encf]) => encf);
       assert.deepEqual(twice, [], 'an e-NCF reached DGII more than once');
       for (const row of rows) {
-        assert.equal(perEncf.get(row.encf)?.count, 1, `${row.encf} reached DGII ${String(perEncf.get(row.encf)?.count ?? 0)} times`);
-        assert.equal(perEncf.get(row.encf)?.trackId, row.track_id, `${row.encf}: the trackId recorded is not the one DGII gave`);
+        assert.equal(
+          perEncf.get(row.encf)?.count,
+          1,
+          `${row.encf} reached DGII ${String(perEncf.get(row.encf)?.count ?? 0)} times`,
+        );
+        assert.equal(
+          perEncf.get(row.encf)?.trackId,
+          row.track_id,
+          `${row.encf}: the trackId recorded is not the one DGII gave`,
+        );
       }
 
       // The kills landed mid-send: a document's attempt marked `sending` was followed, with no outcome between, by
       // another worker's question to DGII about its e-NCF; each question was answered (DGII had it, or had nothing
       // and it was sent again).
-      const events = await db.selectFrom('document_events').select(['document_id', 'type', 'cause']).where('document_id', 'in', ids).where('type', 'like', 'dgii.%').orderBy('id').execute();
+      const events = await db
+        .selectFrom('document_events')
+        .select(['document_id', 'type', 'cause'])
+        .where('document_id', 'in', ids)
+        .where('type', 'like', 'dgii.%')
+        .orderBy('id')
+        .execute();
       const timelines = new Map<string, { type: string; cause: string }[]>();
-      for (const event of events) timelines.set(event.document_id, [...(timelines.get(event.document_id) ?? []), event]);
+      for (const event of events)
+        timelines.set(event.document_id, [...(timelines.get(event.document_id) ?? []), event]);
       let interrupted = 0;
       const answers = new Map<string, number>();
       for (const timeline of timelines.values()) {
@@ -147,18 +209,31 @@ describe(
           assert.match(next.cause, /^DGII may already have it/);
           interrupted++;
           const answer = timeline[i + 2];
-          const kind = answer === undefined ? 'none' : answer.cause.startsWith('DGII already had it') ? 'already there' : answer.type;
+          const kind =
+            answer === undefined
+              ? 'none'
+              : answer.cause.startsWith('DGII already had it')
+                ? 'already there'
+                : answer.type;
           answers.set(kind, (answers.get(kind) ?? 0) + 1);
         });
       }
       assert.ok(interrupted > 0, 'no kill left a document `sending`: the kills did not land mid-send');
-      for (const kind of answers.keys()) assert.ok(['already there', 'dgii.resolved', 'dgii.uncertain', 'dgii.sending'].includes(kind), `a question after a kill was answered by ${kind}`);
+      for (const kind of answers.keys())
+        assert.ok(
+          ['already there', 'dgii.resolved', 'dgii.uncertain', 'dgii.sending'].includes(kind),
+          `a question after a kill was answered by ${kind}`,
+        );
       // Each document received exactly one trackId.
       for (const row of rows) {
-        const received = events.filter((event) => event.document_id === row.id && event.type === 'dgii.received').length;
+        const received = events.filter(
+          (event) => event.document_id === row.id && event.type === 'dgii.received',
+        ).length;
         assert.equal(received, 1, `${row.encf} was given ${String(received)} trackIds`);
       }
-      process.stdout.write(`# ${String(interrupted)} sends interrupted by a kill, then resolved by asking DGII: ${JSON.stringify(Object.fromEntries(answers))}\n`);
+      process.stdout.write(
+        `# ${String(interrupted)} sends interrupted by a kill, then resolved by asking DGII: ${JSON.stringify(Object.fromEntries(answers))}\n`,
+      );
     });
 
     it('takes up a document a dead worker still holds once its lease runs out, not before', async () => {
@@ -171,16 +246,49 @@ describe(
       // What a worker killed after marking it `sending` leaves: the document and its queue row under its lease, still
       // running.
       const heldUntil = new Date(Date.now() + 3_000);
-      await db.updateTable('documents').set({ status: 'sending', send_route: 'reception', send_lease_id: 'lse_killed_worker', send_lease_until: heldUntil, send_due_at: heldUntil, updated_at: new Date() }).where('id', '=', document.id).execute();
-      await db.insertInto('outbound_work').values({ target: documentSends, item_id: document.id, environment: world.app.config.fiscalEnv, due_at: heldUntil, lease_id: 'lse_killed_worker', attempts: 1 }).execute();
+      await db
+        .updateTable('documents')
+        .set({
+          status: 'sending',
+          send_route: 'reception',
+          send_lease_id: 'lse_killed_worker',
+          send_lease_until: heldUntil,
+          send_due_at: heldUntil,
+          updated_at: new Date(),
+        })
+        .where('id', '=', document.id)
+        .execute();
+      await db
+        .insertInto('outbound_work')
+        .values({
+          target: documentSends,
+          item_id: document.id,
+          environment: world.app.config.fiscalEnv,
+          due_at: heldUntil,
+          lease_id: 'lse_killed_worker',
+          attempts: 1,
+        })
+        .execute();
 
       const done = await world.untilSettled(document.id, 60_000);
       assert.equal(done.status, 'accepted');
-      const events = await db.selectFrom('document_events').select(['at', 'type', 'cause']).where('document_id', '=', document.id).where('type', 'like', 'dgii.%').orderBy('id').execute();
-      assert.deepEqual(events.map((event) => event.type), ['dgii.sending', 'dgii.resolved', 'dgii.received', 'dgii.accepted']);
+      const events = await db
+        .selectFrom('document_events')
+        .select(['at', 'type', 'cause'])
+        .where('document_id', '=', document.id)
+        .where('type', 'like', 'dgii.%')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ['dgii.sending', 'dgii.resolved', 'dgii.received', 'dgii.accepted'],
+      );
       assert.match(events[0]?.cause ?? '', /^DGII may already have it/);
       // Taken up only once the dead worker's lease had run out.
-      assert.ok((events[0]?.at.getTime() ?? 0) >= heldUntil.getTime(), `taken up at ${String(events[0]?.at.toISOString())}, before ${heldUntil.toISOString()}`);
+      assert.ok(
+        (events[0]?.at.getTime() ?? 0) >= heldUntil.getTime(),
+        `taken up at ${String(events[0]?.at.toISOString())}, before ${heldUntil.toISOString()}`,
+      );
       const arrivals = (await world.sandbox.admin('GET', `/arrivals?encf=${document.eNCF}`)).body as unknown[];
       assert.equal(arrivals.length, 1);
     });

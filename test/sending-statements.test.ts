@@ -6,8 +6,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin, type Updateable } from 'kysely';
 import type { DgiiClient, ResultOutcome, SendEcfOutcome } from '../src/dgii/index.js';
-import { createDelivery, deliveryPolicy, documentPolls, documentSends, type Delivery, type DeliveryPolicy } from '../src/modules/sending/index.js';
-import { changeDocumentsIf, claimForSending, pendingCounts, type DocumentChange } from '../src/modules/sending/sending.repo.js';
+import {
+  createDelivery,
+  deliveryPolicy,
+  documentPolls,
+  documentSends,
+  type Delivery,
+  type DeliveryPolicy,
+} from '../src/modules/sending/index.js';
+import {
+  changeDocumentsIf,
+  claimForSending,
+  pendingCounts,
+  type DocumentChange,
+} from '../src/modules/sending/sending.repo.js';
 import type { ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { parseConfig } from '../src/config.js';
 import { systemClock } from '../src/platform/clock.js';
@@ -53,23 +65,80 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
   }
 
   /** A document of `type` changed as given; one waiting to be sent or polled is queued for it, due now or `queue`. */
-  async function documentIn(type: '31' | '32', change: Updateable<DocumentsTable>, queue: { dueAt?: Date; leaseId?: string } = {}): Promise<string> {
+  async function documentIn(
+    type: '31' | '32',
+    change: Updateable<DocumentsTable>,
+    queue: { dueAt?: Date; leaseId?: string } = {},
+  ): Promise<string> {
     const created = await world.create(ecfDocuments[type]);
-    if (Object.keys(change).length > 0) await db().updateTable('documents').set(change).where('id', '=', created.id).execute();
-    const target = change.status === 'queued' || change.status === 'sending' ? documentSends : change.status === 'in_process' ? documentPolls : undefined;
+    if (Object.keys(change).length > 0)
+      await db().updateTable('documents').set(change).where('id', '=', created.id).execute();
+    const target =
+      change.status === 'queued' || change.status === 'sending'
+        ? documentSends
+        : change.status === 'in_process'
+          ? documentPolls
+          : undefined;
     if (target !== undefined) {
-      const environment = typeof change.environment === "string" ? change.environment : world.app.config.fiscalEnv;
-      await db().insertInto('outbound_work').values({ target, item_id: created.id, environment, due_at: queue.dueAt ?? new Date(), lease_id: queue.leaseId ?? null, attempts: 0 }).execute();
+      const environment = typeof change.environment === 'string' ? change.environment : world.app.config.fiscalEnv;
+      await db()
+        .insertInto('outbound_work')
+        .values({
+          target,
+          item_id: created.id,
+          environment,
+          due_at: queue.dueAt ?? new Date(),
+          lease_id: queue.leaseId ?? null,
+          attempts: 0,
+        })
+        .execute();
     }
     return created.id;
   }
-  const queueRow = (target: string, id: string) => db().selectFrom('outbound_work').selectAll().where('target', '=', target).where('item_id', '=', id).executeTakeFirst();
+  const queueRow = (target: string, id: string) =>
+    db()
+      .selectFrom('outbound_work')
+      .selectAll()
+      .where('target', '=', target)
+      .where('item_id', '=', id)
+      .executeTakeFirst();
   const row = (id: string) => db().selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const events = async (id: string) => (await db().selectFrom('document_events').select(['type', 'status', 'cause']).where('document_id', '=', id).orderBy('id').execute()).slice(1);
-  const domainEvents = async (id: string) => (await sql<{ type: string }>`select type from domain_events where payload->>'documentId' = ${id} order by occurred_at, id`.execute(db())).rows.map((event) => event.type);
-  const openFailedJobs = async (id: string) => (await db().selectFrom('failed_jobs').select('id').where('document_id', '=', id).where('closed_at', 'is', null).execute()).length;
+  const events = async (id: string) =>
+    (
+      await db()
+        .selectFrom('document_events')
+        .select(['type', 'status', 'cause'])
+        .where('document_id', '=', id)
+        .orderBy('id')
+        .execute()
+    ).slice(1);
+  const domainEvents = async (id: string) =>
+    (
+      await sql<{
+        type: string;
+      }>`select type from domain_events where payload->>'documentId' = ${id} order by occurred_at, id`.execute(db())
+    ).rows.map((event) => event.type);
+  const openFailedJobs = async (id: string) =>
+    (
+      await db()
+        .selectFrom('failed_jobs')
+        .select('id')
+        .where('document_id', '=', id)
+        .where('closed_at', 'is', null)
+        .execute()
+    ).length;
 
-  const accepted: ResultOutcome = { kind: 'accepted', estado: 'Aceptado', codigo: '1', messages: [], secuenciaUtilizada: undefined, trackId: 'track-1', encf: null, rnc: null, receivedAt: null };
+  const accepted: ResultOutcome = {
+    kind: 'accepted',
+    estado: 'Aceptado',
+    codigo: '1',
+    messages: [],
+    secuenciaUtilizada: undefined,
+    trackId: 'track-1',
+    encf: null,
+    rnc: null,
+    receivedAt: null,
+  };
 
   it('claims a queued document and records its trackId in one statement each', async () => {
     const id = await documentIn('31', { status: 'queued' });
@@ -84,7 +153,11 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     statements = 0;
     await delivery.attempt(id);
     assert.equal(statements, 2, 'the claim, then the trackId');
-    assert.deepEqual(onSend, [{ status: 'sending', leased: true }], 'marked sending, under a lease, before the bytes leave');
+    assert.deepEqual(
+      onSend,
+      [{ status: 'sending', leased: true }],
+      'marked sending, under a lease, before the bytes leave',
+    );
     const done = await row(id);
     assert.equal(done.status, 'in_process');
     assert.equal(done.track_id, 'track-1');
@@ -93,7 +166,11 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(done.poll_count, 0);
     assert.ok(done.sent_at !== null && done.next_poll_at !== null);
     assert.equal(await queueRow(documentSends, id), undefined, 'its send settled in the same statement');
-    assert.deepEqual((await queueRow(documentPolls, id))?.due_at, done.next_poll_at, 'its first poll queued in the same statement');
+    assert.deepEqual(
+      (await queueRow(documentPolls, id))?.due_at,
+      done.next_poll_at,
+      'its first poll queued in the same statement',
+    );
     assert.deepEqual(await events(id), [
       { type: 'dgii.sending', status: 'sending', cause: 'attempt 1: sending to DGII reception' },
       { type: 'dgii.received', status: 'in_process', cause: 'DGII received it: trackId track-1' },
@@ -113,7 +190,10 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(after.status, 'sending');
     assert.equal(after.track_id, null);
     assert.equal(after.send_lease_id, 'lse_another');
-    assert.deepEqual((await events(id)).map((event) => event.type), ['dgii.sending']);
+    assert.deepEqual(
+      (await events(id)).map((event) => event.type),
+      ['dgii.sending'],
+    );
   });
 
   it('records an error of its own while sending as an uncertain attempt: counted, in the timeline, a failed job once attempts run out', async () => {
@@ -129,18 +209,34 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     await delivery.attempt(id);
     const first = await row(id);
     assert.deepEqual([first.status, first.send_attempts, first.send_lease_id], ['sending', 1, null]);
-    assert.deepEqual((await events(id)).at(-1), { type: 'dgii.uncertain', status: 'sending', cause: 'DGII may have it (an error of this service: the archive went away); it is asked about the e-NCF before anything is sent again' });
+    assert.deepEqual((await events(id)).at(-1), {
+      type: 'dgii.uncertain',
+      status: 'sending',
+      cause:
+        'DGII may have it (an error of this service: the archive went away); it is asked about the e-NCF before anything is sent again',
+    });
     assert.equal(await openFailedJobs(id), 0);
 
     // Taken up again: DGII is asked first (it has nothing), the resend fails the same way, and attempts have run out.
-    await db().updateTable('documents').set({ send_lease_until: new Date(Date.now() - 1_000), send_due_at: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
+    await db()
+      .updateTable('documents')
+      .set({ send_lease_until: new Date(Date.now() - 1_000), send_due_at: new Date(Date.now() - 1_000) })
+      .where('id', '=', id)
+      .execute();
     await delivery.attempt(id);
     const second = await row(id);
     assert.deepEqual([second.status, second.send_attempts], ['sending', 2]);
     assert.equal(await openFailedJobs(id), 1);
   });
 
-  const terms = (leaseId: string, which: ClaimTerms['which']): ClaimTerms => ({ target: documentSends, environment: world.app.config.fiscalEnv, now: new Date(), leaseId, leaseUntil: new Date(Date.now() + 60_000), which });
+  const terms = (leaseId: string, which: ClaimTerms['which']): ClaimTerms => ({
+    target: documentSends,
+    environment: world.app.config.fiscalEnv,
+    now: new Date(),
+    leaseId,
+    leaseUntil: new Date(Date.now() + 60_000),
+    which,
+  });
 
   it('claims once: a second claim while the lease runs takes nothing, and the send falls due when the lease runs out', async () => {
     const id = await documentIn('31', { status: 'queued' });
@@ -148,45 +244,94 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(first?.row?.previous_status, 'queued');
     assert.equal(first.attempts, 1);
     assert.ok(first.row.send_lease_until !== null);
-    assert.deepEqual((await queueRow(documentSends, id))?.due_at, first.row.send_lease_until, 'a dead worker\'s document falls due when its lease runs out');
+    assert.deepEqual(
+      (await queueRow(documentSends, id))?.due_at,
+      first.row.send_lease_until,
+      "a dead worker's document falls due when its lease runs out",
+    );
     assert.deepEqual(await claimForSending(db(), terms('lse_second', { itemId: id }), '250000'), []);
-    assert.ok(!(await claimForSending(db(), terms('lse_second', { limit: 1_000 }), '250000')).some((claimed) => claimed.itemId === id));
+    assert.ok(
+      !(await claimForSending(db(), terms('lse_second', { limit: 1_000 }), '250000')).some(
+        (claimed) => claimed.itemId === id,
+      ),
+    );
     await deliveryWith({}).attempt(id); // asked now while held: nothing happens
     assert.equal((await row(id)).send_lease_id, 'lse_first');
     assert.equal((await events(id)).length, 1);
 
     // Once the lease ran out, the document in `sending` is taken up, to ask DGII before sending anything.
-    await db().updateTable('outbound_work').set({ due_at: new Date(Date.now() - 1_000) }).where('item_id', '=', id).execute();
-    const again = (await claimForSending(db(), terms('lse_third', { limit: 1_000 }), '250000')).find((claimed) => claimed.itemId === id);
+    await db()
+      .updateTable('outbound_work')
+      .set({ due_at: new Date(Date.now() - 1_000) })
+      .where('item_id', '=', id)
+      .execute();
+    const again = (await claimForSending(db(), terms('lse_third', { limit: 1_000 }), '250000')).find(
+      (claimed) => claimed.itemId === id,
+    );
     assert.equal(again?.row?.previous_status, 'sending');
     assert.equal(again.row.send_lease_id, 'lse_third');
     assert.equal(again.attempts, 2);
-    assert.equal((await events(id)).at(-1)?.cause, 'DGII may already have it: asking about the e-NCF before anything is sent');
+    assert.equal(
+      (await events(id)).at(-1)?.cause,
+      'DGII may already have it: asking about the e-NCF before anything is sent',
+    );
   });
 
   it('claims the documents whose send is due in one statement, not those due later nor those a running lease holds', async () => {
     const past = new Date(Date.now() - 1_000);
-    const due = [await documentIn('31', { status: 'queued' }, { dueAt: past }), await documentIn('31', { status: 'sending' }, { dueAt: past })];
+    const due = [
+      await documentIn('31', { status: 'queued' }, { dueAt: past }),
+      await documentIn('31', { status: 'sending' }, { dueAt: past }),
+    ];
     const later = await documentIn('31', { status: 'queued' }, { dueAt: new Date(Date.now() + 60_000) });
-    const held = await documentIn('31', { status: 'sending', send_lease_id: 'lse_held' }, { dueAt: new Date(Date.now() + 60_000), leaseId: 'lse_held' });
+    const held = await documentIn(
+      '31',
+      { status: 'sending', send_lease_id: 'lse_held' },
+      { dueAt: new Date(Date.now() + 60_000), leaseId: 'lse_held' },
+    );
     statements = 0;
     const claimed = await claimForSending(db().withPlugin(counting), terms('lse_batch', { limit: 1_000 }), '250000');
     assert.equal(statements, 1);
     const ids = claimed.map((one) => one.itemId);
-    assert.deepEqual(due.filter((id) => ids.includes(id)), due);
+    assert.deepEqual(
+      due.filter((id) => ids.includes(id)),
+      due,
+    );
     for (const id of [later, held]) assert.ok(!ids.includes(id), `claimed ${id}`);
-    const taken = claimed.filter((one) => due.includes(one.itemId)).sort((a, b) => (a.row?.previous_status ?? '').localeCompare(b.row?.previous_status ?? ''));
-    assert.deepEqual(taken.map(({ row: one }) => [one?.previous_status, one?.status, one?.send_lease_id, one?.signed_xml_blob_key !== null]), [
-      ['queued', 'sending', 'lse_batch', true],
-      ['sending', 'sending', 'lse_batch', true],
-    ]);
+    const taken = claimed
+      .filter((one) => due.includes(one.itemId))
+      .sort((a, b) => (a.row?.previous_status ?? '').localeCompare(b.row?.previous_status ?? ''));
+    assert.deepEqual(
+      taken.map(({ row: one }) => [
+        one?.previous_status,
+        one?.status,
+        one?.send_lease_id,
+        one?.signed_xml_blob_key !== null,
+      ]),
+      [
+        ['queued', 'sending', 'lse_batch', true],
+        ['sending', 'sending', 'lse_batch', true],
+      ],
+    );
     assert.equal((await row(held)).send_lease_id, 'lse_held');
   });
 
   it('claims no document that is not queued or sending: its queue row comes back alone, and the engine drops it', async () => {
     const id = await documentIn('31', {});
-    await db().insertInto('outbound_work').values({ target: documentSends, item_id: id, environment: world.app.config.fiscalEnv, due_at: new Date(), lease_id: null, attempts: 0 }).execute();
-    assert.deepEqual(await claimForSending(db(), terms('lse_x', { itemId: id }), '250000'), [{ itemId: id, attempts: 1, row: undefined }]);
+    await db()
+      .insertInto('outbound_work')
+      .values({
+        target: documentSends,
+        item_id: id,
+        environment: world.app.config.fiscalEnv,
+        due_at: new Date(),
+        lease_id: null,
+        attempts: 0,
+      })
+      .execute();
+    assert.deepEqual(await claimForSending(db(), terms('lse_x', { itemId: id }), '250000'), [
+      { itemId: id, attempts: 1, row: undefined },
+    ]);
     const after = await row(id);
     assert.equal(after.status, 'signed');
     assert.equal(after.send_route, null);
@@ -209,8 +354,27 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
   });
 
   it('records a verdict from a poll in one statement after its claim, with its event, domain event and failed jobs closed', async () => {
-    const id = await documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 2, send_route: 'reception' });
-    await db().insertInto('failed_jobs').values({ id: `fjb_${id}`, company_id: world.companyId, environment: world.app.config.fiscalEnv, kind: 'document.send', document_id: id, reason: 'test', attempts: 8, opened_at: new Date(), closed_at: null, closed_because: null }).execute();
+    const id = await documentIn('31', {
+      status: 'in_process',
+      track_id: 'track-1',
+      poll_count: 2,
+      send_route: 'reception',
+    });
+    await db()
+      .insertInto('failed_jobs')
+      .values({
+        id: `fjb_${id}`,
+        company_id: world.companyId,
+        environment: world.app.config.fiscalEnv,
+        kind: 'document.send',
+        document_id: id,
+        reason: 'test',
+        attempts: 8,
+        opened_at: new Date(),
+        closed_at: null,
+        closed_because: null,
+      })
+      .execute();
     const delivery = deliveryWith({ result: () => Promise.resolve(accepted) });
     statements = 0;
     await delivery.pollNow(id);
@@ -222,17 +386,38 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(done.secuencia_utilizada, true);
     assert.ok(done.final_at !== null);
     assert.equal(done.next_poll_at, null);
-    assert.deepEqual(await events(id), [{ type: 'dgii.accepted', status: 'accepted', cause: "DGII's verdict for trackId track-1: Aceptado" }]);
+    assert.deepEqual(await events(id), [
+      { type: 'dgii.accepted', status: 'accepted', cause: "DGII's verdict for trackId track-1: Aceptado" },
+    ]);
     assert.deepEqual(await domainEvents(id), ['document.signed', 'document.accepted']);
     assert.equal(await openFailedJobs(id), 0);
-    const payload = (await sql<{ payload: Record<string, unknown> }>`select payload from domain_events where type = 'document.accepted' and payload->>'documentId' = ${id}`.execute(db())).rows[0]?.payload;
-    assert.deepEqual(payload, { documentId: id, eNCF: done.encf, ecfType: '31', status: 'accepted', estado: 'Aceptado', mensajes: [] });
+    const payload = (
+      await sql<{
+        payload: Record<string, unknown>;
+      }>`select payload from domain_events where type = 'document.accepted' and payload->>'documentId' = ${id}`.execute(
+        db(),
+      )
+    ).rows[0]?.payload;
+    assert.deepEqual(payload, {
+      documentId: id,
+      eNCF: done.encf,
+      ecfType: '31',
+      status: 'accepted',
+      estado: 'Aceptado',
+      mensajes: [],
+    });
   });
 
   it('changes nothing on a stale poll: another trackId, a document moved on, or a poll recorded since', async () => {
-    const id = await documentIn('31', { status: 'in_process', track_id: 'track-new', poll_count: 1, send_route: 'reception' });
+    const id = await documentIn('31', {
+      status: 'in_process',
+      track_id: 'track-new',
+      poll_count: 1,
+      send_route: 'reception',
+    });
     const seen = await row(id);
-    const release = () => db().updateTable('outbound_work').set({ lease_id: null, due_at: new Date() }).where('item_id', '=', id).execute();
+    const release = () =>
+      db().updateTable('outbound_work').set({ lease_id: null, due_at: new Date() }).where('item_id', '=', id).execute();
     /** A poll of the document as it was claimed, changed by `stale`. */
     const pollAs = async (delivery: Delivery, stale: (claimed: typeof seen) => typeof seen) => {
       const [claimed] = await delivery.polls.claimNow(id);
@@ -273,15 +458,26 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     const queued = await row(created.id);
     assert.equal(queued.status, 'queued');
     assert.equal(queued.send_route, null); // the route is fixed when a worker first takes it
-    assert.deepEqual(await events(created.id), [{ type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' }]);
+    assert.deepEqual(await events(created.id), [
+      { type: 'queued', status: 'queued', cause: 'queued for DGII (POST enviar)' },
+    ]);
     assert.deepEqual(await domainEvents(created.id), ['document.signed', 'document.queued']);
     const work = await queueRow(documentSends, created.id);
-    assert.ok(work !== undefined && work.due_at <= new Date() && work.lease_id === null && work.attempts === 0, `queued as ${JSON.stringify(work)}`);
+    assert.ok(
+      work !== undefined && work.due_at <= new Date() && work.lease_id === null && work.attempts === 0,
+      `queued as ${JSON.stringify(work)}`,
+    );
   });
 
   it('counts the documents on their way to DGII per status, in its own environment only (the health view)', async () => {
     const environment = world.app.config.fiscalEnv;
-    const counts = async () => Object.fromEntries((await pendingCounts(db(), environment, [documentSends, documentPolls])).map((pending) => [pending.status, pending.count]));
+    const counts = async () =>
+      Object.fromEntries(
+        (await pendingCounts(db(), environment, [documentSends, documentPolls])).map((pending) => [
+          pending.status,
+          pending.count,
+        ]),
+      );
     const before = await counts();
     await documentIn('31', { status: 'queued' });
     await documentIn('31', { status: 'sending' });
@@ -291,35 +487,75 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     await documentIn('31', { status: 'queued', environment: environment === 'TEST' ? 'CERT' : 'TEST' });
     const after = await counts();
     const grown = (status: string) => (after[status] ?? 0) - (before[status] ?? 0);
-    assert.deepEqual({ queued: grown('queued'), sending: grown('sending'), in_process: grown('in_process') }, { queued: 1, sending: 1, in_process: 2 });
-    assert.ok(Object.keys(after).every((status) => ['queued', 'sending', 'in_process'].includes(status)), `counted ${JSON.stringify(after)}`);
+    assert.deepEqual(
+      { queued: grown('queued'), sending: grown('sending'), in_process: grown('in_process') },
+      { queued: 1, sending: 1, in_process: 2 },
+    );
+    assert.ok(
+      Object.keys(after).every((status) => ['queued', 'sending', 'in_process'].includes(status)),
+      `counted ${JSON.stringify(after)}`,
+    );
     for (const count of Object.values(after)) assert.equal(typeof count, 'number');
   });
 
   it('records the answers of documents in flight together: one statement for many, each only where its condition holds', async () => {
-    const ids = await Promise.all([1, 2, 3, 4, 5].map(() => documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0, send_route: 'reception' })));
+    const ids = await Promise.all(
+      [1, 2, 3, 4, 5].map(() =>
+        documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0, send_route: 'reception' }),
+      ),
+    );
     const delivery = deliveryWith({ result: () => Promise.resolve(accepted) });
     const claimed = (await Promise.all(ids.map((id) => delivery.polls.claimNow(id)))).flat();
     assert.equal(claimed.length, 5);
     statements = 0;
     await Promise.all(claimed.map((one) => delivery.polls.work(one)));
-    assert.ok(statements <= 2, `${String(statements)} statements for 5 verdicts (the first goes at once, the others together)`);
+    assert.ok(
+      statements <= 2,
+      `${String(statements)} statements for 5 verdicts (the first goes at once, the others together)`,
+    );
     for (const id of ids) {
       assert.equal((await row(id)).status, 'accepted');
-      assert.deepEqual((await events(id)).map((event) => event.type), ['dgii.accepted']);
+      assert.deepEqual(
+        (await events(id)).map((event) => event.type),
+        ['dgii.accepted'],
+      );
       assert.deepEqual(await domainEvents(id), ['document.signed', 'document.accepted']);
     }
   });
 
   it('applies a batch of changes each on its own condition, and two changes of one document one after the other', async () => {
-    const [fresh, stale, other] = await Promise.all([1, 2, 3].map(() => documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0 })));
+    const [fresh, stale, other] = await Promise.all(
+      [1, 2, 3].map(() => documentIn('31', { status: 'in_process', track_id: 'track-1', poll_count: 0 })),
+    );
     if (fresh === undefined || stale === undefined || other === undefined) throw new Error('no documents');
     const at = new Date();
     const finalChange = (id: string, trackId: string): DocumentChange => ({
       id,
       expected: { status: 'in_process', trackId },
-      change: { status: 'accepted', dgii_messages: [{ codigo: '0', valor: `ok ${id}` }], secuencia_utilizada: true, final_at: at, updated_at: at },
-      records: { event: { at, type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${id}` }, domainEvent: { companyId: world.companyId, environment: world.app.config.fiscalEnv, type: 'document.accepted', payload: { documentId: id, eNCF: 'E310000000001', ecfType: '31', status: 'accepted', estado: 'Aceptado', mensajes: [] }, occurredAt: at } },
+      change: {
+        status: 'accepted',
+        dgii_messages: [{ codigo: '0', valor: `ok ${id}` }],
+        secuencia_utilizada: true,
+        final_at: at,
+        updated_at: at,
+      },
+      records: {
+        event: { at, type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${id}` },
+        domainEvent: {
+          companyId: world.companyId,
+          environment: world.app.config.fiscalEnv,
+          type: 'document.accepted',
+          payload: {
+            documentId: id,
+            eNCF: 'E310000000001',
+            ecfType: '31',
+            status: 'accepted',
+            estado: 'Aceptado',
+            mensajes: [],
+          },
+          occurredAt: at,
+        },
+      },
     });
     statements = 0;
     const applied = await changeDocumentsIf(db().withPlugin(counting), [
@@ -335,7 +571,9 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
     assert.equal(done.status, 'accepted');
     assert.deepEqual(done.dgii_messages, [{ codigo: '0', valor: `ok ${fresh}` }]);
     assert.deepEqual(done.final_at, at);
-    assert.deepEqual(await events(fresh), [{ type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${fresh}` }]);
+    assert.deepEqual(await events(fresh), [
+      { type: 'dgii.accepted', status: 'accepted', cause: `verdict for ${fresh}` },
+    ]);
     assert.deepEqual(await domainEvents(fresh), ['document.signed', 'document.accepted']);
     assert.equal((await row(other)).status, 'accepted');
     const untouched = await row(stale);

@@ -48,23 +48,32 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.equal(invoice.dgii.route, 'reception');
     assert.match(invoice.dgii.trackId ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(invoice.dgii.estado, 'Aceptado');
-    const timeline = (await call('GET', `/api/v1/documentos/${invoice.id}/cronologia`)).json<{ data: { events: { type: string; status: string | null }[] } }>().data.events;
+    const timeline = (await call('GET', `/api/v1/documentos/${invoice.id}/cronologia`)).json<{
+      data: { events: { type: string; status: string | null }[] };
+    }>().data.events;
     assert.deepEqual(
       timeline.map((event) => event.status),
       ['signed', 'queued', 'sending', 'in_process', 'accepted'],
     );
     // The sandbox received this e-NCF once.
     const arrivals = await world.sandbox.admin('GET', `/arrivals?encf=${invoice.eNCF}`);
-    assert.deepEqual((arrivals.body as { service: string }[]).map((arrival) => arrival.service), ['recepcion']);
+    assert.deepEqual(
+      (arrivals.body as { service: string }[]).map((arrival) => arrival.service),
+      ['recepcion'],
+    );
   });
 
   it('takes every other type to a final verdict; notes reference the accepted invoice', async () => {
     const reference = { NCFModificado: invoice.eNCF, FechaNCFModificado: '15-11-2026', CodigoModificacion: 3 };
     for (const type of ['32', '33', '34', '41', '43', '44', '45', '46', '47']) {
       const body = structuredClone(ecfDocuments[type as '31']) as Json & { InformacionReferencia?: Json };
-      if (body.InformacionReferencia !== undefined) body.InformacionReferencia = { ...body.InformacionReferencia, ...reference };
+      if (body.InformacionReferencia !== undefined)
+        body.InformacionReferencia = { ...body.InformacionReferencia, ...reference };
       const done = await sendAndWait(body);
-      assert.ok(done.status === 'accepted' || done.status === 'accepted_conditional', `type ${type}: ${done.status} ${JSON.stringify(done.dgii)}`);
+      assert.ok(
+        done.status === 'accepted' || done.status === 'accepted_conditional',
+        `type ${type}: ${done.status} ${JSON.stringify(done.dgii)}`,
+      );
       assert.equal(done.dgii?.route, type === '32' ? 'rfce' : 'reception', `type ${type}`);
     }
   });
@@ -89,11 +98,22 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.ok(verified.ok, verified.output);
   });
 
-  it('carries a rejection with DGII\'s messages into the document and its timeline; reintentar says when it may not', async () => {
+  it("carries a rejection with DGII's messages into the document and its timeline; reintentar says when it may not", async () => {
     // A number DGII never authorised: our range goes past the sandbox's.
-    const range = await call('POST', '/api/v1/secuencias/rangos', { ecfType: '45', from: 'E450090000001', to: 'E450090000010', expiresOn: `31-12-${String(nextYear)}` });
+    const range = await call('POST', '/api/v1/secuencias/rangos', {
+      ecfType: '45',
+      from: 'E450090000001',
+      to: 'E450090000010',
+      expiresOn: `31-12-${String(nextYear)}`,
+    });
     assert.equal(range.statusCode, 201, range.body);
-    const usedUp = await world.app.application.database.db.updateTable('sequence_ranges').set({ next_number: 100_001 }).where('company_id', '=', world.companyId).where('ecf_type', '=', '45').where('first_number', '=', 1).execute();
+    const usedUp = await world.app.application.database.db
+      .updateTable('sequence_ranges')
+      .set({ next_number: 100_001 })
+      .where('company_id', '=', world.companyId)
+      .where('ecf_type', '=', '45')
+      .where('first_number', '=', 1)
+      .execute();
     assert.equal(Number(usedUp[0]?.numUpdatedRows), 1);
     const rejected = await sendAndWait(ecfDocuments['45']);
     assert.equal(rejected.eNCF, 'E450090000001');
@@ -101,7 +121,9 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.ok(rejected.dgii !== null);
     assert.equal(rejected.dgii.estado, 'Rechazado');
     assert.ok(rejected.dgii.mensajes.length > 0);
-    const timeline = (await call('GET', `/api/v1/documentos/${rejected.id}/cronologia`)).json<{ data: { events: { type: string; cause: string }[] } }>().data.events;
+    const timeline = (await call('GET', `/api/v1/documentos/${rejected.id}/cronologia`)).json<{
+      data: { events: { type: string; cause: string }[] };
+    }>().data.events;
     const verdict = timeline.find((event) => event.type === 'dgii.rejected');
     assert.ok(verdict !== undefined);
     for (const message of rejected.dgii.mensajes) assert.ok(verdict.cause.includes(message.valor), verdict.cause);
@@ -114,7 +136,17 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
   it('answers enviar on a document already on its way or final with 202 and changed false; reintentar refuses an accepted one', async () => {
     const again = await call('POST', `/api/v1/documentos/${invoice.id}/enviar`);
     assert.equal(again.statusCode, 202);
-    assert.deepEqual({ ...again.json<{ data: SendAnswer }>().data, detail: '' }, { id: invoice.id, eNCF: invoice.eNCF, status: 'accepted', changed: false, detail: '', trackId: invoice.dgii?.trackId ?? null });
+    assert.deepEqual(
+      { ...again.json<{ data: SendAnswer }>().data, detail: '' },
+      {
+        id: invoice.id,
+        eNCF: invoice.eNCF,
+        status: 'accepted',
+        changed: false,
+        detail: '',
+        trackId: invoice.dgii?.trackId ?? null,
+      },
+    );
     assertProblem(await call('POST', `/api/v1/documentos/${invoice.id}/reintentar`), 409, 'document_not_retryable');
     const refreshed = await call('POST', `/api/v1/documentos/${invoice.id}/actualizar-estado`);
     assert.equal(refreshed.statusCode, 200);
@@ -123,7 +155,11 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
   });
 
   it('shows DGII health to operators: breakers and pending documents, sending nothing', async () => {
-    const health = await world.app.app.inject({ method: 'GET', url: '/internal/health/dgii', headers: { authorization: `Bearer ${opsToken}` } });
+    const health = await world.app.app.inject({
+      method: 'GET',
+      url: '/internal/health/dgii',
+      headers: { authorization: `Bearer ${opsToken}` },
+    });
     assert.equal(health.statusCode, 200, health.body);
     const body = health.json<{ environment: string; breakers: unknown[]; pending: Record<string, number> }>();
     assert.equal(body.environment, 'TEST');
@@ -131,15 +167,19 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.equal((await world.app.app.inject({ method: 'GET', url: '/internal/health/dgii' })).statusCode, 401);
   });
 
-  it('pauses sending during a DGII maintenance window: the document waits queued for the window\'s end, nothing reaches DGII', async () => {
+  it("pauses sending during a DGII maintenance window: the document waits queued for the window's end, nothing reaches DGII", async () => {
     // A window around now, in DGII's shape: 12-hour times and dd-MM-yyyy days in Santo Domingo time (GMT-4).
     const local = (ms: number) => new Date(Date.now() + ms - 4 * 3_600_000);
-    const clock = (date: Date) => `${String(date.getUTCHours() % 12 === 0 ? 12 : date.getUTCHours() % 12)}:${String(date.getUTCMinutes()).padStart(2, '0')} ${date.getUTCHours() < 12 ? 'AM' : 'PM'}`;
+    const clock = (date: Date) =>
+      `${String(date.getUTCHours() % 12 === 0 ? 12 : date.getUTCHours() % 12)}:${String(date.getUTCMinutes()).padStart(2, '0')} ${date.getUTCHours() < 12 ? 'AM' : 'PM'}`;
     const start = local(-2 * 60_000);
     const end = local(4 * 60_000);
-    const day = (date: Date) => `${String(date.getUTCDate()).padStart(2, '0')}-${String(date.getUTCMonth() + 1).padStart(2, '0')}-${String(date.getUTCFullYear())}`;
+    const day = (date: Date) =>
+      `${String(date.getUTCDate()).padStart(2, '0')}-${String(date.getUTCMonth() + 1).padStart(2, '0')}-${String(date.getUTCFullYear())}`;
     if (day(start) !== day(end)) return; // a window across midnight in Santo Domingo is two windows; not this test's subject
-    const windows = [{ ambiente: 'PreCertificacion', horaInicio: clock(start), horaFin: clock(end), dias: [day(start)] }];
+    const windows = [
+      { ambiente: 'PreCertificacion', horaInicio: clock(start), horaFin: clock(end), dias: [day(start)] },
+    ];
     assert.equal((await world.sandbox.admin('PUT', '/settings', { maintenanceWindows: windows })).status, 200);
     await new Promise((resolve) => setTimeout(resolve, 5_500)); // the previous status answer ages out
     try {
@@ -149,7 +189,12 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
       let paused: { cause: string } | undefined;
       for (let tries = 0; tries < 100 && paused === undefined; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        paused = await db.selectFrom('document_events').select('cause').where('document_id', '=', created.id).where('type', '=', 'dgii.not_taken').executeTakeFirst();
+        paused = await db
+          .selectFrom('document_events')
+          .select('cause')
+          .where('document_id', '=', created.id)
+          .where('type', '=', 'dgii.not_taken')
+          .executeTakeFirst();
       }
       assert.ok(paused !== undefined, 'sending was not paused');
       assert.match(paused.cause, /maintenance window until/);
@@ -157,8 +202,14 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
       const arrivals = await world.sandbox.admin('GET', `/arrivals?encf=${created.eNCF}`);
       assert.deepEqual(arrivals.body, []);
       // The next attempt waits for the window's end (to the minute DGII gives).
-      const resumesAt = (await db.selectFrom('documents').select('send_due_at').where('id', '=', created.id).executeTakeFirstOrThrow()).send_due_at?.getTime() ?? 0;
-      assert.ok(Math.abs(resumesAt - (Date.now() + 4 * 60_000)) < 70_000, `resumes at ${new Date(resumesAt).toISOString()}`);
+      const resumesAt =
+        (
+          await db.selectFrom('documents').select('send_due_at').where('id', '=', created.id).executeTakeFirstOrThrow()
+        ).send_due_at?.getTime() ?? 0;
+      assert.ok(
+        Math.abs(resumesAt - (Date.now() + 4 * 60_000)) < 70_000,
+        `resumes at ${new Date(resumesAt).toISOString()}`,
+      );
     } finally {
       assert.equal((await world.sandbox.admin('PUT', '/settings', { maintenanceWindows: [] })).status, 200);
     }

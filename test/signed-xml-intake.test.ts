@@ -15,7 +15,11 @@ import { testSigningKey } from './support/xmldsig-kit.js';
 
 /** An e-CF 31 of the fixtures with e-NCF `sequence`, signed outside the service. */
 function signed31(sequence: number, edit: (xml: string) => string = (xml) => xml): string {
-  const built = buildEcf(ecfDocuments['31'], { eNCF: `E31${String(sequence).padStart(10, '0')}`, fechaVencimientoSecuencia: '31-12-2027', fechaHoraFirma: '20-11-2026 09:00:00' });
+  const built = buildEcf(ecfDocuments['31'], {
+    eNCF: `E31${String(sequence).padStart(10, '0')}`,
+    fechaVencimientoSecuencia: '31-12-2027',
+    fechaHoraFirma: '20-11-2026 09:00:00',
+  });
   assert.ok(built.ok);
   return signCanonicalDocument(edit(built.xml), testSigningKey());
 }
@@ -25,19 +29,53 @@ describe('signed XML handed in (/api/v1/documentos/xml-firmado)', () => {
   let key: string;
 
   before(async () => {
-    app = await startTestApp({ clock: fixedClock(new Date('2026-11-21T14:30:00Z')), env: { ECF_XSD_DIR: officialXsdDir } });
+    app = await startTestApp({
+      clock: fixedClock(new Date('2026-11-21T14:30:00Z')),
+      env: { ECF_XSD_DIR: officialXsdDir },
+    });
     const companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'clave' });
-    assert.equal((await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' })).statusCode, 200);
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: issuerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'clave',
+    });
+    assert.equal(
+      (
+        await app.sendEvent('certificate.installed', {
+          companyId,
+          p12Base64: certificate.p12.toString('base64'),
+          password: 'clave',
+        })
+      ).statusCode,
+      200,
+    );
     key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
-    const range = await app.app.inject({ method: 'POST', url: '/api/v1/secuencias/rangos', headers: { 'x-api-key': key }, payload: { ecfType: '31', from: 'E310000000001', to: 'E310000000100', expiresOn: '31-12-2027' } });
+    const range = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/secuencias/rangos',
+      headers: { 'x-api-key': key },
+      payload: { ecfType: '31', from: 'E310000000001', to: 'E310000000100', expiresOn: '31-12-2027' },
+    });
     assert.equal(range.statusCode, 201);
   });
   after(() => app.close());
 
   const submitXml = (xml: string | Buffer, contentType = 'application/xml') =>
-    app.app.inject({ method: 'POST', url: '/api/v1/documentos/xml-firmado', headers: { 'x-api-key': key, 'content-type': contentType }, payload: xml });
-  const submitJson = (body: unknown) => app.app.inject({ method: 'POST', url: '/api/v1/documentos/xml-firmado', headers: { 'x-api-key': key }, payload: body as object });
+    app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos/xml-firmado',
+      headers: { 'x-api-key': key, 'content-type': contentType },
+      payload: xml,
+    });
+  const submitJson = (body: unknown) =>
+    app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos/xml-firmado',
+      headers: { 'x-api-key': key },
+      payload: body as object,
+    });
 
   it('takes the next number as raw XML and archives the exact bytes', async () => {
     const xml = signed31(1);
@@ -45,14 +83,23 @@ describe('signed XML handed in (/api/v1/documentos/xml-firmado)', () => {
     assert.equal(response.statusCode, 201, response.body);
     const document = response.json<{ data: { id: string; eNCF: string; status: string; securityCode: string } }>().data;
     assert.deepEqual({ eNCF: document.eNCF, status: document.status }, { eNCF: 'E310000000001', status: 'signed' });
-    const archived = await app.app.inject({ method: 'GET', url: `/api/v1/documentos/${document.id}/artefactos/signed-xml`, headers: { 'x-api-key': key } });
+    const archived = await app.app.inject({
+      method: 'GET',
+      url: `/api/v1/documentos/${document.id}/artefactos/signed-xml`,
+      headers: { 'x-api-key': key },
+    });
     assert.equal(archived.rawPayload.toString('utf8'), xml);
     assert.equal(archived.headers['x-content-sha256'], createHash('sha256').update(xml).digest('hex'));
   });
 
   it('takes JSON {xml} too, and the service then numbers its own documents after the claimed ones', async () => {
     assert.equal((await submitJson({ xml: signed31(2) })).statusCode, 201);
-    const created = await app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key }, payload: ecfDocuments['31'] as object });
+    const created = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': key },
+      payload: ecfDocuments['31'] as object,
+    });
     assert.equal(created.json<{ data: { eNCF: string } }>().data.eNCF, 'E310000000003');
   });
 
@@ -64,11 +111,13 @@ describe('signed XML handed in (/api/v1/documentos/xml-firmado)', () => {
     assertProblem(await submitXml(signed31(500)), 422, 'encf_not_authorised');
   });
 
-  it('refuses a broken signature, a document outside DGII\'s schema, and another company\'s e-CF', async () => {
+  it("refuses a broken signature, a document outside DGII's schema, and another company's e-CF", async () => {
     assertProblem(await submitXml(signed31(4).replace('<MontoTotal>', '<MontoTotal>1')), 422, 'signed_xml_invalid');
     const outsideSchema = signed31(4, (xml) => xml.replace(/<TipoIngresos>\d+<\/TipoIngresos>/, ''));
     assertProblem(await submitXml(outsideSchema), 422, 'signed_xml_invalid');
-    const foreign = signed31(4, (xml) => xml.replace(`<RNCEmisor>${issuerRnc}</RNCEmisor>`, '<RNCEmisor>131880738</RNCEmisor>'));
+    const foreign = signed31(4, (xml) =>
+      xml.replace(`<RNCEmisor>${issuerRnc}</RNCEmisor>`, '<RNCEmisor>131880738</RNCEmisor>'),
+    );
     assertFieldError(await submitXml(foreign), 422, 'document_invalid', '/ECF/Encabezado/Emisor/RNCEmisor');
     assert.equal((await submitXml(signed31(4))).statusCode, 201, 'number 4 was not used by the refusals');
   });
@@ -78,6 +127,15 @@ describe('signed XML handed in (/api/v1/documentos/xml-firmado)', () => {
     assertProblem(await submitJson({ xml: '' }), 400, 'validation_failed');
     assertProblem(await submitJson({ documento: signed31(5) }), 400, 'validation_failed');
     assertProblem(await submitXml(signed31(5), 'text/plain'), 415, 'unsupported_media_type');
-    assertProblem(await app.app.inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': key, 'content-type': 'application/xml' }, payload: signed31(5) }), 415, 'unsupported_media_type');
+    assertProblem(
+      await app.app.inject({
+        method: 'POST',
+        url: '/api/v1/documentos',
+        headers: { 'x-api-key': key, 'content-type': 'application/xml' },
+        payload: signed31(5),
+      }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

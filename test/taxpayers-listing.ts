@@ -36,12 +36,28 @@ export interface ListingRow {
 
 /** One line of DGII_RNC.TXT, as text (encode with `latin1`). */
 export function listingLine(row: ListingRow): string {
-  return [row.taxId, row.legalName, row.tradeName ?? '', row.activity ?? '', '', '', '', '', row.started ?? '01/02/2003', row.status ?? 'ACTIVO', row.regime ?? 'NORMAL'].join('|');
+  return [
+    row.taxId,
+    row.legalName,
+    row.tradeName ?? '',
+    row.activity ?? '',
+    '',
+    '',
+    '',
+    '',
+    row.started ?? '01/02/2003',
+    row.status ?? 'ACTIVO',
+    row.regime ?? 'NORMAL',
+  ].join('|');
 }
 
 /** The listing as DGII ships it: Windows-1252 bytes, CRLF line ends. */
 export function listingBytes(lines: readonly (string | Buffer)[]): Buffer {
-  return Buffer.concat(lines.map((line) => Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'latin1') : line, Buffer.from('\r\n')])));
+  return Buffer.concat(
+    lines.map((line) =>
+      Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'latin1') : line, Buffer.from('\r\n')]),
+    ),
+  );
 }
 
 function dosTime(): { time: number; date: number } {
@@ -100,7 +116,11 @@ export function writeZip(path: string, entryName: string, content: Buffer): void
 }
 
 /** A one-entry zip streamed from `chunks` (flag bit 3: sizes and CRC follow the data, as streaming zippers write). */
-export async function streamZip(path: string, entryName: string, chunks: Iterable<Buffer>): Promise<{ size: number; compressed: number }> {
+export async function streamZip(
+  path: string,
+  entryName: string,
+  chunks: Iterable<Buffer>,
+): Promise<{ size: number; compressed: number }> {
   const name = Buffer.from(entryName);
   let crc = 0;
   let size = 0;

@@ -34,7 +34,15 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
       path,
       'TMP/DGII_RNC.TXT',
       listingBytes([
-        listingLine({ taxId: active, legalName: 'DISTRIBUIDORA ÁLVAREZ & PEÑA SRL', tradeName: 'ÁLVAREZ PEÑA', activity: 'VENTA AL POR MAYOR DE ALIMENTOS', started: '15/03/2001', status: 'ACTIVO', regime: 'NORMAL' }),
+        listingLine({
+          taxId: active,
+          legalName: 'DISTRIBUIDORA ÁLVAREZ & PEÑA SRL',
+          tradeName: 'ÁLVAREZ PEÑA',
+          activity: 'VENTA AL POR MAYOR DE ALIMENTOS',
+          started: '15/03/2001',
+          status: 'ACTIVO',
+          regime: 'NORMAL',
+        }),
         listingLine({ taxId: suspended, legalName: 'CERRADA SRL', status: 'SUSPENDIDO', regime: 'RST' }),
         listingLine({ taxId: person, legalName: 'JOSÉ NÚÑEZ', status: 'CESE TEMPORAL', regime: '', started: '' }),
         listingLine({ taxId: exception, legalName: 'NUMERO ESPECIAL SA', status: 'ACTIVO' }),
@@ -53,7 +61,8 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const get = (rnc: string, key = keys.taxpayers ?? '', prefix = '/api/v1/contribuyentes/') => app.app.inject({ method: 'GET', url: `${prefix}${rnc}`, headers: { 'x-api-key': key } });
+  const get = (rnc: string, key = keys.taxpayers ?? '', prefix = '/api/v1/contribuyentes/') =>
+    app.app.inject({ method: 'GET', url: `${prefix}${rnc}`, headers: { 'x-api-key': key } });
 
   it('answers a registered RNC with its registry data; the electronic-issuer fields are null while the directory is not wired', async () => {
     const response = await get(active);
@@ -83,7 +92,10 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     const response = await get(person);
     assert.equal(response.statusCode, 200, response.body);
     const data = response.json<{ data: Record<string, unknown> }>().data;
-    assert.deepEqual([data.kind, data.legalName, data.status, data.dgiiStatus, data.paymentRegime, data.startedOn], ['cedula', 'JOSÉ NÚÑEZ', 'temporarily_ceased', 'CESE TEMPORAL', null, null]);
+    assert.deepEqual(
+      [data.kind, data.legalName, data.status, data.dgiiStatus, data.paymentRegime, data.startedOn],
+      ['cedula', 'JOSÉ NÚÑEZ', 'temporarily_ceased', 'CESE TEMPORAL', null, null],
+    );
     assert.equal((await get(suspended)).json<{ data: { status: string } }>().data.status, 'suspended');
   });
 
@@ -101,7 +113,7 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     assert.equal(assertFieldError(await get(cedula), 400, 'validation_failed', '/rnc').code, 'cedula_check_digit');
   });
 
-  it('serves a number that fails the check digit when DGII lists it (the registry knows DGII\'s exceptions)', async () => {
+  it("serves a number that fails the check digit when DGII lists it (the registry knows DGII's exceptions)", async () => {
     const response = await get(exception);
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json<{ data: { legalName: string } }>().data.legalName, 'NUMERO ESPECIAL SA');
@@ -117,10 +129,14 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     assert.equal((await get(active, keys.documentsRead)).statusCode, 200);
     assert.equal((await get(active, keys.documentsCreate)).statusCode, 200);
     assertProblem(await get(active, keys.sequences), 403, 'scope_missing');
-    assertProblem(await app.app.inject({ method: 'GET', url: `/api/v1/contribuyentes/${active}` }), 401, 'api_key_missing');
+    assertProblem(
+      await app.app.inject({ method: 'GET', url: `/api/v1/contribuyentes/${active}` }),
+      401,
+      'api_key_missing',
+    );
   });
 
-  it('adds the electronic-issuer fields from DGII\'s directory, asks once per number within the cache time, and shrugs off a DGII failure (pausing the company\'s questions briefly)', async () => {
+  it("adds the electronic-issuer fields from DGII's directory, asks once per number within the cache time, and shrugs off a DGII failure (pausing the company's questions briefly)", async () => {
     const cache = createMemoryCache(clock);
     const asked: string[] = [];
     let down = false;
@@ -128,14 +144,24 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
       asked.push(rnc);
       assert.equal(companyId, 'cmp_caller');
       if (down) return Promise.reject(new Error('DGII unreachable'));
-      return Promise.resolve(rnc === active ? { electronicIssuer: true, urls: { reception: 'https://erp.example.do/ecf', approval: 'https://erp.example.do/ecf' } } : undefined);
+      return Promise.resolve(
+        rnc === active
+          ? {
+              electronicIssuer: true,
+              urls: { reception: 'https://erp.example.do/ecf', approval: 'https://erp.example.do/ecf' },
+            }
+          : undefined,
+      );
     };
     const db = app.application.database.db;
     const service = createTaxpayersService({ db, clock, cache, directory, directoryTtlSeconds: 600 });
 
     const first = await service.lookup(active, 'cmp_caller');
     assert.ok(first.ok);
-    assert.deepEqual([first.value.electronicIssuer, first.value.receiverUrls], [true, { reception: 'https://erp.example.do/ecf', approval: 'https://erp.example.do/ecf', authentication: null }]);
+    assert.deepEqual(
+      [first.value.electronicIssuer, first.value.receiverUrls],
+      [true, { reception: 'https://erp.example.do/ecf', approval: 'https://erp.example.do/ecf', authentication: null }],
+    );
     await service.lookup(active, 'cmp_caller');
     assert.deepEqual(asked, [active]);
 
@@ -162,4 +188,3 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     assert.equal(asked.filter((rnc) => rnc === active).length, 2, 'asked again after the cache time');
   });
 });
-

@@ -35,32 +35,59 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
 
   // The module as a scheduler builds it, from the configuration; DGII's directory is not used by the import.
   const scheduleOf = async (env: Record<string, string>) => {
-    const parts = taxpayersModule({ config: parseConfig(env), db: handle.db, clock, cache: await createCache(undefined, clock), dgii: { directory: () => Promise.reject(new Error('not used by the taxpayer import')) } });
+    const parts = taxpayersModule({
+      config: parseConfig(env),
+      db: handle.db,
+      clock,
+      cache: await createCache(undefined, clock),
+      dgii: { directory: () => Promise.reject(new Error('not used by the taxpayer import')) },
+    });
     return (parts.schedules ?? []).find((schedule) => schedule.job.name === 'taxpayers.import');
   };
-  const jobsWith = (options: { taxpayersImportUrl: string | undefined }) => taxpayersJobs({ db: handle.db, clock, importUrl: options.taxpayersImportUrl });
+  const jobsWith = (options: { taxpayersImportUrl: string | undefined }) =>
+    taxpayersJobs({ db: handle.db, clock, importUrl: options.taxpayersImportUrl });
 
   it('is off by default and scheduled at the configured cron when a URL is configured', async () => {
     const off = parseConfig({});
     assert.deepEqual(off.taxpayersImport, { url: undefined, cron: '30 4 * * *' });
     assert.ok((await scheduleOf({})) === undefined);
 
-    const scheduled = await scheduleOf({ TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip', TAXPAYERS_IMPORT_CRON: '0 5 * * 1-5' });
+    const scheduled = await scheduleOf({
+      TAXPAYERS_IMPORT_URL: 'https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip',
+      TAXPAYERS_IMPORT_CRON: '0 5 * * 1-5',
+    });
     assert.equal(scheduled?.cron, '0 5 * * 1-5');
   });
 
   it('refuses a URL that is not http(s) and a malformed cron, naming the variable', () => {
-    assert.throws(() => parseConfig({ TAXPAYERS_IMPORT_URL: 'ftp://dgii.gov.do/DGII_RNC.zip' }), (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_URL/.test(error.message));
-    assert.throws(() => parseConfig({ TAXPAYERS_IMPORT_CRON: 'daily' }), (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_CRON/.test(error.message));
+    assert.throws(
+      () => parseConfig({ TAXPAYERS_IMPORT_URL: 'ftp://dgii.gov.do/DGII_RNC.zip' }),
+      (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_URL/.test(error.message),
+    );
+    assert.throws(
+      () => parseConfig({ TAXPAYERS_IMPORT_CRON: 'daily' }),
+      (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_CRON/.test(error.message),
+    );
   });
 
   it('imports from the configured location when the job runs, and does nothing without one', async () => {
     const path = join(dir, 'DGII_RNC.zip');
-    writeZip(path, 'DGII_RNC.TXT', listingBytes([listingLine({ taxId: rncFor(11100001), legalName: 'PROGRAMADA SRL' })]));
-    const context = { jobId: 'job-1', correlationId: 'schedule:taxpayers.import', attempt: 1, log: pino({ level: 'silent' }) };
+    writeZip(
+      path,
+      'DGII_RNC.TXT',
+      listingBytes([listingLine({ taxId: rncFor(11100001), legalName: 'PROGRAMADA SRL' })]),
+    );
+    const context = {
+      jobId: 'job-1',
+      correlationId: 'schedule:taxpayers.import',
+      attempt: 1,
+      log: pino({ level: 'silent' }),
+    };
     await jobsWith({ taxpayersImportUrl: undefined }).importTaxpayers.handle({}, context);
     assert.equal((await handle.db.selectFrom('taxpayers').selectAll().execute()).length, 0);
     await jobsWith({ taxpayersImportUrl: path }).importTaxpayers.handle({}, context);
-    assert.deepEqual((await handle.db.selectFrom('taxpayers').select(['tax_id', 'legal_name']).execute()), [{ tax_id: rncFor(11100001), legal_name: 'PROGRAMADA SRL' }]);
+    assert.deepEqual(await handle.db.selectFrom('taxpayers').select(['tax_id', 'legal_name']).execute(), [
+      { tax_id: rncFor(11100001), legal_name: 'PROGRAMADA SRL' },
+    ]);
   });
 });

@@ -13,7 +13,13 @@ import { retryDelaysMs } from '../src/modules/webhooks/retry-schedule.js';
 import { recordExpiringCertificates } from '../src/modules/webhooks/certificate-warnings.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { startWebhookReceiver, verifyDelivery, type Answer, type ReceivedDelivery, type WebhookReceiver } from './support/webhook-receiver.js';
+import {
+  startWebhookReceiver,
+  verifyDelivery,
+  type Answer,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+} from './support/webhook-receiver.js';
 
 interface Endpoint {
   id: string;
@@ -29,7 +35,13 @@ interface Delivery {
   attemptCount: number;
   nextAttemptAt: string | null;
   lastError: string | null;
-  attempts: { at: string; statusCode: number | null; durationMs: number; error: string | null; response: string | null }[];
+  attempts: {
+    at: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    response: string | null;
+  }[];
 }
 
 const header = (delivery: ReceivedDelivery, name: string) => String(delivery.headers[name]);
@@ -47,11 +59,26 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
   let receiver: WebhookReceiver;
   let key: string;
   let companyId: string;
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, apiKey = key): Promise<LightMyRequestResponse> =>
-    testApp.app.inject({ method, url, headers: { 'x-api-key': apiKey }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    apiKey = key,
+  ): Promise<LightMyRequestResponse> =>
+    testApp.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': apiKey },
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
 
   async function createEndpoint(path: string, events?: string[] | null, apiKey = key): Promise<Endpoint> {
-    const response = await call('POST', '/api/v1/notificaciones', { url: `${receiver.url}${path}`, ...(events === undefined ? {} : { events }) }, apiKey);
+    const response = await call(
+      'POST',
+      '/api/v1/notificaciones',
+      { url: `${receiver.url}${path}`, ...(events === undefined ? {} : { events }) },
+      apiKey,
+    );
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ data: Endpoint }>().data;
   }
@@ -66,7 +93,11 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     assert.ok(found !== undefined, `delivery ${deliveryId} is not listed`);
     return found;
   }
-  async function until(deliveryId: string, done: (delivery: Delivery) => boolean, timeoutMs = 20_000): Promise<Delivery> {
+  async function until(
+    deliveryId: string,
+    done: (delivery: Delivery) => boolean,
+    timeoutMs = 20_000,
+  ): Promise<Delivery> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = await delivery(deliveryId);
@@ -75,7 +106,10 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  const afterAttempt = (count: number) => (found: Delivery) => found.attemptCount >= count && found.status !== 'pending' && (found.status !== 'failed' || found.nextAttemptAt !== null);
+  const afterAttempt = (count: number) => (found: Delivery) =>
+    found.attemptCount >= count &&
+    found.status !== 'pending' &&
+    (found.status !== 'failed' || found.nextAttemptAt !== null);
 
   before(async () => {
     receiver = await startWebhookReceiver();
@@ -106,7 +140,11 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     assert.equal(firstDelivery.serviceError, undefined);
     assert.equal(firstDelivery.answered, 200);
     assert.equal(header(firstDelivery, 'x-service-event'), 'webhook.test');
-    for (const [service, standard] of [['x-service-delivery', 'webhook-id'], ['x-service-timestamp', 'webhook-timestamp'], ['x-service-signature', 'webhook-signature']] as const) {
+    for (const [service, standard] of [
+      ['x-service-delivery', 'webhook-id'],
+      ['x-service-timestamp', 'webhook-timestamp'],
+      ['x-service-signature', 'webhook-signature'],
+    ] as const) {
       assert.equal(header(firstDelivery, service), header(firstDelivery, standard));
     }
     assert.equal(header(firstDelivery, 'webhook-timestamp'), String(Math.floor(clock.now().getTime() / 1_000)));
@@ -129,7 +167,10 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
   });
 
   it('fails verification there for a tampered body, a wrong secret, or a timestamp outside 5 minutes', async () => {
-    const tampered = { headers: firstDelivery.headers, body: firstDelivery.body.replace('webhook.test', 'document.accepted') };
+    const tampered = {
+      headers: firstDelivery.headers,
+      body: firstDelivery.body.replace('webhook.test', 'document.accepted'),
+    };
     assert.match(verifyDelivery(tampered, verified.secret) ?? '', /signature/i);
     assert.match(verifyDelivery(tampered, verified.secret, 'service') ?? '', /signature/i);
     assert.match(verifyDelivery(firstDelivery, `whsec_${Buffer.alloc(32, 7).toString('base64')}`) ?? '', /signature/i);
@@ -170,8 +211,22 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     const otherKey = (await testApp.issueKey(other, ['webhooks:manage'])).apiKey;
     await createEndpoint('/other-company', null, otherKey);
     const nextYear = new Date().getUTCFullYear() + 1;
-    assert.equal((await call('POST', '/api/v1/secuencias/rangos', { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: `31-12-${String(nextYear)}` })).statusCode, 201);
-    const reserved = await call('POST', '/api/v1/secuencias/asignaciones', { ecfType: '31', deviceId: 'caja-1', count: 10 });
+    assert.equal(
+      (
+        await call('POST', '/api/v1/secuencias/rangos', {
+          ecfType: '31',
+          from: 'E310000000001',
+          to: 'E310000001000',
+          expiresOn: `31-12-${String(nextYear)}`,
+        })
+      ).statusCode,
+      201,
+    );
+    const reserved = await call('POST', '/api/v1/secuencias/asignaciones', {
+      ecfType: '31',
+      deviceId: 'caja-1',
+      count: 10,
+    });
     assert.equal(reserved.statusCode, 201, reserved.body);
     const allocationId = reserved.json<{ data: { id: string } }>().data.id;
     // The first endpoint of the suite (/verified) takes every type too.
@@ -184,19 +239,36 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     const bodies = all.map((entry) => JSON.parse(entry.body) as { id: string; data: { allocationId: string } });
     assert.equal(new Set(bodies.map((body) => body.id)).size, 1, 'one event, three deliveries');
     assert.equal(bodies[0]?.data.allocationId, allocationId);
-    const listed = (await call('GET', `/api/v1/notificaciones/entregas?endpointId=${elsewhere.id}`)).json<{ data: unknown[] }>().data;
+    const listed = (await call('GET', `/api/v1/notificaciones/entregas?endpointId=${elsewhere.id}`)).json<{
+      data: unknown[];
+    }>().data;
     assert.deepEqual(listed, []);
     for (const endpoint of [subscribed, everything]) {
-      const page = (await call('GET', `/api/v1/notificaciones/entregas?endpointId=${endpoint.id}&status=succeeded`)).json<{ data: Delivery[] }>().data;
-      assert.deepEqual(page.map((entry) => entry.eventType), ['allocation.reserved']);
+      const page = (
+        await call('GET', `/api/v1/notificaciones/entregas?endpointId=${endpoint.id}&status=succeeded`)
+      ).json<{ data: Delivery[] }>().data;
+      assert.deepEqual(
+        page.map((entry) => entry.eventType),
+        ['allocation.reserved'],
+      );
     }
   });
 
   it('warns once of a signing certificate expiring within 30 days (the daily job), as certificate.expiring', async () => {
     const watcher = await createEndpoint('/certificates', ['certificate.expiring']);
     const notAfter = new Date(clock.now().getTime() + 10 * 86_400_000 + 3_600_000);
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR', serialNumber: '131000001', notBefore: new Date('2026-01-01'), notAfter, password: 'clave' });
-    const installed = await testApp.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR',
+      serialNumber: '131000001',
+      notBefore: new Date('2026-01-01'),
+      notAfter,
+      password: 'clave',
+    });
+    const installed = await testApp.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
     assert.equal(installed.statusCode, 200, installed.body);
     const { db } = testApp.application.database;
     assert.equal(await recordExpiringCertificates(db, clock, 'TEST'), 1);
@@ -204,7 +276,10 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     const [warning] = await receiver.waitFor(1, (entry) => entry.path === '/certificates');
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(receiver.deliveries.filter((entry) => entry.path === '/certificates').length, 1, '...but warned once');
-    const body = JSON.parse((warning as ReceivedDelivery).body) as { type: string; data: { daysLeft: number; notAfter: string } };
+    const body = JSON.parse((warning as ReceivedDelivery).body) as {
+      type: string;
+      data: { daysLeft: number; notAfter: string };
+    };
     assert.equal(body.type, 'certificate.expiring');
     assert.equal(body.data.daysLeft, 11);
     assert.equal(body.data.notAfter.slice(0, 16), notAfter.toISOString().slice(0, 16));
@@ -212,7 +287,9 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
   });
 
   it('signs with both secrets during the grace period after a rotation, and with the new one only after it', async () => {
-    const rotated = (await call('POST', `/api/v1/notificaciones/${verified.id}/rotar-secreto`)).json<{ data: Endpoint }>().data;
+    const rotated = (await call('POST', `/api/v1/notificaciones/${verified.id}/rotar-secreto`)).json<{
+      data: Endpoint;
+    }>().data;
     receiver.secretFor.set('/verified', rotated.secret);
     const during = await test(verified.id);
     const [delivered] = await receiver.waitFor(1, (entry) => header(entry, 'webhook-id') === during);
@@ -220,7 +297,10 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     const signatures = header(delivered, 'webhook-signature').split(' ');
     assert.equal(signatures.length, 2);
     assert.equal(header(delivered, 'x-service-signature'), header(delivered, 'webhook-signature'));
-    const only = (signature: string) => ({ headers: { ...delivered.headers, 'webhook-signature': signature }, body: delivered.body });
+    const only = (signature: string) => ({
+      headers: { ...delivered.headers, 'webhook-signature': signature },
+      body: delivered.body,
+    });
     assert.equal(verifyDelivery(only(signatures[0] ?? ''), rotated.secret), undefined);
     assert.equal(verifyDelivery(only(signatures[1] ?? ''), verified.secret), undefined);
     assert.notEqual(verifyDelivery(only(signatures[0] ?? ''), verified.secret), undefined);
@@ -235,12 +315,26 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     assert.ok(late !== undefined);
     const signedAt = new Date(Number(header(late, 'webhook-timestamp')) * 1_000);
     assert.equal(header(late, 'webhook-signature'), new Webhook(rotated.secret).sign(afterGrace, signedAt, late.body));
-    assert.notEqual(header(late, 'webhook-signature'), new Webhook(verified.secret).sign(afterGrace, signedAt, late.body));
+    assert.notEqual(
+      header(late, 'webhook-signature'),
+      new Webhook(verified.secret).sign(afterGrace, signedAt, late.body),
+    );
   });
 
   it('retries on the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with jitter, then gives up', async () => {
     await createEndpoint('/observer', ['webhook.endpoint_disabled']);
-    receiver.answer = (entry): Answer => (entry.path === '/failing' ? { status: 500, body: 'down' } : entry.path === '/busy' ? { status: 503, headers: { 'retry-after': '3600' } } : entry.path === '/gone' ? { status: 410 } : entry.path === '/slow' ? { status: 200, delayMs: 3_000 } : entry.path === '/redirect' ? { status: 302, headers: { location: 'http://10.0.0.1/' } } : { status: 200, body: 'ok' });
+    receiver.answer = (entry): Answer =>
+      entry.path === '/failing'
+        ? { status: 500, body: 'down' }
+        : entry.path === '/busy'
+          ? { status: 503, headers: { 'retry-after': '3600' } }
+          : entry.path === '/gone'
+            ? { status: 410 }
+            : entry.path === '/slow'
+              ? { status: 200, delayMs: 3_000 }
+              : entry.path === '/redirect'
+                ? { status: 302, headers: { location: 'http://10.0.0.1/' } }
+                : { status: 200, body: 'ok' };
     const failing = await createEndpoint('/failing');
     const deliveryId = await test(failing.id);
     for (let attempt = 1; attempt <= retryDelaysMs.length; attempt++) {
@@ -256,7 +350,10 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
       assert.equal(recorded.status, 'failed');
       const waited = Date.parse(recorded.nextAttemptAt ?? '') - clock.now().getTime();
       const scheduled = retryDelaysMs[attempt] ?? 0;
-      assert.ok(waited >= scheduled && waited <= scheduled * 1.1, `attempt ${String(attempt)}: next in ${String(waited)} ms, scheduled ${String(scheduled)}`);
+      assert.ok(
+        waited >= scheduled && waited <= scheduled * 1.1,
+        `attempt ${String(attempt)}: next in ${String(waited)} ms, scheduled ${String(scheduled)}`,
+      );
       // Not before it is due...
       clock.advance(waited - 1);
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -264,8 +361,13 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
       // ...and at once when it is.
       clock.advance(1);
     }
-    assert.equal(receiver.deliveries.filter((entry) => header(entry, 'webhook-id') === deliveryId).length, retryDelaysMs.length);
-    const endpoint = (await call('GET', `/api/v1/notificaciones/${failing.id}`)).json<{ data: Endpoint & { failingSince: string | null } }>().data;
+    assert.equal(
+      receiver.deliveries.filter((entry) => header(entry, 'webhook-id') === deliveryId).length,
+      retryDelaysMs.length,
+    );
+    const endpoint = (await call('GET', `/api/v1/notificaciones/${failing.id}`)).json<{
+      data: Endpoint & { failingSince: string | null };
+    }>().data;
     assert.equal(endpoint.state, 'enabled', 'about 28 h of failures do not disable it');
     assert.ok(endpoint.failingSince !== null);
 
@@ -277,7 +379,10 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     const disabled = (await call('GET', `/api/v1/notificaciones/${failing.id}`)).json<{ data: Endpoint }>().data;
     assert.equal(disabled.state, 'disabled');
     assert.match(disabled.disabledReason ?? '', /every attempt has failed since/);
-    const [notice] = await receiver.waitFor(1, (entry) => entry.path === '/observer' && entry.body.includes(failing.id));
+    const [notice] = await receiver.waitFor(
+      1,
+      (entry) => entry.path === '/observer' && entry.body.includes(failing.id),
+    );
     assert.equal(header(notice as ReceivedDelivery, 'x-service-event'), 'webhook.endpoint_disabled');
   });
 
@@ -333,7 +438,10 @@ describe('webhook targets checked again at delivery time', { timeout: 120_000 },
 
   before(async () => {
     receiver = await startWebhookReceiver();
-    testApp = await startTestApp({ roles: { http: true, work: true, schedule: false }, env: { WEBHOOKS_ALLOW_PRIVATE: 'false', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' } });
+    testApp = await startTestApp({
+      roles: { http: true, work: true, schedule: false },
+      env: { WEBHOOKS_ALLOW_PRIVATE: 'false', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
+    });
   });
   after(async () => {
     await testApp.close();
@@ -347,24 +455,46 @@ describe('webhook targets checked again at delivery time', { timeout: 120_000 },
     it(`refuses ${label} after DNS, sending nothing`, async () => {
       const companyId = await testApp.provisionCompany();
       const { apiKey } = await testApp.issueKey(companyId, ['webhooks:manage']);
-      const created = await testApp.app.inject({ method: 'POST', url: '/api/v1/notificaciones', headers: { 'x-api-key': apiKey }, payload: { url: 'https://93.184.215.14/hook' } });
+      const created = await testApp.app.inject({
+        method: 'POST',
+        url: '/api/v1/notificaciones',
+        headers: { 'x-api-key': apiKey },
+        payload: { url: 'https://93.184.215.14/hook' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json<{ data: { id: string } }>().data.id;
       // What the DNS of a public name can do after creation: point it at a private address.
-      await testApp.application.database.db.updateTable('webhook_endpoints').set({ url: target(`${receiver.url}/inside`) }).where('id', '=', id).execute();
-      const tested = await testApp.app.inject({ method: 'POST', url: `/api/v1/notificaciones/${id}/prueba`, headers: { 'x-api-key': apiKey } });
+      await testApp.application.database.db
+        .updateTable('webhook_endpoints')
+        .set({ url: target(`${receiver.url}/inside`) })
+        .where('id', '=', id)
+        .execute();
+      const tested = await testApp.app.inject({
+        method: 'POST',
+        url: `/api/v1/notificaciones/${id}/prueba`,
+        headers: { 'x-api-key': apiKey },
+      });
       assert.equal(tested.statusCode, 202);
       const deliveryId = tested.json<{ data: { deliveryId: string } }>().data.deliveryId;
       const deadline = Date.now() + 20_000;
       let attempts: { statusCode: number | null; error: string | null }[] = [];
       while (attempts.length === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        const listed = await testApp.app.inject({ url: '/api/v1/notificaciones/entregas', headers: { 'x-api-key': apiKey } });
-        attempts = listed.json<{ data: { deliveryId: string; attempts: typeof attempts }[] }>().data.find((entry) => entry.deliveryId === deliveryId)?.attempts ?? [];
+        const listed = await testApp.app.inject({
+          url: '/api/v1/notificaciones/entregas',
+          headers: { 'x-api-key': apiKey },
+        });
+        attempts =
+          listed
+            .json<{ data: { deliveryId: string; attempts: typeof attempts }[] }>()
+            .data.find((entry) => entry.deliveryId === deliveryId)?.attempts ?? [];
       }
       assert.equal(attempts.length, 1);
       assert.equal(firstAttempt({ attempts }).statusCode, null);
-      assert.match(firstAttempt({ attempts }).error ?? '', /^target refused: (127\.0\.0\.1|localhost) resolves to .*loopback, private/);
+      assert.match(
+        firstAttempt({ attempts }).error ?? '',
+        /^target refused: (127\.0\.0\.1|localhost) resolves to .*loopback, private/,
+      );
       assert.equal(receiver.deliveries.length, 0);
     });
   }

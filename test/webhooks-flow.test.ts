@@ -30,7 +30,15 @@ describe('webhooks of the document flow (sandbox)', { timeout: 300_000 }, () => 
 
   it('delivers signed, queued and accepted for each document, once each, verified by the receiver', async () => {
     const { apiKey } = await world.app.issueKey(world.companyId, ['webhooks:manage']);
-    const created = await world.app.app.inject({ method: 'POST', url: '/api/v1/notificaciones', headers: { 'x-api-key': apiKey }, payload: { url: `${receiver.url}/erp`, events: ['document.signed', 'document.queued', 'document.accepted', 'document.rejected'] } });
+    const created = await world.app.app.inject({
+      method: 'POST',
+      url: '/api/v1/notificaciones',
+      headers: { 'x-api-key': apiKey },
+      payload: {
+        url: `${receiver.url}/erp`,
+        events: ['document.signed', 'document.queued', 'document.accepted', 'document.rejected'],
+      },
+    });
     assert.equal(created.statusCode, 201, created.body);
     receiver.secretFor.set('/erp', created.json<{ data: { secret: string } }>().data.secret);
 
@@ -47,16 +55,37 @@ describe('webhooks of the document flow (sandbox)', { timeout: 300_000 }, () => 
 
     const bodies = receiver.deliveries.map((delivery) => JSON.parse(delivery.body) as Body);
     assert.equal(receiver.deliveries.length, ids.length * 3);
-    assert.deepEqual(receiver.deliveries.filter((delivery) => delivery.standardError !== undefined || delivery.serviceError !== undefined), []);
-    assert.equal(new Set(receiver.deliveries.map((delivery) => String(delivery.headers['webhook-id']))).size, receiver.deliveries.length, 'a delivery id arrived twice');
+    assert.deepEqual(
+      receiver.deliveries.filter(
+        (delivery) => delivery.standardError !== undefined || delivery.serviceError !== undefined,
+      ),
+      [],
+    );
+    assert.equal(
+      new Set(receiver.deliveries.map((delivery) => String(delivery.headers['webhook-id']))).size,
+      receiver.deliveries.length,
+      'a delivery id arrived twice',
+    );
     assert.equal(new Set(bodies.map((body) => body.id)).size, bodies.length, 'an event was delivered twice');
     for (const id of ids) {
-      const own = bodies.filter((body) => body.data.documentId === id).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-      assert.deepEqual(own.map((body) => body.type), ['document.signed', 'document.queued', 'document.accepted'], id);
-      assert.deepEqual(own.map((body) => body.data.status), ['signed', 'queued', 'accepted']);
+      const own = bodies
+        .filter((body) => body.data.documentId === id)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      assert.deepEqual(
+        own.map((body) => body.type),
+        ['document.signed', 'document.queued', 'document.accepted'],
+        id,
+      );
+      assert.deepEqual(
+        own.map((body) => body.data.status),
+        ['signed', 'queued', 'accepted'],
+      );
       assert.equal(new Set(own.map((body) => body.data.eNCF)).size, 1);
     }
-    const listed = await world.app.app.inject({ url: '/api/v1/notificaciones/entregas?status=succeeded&limit=200', headers: { 'x-api-key': apiKey } });
+    const listed = await world.app.app.inject({
+      url: '/api/v1/notificaciones/entregas?status=succeeded&limit=200',
+      headers: { 'x-api-key': apiKey },
+    });
     assert.equal(listed.json<{ data: unknown[] }>().data.length, ids.length * 3);
   });
 });

@@ -27,11 +27,36 @@ describe('webhook history purge', { timeout: 120_000 }, () => {
 
   async function endpointOf(companyId: string, environment: FiscalEnvironment): Promise<string> {
     const id = `ep_${companyId}_${environment}`;
-    await db().insertInto('webhook_endpoints').values({ id, company_id: companyId, environment, url: 'https://example.com/hooks', description: null, event_types: null, status: 'enabled', disabled_reason: null, secret_sealed: 'sealed', previous_secret_sealed: null, previous_secret_until: null, failing_since: null, created_at: daysAgo(60), updated_at: daysAgo(60) }).execute();
+    await db()
+      .insertInto('webhook_endpoints')
+      .values({
+        id,
+        company_id: companyId,
+        environment,
+        url: 'https://example.com/hooks',
+        description: null,
+        event_types: null,
+        status: 'enabled',
+        disabled_reason: null,
+        secret_sealed: 'sealed',
+        previous_secret_sealed: null,
+        previous_secret_until: null,
+        failing_since: null,
+        created_at: daysAgo(60),
+        updated_at: daysAgo(60),
+      })
+      .execute();
     return id;
   }
 
-  const delivery = (id: string, companyId: string, endpointId: string, environment: FiscalEnvironment, status: WebhookDeliveryStatus, ageDays: number) => ({
+  const delivery = (
+    id: string,
+    companyId: string,
+    endpointId: string,
+    environment: FiscalEnvironment,
+    status: WebhookDeliveryStatus,
+    ageDays: number,
+  ) => ({
     id,
     endpoint_id: endpointId,
     company_id: companyId,
@@ -47,7 +72,14 @@ describe('webhook history purge', { timeout: 120_000 }, () => {
     updated_at: daysAgo(ageDays),
   });
 
-  const event = (id: string, companyId: string, environment: FiscalEnvironment, ageDays: number, dispatched: boolean, dedupeKey: string | null = null) => ({
+  const event = (
+    id: string,
+    companyId: string,
+    environment: FiscalEnvironment,
+    ageDays: number,
+    dispatched: boolean,
+    dedupeKey: string | null = null,
+  ) => ({
     id,
     company_id: companyId,
     environment,
@@ -74,10 +106,33 @@ describe('webhook history purge', { timeout: 120_000 }, () => {
       ])
       .execute();
     // More than one batch of one company: the purge goes on after a full batch.
-    const many = Array.from({ length: 5_001 }, (_, i) => delivery(`msg_b${String(i)}`, companyB, b, 'TEST', 'succeeded', 45));
-    for (let from = 0; from < many.length; from += 1_000) await db().insertInto('webhook_deliveries').values(many.slice(from, from + 1_000)).execute();
-    const attempt = (deliveryId: string) => ({ delivery_id: deliveryId, attempted_at: daysAgo(40), status_code: 200, duration_ms: 5, error: null, response_excerpt: null });
-    await db().insertInto('webhook_attempts').values([attempt('msg_old_ok'), attempt('msg_old_ok'), attempt('msg_old_exhausted'), attempt('msg_old_resent'), attempt('msg_young_ok'), attempt('msg_b0')]).execute();
+    const many = Array.from({ length: 5_001 }, (_, i) =>
+      delivery(`msg_b${String(i)}`, companyB, b, 'TEST', 'succeeded', 45),
+    );
+    for (let from = 0; from < many.length; from += 1_000)
+      await db()
+        .insertInto('webhook_deliveries')
+        .values(many.slice(from, from + 1_000))
+        .execute();
+    const attempt = (deliveryId: string) => ({
+      delivery_id: deliveryId,
+      attempted_at: daysAgo(40),
+      status_code: 200,
+      duration_ms: 5,
+      error: null,
+      response_excerpt: null,
+    });
+    await db()
+      .insertInto('webhook_attempts')
+      .values([
+        attempt('msg_old_ok'),
+        attempt('msg_old_ok'),
+        attempt('msg_old_exhausted'),
+        attempt('msg_old_resent'),
+        attempt('msg_young_ok'),
+        attempt('msg_b0'),
+      ])
+      .execute();
     await db()
       .insertInto('domain_events')
       .values([
@@ -93,12 +148,36 @@ describe('webhook history purge', { timeout: 120_000 }, () => {
     const job = webhookJobs({ db: db(), clock, environment: 'TEST', retentionMs: 30 * 86_400_000 }).purgeWebhookHistory;
     await job.handle({}, { jobId: 'job-1', correlationId: 'test', attempt: 1, log: pino({ level: 'silent' }) });
 
-    const deliveries = await db().selectFrom('webhook_deliveries').select('id').where('company_id', 'in', [companyA, companyB]).orderBy('id').execute();
-    assert.deepEqual(deliveries.map((row) => row.id), ['msg_old_cert', 'msg_old_failed', 'msg_old_resent', 'msg_young_ok']);
-    const attempts = await db().selectFrom('webhook_attempts').select('delivery_id').where('delivery_id', 'in', ['msg_old_ok', 'msg_old_exhausted', 'msg_old_resent', 'msg_young_ok', 'msg_b0']).orderBy('delivery_id').execute();
-    assert.deepEqual(attempts.map((row) => row.delivery_id), ['msg_old_resent', 'msg_young_ok']);
-    const events = await db().selectFrom('domain_events').select('id').where('id', 'like', 'evt\\_%').where('company_id', 'in', [companyA, companyB]).orderBy('id').execute();
-    assert.deepEqual(events.map((row) => row.id), ['evt_old_cert', 'evt_old_once', 'evt_old_waiting', 'evt_young_sent']);
+    const deliveries = await db()
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('company_id', 'in', [companyA, companyB])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      deliveries.map((row) => row.id),
+      ['msg_old_cert', 'msg_old_failed', 'msg_old_resent', 'msg_young_ok'],
+    );
+    const attempts = await db()
+      .selectFrom('webhook_attempts')
+      .select('delivery_id')
+      .where('delivery_id', 'in', ['msg_old_ok', 'msg_old_exhausted', 'msg_old_resent', 'msg_young_ok', 'msg_b0'])
+      .orderBy('delivery_id')
+      .execute();
+    assert.deepEqual(
+      attempts.map((row) => row.delivery_id),
+      ['msg_old_resent', 'msg_young_ok'],
+    );
+    const events = await db()
+      .selectFrom('domain_events')
+      .select('id')
+      .where('id', 'like', 'evt\\_%')
+      .where('company_id', 'in', [companyA, companyB])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      events.map((row) => row.id),
+      ['evt_old_cert', 'evt_old_once', 'evt_old_waiting', 'evt_young_sent'],
+    );
   });
-
 });

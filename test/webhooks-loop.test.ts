@@ -26,9 +26,18 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
   let workerB: WebhookDelivery;
   let companyId: string;
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) => testApp.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    testApp.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': key },
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
   async function endpoint(path: string): Promise<string> {
-    const response = await call('POST', '/api/v1/notificaciones', { url: `${receiver.url}${path}`, events: ['webhook.test'] });
+    const response = await call('POST', '/api/v1/notificaciones', {
+      url: `${receiver.url}${path}`,
+      events: ['webhook.test'],
+    });
     assert.equal(response.statusCode, 201, response.body);
     const created = response.json<{ data: { id: string; secret: string } }>().data;
     receiver.secretFor.set(path, created.secret);
@@ -48,12 +57,23 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
   before(async () => {
     receiver = await startWebhookReceiver();
     // No worker role here: the test is the worker, through two delivery engines on the app's database.
-    testApp = await startTestApp({ clock, env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: String(timeoutMs) } });
+    testApp = await startTestApp({
+      clock,
+      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: String(timeoutMs) },
+    });
     companyId = await testApp.provisionCompany();
     key = (await testApp.issueKey(companyId, ['webhooks:manage'])).apiKey;
     const masterKey = testApp.config.masterKey;
     assert.ok(masterKey !== undefined);
-    const engine = () => createWebhookDelivery({ db: db(), clock, log: createLogger('silent'), environment: 'TEST', masterKey, policy: { timeoutMs, allowPrivate: true, disableAfterMs: 5 * 86_400_000 } });
+    const engine = () =>
+      createWebhookDelivery({
+        db: db(),
+        clock,
+        log: createLogger('silent'),
+        environment: 'TEST',
+        masterKey,
+        policy: { timeoutMs, allowPrivate: true, disableAfterMs: 5 * 86_400_000 },
+      });
     workerA = engine();
     workerB = engine();
   });
@@ -78,9 +98,18 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
       assert.equal(delivery.item.attempts, 0);
       assert.equal(delivery.attempt.number, 1);
     }
-    const leases = await db().selectFrom('outbound_work').select(['due_at', 'lease_id']).where('target', '=', 'webhook.delivery').where('item_id', 'in', made).execute();
+    const leases = await db()
+      .selectFrom('outbound_work')
+      .select(['due_at', 'lease_id'])
+      .where('target', '=', 'webhook.delivery')
+      .where('item_id', 'in', made)
+      .execute();
     assert.equal(leases.length, 40);
-    assert.ok(leases.every((row) => row.lease_id !== null && row.due_at.getTime() === clock.now().getTime() + deliveryLeaseMs(timeoutMs)));
+    assert.ok(
+      leases.every(
+        (row) => row.lease_id !== null && row.due_at.getTime() === clock.now().getTime() + deliveryLeaseMs(timeoutMs),
+      ),
+    );
 
     // Held: nobody takes them. A worker that died holding them: once the lease ran out, they are claimed again, same ids.
     assert.deepEqual(await workerB.claim(100), []);
@@ -93,38 +122,87 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     const arrived = receiver.deliveries.filter((entry) => entry.path === '/claims');
     assert.equal(arrived.length, 40);
     assert.ok(arrived.every((entry) => entry.standardError === undefined && entry.serviceError === undefined));
-    const rows = await db().selectFrom('webhook_deliveries').select(['status', 'attempts', 'lease_until']).where('endpoint_id', '=', endpointId).execute();
-    assert.deepEqual(new Set(rows.map((row) => `${row.status}/${String(row.attempts)}/${String(row.lease_until)}`)), new Set(['succeeded/1/null']));
-    const attempts = await db().selectFrom('webhook_attempts').select(['delivery_id', 'status_code']).where('delivery_id', 'in', made).execute();
+    const rows = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'lease_until'])
+      .where('endpoint_id', '=', endpointId)
+      .execute();
+    assert.deepEqual(
+      new Set(rows.map((row) => `${row.status}/${String(row.attempts)}/${String(row.lease_until)}`)),
+      new Set(['succeeded/1/null']),
+    );
+    const attempts = await db()
+      .selectFrom('webhook_attempts')
+      .select(['delivery_id', 'status_code'])
+      .where('delivery_id', 'in', made)
+      .execute();
     assert.equal(attempts.length, 40);
     assert.ok(attempts.every((attempt) => attempt.status_code === 200));
     assert.deepEqual(await workerA.claim(100), []);
   });
 
   it('fans out the events waiting in the outbox queue, takes each out of it, and settles one whose event is gone', async () => {
-    await recordDomainEvent(db(), { companyId, environment: 'TEST', type: 'document.signed', payload: { documentId: 'doc_outbox', eNCF: 'E310000000001', ecfType: '31', status: 'signed' }, occurredAt: clock.now() });
-    const recorded = await db().selectFrom('domain_events').select('id').where('payload', '@>', sql<Record<string, unknown>>`'{"documentId":"doc_outbox"}'::jsonb`).executeTakeFirstOrThrow();
-    await db().insertInto('outbound_work').values({ target: outboxTarget, item_id: 'evt_gone', environment: 'TEST', due_at: new Date(clock.now().getTime() - 1_000) }).execute();
-    const queued = () => db().selectFrom('outbound_work').select('item_id').where('target', '=', outboxTarget).where('item_id', 'in', [recorded.id, 'evt_gone']).orderBy('item_id').execute();
+    await recordDomainEvent(db(), {
+      companyId,
+      environment: 'TEST',
+      type: 'document.signed',
+      payload: { documentId: 'doc_outbox', eNCF: 'E310000000001', ecfType: '31', status: 'signed' },
+      occurredAt: clock.now(),
+    });
+    const recorded = await db()
+      .selectFrom('domain_events')
+      .select('id')
+      .where('payload', '@>', sql<Record<string, unknown>>`'{"documentId":"doc_outbox"}'::jsonb`)
+      .executeTakeFirstOrThrow();
+    await db()
+      .insertInto('outbound_work')
+      .values({
+        target: outboxTarget,
+        item_id: 'evt_gone',
+        environment: 'TEST',
+        due_at: new Date(clock.now().getTime() - 1_000),
+      })
+      .execute();
+    const queued = () =>
+      db()
+        .selectFrom('outbound_work')
+        .select('item_id')
+        .where('target', '=', outboxTarget)
+        .where('item_id', 'in', [recorded.id, 'evt_gone'])
+        .orderBy('item_id')
+        .execute();
     assert.deepEqual((await queued()).length, 2);
     while ((await workerA.dispatch(100)) > 0);
     assert.deepEqual(await queued(), []);
-    const dispatched = await db().selectFrom('domain_events').select('dispatched_at').where('id', '=', recorded.id).executeTakeFirstOrThrow();
+    const dispatched = await db()
+      .selectFrom('domain_events')
+      .select('dispatched_at')
+      .where('id', '=', recorded.id)
+      .executeTakeFirstOrThrow();
     assert.ok(dispatched.dispatched_at !== null);
   });
 
   it('ends the run of failures on a success, and claims a failed delivery only when its retry is due', async () => {
     const endpointId = await endpoint('/flaky');
     let flakyCalls = 0;
-    receiver.answer = (entry) => (entry.path === '/flaky' && ++flakyCalls === 1 ? { status: 500, body: 'down' } : { status: 200, body: 'ok' });
+    receiver.answer = (entry) =>
+      entry.path === '/flaky' && ++flakyCalls === 1 ? { status: 500, body: 'down' } : { status: 200, body: 'ok' };
     const [deliveryId] = await tests(endpointId, 1);
     const [first] = await workerA.claim(10);
     assert.ok(first !== undefined);
     assert.equal(first.id, deliveryId);
     await workerA.attempt(first);
-    const failing = await db().selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirstOrThrow();
+    const failing = await db()
+      .selectFrom('webhook_endpoints')
+      .select('failing_since')
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow();
     assert.equal(failing.failing_since?.getTime(), clock.now().getTime());
-    const failed = await db().selectFrom('webhook_deliveries').select(['status', 'next_attempt_at', 'lease_until']).where('id', '=', deliveryId ?? '').executeTakeFirstOrThrow();
+    const failed = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'next_attempt_at', 'lease_until'])
+      .where('id', '=', deliveryId ?? '')
+      .executeTakeFirstOrThrow();
     assert.equal(failed.status, 'failed');
     assert.equal(failed.lease_until, null);
     const dueIn = (failed.next_attempt_at?.getTime() ?? 0) - clock.now().getTime();
@@ -138,13 +216,21 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.equal(retry.item.attempts, 1);
     assert.equal(retry.attempt.number, 2);
     await workerB.attempt(retry);
-    const recovered = await db().selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirstOrThrow();
+    const recovered = await db()
+      .selectFrom('webhook_endpoints')
+      .select('failing_since')
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow();
     assert.equal(recovered.failing_since, null);
-    const done = await db().selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', '=', deliveryId ?? '').executeTakeFirstOrThrow();
+    const done = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts'])
+      .where('id', '=', deliveryId ?? '')
+      .executeTakeFirstOrThrow();
     assert.deepEqual(done, { status: 'succeeded', attempts: 2 });
   });
 
-  it('keeps a re-send asked for while an attempt is in flight: the re-send took that attempt\'s lease, so it records nothing, and the delivery stays pending', async () => {
+  it("keeps a re-send asked for while an attempt is in flight: the re-send took that attempt's lease, so it records nothing, and the delivery stays pending", async () => {
     const endpointId = await endpoint('/resent');
     const [deliveryId] = await tests(endpointId, 1);
     const [claimed] = await workerA.claim(10);
@@ -152,15 +238,27 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     const resend = await call('POST', `/api/v1/notificaciones/entregas/${deliveryId}/reenvios`);
     assert.equal(resend.statusCode, 202, resend.body);
     await workerA.attempt(claimed);
-    const row = await db().selectFrom('webhook_deliveries').select(['status', 'lease_until']).where('id', '=', deliveryId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'lease_until'])
+      .where('id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { status: 'pending', lease_until: null }, 'the re-send is still to be made');
     const [again] = await workerB.claim(10);
     assert.equal(again?.id, deliveryId);
     await workerB.attempt(again);
-    const done = await db().selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).executeTakeFirstOrThrow();
+    const done = await db()
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where('id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
     assert.equal(done.status, 'succeeded');
     assert.equal(receiver.deliveries.filter((entry) => entry.path === '/resent').length, 2);
-    const attempts = await db().selectFrom('webhook_attempts').select('id').where('delivery_id', '=', deliveryId).execute();
+    const attempts = await db()
+      .selectFrom('webhook_attempts')
+      .select('id')
+      .where('delivery_id', '=', deliveryId)
+      .execute();
     assert.equal(attempts.length, 1);
   });
 
@@ -171,12 +269,27 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     const claimed = [...(await workerA.claim(6)), ...(await workerB.claim(6))];
     assert.equal(claimed.length, 12);
     await Promise.all(claimed.map((delivery, index) => (index % 2 === 0 ? workerA : workerB).attempt(delivery)));
-    const row = await db().selectFrom('webhook_endpoints').select(['status', 'disabled_reason']).where('id', '=', endpointId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('webhook_endpoints')
+      .select(['status', 'disabled_reason'])
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { status: 'disabled', disabled_reason: 'the endpoint answered 410 Gone' });
-    const events = await db().selectFrom('domain_events').select('payload').where('type', '=', 'webhook.endpoint_disabled').execute();
+    const events = await db()
+      .selectFrom('domain_events')
+      .select('payload')
+      .where('type', '=', 'webhook.endpoint_disabled')
+      .execute();
     assert.equal(events.filter((event) => JSON.stringify(event.payload).includes(endpointId)).length, 1);
-    const deliveries = await db().selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', 'in', made).execute();
-    assert.ok(deliveries.every((delivery) => delivery.status === 'exhausted' && delivery.attempts === 1), JSON.stringify(deliveries));
+    const deliveries = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts'])
+      .where('id', 'in', made)
+      .execute();
+    assert.ok(
+      deliveries.every((delivery) => delivery.status === 'exhausted' && delivery.attempts === 1),
+      JSON.stringify(deliveries),
+    );
   });
 
   it('counts a signing secret it cannot open as a failed attempt of its own, retried on schedule and ended exhausted, never claimed for ever', async () => {
@@ -185,13 +298,21 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.ok(deliveryId !== undefined);
     // A sealed secret this master key cannot open (damaged, or sealed under another key). Last here: it moves the
     // clock a day and a half on, past what the receiver takes as a fresh signature.
-    await db().updateTable('webhook_endpoints').set({ secret_sealed: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' }).where('id', '=', endpointId).execute();
+    await db()
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' })
+      .where('id', '=', endpointId)
+      .execute();
     for (let attempt = 1; attempt <= 8; attempt++) {
       const [claimed] = await workerA.claim(10);
       assert.equal(claimed?.id, deliveryId, `attempt ${String(attempt)} is claimed`);
       assert.equal(claimed.attempt.number, attempt);
       await workerA.attempt(claimed);
-      const row = await db().selectFrom('webhook_deliveries').select(['status', 'attempts', 'last_error', 'next_attempt_at']).where('id', '=', deliveryId).executeTakeFirstOrThrow();
+      const row = await db()
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts', 'last_error', 'next_attempt_at'])
+        .where('id', '=', deliveryId)
+        .executeTakeFirstOrThrow();
       assert.equal(row.attempts, attempt);
       assert.match(row.last_error ?? '', /^an error of this service: /);
       if (attempt < 8) {
@@ -204,12 +325,24 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
       }
     }
     assert.deepEqual(await workerA.claim(10), []);
-    const attempts = await db().selectFrom('webhook_attempts').select(['status_code', 'error']).where('delivery_id', '=', deliveryId).execute();
+    const attempts = await db()
+      .selectFrom('webhook_attempts')
+      .select(['status_code', 'error'])
+      .where('delivery_id', '=', deliveryId)
+      .execute();
     assert.equal(attempts.length, 8);
-    assert.ok(attempts.every((attempt) => attempt.status_code === null && attempt.error?.startsWith('an error of this service: ') === true));
+    assert.ok(
+      attempts.every(
+        (attempt) => attempt.status_code === null && attempt.error?.startsWith('an error of this service: ') === true,
+      ),
+    );
     assert.equal(receiver.deliveries.filter((entry) => entry.path === '/sealed').length, 0);
     // Not the endpoint's failure: its run of failures did not start.
-    const row = await db().selectFrom('webhook_endpoints').select(['status', 'failing_since']).where('id', '=', endpointId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('webhook_endpoints')
+      .select(['status', 'failing_since'])
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { status: 'enabled', failing_since: null });
   });
 });
@@ -221,7 +354,10 @@ describe('the delivery loop of a worker', { timeout: 120_000 }, () => {
   before(async () => {
     receiver = await startWebhookReceiver();
     // A rest of 20 s: whatever arrives sooner was not found by polling.
-    testApp = await startTestApp({ roles: { http: true, work: true, schedule: false }, env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '20000' } });
+    testApp = await startTestApp({
+      roles: { http: true, work: true, schedule: false },
+      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '20000' },
+    });
   });
   after(async () => {
     await testApp.close();
@@ -231,7 +367,13 @@ describe('the delivery loop of a worker', { timeout: 120_000 }, () => {
   it('is woken at once by a test delivery and by a re-send in its process, not at the end of its rest', async () => {
     const companyId = await testApp.provisionCompany();
     const { apiKey } = await testApp.issueKey(companyId, ['webhooks:manage']);
-    const call = (url: string) => testApp.app.inject({ method: 'POST', url, headers: { 'x-api-key': apiKey }, payload: url.endsWith('notificaciones') ? { url: `${receiver.url}/woken` } : {} });
+    const call = (url: string) =>
+      testApp.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'x-api-key': apiKey },
+        payload: url.endsWith('notificaciones') ? { url: `${receiver.url}/woken` } : {},
+      });
     const created = await call('/api/v1/notificaciones');
     assert.equal(created.statusCode, 201, created.body);
     const endpointId = created.json<{ data: { id: string } }>().data.id;
@@ -242,12 +384,18 @@ describe('the delivery loop of a worker', { timeout: 120_000 }, () => {
     assert.equal(tested.statusCode, 202);
     const deliveryId = tested.json<{ data: { deliveryId: string } }>().data.deliveryId;
     const [first] = await receiver.waitFor(1, (entry) => entry.path === '/woken', 5_000);
-    assert.ok((first?.at ?? Infinity) - asked < 2_000, `arrived ${String((first?.at ?? Infinity) - asked)} ms after it was asked for`);
+    assert.ok(
+      (first?.at ?? Infinity) - asked < 2_000,
+      `arrived ${String((first?.at ?? Infinity) - asked)} ms after it was asked for`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     asked = Date.now();
     assert.equal((await call(`/api/v1/notificaciones/entregas/${deliveryId}/reenvios`)).statusCode, 202);
     const both = await receiver.waitFor(2, (entry) => entry.path === '/woken', 5_000);
     assert.ok((both[1]?.at ?? Infinity) - asked < 2_000);
-    assert.deepEqual(both.map((entry) => entry.headers['webhook-id']), [deliveryId, deliveryId]);
+    assert.deepEqual(
+      both.map((entry) => entry.headers['webhook-id']),
+      [deliveryId, deliveryId],
+    );
   });
 });

@@ -60,16 +60,19 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
     return new Promise((resolve) => {
       const method = spec.method ?? 'POST';
       const headers = method === 'POST' ? { ...spec.headers, 'content-length': String(body.length) } : spec.headers;
-      const req = request({ agent, host: target.hostname, port: target.port, path: target.pathname, method, headers }, (res) => {
-        res.resume();
-        res.once('end', () => {
-          latencies.push(performance.now() - scheduledAt);
-          const status = String(res.statusCode ?? 0);
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (res.statusCode !== spec.expectStatus) failed++;
-          resolve();
-        });
-      });
+      const req = request(
+        { agent, host: target.hostname, port: target.port, path: target.pathname, method, headers },
+        (res) => {
+          res.resume();
+          res.once('end', () => {
+            latencies.push(performance.now() - scheduledAt);
+            const status = String(res.statusCode ?? 0);
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (res.statusCode !== spec.expectStatus) failed++;
+            resolve();
+          });
+        },
+      );
       req.once('error', () => {
         failed++;
         resolve();
@@ -110,7 +113,17 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
   agent.destroy();
 
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { sent, ok: sent - failed - unanswered, failed, unanswered, statuses, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? Number.NaN, achievedRate: sent / sentFor };
+  return {
+    sent,
+    ok: sent - failed - unanswered,
+    failed,
+    unanswered,
+    statuses,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    achievedRate: sent / sentFor,
+  };
 }
 
 /** Runs `args` with node in a child process and parses the JSON it prints. */

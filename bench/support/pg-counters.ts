@@ -28,7 +28,12 @@ export function countPostgres(): void {
     const query = pg.Client.prototype.query;
     const counting = function (this: pg.Client, ...args: unknown[]) {
       const first = args[0];
-      const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String(first.text) : '';
+      const text =
+        typeof first === 'string'
+          ? first
+          : typeof first === 'object' && first !== null && 'text' in first
+            ? String(first.text)
+            : '';
       const kind = statementKind(text);
       statements.set(kind, (statements.get(kind) ?? 0) + 1);
       return (query as (...a: unknown[]) => unknown).apply(this, args);
@@ -76,8 +81,15 @@ export function pgCountsFrom(): () => PgCounts {
   const statementsBefore = new Map(statements);
   const connectionsBefore = { ...connections };
   return () => ({
-    statements: new Map([...statements].map(([kind, count]) => [kind, count - (statementsBefore.get(kind) ?? 0)] as const).filter(([, count]) => count > 0)),
-    connections: { taken: connections.taken - connectionsBefore.taken, waitedMs: connections.waitedMs - connectionsBefore.waitedMs },
+    statements: new Map(
+      [...statements]
+        .map(([kind, count]) => [kind, count - (statementsBefore.get(kind) ?? 0)] as const)
+        .filter(([, count]) => count > 0),
+    ),
+    connections: {
+      taken: connections.taken - connectionsBefore.taken,
+      waitedMs: connections.waitedMs - connectionsBefore.waitedMs,
+    },
   });
 }
 

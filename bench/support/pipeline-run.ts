@@ -35,7 +35,12 @@ export interface PipelineRun {
 }
 
 /** Runs `documents` through the pipeline; `finished` runs as soon as the last is final, before the run's own reads. */
-export async function throughPipeline(world: BenchWorld, documents: readonly Created[], timeoutMs: number, finished: () => Promise<void> = () => Promise.resolve()): Promise<PipelineRun> {
+export async function throughPipeline(
+  world: BenchWorld,
+  documents: readonly Created[],
+  timeoutMs: number,
+  finished: () => Promise<void> = () => Promise.resolve(),
+): Promise<PipelineRun> {
   const db = world.app.application.database.db;
   const ids = documents.map((document) => document.id);
   let ownQueries = 0;
@@ -48,21 +53,45 @@ export async function throughPipeline(world: BenchWorld, documents: readonly Cre
   // reports as the pipeline's, and asking about each document every 50 ms cost about 2 ms of it each time.
   for (;;) {
     ownQueries++;
-    const open = (await pendingCounts(db, world.app.config.fiscalEnv, [documentSends, documentPolls])).reduce((sum, pending) => sum + pending.count, 0);
+    const open = (await pendingCounts(db, world.app.config.fiscalEnv, [documentSends, documentPolls])).reduce(
+      (sum, pending) => sum + pending.count,
+      0,
+    );
     if (open === 0) break;
-    if (Date.now() > deadline) throw new Error(`${String(open)} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${String(open)} of ${String(ids.length)} documents are not final after ${String(timeoutMs)} ms`);
     await sleep(50);
   }
   await finished();
   // One row per document: when enviar queued it, when DGII gave its trackId, when the verdict was recorded.
-  const rows = await sql<{ status: string; queued_at: Date; sending_at: Date | null; received_at: Date | null; final_at: Date; poll_count: number }>`
+  const rows = await sql<{
+    status: string;
+    queued_at: Date;
+    sending_at: Date | null;
+    received_at: Date | null;
+    final_at: Date;
+    poll_count: number;
+  }>`
     select d.status, d.final_at, d.poll_count,
       (select min(e.at) from document_events e where e.document_id = d.id and e.type = 'queued') as queued_at,
       (select max(e.at) from document_events e where e.document_id = d.id and e.type = 'dgii.sending') as sending_at,
       (select min(e.at) from document_events e where e.document_id = d.id and e.type = 'dgii.received') as received_at
     from documents d where d.id in (${sql.join(ids)})`.execute(db);
   const statuses: Record<string, number> = {};
-  const run: PipelineRun = { elapsedMs: 0, completions: [], sentMs: 0, enviarMs, latencies: [], sendStage: [], queueWait: [], sendWork: [], pollStage: [], polls: [], statuses, ownQueries };
+  const run: PipelineRun = {
+    elapsedMs: 0,
+    completions: [],
+    sentMs: 0,
+    enviarMs,
+    latencies: [],
+    sendStage: [],
+    queueWait: [],
+    sendWork: [],
+    pollStage: [],
+    polls: [],
+    statuses,
+    ownQueries,
+  };
   let last = started;
   let lastSent = started;
   for (const row of rows.rows) {

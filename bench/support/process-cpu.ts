@@ -19,10 +19,12 @@ export function processTicks(pid: number): number | undefined {
 
 /** CPU milliseconds `pids` used between two readings of ticksOf (pids that came or went count from 0). */
 export function ticksOf(pids: readonly number[]): Map<number, number> {
-  return new Map(pids.flatMap((pid) => {
-    const ticks = processTicks(pid);
-    return ticks === undefined ? [] : [[pid, ticks] as const];
-  }));
+  return new Map(
+    pids.flatMap((pid) => {
+      const ticks = processTicks(pid);
+      return ticks === undefined ? [] : [[pid, ticks] as const];
+    }),
+  );
 }
 
 export function cpuMsBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
@@ -33,8 +35,14 @@ export function cpuMsBetween(before: ReadonlyMap<number, number>, after: Readonl
 
 /** CPU ticks used so far by each PostgreSQL backend serving `databases`, by pid (undefined when PostgreSQL is not a
  * process of this machine: on another host or in a container, its CPU is not ours to read). */
-export async function postgresBackendTicks<DB>(db: Kysely<DB>, databases: readonly string[]): Promise<Map<number, { database: string; ticks: number }> | undefined> {
-  const backends = await sql<{ pid: number; datname: string }>`select pid, datname from pg_stat_activity where datname in (${sql.join(databases)})`.execute(db);
+export async function postgresBackendTicks<DB>(
+  db: Kysely<DB>,
+  databases: readonly string[],
+): Promise<Map<number, { database: string; ticks: number }> | undefined> {
+  const backends = await sql<{
+    pid: number;
+    datname: string;
+  }>`select pid, datname from pg_stat_activity where datname in (${sql.join(databases)})`.execute(db);
   const ticks = new Map<number, { database: string; ticks: number }>();
   for (const backend of backends.rows) {
     const used = processTicks(backend.pid);
@@ -45,9 +53,14 @@ export async function postgresBackendTicks<DB>(db: Kysely<DB>, databases: readon
 }
 
 /** CPU milliseconds the backends of `database` used between two readings of postgresBackendTicks. */
-export function postgresCpuMsBetween(before: ReadonlyMap<number, { ticks: number }>, after: ReadonlyMap<number, { database: string; ticks: number }>, database: string): number {
+export function postgresCpuMsBetween(
+  before: ReadonlyMap<number, { ticks: number }>,
+  after: ReadonlyMap<number, { database: string; ticks: number }>,
+  database: string,
+): number {
   let ticks = 0;
-  for (const [pid, backend] of after) if (backend.database === database) ticks += backend.ticks - (before.get(pid)?.ticks ?? 0);
+  for (const [pid, backend] of after)
+    if (backend.database === database) ticks += backend.ticks - (before.get(pid)?.ticks ?? 0);
   return (ticks / clockTicksPerSecond) * 1_000;
 }
 
@@ -57,6 +70,9 @@ export function ownUsage(): () => { cpuMs: number; eventLoopUtilization: number 
   const loop = performance.eventLoopUtilization();
   return () => {
     const used = process.cpuUsage(cpu);
-    return { cpuMs: (used.user + used.system) / 1_000, eventLoopUtilization: performance.eventLoopUtilization(loop).utilization };
+    return {
+      cpuMs: (used.user + used.system) / 1_000,
+      eventLoopUtilization: performance.eventLoopUtilization(loop).utilization,
+    };
   };
 }

@@ -35,7 +35,11 @@ try {
       try {
         switch (request.type) {
           case 'provision':
-            await upsertTaxpayer(db, { rnc: request.rnc, name: request.name, certificateSha256: [request.certificateSha256] });
+            await upsertTaxpayer(db, {
+              rnc: request.rnc,
+              name: request.name,
+              certificateSha256: [request.certificateSha256],
+            });
             await ensureTestRanges(db, request.rnc, 'testecf', clock.now());
             send({ type: 'done' });
             return;

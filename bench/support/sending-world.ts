@@ -61,22 +61,55 @@ export async function startWorld(embedded: boolean): Promise<BenchWorld> {
       embedded,
       ...deployed(),
       roles: { http: true, work: true, schedule: true },
-      env: { DGII_BASE_URL: ready.url, DGII_FC_BASE_URL: ready.url, DGII_STATUS_BASE_URL: ready.url, DGII_RESPONSE_TIMEOUT_MS: '5000' },
+      env: {
+        DGII_BASE_URL: ready.url,
+        DGII_FC_BASE_URL: ready.url,
+        DGII_STATUS_BASE_URL: ready.url,
+        DGII_RESPONSE_TIMEOUT_MS: '5000',
+      },
     });
     const companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-    const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
-    if (installed.statusCode !== 200) throw new Error(`certificate install failed: ${String(installed.statusCode)} ${installed.body}`);
-    const { apiKey } = await app.issueKey(companyId, ['documents:create', 'documents:read', 'documents:send', 'sequences:manage']);
+    const certificate = createSelfSignedP12({
+      commonName: 'EMISOR DE PRUEBA',
+      serialNumber: issuerRnc,
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2036-01-01'),
+      password: 'clave',
+    });
+    const installed = await app.sendEvent('certificate.installed', {
+      companyId,
+      p12Base64: certificate.p12.toString('base64'),
+      password: 'clave',
+    });
+    if (installed.statusCode !== 200)
+      throw new Error(`certificate install failed: ${String(installed.statusCode)} ${installed.body}`);
+    const { apiKey } = await app.issueKey(companyId, [
+      'documents:create',
+      'documents:read',
+      'documents:send',
+      'sequences:manage',
+    ]);
     const inject = app.app.inject.bind(app.app);
-    const range = await inject({ method: 'POST', url: '/api/v1/secuencias/rangos', headers: { 'x-api-key': apiKey }, payload: { ecfType: '31', from: 'E310000000001', to: 'E310000100000', expiresOn: `31-12-${String(nextYear)}` } });
-    if (range.statusCode !== 201) throw new Error(`range registration failed: ${String(range.statusCode)} ${range.body}`);
+    const range = await inject({
+      method: 'POST',
+      url: '/api/v1/secuencias/rangos',
+      headers: { 'x-api-key': apiKey },
+      payload: { ecfType: '31', from: 'E310000000001', to: 'E310000100000', expiresOn: `31-12-${String(nextYear)}` },
+    });
+    if (range.statusCode !== 201)
+      throw new Error(`range registration failed: ${String(range.statusCode)} ${range.body}`);
     const company = await app.application.services.companies.get(companyId);
     if (company?.certificate == null) throw new Error('the bench company has no certificate');
-    await sandbox.ask({ type: 'provision', rnc: issuerRnc, name: company.legalName, certificateSha256: company.certificate.fingerprintSha256 });
+    await sandbox.ask({
+      type: 'provision',
+      rnc: issuerRnc,
+      name: company.legalName,
+      certificateSha256: company.certificate.fingerprintSha256,
+    });
 
     const db = app.application.database.db;
-    const appDatabase = (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name ?? '';
+    const appDatabase =
+      (await sql<{ name: string }>`select current_database() as name`.execute(db)).rows[0]?.name ?? '';
     let sinceMark = ownUsage();
     let ticks: Awaited<ReturnType<typeof postgresBackendTicks>>;
     const databases = [appDatabase, ready.database];
@@ -86,14 +119,25 @@ export async function startWorld(embedded: boolean): Promise<BenchWorld> {
       companyId,
       sandboxUrl: ready.url,
       async create() {
-        const response = await inject({ method: 'POST', url: '/api/v1/documentos', headers: { 'x-api-key': apiKey }, payload: ecfDocuments['31'] });
-        if (response.statusCode !== 201) throw new Error(`document refused: ${String(response.statusCode)} ${response.body}`);
+        const response = await inject({
+          method: 'POST',
+          url: '/api/v1/documentos',
+          headers: { 'x-api-key': apiKey },
+          payload: ecfDocuments['31'],
+        });
+        if (response.statusCode !== 201)
+          throw new Error(`document refused: ${String(response.statusCode)} ${response.body}`);
         const { data } = response.json<{ data: Created }>();
         return { id: data.id, eNCF: data.eNCF };
       },
       async send(id) {
-        const response = await inject({ method: 'POST', url: `/api/v1/documentos/${id}/enviar`, headers: { 'x-api-key': apiKey } });
-        if (response.statusCode !== 202) throw new Error(`enviar refused: ${String(response.statusCode)} ${response.body}`);
+        const response = await inject({
+          method: 'POST',
+          url: `/api/v1/documentos/${id}/enviar`,
+          headers: { 'x-api-key': apiKey },
+        });
+        if (response.statusCode !== 202)
+          throw new Error(`enviar refused: ${String(response.statusCode)} ${response.body}`);
       },
       async mark() {
         await sandbox.ask({ type: 'usage' });
@@ -112,11 +156,20 @@ export async function startWorld(embedded: boolean): Promise<BenchWorld> {
           const perDocument = (database: string) => postgresCpuMsBetween(before, now, database) / documents;
           postgres = { app: perDocument(appDatabase), sandbox: perDocument(ready.database) };
         }
-        return { postgres, app: appUsage, sandbox: { cpuMsPerDocument: reply.cpuMs / documents, eventLoopUtilization: reply.eventLoopUtilization } };
+        return {
+          postgres,
+          app: appUsage,
+          sandbox: { cpuMsPerDocument: reply.cpuMs / documents, eventLoopUtilization: reply.eventLoopUtilization },
+        };
       },
       async transactions() {
         if (embedded) return undefined;
-        const rows = await sql<{ datname: string; xacts: string }>`select datname, (xact_commit + xact_rollback)::text as xacts from pg_stat_database where datname in (${appDatabase}, ${ready.database})`.execute(db);
+        const rows = await sql<{
+          datname: string;
+          xacts: string;
+        }>`select datname, (xact_commit + xact_rollback)::text as xacts from pg_stat_database where datname in (${appDatabase}, ${ready.database})`.execute(
+          db,
+        );
         const count = (name: string) => Number(rows.rows.find((row) => row.datname === name)?.xacts ?? Number.NaN);
         return { app: count(appDatabase), sandbox: count(ready.database) };
       },
@@ -136,7 +189,11 @@ export async function startWorld(embedded: boolean): Promise<BenchWorld> {
 }
 
 /** Runs `task` over `items`, `concurrency` at a time. */
-export async function inParallel<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {
@@ -150,8 +207,12 @@ export async function inParallel<T>(items: readonly T[], concurrency: number, ta
 
 export async function createDocuments(world: BenchWorld, count: number): Promise<Created[]> {
   const created: Created[] = [];
-  await inParallel(Array.from({ length: count }, (_, i) => i), 20, async () => {
-    created.push(await world.create());
-  });
+  await inParallel(
+    Array.from({ length: count }, (_, i) => i),
+    20,
+    async () => {
+      created.push(await world.create());
+    },
+  );
   return created;
 }

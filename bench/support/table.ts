@@ -9,7 +9,9 @@ export function printTable(rows: BenchRow[]): void {
   const headers: (keyof BenchRow)[] = ['benchmark', 'result', 'note'];
   const widths = headers.map((header) => Math.max(header.length, ...rows.map((row) => row[header].length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  process.stdout.write(`${[line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map((row) => line(headers.map((h) => row[h])))].join('\n')}\n`);
+  process.stdout.write(
+    `${[line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map((row) => line(headers.map((h) => row[h])))].join('\n')}\n`,
+  );
 }
 
 /** Whether a row met its goal, in the words every row uses. */

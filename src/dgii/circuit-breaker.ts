@@ -20,7 +20,12 @@ export interface CircuitBreaker {
   snapshot(): BreakerSnapshot;
 }
 
-export function createCircuitBreaker(environment: string, service: string, clock: Clock, options: BreakerOptions): CircuitBreaker {
+export function createCircuitBreaker(
+  environment: string,
+  service: string,
+  clock: Clock,
+  options: BreakerOptions,
+): CircuitBreaker {
   let state: BreakerSnapshot['state'] = 'closed';
   let consecutiveFailures = 0;
   let opensUntil = 0;
@@ -57,13 +62,23 @@ export function createCircuitBreaker(environment: string, service: string, clock
     snapshot() {
       // An open breaker whose time is up is half-open for whoever asks next.
       const shown = state === 'open' && clock.now().getTime() >= opensUntil ? 'half_open' : state;
-      return { environment, service, state: shown, consecutiveFailures, opensUntil: state === 'open' ? new Date(opensUntil) : null };
+      return {
+        environment,
+        service,
+        state: shown,
+        consecutiveFailures,
+        opensUntil: state === 'open' ? new Date(opensUntil) : null,
+      };
     },
   };
 }
 
 /** One breaker per service, created on first use. */
-export function createBreakerRegistry(environment: string, clock: Clock, options: BreakerOptions): { forService(service: string): CircuitBreaker; snapshots(): BreakerSnapshot[] } {
+export function createBreakerRegistry(
+  environment: string,
+  clock: Clock,
+  options: BreakerOptions,
+): { forService(service: string): CircuitBreaker; snapshots(): BreakerSnapshot[] } {
   const breakers = new Map<string, CircuitBreaker>();
   return {
     forService(service) {
@@ -74,6 +89,7 @@ export function createBreakerRegistry(environment: string, clock: Clock, options
       }
       return breaker;
     },
-    snapshots: () => [...breakers.values()].map((breaker) => breaker.snapshot()).sort((a, b) => a.service.localeCompare(b.service)),
+    snapshots: () =>
+      [...breakers.values()].map((breaker) => breaker.snapshot()).sort((a, b) => a.service.localeCompare(b.service)),
   };
 }

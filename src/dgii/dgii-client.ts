@@ -84,7 +84,10 @@ export interface DgiiClient {
   sendEcf(companyId: string, file: XmlFile): Promise<SendEcfOutcome>;
   sendRfce(companyId: string, file: XmlFile): Promise<SendRfceOutcome>;
   result(companyId: string, trackId: string): Promise<ResultOutcome>;
-  statusByEncf(companyId: string, query: { rncEmisor: string; eNCF: string; rncComprador?: string | undefined; securityCode?: string | undefined }): Promise<StatusByEncfOutcome>;
+  statusByEncf(
+    companyId: string,
+    query: { rncEmisor: string; eNCF: string; rncComprador?: string | undefined; securityCode?: string | undefined },
+  ): Promise<StatusByEncfOutcome>;
   trackIds(companyId: string, query: { rncEmisor: string; eNCF: string }): Promise<TrackIdsOutcome>;
   sendAnecf(companyId: string, file: XmlFile): Promise<SendAnecfOutcome>;
   sendAcecf(companyId: string, file: XmlFile): Promise<SendAcecfOutcome>;
@@ -124,7 +127,10 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   const acecfUrl = `${ecfBase}/aprobacioncomercial/api/aprobacioncomercial`;
   const fcBase = `${trim(options.urls.fcBaseUrl)}/${segment}`;
   const statusBase = trim(options.urls.statusBaseUrl);
-  const ownTransport = options.transport === undefined ? createHttpTransport({ ...options.timeouts, maxSockets: options.connectionsPerHost }) : undefined;
+  const ownTransport =
+    options.transport === undefined
+      ? createHttpTransport({ ...options.timeouts, maxSockets: options.connectionsPerHost })
+      : undefined;
   const transport: HttpTransport = options.transport ?? (ownTransport as HttpTransport);
   const breakers = createBreakerRegistry(segment, clock, options.breaker);
   const dgiiLog = log.child({ component: 'dgii-client', environment: options.environment });
@@ -134,7 +140,12 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
     const breaker = breakers.forService(service);
     const admission = breaker.admit();
     if (!admission.allowed) {
-      return { kind: 'transient', reason: 'unavailable', detail: `circuit breaker open for ${service}`, retryAt: admission.retryAt };
+      return {
+        kind: 'transient',
+        reason: 'unavailable',
+        detail: `circuit breaker open for ${service}`,
+        retryAt: admission.retryAt,
+      };
     }
     const started = performance.now();
     const result = await transport(request);
@@ -142,7 +153,10 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
     if (!result.ok) {
       breaker.failed();
       const failure = classifyFailure(result, mode);
-      dgiiLog.warn({ service, durationMs, outcome: failure.kind, reason: failure.reason, detail: failure.detail }, 'DGII request failed');
+      dgiiLog.warn(
+        { service, durationMs, outcome: failure.kind, reason: failure.reason, detail: failure.detail },
+        'DGII request failed',
+      );
       return failure;
     }
     const contentType = typeof result.headers['content-type'] === 'string' ? result.headers['content-type'] : '';
@@ -155,9 +169,23 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   }
 
   async function fetchSeed(): Promise<{ kind: 'seed'; xml: string } | Transient> {
-    const seed = await perform('autenticacion', { method: 'GET', url: `${ecfBase}/autenticacion/api/autenticacion/semilla`, headers: { accept: 'application/xml' } }, 'query');
+    const seed = await perform(
+      'autenticacion',
+      {
+        method: 'GET',
+        url: `${ecfBase}/autenticacion/api/autenticacion/semilla`,
+        headers: { accept: 'application/xml' },
+      },
+      'query',
+    );
     if (seed.kind !== 'answer') return asTransient(seed);
-    if (seed.answer.status !== 200) return { kind: 'transient', reason: 'unexpected_status', detail: `semilla answered HTTP ${String(seed.answer.status)}`, httpStatus: seed.answer.status };
+    if (seed.answer.status !== 200)
+      return {
+        kind: 'transient',
+        reason: 'unexpected_status',
+        detail: `semilla answered HTTP ${String(seed.answer.status)}`,
+        httpStatus: seed.answer.status,
+      };
     return { kind: 'seed', xml: seed.answer.body.toString('utf8') };
   }
 
@@ -165,13 +193,23 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
     const form = xmlMultipart(signed, 'semilla.xml');
     const validated = await perform(
       'autenticacion',
-      { method: 'POST', url: `${ecfBase}/autenticacion/api/autenticacion/validarsemilla`, headers: { 'content-type': form.contentType, accept: 'application/json' }, body: form.body },
+      {
+        method: 'POST',
+        url: `${ecfBase}/autenticacion/api/autenticacion/validarsemilla`,
+        headers: { 'content-type': form.contentType, accept: 'application/json' },
+        body: form.body,
+      },
       'query',
     );
     if (validated.kind !== 'answer') return asTransient(validated);
     const { answer } = validated;
     if (answer.status === 400 || answer.status === 401 || answer.status === 403) {
-      return { kind: 'unauthorized', reason: 'seed_refused', messages: parseDgiiMessages(answer.body, answer.contentType), httpStatus: answer.status };
+      return {
+        kind: 'unauthorized',
+        reason: 'seed_refused',
+        messages: parseDgiiMessages(answer.body, answer.contentType),
+        httpStatus: answer.status,
+      };
     }
     let body: { token?: unknown; expira?: unknown; expedido?: unknown } | undefined;
     try {
@@ -181,12 +219,18 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
     }
     const expira = parseUniversal(body?.expira);
     if (answer.status !== 200 || typeof body?.token !== 'string' || body.token === '' || expira === null) {
-      return { kind: 'transient', reason: 'bad_response', detail: `validarsemilla answered HTTP ${String(answer.status)} without a usable token`, httpStatus: answer.status };
+      return {
+        kind: 'transient',
+        reason: 'bad_response',
+        detail: `validarsemilla answered HTTP ${String(answer.status)} without a usable token`,
+        httpStatus: answer.status,
+      };
     }
     // Measured on our clock: DGII's lifetime (expira − expedido) from now, so a skewed clock on either side neither
     // keeps a dead token nor drops a live one.
     const expedido = parseUniversal(body.expedido);
-    const lifetimeMs = expedido === null ? expira.getTime() - clock.now().getTime() : expira.getTime() - expedido.getTime();
+    const lifetimeMs =
+      expedido === null ? expira.getTime() - clock.now().getTime() : expira.getTime() - expedido.getTime();
     return { kind: 'token', token: body.token, expiresAt: new Date(clock.now().getTime() + Math.max(0, lifetimeMs)) };
   }
 
@@ -197,7 +241,11 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
     try {
       signed = signXml(seed.xml, identity);
     } catch (error) {
-      return { kind: 'unauthorized', reason: 'seed_unusable', messages: [{ codigo: null, valor: error instanceof Error ? error.message : 'the seed could not be signed' }] };
+      return {
+        kind: 'unauthorized',
+        reason: 'seed_unusable',
+        messages: [{ codigo: null, valor: error instanceof Error ? error.message : 'the seed could not be signed' }],
+      };
     }
     return validateSignedSeed(Buffer.from(signed, 'utf8'));
   }
@@ -213,14 +261,22 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   });
 
   /** An authenticated exchange: the company's token, one fresh token after a 401 (certificate only), then the answer. */
-  async function authorized(companyId: string, service: DgiiService, mode: Mode, build: (token: string) => HttpRequest): Promise<{ kind: 'answer'; answer: Answer } | CallFailure | Uncertain> {
+  async function authorized(
+    companyId: string,
+    service: DgiiService,
+    mode: Mode,
+    build: (token: string) => HttpRequest,
+  ): Promise<{ kind: 'answer'; answer: Answer } | CallFailure | Uncertain> {
     // A token this process already holds needs no credentials: they are read (a database query) only to get one.
     let credentials: DgiiCredentials | undefined;
     for (let attempt = 0; ; attempt += 1) {
       const held = attempt === 0 ? tokens.held(companyId) : undefined;
       if (held === undefined) credentials ??= await options.credentials(companyId);
       if (held === undefined && credentials === undefined) return { kind: 'no_credentials' };
-      const token = held !== undefined ? ({ kind: 'token', ...held } as const) : await tokens.get(companyId, credentials as DgiiCredentials);
+      const token =
+        held !== undefined
+          ? ({ kind: 'token', ...held } as const)
+          : await tokens.get(companyId, credentials as DgiiCredentials);
       if (token.kind !== 'token') return token;
       const raw = await perform(service, build(token.token), mode);
       if (raw.kind !== 'answer') return raw;
@@ -234,9 +290,20 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
           continue;
         }
         const reason: Unauthorized['reason'] = credentials?.kind === 'session' ? 'session_expired' : 'token_refused';
-        return { kind: 'unauthorized', reason, messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType), httpStatus: status };
+        return {
+          kind: 'unauthorized',
+          reason,
+          messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType),
+          httpStatus: status,
+        };
       }
-      if (status === 403) return { kind: 'unauthorized', reason: 'token_refused', messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType), httpStatus: status };
+      if (status === 403)
+        return {
+          kind: 'unauthorized',
+          reason: 'token_refused',
+          messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType),
+          httpStatus: status,
+        };
       return raw;
     }
   }
@@ -245,26 +312,50 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
 
   function upload(url: string, file: XmlFile) {
     const form = xmlMultipart(file.xml, file.fileName);
-    return (token: string): HttpRequest => ({ method: 'POST', url, headers: { ...bearer(token), 'content-type': form.contentType }, body: form.body });
+    return (token: string): HttpRequest => ({
+      method: 'POST',
+      url,
+      headers: { ...bearer(token), 'content-type': form.contentType },
+      body: form.body,
+    });
   }
 
   function query(url: string, parameters: Record<string, string | undefined>) {
     const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(parameters)) if (value !== undefined && value !== '') search.set(name, value);
-    return (token: string): HttpRequest => ({ method: 'GET', url: `${url}?${search.toString()}`, headers: bearer(token) });
+    for (const [name, value] of Object.entries(parameters))
+      if (value !== undefined && value !== '') search.set(name, value);
+    return (token: string): HttpRequest => ({
+      method: 'GET',
+      url: `${url}?${search.toString()}`,
+      headers: bearer(token),
+    });
   }
 
-  async function send<T>(companyId: string, service: DgiiService, url: string, file: XmlFile, read: (answer: Answer) => T): Promise<T | CallFailure | Uncertain> {
+  async function send<T>(
+    companyId: string,
+    service: DgiiService,
+    url: string,
+    file: XmlFile,
+    read: (answer: Answer) => T,
+  ): Promise<T | CallFailure | Uncertain> {
     const raw = await authorized(companyId, service, 'send', upload(url, file));
     return raw.kind === 'answer' ? read(raw.answer) : raw;
   }
 
-  async function ask<T>(companyId: string, service: DgiiService, build: (token: string) => HttpRequest, read: (answer: Answer) => T): Promise<T | CallFailure> {
+  async function ask<T>(
+    companyId: string,
+    service: DgiiService,
+    build: (token: string) => HttpRequest,
+    read: (answer: Answer) => T,
+  ): Promise<T | CallFailure> {
     const raw = await authorized(companyId, service, 'query', build);
     return raw.kind === 'answer' ? read(raw.answer) : asQueryFailure(raw);
   }
 
-  async function timed(step: ProbeStep['step'], run: () => Promise<{ ok: boolean; outcome: string; detail: string }>): Promise<ProbeStep> {
+  async function timed(
+    step: ProbeStep['step'],
+    run: () => Promise<{ ok: boolean; outcome: string; detail: string }>,
+  ): Promise<ProbeStep> {
     const started = performance.now();
     const result = await run();
     return { step, ...result, durationMs: Math.round(performance.now() - started) };
@@ -276,7 +367,12 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
   }
 
   const result = (companyId: string, trackId: string): Promise<ResultOutcome> =>
-    ask(companyId, 'consultaresultado', query(`${ecfBase}/consultaresultado/api/consultas/estado`, { trackid: trackId }), (answer) => readResult(answer, trackId));
+    ask(
+      companyId,
+      'consultaresultado',
+      query(`${ecfBase}/consultaresultado/api/consultas/estado`, { trackid: trackId }),
+      (answer) => readResult(answer, trackId),
+    );
 
   return {
     environment: options.environment,
@@ -291,9 +387,11 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
 
     exchangeSignedSeed: validateSignedSeed,
 
-    sendEcf: (companyId, file) => send(companyId, 'recepcion', `${ecfBase}/recepcion/api/facturaselectronicas`, file, readReception),
+    sendEcf: (companyId, file) =>
+      send(companyId, 'recepcion', `${ecfBase}/recepcion/api/facturaselectronicas`, file, readReception),
 
-    sendRfce: (companyId, file) => send(companyId, 'recepcionfc', `${fcBase}/recepcionfc/api/recepcion/ecf`, file, readRfceReception),
+    sendRfce: (companyId, file) =>
+      send(companyId, 'recepcionfc', `${fcBase}/recepcionfc/api/recepcion/ecf`, file, readRfceReception),
 
     result,
 
@@ -301,34 +399,76 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
       ask(
         companyId,
         'consultaestado',
-        query(`${ecfBase}/consultaestado/api/consultas/estado`, { rncemisor: rncEmisor, ncfelectronico: eNCF, rnccomprador: rncComprador, codigoseguridad: securityCode }),
+        query(`${ecfBase}/consultaestado/api/consultas/estado`, {
+          rncemisor: rncEmisor,
+          ncfelectronico: eNCF,
+          rnccomprador: rncComprador,
+          codigoseguridad: securityCode,
+        }),
         readEncfStatus,
       ),
 
-    trackIds: (companyId, { rncEmisor, eNCF }) => ask(companyId, 'consultatrackids', query(`${ecfBase}/consultatrackids/api/trackids/consulta`, { rncemisor: rncEmisor, encf: eNCF }), readTrackIds),
+    trackIds: (companyId, { rncEmisor, eNCF }) =>
+      ask(
+        companyId,
+        'consultatrackids',
+        query(`${ecfBase}/consultatrackids/api/trackids/consulta`, { rncemisor: rncEmisor, encf: eNCF }),
+        readTrackIds,
+      ),
 
-    sendAnecf: (companyId, file) => send(companyId, 'anulacionrangos', `${ecfBase}/anulacionrangos/api/operaciones/anularrango`, file, readAnnulment),
+    sendAnecf: (companyId, file) =>
+      send(companyId, 'anulacionrangos', `${ecfBase}/anulacionrangos/api/operaciones/anularrango`, file, readAnnulment),
 
     acecfUrl,
     sendAcecf: (companyId, file) => send(companyId, 'aprobacioncomercial', acecfUrl, file, readCommercialApproval),
 
     directory: (companyId, rnc) =>
-      ask(companyId, 'consultadirectorio', query(`${ecfBase}/consultadirectorio/api/consultas/obtenerdirectorioporrnc`, { RNC: rnc }), (answer) => readDirectory(answer, rnc)),
+      ask(
+        companyId,
+        'consultadirectorio',
+        query(`${ecfBase}/consultadirectorio/api/consultas/obtenerdirectorioporrnc`, { RNC: rnc }),
+        (answer) => readDirectory(answer, rnc),
+      ),
 
     async serviceStatus() {
       if (options.statusApiKey === undefined || options.statusApiKey === '') return { kind: 'no_credentials' };
       const headers = { authorization: `Apikey ${options.statusApiKey}`, accept: 'application/json' };
       const ambiente = statusAmbiente[options.environment];
       const [verified, announced] = await Promise.all([
-        perform('estatusservicios', { method: 'GET', url: `${statusBase}/api/estatusservicios/verificarestado?ambiente=${ambiente.number}`, headers }, 'query'),
-        perform('estatusservicios', { method: 'GET', url: `${statusBase}/api/estatusservicios/obtenerventanasmantenimiento`, headers }, 'query'),
+        perform(
+          'estatusservicios',
+          {
+            method: 'GET',
+            url: `${statusBase}/api/estatusservicios/verificarestado?ambiente=${ambiente.number}`,
+            headers,
+          },
+          'query',
+        ),
+        perform(
+          'estatusservicios',
+          { method: 'GET', url: `${statusBase}/api/estatusservicios/obtenerventanasmantenimiento`, headers },
+          'query',
+        ),
       ]);
       for (const raw of [verified, announced]) {
         if (raw.kind !== 'answer') return asTransient(raw);
-        if (raw.answer.status === 401 || raw.answer.status === 403) return { kind: 'unauthorized', reason: 'token_refused', messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType), httpStatus: raw.answer.status };
-        if (raw.answer.status !== 200) return { kind: 'transient', reason: 'unexpected_status', detail: `statusecf answered HTTP ${String(raw.answer.status)}`, httpStatus: raw.answer.status };
+        if (raw.answer.status === 401 || raw.answer.status === 403)
+          return {
+            kind: 'unauthorized',
+            reason: 'token_refused',
+            messages: parseDgiiMessages(raw.answer.body, raw.answer.contentType),
+            httpStatus: raw.answer.status,
+          };
+        if (raw.answer.status !== 200)
+          return {
+            kind: 'transient',
+            reason: 'unexpected_status',
+            detail: `statusecf answered HTTP ${String(raw.answer.status)}`,
+            httpStatus: raw.answer.status,
+          };
       }
-      if (verified.kind !== 'answer' || announced.kind !== 'answer') return { kind: 'transient', reason: 'network', detail: 'statusecf did not answer' };
+      if (verified.kind !== 'answer' || announced.kind !== 'answer')
+        return { kind: 'transient', reason: 'network', detail: 'statusecf did not answer' };
       return readServiceStatus(verified.answer, announced.answer, options.environment, clock.now());
     },
 
@@ -338,18 +478,36 @@ export function createDgiiClient(options: DgiiClientOptions): DgiiClient {
       const steps: ProbeStep[] = [];
       let sessionExpiresAt: Date | null = null;
       const credentials = await options.credentials(companyId);
-      steps.push({ step: 'credentials', ok: credentials !== undefined, outcome: credentials === undefined ? 'no_credentials' : credentials.kind, detail: credentials === undefined ? 'no certificate and no DGII session' : '', durationMs: 0 });
+      steps.push({
+        step: 'credentials',
+        ok: credentials !== undefined,
+        outcome: credentials === undefined ? 'no_credentials' : credentials.kind,
+        detail: credentials === undefined ? 'no certificate and no DGII session' : '',
+        durationMs: 0,
+      });
       if (credentials === undefined) return { ok: false, steps, sessionExpiresAt };
       const authentication = await timed('authentication', async () => {
-        const token = credentials.kind === 'certificate' ? await tokens.renew(companyId, credentials.identity) : await tokens.get(companyId, credentials);
+        const token =
+          credentials.kind === 'certificate'
+            ? await tokens.renew(companyId, credentials.identity)
+            : await tokens.get(companyId, credentials);
         if (token.kind === 'token') sessionExpiresAt = token.expiresAt;
-        return { ok: token.kind === 'token', outcome: token.kind, detail: token.kind === 'token' ? `session valid until ${token.expiresAt.toISOString()}` : describe(token) };
+        return {
+          ok: token.kind === 'token',
+          outcome: token.kind,
+          detail: token.kind === 'token' ? `session valid until ${token.expiresAt.toISOString()}` : describe(token),
+        };
       });
       steps.push(authentication);
       if (!authentication.ok) return { ok: false, steps, sessionExpiresAt };
       const queried = await timed('query', async () => {
         const outcome = await result(companyId, probeTrackId);
-        const ok = outcome.kind === 'not_found' || outcome.kind === 'accepted' || outcome.kind === 'conditional' || outcome.kind === 'rejected' || outcome.kind === 'in_process';
+        const ok =
+          outcome.kind === 'not_found' ||
+          outcome.kind === 'accepted' ||
+          outcome.kind === 'conditional' ||
+          outcome.kind === 'rejected' ||
+          outcome.kind === 'in_process';
         return { ok, outcome: outcome.kind, detail: ok ? 'consultaresultado answered' : describe(outcome) };
       });
       steps.push(queried);

@@ -13,14 +13,25 @@ export function parseUsDateTime(text: string | null | undefined): Date | null {
   if (typeof text !== 'string') return null;
   const match = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2}):(\d{2}) ?(AM|PM)$/i.exec(text.trim());
   if (match === null) return null;
-  const [month, day, year, hours, minutes, seconds] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [month, day, year, hours, minutes, seconds] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || day > 31 || hours < 1 || hours > 12) return null;
   return new Date(Date.UTC(year, month - 1, day, twelveHour(hours, match[7] ?? 'AM'), minutes, seconds) + gmtMinus4Ms);
 }
 
 /** The token's expira/expedido: universal time, `yyyy-MM-ddTHH:mm:ssZ` (DT); any ISO instant with a zone is taken. */
 export function parseUniversal(text: unknown): Date | null {
-  if (typeof text !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text.trim())) return null;
+  if (
+    typeof text !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text.trim())
+  )
+    return null;
   const instant = new Date(text.trim());
   return Number.isNaN(instant.getTime()) ? null : instant;
 }

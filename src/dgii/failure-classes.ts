@@ -40,11 +40,28 @@ function notTaken(status: number): boolean {
 
 export function classifyStatus(answer: Answer, mode: Mode): Transient | Uncertain | undefined {
   if (notTaken(answer.status)) {
-    return { kind: 'transient', reason: 'server_unavailable', detail: `HTTP ${String(answer.status)}`, httpStatus: answer.status, messages: parseDgiiMessages(answer.body, answer.contentType) };
+    return {
+      kind: 'transient',
+      reason: 'server_unavailable',
+      detail: `HTTP ${String(answer.status)}`,
+      httpStatus: answer.status,
+      messages: parseDgiiMessages(answer.body, answer.contentType),
+    };
   }
   if (answer.status >= 500) {
-    if (mode === 'send') return { kind: 'uncertain', reason: 'server_error', detail: `HTTP ${String(answer.status)}`, httpStatus: answer.status };
-    return { kind: 'transient', reason: 'server_unavailable', detail: `HTTP ${String(answer.status)}`, httpStatus: answer.status };
+    if (mode === 'send')
+      return {
+        kind: 'uncertain',
+        reason: 'server_error',
+        detail: `HTTP ${String(answer.status)}`,
+        httpStatus: answer.status,
+      };
+    return {
+      kind: 'transient',
+      reason: 'server_unavailable',
+      detail: `HTTP ${String(answer.status)}`,
+      httpStatus: answer.status,
+    };
   }
   return undefined;
 }
@@ -57,4 +74,3 @@ export function asQueryFailure(failure: CallFailure | Uncertain): CallFailure {
 export function asTransient(failure: Transient | Uncertain): Transient {
   return failure.kind === 'uncertain' ? { kind: 'transient', reason: 'network', detail: failure.detail } : failure;
 }
-

@@ -69,7 +69,9 @@ function fromObject(record: Record<string, unknown>): DgiiMessage[] {
   const errors = field(record, 'errors');
   if (isRecord(errors)) {
     // ASP.NET ModelState: the field name says what was wrong, so it stays in the text.
-    const listed = Object.entries(errors).flatMap(([name, value]) => messagesIn(value).map((entry) => message(name === '' ? entry.valor : `${name}: ${entry.valor}`, entry.codigo)));
+    const listed = Object.entries(errors).flatMap(([name, value]) =>
+      messagesIn(value).map((entry) => message(name === '' ? entry.valor : `${name}: ${entry.valor}`, entry.codigo)),
+    );
     if (listed.length > 0) return listed;
   }
   if (Array.isArray(errors)) {
@@ -89,7 +91,13 @@ export function messagesFromJson(value: unknown): DgiiMessage[] {
   return [];
 }
 
-const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: true, trimValues: true, removeNSPrefix: true });
+const xmlParser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  processEntities: true,
+  trimValues: true,
+  removeNSPrefix: true,
+});
 
 /** XML answers put the same fields under a root element (RespuestaAnulacionRango, …); a list repeats its element. */
 function messagesFromXml(text: string): DgiiMessage[] | undefined {
@@ -129,6 +137,12 @@ export function parseDgiiMessages(body: Buffer | string, contentType?: string): 
     if (fromXml !== undefined) return fromXml;
   }
   // IIS and gateways answer plain text or an HTML page: its text, without markup, is the message.
-  const plain = first === '<' ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ') : text;
+  const plain =
+    first === '<'
+      ? text
+          .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+      : text;
   return plain.trim() === '' ? [] : [message(plain)];
 }

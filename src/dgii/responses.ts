@@ -31,7 +31,10 @@ export interface Answer {
 type Json = Record<string, unknown>;
 
 function jsonOf(answer: Answer): unknown {
-  const text = answer.body.toString('utf8').replace(/^\uFEFF/, '').trim();
+  const text = answer.body
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trim();
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -76,7 +79,13 @@ function rawNumber(body: string, name: string): string | null {
 }
 
 /** consulta resultado's codes (§2): 0 No encontrado, 1 Aceptado, 2 Rechazado, 3 En Proceso, 4 Aceptado Condicional. */
-const byCode: Readonly<Record<string, EstadoKind>> = { '0': 'not_found', '1': 'accepted', '2': 'rejected', '3': 'in_process', '4': 'conditional' };
+const byCode: Readonly<Record<string, EstadoKind>> = {
+  '0': 'not_found',
+  '1': 'accepted',
+  '2': 'rejected',
+  '3': 'in_process',
+  '4': 'conditional',
+};
 
 /** The estado text alone, for answers without a code (consultatrackids) or with one we do not know. */
 export function estadoKind(estado: string | null): EstadoKind {
@@ -130,7 +139,13 @@ function refusal(answer: Answer, record: Json | undefined): Rejected {
 }
 
 function unexpected(answer: Answer): Transient {
-  return { kind: 'transient', reason: 'unexpected_status', detail: `DGII answered HTTP ${String(answer.status)}`, httpStatus: answer.status, messages: parseDgiiMessages(answer.body, answer.contentType) };
+  return {
+    kind: 'transient',
+    reason: 'unexpected_status',
+    detail: `DGII answered HTTP ${String(answer.status)}`,
+    httpStatus: answer.status,
+    messages: parseDgiiMessages(answer.body, answer.contentType),
+  };
 }
 
 /** Reception refusals DGII gives with a reason: a client that sends the same again gets the same answer. */
@@ -142,7 +157,9 @@ export function readReception(answer: Answer): SendEcfOutcome {
   const json = jsonOf(answer);
   if (answer.status >= 200 && answer.status < 300) {
     const trackId = isRecord(json) ? text(json, 'trackId') : null;
-    return trackId === null ? unreadable(answer, 'reception answered without a trackId') : { kind: 'received', trackId };
+    return trackId === null
+      ? unreadable(answer, 'reception answered without a trackId')
+      : { kind: 'received', trackId };
   }
   if (isRefusal(answer.status)) return refusal(answer, isRecord(json) ? json : undefined);
   return unexpected(answer);
@@ -158,16 +175,25 @@ export function readRfceReception(answer: Answer): SendRfceOutcome {
     if (kind === 'rejected') return { kind, ...verdict, encf, httpStatus: answer.status };
     return { kind, ...verdict, encf };
   }
-  if (answer.status >= 200 && answer.status < 300) return unreadable(answer, 'RFCE reception answered without a verdict');
+  if (answer.status >= 200 && answer.status < 300)
+    return unreadable(answer, 'RFCE reception answered without a verdict');
   if (isRefusal(answer.status)) return { ...refusal(answer, record), encf };
   return unexpected(answer);
 }
 
 export function readResult(answer: Answer, trackId: string): ResultOutcome {
   const json = jsonOf(answer);
-  if (answer.status !== 200 || !isRecord(json)) return answer.status === 200 ? badQueryAnswer(answer, 'consultaresultado answered something unreadable') : unexpected(answer);
+  if (answer.status !== 200 || !isRecord(json))
+    return answer.status === 200
+      ? badQueryAnswer(answer, 'consultaresultado answered something unreadable')
+      : unexpected(answer);
   const kind = kindOf(json);
-  const details = { trackId: text(json, 'trackId') ?? trackId, encf: text(json, 'encf'), rnc: text(json, 'rnc'), receivedAt: parseUsDateTime(text(json, 'fechaRecepcion')) };
+  const details = {
+    trackId: text(json, 'trackId') ?? trackId,
+    encf: text(json, 'encf'),
+    rnc: text(json, 'rnc'),
+    receivedAt: parseUsDateTime(text(json, 'fechaRecepcion')),
+  };
   switch (kind) {
     case 'not_found':
       return { kind };
@@ -185,7 +211,10 @@ export function readResult(answer: Answer, trackId: string): ResultOutcome {
 
 export function readEncfStatus(answer: Answer): StatusByEncfOutcome {
   const json = jsonOf(answer);
-  if (answer.status !== 200 || !isRecord(json)) return answer.status === 200 ? badQueryAnswer(answer, 'consultaestado answered something unreadable') : unexpected(answer);
+  if (answer.status !== 200 || !isRecord(json))
+    return answer.status === 200
+      ? badQueryAnswer(answer, 'consultaestado answered something unreadable')
+      : unexpected(answer);
   const body = answer.body.toString('utf8');
   const details: EncfStatusDetails = {
     rncEmisor: text(json, 'rncEmisor'),
@@ -223,7 +252,9 @@ export function readTrackIds(answer: Answer): TrackIdsOutcome {
     if (trackId === null) return [];
     const estado = text(entry, 'estado') ?? '';
     const fechaRecepcion = text(entry, 'fechaRecepcion');
-    return [{ trackId, estado, status: estadoKind(estado), fechaRecepcion, receivedAt: parseUsDateTime(fechaRecepcion) }];
+    return [
+      { trackId, estado, status: estadoKind(estado), fechaRecepcion, receivedAt: parseUsDateTime(fechaRecepcion) },
+    ];
   });
   return entries.length === 0 ? { kind: 'not_found' } : { kind: 'found', entries };
 }
@@ -249,9 +280,17 @@ function recordOf(answer: Answer, names: readonly string[]): Json | undefined {
  */
 export function readAnnulment(answer: Answer): SendAnecfOutcome {
   const record = recordOf(answer, ['rnc', 'codigo', 'nombre']);
-  const details = { rnc: record === undefined ? null : text(record, 'rnc'), nombre: record === undefined ? null : text(record, 'nombre') };
+  const details = {
+    rnc: record === undefined ? null : text(record, 'rnc'),
+    nombre: record === undefined ? null : text(record, 'nombre'),
+  };
   const messages = parseDgiiMessages(answer.body, answer.contentType);
-  const verdict = { estado: details.nombre, codigo: record === undefined ? null : text(record, 'codigo'), messages, secuenciaUtilizada: undefined };
+  const verdict = {
+    estado: details.nombre,
+    codigo: record === undefined ? null : text(record, 'codigo'),
+    messages,
+    secuenciaUtilizada: undefined,
+  };
   if (answer.status >= 200 && answer.status < 300) {
     if (record === undefined) return unreadable(answer, 'anularrango answered something unreadable');
     const partial = messages.some((entry) => /con excepci[oó]n/i.test(entry.valor));
@@ -294,4 +333,3 @@ export function readDirectory(answer: Answer, rnc: string): DirectoryOutcome {
   const entry = entries.find((candidate) => candidate.rnc === rnc);
   return entry === undefined ? { kind: 'not_found' } : { kind: 'found', entry };
 }
-

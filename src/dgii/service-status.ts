@@ -15,7 +15,11 @@ export const statusAmbiente: Record<FiscalEnvironment, { number: string; name: s
 
 /** DGII writes these names with and without accents ("Producción", "Produccion"). */
 function plain(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .trim()
+    .toLowerCase();
 }
 
 function jsonOf(answer: Answer): unknown {
@@ -36,20 +40,38 @@ interface AnnouncedWindow {
 function isAnnouncedWindow(value: unknown): value is AnnouncedWindow {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
-  return typeof entry['ambiente'] === 'string' && typeof entry['horaInicio'] === 'string' && typeof entry['horaFin'] === 'string' && Array.isArray(entry['dias']);
+  return (
+    typeof entry['ambiente'] === 'string' &&
+    typeof entry['horaInicio'] === 'string' &&
+    typeof entry['horaFin'] === 'string' &&
+    Array.isArray(entry['dias'])
+  );
 }
 
-export function readServiceStatus(verified: Answer, announced: Answer, environment: FiscalEnvironment, now: Date): ServiceStatus | Transient {
+export function readServiceStatus(
+  verified: Answer,
+  announced: Answer,
+  environment: FiscalEnvironment,
+  now: Date,
+): ServiceStatus | Transient {
   const estado = (jsonOf(verified) as { estado?: unknown } | undefined)?.estado;
   const list = (jsonOf(announced) as { ventanaMantenimientos?: unknown } | undefined)?.ventanaMantenimientos;
-  if (typeof estado !== 'string' || !Array.isArray(list)) return { kind: 'transient', reason: 'bad_response', detail: 'statusecf answered something unreadable' };
+  if (typeof estado !== 'string' || !Array.isArray(list))
+    return { kind: 'transient', reason: 'bad_response', detail: 'statusecf answered something unreadable' };
   const ambiente = plain(statusAmbiente[environment].name);
   const windows: MaintenanceWindow[] = list
     .filter(isAnnouncedWindow)
     .filter((entry) => plain(entry.ambiente) === ambiente)
-    .flatMap((entry) => windowsOf(entry.horaInicio, entry.horaFin, entry.dias.filter((day): day is string => typeof day === 'string')))
+    .flatMap((entry) =>
+      windowsOf(
+        entry.horaInicio,
+        entry.horaFin,
+        entry.dias.filter((day): day is string => typeof day === 'string'),
+      ),
+    )
     .sort((a, b) => a.start.getTime() - b.start.getTime());
   const instant = now.getTime();
-  const activeWindow = windows.find((window) => window.start.getTime() <= instant && instant < window.end.getTime()) ?? null;
+  const activeWindow =
+    windows.find((window) => window.start.getTime() <= instant && instant < window.end.getTime()) ?? null;
   return { kind: 'status', available: plain(estado) === 'disponible', estado, windows, activeWindow };
 }

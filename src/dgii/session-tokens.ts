@@ -76,7 +76,8 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   const memory = new Map<string, SessionToken>();
   const inFlight = new Map<string, Promise<TokenResult>>();
   const keyOf = (companyId: string) => `dgii:token:${options.environment}:${companyId}`;
-  const fresh = (token: SessionToken | undefined): token is SessionToken => token !== undefined && token.expiresAt.getTime() - options.refreshMarginMs > clock.now().getTime();
+  const fresh = (token: SessionToken | undefined): token is SessionToken =>
+    token !== undefined && token.expiresAt.getTime() - options.refreshMarginMs > clock.now().getTime();
 
   async function keep(key: string, token: SessionToken): Promise<void> {
     memory.set(key, token);
@@ -88,7 +89,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       await cache.set(key, options.sealing === undefined ? value : options.sealing.seal(value), ttlSeconds);
     } catch (error) {
       // The shared cache is an optimisation: without it each process fetches its own token.
-      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'DGII token: the shared cache refused the token');
+      log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'DGII token: the shared cache refused the token',
+      );
     }
   }
 
@@ -138,7 +142,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const result = await options.exchange(identity);
       if (result.kind === 'token') {
         await keep(key, { token: result.token, expiresAt: result.expiresAt });
-        log.info({ companyId, environment: options.environment, expiresAt: result.expiresAt.toISOString() }, 'DGII token obtained');
+        log.info(
+          { companyId, environment: options.environment, expiresAt: result.expiresAt.toISOString() },
+          'DGII token obtained',
+        );
       }
       return result;
     } finally {
@@ -158,7 +165,8 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   return {
     async get(companyId, credentials) {
       if (credentials.kind === 'session') {
-        if (credentials.expiresAt.getTime() <= clock.now().getTime()) return { kind: 'unauthorized', reason: 'session_expired', messages: [] };
+        if (credentials.expiresAt.getTime() <= clock.now().getTime())
+          return { kind: 'unauthorized', reason: 'session_expired', messages: [] };
         return { kind: 'token', token: credentials.token, expiresAt: credentials.expiresAt };
       }
       const kept = memory.get(keyOf(companyId));

@@ -3,7 +3,13 @@
 // connection broke or the answer stopped coming. fetch hides both. Explicit connect and response timeouts; TLS 1.2
 // or newer only (research/dgii-protocol.md §1.3); keep-alive, so a burst of sends does not handshake per document.
 import { randomBytes } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { settings } from '../config.js';
@@ -65,13 +71,22 @@ class TimeoutSignal extends Error {
 export function createHttpTransport(options: TransportOptions): HttpTransport & { close(): void } {
   const maxSockets = options.maxSockets ?? 2 * settings.SEND_CONCURRENCY.default;
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo' });
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo', minVersion: 'TLSv1.2' });
+  const httpsAgent = new HttpsAgent({
+    keepAlive: true,
+    maxSockets,
+    timeout: idleSocketMs,
+    scheduling: 'lifo',
+    minVersion: 'TLSv1.2',
+  });
 
   const send: HttpTransport = (request) =>
     new Promise<HttpResult>((resolve) => {
       const url = new URL(request.url);
       const secure = url.protocol === 'https:';
-      const headers = { ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(request.body.length) }) };
+      const headers = {
+        ...request.headers,
+        ...(request.body === undefined ? {} : { 'content-length': String(request.body.length) }),
+      };
       let connected = false;
       let sent = false;
       let settled = false;
@@ -140,7 +155,12 @@ export function createHttpTransport(options: TransportOptions): HttpTransport & 
           if (size <= maxResponseBytes) chunks.push(chunk);
         });
         response.on('end', () => {
-          finish({ ok: true, status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
+          finish({
+            ok: true,
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          });
         });
         response.on('error', fail);
         response.on('aborted', () => {

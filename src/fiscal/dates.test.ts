@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { calendarDateOf, formatDgiiDate, formatDgiiTimestamp, formatIsoDate, isoDateOf, parseDgiiDate, parseDgiiTimestamp } from './dates.js';
+import {
+  calendarDateOf,
+  formatDgiiDate,
+  formatDgiiTimestamp,
+  formatIsoDate,
+  isoDateOf,
+  parseDgiiDate,
+  parseDgiiTimestamp,
+} from './dates.js';
 
 describe('DGII dates in GMT-4', () => {
   const cases: [string, string, string][] = [

@@ -2,4 +2,8 @@
 export const fiscalEnvironments = ['TEST', 'CERT', 'PRODUCTION'] as const;
 export type FiscalEnvironment = (typeof fiscalEnvironments)[number];
 
-export const environmentSegment: Record<FiscalEnvironment, string> = { TEST: 'testecf', CERT: 'certecf', PRODUCTION: 'ecf' };
+export const environmentSegment: Record<FiscalEnvironment, string> = {
+  TEST: 'testecf',
+  CERT: 'certecf',
+  PRODUCTION: 'ecf',
+};

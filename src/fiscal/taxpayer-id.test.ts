@@ -4,7 +4,19 @@ import { checkTaxpayerId, isValidCedula, isValidRnc, rncCheckDigit } from './tax
 
 describe('RNC check digit', () => {
   // RNCs used in DGII's own test data and public samples (research/ecf-format.md §4).
-  for (const rnc of ['131880681', '133009889', '133470616', '130862346', '533445861', '123003994', '101672919', '401506254', '131880738', '130359334', '101850043']) {
+  for (const rnc of [
+    '131880681',
+    '133009889',
+    '133470616',
+    '130862346',
+    '533445861',
+    '123003994',
+    '101672919',
+    '401506254',
+    '131880738',
+    '130359334',
+    '101850043',
+  ]) {
     it(`accepts ${rnc}`, () => {
       assert.equal(isValidRnc(rnc), true);
     });
@@ -20,7 +32,6 @@ describe('RNC check digit', () => {
       assert.equal(isValidRnc(rnc), false);
     });
   }
-
 });
 
 describe('cédula check digit', () => {

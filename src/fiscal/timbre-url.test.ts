@@ -36,7 +36,14 @@ describe('timbre (QR) URLs', () => {
 
   it('sends type 32 under DOP 250,000 to ConsultaTimbreFC on the FC host with its four fields', () => {
     assert.equal(
-      timbreUrl('TEST', { ...invoice, TipoeCF: '32', RNCEmisor: '131880738', eNCF: 'E320000000064', MontoTotal: '6225.09', CodigoSeguridad: 'uabnyh' }),
+      timbreUrl('TEST', {
+        ...invoice,
+        TipoeCF: '32',
+        RNCEmisor: '131880738',
+        eNCF: 'E320000000064',
+        MontoTotal: '6225.09',
+        CodigoSeguridad: 'uabnyh',
+      }),
       'https://fc.dgii.gov.do/testecf/ConsultaTimbreFC?RncEmisor=131880738&ENCF=E320000000064&MontoTotal=6225.09&CodigoSeguridad=uabnyh',
     );
   });

@@ -11,7 +11,10 @@ describe('validateEcfDocument', () => {
   for (const type of Object.keys(ecfDocuments) as EcfType[]) {
     it(`accepts the realistic type ${type} document with no error`, () => {
       const result = validateEcfDocument(ecfDocuments[type], { now });
-      assert.deepEqual(result.findings.filter((finding) => finding.severity === 'error'), []);
+      assert.deepEqual(
+        result.findings.filter((finding) => finding.severity === 'error'),
+        [],
+      );
       assert.equal(result.acceptable, true);
     });
   }
@@ -21,7 +24,10 @@ describe('validateEcfDocument', () => {
     document.Encabezado.Emisor.Inventado = 'x';
     const result = validateEcfDocument(document, { now });
     assert.equal(result.acceptable, false);
-    assert.deepEqual(result.findings.map((finding) => [finding.code, finding.pointer]), [['unknown_element', '/Encabezado/Emisor/Inventado']]);
+    assert.deepEqual(
+      result.findings.map((finding) => [finding.code, finding.pointer]),
+      [['unknown_element', '/Encabezado/Emisor/Inventado']],
+    );
   });
 
   it('reports a cross-field rule on a sound structure', () => {
@@ -29,7 +35,11 @@ describe('validateEcfDocument', () => {
     document.Encabezado.Emisor.FechaEmision = '01-01-2027';
     const result = validateEcfDocument(document, { now });
     assert.equal(result.acceptable, false);
-    assert.ok(result.findings.some((finding) => finding.code === 'date_in_future' && finding.pointer === '/Encabezado/Emisor/FechaEmision'));
+    assert.ok(
+      result.findings.some(
+        (finding) => finding.code === 'date_in_future' && finding.pointer === '/Encabezado/Emisor/FechaEmision',
+      ),
+    );
   });
 
   it('accepts totals beyond tolerance with a warning, as DGII answers Aceptado Condicional', () => {
@@ -38,7 +48,14 @@ describe('validateEcfDocument', () => {
     document.Encabezado.Totales.MontoTotal = (Number(given) + 50).toFixed(2);
     const result = validateEcfDocument(document, { now });
     assert.equal(result.acceptable, true);
-    assert.ok(result.findings.some((finding) => finding.severity === 'warning' && finding.code === 'totals_outside_tolerance' && finding.pointer === '/Encabezado/Totales/MontoTotal'));
+    assert.ok(
+      result.findings.some(
+        (finding) =>
+          finding.severity === 'warning' &&
+          finding.code === 'totals_outside_tolerance' &&
+          finding.pointer === '/Encabezado/Totales/MontoTotal',
+      ),
+    );
   });
 
   for (const [name, document, code] of [
@@ -46,7 +63,10 @@ describe('validateEcfDocument', () => {
     ['an unknown type', { Encabezado: { IdDoc: { TipoeCF: '35' } } }, 'unknown_type'],
   ] as const) {
     it(`refuses ${name}`, () => {
-      assert.deepEqual(validateEcfDocument(document, { now }).findings.map((finding) => finding.code), [code]);
+      assert.deepEqual(
+        validateEcfDocument(document, { now }).findings.map((finding) => finding.code),
+        [code],
+      );
     });
   }
 });

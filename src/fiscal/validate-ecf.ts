@@ -20,10 +20,19 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 export function validateEcfDocument(document: unknown, context: { now: Date }): EcfValidation {
-  if (!isObject(document)) return { acceptable: false, findings: [error('/', 'not_an_object', 'The e-CF is a JSON object with Encabezado, DetallesItems, ...')] };
+  if (!isObject(document))
+    return {
+      acceptable: false,
+      findings: [error('/', 'not_an_object', 'The e-CF is a JSON object with Encabezado, DetallesItems, ...')],
+    };
   const type = textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']);
   if (type === undefined || !isEcfType(type)) {
-    return { acceptable: false, findings: [error('/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.')] };
+    return {
+      acceptable: false,
+      findings: [
+        error('/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.'),
+      ],
+    };
   }
   const structure = validateStructure(type, document);
   if (structure.some((finding) => finding.severity === 'error')) return { acceptable: false, findings: structure };

@@ -65,11 +65,14 @@ describe('groupCommit', () => {
 
   it('takes at most maxBatch items a batch', async () => {
     const sizes: number[] = [];
-    const ask = groupCommit(async (items: number[]) => {
-      sizes.push(items.length);
-      await pause(5);
-      return items;
-    }, { maxBatch: 3 });
+    const ask = groupCommit(
+      async (items: number[]) => {
+        sizes.push(items.length);
+        await pause(5);
+        return items;
+      },
+      { maxBatch: 3 },
+    );
     await Promise.all(Array.from({ length: 8 }, (_, i) => ask(i)));
     assert.deepEqual(sizes, [1, 3, 3, 1]);
   });
@@ -83,8 +86,14 @@ describe('groupCommit', () => {
       return calls === 3 ? items.slice(1) : items;
     });
     const outcomes = await Promise.allSettled([1, 2, 3].map((n) => ask(n)));
-    assert.deepEqual(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : outcome.value)), [1, 'connection lost', 'connection lost']);
-    await assert.rejects(Promise.all([ask(4), ask(5)]), /answered 1 outputs for 2 items|answered 0 outputs for 1 items/);
+    assert.deepEqual(
+      outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : outcome.value)),
+      [1, 'connection lost', 'connection lost'],
+    );
+    await assert.rejects(
+      Promise.all([ask(4), ask(5)]),
+      /answered 1 outputs for 2 items|answered 0 outputs for 1 items/,
+    );
     assert.equal(await ask(6), 6);
   });
 
@@ -100,7 +109,10 @@ describe('groupCommit', () => {
       { isolateFailures: true, gatherTick: true },
     );
     const outcomes = await Promise.allSettled([12, 13, 14].map((n) => ask(n)));
-    assert.deepEqual(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : outcome.value)), [24, '13 refused', 28]);
+    assert.deepEqual(
+      outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : outcome.value)),
+      [24, '13 refused', 28],
+    );
     assert.deepEqual(batches, [[12, 13, 14], [12], [13], [14]]);
   });
 });

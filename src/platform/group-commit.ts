@@ -34,7 +34,10 @@ export interface GroupCommitOptions {
  * items were asked for; if `run` throws, every item of its batch rejects with that error and the next batch goes on.
  * Keys batch apart (items of different keys never share a batch; their batches run side by side).
  */
-export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readonly Output[]>, options: GroupCommitOptions = {}): (item: Item, key?: string) => Promise<Output> {
+export function groupCommit<Item, Output>(
+  run: (items: Item[]) => Promise<readonly Output[]>,
+  options: GroupCommitOptions = {},
+): (item: Item, key?: string) => Promise<Output> {
   const { maxBatch = 500, parallel = 1, gatherTick = false, isolateFailures = false } = options;
   // A key is here while its batches run; it goes once the last runner finds its queue empty, so idle keys cost nothing.
   const keys = new Map<string, KeyState<Item, Output>>();
@@ -45,7 +48,10 @@ export function groupCommit<Item, Output>(run: (items: Item[]) => Promise<readon
       const batch = queue.splice(0, maxBatch);
       try {
         const outputs = await run(batch.map((entry) => entry.item));
-        if (outputs.length !== batch.length) throw new Error(`a group commit answered ${String(outputs.length)} outputs for ${String(batch.length)} items`);
+        if (outputs.length !== batch.length)
+          throw new Error(
+            `a group commit answered ${String(outputs.length)} outputs for ${String(batch.length)} items`,
+          );
         batch.forEach((entry, i) => {
           entry.resolve(outputs[i] as Output);
         });

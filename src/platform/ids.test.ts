@@ -4,7 +4,8 @@ import { newId } from './ids.js';
 
 describe('newId', () => {
   it('gives the prefix and 20 base62 characters', () => {
-    for (const prefix of ['cmp', 'doc', 'whk', 'evt'] as const) assert.match(newId(prefix), new RegExp(`^${prefix}_[0-9A-Za-z]{20}$`));
+    for (const prefix of ['cmp', 'doc', 'whk', 'evt'] as const)
+      assert.match(newId(prefix), new RegExp(`^${prefix}_[0-9A-Za-z]{20}$`));
   });
 
   it('gives webhook deliveries 24 characters, as they always had', () => {

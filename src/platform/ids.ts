@@ -14,7 +14,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'cmp' | 'crt' | 'key' | 'evt' | 'rng' | 'doc' | 'alc' | 'fjb' | 'lse' | 'anl' | 'rcv' | 'cpr' | 'cfm' | 'whk' | 'msg';
+export type IdPrefix =
+  'cmp' | 'crt' | 'key' | 'evt' | 'rng' | 'doc' | 'alc' | 'fjb' | 'lse' | 'anl' | 'rcv' | 'cpr' | 'cfm' | 'whk' | 'msg';
 
 /** Characters after the prefix: 20 (119 random bits), but webhook deliveries (`msg_…`) have always had 24. */
 const randomLengths: Partial<Record<IdPrefix, number>> = { msg: 24 };

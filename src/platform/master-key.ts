@@ -9,7 +9,9 @@ import type { Db } from './db/database.js';
 
 export class MasterKeyMismatchError extends Error {
   constructor() {
-    super('MASTER_KEY does not match the key this database was set up with; secrets stored with the other key could not be read.');
+    super(
+      'MASTER_KEY does not match the key this database was set up with; secrets stored with the other key could not be read.',
+    );
     this.name = 'MasterKeyMismatchError';
   }
 }
@@ -35,6 +37,10 @@ export async function checkMasterKey(db: Db, key: Buffer): Promise<void> {
     .values({ key: 'master_key_fingerprint', value: fingerprint, updated_at: new Date() })
     .onConflict((conflict) => conflict.column('key').doNothing())
     .execute();
-  const stored = await db.selectFrom('settings').select('value').where('key', '=', 'master_key_fingerprint').executeTakeFirstOrThrow();
+  const stored = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', 'master_key_fingerprint')
+    .executeTakeFirstOrThrow();
   if (stored.value !== fingerprint) throw new MasterKeyMismatchError();
 }

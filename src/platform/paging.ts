@@ -18,7 +18,8 @@ export function encodeCursor(position: CursorPosition): string {
 export function decodeCursor(cursor: string): CursorPosition | undefined {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt)))
+      return undefined;
     return { createdAt: new Date(createdAt), id };
   } catch {
     return undefined;
@@ -29,7 +30,10 @@ export function decodeCursor(cursor: string): CursorPosition | undefined {
 export function startOf(cursor: string | undefined): Result<CursorPosition | undefined> {
   if (cursor === undefined) return ok(undefined);
   const position = decodeCursor(cursor);
-  if (position === undefined) return fail('validation_failed', 'The cursor is not one this service gave.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' }]);
+  if (position === undefined)
+    return fail('validation_failed', 'The cursor is not one this service gave.', [
+      { pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'Pass the nextCursor of the previous page.' },
+    ]);
   return ok(position);
 }
 
@@ -37,8 +41,16 @@ export function startOf(cursor: string | undefined): Result<CursorPosition | und
  * A page from rows read with one more than `limit` (the extra row only says there is a next page): the rows to show,
  * and the cursor of the next page, null at the end.
  */
-export function pageOf<T extends { id: string }>(rows: readonly T[], limit: number, timeOf: (row: T) => Date): { rows: T[]; nextCursor: string | null } {
+export function pageOf<T extends { id: string }>(
+  rows: readonly T[],
+  limit: number,
+  timeOf: (row: T) => Date,
+): { rows: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { rows: page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: timeOf(last), id: last.id }) : null };
+  return {
+    rows: page,
+    nextCursor:
+      rows.length > limit && last !== undefined ? encodeCursor({ createdAt: timeOf(last), id: last.id }) : null,
+  };
 }

@@ -15,9 +15,15 @@ setProcessNice(7);
 process.stdout.write(JSON.stringify(threadNices('self')));
 `;
 
-test('setProcessNice lowers every thread of the process, not only the main one (os.setPriority alone)', { skip: !existsSync('/proc/self/task') && 'no /proc' }, () => {
-  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8' });
-  const nices = JSON.parse(output) as number[];
-  assert.ok(nices.length > 1, `V8 runs helper threads: ${output}`);
-  assert.deepEqual(new Set(nices), new Set([7]));
-});
+test(
+  'setProcessNice lowers every thread of the process, not only the main one (os.setPriority alone)',
+  { skip: !existsSync('/proc/self/task') && 'no /proc' },
+  () => {
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], {
+      encoding: 'utf8',
+    });
+    const nices = JSON.parse(output) as number[];
+    assert.ok(nices.length > 1, `V8 runs helper threads: ${output}`);
+    assert.deepEqual(new Set(nices), new Set([7]));
+  },
+);

@@ -7,7 +7,12 @@ describe('RecentReads', () => {
   function counted() {
     let now = 0;
     let loads = 0;
-    const reads = new RecentReads<{ group: string; text: string }>(1_000, (value) => value.group, 3, () => now);
+    const reads = new RecentReads<{ group: string; text: string }>(
+      1_000,
+      (value) => value.group,
+      3,
+      () => now,
+    );
     const read = async (key: string, group = 'cmp_a', found?: string | null) => {
       const value = await reads.read(key, () => {
         loads++;

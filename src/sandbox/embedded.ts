@@ -35,7 +35,9 @@ function embeddedAdminToken(config: Config): string | undefined {
  * The DGII the service uses: the configured URLs, or the sandbox run beside the service (on its database) when
  * `ecf start` asks for it and the configuration says `embedded`.
  */
-export async function dgiiTarget(parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { config: Config; embedded: boolean; db: Db }): Promise<DgiiTarget> {
+export async function dgiiTarget(
+  parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { config: Config; embedded: boolean; db: Db },
+): Promise<DgiiTarget> {
   const { dgii } = parts.config;
   if (!parts.embedded || dgii.sandbox !== 'embedded') return { ...dgii, sandbox: undefined };
   const adminToken = embeddedAdminToken(parts.config);

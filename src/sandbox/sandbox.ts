@@ -50,10 +50,17 @@ export async function createSandbox<Tables>(options: SandboxOptions<Tables>): Pr
     fetch: options.fetch ?? fetch,
     random: options.random ?? Math.random,
   };
-  if (options.schemas === undefined) context.log.warn('DGII sandbox: no XSD directory configured (ECF_XSD_DIR); documents are checked against the e-CF model only');
+  if (options.schemas === undefined)
+    context.log.warn(
+      'DGII sandbox: no XSD directory configured (ECF_XSD_DIR); documents are checked against the e-CF model only',
+    );
 
   // DGII's routes are case-insensitive (research/dgii-protocol.md §1.1).
-  const app: SandboxApp = Fastify({ loggerInstance: context.log, routerOptions: { caseSensitive: false, ignoreTrailingSlash: true }, bodyLimit: maxXmlUploadBytes + 64 * 1024 });
+  const app: SandboxApp = Fastify({
+    loggerInstance: context.log,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    bodyLimit: maxXmlUploadBytes + 64 * 1024,
+  });
   await app.register(multipart, { limits: { fileSize: maxXmlUploadBytes } });
   installFaults(app, context);
   for (const register of sandboxRouteGroups) register(app, context);

@@ -30,7 +30,10 @@ interface AnnulmentAnswer {
 }
 
 const encf = (type: string, sequence: number) => `E${type}${String(sequence).padStart(10, '0')}`;
-const range = (type: string, from: number, to: number) => ({ SecuenciaeNCFDesde: encf(type, from), SecuenciaeNCFHasta: encf(type, to) });
+const range = (type: string, from: number, to: number) => ({
+  SecuenciaeNCFDesde: encf(type, from),
+  SecuenciaeNCFHasta: encf(type, to),
+});
 
 describe('sandbox: range annulment (anulacionrangos)', () => {
   let running: RunningSandbox;
@@ -40,9 +43,28 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
 
   before(async () => {
     running = await startSandbox({ clock });
-    assert.equal((await running.admin('POST', '/taxpayers', { rnc: issuerRnc, name: 'EMISOR DE PRUEBA SRL', certificates: [key.certificatePem] })).status, 201);
+    assert.equal(
+      (
+        await running.admin('POST', '/taxpayers', {
+          rnc: issuerRnc,
+          name: 'EMISOR DE PRUEBA SRL',
+          certificates: [key.certificatePem],
+        })
+      ).status,
+      201,
+    );
     for (const type of ['31', '32', '34']) {
-      assert.equal((await running.admin('POST', `/taxpayers/${issuerRnc}/ranges`, { environment: 'testecf', type, from: 1, to: 1000 })).status, 201);
+      assert.equal(
+        (
+          await running.admin('POST', `/taxpayers/${issuerRnc}/ranges`, {
+            environment: 'testecf',
+            type,
+            from: 1,
+            to: 1000,
+          })
+        ).status,
+        201,
+      );
     }
     token = await authenticate(running.url, key);
   });
@@ -57,7 +79,11 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
   async function send(xml: string, options: { token?: string | undefined; signer?: SigningKey; raw?: boolean } = {}) {
     const body = options.raw === true ? xml : signXml(xml, options.signer ?? key);
     const bearer = 'token' in options ? options.token : token;
-    const response = await fetch(`${running.url}${path}`, { method: 'POST', body: xmlForm(body, 'anulacion.xml'), headers: bearer === undefined ? {} : { authorization: `bearer ${bearer}` } });
+    const response = await fetch(`${running.url}${path}`, {
+      method: 'POST',
+      body: xmlForm(body, 'anulacion.xml'),
+      headers: bearer === undefined ? {} : { authorization: `bearer ${bearer}` },
+    });
     const text = await response.text();
     return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as AnnulmentAnswer };
   }
@@ -74,15 +100,34 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
   }
 
   it('voids unused numbers, counted inclusively (1–1 and 5–50 are 47), in several types at once', async () => {
-    const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 1, 1), range('31', 5, 50)] }, { TipoeCF: '34', ranges: [range('34', 7, 9)] }]));
+    const { status, body } = await send(
+      anecfXml([
+        { TipoeCF: '31', ranges: [range('31', 1, 1), range('31', 5, 50)] },
+        { TipoeCF: '34', ranges: [range('34', 7, 9)] },
+      ]),
+    );
     assert.equal(status, 200);
-    assert.deepEqual(body, { rnc: issuerRnc, codigo: '01', nombre: 'Anulación procesada', mensajes: ['Las secuencias fueron anuladas correctamente (50).'] });
+    assert.deepEqual(body, {
+      rnc: issuerRnc,
+      codigo: '01',
+      nombre: 'Anulación procesada',
+      mensajes: ['Las secuencias fueron anuladas correctamente (50).'],
+    });
     const voided = await uses(1, 50);
     assert.equal(voided.length, 47);
     assert.ok(voided.every((use) => use.used_by === 'annulment' && use.used_at.getTime() === clock.now().getTime()));
-    assert.deepEqual([voided[0]?.encf, voided[1]?.encf, voided.at(-1)?.encf], ['E310000000001', 'E310000000005', 'E310000000050']);
-    assert.deepEqual((await uses(7, 9, '34')).map((use) => use.encf), ['E340000000007', 'E340000000008', 'E340000000009']);
-    const arrivals = (await running.admin('GET', `/arrivals?service=anulacionrangos&rnc=${issuerRnc}`)).body as { outcome: string; environment: string }[];
+    assert.deepEqual(
+      [voided[0]?.encf, voided[1]?.encf, voided.at(-1)?.encf],
+      ['E310000000001', 'E310000000005', 'E310000000050'],
+    );
+    assert.deepEqual(
+      (await uses(7, 9, '34')).map((use) => use.encf),
+      ['E340000000007', 'E340000000008', 'E340000000009'],
+    );
+    const arrivals = (await running.admin('GET', `/arrivals?service=anulacionrangos&rnc=${issuerRnc}`)).body as {
+      outcome: string;
+      environment: string;
+    }[];
     assert.deepEqual(arrivals.at(-1), { ...arrivals.at(-1), outcome: 'voided:50', environment: 'testecf' });
   });
 
@@ -91,37 +136,86 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     await storeJudgedDocument(running, { type: '31', sequence: 61, outcome: 4 });
     const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 55, 65)] }]));
     assert.equal(status, 200);
-    assert.deepEqual(body, { rnc: issuerRnc, codigo: '02', nombre: 'Anulación procesada con excepciones', mensajes: [dgii.exceptions, 'E310000000060 - E310000000061: utilizada'] });
+    assert.deepEqual(body, {
+      rnc: issuerRnc,
+      codigo: '02',
+      nombre: 'Anulación procesada con excepciones',
+      mensajes: [dgii.exceptions, 'E310000000060 - E310000000061: utilizada'],
+    });
     const rows = await uses(55, 65);
-    assert.deepEqual(rows.map((row) => row.used_by), ['annulment', 'annulment', 'annulment', 'annulment', 'annulment', 'ecf', 'ecf', 'annulment', 'annulment', 'annulment', 'annulment']);
+    assert.deepEqual(
+      rows.map((row) => row.used_by),
+      [
+        'annulment',
+        'annulment',
+        'annulment',
+        'annulment',
+        'annulment',
+        'ecf',
+        'ecf',
+        'annulment',
+        'annulment',
+        'annulment',
+        'annulment',
+      ],
+    );
   });
 
   it('refuses numbers already used (an RFCE counts: type 32 is checked in both channels), and numbers already voided', async () => {
     await storeJudgedDocument(running, { type: '32', sequence: 3, channel: 'rfce' });
     const used = await send(anecfXml([{ TipoeCF: '32', ranges: [range('32', 3, 3)] }]));
     assert.equal(used.status, 400);
-    assert.deepEqual(used.body, { rnc: issuerRnc, codigo: '03', nombre: 'Anulación rechazada', mensajes: [dgii.allUsed, 'E320000000003: utilizada'] });
+    assert.deepEqual(used.body, {
+      rnc: issuerRnc,
+      codigo: '03',
+      nombre: 'Anulación rechazada',
+      mensajes: [dgii.allUsed, 'E320000000003: utilizada'],
+    });
     const again = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 5, 6)] }]));
     assert.equal(again.status, 400);
     assert.deepEqual(again.body.mensajes, [dgii.allUsed, 'E310000000005 - E310000000006: ya anulada']);
   });
 
-  it('refuses numbers outside the taxpayer\'s authorised ranges, voiding none of the request', async () => {
-    const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 900, 1002)] }, { TipoeCF: '33', ranges: [range('33', 1, 1)] }]));
+  it("refuses numbers outside the taxpayer's authorised ranges, voiding none of the request", async () => {
+    const { status, body } = await send(
+      anecfXml([
+        { TipoeCF: '31', ranges: [range('31', 900, 1002)] },
+        { TipoeCF: '33', ranges: [range('33', 1, 1)] },
+      ]),
+    );
     assert.equal(status, 400);
-    assert.deepEqual(body, { rnc: issuerRnc, codigo: '03', nombre: 'Anulación rechazada', mensajes: [dgii.couldNotVoid, `E310000001001 - E310000001002: no autorizada al RNC ${issuerRnc}`, `E330000000001: no autorizada al RNC ${issuerRnc}`] });
+    assert.deepEqual(body, {
+      rnc: issuerRnc,
+      codigo: '03',
+      nombre: 'Anulación rechazada',
+      mensajes: [
+        dgii.couldNotVoid,
+        `E310000001001 - E310000001002: no autorizada al RNC ${issuerRnc}`,
+        `E330000000001: no autorizada al RNC ${issuerRnc}`,
+      ],
+    });
     assert.equal((await uses(900, 1000)).length, 0);
   });
 
   it('refuses NoLinea out of order', async () => {
-    const xml = anecfXml([{ TipoeCF: '31', ranges: [range('31', 100, 100)] }, { TipoeCF: '34', ranges: [range('34', 100, 100)] }]).replace('<NoLinea>2</NoLinea>', '<NoLinea>3</NoLinea>');
+    const xml = anecfXml([
+      { TipoeCF: '31', ranges: [range('31', 100, 100)] },
+      { TipoeCF: '34', ranges: [range('34', 100, 100)] },
+    ]).replace('<NoLinea>2</NoLinea>', '<NoLinea>3</NoLinea>');
     const { status, body } = await send(xml);
     assert.equal(status, 400);
-    assert.deepEqual(body, { rnc: issuerRnc, codigo: '03', nombre: 'Anulación rechazada', mensajes: [dgii.lineNotSequential] });
+    assert.deepEqual(body, {
+      rnc: issuerRnc,
+      codigo: '03',
+      nombre: 'Anulación rechazada',
+      mensajes: [dgii.lineNotSequential],
+    });
   });
 
   it('refuses a range whose Desde is above its Hasta', async () => {
-    const xml = anecfXml([{ TipoeCF: '31', ranges: [range('31', 100, 104)] }]).replace('<SecuenciaeNCFDesde>E310000000100<', '<SecuenciaeNCFDesde>E310000000105<').replace('<CantidadeNCFAnulados>5</CantidadeNCFAnulados>', '<CantidadeNCFAnulados>0</CantidadeNCFAnulados>');
+    const xml = anecfXml([{ TipoeCF: '31', ranges: [range('31', 100, 104)] }])
+      .replace('<SecuenciaeNCFDesde>E310000000100<', '<SecuenciaeNCFDesde>E310000000105<')
+      .replace('<CantidadeNCFAnulados>5</CantidadeNCFAnulados>', '<CantidadeNCFAnulados>0</CantidadeNCFAnulados>');
     const { status, body } = await send(xml);
     assert.equal(status, 400);
     assert.equal(body.codigo, '03');
@@ -129,18 +223,33 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
   });
 
   it('refuses a range of another type than its block, and a type in two blocks', async () => {
-    const wrongType = anecfXml([{ TipoeCF: '34', ranges: [range('34', 100, 100)] }]).replace('<TipoeCF>34</TipoeCF>', '<TipoeCF>31</TipoeCF>');
+    const wrongType = anecfXml([{ TipoeCF: '34', ranges: [range('34', 100, 100)] }]).replace(
+      '<TipoeCF>34</TipoeCF>',
+      '<TipoeCF>31</TipoeCF>',
+    );
     const mismatch = await send(wrongType);
     assert.equal(mismatch.status, 400);
-    assert.deepEqual(mismatch.body.mensajes.slice(0, 1), [`${dgii.invalidType}: las secuencias no son del tipo 31 de la línea (línea 1: E340000000100 - E340000000100).`]);
-    const twice = anecfXml([{ TipoeCF: '31', ranges: [range('31', 100, 100)] }, { TipoeCF: '34', ranges: [range('34', 101, 101)] }]).replaceAll('E34', 'E31').replace('<TipoeCF>34</TipoeCF>', '<TipoeCF>31</TipoeCF>');
+    assert.deepEqual(mismatch.body.mensajes.slice(0, 1), [
+      `${dgii.invalidType}: las secuencias no son del tipo 31 de la línea (línea 1: E340000000100 - E340000000100).`,
+    ]);
+    const twice = anecfXml([
+      { TipoeCF: '31', ranges: [range('31', 100, 100)] },
+      { TipoeCF: '34', ranges: [range('34', 101, 101)] },
+    ])
+      .replaceAll('E34', 'E31')
+      .replace('<TipoeCF>34</TipoeCF>', '<TipoeCF>31</TipoeCF>');
     const duplicate = await send(twice);
     assert.equal(duplicate.status, 400);
-    assert.deepEqual(duplicate.body.mensajes, ['El tipo de comprobante 31 aparece en más de una línea; cada tipo se anula en una sola línea.']);
+    assert.deepEqual(duplicate.body.mensajes, [
+      'El tipo de comprobante 31 aparece en más de una línea; cada tipo se anula en una sola línea.',
+    ]);
   });
 
   it('refuses counts that do not add up, per block and in the header', async () => {
-    const xml = anecfXml([{ TipoeCF: '31', ranges: [range('31', 100, 104)] }, { TipoeCF: '34', ranges: [range('34', 100, 100)] }])
+    const xml = anecfXml([
+      { TipoeCF: '31', ranges: [range('31', 100, 104)] },
+      { TipoeCF: '34', ranges: [range('34', 100, 100)] },
+    ])
       .replace('<CantidadeNCFAnulados>5</CantidadeNCFAnulados>', '<CantidadeNCFAnulados>4</CantidadeNCFAnulados>')
       .replace('<CantidadeNCFAnulados>6</CantidadeNCFAnulados>', '<CantidadeNCFAnulados>7</CantidadeNCFAnulados>');
     const { status, body } = await send(xml);
@@ -152,15 +261,33 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     assert.equal((await uses(100, 104)).length, 0);
   });
 
-  it('refuses a certificate not delegated for the RncEmisor, in DGII\'s words', async () => {
-    const stranger = createSelfSignedP12({ commonName: 'OTRA PERSONA', serialNumber: 'IDCDO-00100000001', notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'x' });
-    const strangerKey = { privateKey: createPrivateKey(stranger.privateKeyPem), certificatePem: stranger.certificatePem };
-    await running.admin('POST', '/taxpayers', { rnc: '130000014', name: 'OTRO EMISOR SRL', certificates: [stranger.certificatePem] });
+  it("refuses a certificate not delegated for the RncEmisor, in DGII's words", async () => {
+    const stranger = createSelfSignedP12({
+      commonName: 'OTRA PERSONA',
+      serialNumber: 'IDCDO-00100000001',
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'x',
+    });
+    const strangerKey = {
+      privateKey: createPrivateKey(stranger.privateKeyPem),
+      certificatePem: stranger.certificatePem,
+    };
+    await running.admin('POST', '/taxpayers', {
+      rnc: '130000014',
+      name: 'OTRO EMISOR SRL',
+      certificates: [stranger.certificatePem],
+    });
     const strangerToken = await authenticate(running.url, strangerKey);
     const xml = anecfXml([{ TipoeCF: '31', ranges: [range('31', 200, 200)] }]);
     const bySession = await send(xml, { token: strangerToken });
     assert.equal(bySession.status, 400);
-    assert.deepEqual(bySession.body, { rnc: issuerRnc, codigo: '03', nombre: 'Anulación rechazada', mensajes: [`El RNC del certificado no está delegado para realizar transacciones para el RNC: ${issuerRnc}`] });
+    assert.deepEqual(bySession.body, {
+      rnc: issuerRnc,
+      codigo: '03',
+      nombre: 'Anulación rechazada',
+      mensajes: [`El RNC del certificado no está delegado para realizar transacciones para el RNC: ${issuerRnc}`],
+    });
     // A delegated session cannot send a document someone else signed either.
     assert.equal((await send(xml, { signer: strangerKey })).status, 400);
     assert.equal((await uses(200, 200)).length, 0);
@@ -169,18 +296,39 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
   it('refuses a taxpayer that is not a registered electronic taxpayer', async () => {
     const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 1, 1)] }], '130000022'));
     assert.equal(status, 400);
-    assert.deepEqual(body, { rnc: '130000022', codigo: '03', nombre: 'Anulación rechazada', mensajes: ['El RNC 130000022 no está registrado como contribuyente electrónico activo.'] });
+    assert.deepEqual(body, {
+      rnc: '130000022',
+      codigo: '03',
+      nombre: 'Anulación rechazada',
+      mensajes: ['El RNC 130000022 no está registrado como contribuyente electrónico activo.'],
+    });
   });
 
   it('refuses a signature that does not verify, a document that fails the XSD, and a file that is not XML', async () => {
-    const tampered = signXml(anecfXml([{ TipoeCF: '31', ranges: [range('31', 300, 300)] }]), key).replace('E310000000300</SecuenciaeNCFHasta>', 'E310000000301</SecuenciaeNCFHasta>');
+    const tampered = signXml(anecfXml([{ TipoeCF: '31', ranges: [range('31', 300, 300)] }]), key).replace(
+      'E310000000300</SecuenciaeNCFHasta>',
+      'E310000000301</SecuenciaeNCFHasta>',
+    );
     const badSignature = await send(tampered, { raw: true });
     assert.equal(badSignature.status, 400);
-    assert.deepEqual(badSignature.body, { rnc: '', codigo: '03', nombre: 'Anulación rechazada', mensajes: ['La firma del documento no es válida'] });
+    assert.deepEqual(badSignature.body, {
+      rnc: '',
+      codigo: '03',
+      nombre: 'Anulación rechazada',
+      mensajes: ['La firma del documento no es válida'],
+    });
 
-    const badXsd = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 300, 300)] }]).replace('<Version>1.0</Version>', '<Version>1.00</Version>'));
+    const badXsd = await send(
+      anecfXml([{ TipoeCF: '31', ranges: [range('31', 300, 300)] }]).replace(
+        '<Version>1.0</Version>',
+        '<Version>1.00</Version>',
+      ),
+    );
     assert.equal(badXsd.status, 400);
-    assert.match(badXsd.body.mensajes[0] ?? '', /^La estructura del archivo XML no es válida, favor proveer un XML con una estructura válida, verificar el XSD correspondiente\. \/ANECF\/Encabezado\/Version/);
+    assert.match(
+      badXsd.body.mensajes[0] ?? '',
+      /^La estructura del archivo XML no es válida, favor proveer un XML con una estructura válida, verificar el XSD correspondiente\. \/ANECF\/Encabezado\/Version/,
+    );
 
     const notXml = await send('esto no es XML', { raw: true });
     assert.equal(notXml.status, 400);
@@ -190,7 +338,9 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
 
   it('answers 401 without a token, and logs the arrival', async () => {
     const before = ((await running.admin('GET', '/arrivals?service=anulacionrangos')).body as unknown[]).length;
-    const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 400, 400)] }]), { token: undefined });
+    const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 400, 400)] }]), {
+      token: undefined,
+    });
     assert.equal(status, 401);
     assert.equal(body, undefined);
     const arrivals = (await running.admin('GET', '/arrivals?service=anulacionrangos')).body as { outcome: string }[];
@@ -199,9 +349,16 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
   });
 
   it('answers in XML when asked, like DGII (RespuestaAnulacionRango)', async () => {
-    const response = await fetch(`${running.url}${path}`, { method: 'POST', body: xmlForm(signXml(anecfXml([{ TipoeCF: '31', ranges: [range('31', 500, 500)] }]), key)), headers: { authorization: `bearer ${token}`, accept: 'application/xml' } });
+    const response = await fetch(`${running.url}${path}`, {
+      method: 'POST',
+      body: xmlForm(signXml(anecfXml([{ TipoeCF: '31', ranges: [range('31', 500, 500)] }]), key)),
+      headers: { authorization: `bearer ${token}`, accept: 'application/xml' },
+    });
     assert.equal(response.status, 200);
-    assert.equal(await response.text(), `<?xml version="1.0" encoding="utf-8"?><RespuestaAnulacionRango><rnc>${issuerRnc}</rnc><codigo>01</codigo><nombre>Anulación procesada</nombre><mensajes>Las secuencias fueron anuladas correctamente (1).</mensajes></RespuestaAnulacionRango>`);
+    assert.equal(
+      await response.text(),
+      `<?xml version="1.0" encoding="utf-8"?><RespuestaAnulacionRango><rnc>${issuerRnc}</rnc><codigo>01</codigo><nombre>Anulación procesada</nombre><mensajes>Las secuencias fueron anuladas correctamente (1).</mensajes></RespuestaAnulacionRango>`,
+    );
   });
 
   it('acts out accept_then_lose: answers as if voided, keeps nothing', async () => {

@@ -19,18 +19,27 @@ describe('sandbox: authentication (semilla, validarsemilla)', () => {
 
   before(async () => {
     running = await startSandbox({ clock });
-    const registered = await running.admin('POST', '/taxpayers', { rnc: issuerRnc, name: 'EMISOR DE PRUEBA SRL', certificates: [key.certificatePem] });
+    const registered = await running.admin('POST', '/taxpayers', {
+      rnc: issuerRnc,
+      name: 'EMISOR DE PRUEBA SRL',
+      certificates: [key.certificatePem],
+    });
     assert.equal(registered.status, 201);
   });
   after(() => running.close());
 
   async function validate(xml: string, environment = 'testecf') {
-    const response = await fetch(`${running.url}/${environment}/autenticacion/api/autenticacion/validarsemilla`, { method: 'POST', body: xmlForm(xml, 'semilla.xml') });
+    const response = await fetch(`${running.url}/${environment}/autenticacion/api/autenticacion/validarsemilla`, {
+      method: 'POST',
+      body: xmlForm(xml, 'semilla.xml'),
+    });
     return { status: response.status, body: (await response.json()) as unknown };
   }
 
   it('serves a seed like DGII: BOM, indented SemillaModel, a 172-character valor, fecha in GMT-4 with 7 decimals', async () => {
-    const bytes = Buffer.from(await (await fetch(`${running.url}/testecf/autenticacion/api/autenticacion/semilla`)).arrayBuffer());
+    const bytes = Buffer.from(
+      await (await fetch(`${running.url}/testecf/autenticacion/api/autenticacion/semilla`)).arrayBuffer(),
+    );
     assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
     const seed = await getSeed(running.url);
     assert.match(seed, /\r\n {2}<valor>/);
@@ -53,7 +62,10 @@ describe('sandbox: authentication (semilla, validarsemilla)', () => {
     const answer = body as { token: string; expira: string; expedido: string };
     assert.equal(answer.expedido, '2026-11-21T14:00:00Z');
     assert.equal(answer.expira, '2026-11-21T15:00:00Z');
-    const payload = JSON.parse(Buffer.from(answer.token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const payload = JSON.parse(Buffer.from(answer.token.split('.')[1] ?? '', 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
     assert.equal(payload['iss'], 'DGII.FE');
     assert.equal(payload['name'], 'IDCDO-00199999996');
   });
@@ -88,25 +100,45 @@ describe('sandbox: authentication (semilla, validarsemilla)', () => {
     assert.match((body as { mensaje: string }).mensaje, /firma/);
   });
 
-  it('refuses a certificate not delegated for any registered taxpayer, in DGII\'s words (a bare string)', async () => {
-    const stranger = createSelfSignedP12({ commonName: 'OTRA PERSONA', serialNumber: 'IDCDO-00100000001', notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'x' });
-    const strangerKey = { privateKey: createPrivateKey(stranger.privateKeyPem), certificatePem: stranger.certificatePem };
+  it("refuses a certificate not delegated for any registered taxpayer, in DGII's words (a bare string)", async () => {
+    const stranger = createSelfSignedP12({
+      commonName: 'OTRA PERSONA',
+      serialNumber: 'IDCDO-00100000001',
+      notBefore: new Date('2026-01-01'),
+      notAfter: new Date('2030-01-01'),
+      password: 'x',
+    });
+    const strangerKey = {
+      privateKey: createPrivateKey(stranger.privateKeyPem),
+      certificatePem: stranger.certificatePem,
+    };
     const { status, body } = await validate(signXml(await getSeed(running.url), strangerKey));
     assert.equal(status, 400);
     assert.equal(body, 'El RNC IDCDO-00100000001 del certificado no está delegado para realizar transaciones.');
     // Delegated now: the same certificate gets a token.
-    await running.admin('POST', '/taxpayers', { rnc: '130000014', name: 'OTRO EMISOR SRL', certificates: [certificateFingerprint(stranger.certificatePem)] });
+    await running.admin('POST', '/taxpayers', {
+      rnc: '130000014',
+      name: 'OTRO EMISOR SRL',
+      certificates: [certificateFingerprint(stranger.certificatePem)],
+    });
     assert.equal((await validate(signXml(await getSeed(running.url), strangerKey))).status, 200);
   });
 
   it('refuses a body without the xml part, and a chunked body, as DGII does', async () => {
     const form = new FormData();
     form.append('archivo', new Blob(['<x/>']), 'x.xml');
-    const missing = await fetch(`${running.url}/testecf/autenticacion/api/autenticacion/validarsemilla`, { method: 'POST', body: form });
+    const missing = await fetch(`${running.url}/testecf/autenticacion/api/autenticacion/validarsemilla`, {
+      method: 'POST',
+      body: form,
+    });
     assert.equal(missing.status, 400);
     const stream = new ReadableStream({
       start(controller) {
-        controller.enqueue(new TextEncoder().encode('--b\r\nContent-Disposition: form-data; name="xml"; filename="s.xml"\r\n\r\n<x/>\r\n--b--\r\n'));
+        controller.enqueue(
+          new TextEncoder().encode(
+            '--b\r\nContent-Disposition: form-data; name="xml"; filename="s.xml"\r\n\r\n<x/>\r\n--b--\r\n',
+          ),
+        );
         controller.close();
       },
     });
@@ -117,7 +149,10 @@ describe('sandbox: authentication (semilla, validarsemilla)', () => {
       duplex: 'half',
     } as RequestInit);
     assert.equal(chunked.status, 400);
-    assert.deepEqual(await chunked.json(), { error: 'Multipart cannot be empty', mensaje: 'Multipart cannot be empty' });
+    assert.deepEqual(await chunked.json(), {
+      error: 'Multipart cannot be empty',
+      mensaje: 'Multipart cannot be empty',
+    });
   });
 });
 
@@ -129,5 +164,7 @@ function officialVerdict(xml: string): string[] {
 
 import { officialSchemas } from '../support/sandbox-kit.js';
 function officialSchemasValidate(xml: string): string[] {
-  return officialSchemas().validate('Semilla', xml).map((finding) => finding.message);
+  return officialSchemas()
+    .validate('Semilla', xml)
+    .map((finding) => finding.message);
 }

@@ -50,7 +50,11 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
     assert.equal((await running.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
     // TesteCF ranges too, for the test that TesteCF is left alone.
     await registerIssuer(running, rnc, { name: 'JUICIOS DE PRUEBA SRL' });
-    const urls = { receptionUrl: 'http://127.0.0.1:9/', approvalUrl: 'http://127.0.0.1:9/', authenticationUrl: 'http://127.0.0.1:9/' };
+    const urls = {
+      receptionUrl: 'http://127.0.0.1:9/',
+      approvalUrl: 'http://127.0.0.1:9/',
+      authenticationUrl: 'http://127.0.0.1:9/',
+    };
     assert.equal((await portal.apply(urls)).status, 201);
     cases = (await portal.downloadSet()).cases;
     assert.equal((await portal.act('validate')).body.postulacion?.step, 2);
@@ -58,14 +62,17 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
   });
   after(() => running.close());
 
-  it('refuses a note before its invoice with DGII\'s 614, and starts the step over', async () => {
+  it("refuses a note before its invoice with DGII's 614, and starts the step over", async () => {
     const note = row('33');
     const verdict = await receive(running.url, token, signedRowEcf(note, key, signedAt));
     assert.equal(verdict.estado, 'Rechazado');
     assert.deepEqual(verdict.mensajes, [{ codigo: 614, valor: 'El eNCF modificado no ha sido emitido' }]);
     const state = await portal.state();
     assert.equal(state.step, 2);
-    assert.deepEqual(state.inbox.map((message) => message.text), [dataTestsReset]);
+    assert.deepEqual(
+      state.inbox.map((message) => message.text),
+      [dataTestsReset],
+    );
   });
 
   it('counts a row sent verbatim, then answers 1209 to it sent again, and starts the step over: counters back to zero', async () => {
@@ -81,7 +88,7 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
     assert.equal(state.inbox.at(-1)?.text, dataTestsReset);
   });
 
-  it('rejects a row that differs from the set, naming the first pointer that differs in the emulator\'s words', async () => {
+  it("rejects a row that differs from the set, naming the first pointer that differs in the emulator's words", async () => {
     const invoice = row('31', 1);
     assert.equal((await receive(running.url, token, signedRowEcf(row('31', 2), key, signedAt))).estado, 'Aceptado');
     const changed = signedRowEcf(invoice, key, signedAt, (document) => {
@@ -92,7 +99,10 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
     const verdict = await receive(running.url, token, changed);
     assert.equal(verdict.estado, 'Rechazado');
     assert.equal(verdict.mensajes[0]?.codigo, 1102);
-    assert.match(verdict.mensajes[0].valor, /^\[sandbox\] El e-CF E310000000002 no coincide con el set de pruebas en \/Encabezado\/Comprador\/RazonSocialComprador: el set dice ".+", el documento "OTRO COMPRADOR SRL"\.$/);
+    assert.match(
+      verdict.mensajes[0].valor,
+      /^\[sandbox\] El e-CF E310000000002 no coincide con el set de pruebas en \/Encabezado\/Comprador\/RazonSocialComprador: el set dice ".+", el documento "OTRO COMPRADOR SRL"\.$/,
+    );
     const state = await portal.state();
     assert.deepEqual(state.counters['2'].ecf['31'], { accepted: 0, expected: 4 });
     assert.equal(state.inbox.length, 3);
@@ -102,7 +112,10 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
     const verdict = await receive(running.url, token, signedEcf('31', 500, { rnc }));
     assert.equal(verdict.estado, 'Rechazado');
     assert.equal(verdict.mensajes[0]?.codigo, 1101);
-    assert.match(verdict.mensajes[0].valor, /^\[sandbox\] El e-CF E310000000500 no corresponde a ninguna fila del set de pruebas/);
+    assert.match(
+      verdict.mensajes[0].valor,
+      /^\[sandbox\] El e-CF E310000000500 no corresponde a ninguna fila del set de pruebas/,
+    );
   });
 
   it('rejects a type 32 under DOP 250,000.00 sent in full to reception (it goes as an RFCE)', async () => {
@@ -124,11 +137,17 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
       assert.equal(notYet.status, 400);
       assert.match(notYet.body.message, /No RFCE of E32\d{10} was accepted in this step/);
       const rfce = signedRfceOf(full, key);
-      assert.equal((await postTo(running.url, certecf, paths.rfce, token, rfce.xml, rfce.filename)).body['estado'], 'Aceptado');
+      assert.equal(
+        (await postTo(running.url, certecf, paths.rfce, token, rfce.xml, rfce.filename)).body['estado'],
+        'Aceptado',
+      );
       const resigned = signedRowEcf(ecfRow, key, formatDgiiTimestamp(new Date(now.getTime() - 120_000)));
       const wrongCode = await portal.act('upload-consumer-invoice', { xml: resigned.xml });
       assert.equal(wrongCode.status, 400);
-      assert.match(wrongCode.body.message, new RegExp(`is not the RFCE's CodigoSeguridadeCF \\(${rfce.codigoSeguridad}\\)`));
+      assert.match(
+        wrongCode.body.message,
+        new RegExp(`is not the RFCE's CodigoSeguridadeCF \\(${rfce.codigoSeguridad}\\)`),
+      );
 
       const uploaded = await portal.act('upload-consumer-invoice', { xml: full.xml });
       assert.equal(uploaded.body.outcome, 'recorded');
@@ -141,25 +160,37 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
       const state = twice.body.postulacion;
       assert.deepEqual(state?.counters['2'].consumerInvoiceUploads, { accepted: 0, expected: 4 });
       assert.deepEqual(state.counters['2'].rfce, { accepted: 0, expected: 4 });
-      assert.equal(state.inbox.at(-1)?.text, `La factura de consumo ${full.encf} ya había sido cargada y aceptada previamente. ${dataTestsReset}`);
+      assert.equal(
+        state.inbox.at(-1)?.text,
+        `La factura de consumo ${full.encf} ya había sido cargada y aceptada previamente. ${dataTestsReset}`,
+      );
     });
   });
 
-  it('answers an ACECF outside step 3 with DGII\'s phase refusal (HTTP 400, codigo 02) and resets nothing', async () => {
+  it("answers an ACECF outside step 3 with DGII's phase refusal (HTTP 400, codigo 02) and resets nothing", async () => {
     const before = await portal.state();
     const [approval] = signedSetApprovals(cases, rnc, key, signedAt);
     assert.ok(approval);
-    const answer = await postTo(running.url, certecf, paths.approval, token, approval.xml, `${rnc}${approval.encf}.xml`);
+    const answer = await postTo(
+      running.url,
+      certecf,
+      paths.approval,
+      token,
+      approval.xml,
+      `${rnc}${approval.encf}.xml`,
+    );
     assert.equal(answer.status, 400);
     assert.deepEqual(answer.body, {
-      mensaje: [`El contribuyente de rnc ${rnc} no se encuentra en la etapa de prueba de datos de aprobación comercial`],
+      mensaje: [
+        `El contribuyente de rnc ${rnc} no se encuentra en la etapa de prueba de datos de aprobación comercial`,
+      ],
       estado: 'Aprobacion Comercial Rechazada',
       codigo: '02',
     });
     assert.deepEqual(await portal.state(), before);
   });
 
-  it('leaves TesteCF alone: the same taxpayer\'s documents there are judged as before, and counted nowhere', async () => {
+  it("leaves TesteCF alone: the same taxpayer's documents there are judged as before, and counted nowhere", async () => {
     const before = await portal.state();
     const testToken = await authenticate(running.url, key, 'testecf');
     const outsideSet = await receive(running.url, testToken, signedEcf('31', 700, { rnc }), 'testecf');
@@ -178,8 +209,28 @@ describe('sandbox: CerteCF judging during the data tests (step 2)', () => {
 
   it('leaves a CerteCF taxpayer without a postulación alone', async () => {
     const other = fictitiousRnc('13077703');
-    assert.equal((await running.admin('POST', '/taxpayers', { rnc: other, name: 'SIN POSTULACION SRL', certificates: [key.certificatePem] })).status, 201);
-    assert.equal((await running.admin('POST', `/taxpayers/${other}/ranges`, { environment: certecf, type: '31', from: 1, to: 100, expiresOn: '2027-12-31' })).status, 201);
+    assert.equal(
+      (
+        await running.admin('POST', '/taxpayers', {
+          rnc: other,
+          name: 'SIN POSTULACION SRL',
+          certificates: [key.certificatePem],
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await running.admin('POST', `/taxpayers/${other}/ranges`, {
+          environment: certecf,
+          type: '31',
+          from: 1,
+          to: 100,
+          expiresOn: '2027-12-31',
+        })
+      ).status,
+      201,
+    );
     const verdict = await receive(running.url, token, signedEcf('31', 1, { rnc: other }));
     assert.equal(verdict.estado, 'Aceptado', JSON.stringify(verdict.mensajes));
     assert.equal((await running.admin('GET', `/certification/${other}`)).status, 404);

@@ -54,7 +54,10 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     receiver.requireToken = true;
     portal = portalOf(running, rnc);
     assert.equal((await running.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
-    assert.equal((await running.admin('POST', '/taxpayers', { rnc, name: realName, certificates: [key.certificatePem] })).status, 201);
+    assert.equal(
+      (await running.admin('POST', '/taxpayers', { rnc, name: realName, certificates: [key.certificatePem] })).status,
+      201,
+    );
     token = await authenticate(running.url, key, certecf);
   });
   after(async () => {
@@ -92,7 +95,10 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     const early = await portal.act('approve-printed-representations');
     assert.equal(early.status, 409);
     assert.equal(early.body.step, 1);
-    assert.match(early.body.message, /approve-printed-representations is done at step 6 \(Validación Representación Impresa\); the postulación of \d+ is at step 1 \(Registrado\)/);
+    assert.match(
+      early.body.message,
+      /approve-printed-representations is done at step 6 \(Validación Representación Impresa\); the postulación of \d+ is at step 1 \(Registrado\)/,
+    );
     const validated = await portal.act('validate');
     assert.equal(validated.status, 200);
     assert.equal(validated.body.outcome, 'advanced');
@@ -138,7 +144,14 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     assert.equal(approvals.length, 11);
     assert.deepEqual((await portal.state()).counters['3'].approvals, { accepted: 0, expected: 11 });
     for (const approval of approvals) {
-      const answer = await postTo(running.url, certecf, paths.approval, token, approval.xml, `${rnc}${approval.encf}.xml`);
+      const answer = await postTo(
+        running.url,
+        certecf,
+        paths.approval,
+        token,
+        approval.xml,
+        `${rnc}${approval.encf}.xml`,
+      );
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.deepEqual(answer.body, { mensaje: [], estado: 'Aprobación Comercial Aprobada.', codigo: '01' });
     }
@@ -147,7 +160,7 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     assert.deepEqual(state.counters['3'].approvals, { accepted: 11, expected: 11 });
   });
 
-  describe('step 4: the simulation, with the taxpayer\'s own data and new e-NCF', () => {
+  describe("step 4: the simulation, with the taxpayer's own data and new e-NCF", () => {
     let sequence = 100;
     const own = (type: EcfType, change?: (document: Record<string, unknown>) => void): SignedDocument => {
       sequence += 1;
@@ -161,7 +174,7 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
       });
     };
 
-    it('rejects an e-CF with the set\'s placeholder issuer, and starts the simulation over', async () => {
+    it("rejects an e-CF with the set's placeholder issuer, and starts the simulation over", async () => {
       const placeholder = own('31', (document) => {
         const encabezado = document['Encabezado'] as Record<string, Record<string, unknown>>;
         encabezado['Emisor'] = { ...encabezado['Emisor'], RazonSocialEmisor: 'DOCUMENTOS ELECTRONICOS DE 02' };
@@ -175,7 +188,7 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
       assert.match(state.inbox.at(-1)?.text ?? '', /^Las pruebas de simulación de eCF han sido reiniciadas/);
     });
 
-    it('counts each type against the set\'s composition, then step 5', async () => {
+    it("counts each type against the set's composition, then step 5", async () => {
       const invoices = [own('31'), own('31'), own('31'), own('31')];
       const [first] = invoices;
       assert.ok(first);
@@ -216,23 +229,37 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     const missing = await portal.act('upload-printed-representations', { files: printedFiles(allSlots.slice(1)) });
     assert.equal(missing.status, 400);
     assert.match(missing.body.message, /missing: 31/);
-    assert.equal((await portal.act('upload-printed-representations', { files: printedFiles(allSlots) })).body.postulacion?.step, 6);
-    const rejected = await portal.act('reject-printed-representations', { observations: 'Falta el código de seguridad bajo el QR.' });
+    assert.equal(
+      (await portal.act('upload-printed-representations', { files: printedFiles(allSlots) })).body.postulacion?.step,
+      6,
+    );
+    const rejected = await portal.act('reject-printed-representations', {
+      observations: 'Falta el código de seguridad bajo el QR.',
+    });
     assert.equal(rejected.body.outcome, 'returned');
     assert.equal(rejected.body.postulacion?.step, 5);
-    assert.equal(rejected.body.postulacion.inbox.at(-1)?.text, 'La representación impresa ha sido rechazada. Observaciones: Falta el código de seguridad bajo el QR.');
+    assert.equal(
+      rejected.body.postulacion.inbox.at(-1)?.text,
+      'La representación impresa ha sido rechazada. Observaciones: Falta el código de seguridad bajo el QR.',
+    );
     await portal.act('upload-printed-representations', { files: printedFiles(allSlots) });
     assert.equal((await portal.act('approve-printed-representations')).body.postulacion?.step, 7);
-    assert.equal((await portal.act('confirm-test-urls', {})).body.postulacion?.stepName, 'Inicio Prueba Recepción e-CF');
+    assert.equal(
+      (await portal.act('confirm-test-urls', {})).body.postulacion?.stepName,
+      'Inicio Prueba Recepción e-CF',
+    );
   });
 
-  it('step 9: a receiver answering JSON sends the postulación back to 8 with DGII\'s message', async () => {
+  it("step 9: a receiver answering JSON sends the postulación back to 8 with DGII's message", async () => {
     receiver.arecfMode = 'json';
     const sent = await portal.act('send-test-documents');
     assert.equal(sent.status, 200);
     assert.equal(sent.body.outcome, 'returned');
     assert.equal(sent.body.postulacion?.step, 8);
-    assert.match(sent.body.postulacion.inbox.at(-1)?.text ?? '', /^La prueba de recepción de e-CF no fue satisfactoria: E31\d{10}: Data at the root level is invalid\. Line 1, position 1\.$/);
+    assert.match(
+      sent.body.postulacion.inbox.at(-1)?.text ?? '',
+      /^La prueba de recepción de e-CF no fue satisfactoria: E31\d{10}: Data at the root level is invalid\. Line 1, position 1\.$/,
+    );
     receiver.arecfMode = 'good';
   });
 
@@ -240,7 +267,10 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     receiver.expira = 'unix';
     const sent = await portal.act('send-test-documents');
     assert.equal(sent.body.postulacion?.step, 8);
-    assert.equal(sent.body.postulacion.inbox.at(-1)?.text, 'La prueba de recepción de e-CF no fue satisfactoria: Ha ocurrido un error recibiendo el token');
+    assert.equal(
+      sent.body.postulacion.inbox.at(-1)?.text,
+      'La prueba de recepción de e-CF no fue satisfactoria: Ha ocurrido un error recibiendo el token',
+    );
     receiver.expira = 'date-time';
   });
 
@@ -250,7 +280,10 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     const sent = await portal.act('send-test-documents');
     assert.equal(sent.body.outcome, 'advanced', JSON.stringify(sent.body));
     assert.equal(sent.body.postulacion?.step, 10);
-    assert.deepEqual(receiver.paths.slice(0, 2), ['/fe/autenticacion/api/semilla', '/fe/autenticacion/api/validacionCertificado']);
+    assert.deepEqual(receiver.paths.slice(0, 2), [
+      '/fe/autenticacion/api/semilla',
+      '/fe/autenticacion/api/validacionCertificado',
+    ]);
     assert.equal(receiver.ecfs.length, 2);
     for (const arrived of receiver.ecfs) {
       const parsed = parseEcf(arrived.xml);
@@ -270,13 +303,18 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     const failed = await portal.act('send-test-approvals');
     assert.equal(failed.body.outcome, 'returned');
     assert.equal(failed.body.postulacion?.step, 10);
-    assert.match(failed.body.postulacion.inbox.at(-1)?.text ?? '', /no fue satisfactoria: E\d{12}: Response status code does not indicate success: 404 \(Not Found\)\./);
+    assert.match(
+      failed.body.postulacion.inbox.at(-1)?.text ?? '',
+      /no fue satisfactoria: E\d{12}: Response status code does not indicate success: 404 \(Not Found\)\./,
+    );
     receiver.approvalStatus = 200;
     receiver.approvals.length = 0;
     const sent = await portal.act('send-test-approvals');
     assert.equal(sent.body.postulacion?.step, 12, JSON.stringify(sent.body));
     assert.equal(receiver.approvals.length, 11);
-    const expected = signedSetApprovals(cases, rnc, key, signedAt).map((approval) => approval.encf).sort();
+    const expected = signedSetApprovals(cases, rnc, key, signedAt)
+      .map((approval) => approval.encf)
+      .sort();
     const arrived = receiver.approvals.map((approval) => {
       const parsed = parseXmlTree(approval.xml);
       assert.ok(parsed.ok);
@@ -290,16 +328,32 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     assert.deepEqual(arrived.sort(), expected);
   });
 
-  it('step 12: the production URLs go to eCF\'s directory (and only there)', async () => {
-    const production = { receptionUrl: 'https://ecf.ejemplo.do/recepcion', approvalUrl: 'https://ecf.ejemplo.do/aprobacion', authenticationUrl: 'https://ecf.ejemplo.do/autenticacion' };
+  it("step 12: the production URLs go to eCF's directory (and only there)", async () => {
+    const production = {
+      receptionUrl: 'https://ecf.ejemplo.do/recepcion',
+      approvalUrl: 'https://ecf.ejemplo.do/aprobacion',
+      authenticationUrl: 'https://ecf.ejemplo.do/autenticacion',
+    };
     const confirmed = await portal.act('confirm-production-urls', production);
     assert.equal(confirmed.body.postulacion?.step, 13);
     assert.deepEqual(confirmed.body.postulacion.urls.production, production);
     const ecfToken = await authenticate(running.url, key, 'ecf');
-    const directory = await fetch(`${running.url}/ecf/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${rnc}`, { headers: { authorization: `Bearer ${ecfToken}` } });
-    assert.deepEqual(await directory.json(), { nombre: realName, rnc, urlRecepcion: production.receptionUrl, urlAceptacion: production.approvalUrl, urlOpcional: production.authenticationUrl });
+    const directory = await fetch(
+      `${running.url}/ecf/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${rnc}`,
+      { headers: { authorization: `Bearer ${ecfToken}` } },
+    );
+    assert.deepEqual(await directory.json(), {
+      nombre: realName,
+      rnc,
+      urlRecepcion: production.receptionUrl,
+      urlAceptacion: production.approvalUrl,
+      urlOpcional: production.authenticationUrl,
+    });
     const testToken = await authenticate(running.url, key, 'testecf');
-    const testDirectory = await fetch(`${running.url}/testecf/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${rnc}`, { headers: { authorization: `Bearer ${testToken}` } });
+    const testDirectory = await fetch(
+      `${running.url}/testecf/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${rnc}`,
+      { headers: { authorization: `Bearer ${testToken}` } },
+    );
     assert.deepEqual(await testDirectory.json(), []);
   });
 
@@ -311,7 +365,10 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
     const unsigned = await portal.act('sworn-declaration', { xml: declaration });
     assert.equal(unsigned.status, 400);
     assert.match(unsigned.body.message, /signature does not verify/);
-    assert.equal((await portal.act('sworn-declaration', { xml: signXml(declaration, key) })).body.postulacion?.step, 14);
+    assert.equal(
+      (await portal.act('sworn-declaration', { xml: signXml(declaration, key) })).body.postulacion?.step,
+      14,
+    );
     const finished = await portal.act('verify-status');
     assert.equal(finished.body.postulacion?.step, 15);
     assert.equal(finished.body.postulacion.stepName, 'Finalizado');
@@ -319,7 +376,17 @@ describe('sandbox: the certification portal, from Registrado to Finalizado', () 
   });
 
   it('left every set e-NCF and every simulation e-NCF burned in CerteCF', async () => {
-    const burned = new Set(((await running.admin('GET', `/documents?rnc=${rnc}`)).body as { encf: string; outcome: number; environment: string }[]).filter((document) => document.environment === certecf && document.outcome === 1).map((document) => document.encf));
+    const burned = new Set(
+      (
+        (await running.admin('GET', `/documents?rnc=${rnc}`)).body as {
+          encf: string;
+          outcome: number;
+          environment: string;
+        }[]
+      )
+        .filter((document) => document.environment === certecf && document.outcome === 1)
+        .map((document) => document.encf),
+    );
     for (const row of ecfRows(cases)) assert.ok(burned.has(encfOfRow(row)), encfOfRow(row));
     assert.ok(burned.has(encfOf('31', 102)));
   });

@@ -6,7 +6,13 @@ import { counterpartName, counterpartRnc } from '../../src/sandbox/counterpart/i
 import { authenticate, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
 import { testSigningKey } from '../support/xmldsig-kit.js';
 
-const receiver = { rnc: '130000006', name: 'RECEPTOR DE PRUEBA SRL', receptionUrl: 'https://receptor.example.do/api', approvalUrl: 'https://receptor.example.do/aprobacion', authenticationUrl: 'https://receptor.example.do/auth' };
+const receiver = {
+  rnc: '130000006',
+  name: 'RECEPTOR DE PRUEBA SRL',
+  receptionUrl: 'https://receptor.example.do/api',
+  approvalUrl: 'https://receptor.example.do/aprobacion',
+  authenticationUrl: 'https://receptor.example.do/auth',
+};
 
 describe('sandbox: directory (consultadirectorio)', () => {
   let running: RunningSandbox;
@@ -15,17 +21,33 @@ describe('sandbox: directory (consultadirectorio)', () => {
 
   before(async () => {
     running = await startSandbox();
-    assert.equal((await running.admin('POST', '/taxpayers', { ...receiver, certificates: [key.certificatePem] })).status, 201);
+    assert.equal(
+      (await running.admin('POST', '/taxpayers', { ...receiver, certificates: [key.certificatePem] })).status,
+      201,
+    );
     // Registered but not listed: no reception URL; not electronic; inactive.
     await running.admin('POST', '/taxpayers', { rnc: '130000014', name: 'SIN URL SRL' });
-    await running.admin('POST', '/taxpayers', { rnc: '130000022', name: 'NO ELECTRONICO SRL', electronic: false, receptionUrl: 'https://x.example.do' });
-    await running.admin('POST', '/taxpayers', { rnc: '130000031', name: 'INACTIVO SRL', active: false, receptionUrl: 'https://y.example.do' });
-    for (const environment of ['testecf', 'certecf', 'ecf']) tokens[environment] = await authenticate(running.url, key, environment);
+    await running.admin('POST', '/taxpayers', {
+      rnc: '130000022',
+      name: 'NO ELECTRONICO SRL',
+      electronic: false,
+      receptionUrl: 'https://x.example.do',
+    });
+    await running.admin('POST', '/taxpayers', {
+      rnc: '130000031',
+      name: 'INACTIVO SRL',
+      active: false,
+      receptionUrl: 'https://y.example.do',
+    });
+    for (const environment of ['testecf', 'certecf', 'ecf'])
+      tokens[environment] = await authenticate(running.url, key, environment);
   });
   after(() => running.close());
 
   async function get(environment: string, resource: string, token: string | null = tokens[environment] ?? null) {
-    const response = await fetch(`${running.url}/${environment}/consultadirectorio/api/consultas/${resource}`, { headers: token === null ? {} : { authorization: `bearer ${token}` } });
+    const response = await fetch(`${running.url}/${environment}/consultadirectorio/api/consultas/${resource}`, {
+      headers: token === null ? {} : { authorization: `bearer ${token}` },
+    });
     const text = await response.text();
     return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   }
@@ -34,7 +56,13 @@ describe('sandbox: directory (consultadirectorio)', () => {
     const base = `${running.url}/${environment}/emisorreceptor`;
     return { nombre: counterpartName, rnc: counterpartRnc, urlRecepcion: base, urlAceptacion: base, urlOpcional: base };
   };
-  const receiverEntry = { nombre: receiver.name, rnc: receiver.rnc, urlRecepcion: receiver.receptionUrl, urlAceptacion: receiver.approvalUrl, urlOpcional: receiver.authenticationUrl };
+  const receiverEntry = {
+    nombre: receiver.name,
+    rnc: receiver.rnc,
+    urlRecepcion: receiver.receptionUrl,
+    urlAceptacion: receiver.approvalUrl,
+    urlOpcional: receiver.authenticationUrl,
+  };
 
   it('lists the counterpart (at this sandbox) and the electronic taxpayers with a reception URL', async () => {
     for (const environment of ['testecf', 'certecf', 'ecf']) {
@@ -44,11 +72,13 @@ describe('sandbox: directory (consultadirectorio)', () => {
     }
   });
 
-  it('answers by RNC with an array in TesteCF and CerteCF, and with one object in eCF (DGII\'s quirk)', async () => {
+  it("answers by RNC with an array in TesteCF and CerteCF, and with one object in eCF (DGII's quirk)", async () => {
     assert.deepEqual((await get('testecf', `obtenerdirectorioporrnc?RNC=${receiver.rnc}`)).body, [receiverEntry]);
     assert.deepEqual((await get('certecf', `obtenerdirectorioporrnc?rnc=${receiver.rnc}`)).body, [receiverEntry]);
     assert.deepEqual((await get('ecf', `obtenerdirectorioporrnc?RNC=${receiver.rnc}`)).body, receiverEntry);
-    assert.deepEqual((await get('testecf', `obtenerdirectorioporrnc?RNC=${counterpartRnc}`)).body, [counterpart('testecf')]);
+    assert.deepEqual((await get('testecf', `obtenerdirectorioporrnc?RNC=${counterpartRnc}`)).body, [
+      counterpart('testecf'),
+    ]);
   });
 
   it('answers an RNC not in the directory with an empty list, in every environment', async () => {

@@ -41,7 +41,10 @@ describe('sandbox: fault injection', () => {
   it('holds the request without an answer (timeout) until the client gives up', async () => {
     await inject({ service: 'autenticacion', mode: 'timeout', count: 1, delayMs: 5_000 });
     const started = Date.now();
-    await assert.rejects(fetch(seedUrl(), { signal: AbortSignal.timeout(300) }), (error: Error) => error.name === 'TimeoutError');
+    await assert.rejects(
+      fetch(seedUrl(), { signal: AbortSignal.timeout(300) }),
+      (error: Error) => error.name === 'TimeoutError',
+    );
     assert.ok(Date.now() - started < 2_000);
   });
 
@@ -53,7 +56,7 @@ describe('sandbox: fault injection', () => {
     assert.ok(Date.now() - started >= 380, 'answered too fast');
   });
 
-  it('answers maintenance in DGII\'s shape while it lasts', async () => {
+  it("answers maintenance in DGII's shape while it lasts", async () => {
     await inject({ service: 'autenticacion', mode: 'maintenance' });
     const response = await fetch(seedUrl());
     assert.equal(response.status, 503);
@@ -64,7 +67,9 @@ describe('sandbox: fault injection', () => {
 
   it('hits a share of requests with a probability', async () => {
     await inject({ service: 'autenticacion', mode: 'http503', probability: 0.5 });
-    const statuses = await Promise.all(Array.from({ length: 40 }, () => fetch(seedUrl()).then((response) => response.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, () => fetch(seedUrl()).then((response) => response.status)),
+    );
     const failed = statuses.filter((status) => status === 503).length;
     assert.ok(failed > 5 && failed < 35, `${String(failed)} of 40 failed`);
     assert.ok(statuses.every((status) => status === 200 || status === 503));
@@ -72,7 +77,10 @@ describe('sandbox: fault injection', () => {
 
   it('writes a failed request to a receiving service in the arrivals log', async () => {
     await inject({ service: 'anulacionrangos', mode: 'http500', count: 1 });
-    const response = await fetch(`${running.url}/testecf/anulacionrangos/api/operaciones/anularrango`, { method: 'POST', body: xmlForm('<ANECF/>', '130000006ANECF.xml') });
+    const response = await fetch(`${running.url}/testecf/anulacionrangos/api/operaciones/anularrango`, {
+      method: 'POST',
+      body: xmlForm('<ANECF/>', '130000006ANECF.xml'),
+    });
     assert.equal(response.status, 500);
     const arrivals = await running.admin('GET', '/arrivals?service=anulacionrangos');
     const outcomes = (arrivals.body as { outcome: string }[]).map((arrival) => arrival.outcome);

@@ -41,7 +41,10 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
   async function verdictOf(document: SignedDocument, sessionToken = token): Promise<ResultBody> {
     const trackId = await sendEcf(running.url, sessionToken, document);
     const pending = await resultOf(running.url, sessionToken, trackId);
-    assert.deepEqual({ codigo: pending.codigo, estado: pending.estado, mensajes: pending.mensajes }, { codigo: '3', estado: 'En Proceso', mensajes: [] });
+    assert.deepEqual(
+      { codigo: pending.codigo, estado: pending.estado, mensajes: pending.mensajes },
+      { codigo: '3', estado: 'En Proceso', mensajes: [] },
+    );
     clock.advance(1_000);
     const result = await resultOf(running.url, sessionToken, trackId);
     assert.equal(result.trackId, trackId);
@@ -75,8 +78,22 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
         const document = signedEcf(type, sequence, type === '32' ? { change: largeConsumerInvoice } : {});
         const result = await verdictOf(document);
         assert.deepEqual(
-          { codigo: result.codigo, estado: result.estado, rnc: result.rnc, encf: result.encf, secuenciaUtilizada: result.secuenciaUtilizada, mensajes: result.mensajes },
-          { codigo: '1', estado: 'Aceptado', rnc: issuerRnc, encf: document.encf, secuenciaUtilizada: true, mensajes: [] },
+          {
+            codigo: result.codigo,
+            estado: result.estado,
+            rnc: result.rnc,
+            encf: result.encf,
+            secuenciaUtilizada: result.secuenciaUtilizada,
+            mensajes: result.mensajes,
+          },
+          {
+            codigo: '1',
+            estado: 'Aceptado',
+            rnc: issuerRnc,
+            encf: document.encf,
+            secuenciaUtilizada: true,
+            mensajes: [],
+          },
         );
         assert.equal(result.fechaRecepcion?.startsWith('11/21/2026 10:00:'), true, result.fechaRecepcion ?? '');
       });
@@ -91,13 +108,21 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
   });
 
   it('refuses a document of another kind (an RFCE) sent to e-CF reception, without a trackId', async () => {
-    const { status, body } = await postDocument(running.url, receptionPath, token, '<RFCE><Encabezado/></RFCE>', 'x.xml');
+    const { status, body } = await postDocument(
+      running.url,
+      receptionPath,
+      token,
+      '<RFCE><Encabezado/></RFCE>',
+      'x.xml',
+    );
     assert.equal(status, 400);
     assert.equal((body as { mensaje: string }).mensaje, 'El elemento raíz del documento debe ser ECF.');
   });
 
   it('answers Aceptado Condicional (4) for totals beyond DGII tolerance', async () => {
-    const document = signedEcf('31', 20, { change: (json) => void (child(encabezadoOf(json), 'Totales')['MontoTotal'] = '1450.00') });
+    const document = signedEcf('31', 20, {
+      change: (json) => void (child(encabezadoOf(json), 'Totales')['MontoTotal'] = '1450.00'),
+    });
     const result = await verdictOf(document);
     assert.equal(result.codigo, '4');
     assert.equal(result.estado, 'Aceptado Condicional');
@@ -116,7 +141,13 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
 
     it('a file name that is not RNCEmisor + eNCF + .xml', async () => {
       const document = signedEcf('31', 31);
-      const { status, body } = await postDocument(running.url, receptionPath, token, document.xml, `${issuerRnc}E310000000099.xml`);
+      const { status, body } = await postDocument(
+        running.url,
+        receptionPath,
+        token,
+        document.xml,
+        `${issuerRnc}E310000000099.xml`,
+      );
       assert.equal(status, 400);
       assert.match((body as { mensaje: string }).mensaje, /El nombre del archivo .* no corresponde al documento/);
     });
@@ -125,14 +156,22 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
       const broken = await postDocument(running.url, receptionPath, token, '<ECF><Encabezado>', 'x.xml');
       assert.equal(broken.status, 400);
       assert.match((broken.body as { mensaje: string }).mensaje, /no es un XML válido/);
-      const doctype = await postDocument(running.url, receptionPath, token, '<!DOCTYPE ECF [<!ENTITY a "b">]><ECF/>', 'x.xml');
+      const doctype = await postDocument(
+        running.url,
+        receptionPath,
+        token,
+        '<!DOCTYPE ECF [<!ENTITY a "b">]><ECF/>',
+        'x.xml',
+      );
       assert.equal(doctype.status, 400);
     });
   });
 
   describe('rejects, leaving the e-NCF usable (secuenciaUtilizada false)', () => {
     it('a document the XSD refuses', async () => {
-      const document = signedEcf('31', 40, { edit: (xml) => xml.replace('<Version>1.0</Version>', '<Version>2.0</Version>') });
+      const document = signedEcf('31', 40, {
+        edit: (xml) => xml.replace('<Version>1.0</Version>', '<Version>2.0</Version>'),
+      });
       assertRejected(await verdictOf(document), 1002, /Estructura del XML no válida según el XSD e-CF-31/, false);
     });
 
@@ -145,12 +184,21 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
     });
 
     it('a signer whose certificate is not delegated for the issuer', async () => {
-      assertRejected(await verdictOf(signedEcf('31', 42, { key: strangerKey() })), 1004, /certificado que firmó el documento no está delegado para el RNC/, false);
+      assertRejected(
+        await verdictOf(signedEcf('31', 42, { key: strangerKey() })),
+        1004,
+        /certificado que firmó el documento no está delegado para el RNC/,
+        false,
+      );
     });
 
     it('a session whose certificate is not delegated for the issuer (which then cannot see the result either)', async () => {
       const stranger = strangerKey();
-      await running.admin('POST', '/taxpayers', { rnc: fictitiousRnc('13077777'), name: 'OTRO EMISOR SRL', certificates: [certificateFingerprint(stranger.certificatePem)] });
+      await running.admin('POST', '/taxpayers', {
+        rnc: fictitiousRnc('13077777'),
+        name: 'OTRO EMISOR SRL',
+        certificates: [certificateFingerprint(stranger.certificatePem)],
+      });
       const strangerToken = await authenticate(running.url, stranger);
       const document = signedEcf('31', 43);
       const trackId = await sendEcf(running.url, strangerToken, document);
@@ -165,10 +213,16 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
       const trackId = await sendEcf(running.url, token, signedEcf('31', 1, { rnc: unknown }));
       clock.advance(1_000);
       assert.equal((await resultOf(running.url, token, trackId)).codigo, '0');
-      const stored = (await running.admin('GET', `/documents?rnc=${unknown}`)).body as { track_id: string; outcome: number; secuencia_utilizada: boolean; messages: { valor: string; codigo: number }[] }[];
-      assert.deepEqual(stored.map((row) => [row.track_id, row.outcome, row.secuencia_utilizada, row.messages]), [
-        [trackId, 2, false, [{ valor: `El RNC emisor ${unknown} no existe.`, codigo: 1006 }]],
-      ]);
+      const stored = (await running.admin('GET', `/documents?rnc=${unknown}`)).body as {
+        track_id: string;
+        outcome: number;
+        secuencia_utilizada: boolean;
+        messages: { valor: string; codigo: number }[];
+      }[];
+      assert.deepEqual(
+        stored.map((row) => [row.track_id, row.outcome, row.secuencia_utilizada, row.messages]),
+        [[trackId, 2, false, [{ valor: `El RNC emisor ${unknown} no existe.`, codigo: 1006 }]]],
+      );
       const inactive = fictitiousRnc('13122222');
       await registerIssuer(running, inactive);
       await running.admin('POST', '/taxpayers', { rnc: inactive, name: 'INACTIVO SRL', active: false });
@@ -176,17 +230,29 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
       const paper = fictitiousRnc('13133333');
       await registerIssuer(running, paper);
       await running.admin('POST', '/taxpayers', { rnc: paper, name: 'SOLO PAPEL SRL', electronic: false });
-      assertRejected(await verdictOf(signedEcf('31', 1, { rnc: paper })), 1008, /no está autorizado como emisor electrónico/, false);
+      assertRejected(
+        await verdictOf(signedEcf('31', 1, { rnc: paper })),
+        1008,
+        /no está autorizado como emisor electrónico/,
+        false,
+      );
     });
 
     it('an e-NCF of another type than TipoeCF', async () => {
-      const built = signedEcf('31', 44, { edit: (xml) => xml.replace('<eNCF>E310000000044</eNCF>', '<eNCF>E330000000044</eNCF>') });
+      const built = signedEcf('31', 44, {
+        edit: (xml) => xml.replace('<eNCF>E310000000044</eNCF>', '<eNCF>E330000000044</eNCF>'),
+      });
       const document = { ...built, encf: 'E330000000044', filename: `${issuerRnc}E330000000044.xml` };
       assertRejected(await verdictOf(document), 1009, /no corresponde al TipoeCF 31/, false);
     });
 
     it('an e-NCF outside every range authorised to the issuer', async () => {
-      assertRejected(await verdictOf(signedEcf('31', 5000)), 1010, /E310000005000 no está autorizado para el RNC/, false);
+      assertRejected(
+        await verdictOf(signedEcf('31', 5000)),
+        1010,
+        /E310000005000 no está autorizado para el RNC/,
+        false,
+      );
     });
 
     it('an e-NCF whose range expired (by the date in GMT-4)', async () => {
@@ -215,14 +281,28 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
     });
 
     it('a document breaking a fiscal rule', async () => {
-      const document = signedEcf('31', 51, { change: (json) => void (child(encabezadoOf(json), 'Emisor')['FechaEmision'] = '30-11-2026') });
-      assertRejected(await verdictOf(document), 1013, /^Error de validación en \/Encabezado\/Emisor\/FechaEmision \(date_in_future\)/, true);
+      const document = signedEcf('31', 51, {
+        change: (json) => void (child(encabezadoOf(json), 'Emisor')['FechaEmision'] = '30-11-2026'),
+      });
+      assertRejected(
+        await verdictOf(document),
+        1013,
+        /^Error de validación en \/Encabezado\/Emisor\/FechaEmision \(date_in_future\)/,
+        true,
+      );
       assertRejected(await verdictOf(signedEcf('31', 51)), 1012, /ya fue utilizado/, true);
     });
 
     it('a note modifying an e-NCF never accepted here (the same note over an accepted one passes above)', async () => {
-      const document = signedEcf('34', 2, { change: (json) => void (child(json, 'InformacionReferencia')['NCFModificado'] = 'E310000000999') });
-      assertRejected(await verdictOf(document), 1015, /NCFModificado E310000000999 no corresponde a un e-CF aceptado/, true);
+      const document = signedEcf('34', 2, {
+        change: (json) => void (child(json, 'InformacionReferencia')['NCFModificado'] = 'E310000000999'),
+      });
+      assertRejected(
+        await verdictOf(document),
+        1015,
+        /NCFModificado E310000000999 no corresponde a un e-CF aceptado/,
+        true,
+      );
     });
 
     it('a type 32 under DOP 250,000.00, which must go as an RFCE', async () => {
@@ -240,7 +320,11 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
       assert.deepEqual({ codigo: result.codigo, estado: result.estado }, { codigo: '0', estado: 'No encontrado' });
       // The e-NCF was never burned: sending it again is accepted.
       assert.equal((await verdictOf(document)).codigo, '1');
-      const arrivals = (await running.admin('GET', `/arrivals?encf=${document.encf}`)).body as { outcome: string; track_id: string | null; service: string }[];
+      const arrivals = (await running.admin('GET', `/arrivals?encf=${document.encf}`)).body as {
+        outcome: string;
+        track_id: string | null;
+        service: string;
+      }[];
       assert.deepEqual(
         arrivals.map((arrival) => [arrival.service, arrival.outcome]),
         [
@@ -265,7 +349,10 @@ describe('sandbox: e-CF reception (recepcion) and its verdicts', () => {
 
     it('an unknown trackId is No encontrado', async () => {
       const result = await resultOf(running.url, token, '00000000-0000-0000-0000-000000000000');
-      assert.deepEqual({ codigo: result.codigo, estado: result.estado, mensajes: result.mensajes }, { codigo: '0', estado: 'No encontrado', mensajes: [] });
+      assert.deepEqual(
+        { codigo: result.codigo, estado: result.estado, mensajes: result.mensajes },
+        { codigo: '0', estado: 'No encontrado', mensajes: [] },
+      );
     });
   });
 });
@@ -296,7 +383,9 @@ describe('sandbox: reception without DGII XSDs (checked against the e-CF model)'
   });
 
   it('rejects a structure the model refuses, leaving the e-NCF usable', async () => {
-    const document = signedEcf('31', 2, { edit: (xml) => xml.replace(/<RazonSocialEmisor>.*?<\/RazonSocialEmisor>/, '') });
+    const document = signedEcf('31', 2, {
+      edit: (xml) => xml.replace(/<RazonSocialEmisor>.*?<\/RazonSocialEmisor>/, ''),
+    });
     const result = await resultOf(running.url, token, await sendEcf(running.url, token, document));
     assert.equal(result.codigo, '2');
     assert.equal(result.secuenciaUtilizada, false);

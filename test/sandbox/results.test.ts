@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyEnvelopedSignature } from '../../src/fiscal/xmldsig/index.js';
 import { authenticate, fixedClock, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
-import { buyerRnc, encabezadoOf, getJson, issuerRnc, registerIssuer, resultOf, sendEcf, signedEcf, type SignedDocument } from '../support/sandbox-documents.js';
+import {
+  buyerRnc,
+  encabezadoOf,
+  getJson,
+  issuerRnc,
+  registerIssuer,
+  resultOf,
+  sendEcf,
+  signedEcf,
+  type SignedDocument,
+} from '../support/sandbox-documents.js';
 import { testSigningKey } from '../support/xmldsig-kit.js';
 
 function securityCodeOf(document: SignedDocument): string {
@@ -28,7 +38,9 @@ describe('sandbox: consultaresultado, consultaestado, consultatrackids', () => {
   after(() => running.close());
 
   async function estado(query: string, sessionToken = token): Promise<{ status: number; body: unknown; text: string }> {
-    const response = await fetch(`${running.url}/testecf/consultaestado/api/consultas/estado?${query}`, { headers: { authorization: `Bearer ${sessionToken}` } });
+    const response = await fetch(`${running.url}/testecf/consultaestado/api/consultas/estado?${query}`, {
+      headers: { authorization: `Bearer ${sessionToken}` },
+    });
     const text = await response.text();
     return { status: response.status, body: JSON.parse(text) as unknown, text };
   }
@@ -49,7 +61,12 @@ describe('sandbox: consultaresultado, consultaestado, consultatrackids', () => {
         mensajes: [],
       });
       clock.advance(1_000);
-      assert.deepEqual(await resultOf(running.url, token, trackId), { ...pending, codigo: '1', estado: 'Aceptado', secuenciaUtilizada: true });
+      assert.deepEqual(await resultOf(running.url, token, trackId), {
+        ...pending,
+        codigo: '1',
+        estado: 'Aceptado',
+        secuenciaUtilizada: true,
+      });
     });
 
     it('writes afternoon times with PM and no leading zeros', async () => {
@@ -60,7 +77,10 @@ describe('sandbox: consultaresultado, consultaestado, consultatrackids', () => {
     });
 
     it('needs a session and a trackid', async () => {
-      assert.equal((await getJson(running.url, 'consultaresultado/api/consultas/estado?trackid=x', undefined)).status, 401);
+      assert.equal(
+        (await getJson(running.url, 'consultaresultado/api/consultas/estado?trackid=x', undefined)).status,
+        401,
+      );
       const missing = await getJson(running.url, 'consultaresultado/api/consultas/estado', token);
       assert.equal(missing.status, 400);
       assert.deepEqual((missing.body as { errors: unknown }).errors, { trackid: ['The trackid field is required.'] });
@@ -118,14 +138,22 @@ describe('sandbox: consultaresultado, consultaestado, consultatrackids', () => {
     });
 
     it('shows Aceptado Condicional and Rechazado, and the accepted verdict over a later duplicate', async () => {
-      const conditional = signedEcf('31', 11, { change: (json) => void ((encabezadoOf(json)['Totales'] as Record<string, unknown>)['MontoTotal'] = '1450.00') });
+      const conditional = signedEcf('31', 11, {
+        change: (json) => void ((encabezadoOf(json)['Totales'] as Record<string, unknown>)['MontoTotal'] = '1450.00'),
+      });
       await sendEcf(running.url, token, conditional);
-      const refused = signedEcf('31', 12, { change: (json) => void ((encabezadoOf(json)['Emisor'] as Record<string, unknown>)['FechaEmision'] = '30-11-2026') });
+      const refused = signedEcf('31', 12, {
+        change: (json) =>
+          void ((encabezadoOf(json)['Emisor'] as Record<string, unknown>)['FechaEmision'] = '30-11-2026'),
+      });
       await sendEcf(running.url, token, refused);
       await sendEcf(running.url, token, accepted); // a duplicate: rejected, but the invoice stays accepted
       clock.advance(1_000);
       const shown = async (encf: string) => {
-        const body = (await estado(`rncemisor=${issuerRnc}&ncfelectronico=${encf}`)).body as { codigo: number; estado: string };
+        const body = (await estado(`rncemisor=${issuerRnc}&ncfelectronico=${encf}`)).body as {
+          codigo: number;
+          estado: string;
+        };
         return [body.codigo, body.estado];
       };
       assert.deepEqual(await shown(conditional.encf), [4, 'Aceptado Condicional']);
@@ -136,7 +164,11 @@ describe('sandbox: consultaresultado, consultaestado, consultatrackids', () => {
     it('answers 400 in ASP.NET shape when rncemisor or ncfelectronico is missing', async () => {
       const answer = await estado(`rncemisor=${issuerRnc}`);
       assert.equal(answer.status, 400);
-      assert.deepEqual(answer.body, { title: 'One or more validation errors occurred.', status: 400, errors: { ncfelectronico: ['The ncfelectronico field is required.'] } });
+      assert.deepEqual(answer.body, {
+        title: 'One or more validation errors occurred.',
+        status: 400,
+        errors: { ncfelectronico: ['The ncfelectronico field is required.'] },
+      });
     });
   });
 
@@ -155,12 +187,27 @@ describe('sandbox: consultaresultado, consultaestado, consultatrackids', () => {
         { trackId: second, estado: 'En Proceso', fechaRecepcion: '11/21/2026 1:32:53 PM' },
       ]);
       clock.advance(1_000);
-      assert.deepEqual(((await getJson(running.url, path, token)).body as { estado: string }[]).map((entry) => entry.estado), ['Aceptado', 'Rechazado']);
+      assert.deepEqual(
+        ((await getJson(running.url, path, token)).body as { estado: string }[]).map((entry) => entry.estado),
+        ['Aceptado', 'Rechazado'],
+      );
     });
 
     it('answers an empty list for an e-NCF never received, 400 without encf', async () => {
-      assert.deepEqual((await getJson(running.url, `consultatrackids/api/trackids/consulta?rncemisor=${issuerRnc}&encf=E310000000999`, token)).body, []);
-      assert.equal((await getJson(running.url, `consultatrackids/api/trackids/consulta?rncemisor=${issuerRnc}`, token)).status, 400);
+      assert.deepEqual(
+        (
+          await getJson(
+            running.url,
+            `consultatrackids/api/trackids/consulta?rncemisor=${issuerRnc}&encf=E310000000999`,
+            token,
+          )
+        ).body,
+        [],
+      );
+      assert.equal(
+        (await getJson(running.url, `consultatrackids/api/trackids/consulta?rncemisor=${issuerRnc}`, token)).status,
+        400,
+      );
     });
 
     it('keeps a token across a sandbox restart and ends it after one hour', async () => {

@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fictitiousRnc } from '../support/ecf-documents.js';
 import { authenticate, fixedClock, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
-import { getJson, issuerRnc, postDocument, registerIssuer, signedEcf, signedRfce, strangerKey } from '../support/sandbox-documents.js';
+import {
+  getJson,
+  issuerRnc,
+  postDocument,
+  registerIssuer,
+  signedEcf,
+  signedRfce,
+  strangerKey,
+} from '../support/sandbox-documents.js';
 import { testSigningKey } from '../support/xmldsig-kit.js';
 import { validateWithOfficialXsd, xmllintMissing } from '../support/xmllint.js';
 
@@ -30,16 +38,28 @@ describe('sandbox: RFCE reception (recepcionfc) and query (consultarfce)', () =>
   });
   after(() => running.close());
 
-  async function send(rfce: { xml: string; filename: string }, sessionToken: string = token): Promise<{ status: number; body: RfceAnswer }> {
+  async function send(
+    rfce: { xml: string; filename: string },
+    sessionToken: string = token,
+  ): Promise<{ status: number; body: RfceAnswer }> {
     const { status, body } = await postDocument(running.url, rfcePath, sessionToken, rfce.xml, rfce.filename);
     return { status, body: body as RfceAnswer };
   }
 
   async function consulta(rnc: string, encf: string, code: string) {
-    return getJson(running.url, `consultarfce/api/Consultas/Consulta?RNC_Emisor=${rnc}&ENCF=${encf}&Cod_Seguridad_eCF=${encodeURIComponent(code)}`, token);
+    return getJson(
+      running.url,
+      `consultarfce/api/Consultas/Consulta?RNC_Emisor=${rnc}&ENCF=${encf}&Cod_Seguridad_eCF=${encodeURIComponent(code)}`,
+      token,
+    );
   }
 
-  function assertRejected(answer: { status: number; body: RfceAnswer }, codigo: number, message: RegExp, secuenciaUtilizada: boolean): void {
+  function assertRejected(
+    answer: { status: number; body: RfceAnswer },
+    codigo: number,
+    message: RegExp,
+    secuenciaUtilizada: boolean,
+  ): void {
     assert.equal(answer.status, 200);
     assert.equal(answer.body.codigo, 2);
     assert.equal(answer.body.estado, 'Rechazado');
@@ -52,14 +72,41 @@ describe('sandbox: RFCE reception (recepcionfc) and query (consultarfce)', () =>
     const rfce = signedRfce(signedEcf('32', 1));
     const answer = await send(rfce);
     assert.equal(answer.status, 200);
-    assert.deepEqual(answer.body, { codigo: 1, estado: 'Aceptado', mensajes: [], encf: 'E320000000001', secuenciaUtilizada: true });
+    assert.deepEqual(answer.body, {
+      codigo: 1,
+      estado: 'Aceptado',
+      mensajes: [],
+      encf: 'E320000000001',
+      secuenciaUtilizada: true,
+    });
 
     const found = await consulta(issuerRnc, rfce.encf, rfce.codigoSeguridad);
-    assert.deepEqual(found, { status: 200, body: { rnc: issuerRnc, encf: rfce.encf, secuenciaUtilizada: true, codigo: '1', estado: 'Aceptado', mensajes: [] } });
+    assert.deepEqual(found, {
+      status: 200,
+      body: {
+        rnc: issuerRnc,
+        encf: rfce.encf,
+        secuenciaUtilizada: true,
+        codigo: '1',
+        estado: 'Aceptado',
+        mensajes: [],
+      },
+    });
     const wrongCode = await consulta(issuerRnc, rfce.encf, 'ZZZZZZ');
-    assert.deepEqual(wrongCode.body, { rnc: issuerRnc, encf: rfce.encf, secuenciaUtilizada: false, codigo: '0', estado: 'No encontrado', mensajes: [] });
+    assert.deepEqual(wrongCode.body, {
+      rnc: issuerRnc,
+      encf: rfce.encf,
+      secuenciaUtilizada: false,
+      codigo: '0',
+      estado: 'No encontrado',
+      mensajes: [],
+    });
 
-    const estado = await getJson(running.url, `consultaestado/api/consultas/estado?rncemisor=${issuerRnc}&ncfelectronico=${rfce.encf}&codigoseguridad=${encodeURIComponent(rfce.codigoSeguridad)}`, token);
+    const estado = await getJson(
+      running.url,
+      `consultaestado/api/consultas/estado?rncemisor=${issuerRnc}&ncfelectronico=${rfce.encf}&codigoseguridad=${encodeURIComponent(rfce.codigoSeguridad)}`,
+      token,
+    );
     assert.deepEqual(estado.body, {
       codigo: 1,
       estado: 'Aceptado',
@@ -74,17 +121,27 @@ describe('sandbox: RFCE reception (recepcionfc) and query (consultarfce)', () =>
       idExtranjero: null,
     });
 
-    const arrivals = (await running.admin('GET', `/arrivals?encf=${rfce.encf}`)).body as { service: string; outcome: string }[];
-    assert.deepEqual(arrivals.map((arrival) => [arrival.service, arrival.outcome]), [['recepcionfc', 'accepted']]);
+    const arrivals = (await running.admin('GET', `/arrivals?encf=${rfce.encf}`)).body as {
+      service: string;
+      outcome: string;
+    }[];
+    assert.deepEqual(
+      arrivals.map((arrival) => [arrival.service, arrival.outcome]),
+      [['recepcionfc', 'accepted']],
+    );
   });
 
-  it('accepts an RFCE without Comprador (anonymous consumer), which the official XSD alone would refuse', { skip: xmllintMissing }, async () => {
-    // The e-CF 32 model requires Comprador; buildRfce leaves it out when it holds none of the RFCE's buyer fields.
-    const rfce = signedRfce(signedEcf('32', 2), { edit: (xml) => xml.replace(/<Comprador>.*?<\/Comprador>/, '') });
-    assert.doesNotMatch(rfce.xml, /<Comprador>/);
-    assert.equal(validateWithOfficialXsd('RFCE-32.xsd', rfce.xml).valid, false);
-    assert.equal((await send(rfce)).body.codigo, 1);
-  });
+  it(
+    'accepts an RFCE without Comprador (anonymous consumer), which the official XSD alone would refuse',
+    { skip: xmllintMissing },
+    async () => {
+      // The e-CF 32 model requires Comprador; buildRfce leaves it out when it holds none of the RFCE's buyer fields.
+      const rfce = signedRfce(signedEcf('32', 2), { edit: (xml) => xml.replace(/<Comprador>.*?<\/Comprador>/, '') });
+      assert.doesNotMatch(rfce.xml, /<Comprador>/);
+      assert.equal(validateWithOfficialXsd('RFCE-32.xsd', rfce.xml).valid, false);
+      assert.equal((await send(rfce)).body.codigo, 1);
+    },
+  );
 
   describe('refuses at once what it cannot take', () => {
     it('no bearer token: 401; a file name that does not match: 400', async () => {
@@ -98,18 +155,34 @@ describe('sandbox: RFCE reception (recepcionfc) and query (consultarfce)', () =>
 
   describe('rejects with the e-NCF still usable (secuenciaUtilizada false)', () => {
     it('a CodigoSeguridadeCF that is not 6 characters (XSD)', async () => {
-      const rfce = signedRfce(signedEcf('32', 4), { edit: (xml) => xml.replace(/<CodigoSeguridadeCF>[^<]*<\/CodigoSeguridadeCF>/, '<CodigoSeguridadeCF>ABCDE</CodigoSeguridadeCF>') });
+      const rfce = signedRfce(signedEcf('32', 4), {
+        edit: (xml) =>
+          xml.replace(
+            /<CodigoSeguridadeCF>[^<]*<\/CodigoSeguridadeCF>/,
+            '<CodigoSeguridadeCF>ABCDE</CodigoSeguridadeCF>',
+          ),
+      });
       assertRejected(await send(rfce), 1002, /RFCE-32.*CodigoSeguridadeCF/, false);
     });
 
     it('a signature that does not verify, then the same e-NCF once fixed', async () => {
       const rfce = signedRfce(signedEcf('32', 5));
-      assertRejected(await send({ ...rfce, xml: rfce.xml.replace('<TipoPago>1</TipoPago>', '<TipoPago>2</TipoPago>') }), 1003, /Firma digital o certificado no válido/, false);
+      assertRejected(
+        await send({ ...rfce, xml: rfce.xml.replace('<TipoPago>1</TipoPago>', '<TipoPago>2</TipoPago>') }),
+        1003,
+        /Firma digital o certificado no válido/,
+        false,
+      );
       assert.equal((await send(rfce)).body.codigo, 1);
     });
 
     it('a signer not delegated, an unknown issuer, an e-NCF not authorised', async () => {
-      assertRejected(await send(signedRfce(signedEcf('32', 6), { key: strangerKey() })), 1004, /no está delegado/, false);
+      assertRejected(
+        await send(signedRfce(signedEcf('32', 6), { key: strangerKey() })),
+        1004,
+        /no está delegado/,
+        false,
+      );
       const unknown = fictitiousRnc('13111111');
       assertRejected(await send(signedRfce(signedEcf('32', 6, { rnc: unknown }))), 1006, /no existe/, false);
       assertRejected(await send(signedRfce(signedEcf('32', 5000))), 1010, /no está autorizado/, false);
@@ -129,11 +202,16 @@ describe('sandbox: RFCE reception (recepcionfc) and query (consultarfce)', () =>
       assert.equal((await send(rfce)).body.codigo, 1);
       assertRejected(await send(rfce), 1012, /ya fue utilizado/, true);
       // The accepted summary stays the one on record.
-      assert.equal(((await consulta(issuerRnc, rfce.encf, rfce.codigoSeguridad)).body as { codigo: string }).codigo, '1');
+      assert.equal(
+        ((await consulta(issuerRnc, rfce.encf, rfce.codigoSeguridad)).body as { codigo: string }).codigo,
+        '1',
+      );
     });
 
     it('a MontoTotal of DOP 250,000.00 or more', async () => {
-      const rfce = signedRfce(signedEcf('32', 9), { edit: (xml) => xml.replace('<MontoTotal>1430.00</MontoTotal>', '<MontoTotal>250000.00</MontoTotal>') });
+      const rfce = signedRfce(signedEcf('32', 9), {
+        edit: (xml) => xml.replace('<MontoTotal>1430.00</MontoTotal>', '<MontoTotal>250000.00</MontoTotal>'),
+      });
       assertRejected(await send(rfce), 1017, /MontoTotal menor a RD\$250000\.00/, true);
     });
   });
@@ -144,7 +222,10 @@ describe('sandbox: RFCE reception (recepcionfc) and query (consultarfce)', () =>
     assert.equal((await send(rfce)).body.codigo, 1);
     assert.equal(((await consulta(issuerRnc, rfce.encf, rfce.codigoSeguridad)).body as { codigo: string }).codigo, '0');
     const arrivals = (await running.admin('GET', `/arrivals?encf=${rfce.encf}`)).body as { outcome: string }[];
-    assert.deepEqual(arrivals.map((arrival) => arrival.outcome), ['lost']);
+    assert.deepEqual(
+      arrivals.map((arrival) => arrival.outcome),
+      ['lost'],
+    );
   });
 
   it('consultarfce needs all three parameters', async () => {

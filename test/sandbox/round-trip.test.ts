@@ -7,7 +7,20 @@ import { buildAcecf } from '../../src/fiscal/responses/acecf.js';
 import { buildAnecf } from '../../src/fiscal/responses/anecf.js';
 import { signXml } from '../../src/fiscal/xmldsig/index.js';
 import { authenticate, fixedClock, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
-import { buyerRnc, encfOf, getJson, issuerRnc, largeConsumerInvoice, postDocument, registerIssuer, resultOf, sendEcf, signedEcf, signedRfce, type ResultBody } from '../support/sandbox-documents.js';
+import {
+  buyerRnc,
+  encfOf,
+  getJson,
+  issuerRnc,
+  largeConsumerInvoice,
+  postDocument,
+  registerIssuer,
+  resultOf,
+  sendEcf,
+  signedEcf,
+  signedRfce,
+  type ResultBody,
+} from '../support/sandbox-documents.js';
 import { testSigningKey } from '../support/xmldsig-kit.js';
 
 // The sandbox's time is the test's: "En Proceso" lasts exactly until the clock is moved past the delay, however slow
@@ -62,17 +75,34 @@ describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
       const trackId = await sendEcf(running.url, token, document);
       const result = await finalResult(running.url, token, trackId);
       assert.deepEqual(
-        { codigo: result.codigo, estado: result.estado, rnc: result.rnc, encf: result.encf, secuenciaUtilizada: result.secuenciaUtilizada },
+        {
+          codigo: result.codigo,
+          estado: result.estado,
+          rnc: result.rnc,
+          encf: result.encf,
+          secuenciaUtilizada: result.secuenciaUtilizada,
+        },
         { codigo: '1', estado: 'Aceptado', rnc: issuerRnc, encf: document.encf, secuenciaUtilizada: true },
         `${document.encf}: ${JSON.stringify(result.mensajes)}`,
       );
       assert.match(result.fechaRecepcion ?? '', /^\d{1,2}\/\d{1,2}\/\d{4} \d{1,2}:\d{2}:\d{2} (AM|PM)$/);
     }
 
-    const trackIds = await getJson(running.url, `consultatrackids/api/trackids/consulta?rncemisor=${issuerRnc}&encf=${invoice.encf}`, token);
+    const trackIds = await getJson(
+      running.url,
+      `consultatrackids/api/trackids/consulta?rncemisor=${issuerRnc}&encf=${invoice.encf}`,
+      token,
+    );
     assert.equal(trackIds.status, 200);
-    assert.deepEqual((trackIds.body as { trackId: string; estado: string }[]).map((entry) => [entry.trackId, entry.estado]), [[invoiceTrack, 'Aceptado']]);
-    const status = await getJson(running.url, `consultaestado/api/consultas/estado?rncemisor=${issuerRnc}&ncfelectronico=${invoice.encf}`, token);
+    assert.deepEqual(
+      (trackIds.body as { trackId: string; estado: string }[]).map((entry) => [entry.trackId, entry.estado]),
+      [[invoiceTrack, 'Aceptado']],
+    );
+    const status = await getJson(
+      running.url,
+      `consultaestado/api/consultas/estado?rncemisor=${issuerRnc}&ncfelectronico=${invoice.encf}`,
+      token,
+    );
     assert.equal(status.status, 200);
     assert.equal((status.body as { estado: string; ncfElectronico: string }).ncfElectronico, invoice.encf);
     assert.match((status.body as { estado: string }).estado, /Aceptado/);
@@ -80,20 +110,42 @@ describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
 
   it('takes an RFCE of a consumer invoice under DOP 250,000 with a synchronous verdict', async () => {
     const rfce = signedRfce(signedEcf('32', 2));
-    const { status, body } = await postDocument(running.url, 'recepcionfc/api/recepcion/ecf', token, rfce.xml, rfce.filename);
+    const { status, body } = await postDocument(
+      running.url,
+      'recepcionfc/api/recepcion/ecf',
+      token,
+      rfce.xml,
+      rfce.filename,
+    );
     assert.equal(status, 200, JSON.stringify(body));
     const verdict = body as { codigo: number; estado: string; encf: string; secuenciaUtilizada: boolean };
-    assert.deepEqual({ codigo: verdict.codigo, estado: verdict.estado, encf: verdict.encf, secuenciaUtilizada: verdict.secuenciaUtilizada }, { codigo: 1, estado: 'Aceptado', encf: rfce.encf, secuenciaUtilizada: true });
+    assert.deepEqual(
+      {
+        codigo: verdict.codigo,
+        estado: verdict.estado,
+        encf: verdict.encf,
+        secuenciaUtilizada: verdict.secuenciaUtilizada,
+      },
+      { codigo: 1, estado: 'Aceptado', encf: rfce.encf, secuenciaUtilizada: true },
+    );
   });
 
   it('annuls a range of unused numbers', async () => {
     const anecf = buildAnecf({
       RncEmisor: issuerRnc,
       FechaHoraAnulacioneNCF: '15-11-2026 11:00:00',
-      lines: [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: encfOf('31', 100), SecuenciaeNCFHasta: encfOf('31', 109) }] }],
+      lines: [
+        { TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: encfOf('31', 100), SecuenciaeNCFHasta: encfOf('31', 109) }] },
+      ],
     });
     assert.ok(anecf.ok, anecf.ok ? '' : JSON.stringify(anecf.findings));
-    const { status, body } = await postDocument(running.url, 'anulacionrangos/api/operaciones/anularrango', token, signXml(anecf.xml, key), `${issuerRnc}ANECF.xml`);
+    const { status, body } = await postDocument(
+      running.url,
+      'anulacionrangos/api/operaciones/anularrango',
+      token,
+      signXml(anecf.xml, key),
+      `${issuerRnc}ANECF.xml`,
+    );
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal((body as { rnc: string }).rnc, issuerRnc);
     // A voided number cannot be used afterwards.
@@ -102,7 +154,7 @@ describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
     assert.equal(result.estado, 'Rechazado');
   });
 
-  it('takes the buyer\'s commercial approval of an accepted e-CF', async () => {
+  it("takes the buyer's commercial approval of an accepted e-CF", async () => {
     const acecf = buildAcecf({
       RNCEmisor: issuerRnc,
       eNCF: encfOf('31', 7),
@@ -113,16 +165,27 @@ describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
       FechaHoraAprobacionComercial: '16-11-2026 09:00:00',
     });
     assert.ok(acecf.ok, acecf.ok ? '' : JSON.stringify(acecf.findings));
-    const { status, body } = await postDocument(running.url, 'aprobacioncomercial/api/aprobacioncomercial', token, signXml(acecf.xml, key), `${buyerRnc}${encfOf('31', 7)}.xml`);
+    const { status, body } = await postDocument(
+      running.url,
+      'aprobacioncomercial/api/aprobacioncomercial',
+      token,
+      signXml(acecf.xml, key),
+      `${buyerRnc}${encfOf('31', 7)}.xml`,
+    );
     assert.equal(status, 200, JSON.stringify(body));
   });
 
-  it('lists the directory and the services\' status', async () => {
+  it("lists the directory and the services' status", async () => {
     const directory = await getJson(running.url, 'consultadirectorio/api/consultas/listado', token);
     assert.equal(directory.status, 200);
     const entries = directory.body as { rnc: string; urlRecepcion: string }[];
-    assert.ok(entries.some((entry) => entry.urlRecepcion.endsWith('/testecf/emisorreceptor')), JSON.stringify(entries));
-    const status = await fetch(`${running.url}/api/estatusservicios/obtenerestatus`, { headers: { authorization: 'Apikey prueba' } });
+    assert.ok(
+      entries.some((entry) => entry.urlRecepcion.endsWith('/testecf/emisorreceptor')),
+      JSON.stringify(entries),
+    );
+    const status = await fetch(`${running.url}/api/estatusservicios/obtenerestatus`, {
+      headers: { authorization: 'Apikey prueba' },
+    });
     assert.equal(status.status, 200);
   });
 
@@ -130,10 +193,32 @@ describe('sandbox round trip, as a DGII client', { timeout: 120_000 }, () => {
     const arrivals = await running.admin('GET', `/arrivals?service=recepcion&encf=${encfOf('31', 7)}`);
     assert.equal((arrivals.body as unknown[]).length, 1);
     const counters = await running.admin('GET', `/counters?rnc=${issuerRnc}`);
-    const documents = (counters.body as { documents: { channel: string; type: string; outcome: string; count: number }[] }).documents;
+    const documents = (
+      counters.body as { documents: { channel: string; type: string; outcome: string; count: number }[] }
+    ).documents;
     const accepted = documents.filter((row) => row.outcome === 'accepted' && row.channel === 'ecf');
-    assert.deepEqual(accepted.map((row) => [row.type, row.count]), [['31', 1], ['32', 1], ['33', 1], ['34', 1], ['41', 1], ['43', 1], ['44', 1], ['45', 1], ['46', 1], ['47', 1]]);
-    assert.deepEqual(documents.filter((row) => row.channel === 'rfce').map((row) => [row.type, row.outcome, row.count]), [['32', 'accepted', 1]]);
-    assert.deepEqual(documents.filter((row) => row.outcome === 'rejected').map((row) => [row.type, row.count]), [['31', 1]]);
+    assert.deepEqual(
+      accepted.map((row) => [row.type, row.count]),
+      [
+        ['31', 1],
+        ['32', 1],
+        ['33', 1],
+        ['34', 1],
+        ['41', 1],
+        ['43', 1],
+        ['44', 1],
+        ['45', 1],
+        ['46', 1],
+        ['47', 1],
+      ],
+    );
+    assert.deepEqual(
+      documents.filter((row) => row.channel === 'rfce').map((row) => [row.type, row.outcome, row.count]),
+      [['32', 'accepted', 1]],
+    );
+    assert.deepEqual(
+      documents.filter((row) => row.outcome === 'rejected').map((row) => [row.type, row.count]),
+      [['31', 1]],
+    );
   });
 });

@@ -5,7 +5,17 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { writeSetting } from '../../src/sandbox/state/settings.js';
 import { fixedClock, startSandbox, type RunningSandbox } from '../support/sandbox-kit.js';
 
-const services = ['Autenticación', 'Recepción', 'Consulta Resultado', 'Consulta Estado', 'Consulta Directorio', 'Consulta TrackIds', 'Aprobación Comercial', 'Anulación Rangos', 'Recepción FC'];
+const services = [
+  'Autenticación',
+  'Recepción',
+  'Consulta Resultado',
+  'Consulta Estado',
+  'Consulta Directorio',
+  'Consulta TrackIds',
+  'Aprobación Comercial',
+  'Anulación Rangos',
+  'Recepción FC',
+];
 const apiKey = { authorization: 'Apikey 1234567-ABCDEFG-HIJK-LMNOPQRSTU' };
 
 const windows = [
@@ -34,7 +44,8 @@ describe('sandbox: service status (estatusservicios)', () => {
     return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   }
 
-  const allAvailable = (ambiente: string) => services.map((servicio) => ({ servicio, estatus: 'Disponible', ambiente }));
+  const allAvailable = (ambiente: string) =>
+    services.map((servicio) => ({ servicio, estatus: 'Disponible', ambiente }));
 
   it('lists every service of pre-certification and production as "Disponible", with DGII\'s names', async () => {
     const { status, body } = await get('obtenerestatus');
@@ -45,24 +56,35 @@ describe('sandbox: service status (estatusservicios)', () => {
   it('says "No Disponible" for a service under a maintenance fault, in every environment', async () => {
     await running.admin('POST', '/faults', { service: 'recepcion', mode: 'maintenance' });
     const body = (await get('obtenerestatus')).body as { servicio: string; estatus: string; ambiente: string }[];
-    assert.deepEqual(body.filter((entry) => entry.estatus === 'No Disponible'), [
-      { servicio: 'Recepción', estatus: 'No Disponible', ambiente: 'PreCertificacion' },
-      { servicio: 'Recepción', estatus: 'No Disponible', ambiente: 'Produccion' },
-    ]);
-    for (const ambiente of ['1', '2', '3']) assert.deepEqual((await get(`verificarestado?ambiente=${ambiente}`)).body, { estado: 'No Disponible' });
+    assert.deepEqual(
+      body.filter((entry) => entry.estatus === 'No Disponible'),
+      [
+        { servicio: 'Recepción', estatus: 'No Disponible', ambiente: 'PreCertificacion' },
+        { servicio: 'Recepción', estatus: 'No Disponible', ambiente: 'Produccion' },
+      ],
+    );
+    for (const ambiente of ['1', '2', '3'])
+      assert.deepEqual((await get(`verificarestado?ambiente=${ambiente}`)).body, { estado: 'No Disponible' });
   });
 
   it('verifies an environment: 1 PreCertificación, 2 Producción, 3 Certificación', async () => {
-    for (const ambiente of ['1', '2', '3']) assert.deepEqual(await get(`verificarestado?ambiente=${ambiente}`), { status: 200, body: { estado: 'Disponible' } });
+    for (const ambiente of ['1', '2', '3'])
+      assert.deepEqual(await get(`verificarestado?ambiente=${ambiente}`), {
+        status: 200,
+        body: { estado: 'Disponible' },
+      });
     const bad = await get('verificarestado?ambiente=4');
     assert.equal(bad.status, 400);
     assert.equal((await get('verificarestado')).status, 400);
     assert.deepEqual(await get('verificarEstado?Ambiente=1'), { status: 200, body: { estado: 'Disponible' } });
   });
 
-  it('returns the maintenance windows as stored (none by default), in DGII\'s shape', async () => {
+  it("returns the maintenance windows as stored (none by default), in DGII's shape", async () => {
     assert.deepEqual((await get('obtenerventanasmantenimiento')).body, { ventanaMantenimientos: [] });
-    await writeSetting(running.sandbox.context.db, 'maintenance_windows', [...windows, { ambiente: 'Marte', horaInicio: '9:00 AM', horaFin: '10:00 AM', dias: [] }]);
+    await writeSetting(running.sandbox.context.db, 'maintenance_windows', [
+      ...windows,
+      { ambiente: 'Marte', horaInicio: '9:00 AM', horaFin: '10:00 AM', dias: [] },
+    ]);
     assert.deepEqual((await get('obtenerventanasmantenimiento')).body, { ventanaMantenimientos: windows });
   });
 
@@ -73,7 +95,9 @@ describe('sandbox: service status (estatusservicios)', () => {
     assert.deepEqual((await get('verificarestado?ambiente=1')).body, { estado: 'No Disponible' });
     assert.deepEqual((await get('verificarestado?ambiente=2')).body, { estado: 'Disponible' });
     const body = (await get('obtenerestatus')).body as { estatus: string; ambiente: string }[];
-    assert.ok(body.filter((entry) => entry.ambiente === 'PreCertificacion').every((entry) => entry.estatus === 'No Disponible'));
+    assert.ok(
+      body.filter((entry) => entry.ambiente === 'PreCertificacion').every((entry) => entry.estatus === 'No Disponible'),
+    );
     assert.ok(body.filter((entry) => entry.ambiente === 'Produccion').every((entry) => entry.estatus === 'Disponible'));
     clock.set(new Date('2026-11-21T16:00:00Z')); // 12:00 local: closed again
     assert.deepEqual((await get('verificarestado?ambiente=1')).body, { estado: 'Disponible' });
@@ -88,6 +112,9 @@ describe('sandbox: service status (estatusservicios)', () => {
   });
 
   it('has no environment segment', async () => {
-    assert.equal((await fetch(`${running.url}/testecf/api/estatusservicios/obtenerestatus`, { headers: apiKey })).status, 404);
+    assert.equal(
+      (await fetch(`${running.url}/testecf/api/estatusservicios/obtenerestatus`, { headers: apiKey })).status,
+      404,
+    );
   });
 });

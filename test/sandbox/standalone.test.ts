@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { officialXsdDir } from '../support/dgii-files.js';
 
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !['DATABASE_URL', 'REDIS_URL', 'NODE_ENV', 'FISCAL_ENV', 'SANDBOX_ADMIN_TOKEN'].includes(name)));
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([name]) => !['DATABASE_URL', 'REDIS_URL', 'NODE_ENV', 'FISCAL_ENV', 'SANDBOX_ADMIN_TOKEN'].includes(name),
+  ),
+);
 
 function startSandbox(dataDir: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
@@ -64,14 +68,21 @@ describe('ecf sandbox (standalone)', { timeout: 180_000 }, () => {
     assert.equal(await stop(second.child), 0);
 
     const third = await startSandbox(dataDir, ['--admin']);
-    const kept = (await (await fetch(`${third.url}/sandbox-admin/taxpayers/130000006`)).json()) as { name: string; accept_any_certificate: boolean };
+    const kept = (await (await fetch(`${third.url}/sandbox-admin/taxpayers/130000006`)).json()) as {
+      name: string;
+      accept_any_certificate: boolean;
+    };
     assert.equal(kept.name, 'EMISOR DE PRUEBA SRL');
     assert.equal(kept.accept_any_certificate, true);
     assert.equal(await stop(third.child), 0);
   });
 
   it('refuses an unknown argument with one line and exit code 1', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'sandbox', '--puerto', '1'], { env: { ...cleanEnv, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'sandbox', '--puerto', '1'], {
+      env: { ...cleanEnv, DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(result.status, 1);
     assert.equal(result.stderr.trim().split('\n').length, 1);
     assert.match(result.stderr, /unexpected argument "--puerto"/);

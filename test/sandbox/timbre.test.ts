@@ -26,13 +26,22 @@ describe('sandbox: QR pages (consultatimbre, consultatimbrefc)', () => {
     accepted = await storeJudgedDocument(running, { type: '31', sequence: 1 });
     conditional = await storeJudgedDocument(running, { type: '31', sequence: 2, outcome: 4 });
     rejected = await storeJudgedDocument(running, { type: '31', sequence: 3, outcome: 2 });
-    pending = await storeJudgedDocument(running, { type: '31', sequence: 4, readyAt: new Date(clock.now().getTime() + 60_000) });
+    pending = await storeJudgedDocument(running, {
+      type: '31',
+      sequence: 4,
+      readyAt: new Date(clock.now().getTime() + 60_000),
+    });
     consumer = await storeJudgedDocument(running, { type: '32', sequence: 1, channel: 'rfce' });
   });
   after(() => running.close());
 
   /** The URL the service prints in the QR, pointed at the sandbox. */
-  function qrOf(document: JudgedDocument, change: Partial<Record<'RNCComprador' | 'FechaEmision' | 'MontoTotal' | 'FechaHoraFirma' | 'CodigoSeguridad' | 'eNCF', string>> = {}): string {
+  function qrOf(
+    document: JudgedDocument,
+    change: Partial<
+      Record<'RNCComprador' | 'FechaEmision' | 'MontoTotal' | 'FechaHoraFirma' | 'CodigoSeguridad' | 'eNCF', string>
+    > = {},
+  ): string {
     const url = new URL(
       timbreUrl('TEST', {
         TipoeCF: document.type,
@@ -58,7 +67,7 @@ describe('sandbox: QR pages (consultatimbre, consultatimbrefc)', () => {
 
   const row = (label: string, value: string) => `<tr><th scope="row">${label}</th><td>${value}</td></tr>`;
 
-  it('shows an accepted e-CF with DGII\'s fields, every value escaped', async () => {
+  it("shows an accepted e-CF with DGII's fields, every value escaped", async () => {
     assert.equal(accepted.RazonSocialComprador, 'Distribuidora Peña <Prueba> & Hijos');
     const html = await page(qrOf(accepted));
     for (const [label, value] of [
@@ -94,7 +103,9 @@ describe('sandbox: QR pages (consultatimbre, consultatimbrefc)', () => {
       FechaEmision: '16-11-2026',
       MontoTotal: '1430.01',
       FechaHoraFirma: '15-11-2026 10:31:08',
-      CodigoSeguridad: accepted.CodigoSeguridad.replace(/[A-Za-z]/, (letter) => (letter === letter.toUpperCase() ? letter.toLowerCase() : letter.toUpperCase())),
+      CodigoSeguridad: accepted.CodigoSeguridad.replace(/[A-Za-z]/, (letter) =>
+        letter === letter.toUpperCase() ? letter.toLowerCase() : letter.toUpperCase(),
+      ),
       eNCF: 'E310000000009',
     };
     for (const [name, value] of Object.entries(mismatches)) {
@@ -104,11 +115,21 @@ describe('sandbox: QR pages (consultatimbre, consultatimbrefc)', () => {
     assert.ok((await page(withoutEncf)).includes(row('Estado', notFound)));
   });
 
-  it('reads parameter names in any case, the e-NCF in lower case (DT\'s example), amounts as decimals and percent-encoded codes', async () => {
-    const lower = qrOf(accepted).replace(/[?&][A-Za-z]+=/g, (name) => name.toLowerCase()).replace('ENCF'.toLowerCase() + '=E31', 'encf=e31');
+  it("reads parameter names in any case, the e-NCF in lower case (DT's example), amounts as decimals and percent-encoded codes", async () => {
+    const lower = qrOf(accepted)
+      .replace(/[?&][A-Za-z]+=/g, (name) => name.toLowerCase())
+      .replace('ENCF'.toLowerCase() + '=E31', 'encf=e31');
     assert.ok((await page(lower)).includes(row('Estado', 'Aceptado')));
-    assert.ok((await page(qrOf(accepted, { MontoTotal: accepted.MontoTotal.replace(/\.00$/, '.0') }))).includes(row('Estado', 'Aceptado')));
-    await running.sandbox.context.db.updateTable('sandbox_documents').set({ security_code: 'ab+/CD' }).where('encf', '=', conditional.eNCF).execute();
+    assert.ok(
+      (await page(qrOf(accepted, { MontoTotal: accepted.MontoTotal.replace(/\.00$/, '.0') }))).includes(
+        row('Estado', 'Aceptado'),
+      ),
+    );
+    await running.sandbox.context.db
+      .updateTable('sandbox_documents')
+      .set({ security_code: 'ab+/CD' })
+      .where('encf', '=', conditional.eNCF)
+      .execute();
     const encoded = qrOf(conditional, { CodigoSeguridad: 'ab+/CD' });
     assert.ok(encoded.includes('CodigoSeguridad=ab%2B%2FCD'));
     assert.ok((await page(encoded)).includes(row('Estado', 'Aceptado')));
@@ -123,10 +144,17 @@ describe('sandbox: QR pages (consultatimbre, consultatimbrefc)', () => {
     const url = qrOf(consumer);
     assert.match(url, /\/testecf\/ConsultaTimbreFC\?RncEmisor=/);
     const html = await page(url);
-    for (const [label, value] of [['RNC Emisor', issuerRnc], ['Razón Social', escapedIssuerName], ['e-NCF', 'E320000000001'], ['Estado', 'Aceptado']] as const) {
+    for (const [label, value] of [
+      ['RNC Emisor', issuerRnc],
+      ['Razón Social', escapedIssuerName],
+      ['e-NCF', 'E320000000001'],
+      ['Estado', 'Aceptado'],
+    ] as const) {
       assert.ok(html.includes(row(label, value)), label);
     }
     assert.ok((await page(qrOf(consumer, { CodigoSeguridad: 'zzzzzz' }))).includes(row('Estado', notFound)));
-    assert.ok((await page(qrOf(accepted).replace('ConsultaTimbre?', 'ConsultaTimbreFC?'))).includes(row('Estado', notFound)));
+    assert.ok(
+      (await page(qrOf(accepted).replace('ConsultaTimbre?', 'ConsultaTimbreFC?'))).includes(row('Estado', notFound)),
+    );
   });
 });

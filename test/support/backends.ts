@@ -59,7 +59,9 @@ export interface TestDatabase {
 const testPoolSize = 5;
 
 /** A fresh, empty database: its own PostgreSQL database when the server answers, in-memory PGlite otherwise. */
-export async function createTestDatabase(options: { embedded?: boolean; poolSize?: number } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { embedded?: boolean; poolSize?: number } = {},
+): Promise<TestDatabase> {
   if (options.embedded === true || !(await postgresAvailable())) {
     return { target: { kind: 'pglite-memory' }, url: undefined, drop: () => Promise.resolve() };
   }

@@ -46,7 +46,10 @@ export interface ActionAnswer {
 export function portalOf(running: RunningSandbox, rnc: string) {
   return {
     async apply(urls: { receptionUrl: string; approvalUrl: string; authenticationUrl: string }) {
-      return running.admin('POST', `/certification/${rnc}`, urls) as Promise<{ status: number; body: PostulacionView & { message?: string } }>;
+      return running.admin('POST', `/certification/${rnc}`, urls) as Promise<{
+        status: number;
+        body: PostulacionView & { message?: string };
+      }>;
     },
     async state(): Promise<PostulacionView> {
       const { status, body } = await running.admin('GET', `/certification/${rnc}`);
@@ -54,17 +57,39 @@ export function portalOf(running: RunningSandbox, rnc: string) {
       return body as PostulacionView;
     },
     async act(action: string, body?: unknown): Promise<{ status: number; body: ActionAnswer }> {
-      return running.admin('POST', `/certification/${rnc}/actions/${action}`, body) as Promise<{ status: number; body: ActionAnswer }>;
+      return running.admin('POST', `/certification/${rnc}/actions/${action}`, body) as Promise<{
+        status: number;
+        body: ActionAnswer;
+      }>;
     },
     /** The set workbook the portal hands out: its bytes, file name and cases. */
-    async downloadSet(query = ''): Promise<{ status: number; bytes: Buffer; filename: string | undefined; contentType: string | null; cases: SetCase[] }> {
+    async downloadSet(query = ''): Promise<{
+      status: number;
+      bytes: Buffer;
+      filename: string | undefined;
+      contentType: string | null;
+      cases: SetCase[];
+    }> {
       const response = await fetch(`${running.url}/sandbox-admin/certification/${rnc}/set.xlsx${query}`);
       const bytes = Buffer.from(await response.arrayBuffer());
       const filename = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
-      if (response.status !== 200) return { status: response.status, bytes, filename, contentType: response.headers.get('content-type'), cases: [] };
+      if (response.status !== 200)
+        return {
+          status: response.status,
+          bytes,
+          filename,
+          contentType: response.headers.get('content-type'),
+          cases: [],
+        };
       const read = await casesOfWorkbook(bytes);
       assert.ok(read.ok, read.ok ? '' : read.problems.join('\n'));
-      return { status: response.status, bytes, filename, contentType: response.headers.get('content-type'), cases: read.cases };
+      return {
+        status: response.status,
+        bytes,
+        filename,
+        contentType: response.headers.get('content-type'),
+        cases: read.cases,
+      };
     },
   };
 }
@@ -84,25 +109,42 @@ export function receptionRows(cases: readonly SetCase[]): SetCase[] {
 }
 
 /** A set row's e-CF, built verbatim and signed. */
-export function signedRowEcf(row: SetCase, key: SigningKey, fechaHoraFirma: string, change?: (document: Record<string, unknown>) => void): { xml: string; encf: string; filename: string } {
+export function signedRowEcf(
+  row: SetCase,
+  key: SigningKey,
+  fechaHoraFirma: string,
+  change?: (document: Record<string, unknown>) => void,
+): { xml: string; encf: string; filename: string } {
   const { document, eNCF, fechaVencimientoSecuencia } = splitOwnedFields(structuredClone(row.payload));
   change?.(document);
   assert.ok(eNCF !== undefined);
-  const built = buildEcf(document, { eNCF, ...(fechaVencimientoSecuencia === undefined ? {} : { fechaVencimientoSecuencia }), fechaHoraFirma });
+  const built = buildEcf(document, {
+    eNCF,
+    ...(fechaVencimientoSecuencia === undefined ? {} : { fechaVencimientoSecuencia }),
+    fechaHoraFirma,
+  });
   assert.ok(built.ok, built.ok ? '' : JSON.stringify(built.findings));
   const rnc = row.caseKey.slice(0, -13);
   return { xml: signCanonicalDocument(built.xml, key), encf: eNCF, filename: `${rnc}${eNCF}.xml` };
 }
 
 /** The RFCE of a signed full e-CF 32, signed: what recepcionfc takes. */
-export function signedRfceOf(ecf32: { xml: string; filename: string }, key: SigningKey): { xml: string; filename: string; codigoSeguridad: string } {
+export function signedRfceOf(
+  ecf32: { xml: string; filename: string },
+  key: SigningKey,
+): { xml: string; filename: string; codigoSeguridad: string } {
   const rfce = buildRfce(ecf32.xml);
   assert.ok(rfce.ok, rfce.ok ? '' : JSON.stringify(rfce.findings));
   return { xml: signCanonicalDocument(rfce.xml, key), filename: ecf32.filename, codigoSeguridad: rfce.codigoSeguridad };
 }
 
 /** Step 3's approvals: one per derived row, signed by the taxpayer as buyer. */
-export function signedSetApprovals(cases: readonly SetCase[], rnc: string, key: SigningKey, fechaHora: string): { xml: string; encf: string }[] {
+export function signedSetApprovals(
+  cases: readonly SetCase[],
+  rnc: string,
+  key: SigningKey,
+  fechaHora: string,
+): { xml: string; encf: string }[] {
   return deriveAcecfCases(cases, rnc).map((row) => {
     const detail = row.payload['DetalleAprobacionComercial'] as Record<string, string>;
     const built = buildAcecf({
@@ -120,8 +162,19 @@ export function signedSetApprovals(cases: readonly SetCase[], rnc: string, key: 
 }
 
 /** POST a document to a CerteCF (or other) service, multipart `xml`, with the session's token. */
-export async function postTo(url: string, environment: string, path: string, token: string, xml: string, filename: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${url}/${environment}/${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: xmlForm(xml, filename) });
+export async function postTo(
+  url: string,
+  environment: string,
+  path: string,
+  token: string,
+  xml: string,
+  filename: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${url}/${environment}/${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: xmlForm(xml, filename),
+  });
   const text = await response.text();
   return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> };
 }
@@ -133,14 +186,26 @@ export const paths = {
 } as const;
 
 /** The verdict consultaresultado shows for a trackId. */
-export async function verdictOf(url: string, environment: string, token: string, trackId: string): Promise<{ codigo: string; estado: string; mensajes: { valor: string; codigo: number }[] }> {
-  const response = await fetch(`${url}/${environment}/consultaresultado/api/consultas/estado?trackid=${trackId}`, { headers: { authorization: `Bearer ${token}` } });
+export async function verdictOf(
+  url: string,
+  environment: string,
+  token: string,
+  trackId: string,
+): Promise<{ codigo: string; estado: string; mensajes: { valor: string; codigo: number }[] }> {
+  const response = await fetch(`${url}/${environment}/consultaresultado/api/consultas/estado?trackid=${trackId}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(response.status, 200);
   return (await response.json()) as { codigo: string; estado: string; mensajes: { valor: string; codigo: number }[] };
 }
 
 /** Sends an e-CF to CerteCF's reception and answers DGII's verdict for it. */
-export async function receive(url: string, token: string, document: { xml: string; filename: string }, environment = certecf) {
+export async function receive(
+  url: string,
+  token: string,
+  document: { xml: string; filename: string },
+  environment = certecf,
+) {
   const sent = await postTo(url, environment, paths.reception, token, document.xml, document.filename);
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
   return verdictOf(url, environment, token, String(sent.body['trackId']));
@@ -148,7 +213,10 @@ export async function receive(url: string, token: string, document: { xml: strin
 
 /** A tiny PDF per printed-representation slot. */
 export function printedFiles(slots: readonly string[]): { slot: string; pdfBase64: string }[] {
-  return slots.map((slot) => ({ slot, pdfBase64: Buffer.from(`%PDF-1.4\n% representación impresa ${slot}\n%%EOF\n`).toString('base64') }));
+  return slots.map((slot) => ({
+    slot,
+    pdfBase64: Buffer.from(`%PDF-1.4\n% representación impresa ${slot}\n%%EOF\n`).toString('base64'),
+  }));
 }
 
 export const allSlots = ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'] as const;

@@ -46,24 +46,58 @@ export interface CertificationWorld {
   close(): Promise<void>;
 }
 
-export async function startCertificationWorld(options: { env?: Record<string, string>; roles?: Roles } = {}): Promise<CertificationWorld> {
+export async function startCertificationWorld(
+  options: { env?: Record<string, string>; roles?: Roles } = {},
+): Promise<CertificationWorld> {
   const sandbox = await startSandbox();
   assert.equal((await sandbox.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
-  const dgiiEnv = { FISCAL_ENV: 'CERT', DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url, DGII_SANDBOX: 'off', DGII_RESPONSE_TIMEOUT_MS: '5000', ...options.env };
+  const dgiiEnv = {
+    FISCAL_ENV: 'CERT',
+    DGII_BASE_URL: sandbox.url,
+    DGII_FC_BASE_URL: sandbox.url,
+    DGII_STATUS_BASE_URL: sandbox.url,
+    DGII_SANDBOX: 'off',
+    DGII_RESPONSE_TIMEOUT_MS: '5000',
+    ...options.env,
+  };
   const app = await startTestApp({ roles: options.roles ?? { http: true, work: true, schedule: true }, env: dgiiEnv });
   const rnc = nextRnc();
-  const companyId = await app.provisionCompany({ rnc, legalName: 'Comercial Certificable SRL', certificationEnabled: true });
-  const certificate = createSelfSignedP12({ commonName: 'EMISOR EN CERTIFICACION', serialNumber: rnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-  const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+  const companyId = await app.provisionCompany({
+    rnc,
+    legalName: 'Comercial Certificable SRL',
+    certificationEnabled: true,
+  });
+  const certificate = createSelfSignedP12({
+    commonName: 'EMISOR EN CERTIFICACION',
+    serialNumber: rnc,
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2036-01-01'),
+    password: 'clave',
+  });
+  const installed = await app.sendEvent('certificate.installed', {
+    companyId,
+    p12Base64: certificate.p12.toString('base64'),
+    password: 'clave',
+  });
   assert.equal(installed.statusCode, 200, installed.body);
   const { apiKey } = await app.issueKey(companyId, ['certification:manage', 'documents:read']);
   const company = await app.application.services.companies.get(companyId);
   assert.ok(company?.certificate !== null && company !== undefined);
   const { db, clock } = sandbox.sandbox.context;
-  await upsertTaxpayer(db, { rnc, name: company.legalName, certificateSha256: [company.certificate.fingerprintSha256] });
+  await upsertTaxpayer(db, {
+    rnc,
+    name: company.legalName,
+    certificateSha256: [company.certificate.fingerprintSha256],
+  });
   await ensureTestRanges(db, rnc, 'certecf', clock.now());
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) => app.app.inject({ method, url, headers: { 'x-api-key': apiKey }, ...(payload === undefined ? {} : { payload: payload as Json }) });
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    app.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': apiKey },
+      ...(payload === undefined ? {} : { payload: payload as Json }),
+    });
   const cases = async (processId: string) => {
     const response = await call('GET', `/api/v1/certificacion/${processId}/casos`);
     assert.equal(response.statusCode, 200, response.body);
@@ -75,7 +109,10 @@ export async function startCertificationWorld(options: { env?: Record<string, st
     companyId,
     rnc,
     call,
-    setFile: (file = {}) => ({ label: `${rnc}-set.xlsx`, cases: generateCertificationSet({ rnc, now: new Date(), seed: file.seed ?? 5, defects: file.defects ?? [] }) }),
+    setFile: (file = {}) => ({
+      label: `${rnc}-set.xlsx`,
+      cases: generateCertificationSet({ rnc, now: new Date(), seed: file.seed ?? 5, defects: file.defects ?? [] }),
+    }),
     async start(file) {
       const started = await call('POST', '/api/v1/certificacion/iniciar', file);
       assert.equal(started.statusCode, 201, started.body);
@@ -90,7 +127,10 @@ export async function startCertificationWorld(options: { env?: Record<string, st
       for (;;) {
         const current = await cases(processId);
         if (done(current)) return current;
-        if (Date.now() > deadline) throw new Error(`certification ${processId} not there after ${String(timeoutMs)} ms: ${JSON.stringify(current.map((row) => [row.kind, row.caseKey, row.status, row.waitingFor]))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `certification ${processId} not there after ${String(timeoutMs)} ms: ${JSON.stringify(current.map((row) => [row.kind, row.caseKey, row.status, row.waitingFor]))}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },

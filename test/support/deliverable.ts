@@ -2,7 +2,12 @@
 // it is valid for our XSD validator and for the real xmllint against DGII's official schema, and it verifies
 // with our verifier and with xmlsec1. Returns the signed document.
 import assert from 'node:assert/strict';
-import { signCanonicalDocument, signXml, toCanonicalDocument, verifyEnvelopedSignature } from '../../src/fiscal/xmldsig/index.js';
+import {
+  signCanonicalDocument,
+  signXml,
+  toCanonicalDocument,
+  verifyEnvelopedSignature,
+} from '../../src/fiscal/xmldsig/index.js';
 import { compileSchemaSet, type SchemaKind, type SchemaSet } from '../../src/fiscal/xsd/index.js';
 import { readOfficialXsds } from './dgii-files.js';
 import { testSigningKey, verifyWithXmlsec1, xmlsec1Available } from './xmldsig-kit.js';
@@ -15,7 +20,11 @@ function officialSchemas(): SchemaSet {
 }
 
 /** `general` signs with the DOM signer (for XML we are given, such as the seed); `canonical` with the fast path. */
-export function assertDeliverable(kind: SchemaKind, xml: string, signer: 'canonical' | 'general' = 'canonical'): string {
+export function assertDeliverable(
+  kind: SchemaKind,
+  xml: string,
+  signer: 'canonical' | 'general' = 'canonical',
+): string {
   assert.equal(toCanonicalDocument(xml), xml, 'written in canonical form');
   const key = testSigningKey();
   const signed = signer === 'canonical' ? signCanonicalDocument(xml, key) : signXml(xml, key);

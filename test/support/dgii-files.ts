@@ -28,13 +28,18 @@ export function ecf31WithItems(count: number): string {
   const xml = validEcf31();
   const item = /<Item>[\s\S]*?<\/Item>/.exec(xml)?.[0];
   if (item === undefined) throw new Error('the sample has no Item');
-  const items = Array.from({ length: count }, (_, i) => item.replace(/<NumeroLinea>\d+<\/NumeroLinea>/, `<NumeroLinea>${i + 1}</NumeroLinea>`));
+  const items = Array.from({ length: count }, (_, i) =>
+    item.replace(/<NumeroLinea>\d+<\/NumeroLinea>/, `<NumeroLinea>${i + 1}</NumeroLinea>`),
+  );
   return xml.replace(item, items.join(''));
 }
 
 /** The valid e-CF 31 with its signature cut to an empty element (the XSD only requires one element there). */
 export function ecf31WithStubSignature(): string {
-  return validEcf31().replace(/<Signature[\s\S]*<\/Signature>/, '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"/>');
+  return validEcf31().replace(
+    /<Signature[\s\S]*<\/Signature>/,
+    '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"/>',
+  );
 }
 
 /** A credit (34) or debit (33) note made from the valid e-CF 31, with a ResponsablePago (Alfa20Type, defect 3). */
@@ -47,5 +52,10 @@ export function ecfNote(type: 33 | 34, responsablePago: string): string {
       '<InformacionReferencia><NCFModificado>E310000008927</NCFModificado><FechaNCFModificado>19-01-2025</FechaNCFModificado><CodigoModificacion>3</CodigoModificacion></InformacionReferencia><FechaHoraFirma>',
     );
   // A credit note has no sequence expiry date and says instead whether it is within 30 days of the invoice.
-  return type === 34 ? xml.replace(/<FechaVencimientoSecuencia>[^<]*<\/FechaVencimientoSecuencia>/, '<IndicadorNotaCredito>0</IndicadorNotaCredito>') : xml;
+  return type === 34
+    ? xml.replace(
+        /<FechaVencimientoSecuencia>[^<]*<\/FechaVencimientoSecuencia>/,
+        '<IndicadorNotaCredito>0</IndicadorNotaCredito>',
+      )
+    : xml;
 }

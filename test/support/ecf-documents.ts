@@ -102,7 +102,9 @@ const reference: Json = {
 
 export const ecfDocuments: Readonly<Record<EcfType, Json>> = {
   '31': {
-    Encabezado: header('31', { IndicadorMontoGravado: 0, TipoIngresos: '01', ...contado }, taxedAndExemptTotals, { Comprador: comprador }),
+    Encabezado: header('31', { IndicadorMontoGravado: 0, TipoIngresos: '01', ...contado }, taxedAndExemptTotals, {
+      Comprador: comprador,
+    }),
     DetallesItems: { Item: taxedAndExemptItems },
   },
   '32': {
@@ -112,16 +114,26 @@ export const ecfDocuments: Readonly<Record<EcfType, Json>> = {
     DetallesItems: { Item: taxedAndExemptItems },
   },
   '33': {
-    Encabezado: header('33', { IndicadorMontoGravado: 0, TipoIngresos: '01', TipoPago: 2, FechaLimitePago: '15-12-2026' }, taxedAndExemptTotals, {
-      Comprador: comprador,
-    }),
+    Encabezado: header(
+      '33',
+      { IndicadorMontoGravado: 0, TipoIngresos: '01', TipoPago: 2, FechaLimitePago: '15-12-2026' },
+      taxedAndExemptTotals,
+      {
+        Comprador: comprador,
+      },
+    ),
     DetallesItems: { Item: taxedAndExemptItems },
     InformacionReferencia: { ...reference, RazonModificacion: 'Corrección de precio pactado' },
   },
   '34': {
-    Encabezado: header('34', { IndicadorNotaCredito: 0, IndicadorMontoGravado: 0, TipoIngresos: '01', TipoPago: 1 }, taxedAndExemptTotals, {
-      Comprador: comprador,
-    }),
+    Encabezado: header(
+      '34',
+      { IndicadorNotaCredito: 0, IndicadorMontoGravado: 0, TipoIngresos: '01', TipoPago: 1 },
+      taxedAndExemptTotals,
+      {
+        Comprador: comprador,
+      },
+    ),
     DetallesItems: { Item: taxedAndExemptItems },
     InformacionReferencia: { ...reference, RazonModificacion: 'Devolución de mercancía' },
   },
@@ -141,14 +153,23 @@ export const ecfDocuments: Readonly<Record<EcfType, Json>> = {
         TotalITBISRetenido: '180.00',
         TotalISRRetencion: '100.00',
       },
-      { Comprador: { RNCComprador: fictitiousRnc('40212345'), RazonSocialComprador: 'José Martínez (proveedor informal)' } },
+      {
+        Comprador: {
+          RNCComprador: fictitiousRnc('40212345'),
+          RazonSocialComprador: 'José Martínez (proveedor informal)',
+        },
+      },
     ),
     DetallesItems: {
       Item: [
         {
           NumeroLinea: 1,
           IndicadorFacturacion: 1,
-          Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: '180.00', MontoISRRetenido: '100.00' },
+          Retencion: {
+            IndicadorAgenteRetencionoPercepcion: 1,
+            MontoITBISRetenido: '180.00',
+            MontoISRRetenido: '100.00',
+          },
           NombreItem: 'Servicio de plomería',
           IndicadorBienoServicio: 2,
           CantidadItem: '1',
@@ -163,15 +184,28 @@ export const ecfDocuments: Readonly<Record<EcfType, Json>> = {
     DetallesItems: { Item: [exemptItem('Pasaje y peaje, diligencia en Santo Domingo Este', true)] },
   },
   '44': {
-    Encabezado: header('44', { TipoIngresos: '01', TipoPago: 1 }, { MontoExento: '1000.00', MontoTotal: '1000.00' }, {
-      Comprador: { RNCComprador: fictitiousRnc('13055555'), RazonSocialComprador: 'Zona Franca Industrial Ejemplo, S.A.' },
-    }),
+    Encabezado: header(
+      '44',
+      { TipoIngresos: '01', TipoPago: 1 },
+      { MontoExento: '1000.00', MontoTotal: '1000.00' },
+      {
+        Comprador: {
+          RNCComprador: fictitiousRnc('13055555'),
+          RazonSocialComprador: 'Zona Franca Industrial Ejemplo, S.A.',
+        },
+      },
+    ),
     DetallesItems: { Item: [exemptItem('Tornillería industrial', false)] },
   },
   '45': {
-    Encabezado: header('45', { IndicadorMontoGravado: 0, TipoIngresos: '01', TipoPago: 2, FechaLimitePago: '15-01-2027' }, taxedAndExemptTotals, {
-      Comprador: { RNCComprador: fictitiousRnc('40100001'), RazonSocialComprador: 'Ministerio de Ejemplo' },
-    }),
+    Encabezado: header(
+      '45',
+      { IndicadorMontoGravado: 0, TipoIngresos: '01', TipoPago: 2, FechaLimitePago: '15-01-2027' },
+      taxedAndExemptTotals,
+      {
+        Comprador: { RNCComprador: fictitiousRnc('40100001'), RazonSocialComprador: 'Ministerio de Ejemplo' },
+      },
+    ),
     DetallesItems: { Item: taxedAndExemptItems },
   },
   '46': {
@@ -179,9 +213,20 @@ export const ecfDocuments: Readonly<Record<EcfType, Json>> = {
     Encabezado: header(
       '46',
       { TipoIngresos: '01', TipoPago: 1 },
-      { MontoGravadoTotal: '117000.00', MontoGravadoI3: '117000.00', ITBIS3: '0', TotalITBIS: '0.00', TotalITBIS3: '0.00', MontoTotal: '117000.00' },
       {
-        Comprador: { IdentificadorExtranjero: 'US-EIN-12-3456789', RazonSocialComprador: 'Caribbean Imports LLC', PaisComprador: 'Estados Unidos' },
+        MontoGravadoTotal: '117000.00',
+        MontoGravadoI3: '117000.00',
+        ITBIS3: '0',
+        TotalITBIS: '0.00',
+        TotalITBIS3: '0.00',
+        MontoTotal: '117000.00',
+      },
+      {
+        Comprador: {
+          IdentificadorExtranjero: 'US-EIN-12-3456789',
+          RazonSocialComprador: 'Caribbean Imports LLC',
+          PaisComprador: 'Estados Unidos',
+        },
         OtraMoneda: {
           TipoMoneda: 'USD',
           TipoCambio: 58.5,
@@ -210,9 +255,14 @@ export const ecfDocuments: Readonly<Record<EcfType, Json>> = {
   },
   '47': {
     // A payment abroad for a service: exempt of ITBIS, ISR retained at 27 %.
-    Encabezado: header('47', {}, { MontoExento: '1000.00', MontoTotal: '1000.00', TotalISRRetencion: '270.00' }, {
-      Comprador: { IdentificadorExtranjero: 'DE-123456789', RazonSocialComprador: 'Software GmbH' },
-    }),
+    Encabezado: header(
+      '47',
+      {},
+      { MontoExento: '1000.00', MontoTotal: '1000.00', TotalISRRetencion: '270.00' },
+      {
+        Comprador: { IdentificadorExtranjero: 'DE-123456789', RazonSocialComprador: 'Software GmbH' },
+      },
+    ),
     DetallesItems: {
       Item: [
         exemptItem('Licencia anual de software', true, {

@@ -23,7 +23,8 @@ function manyAttributes(attribute: (i: number) => string): string {
 
 /** What the untrusted-XML screen refuses in one pass (fiscal/xml/xml-shape.ts). */
 export const refusedXmlShapes: Readonly<Record<string, () => string>> = {
-  'processing instructions before the root': () => filled('<?xml version="1.0" encoding="utf-8"?>', '<?p x?>', '<ECF/>'),
+  'processing instructions before the root': () =>
+    filled('<?xml version="1.0" encoding="utf-8"?>', '<?p x?>', '<ECF/>'),
   'elements nested 750,000 deep': () => {
     const depth = Math.floor(budget / 7);
     return `<ECF>${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</ECF>`;

@@ -25,8 +25,14 @@ export interface LoggedTestApp extends TestApp {
 }
 
 /** The same real application as startTestApp's, with its logs captured (debug level unless told otherwise). */
-export async function startLoggedTestApp(options: TestAppOptions & { logLevel?: 'debug' | 'info' | 'trace' } = {}): Promise<LoggedTestApp> {
+export async function startLoggedTestApp(
+  options: TestAppOptions & { logLevel?: 'debug' | 'info' | 'trace' } = {},
+): Promise<LoggedTestApp> {
   const logs = new LogCapture();
-  const testApp = await startTestApp({ ...options, env: { LOG_LEVEL: options.logLevel ?? 'debug', ...options.env }, logDestination: logs });
+  const testApp = await startTestApp({
+    ...options,
+    env: { LOG_LEVEL: options.logLevel ?? 'debug', ...options.env },
+    logDestination: logs,
+  });
   return { ...testApp, logs };
 }

@@ -10,9 +10,12 @@ const testServerUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.
 
 export async function processEnvOf(app: TestApp, extra: Record<string, string>): Promise<Record<string, string>> {
   const { config } = app;
-  if (app.application.database.kind !== 'postgres') throw new Error('another process can share only a PostgreSQL database');
-  if (config.masterKey === undefined || config.storage.kind !== 'fs') throw new Error('the test app has no master key or no file storage');
-  const name = (await sql<{ name: string }>`select current_database() as name`.execute(app.application.database.db)).rows[0]?.name;
+  if (app.application.database.kind !== 'postgres')
+    throw new Error('another process can share only a PostgreSQL database');
+  if (config.masterKey === undefined || config.storage.kind !== 'fs')
+    throw new Error('the test app has no master key or no file storage');
+  const name = (await sql<{ name: string }>`select current_database() as name`.execute(app.application.database.db))
+    .rows[0]?.name;
   assert.ok(name !== undefined);
   const databaseUrl = new URL(testServerUrl);
   databaseUrl.pathname = `/${name}`;

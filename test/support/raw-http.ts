@@ -29,7 +29,11 @@ function parseResponses(data: Buffer): RawResponse[] {
     }
     const length = Number(headers['content-length'] ?? '0');
     if (data.length < headEnd + 4 + length) return responses;
-    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: data.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8') });
+    responses.push({
+      status: Number(statusLine.split(' ')[1]),
+      headers,
+      body: data.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8'),
+    });
     at = headEnd + 4 + length;
   }
 }
@@ -38,7 +42,12 @@ function parseResponses(data: Buffer): RawResponse[] {
  * Writes `chunks` in order on one connection and reads until `expected` answers arrived, the server closed the
  * connection, or `timeoutMs` passed (then it rejects: a connection left hanging is what this catches).
  */
-export function rawExchange(port: number, chunks: (string | Buffer)[], expected: number, timeoutMs = 10_000): Promise<RawExchange> {
+export function rawExchange(
+  port: number,
+  chunks: (string | Buffer)[],
+  expected: number,
+  timeoutMs = 10_000,
+): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = Buffer.alloc(0);
@@ -53,7 +62,9 @@ export function rawExchange(port: number, chunks: (string | Buffer)[], expected:
     const timer = setTimeout(() => {
       settled = true;
       socket.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms; received so far: ${received.toString('latin1').slice(0, 500)}`));
+      reject(
+        new Error(`no answer within ${timeoutMs} ms; received so far: ${received.toString('latin1').slice(0, 500)}`),
+      );
     }, timeoutMs);
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);

@@ -55,7 +55,11 @@ export function signedEcf(type: EcfType, sequence: number, options: DocumentOpti
   options.change?.(document);
   const encf = encfOf(type, sequence);
   const hasExpiry = type !== '32' && type !== '34';
-  const built = buildEcf(document, { eNCF: encf, ...(hasExpiry ? { fechaVencimientoSecuencia: '31-12-2027' } : {}), fechaHoraFirma: '15-11-2026 10:31:07' });
+  const built = buildEcf(document, {
+    eNCF: encf,
+    ...(hasExpiry ? { fechaVencimientoSecuencia: '31-12-2027' } : {}),
+    fechaHoraFirma: '15-11-2026 10:31:07',
+  });
   assert.ok(built.ok, `e-CF ${type} builds: ${built.ok ? '' : JSON.stringify(built.findings)}`);
   const xml = options.edit === undefined ? built.xml : options.edit(built.xml);
   return { xml: signCanonicalDocument(xml, options.key ?? testSigningKey()), encf, rnc, filename: `${rnc}${encf}.xml` };
@@ -64,40 +68,88 @@ export function signedEcf(type: EcfType, sequence: number, options: DocumentOpti
 /** A type 32 of DOP 300,000.00 (exempt), which goes in full to reception with an identified buyer (§8.1). */
 export function largeConsumerInvoice(document: Json): void {
   const encabezado = encabezadoOf(document);
-  encabezado['IdDoc'] = { TipoeCF: '32', TipoIngresos: '01', TipoPago: 1, TablaFormasPago: { FormaDePago: [{ FormaPago: 1, MontoPago: '300000.00' }] } };
+  encabezado['IdDoc'] = {
+    TipoeCF: '32',
+    TipoIngresos: '01',
+    TipoPago: 1,
+    TablaFormasPago: { FormaDePago: [{ FormaPago: 1, MontoPago: '300000.00' }] },
+  };
   encabezado['Comprador'] = { RNCComprador: buyerRnc, RazonSocialComprador: 'Distribuidora Peña & Hijos' };
   encabezado['Totales'] = { MontoExento: '300000.00', MontoTotal: '300000.00' };
   document['DetallesItems'] = {
-    Item: [{ NumeroLinea: 1, IndicadorFacturacion: 4, NombreItem: 'Lote de libros técnicos', IndicadorBienoServicio: 1, CantidadItem: '1', PrecioUnitarioItem: '300000.00', MontoItem: '300000.00' }],
+    Item: [
+      {
+        NumeroLinea: 1,
+        IndicadorFacturacion: 4,
+        NombreItem: 'Lote de libros técnicos',
+        IndicadorBienoServicio: 1,
+        CantidadItem: '1',
+        PrecioUnitarioItem: '300000.00',
+        MontoItem: '300000.00',
+      },
+    ],
   };
 }
 
 /** The signed RFCE of a signed e-CF 32 under DOP 250,000.00, as the service writes it. */
-export function signedRfce(signedEcf32: SignedDocument, options: { key?: SigningKey; edit?: (xml: string) => string } = {}): SignedDocument & { codigoSeguridad: string } {
+export function signedRfce(
+  signedEcf32: SignedDocument,
+  options: { key?: SigningKey; edit?: (xml: string) => string } = {},
+): SignedDocument & { codigoSeguridad: string } {
   const rfce = buildRfce(signedEcf32.xml);
   assert.ok(rfce.ok, `RFCE builds: ${rfce.ok ? '' : JSON.stringify(rfce.findings)}`);
   const xml = options.edit === undefined ? rfce.xml : options.edit(rfce.xml);
-  return { ...signedEcf32, xml: signCanonicalDocument(xml, options.key ?? testSigningKey()), codigoSeguridad: rfce.codigoSeguridad };
+  return {
+    ...signedEcf32,
+    xml: signCanonicalDocument(xml, options.key ?? testSigningKey()),
+    codigoSeguridad: rfce.codigoSeguridad,
+  };
 }
 
 /** A key whose certificate nobody delegated. */
 export function strangerKey(): SigningKey {
-  const stranger = createSelfSignedP12({ commonName: 'OTRA PERSONA', serialNumber: 'IDCDO-00100000001', notBefore: new Date('2026-01-01'), notAfter: new Date('2030-01-01'), password: 'x' });
+  const stranger = createSelfSignedP12({
+    commonName: 'OTRA PERSONA',
+    serialNumber: 'IDCDO-00100000001',
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2030-01-01'),
+    password: 'x',
+  });
   return { privateKey: createPrivateKey(stranger.privateKeyPem), certificatePem: stranger.certificatePem };
 }
 
 /** Registers an electronic issuer with the test certificate delegated and a testecf range of 1..1000 per type. */
-export async function registerIssuer(running: Pick<RunningSandbox, 'admin'>, rnc: string, options: { expiresOn?: string; name?: string; certificates?: string[] } = {}): Promise<void> {
-  const registered = await running.admin('POST', '/taxpayers', { rnc, name: options.name ?? 'EMISOR DE PRUEBA SRL', certificates: options.certificates ?? [testSigningKey().certificatePem] });
+export async function registerIssuer(
+  running: Pick<RunningSandbox, 'admin'>,
+  rnc: string,
+  options: { expiresOn?: string; name?: string; certificates?: string[] } = {},
+): Promise<void> {
+  const registered = await running.admin('POST', '/taxpayers', {
+    rnc,
+    name: options.name ?? 'EMISOR DE PRUEBA SRL',
+    certificates: options.certificates ?? [testSigningKey().certificatePem],
+  });
   assert.equal(registered.status, 201);
   for (const type of sandboxTypes) {
     const expiresOn = type === '32' || type === '34' ? null : (options.expiresOn ?? '2027-12-31');
-    const range = await running.admin('POST', `/taxpayers/${rnc}/ranges`, { environment: 'testecf', type, from: 1, to: 1000, expiresOn });
+    const range = await running.admin('POST', `/taxpayers/${rnc}/ranges`, {
+      environment: 'testecf',
+      type,
+      from: 1,
+      to: 1000,
+      expiresOn,
+    });
     assert.equal(range.status, 201);
   }
 }
 
-export async function postDocument(url: string, path: string, token: string | undefined, xml: string, filename: string): Promise<{ status: number; body: unknown }> {
+export async function postDocument(
+  url: string,
+  path: string,
+  token: string | undefined,
+  xml: string,
+  filename: string,
+): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${url}/testecf/${path}`, {
     method: 'POST',
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
@@ -107,8 +159,14 @@ export async function postDocument(url: string, path: string, token: string | un
   return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
 
-export async function getJson(url: string, pathAndQuery: string, token: string | undefined): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${url}/testecf/${pathAndQuery}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+export async function getJson(
+  url: string,
+  pathAndQuery: string,
+  token: string | undefined,
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}/testecf/${pathAndQuery}`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
@@ -125,7 +183,13 @@ export interface ResultBody {
 }
 
 export async function sendEcf(url: string, token: string, document: SignedDocument): Promise<string> {
-  const { status, body } = await postDocument(url, 'recepcion/api/facturaselectronicas', token, document.xml, document.filename);
+  const { status, body } = await postDocument(
+    url,
+    'recepcion/api/facturaselectronicas',
+    token,
+    document.xml,
+    document.filename,
+  );
   assert.equal(status, 200, JSON.stringify(body));
   const { trackId } = body as { trackId: string };
   assert.match(trackId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);

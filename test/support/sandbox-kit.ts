@@ -24,7 +24,11 @@ export interface RunningSandbox {
   /** Reopen on the same database: what a restart looks like. */
   restart(): Promise<RunningSandbox>;
   close(): Promise<void>;
-  admin(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  admin(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }>;
 }
 
 export interface SandboxKitOptions {
@@ -37,7 +41,11 @@ export interface SandboxKitOptions {
   poolSize?: number;
 }
 
-async function start(database: DatabaseHandle, testDatabase: TestDatabase, options: SandboxKitOptions): Promise<RunningSandbox> {
+async function start(
+  database: DatabaseHandle,
+  testDatabase: TestDatabase,
+  options: SandboxKitOptions,
+): Promise<RunningSandbox> {
   const clock = options.clock ?? systemClock;
   const sandbox = await createSandbox({
     db: database.db,
@@ -95,9 +103,13 @@ export async function getSeed(url: string, environment = 'testecf'): Promise<str
 /** Seed → signed seed → token, like a DGII client. */
 export async function authenticate(url: string, key: SigningKey, environment = 'testecf'): Promise<string> {
   const seed = await getSeed(url, environment);
-  const response = await fetch(`${url}/${environment}/autenticacion/api/autenticacion/validarsemilla`, { method: 'POST', body: xmlForm(signXml(seed, key), 'semilla.xml') });
+  const response = await fetch(`${url}/${environment}/autenticacion/api/autenticacion/validarsemilla`, {
+    method: 'POST',
+    body: xmlForm(signXml(seed, key), 'semilla.xml'),
+  });
   const body = (await response.json()) as { token?: string };
-  if (response.status !== 200 || body.token === undefined) throw new Error(`validarsemilla: HTTP ${String(response.status)} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || body.token === undefined)
+    throw new Error(`validarsemilla: HTTP ${String(response.status)} ${JSON.stringify(body)}`);
   return body.token;
 }
 

@@ -83,7 +83,9 @@ export async function startTestReceiver(options: { rnc: string; key: SigningKey 
     receiver.paths.push(request.url);
     done();
   });
-  const refused = (request: FastifyRequest) => receiver.requireToken && !receiver.tokens.includes((request.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
+  const refused = (request: FastifyRequest) =>
+    receiver.requireToken &&
+    !receiver.tokens.includes((request.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
 
   app.get('/fe/autenticacion/api/semilla', async (_request, reply) => {
     const valor = randomBytes(32).toString('base64');
@@ -96,10 +98,15 @@ export async function startTestReceiver(options: { rnc: string; key: SigningKey 
   app.post('/fe/autenticacion/api/validacioncertificado', async (request, reply) => {
     const { xml } = await upload(request);
     const seed = parseSemilla(xml);
-    if (!seed.ok || !seeds.delete(seed.value.valor) || !verifyEnvelopedSignature(xml).ok) return reply.code(400).send({ mensaje: 'semilla inválida' });
+    if (!seed.ok || !seeds.delete(seed.value.valor) || !verifyEnvelopedSignature(xml).ok)
+      return reply.code(400).send({ mensaje: 'semilla inválida' });
     const token = randomBytes(16).toString('hex');
     receiver.tokens.push(token);
-    return { token, expira: receiver.expira === 'unix' ? 1_795_000_000 : '2026-11-21T15:00:00Z', expedido: '2026-11-21T14:00:00Z' };
+    return {
+      token,
+      expira: receiver.expira === 'unix' ? 1_795_000_000 : '2026-11-21T15:00:00Z',
+      expedido: '2026-11-21T14:00:00Z',
+    };
   });
 
   app.post('/fe/recepcion/api/ecf', async (request, reply) => {
@@ -119,13 +126,21 @@ export async function startTestReceiver(options: { rnc: string; key: SigningKey 
       FechaHoraAcuseRecibo: formatDgiiTimestamp(new Date()),
     });
     const signed = signCanonicalDocument(arecf, options.key);
-    return reply.type('application/xml').send(receiver.arecfMode === 'tampered' ? signed.replace('<Estado>0</Estado>', '<Estado>1</Estado><CodigoMotivoNoRecibido>3</CodigoMotivoNoRecibido>') : signed);
+    return reply
+      .type('application/xml')
+      .send(
+        receiver.arecfMode === 'tampered'
+          ? signed.replace('<Estado>0</Estado>', '<Estado>1</Estado><CodigoMotivoNoRecibido>3</CodigoMotivoNoRecibido>')
+          : signed,
+      );
   });
 
   app.post('/fe/aprobacioncomercial/api/ecf', async (request, reply) => {
     if (refused(request)) return reply.code(401).send();
     receiver.approvals.push(await upload(request));
-    return reply.code(receiver.approvalStatus).send(receiver.approvalStatus === 200 ? '' : { mensaje: 'Aprobación comercial rechazada por el receptor.' });
+    return reply
+      .code(receiver.approvalStatus)
+      .send(receiver.approvalStatus === 200 ? '' : { mensaje: 'Aprobación comercial rechazada por el receptor.' });
   });
 
   await app.listen({ port: 0, host: '127.0.0.1' });

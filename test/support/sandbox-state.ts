@@ -41,7 +41,10 @@ export interface StoreOptions {
 }
 
 function child(tree: XmlTree | undefined, ...path: string[]): XmlTree | undefined {
-  return path.reduce<XmlTree | undefined>((node, name) => (node === undefined ? undefined : groupsOf(node, name)[0]), tree);
+  return path.reduce<XmlTree | undefined>(
+    (node, name) => (node === undefined ? undefined : groupsOf(node, name)[0]),
+    tree,
+  );
 }
 
 /** One of the realistic test e-CF (test/support/ecf-documents.ts) with the given number, signed with the test key. */
@@ -96,7 +99,9 @@ export async function storeJudgedDocument(running: RunningSandbox, options: Stor
       ready_at: options.readyAt ?? now,
       outcome: document.outcome,
       secuencia_utilizada: document.outcome !== 2,
-      messages: JSON.stringify(document.outcome === 4 ? [{ valor: 'Aceptado condicional: totales fuera de la tolerancia.', codigo: 0 }] : []),
+      messages: JSON.stringify(
+        document.outcome === 4 ? [{ valor: 'Aceptado condicional: totales fuera de la tolerancia.', codigo: 0 }] : [],
+      ),
       monto_total: document.MontoTotal,
       total_itbis: document.TotalITBIS,
       fecha_emision: document.FechaEmision,
@@ -110,7 +115,14 @@ export async function storeJudgedDocument(running: RunningSandbox, options: Stor
   if (document.outcome !== 2) {
     await db
       .insertInto('sandbox_sequence_uses')
-      .values({ environment: document.environment, rnc: document.RNCEmisor, encf: eNCF, used_by: document.channel, track_id: document.trackId, used_at: now })
+      .values({
+        environment: document.environment,
+        rnc: document.RNCEmisor,
+        encf: eNCF,
+        used_by: document.channel,
+        track_id: document.trackId,
+        used_at: now,
+      })
       .execute();
   }
   return document;

@@ -17,7 +17,14 @@ export interface SentDocument {
   id: string;
   eNCF: string;
   status: string;
-  dgii: { route: string; trackId: string | null; estado: string | null; mensajes: { codigo: string | null; valor: string }[]; secuenciaUtilizada: boolean | null; attempts: number } | null;
+  dgii: {
+    route: string;
+    trackId: string | null;
+    estado: string | null;
+    mensajes: { codigo: string | null; valor: string }[];
+    secuenciaUtilizada: boolean | null;
+    attempts: number;
+  } | null;
 }
 
 export const finalStatuses: ReadonlySet<string> = new Set(['accepted', 'accepted_conditional', 'rejected']);
@@ -61,27 +68,70 @@ export async function startSendingWorld(options: SendingWorldOptions = {}): Prom
     poolSize: options.poolSize,
     dataDir: options.dataDir,
     roles: options.roles ?? { http: true, work: true, schedule: true },
-    env: { DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url, DGII_RESPONSE_TIMEOUT_MS: '5000', ...options.env },
+    env: {
+      DGII_BASE_URL: sandbox.url,
+      DGII_FC_BASE_URL: sandbox.url,
+      DGII_STATUS_BASE_URL: sandbox.url,
+      DGII_RESPONSE_TIMEOUT_MS: '5000',
+      ...options.env,
+    },
   });
-  const dgiiEnv = { DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url, DGII_SANDBOX: 'off', DGII_RESPONSE_TIMEOUT_MS: '5000', ...options.env };
+  const dgiiEnv = {
+    DGII_BASE_URL: sandbox.url,
+    DGII_FC_BASE_URL: sandbox.url,
+    DGII_STATUS_BASE_URL: sandbox.url,
+    DGII_SANDBOX: 'off',
+    DGII_RESPONSE_TIMEOUT_MS: '5000',
+    ...options.env,
+  };
   const companyId = await app.provisionCompany({ rnc: issuerRnc });
-  const certificate = createSelfSignedP12({ commonName: 'EMISOR DE PRUEBA', serialNumber: issuerRnc, notBefore: new Date('2026-01-01'), notAfter: new Date('2036-01-01'), password: 'clave' });
-  const installed = await app.sendEvent('certificate.installed', { companyId, p12Base64: certificate.p12.toString('base64'), password: 'clave' });
+  const certificate = createSelfSignedP12({
+    commonName: 'EMISOR DE PRUEBA',
+    serialNumber: issuerRnc,
+    notBefore: new Date('2026-01-01'),
+    notAfter: new Date('2036-01-01'),
+    password: 'clave',
+  });
+  const installed = await app.sendEvent('certificate.installed', {
+    companyId,
+    p12Base64: certificate.p12.toString('base64'),
+    password: 'clave',
+  });
   assert.equal(installed.statusCode, 200, installed.body);
-  const { apiKey } = await app.issueKey(companyId, ['documents:create', 'documents:read', 'documents:send', 'sequences:manage', 'sequences:read']);
+  const { apiKey } = await app.issueKey(companyId, [
+    'documents:create',
+    'documents:read',
+    'documents:send',
+    'sequences:manage',
+    'sequences:read',
+  ]);
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    app.app.inject({ method, url, headers: { 'x-api-key': apiKey }, ...(payload === undefined ? {} : { payload: payload as Json }) });
+    app.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': apiKey },
+      ...(payload === undefined ? {} : { payload: payload as Json }),
+    });
 
   for (const type of ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47']) {
-    const range = await call('POST', '/api/v1/secuencias/rangos', { ecfType: type, from: `E${type}0000000001`, to: `E${type}0000100000`, ...(type === '32' || type === '34' ? {} : { expiresOn: `31-12-${String(nextYear)}` }) });
+    const range = await call('POST', '/api/v1/secuencias/rangos', {
+      ecfType: type,
+      from: `E${type}0000000001`,
+      to: `E${type}0000100000`,
+      ...(type === '32' || type === '34' ? {} : { expiresOn: `31-12-${String(nextYear)}` }),
+    });
     assert.equal(range.statusCode, 201, range.body);
   }
   // DGII's side: a registered electronic issuer whose certificate is delegated, with DGII's ranges.
   const company = await app.application.services.companies.get(companyId);
   assert.ok(company?.certificate !== null && company !== undefined);
   const { db, clock } = sandbox.sandbox.context;
-  await upsertTaxpayer(db, { rnc: issuerRnc, name: company.legalName, certificateSha256: [company.certificate.fingerprintSha256] });
+  await upsertTaxpayer(db, {
+    rnc: issuerRnc,
+    name: company.legalName,
+    certificateSha256: [company.certificate.fingerprintSha256],
+  });
   await ensureTestRanges(db, issuerRnc, 'testecf', clock.now());
 
   const get = async (id: string) => (await call('GET', `/api/v1/documentos/${id}`)).json<{ data: SentDocument }>().data;
@@ -105,7 +155,8 @@ export async function startSendingWorld(options: SendingWorldOptions = {}): Prom
       for (;;) {
         const document = await get(id);
         if (settledStatuses.has(document.status)) return document;
-        if (Date.now() > deadline) throw new Error(`document ${id} still ${document.status} after ${String(timeoutMs)} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`document ${id} still ${document.status} after ${String(timeoutMs)} ms`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

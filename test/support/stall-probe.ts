@@ -22,7 +22,11 @@ for (const { name, method, path, headers } of requests) {
   const pending = fetch(`${base}${path}`, { method, headers, body }).then(async (response) => {
     const text = await response.text();
     state.answered = true;
-    return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: text.slice(0, 2_000) };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      body: text.slice(0, 2_000),
+    };
   });
   let slowestMs = 0;
   let healthCalls = 0;
@@ -34,5 +38,7 @@ for (const { name, method, path, headers } of requests) {
     healthCalls++;
     if (health.status !== 200) throw new Error(`/health answered ${String(health.status)}`);
   } while (!state.answered);
-  process.stdout.write(`${JSON.stringify({ name, bytes: body.byteLength, ...(await pending), slowestMs, healthCalls })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ name, bytes: body.byteLength, ...(await pending), slowestMs, healthCalls })}\n`,
+  );
 }

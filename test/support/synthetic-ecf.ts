@@ -29,9 +29,23 @@ export function syntheticCanonicalEcf(lines: number, options: { namespaces?: Rec
       group(
         'Encabezado',
         leaf('Version', '1.0'),
-        group('IdDoc', leaf('TipoeCF', '31'), leaf('eNCF', 'E310000000001'), leaf('FechaVencimientoSecuencia', '31-12-2027')),
-        group('Emisor', leaf('RNCEmisor', '130000001'), leaf('RazonSocialEmisor', 'Compañía de Prueba, S.R.L.'), leaf('FechaEmision', '01-04-2026')),
-        group('Comprador', leaf('RNCComprador', '131000002'), leaf('RazonSocialComprador', 'Cliente "Ejemplo" & Hijos')),
+        group(
+          'IdDoc',
+          leaf('TipoeCF', '31'),
+          leaf('eNCF', 'E310000000001'),
+          leaf('FechaVencimientoSecuencia', '31-12-2027'),
+        ),
+        group(
+          'Emisor',
+          leaf('RNCEmisor', '130000001'),
+          leaf('RazonSocialEmisor', 'Compañía de Prueba, S.R.L.'),
+          leaf('FechaEmision', '01-04-2026'),
+        ),
+        group(
+          'Comprador',
+          leaf('RNCComprador', '131000002'),
+          leaf('RazonSocialComprador', 'Cliente "Ejemplo" & Hijos'),
+        ),
         group('Totales', leaf('MontoGravadoTotal', total), leaf('MontoTotal', total)),
       ),
       group('DetallesItems', ...items),

@@ -23,11 +23,20 @@ export interface TestApp {
   config: Config;
   dataDir: string;
   /** A signed call from the control plane. */
-  cloud(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  cloud(
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   sendEvent(type: string, data: unknown, eventId?: string): Promise<LightMyRequestResponse>;
   /** Provisions a company (with a valid RNC) and returns its id. */
   provisionCompany(overrides?: Record<string, unknown>): Promise<string>;
-  issueKey(companyId: string, scopes: readonly Scope[], extra?: Record<string, unknown>): Promise<{ apiKey: string; keyId: string }>;
+  issueKey(
+    companyId: string,
+    scopes: readonly Scope[],
+    extra?: Record<string, unknown>,
+  ): Promise<{ apiKey: string; keyId: string }>;
   close(): Promise<void>;
 }
 
@@ -80,7 +89,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (application.http === undefined) throw new Error('test app has no HTTP role');
   const app = application.http.app;
 
-  async function cloud(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) {
+  async function cloud(
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const payload = body === undefined ? '' : JSON.stringify(body);
     const id = headers['webhook-id'] ?? `msg_${randomUUID()}`;
     // Signed at the app's own time, as a control plane whose clock agrees with ours would.
@@ -106,7 +120,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     dataDir,
     cloud,
-    sendEvent: (type, data, eventId) => cloud('POST', '/internal/cloud/v1/events', { type, data }, eventId === undefined ? {} : { 'webhook-id': eventId }),
+    sendEvent: (type, data, eventId) =>
+      cloud(
+        'POST',
+        '/internal/cloud/v1/events',
+        { type, data },
+        eventId === undefined ? {} : { 'webhook-id': eventId },
+      ),
     async provisionCompany(overrides = {}) {
       const response = await testApp.sendEvent('company.provisioned', {
         rnc: nextRnc(),
@@ -116,10 +136,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         ...overrides,
       });
       if (response.statusCode !== 200) throw new Error(`provisioning failed: ${response.statusCode} ${response.body}`);
-      return (response.json<{ data: { companyId: string } }>()).data.companyId;
+      return response.json<{ data: { companyId: string } }>().data.companyId;
     },
     async issueKey(companyId, scopes, extra = {}) {
-      const response = await cloud('POST', `/internal/cloud/v1/companies/${companyId}/api-keys`, { name: 'test key', scopes, ...extra });
+      const response = await cloud('POST', `/internal/cloud/v1/companies/${companyId}/api-keys`, {
+        name: 'test key',
+        scopes,
+        ...extra,
+      });
       if (response.statusCode !== 201) throw new Error(`key issue failed: ${response.statusCode} ${response.body}`);
       return response.json<{ data: { apiKey: string; keyId: string } }>().data;
     },

@@ -33,9 +33,17 @@ export interface WebhookReceiver {
   secretFor: Map<string, string>;
   answer: (delivery: ReceivedDelivery) => Answer;
   /** Verifies a delivery (or a forged copy of one) with the library, through the chosen headers; the error, or undefined. */
-  verify(delivery: Pick<ReceivedDelivery, 'headers' | 'body'>, secret: string, via?: 'standard' | 'service'): string | undefined;
+  verify(
+    delivery: Pick<ReceivedDelivery, 'headers' | 'body'>,
+    secret: string,
+    via?: 'standard' | 'service',
+  ): string | undefined;
   /** Until `count` deliveries matching `predicate` have arrived. */
-  waitFor(count: number, predicate?: (delivery: ReceivedDelivery) => boolean, timeoutMs?: number): Promise<ReceivedDelivery[]>;
+  waitFor(
+    count: number,
+    predicate?: (delivery: ReceivedDelivery) => boolean,
+    timeoutMs?: number,
+  ): Promise<ReceivedDelivery[]>;
   close(): Promise<void>;
 }
 
@@ -44,11 +52,23 @@ function headerText(headers: IncomingHttpHeaders, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-export function verifyDelivery(delivery: Pick<ReceivedDelivery, 'headers' | 'body'>, secret: string, via: 'standard' | 'service' = 'standard'): string | undefined {
+export function verifyDelivery(
+  delivery: Pick<ReceivedDelivery, 'headers' | 'body'>,
+  secret: string,
+  via: 'standard' | 'service' = 'standard',
+): string | undefined {
   const headers =
     via === 'standard'
-      ? { 'webhook-id': headerText(delivery.headers, 'webhook-id'), 'webhook-timestamp': headerText(delivery.headers, 'webhook-timestamp'), 'webhook-signature': headerText(delivery.headers, 'webhook-signature') }
-      : { 'webhook-id': headerText(delivery.headers, 'x-service-delivery'), 'webhook-timestamp': headerText(delivery.headers, 'x-service-timestamp'), 'webhook-signature': headerText(delivery.headers, 'x-service-signature') };
+      ? {
+          'webhook-id': headerText(delivery.headers, 'webhook-id'),
+          'webhook-timestamp': headerText(delivery.headers, 'webhook-timestamp'),
+          'webhook-signature': headerText(delivery.headers, 'webhook-signature'),
+        }
+      : {
+          'webhook-id': headerText(delivery.headers, 'x-service-delivery'),
+          'webhook-timestamp': headerText(delivery.headers, 'x-service-timestamp'),
+          'webhook-signature': headerText(delivery.headers, 'x-service-signature'),
+        };
   try {
     new Webhook(secret).verify(delivery.body, headers);
     return undefined;
@@ -74,13 +94,23 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const path = request.url ?? '/';
       const secret = secretFor.get(path) ?? secretFor.get('/');
       const body = Buffer.concat(chunks).toString('utf8');
-      const delivery: ReceivedDelivery = { path, headers: request.headers, body, at: Date.now(), standardError: undefined, serviceError: undefined, answered: 0 };
+      const delivery: ReceivedDelivery = {
+        path,
+        headers: request.headers,
+        body,
+        at: Date.now(),
+        standardError: undefined,
+        serviceError: undefined,
+        answered: 0,
+      };
       if (secret !== undefined) {
         delivery.standardError = verifyDelivery(delivery, secret, 'standard');
         delivery.serviceError = verifyDelivery(delivery, secret, 'service');
       }
       const verified = delivery.standardError === undefined && delivery.serviceError === undefined;
-      const answer: Answer = verified ? receiver.answer(delivery) : { status: 401, body: `signature: ${delivery.standardError ?? delivery.serviceError ?? ''}` };
+      const answer: Answer = verified
+        ? receiver.answer(delivery)
+        : { status: 401, body: `signature: ${delivery.standardError ?? delivery.serviceError ?? ''}` };
       delivery.answered = answer.status;
       deliveries.push(delivery);
       setTimeout(() => {
@@ -98,7 +128,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       for (;;) {
         const matching = deliveries.filter(predicate);
         if (matching.length >= count) return matching;
-        if (Date.now() > deadline) throw new Error(`${String(matching.length)} of ${String(count)} deliveries arrived within ${String(timeoutMs)} ms`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${String(matching.length)} of ${String(count)} deliveries arrived within ${String(timeoutMs)} ms`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },

@@ -8,7 +8,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 const inherited = Object.fromEntries(
   Object.entries(process.env).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|WEBHOOKS_.*|LOG_LEVEL)$/.test(entry[0]),
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined &&
+      !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|WEBHOOKS_.*|LOG_LEVEL)$/.test(
+        entry[0],
+      ),
   ),
 );
 
@@ -23,7 +27,11 @@ export interface WorkerProcess {
 
 /** `nodeOptions` go before the program, after tsx (e.g. `--import` of a preload written in TypeScript). */
 export function startWorkerProcess(env: Record<string, string>, nodeOptions: readonly string[] = []): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, 'src/main.ts', 'worker'], { cwd: root, env: { ...inherited, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, 'src/main.ts', 'worker'], {
+    cwd: root,
+    env: { ...inherited, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => {

@@ -8,7 +8,13 @@ import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { openP12 } from '../../src/platform/crypto/p12.js';
 import { createSelfSignedP12 } from '../../src/platform/crypto/test-certificate.js';
-import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } from '../../src/fiscal/xmldsig/index.js';
+import {
+  C14N_1_0,
+  ENVELOPED_SIGNATURE,
+  RSA_SHA256,
+  SHA256,
+  XMLDSIG_NAMESPACE,
+} from '../../src/fiscal/xmldsig/index.js';
 import type { SigningKey } from '../../src/fiscal/xmldsig/index.js';
 
 const SAMPLES = new URL('../../../shared/dgii/samples/', import.meta.url);
@@ -44,12 +50,17 @@ export function xmlPartOfMultipart(body: string): string {
 }
 
 export const xmlsec1Available = spawnSync('xmlsec1', ['--version']).status === 0;
-if (!xmlsec1Available) process.stderr.write('\n!!!!! xmlsec1 IS MISSING: signatures are NOT checked by an independent verifier !!!!!\n\n');
+if (!xmlsec1Available)
+  process.stderr.write('\n!!!!! xmlsec1 IS MISSING: signatures are NOT checked by an independent verifier !!!!!\n\n');
 
 /** xmlsec1's verdict, with the public key taken from `certificatePem` (not from the document). */
 export function verifyWithXmlsec1(xml: string, certificatePem: string): { ok: boolean; output: string } {
   return withTempFiles({ 'doc.xml': xml, 'cert.pem': certificatePem }, (dir) => {
-    const run = spawnSync('xmlsec1', ['--verify', '--enabled-key-data', 'rsa', '--pubkey-cert-pem', join(dir, 'cert.pem'), join(dir, 'doc.xml')], { encoding: 'utf8' });
+    const run = spawnSync(
+      'xmlsec1',
+      ['--verify', '--enabled-key-data', 'rsa', '--pubkey-cert-pem', join(dir, 'cert.pem'), join(dir, 'doc.xml')],
+      { encoding: 'utf8' },
+    );
     return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
   });
 }
@@ -65,7 +76,10 @@ export function verifyWithXmlsec1Embedded(xml: string | Buffer): { ok: boolean; 
 /** xml-crypto's verdict with the given certificate; its throw for a bad SignatureValue becomes false. */
 export function verifyWithXmlCrypto(xml: string, certificatePem: string): boolean {
   try {
-    const signature = new DOMParser().parseFromString(xml, 'text/xml').getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'Signature').item(0);
+    const signature = new DOMParser()
+      .parseFromString(xml, 'text/xml')
+      .getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'Signature')
+      .item(0);
     if (signature === null) return false;
     const verifier = new SignedXml({ publicCert: certificatePem });
     verifier.loadSignature(signature);

@@ -9,7 +9,9 @@ import { officialXsdDir } from './dgii-files.js';
 export const xmllintAvailable = spawnSync('xmllint', ['--version']).status === 0;
 
 /** Why a test is skipped when xmllint is missing: loud, so a green run without the oracle is not mistaken. */
-export const xmllintMissing = xmllintAvailable ? false : 'xmllint is not installed: the XSD and C14N oracle tests did not run';
+export const xmllintMissing = xmllintAvailable
+  ? false
+  : 'xmllint is not installed: the XSD and C14N oracle tests did not run';
 
 function withTempDir<T>(work: (dir: string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), 'ecf-xmllint-'));

@@ -12,7 +12,10 @@ import type { BuildResult, NormaliseResult } from './build-ecf.js';
  * component's job, so these tests put a stand-in there.
  */
 function withStubSignature(xml: string): string {
-  return xml.replace(/<\/ECF>$/, '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>stub</SignedInfo></Signature></ECF>');
+  return xml.replace(
+    /<\/ECF>$/,
+    '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>stub</SignedInfo></Signature></ECF>',
+  );
 }
 
 function built(result: BuildResult): Extract<BuildResult, { ok: true }> {
@@ -55,7 +58,7 @@ describe('buildEcf', () => {
     });
   }
 
-  it('writes numbers as exact decimal strings with the field\'s decimals, and inserts the owned fields', () => {
+  it("writes numbers as exact decimal strings with the field's decimals, and inserts the owned fields", () => {
     const { xml } = built(buildEcf(ecfDocuments['31'], ownedFieldsFor('31')));
     const { document } = normalised(normaliseEcf(ecfDocuments['31'], ownedFieldsFor('31')));
     const expectedIdDoc = {
@@ -80,7 +83,9 @@ describe('buildEcf', () => {
     });
     assert.equal(document['FechaHoraFirma'], '15-11-2026 10:31:07');
     assert.ok(xml.includes('<MontoTotal>1430.00</MontoTotal>'));
-    assert.ok(xml.includes('<RazonSocialComprador>Distribuidora Peña &lt;Prueba&gt; &amp; Hijos</RazonSocialComprador>'));
+    assert.ok(
+      xml.includes('<RazonSocialComprador>Distribuidora Peña &lt;Prueba&gt; &amp; Hijos</RazonSocialComprador>'),
+    );
     assert.ok(xml.endsWith('<FechaHoraFirma>15-11-2026 10:31:07</FechaHoraFirma></ECF>'));
   });
 
@@ -95,7 +100,15 @@ describe('buildEcf', () => {
     const encabezado = base['Encabezado'] as Record<string, unknown>;
     const document = {
       ...base,
-      Encabezado: { ...encabezado, Emisor: { ...(encabezado['Emisor'] as object), Sucursal: '', WebSite: null, TablaTelefonoEmisor: { TelefonoEmisor: [] } } },
+      Encabezado: {
+        ...encabezado,
+        Emisor: {
+          ...(encabezado['Emisor'] as object),
+          Sucursal: '',
+          WebSite: null,
+          TablaTelefonoEmisor: { TelefonoEmisor: [] },
+        },
+      },
       Subtotales: {},
     };
     const { xml } = built(buildEcf(document, ownedFieldsFor('43')));
@@ -107,42 +120,63 @@ describe('buildEcf', () => {
     const reversed = (value: unknown): unknown => {
       if (Array.isArray(value)) return value.map(reversed);
       if (typeof value !== 'object' || value === null) return value;
-      return Object.fromEntries(Object.entries(value).reverse().map(([key, inner]) => [key, reversed(inner)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .reverse()
+          .map(([key, inner]) => [key, reversed(inner)]),
+      );
     };
     const expected = built(buildEcf(base, ownedFieldsFor('31'))).xml;
     assert.equal(built(buildEcf(reversed(base) as Record<string, unknown>, ownedFieldsFor('31'))).xml, expected);
     // Lines whose keys alternate between two orders and sets (the reader caches the last order it saw per group).
     const item = base.DetallesItems.Item[0] as Record<string, unknown>;
-    const lines = [1, 2, 3, 4].map((n) => (n % 2 === 0 ? reversed({ ...item, NumeroLinea: String(n) }) : { ...item, NumeroLinea: String(n), DescripcionItem: `línea ${String(n)}` }));
+    const lines = [1, 2, 3, 4].map((n) =>
+      n % 2 === 0
+        ? reversed({ ...item, NumeroLinea: String(n) })
+        : { ...item, NumeroLinea: String(n), DescripcionItem: `línea ${String(n)}` },
+    );
     const { xml } = built(buildEcf({ ...base, DetallesItems: { Item: lines } }, ownedFieldsFor('31')));
     const items = [...xml.matchAll(/<Item>(.*?)<\/Item>/g)].map((match) => match[1] ?? '');
     assert.equal(items.length, 4);
     for (const written of items) assert.match(written, /^<NumeroLinea>\d<\/NumeroLinea><IndicadorFacturacion>/);
-    assert.match(items[0] ?? '', /<NombreItem>[^<]+<\/NombreItem><IndicadorBienoServicio>1<\/IndicadorBienoServicio><DescripcionItem>línea 1<\/DescripcionItem>/);
+    assert.match(
+      items[0] ?? '',
+      /<NombreItem>[^<]+<\/NombreItem><IndicadorBienoServicio>1<\/IndicadorBienoServicio><DescripcionItem>línea 1<\/DescripcionItem>/,
+    );
     assert.doesNotMatch(items[1] ?? '', /DescripcionItem/);
     const misspelt = { ...base, DetallesItems: { Item: [item, { ...item, NumeroLinea: '2', Cantidad: '1' }] } };
     const result = buildEcf(misspelt, ownedFieldsFor('31'));
-    assert.deepEqual(result.ok ? 'xml' : result.findings.map((f) => [f.pointer, f.code]), [['/DetallesItems/Item/1/Cantidad', 'unknown_element']]);
+    assert.deepEqual(result.ok ? 'xml' : result.findings.map((f) => [f.pointer, f.code]), [
+      ['/DetallesItems/Item/1/Cantidad', 'unknown_element'],
+    ]);
   });
 
   it('answers findings, not XML, for a document with errors', () => {
     const document = { ...ecfDocuments['31'], Extra: 'x' };
     const result = buildEcf(document, ownedFieldsFor('31'));
-    assert.deepEqual(result.ok ? 'xml' : result.findings.map((f) => [f.pointer, f.code]), [['/Extra', 'unknown_element']]);
+    assert.deepEqual(result.ok ? 'xml' : result.findings.map((f) => [f.pointer, f.code]), [
+      ['/Extra', 'unknown_element'],
+    ]);
   });
 
   it('answers a finding when TipoeCF is missing or unknown', () => {
     const result = buildEcf({ Encabezado: { IdDoc: { TipoeCF: '99' } } }, ownedFieldsFor('31'));
-    assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [['/Encabezado/IdDoc/TipoeCF', 'not_in_catalogue']]);
+    assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [
+      ['/Encabezado/IdDoc/TipoeCF', 'not_in_catalogue'],
+    ]);
   });
 
   it('reports an e-NCF of another type as a finding', () => {
     const result = buildEcf(ecfDocuments['31'], { ...ownedFieldsFor('31'), eNCF: 'E320000000042' });
-    assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [['/Encabezado/IdDoc/eNCF', 'invalid_owned_field']]);
+    assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [
+      ['/Encabezado/IdDoc/eNCF', 'invalid_owned_field'],
+    ]);
   });
 
   it('reports a bad service-owned value as a finding', () => {
     const result = buildEcf(ecfDocuments['31'], { ...ownedFieldsFor('31'), fechaHoraFirma: '2026-11-15T10:31:07Z' });
-    assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [['/FechaHoraFirma', 'invalid_owned_field']]);
+    assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [
+      ['/FechaHoraFirma', 'invalid_owned_field'],
+    ]);
   });
 });

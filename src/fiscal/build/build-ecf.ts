@@ -10,7 +10,9 @@ import { declaredType, documentType } from './validate-structure.js';
 
 export type BuildResult = { ok: true; xml: string; warnings: Finding[] } | { ok: false; findings: Finding[] };
 
-export type NormaliseResult = { ok: true; /** Normalised values plus the owned fields. */ document: EcfObject; warnings: Finding[] } | { ok: false; findings: Finding[] };
+export type NormaliseResult =
+  | { ok: true; /** Normalised values plus the owned fields. */ document: EcfObject; warnings: Finding[] }
+  | { ok: false; findings: Finding[] };
 
 export function buildEcf(document: EcfJson, owned: ServiceOwnedFields): BuildResult {
   const read = readForBuild(document, owned, false);
@@ -25,12 +27,19 @@ export function normaliseEcf(document: EcfJson, owned: ServiceOwnedFields): Norm
   return { ok: true, document: read.document, warnings: read.findings };
 }
 
-function readForBuild(document: EcfJson, owned: ServiceOwnedFields, collect: boolean): ({ ok: true } & ReadDocument) | { ok: false; findings: Finding[] } {
+function readForBuild(
+  document: EcfJson,
+  owned: ServiceOwnedFields,
+  collect: boolean,
+): ({ ok: true } & ReadDocument) | { ok: false; findings: Finding[] } {
   const type = documentType(document);
   if (type === undefined) {
     const declared = declaredType(document);
     const message = declared === undefined ? 'TipoeCF is mandatory' : `TipoeCF ${declared} is not an e-CF type`;
-    return { ok: false, findings: [error('/Encabezado/IdDoc/TipoeCF', declared === undefined ? 'missing' : 'not_in_catalogue', message)] };
+    return {
+      ok: false,
+      findings: [error('/Encabezado/IdDoc/TipoeCF', declared === undefined ? 'missing' : 'not_in_catalogue', message)],
+    };
   }
   const read = readEcfDocument(type, document, { owned, collect });
   if (read.findings.some((f) => f.severity === 'error')) return { ok: false, findings: read.findings };

@@ -16,7 +16,7 @@ const quantity = 'Decimal18D1or2ValidationTypeMayorCero';
 const pages = 'Integer4ValidationTypeMayorUno';
 
 const cases: [string, string, unknown, string][] = [
-  ['an integer number gets the field\'s decimals', amount, 1180, 'ok 1180.00'],
+  ["an integer number gets the field's decimals", amount, 1180, 'ok 1180.00'],
   ['0.1 is exactly "0.10"', amount, 0.1, 'ok 0.10'],
   ['-0 is written as zero', amount, -0, 'ok 0.00'],
   ['an exchange rate gets four decimals', exchangeRate, 58.5, 'ok 58.5000'],
@@ -59,8 +59,30 @@ describe('leafReader', () => {
 });
 
 describe('numeric patterns checked on digit counts', () => {
-  const samples = ['0', '7', '0007', '1180', '1180.5', '1180.50', '1180.505', '.5', '5.', '-5', '+5', '1234567890123456', '12345678901234567',
-    '123456789012345678', '0.0001', '0.00001', '99999', '123.4567', '1.2.3', '١٢', 'abc', ''];
+  const samples = [
+    '0',
+    '7',
+    '0007',
+    '1180',
+    '1180.5',
+    '1180.50',
+    '1180.505',
+    '.5',
+    '5.',
+    '-5',
+    '+5',
+    '1234567890123456',
+    '12345678901234567',
+    '123456789012345678',
+    '0.0001',
+    '0.00001',
+    '99999',
+    '123.4567',
+    '1.2.3',
+    '١٢',
+    'abc',
+    '',
+  ];
   const shaped = Object.entries(dataTypes).flatMap(([id, dataType]) => {
     if ((dataType.kind !== 'decimal' && dataType.kind !== 'integer') || dataType.pattern === undefined) return [];
     const shape = digitShapeOf(dataType.pattern);

@@ -58,7 +58,9 @@ function compile(dataType: DataType): LeafReader {
       const codes = catalogueCodesOf(dataType.catalogue);
       // Codes such as TipoPago 1 or UnidadMedida 43 may come as numbers; "01" does not equal 1 (TipoIngresos).
       // A number is looked up as a number: no string to make and hash per code read.
-      const byNumber = new Map([...codes].filter((code) => String(Number(code)) === code).map((code) => [Number(code), code]));
+      const byNumber = new Map(
+        [...codes].filter((code) => String(Number(code)) === code).map((code) => [Number(code), code]),
+      );
       return (raw) => {
         if (typeof raw === 'number') {
           if (!Number.isSafeInteger(raw)) return screen(raw, notACode);
@@ -252,13 +254,19 @@ interface DigitShape {
   readonly fractionMax: number;
 }
 
-const plainNumericPattern = /^\^\(\?:\(?\[(?:0-9|\\p\{Nd\})\]\{(\d+),(\d+)\}\)?(?:\(\\\.\[(?:0-9|\\p\{Nd\})\]\{(\d+),(\d+)\}\)\?)?\)\$$/;
+const plainNumericPattern =
+  /^\^\(\?:\(?\[(?:0-9|\\p\{Nd\})\]\{(\d+),(\d+)\}\)?(?:\(\\\.\[(?:0-9|\\p\{Nd\})\]\{(\d+),(\d+)\}\)\?)?\)\$$/;
 
 export function digitShapeOf(pattern: string): DigitShape | undefined {
   const match = plainNumericPattern.exec(pattern);
   if (match === null) return undefined;
   const count = (group: string | undefined) => (group === undefined ? -1 : Number(group));
-  return { integerMin: count(match[1]), integerMax: count(match[2]), fractionMin: count(match[3]), fractionMax: count(match[4]) };
+  return {
+    integerMin: count(match[1]),
+    integerMax: count(match[2]),
+    fractionMin: count(match[3]),
+    fractionMax: count(match[4]),
+  };
 }
 
 /** Whether `text` is a decimal literal the shape admits (what the shape's pattern says of it). */
@@ -306,7 +314,10 @@ function numberReader(type: DecimalType | IntegerType): LeafReader {
         const dot = digits.indexOf('.');
         const decimals = dot < 0 ? 0 : digits.length - dot - 1;
         if (fractionDigits !== undefined && decimals > fractionDigits) return tooManyFractionDigits;
-        text = fractionDigits === undefined || decimals === fractionDigits ? digits : padFraction(digits, dot, fractionDigits - decimals);
+        text =
+          fractionDigits === undefined || decimals === fractionDigits
+            ? digits
+            : padFraction(digits, dot, fractionDigits - decimals);
       }
     } else if (typeof raw === 'string') {
       text = raw;
@@ -316,11 +327,13 @@ function numberReader(type: DecimalType | IntegerType): LeafReader {
     const lexical = scan(text);
     // An integer's lexical form, [+-]?[0-9]+, is a decimal literal without a point: read off the scan rather than
     // matched by a regular expression (a NumeroLinea on every line).
-    if (type.kind === 'integer' && typeof raw === 'string' && !(lexical && !scanned.point)) return isXmlText(raw) ? notAnInteger : invalidCharacter;
+    if (type.kind === 'integer' && typeof raw === 'string' && !(lexical && !scanned.point))
+      return isXmlText(raw) ? notAnInteger : invalidCharacter;
     if (!lexical) return isXmlText(text) ? notADecimal : invalidCharacter;
     if (shape !== undefined ? !fitsShape(shape) : pattern !== undefined && !pattern.test(text)) return patternMismatch;
     if (type.totalDigits !== undefined && scannedTotalDigits(text) > type.totalDigits) return tooManyDigits;
-    if (fractionDigits !== undefined && scanned.fractionEnd - scanned.fractionStart > fractionDigits) return tooManyFractionDigits;
+    if (fractionDigits !== undefined && scanned.fractionEnd - scanned.fractionStart > fractionDigits)
+      return tooManyFractionDigits;
     if (bounded) {
       if (minInclusive !== undefined && compareScanned(text, minInclusive) < 0) return belowMin;
       if (minExclusive !== undefined && compareScanned(text, minExclusive) <= 0) return notAboveMin;

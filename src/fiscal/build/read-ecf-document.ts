@@ -57,7 +57,8 @@ interface CompiledGroup {
 function compileGroup(path: string, model: readonly EcfElement[]): CompiledGroup {
   const elements = model.map((element): CompiledElement => {
     const dataType = dataTypeOf(element);
-    if (element.children === undefined && dataType === undefined) throw new Error(`model: ${element.path} has no data type`);
+    if (element.children === undefined && dataType === undefined)
+      throw new Error(`model: ${element.path} has no data type`);
     return {
       element,
       open: flat('<', element.name, '>'),
@@ -231,9 +232,22 @@ class DocumentReader {
       // An element of another type's XSD is "not applicable" here (obligation 0) unless it is empty (not sent);
       // anything else is unknown, even empty, since it is most likely a misspelt name.
       if (Object.hasOwn(obligations, path)) {
-        if (!isEmpty(json[key])) findings.push(error((at === undefined ? '' : at.pointer()) + segment(key), 'not_applicable', `${key} does not apply to e-CF ${this.type}`));
+        if (!isEmpty(json[key]))
+          findings.push(
+            error(
+              (at === undefined ? '' : at.pointer()) + segment(key),
+              'not_applicable',
+              `${key} does not apply to e-CF ${this.type}`,
+            ),
+          );
       } else {
-        findings.push(error((at === undefined ? '' : at.pointer()) + segment(key), 'unknown_element', `${key} is not an element of e-CF ${this.type} here`));
+        findings.push(
+          error(
+            (at === undefined ? '' : at.pointer()) + segment(key),
+            'unknown_element',
+            `${key} is not an element of e-CF ${this.type} here`,
+          ),
+        );
       }
     }
     return findings;
@@ -252,7 +266,13 @@ class DocumentReader {
       const written = this.readOne(compiled, raw, parent, undefined);
       if (written !== '') return written;
     } else if (!isEmpty(raw)) {
-      this.findings.push(error(pointerTo(parent, compiled.element.name), 'wrong_type', `${compiled.element.name} occurs once: expected a single value, not an array`));
+      this.findings.push(
+        error(
+          pointerTo(parent, compiled.element.name),
+          'wrong_type',
+          `${compiled.element.name} occurs once: expected a single value, not an array`,
+        ),
+      );
     }
     // Nothing written: an empty group or list was not sent at all; a group whose values were all refused was.
     if (isEmpty(raw)) this.findings.length = start;
@@ -264,23 +284,36 @@ class DocumentReader {
     const { element } = compiled;
     if (!Array.isArray(raw)) {
       if (isEmpty(raw)) this.checkMissing(compiled, parent);
-      else this.findings.push(error(pointerTo(parent, element.name), 'wrong_type', `${element.name} repeats: expected an array`));
+      else
+        this.findings.push(
+          error(pointerTo(parent, element.name), 'wrong_type', `${element.name} repeats: expected an array`),
+        );
       return '';
     }
     const start = this.findings.length;
-    if (raw.length > element.maxOccurs) this.findings.push(error(pointerTo(parent, element.name), 'too_many', `${element.name} occurs at most ${String(element.maxOccurs)} times`));
+    if (raw.length > element.maxOccurs)
+      this.findings.push(
+        error(
+          pointerTo(parent, element.name),
+          'too_many',
+          `${element.name} occurs at most ${String(element.maxOccurs)} times`,
+        ),
+      );
     const values: EcfValue[] = [];
     let xml = '';
     for (let index = 0; index < raw.length; index++) {
       const entry: unknown = raw[index];
       const entryStart = this.findings.length;
-      const written = entry === undefined || entry === null || entry === '' ? '' : this.readOne(compiled, entry, parent, index);
+      const written =
+        entry === undefined || entry === null || entry === '' ? '' : this.readOne(compiled, entry, parent, index);
       if (written !== '') {
         xml += written;
         if (this.collect) values.push(this.value);
       } else if (isEmpty(entry)) {
         this.findings.length = entryStart;
-        this.findings.push(error(pointerTo(parent, element.name, index), 'empty_entry', `an empty ${element.name} cannot be written`));
+        this.findings.push(
+          error(pointerTo(parent, element.name, index), 'empty_entry', `an empty ${element.name} cannot be written`),
+        );
       }
     }
     if (xml !== '') {
@@ -296,11 +329,22 @@ class DocumentReader {
   }
 
   /** One occurrence of an element: the only one, or entry `index` of a list. */
-  private readOne(compiled: CompiledElement, raw: unknown, parent: Place | undefined, index: number | undefined): string {
+  private readOne(
+    compiled: CompiledElement,
+    raw: unknown,
+    parent: Place | undefined,
+    index: number | undefined,
+  ): string {
     const { element } = compiled;
     if (compiled.children !== undefined) {
       if (!isPlainObject(raw)) {
-        this.findings.push(error(pointerTo(parent, compiled.element.name, index), 'wrong_type', `${element.name} is a group: expected an object`));
+        this.findings.push(
+          error(
+            pointerTo(parent, compiled.element.name, index),
+            'wrong_type',
+            `${element.name} is a group: expected an object`,
+          ),
+        );
         return '';
       }
       const xml = this.readGroup(compiled.children, raw, new Place(parent, element.name, index));
@@ -308,11 +352,14 @@ class DocumentReader {
     }
     const text = (compiled.leaf as LeafReader)(raw);
     if (typeof text !== 'string') {
-      this.findings.push(error(pointerTo(parent, compiled.element.name, index), text.code, `${element.name}: ${text.message}`));
+      this.findings.push(
+        error(pointerTo(parent, compiled.element.name, index), text.code, `${element.name}: ${text.message}`),
+      );
       return '';
     }
     this.value = text;
-    if (compiled.writtenCodes === undefined) return compiled.open + (compiled.escaped ? escapeText(text) : text) + compiled.close;
+    if (compiled.writtenCodes === undefined)
+      return compiled.open + (compiled.escaped ? escapeText(text) : text) + compiled.close;
     let written = compiled.writtenCodes.get(text);
     if (written === undefined) {
       written = flat(compiled.open, escapeText(text), compiled.close);
@@ -324,18 +371,22 @@ class DocumentReader {
   private readOwned(compiled: CompiledElement, raw: unknown, parent: Place | undefined): string {
     const { element } = compiled;
     const at = pointerTo(parent, compiled.element.name);
-    if (!isEmpty(raw)) this.findings.push(error(at, 'service_owned', `${element.name} is set by the service, not by the client`));
+    if (!isEmpty(raw))
+      this.findings.push(error(at, 'service_owned', `${element.name} is set by the service, not by the client`));
     if (this.owned === undefined) return '';
     const value = ownedValue(element.path, this.owned);
     if (value === undefined) {
-      if (element.minOccurs >= 1) this.findings.push(error(at, 'missing_owned_field', `${element.name} must be given by the service`));
+      if (element.minOccurs >= 1)
+        this.findings.push(error(at, 'missing_owned_field', `${element.name} must be given by the service`));
       return '';
     }
     const text = compiled.leaf?.(value);
     // An e-NCF is E + the type + 10 digits (Formato e-CF field 3): one of another type cannot be used here.
     const wrongType = element.name === 'eNCF' && value.slice(1, 3) !== this.type;
     if (typeof text !== 'string' || wrongType) {
-      this.findings.push(error(at, 'invalid_owned_field', `${element.name} given by the service is not valid for e-CF ${this.type}`));
+      this.findings.push(
+        error(at, 'invalid_owned_field', `${element.name} given by the service is not valid for e-CF ${this.type}`),
+      );
       return '';
     }
     this.value = text;
@@ -349,7 +400,13 @@ class DocumentReader {
 
   private checkMissing(compiled: CompiledElement, parent: Place | undefined): void {
     if (compiled.required) {
-      this.findings.push(error(pointerTo(parent, compiled.element.name), 'missing', `${compiled.element.name} is mandatory in e-CF ${this.type}`));
+      this.findings.push(
+        error(
+          pointerTo(parent, compiled.element.name),
+          'missing',
+          `${compiled.element.name} is mandatory in e-CF ${this.type}`,
+        ),
+      );
     }
   }
 }
@@ -362,7 +419,8 @@ export interface ReadOptions {
 }
 
 export function readEcfDocument(type: EcfType, json: unknown, options: ReadOptions = {}): ReadDocument {
-  if (!isPlainObject(json)) return { document: {}, xml: '', findings: [error('', 'wrong_type', 'the document must be a JSON object')] };
+  if (!isPlainObject(json))
+    return { document: {}, xml: '', findings: [error('', 'wrong_type', 'the document must be a JSON object')] };
   const reader = new DocumentReader(type, options.owned, options.collect ?? false);
   const xml = reader.readGroup(compiledModel(type), json, undefined);
   return { document: reader.collected(), xml, findings: reader.findings };

@@ -11,7 +11,9 @@ export function validateStructure(type: EcfType, document: unknown): Finding[] {
   const { findings } = readEcfDocument(type, document);
   const declared = declaredType(document);
   if (declared !== undefined && declared !== type) {
-    findings.push(error('/Encabezado/IdDoc/TipoeCF', 'type_mismatch', `TipoeCF ${declared} does not match e-CF ${type}`));
+    findings.push(
+      error('/Encabezado/IdDoc/TipoeCF', 'type_mismatch', `TipoeCF ${declared} does not match e-CF ${type}`),
+    );
   }
   return findings;
 }
@@ -30,5 +32,7 @@ export function documentType(document: unknown): EcfType | undefined {
 }
 
 function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 }

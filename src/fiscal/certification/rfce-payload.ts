@@ -23,19 +23,46 @@ export function rfcePayloadOf(ecf32: Json): Json {
   const encabezado = groupAt(ecf32, 'Encabezado');
   const idDoc = groupAt(encabezado, 'IdDoc');
   const totales = groupAt(encabezado, 'Totales');
-  const formas = listAt(idDoc, ['TablaFormasPago', 'FormaDePago']).map((entry) => pick(entry, ['FormaPago', 'MontoPago'])).filter(nonEmpty);
-  const impuestos = listAt(totales, ['ImpuestosAdicionales', 'ImpuestoAdicional'])
-    .map((entry) => pick(entry, ['TipoImpuesto', 'MontoImpuestoSelectivoConsumoEspecifico', 'MontoImpuestoSelectivoConsumoAdvalorem', 'OtrosImpuestosAdicionales']))
+  const formas = listAt(idDoc, ['TablaFormasPago', 'FormaDePago'])
+    .map((entry) => pick(entry, ['FormaPago', 'MontoPago']))
     .filter(nonEmpty);
-  const comprador = pick(groupAt(encabezado, 'Comprador'), ['RNCComprador', 'IdentificadorExtranjero', 'RazonSocialComprador']);
+  const impuestos = listAt(totales, ['ImpuestosAdicionales', 'ImpuestoAdicional'])
+    .map((entry) =>
+      pick(entry, [
+        'TipoImpuesto',
+        'MontoImpuestoSelectivoConsumoEspecifico',
+        'MontoImpuestoSelectivoConsumoAdvalorem',
+        'OtrosImpuestosAdicionales',
+      ]),
+    )
+    .filter(nonEmpty);
+  const comprador = pick(groupAt(encabezado, 'Comprador'), [
+    'RNCComprador',
+    'IdentificadorExtranjero',
+    'RazonSocialComprador',
+  ]);
   return {
     Encabezado: {
       Version: '1.0',
-      IdDoc: { ...pick(idDoc, ['TipoeCF', 'eNCF', 'TipoIngresos', 'TipoPago']), ...(formas.length > 0 ? { TablaFormasPago: { FormaDePago: formas } } : {}) },
+      IdDoc: {
+        ...pick(idDoc, ['TipoeCF', 'eNCF', 'TipoIngresos', 'TipoPago']),
+        ...(formas.length > 0 ? { TablaFormasPago: { FormaDePago: formas } } : {}),
+      },
       Emisor: pick(groupAt(encabezado, 'Emisor'), ['RNCEmisor', 'RazonSocialEmisor', 'FechaEmision']),
       ...(nonEmpty(comprador) ? { Comprador: comprador } : {}),
       Totales: {
-        ...pick(totales, ['MontoGravadoTotal', 'MontoGravadoI1', 'MontoGravadoI2', 'MontoGravadoI3', 'MontoExento', 'TotalITBIS', 'TotalITBIS1', 'TotalITBIS2', 'TotalITBIS3', 'MontoImpuestoAdicional']),
+        ...pick(totales, [
+          'MontoGravadoTotal',
+          'MontoGravadoI1',
+          'MontoGravadoI2',
+          'MontoGravadoI3',
+          'MontoExento',
+          'TotalITBIS',
+          'TotalITBIS1',
+          'TotalITBIS2',
+          'TotalITBIS3',
+          'MontoImpuestoAdicional',
+        ]),
         ...(impuestos.length > 0 ? { ImpuestosAdicionales: { ImpuestoAdicional: impuestos } } : {}),
         ...pick(totales, ['MontoTotal', 'MontoNoFacturable', 'MontoPeriodo']),
       },

@@ -19,14 +19,40 @@ export const rfceTree: readonly EcfElement[] = [
     leaf(encabezado, 'Version'),
     group(encabezado, 'IdDoc', (idDoc) => [
       ...leaves(idDoc, ['TipoeCF', 'eNCF', 'TipoIngresos', 'TipoPago']),
-      group(idDoc, 'TablaFormasPago', (tabla) => [group(tabla, 'FormaDePago', (forma) => leaves(forma, ['FormaPago', 'MontoPago']), 7)]),
+      group(idDoc, 'TablaFormasPago', (tabla) => [
+        group(tabla, 'FormaDePago', (forma) => leaves(forma, ['FormaPago', 'MontoPago']), 7),
+      ]),
     ]),
     group(encabezado, 'Emisor', (emisor) => leaves(emisor, ['RNCEmisor', 'RazonSocialEmisor', 'FechaEmision'])),
-    group(encabezado, 'Comprador', (comprador) => leaves(comprador, ['RNCComprador', 'IdentificadorExtranjero', 'RazonSocialComprador'])),
+    group(encabezado, 'Comprador', (comprador) =>
+      leaves(comprador, ['RNCComprador', 'IdentificadorExtranjero', 'RazonSocialComprador']),
+    ),
     group(encabezado, 'Totales', (totales) => [
-      ...leaves(totales, ['MontoGravadoTotal', 'MontoGravadoI1', 'MontoGravadoI2', 'MontoGravadoI3', 'MontoExento', 'TotalITBIS', 'TotalITBIS1', 'TotalITBIS2', 'TotalITBIS3', 'MontoImpuestoAdicional']),
+      ...leaves(totales, [
+        'MontoGravadoTotal',
+        'MontoGravadoI1',
+        'MontoGravadoI2',
+        'MontoGravadoI3',
+        'MontoExento',
+        'TotalITBIS',
+        'TotalITBIS1',
+        'TotalITBIS2',
+        'TotalITBIS3',
+        'MontoImpuestoAdicional',
+      ]),
       group(totales, 'ImpuestosAdicionales', (tabla) => [
-        group(tabla, 'ImpuestoAdicional', (impuesto) => leaves(impuesto, ['TipoImpuesto', 'MontoImpuestoSelectivoConsumoEspecifico', 'MontoImpuestoSelectivoConsumoAdvalorem', 'OtrosImpuestosAdicionales']), 20),
+        group(
+          tabla,
+          'ImpuestoAdicional',
+          (impuesto) =>
+            leaves(impuesto, [
+              'TipoImpuesto',
+              'MontoImpuestoSelectivoConsumoEspecifico',
+              'MontoImpuestoSelectivoConsumoAdvalorem',
+              'OtrosImpuestosAdicionales',
+            ]),
+          20,
+        ),
       ]),
       ...leaves(totales, ['MontoTotal', 'MontoNoFacturable', 'MontoPeriodo']),
     ]),

@@ -21,8 +21,8 @@ export interface CaseFindings {
   readonly findings: Finding[];
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every leaf of a JSON document by JSON pointer (array entries by position), walked without recursion. */
 export function leavesOf(value: unknown, at = ''): Map<string, unknown> {
@@ -30,8 +30,10 @@ export function leavesOf(value: unknown, at = ''): Map<string, unknown> {
   const pending: [unknown, string][] = [[value, at]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, pointer] = next;
-    if (Array.isArray(node)) for (let index = node.length - 1; index >= 0; index--) pending.push([node[index], `${pointer}/${String(index)}`]);
-    else if (isObject(node)) for (const [name, child] of Object.entries(node).reverse()) pending.push([child, `${pointer}/${name}`]);
+    if (Array.isArray(node))
+      for (let index = node.length - 1; index >= 0; index--) pending.push([node[index], `${pointer}/${String(index)}`]);
+    else if (isObject(node))
+      for (const [name, child] of Object.entries(node).reverse()) pending.push([child, `${pointer}/${name}`]);
     else leaves.set(pointer, node);
   }
   return leaves;
@@ -52,7 +54,11 @@ export function depthOf(value: unknown, limit: number): number {
 }
 
 /** The set's own service-owned values, taken out of the payload to be given to the builder as the range would. */
-export function splitOwnedFields(payload: Json): { document: Json; eNCF: string | undefined; fechaVencimientoSecuencia: string | undefined } {
+export function splitOwnedFields(payload: Json): {
+  document: Json;
+  eNCF: string | undefined;
+  fechaVencimientoSecuencia: string | undefined;
+} {
   const encabezado = isObject(payload['Encabezado']) ? payload['Encabezado'] : {};
   const idDoc = isObject(encabezado['IdDoc']) ? encabezado['IdDoc'] : {};
   const { eNCF, FechaVencimientoSecuencia, ...restIdDoc } = idDoc;
@@ -67,27 +73,64 @@ export function splitOwnedFields(payload: Json): { document: Json; eNCF: string 
 export function checkEcfCase(setCase: SetCase, context: { now: Date; issuerRnc?: string }): Finding[] {
   const { payload } = setCase;
   const type = textAt(payload, ['Encabezado', 'IdDoc', 'TipoeCF']);
-  if (type === undefined || !isEcfType(type)) return [error('/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.')];
+  if (type === undefined || !isEcfType(type))
+    return [
+      error('/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.'),
+    ];
   const findings: Finding[] = [];
-  if (setCase.ecfType !== undefined && setCase.ecfType !== type) findings.push(error('/Encabezado/IdDoc/TipoeCF', 'type_mismatch', `The case says ecfType ${setCase.ecfType}; its payload's TipoeCF is ${type}.`));
+  if (setCase.ecfType !== undefined && setCase.ecfType !== type)
+    findings.push(
+      error(
+        '/Encabezado/IdDoc/TipoeCF',
+        'type_mismatch',
+        `The case says ecfType ${setCase.ecfType}; its payload's TipoeCF is ${type}.`,
+      ),
+    );
   const nonText = [...leavesOf(payload)].filter(([, value]) => typeof value !== 'string');
-  for (const [pointer] of nonText) findings.push(error(pointer, 'not_text', 'Every value of a set is text, as the workbook\'s cells are: send it as a string, verbatim.'));
+  for (const [pointer] of nonText)
+    findings.push(
+      error(
+        pointer,
+        'not_text',
+        "Every value of a set is text, as the workbook's cells are: send it as a string, verbatim.",
+      ),
+    );
   const { document, eNCF, fechaVencimientoSecuencia } = splitOwnedFields(payload);
   const rncEmisor = textAt(payload, ['Encabezado', 'Emisor', 'RNCEmisor']);
-  if (eNCF === undefined) findings.push(error('/Encabezado/IdDoc/eNCF', 'missing', 'The set fixes every case\'s e-NCF: eNCF is required.'));
-  else if (!new RegExp(`^E${type}\\d{10}$`).test(eNCF)) findings.push(error('/Encabezado/IdDoc/eNCF', 'encf_format', `${eNCF} is not an e-NCF of type ${type}: E${type} and a ten-digit sequence.`));
+  if (eNCF === undefined)
+    findings.push(error('/Encabezado/IdDoc/eNCF', 'missing', "The set fixes every case's e-NCF: eNCF is required."));
+  else if (!new RegExp(`^E${type}\\d{10}$`).test(eNCF))
+    findings.push(
+      error(
+        '/Encabezado/IdDoc/eNCF',
+        'encf_format',
+        `${eNCF} is not an e-NCF of type ${type}: E${type} and a ten-digit sequence.`,
+      ),
+    );
   if (context.issuerRnc !== undefined && rncEmisor !== undefined && rncEmisor !== context.issuerRnc) {
-    findings.push(error('/Encabezado/Emisor/RNCEmisor', 'not_the_issuer', `RNCEmisor ${rncEmisor} is not the RNC of this company (${context.issuerRnc}).`));
+    findings.push(
+      error(
+        '/Encabezado/Emisor/RNCEmisor',
+        'not_the_issuer',
+        `RNCEmisor ${rncEmisor} is not the RNC of this company (${context.issuerRnc}).`,
+      ),
+    );
   }
   if (eNCF !== undefined && rncEmisor !== undefined && setCase.caseKey !== `${rncEmisor}${eNCF}`) {
-    findings.push(error('', 'case_key_mismatch', `The case key ${setCase.caseKey} is not RNCEmisor + eNCF (${rncEmisor}${eNCF}).`));
+    findings.push(
+      error('', 'case_key_mismatch', `The case key ${setCase.caseKey} is not RNCEmisor + eNCF (${rncEmisor}${eNCF}).`),
+    );
   }
   if (findings.length > 0) return findings;
 
   const validation = validateEcfDocument(document, { now: context.now });
   const errors = validation.findings.filter((finding) => finding.severity === 'error');
   if (errors.length > 0) return errors;
-  const owned = { eNCF: eNCF ?? '', ...(fechaVencimientoSecuencia === undefined ? {} : { fechaVencimientoSecuencia }), fechaHoraFirma: checkSigningTime };
+  const owned = {
+    eNCF: eNCF ?? '',
+    ...(fechaVencimientoSecuencia === undefined ? {} : { fechaVencimientoSecuencia }),
+    fechaHoraFirma: checkSigningTime,
+  };
   const built = buildEcf(document, owned);
   if (!built.ok) return built.findings.filter((finding) => finding.severity === 'error');
   const written = normaliseEcf(document, owned);
@@ -103,15 +146,37 @@ function verbatimFindings(payload: Json, written: EcfObject): Finding[] {
   const findings: Finding[] = [];
   for (const [pointer, value] of sent) {
     const out = kept.get(pointer);
-    if (out === undefined) findings.push(error(pointer, 'not_written', `${JSON.stringify(value)} would not be written: the e-CF sent would lack a value of the set.`));
-    else if (out !== value) findings.push(error(pointer, 'not_verbatim', `${JSON.stringify(value)} would be written as ${JSON.stringify(out)}: DGII compares it with the set's text.`));
+    if (out === undefined)
+      findings.push(
+        error(
+          pointer,
+          'not_written',
+          `${JSON.stringify(value)} would not be written: the e-CF sent would lack a value of the set.`,
+        ),
+      );
+    else if (out !== value)
+      findings.push(
+        error(
+          pointer,
+          'not_verbatim',
+          `${JSON.stringify(value)} would be written as ${JSON.stringify(out)}: DGII compares it with the set's text.`,
+        ),
+      );
   }
-  for (const [pointer, value] of kept) if (!sent.has(pointer)) findings.push(error(pointer, 'added', `${JSON.stringify(value)} would be written although the set has no value there.`));
+  for (const [pointer, value] of kept)
+    if (!sent.has(pointer))
+      findings.push(
+        error(pointer, 'added', `${JSON.stringify(value)} would be written although the set has no value there.`),
+      );
   return findings;
 }
 
 /** An ECF case that DGII takes as an RFCE: a type 32 under DOP 250,000.00 (research/dgii-protocol.md §8). */
 export function isRfceRouted(setCase: SetCase): boolean {
   const total = textAt(setCase.payload, ['Encabezado', 'Totales', 'MontoTotal']);
-  return setCase.kind === 'ECF' && total !== undefined && isConsumerSummary(textAt(setCase.payload, ['Encabezado', 'IdDoc', 'TipoeCF']) ?? '', total);
+  return (
+    setCase.kind === 'ECF' &&
+    total !== undefined &&
+    isConsumerSummary(textAt(setCase.payload, ['Encabezado', 'IdDoc', 'TipoeCF']) ?? '', total)
+  );
 }

@@ -37,14 +37,26 @@ function dgiiBase(name: string, ancestors: readonly string[]): string {
   return name;
 }
 
-function slotsOf(tree: readonly EcfElement[], into: Map<string, LeafSlot>, ordered: LeafSlot[], above: readonly Segment[] = []): void {
+function slotsOf(
+  tree: readonly EcfElement[],
+  into: Map<string, LeafSlot>,
+  ordered: LeafSlot[],
+  above: readonly Segment[] = [],
+): void {
   for (const element of tree) {
     const segments = [...above, { name: element.name, repeated: element.repeated }];
     if (element.children !== undefined) {
       slotsOf(element.children, into, ordered, segments);
       continue;
     }
-    const slot: LeafSlot = { base: dgiiBase(element.name, above.map((segment) => segment.name)), depth: segments.filter((segment) => segment.repeated).length, segments };
+    const slot: LeafSlot = {
+      base: dgiiBase(
+        element.name,
+        above.map((segment) => segment.name),
+      ),
+      depth: segments.filter((segment) => segment.repeated).length,
+      segments,
+    };
     const key = slotKey(slot.base, slot.depth);
     const known = into.get(key);
     if (known === undefined) {
@@ -120,7 +132,8 @@ export function resolveHeader(sheet: SetSheet, header: string): ResolvedColumn |
   if (exact !== undefined) return { slot: exact, indices: parsed.indices };
   for (let depth = parsed.indices.length + 1; depth <= 3; depth += 1) {
     const deeper = slots.get(slotKey(parsed.base, depth));
-    if (deeper !== undefined) return { slot: deeper, indices: [...parsed.indices, ...Array<number>(depth - parsed.indices.length).fill(1)] };
+    if (deeper !== undefined)
+      return { slot: deeper, indices: [...parsed.indices, ...Array<number>(depth - parsed.indices.length).fill(1)] };
   }
   return undefined;
 }
@@ -160,7 +173,10 @@ export function headerOf(slot: LeafSlot, indices: readonly number[]): string {
 }
 
 function combinations(counts: readonly number[]): number[][] {
-  return counts.reduce<number[][]>((sofar, count) => sofar.flatMap((prefix) => Array.from({ length: count }, (_, index) => [...prefix, index + 1])), [[]]);
+  return counts.reduce<number[][]>(
+    (sofar, count) => sofar.flatMap((prefix) => Array.from({ length: count }, (_, index) => [...prefix, index + 1])),
+    [[]],
+  );
 }
 
 /** The XSD's maxOccurs of the `position`-th repeated element of a slot, in any type that has it. */

@@ -6,15 +6,48 @@ import { caseOfRow, cellsOfCase, readHeaderRow, type Json } from './set-rows.js'
 const invoice: Json = {
   Encabezado: {
     Version: '1.0',
-    IdDoc: { TipoeCF: '31', eNCF: 'E310000000001', FechaVencimientoSecuencia: '31-12-2027', TipoIngresos: '01', TipoPago: '1', TablaFormasPago: { FormaDePago: [{ FormaPago: '1', MontoPago: '1180.00' }, { FormaPago: '2', MontoPago: '0.50' }] } },
-    Emisor: { RNCEmisor: '131880681', RazonSocialEmisor: 'DOCUMENTOS ELECTRONICOS DE 02', TablaTelefonoEmisor: { TelefonoEmisor: ['809-472-7676', '809-491-1918'] }, DireccionEmisor: 'AVE. ISABEL AGUIAR NO. 269', FechaEmision: '01-04-2020' },
+    IdDoc: {
+      TipoeCF: '31',
+      eNCF: 'E310000000001',
+      FechaVencimientoSecuencia: '31-12-2027',
+      TipoIngresos: '01',
+      TipoPago: '1',
+      TablaFormasPago: {
+        FormaDePago: [
+          { FormaPago: '1', MontoPago: '1180.00' },
+          { FormaPago: '2', MontoPago: '0.50' },
+        ],
+      },
+    },
+    Emisor: {
+      RNCEmisor: '131880681',
+      RazonSocialEmisor: 'DOCUMENTOS ELECTRONICOS DE 02',
+      TablaTelefonoEmisor: { TelefonoEmisor: ['809-472-7676', '809-491-1918'] },
+      DireccionEmisor: 'AVE. ISABEL AGUIAR NO. 269',
+      FechaEmision: '01-04-2020',
+    },
     Comprador: { RNCComprador: '131880681', RazonSocialComprador: ' Espacios  y acentos: Peña & Hijos ' },
     Totales: { MontoGravadoTotal: '1000.00', MontoTotal: '1180.00' },
   },
   DetallesItems: {
     Item: [
-      { NumeroLinea: '1', TablaCodigosItem: { CodigosItem: [{ TipoCodigo: 'EAN', CodigoItem: '123' }, { TipoCodigo: 'INT', CodigoItem: 'A-7' }] }, NombreItem: 'Martillo', MontoItem: '1000' },
-      { NumeroLinea: '2', NombreItem: 'Clavos', TablaImpuestoAdicional: { ImpuestoAdicional: [{ TipoImpuesto: '006' }] }, MontoItem: '0.5000' },
+      {
+        NumeroLinea: '1',
+        TablaCodigosItem: {
+          CodigosItem: [
+            { TipoCodigo: 'EAN', CodigoItem: '123' },
+            { TipoCodigo: 'INT', CodigoItem: 'A-7' },
+          ],
+        },
+        NombreItem: 'Martillo',
+        MontoItem: '1000',
+      },
+      {
+        NumeroLinea: '2',
+        NombreItem: 'Clavos',
+        TablaImpuestoAdicional: { ImpuestoAdicional: [{ TipoImpuesto: '006' }] },
+        MontoItem: '0.5000',
+      },
     ],
   },
   DescuentosORecargos: { DescuentoORecargo: [{ NumeroLinea: '1', TipoAjuste: 'D', MontoDescuentooRecargo: '10.00' }] },
@@ -27,7 +60,19 @@ function rowOf(headers: readonly string[], cells: Map<string, string>): string[]
 describe('the set columns', () => {
   it('names leaves as DGII does, indices per repeated element', () => {
     const headers = sheetHeaders('ECF');
-    for (const expected of ['CasoPrueba', 'ENCF', 'FormaPago[7]', 'TelefonoEmisor[3]', 'NombreItem[62]', 'CodigoItem[62][5]', 'TipoImpuesto[4]', 'TipoImpuesto[1][2]', 'NumeroLineaDoR[2]', 'MontosubRecargo[1][5]', 'NCFModificado']) {
+    for (const expected of [
+      'CasoPrueba',
+      'ENCF',
+      'FormaPago[7]',
+      'TelefonoEmisor[3]',
+      'NombreItem[62]',
+      'CodigoItem[62][5]',
+      'TipoImpuesto[4]',
+      'TipoImpuesto[1][2]',
+      'NumeroLineaDoR[2]',
+      'MontosubRecargo[1][5]',
+      'NCFModificado',
+    ]) {
       assert.ok(headers.includes(expected), `${expected} is a header`);
     }
     assert.ok(!headers.includes('NombreItem[63]'));
@@ -38,9 +83,19 @@ describe('the set columns', () => {
     assert.deepEqual(sheetHeaders('RFCE').length, 56);
   });
 
-  it('reads a header by depth: the item\'s TipoImpuesto[i][j] and Totales\' TipoImpuesto[i]', () => {
-    assert.equal(resolveHeader('ECF', 'TipoImpuesto[2]')?.slot.segments.map((s) => s.name).join('/'), 'Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/TipoImpuesto');
-    assert.equal(resolveHeader('ECF', 'TipoImpuesto[1][2]')?.slot.segments.map((s) => s.name).join('/'), 'DetallesItems/Item/TablaImpuestoAdicional/ImpuestoAdicional/TipoImpuesto');
+  it("reads a header by depth: the item's TipoImpuesto[i][j] and Totales' TipoImpuesto[i]", () => {
+    assert.equal(
+      resolveHeader('ECF', 'TipoImpuesto[2]')
+        ?.slot.segments.map((s) => s.name)
+        .join('/'),
+      'Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/TipoImpuesto',
+    );
+    assert.equal(
+      resolveHeader('ECF', 'TipoImpuesto[1][2]')
+        ?.slot.segments.map((s) => s.name)
+        .join('/'),
+      'DetallesItems/Item/TablaImpuestoAdicional/ImpuestoAdicional/TipoImpuesto',
+    );
     assert.equal(resolveHeader('ECF', 'NumeroContenedor ')?.slot.base, 'NumeroContenedor');
     assert.deepEqual(resolveHeader('ECF', 'eNCF')?.slot.base, 'ENCF', 'the XSD spelling is read too');
     assert.deepEqual(resolveHeader('ECF', 'NumeroSubTotal')?.indices, [1], 'a lone table unindexed takes index 1');
@@ -76,7 +131,7 @@ describe('the set columns', () => {
     assert.equal(caseOfRow(header.columns, ['#e', '', undefined, '#e']), undefined);
   });
 
-  it('refuses a sheet that is not a set\'s', () => {
+  it("refuses a sheet that is not a set's", () => {
     const noKey = readHeaderRow('ECF', ['Nombre', 'Monto']);
     assert.ok(!noKey.ok);
     assert.match(noKey.message, /CasoPrueba/);

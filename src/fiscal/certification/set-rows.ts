@@ -2,7 +2,15 @@
 // text and is kept verbatim: nothing trimmed, recomputed, defaulted or dropped; `#e` and blank cells are "not
 // sent" (research/certification.md §2, "Cell conventions").
 import { error, type Finding } from '../finding.js';
-import { caseKeyColumn, emptyCell, headerOf, resolveHeader, sheetLayout, type ResolvedColumn, type SetSheet } from './set-columns.js';
+import {
+  caseKeyColumn,
+  emptyCell,
+  headerOf,
+  resolveHeader,
+  sheetLayout,
+  type ResolvedColumn,
+  type SetSheet,
+} from './set-columns.js';
 
 export type Json = Record<string, unknown>;
 
@@ -42,7 +50,8 @@ export function readHeaderRow(sheet: SetSheet, cells: readonly (string | undefin
     return resolved;
   });
   // A sheet none of whose headers is a leaf of the model is some other workbook's sheet.
-  if (!columns.some((column) => column !== undefined)) return { ok: false, message: `sheet ${sheet} has none of the e-CF columns` };
+  if (!columns.some((column) => column !== undefined))
+    return { ok: false, message: `sheet ${sheet} has none of the e-CF columns` };
   return { ok: true, columns: { sheet, columns, headers, caseKeyAt } };
 }
 
@@ -69,7 +78,13 @@ export function caseOfRow(layout: SheetColumns, cells: readonly (string | undefi
     if (!isSent(cell) || position === layout.caseKeyAt) return;
     const column = layout.columns[position];
     if (column === undefined) {
-      findings.push(error('', 'unknown_column', `column "${layout.headers[position] ?? String(position)}" is not a field of the ${layout.sheet} sheet; its value ${JSON.stringify(cell)} was left out`));
+      findings.push(
+        error(
+          '',
+          'unknown_column',
+          `column "${layout.headers[position] ?? String(position)}" is not a field of the ${layout.sheet} sheet; its value ${JSON.stringify(cell)} was left out`,
+        ),
+      );
       return;
     }
     place(root, column, cell);
@@ -77,7 +92,10 @@ export function caseOfRow(layout: SheetColumns, cells: readonly (string | undefi
   if (!isSent(caseKey) && root.size === 0) return undefined;
   const payload = toJson(root);
   const ecfType = typeOf(payload);
-  return { case: { kind: layout.sheet, caseKey: caseKey ?? '', ...(ecfType === undefined ? {} : { ecfType }), payload }, findings };
+  return {
+    case: { kind: layout.sheet, caseKey: caseKey ?? '', ...(ecfType === undefined ? {} : { ecfType }), payload },
+    findings,
+  };
 }
 
 function typeOf(payload: Json): string | undefined {
@@ -141,7 +159,9 @@ function toValue(value: Node): unknown {
 export function cellsOfCase(sheet: SetSheet, payload: Json): Map<string, string> {
   const cells = new Map<string, string>();
   const { slots } = sheetLayout(sheet);
-  const byPath = new Map([...slots.values()].map((slot) => [slot.segments.map((segment) => segment.name).join('/'), slot]));
+  const byPath = new Map(
+    [...slots.values()].map((slot) => [slot.segments.map((segment) => segment.name).join('/'), slot]),
+  );
   const walk = (value: unknown, path: readonly string[], indices: readonly number[], repeatedHere: boolean): void => {
     if (Array.isArray(value) && repeatedHere) {
       value.forEach((entry, position) => {
@@ -155,7 +175,8 @@ export function cellsOfCase(sheet: SetSheet, payload: Json): Map<string, string>
     }
     const slot = byPath.get(path.join('/'));
     if (slot === undefined) throw new Error(`set columns: ${path.join('/')} is no field of the ${sheet} sheet`);
-    if (typeof value !== 'string') throw new Error(`set columns: ${path.join('/')} is not text (every cell of a set is)`);
+    if (typeof value !== 'string')
+      throw new Error(`set columns: ${path.join('/')} is not text (every cell of a set is)`);
     cells.set(headerOf(slot, indices), value);
   };
   walk(payload, [], [], false);

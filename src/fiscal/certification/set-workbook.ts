@@ -26,7 +26,11 @@ const sheets: readonly SetSheet[] = ['ECF', 'RFCE'];
 /** The cases of a workbook, or why it is not a DGII certification set. */
 export async function casesOfWorkbookRows(workbook: WorkbookRows): Promise<WorkbookCases> {
   const missing = sheets.filter((sheet) => !workbook.sheetNames.includes(sheet));
-  if (missing.length > 0) return { ok: false, message: `it has no sheet ${missing.join(' or ')} (its sheets: ${workbook.sheetNames.join(', ') || 'none'})` };
+  if (missing.length > 0)
+    return {
+      ok: false,
+      message: `it has no sheet ${missing.join(' or ')} (its sheets: ${workbook.sheetNames.join(', ') || 'none'})`,
+    };
   const cases: SetCase[] = [];
   const findings: RowFinding[] = [];
   for (const sheet of sheets) {
@@ -41,7 +45,13 @@ export async function casesOfWorkbookRows(workbook: WorkbookRows): Promise<Workb
       const read = caseOfRow(columns, row.cells);
       if (read === undefined) continue;
       const caseKey = read.case.caseKey === '' ? `${sheet} row ${String(row.number)}` : read.case.caseKey;
-      if (read.case.caseKey === '') findings.push({ sheet, row: row.number, caseKey, finding: { pointer: '', code: 'case_key_missing', severity: 'error', message: 'the row has no CasoPrueba' } });
+      if (read.case.caseKey === '')
+        findings.push({
+          sheet,
+          row: row.number,
+          caseKey,
+          finding: { pointer: '', code: 'case_key_missing', severity: 'error', message: 'the row has no CasoPrueba' },
+        });
       for (const finding of read.findings) findings.push({ sheet, row: row.number, caseKey, finding });
       cases.push(read.case);
     }
@@ -50,7 +60,10 @@ export async function casesOfWorkbookRows(workbook: WorkbookRows): Promise<Workb
   return { ok: true, cases, findings };
 }
 
-function headerOf(sheet: SetSheet, cells: readonly (string | undefined)[]): { ok: true; columns: SheetColumns } | { ok: false; message: string } {
+function headerOf(
+  sheet: SetSheet,
+  cells: readonly (string | undefined)[],
+): { ok: true; columns: SheetColumns } | { ok: false; message: string } {
   try {
     return readHeaderRow(sheet, cells);
   } catch (error) {

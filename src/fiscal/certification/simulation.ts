@@ -19,11 +19,15 @@ export interface SimulationCase {
   readonly rfceRouted: boolean;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const groupOf = (value: unknown, name: string): Json => (isObject(value) && isObject(value[name]) ? value[name] : {});
 
 /** `today` and `paymentLimit` as dd-MM-yyyy (GMT-4): fiscal/ reads no clock. */
-export function simulationCases(setCases: readonly SetCase[], dates: { today: string; paymentLimit: string }): SimulationCase[] {
+export function simulationCases(
+  setCases: readonly SetCase[],
+  dates: { today: string; paymentLimit: string },
+): SimulationCase[] {
   const counts = new Map<string, number>();
   const keyOfEncf = new Map<string, string>();
   const ecfCases = setCases.filter((setCase) => setCase.kind === 'ECF');
@@ -41,13 +45,22 @@ export function simulationCases(setCases: readonly SetCase[], dates: { today: st
     if (typeof idDoc['FechaLimitePago'] === 'string') idDoc['FechaLimitePago'] = dates.paymentLimit;
     if (typeof idDoc['IndicadorNotaCredito'] === 'string') idDoc['IndicadorNotaCredito'] = '0';
     const reference = groupOf(setCase.payload, 'InformacionReferencia');
-    const referenced = typeof reference['NCFModificado'] === 'string' ? keyOfEncf.get(reference['NCFModificado']) : undefined;
+    const referenced =
+      typeof reference['NCFModificado'] === 'string' ? keyOfEncf.get(reference['NCFModificado']) : undefined;
     // The Emisor is left out: the company's profile and today's date fill it (documents compose-document.ts).
     const payload: Json = {
       ...setCase.payload,
       Encabezado: { ...encabezado, IdDoc: idDoc, Emisor: {} },
-      ...(Object.keys(reference).length === 0 ? {} : { InformacionReferencia: { ...reference, FechaNCFModificado: dates.today } }),
+      ...(Object.keys(reference).length === 0
+        ? {}
+        : { InformacionReferencia: { ...reference, FechaNCFModificado: dates.today } }),
     };
-    return { caseKey: keys[index] ?? '', ecfType: setCase.ecfType ?? '', payload, dependsOn: referenced ?? null, rfceRouted: isRfceRouted(setCase) };
+    return {
+      caseKey: keys[index] ?? '',
+      ecfType: setCase.ecfType ?? '',
+      payload,
+      dependsOn: referenced ?? null,
+      rfceRouted: isRfceRouted(setCase),
+    };
   });
 }

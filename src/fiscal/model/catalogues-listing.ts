@@ -50,13 +50,25 @@ const modelCatalogues: Readonly<Record<string, Described>> = {
   tiposPago: { es: 'Tipos de pago', en: 'Payment types' },
   formasPago: { es: 'Formas de pago', en: 'Payment forms' },
   tiposCuentaPago: { es: 'Tipos de cuenta de pago', en: 'Payment account types' },
-  indicadoresFacturacion: { es: 'Indicadores de facturación (ITBIS) de las líneas', en: 'ITBIS billing indicators of the lines' },
-  indicadoresFacturacionDescuentoRecargo: { es: 'Indicadores de facturación de descuentos y recargos', en: 'Billing indicators of discounts and surcharges' },
-  indicadoresMontoGravado: { es: 'Indicador de monto gravado (ITBIS incluido)', en: 'Taxed amount indicator (ITBIS included)' },
+  indicadoresFacturacion: {
+    es: 'Indicadores de facturación (ITBIS) de las líneas',
+    en: 'ITBIS billing indicators of the lines',
+  },
+  indicadoresFacturacionDescuentoRecargo: {
+    es: 'Indicadores de facturación de descuentos y recargos',
+    en: 'Billing indicators of discounts and surcharges',
+  },
+  indicadoresMontoGravado: {
+    es: 'Indicador de monto gravado (ITBIS incluido)',
+    en: 'Taxed amount indicator (ITBIS included)',
+  },
   indicadoresEnvioDiferido: { es: 'Indicador de envío diferido', en: 'Deferred sending indicator' },
   indicadoresServicioTodoIncluido: { es: 'Indicador de servicio todo incluido', en: 'All-inclusive service indicator' },
   indicadoresNorma1007: { es: 'Indicador Norma 10-07', en: 'Norma 10-07 indicator' },
-  indicadoresAgenteRetencionoPercepcion: { es: 'Indicador de agente de retención o percepción', en: 'Withholding or collection agent indicator' },
+  indicadoresAgenteRetencionoPercepcion: {
+    es: 'Indicador de agente de retención o percepción',
+    en: 'Withholding or collection agent indicator',
+  },
   indicadoresBienoServicio: { es: 'Indicador de bien o servicio', en: 'Goods or service indicator' },
   unidadesMedida: { es: 'Unidades de medida', en: 'Units of measure' },
   monedas: { es: 'Monedas', en: 'Currencies' },
@@ -64,8 +76,16 @@ const modelCatalogues: Readonly<Record<string, Described>> = {
   municipios: { es: 'Municipios y distritos municipales', en: 'Municipalities and municipal districts' },
   codigosImpuestoAdicional: { es: 'Impuestos adicionales', en: 'Additional taxes', source: `${formato}, Tabla I` },
   codigosModificacion: { es: 'Códigos de modificación', en: 'Modification codes' },
-  tiposAjuste: { es: 'Tipos de ajuste (descuento o recargo)', en: 'Adjustment types (discount or surcharge)', names: { D: 'Descuento', R: 'Recargo' } },
-  tiposDescuentoRecargo: { es: 'Tipos de valor de descuento o recargo', en: 'Discount or surcharge value types', names: { $: 'Monto', '%': 'Porcentaje' } },
+  tiposAjuste: {
+    es: 'Tipos de ajuste (descuento o recargo)',
+    en: 'Adjustment types (discount or surcharge)',
+    names: { D: 'Descuento', R: 'Recargo' },
+  },
+  tiposDescuentoRecargo: {
+    es: 'Tipos de valor de descuento o recargo',
+    en: 'Discount or surcharge value types',
+    names: { $: 'Monto', '%': 'Porcentaje' },
+  },
   tiposAfiliacion: { es: 'Tipos de afiliación', en: 'Affiliation types' },
   tiposLiquidacion: { es: 'Tipos de liquidación', en: 'Settlement types' },
   viasTransporte: { es: 'Vías de transporte', en: 'Means of transport' },
@@ -73,14 +93,25 @@ const modelCatalogues: Readonly<Record<string, Described>> = {
 };
 
 function plain(name: string, described: Described): Catalogue {
-  const entries = (catalogues[name] ?? []).map((entry) => ({ code: entry.code, name: described.names?.[entry.code] ?? entry.label }));
-  return { key: name, title: { es: described.es, en: described.en }, source: described.source ?? formato, version: '1.0', entries };
+  const entries = (catalogues[name] ?? []).map((entry) => ({
+    code: entry.code,
+    name: described.names?.[entry.code] ?? entry.label,
+  }));
+  return {
+    key: name,
+    title: { es: described.es, en: described.en },
+    source: described.source ?? formato,
+    version: '1.0',
+    entries,
+  };
 }
 
 /** DGII writes a unit as "KG\tKilogramo" (a tab or spaces between the abbreviation and the name). */
 function unitOf(entry: CatalogueEntry): CatalogueItem {
   const match = /^(\S+)\s+(.+)$/.exec(entry.label.trim());
-  return match === null ? { code: entry.code, name: entry.label } : { code: entry.code, name: (match[2] ?? '').trim(), abbreviation: match[1] ?? '' };
+  return match === null
+    ? { code: entry.code, name: entry.label }
+    : { code: entry.code, name: (match[2] ?? '').trim(), abbreviation: match[1] ?? '' };
 }
 
 /** Codes are PPMMDD (province, municipality, district; DGII's División Territorial), but DGII's list has slips
@@ -101,15 +132,29 @@ function placesOf(entries: readonly CatalogueEntry[]): CatalogueItem[] {
 
 function additionalTaxOf(entry: CatalogueEntry & { rate: string; rateKind: 'percent' | 'amount' }): CatalogueItem {
   const kind = additionalTaxKind(entry.code);
-  const mapped = kind === 'other' ? 'other' : kind === 'alcohol-specific' || kind === 'cigarette-specific' ? 'specific' : 'ad_valorem';
+  const mapped =
+    kind === 'other'
+      ? 'other'
+      : kind === 'alcohol-specific' || kind === 'cigarette-specific'
+        ? 'specific'
+        : 'ad_valorem';
   const rate = fixedRate(entry.code) ?? null;
-  return { code: entry.code, name: entry.label, kind: mapped, rate, ...(rate === null ? { referenceAmount: entry.rate } : {}) };
+  return {
+    code: entry.code,
+    name: entry.label,
+    kind: mapped,
+    rate,
+    ...(rate === null ? { referenceAmount: entry.rate } : {}),
+  };
 }
 
 const special: Readonly<Record<string, (described: Described) => Catalogue>> = {
   unidadesMedida: (d) => ({ ...plain('unidadesMedida', d), entries: unidadesMedida.map(unitOf) }),
   municipios: (d) => ({ ...plain('municipios', d), entries: placesOf(municipios) }),
-  codigosImpuestoAdicional: (d) => ({ ...plain('codigosImpuestoAdicional', d), entries: codigosImpuestoAdicional.map(additionalTaxOf) }),
+  codigosImpuestoAdicional: (d) => ({
+    ...plain('codigosImpuestoAdicional', d),
+    entries: codigosImpuestoAdicional.map(additionalTaxOf),
+  }),
 };
 
 /** The receipts' codes (not in the e-CF XSDs): ARECF Estado / CodigoMotivoNoRecibido, ACECF Estado. */
@@ -145,7 +190,9 @@ const receiptCatalogues: readonly Catalogue[] = [
 
 /** Every catalogue, in a fixed order: the model's as listed above, then the receipts'. */
 export const catalogueListing: readonly Catalogue[] = [
-  ...Object.entries(modelCatalogues).map(([name, described]) => (special[name] ?? ((d: Described) => plain(name, d)))(described)),
+  ...Object.entries(modelCatalogues).map(([name, described]) =>
+    (special[name] ?? ((d: Described) => plain(name, d)))(described),
+  ),
   ...receiptCatalogues,
 ];
 

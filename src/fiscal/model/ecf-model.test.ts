@@ -96,10 +96,18 @@ describe('the e-CF model', () => {
     assert.deepEqual(provincias[0], { code: '010000', label: 'DISTRITO NACIONAL' });
     assert.ok(isInCatalogue('municipios', '010101'));
     assert.ok(!isInCatalogue('municipios', '010000'));
-    assert.deepEqual(['USD', 'EUR', 'COP'].map((code) => monedas.some((m) => m.code === code)), [true, true, true]);
+    assert.deepEqual(
+      ['USD', 'EUR', 'COP'].map((code) => monedas.some((m) => m.code === code)),
+      [true, true, true],
+    );
     assert.equal(unidadesMedida.length, 62);
     assert.equal(codigosImpuestoAdicional.length, 39);
-    assert.deepEqual(codigosImpuestoAdicional[0], { code: '001', label: 'Propina Legal', rate: '10', rateKind: 'percent' });
+    assert.deepEqual(codigosImpuestoAdicional[0], {
+      code: '001',
+      label: 'Propina Legal',
+      rate: '10',
+      rateKind: 'percent',
+    });
     assert.deepEqual(codigosImpuestoAdicional.find((c) => c.code === '002')?.rate, '2');
     assert.deepEqual(codigosImpuestoAdicional.find((c) => c.code === '006')?.rateKind, 'amount');
     assert.ok(codigosImpuestoAdicional.every((c) => c.rate !== ''));

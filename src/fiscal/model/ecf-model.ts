@@ -17,7 +17,9 @@ export function dataTypeOf(element: EcfElement): DataType | undefined {
   return element.dataType === undefined ? undefined : dataTypes[element.dataType];
 }
 
-const catalogueCodes = new Map(Object.entries(catalogues).map(([name, entries]) => [name, new Set(entries.map((e) => e.code))]));
+const catalogueCodes = new Map(
+  Object.entries(catalogues).map(([name, entries]) => [name, new Set(entries.map((e) => e.code))]),
+);
 
 export function isInCatalogue(catalogue: string, code: string): boolean {
   return catalogueCodes.get(catalogue)?.has(code) ?? false;

@@ -16,5 +16,15 @@ export type {
   TextType,
 } from './ecf-model-types.js';
 export { dataTypeOf, ecfModel, isEcfType, isInCatalogue, serviceOwnedPaths } from './ecf-model.js';
-export { catalogues, codigosImpuestoAdicional, codigosModificacion, formasPago, monedas, municipios, provincias, tiposIngresos, unidadesMedida } from './generated/catalogues.js';
+export {
+  catalogues,
+  codigosImpuestoAdicional,
+  codigosModificacion,
+  formasPago,
+  monedas,
+  municipios,
+  provincias,
+  tiposIngresos,
+  unidadesMedida,
+} from './generated/catalogues.js';
 export { obligations } from './generated/obligations.js';

@@ -39,12 +39,20 @@ export function ecfJsonSchema(type: EcfType, options: EcfSchemaOptions = {}): Js
 
   function elementSchema(element: EcfElement): JsonSchema {
     const description = `${element.name}: ${obligationText[element.obligation]} en e-CF ${type} (Formato e-CF v1.0)`;
-    if (serviceOwnedPaths.has(element.path)) return { ...notSentRef, description: `${element.name}: lo asigna el servicio; no se envía.` };
-    if (element.path === 'Encabezado/IdDoc/TipoeCF') return { enum: [type, Number(type)], description: `TipoeCF: ${type} (${label}).` };
+    if (serviceOwnedPaths.has(element.path))
+      return { ...notSentRef, description: `${element.name}: lo asigna el servicio; no se envía.` };
+    if (element.path === 'Encabezado/IdDoc/TipoeCF')
+      return { enum: [type, Number(type)], description: `TipoeCF: ${type} (${label}).` };
     const one = occurrenceSchema(element);
     if (!element.repeated) return { ...one, description };
     const max = Number.isFinite(element.maxOccurs) ? { maxItems: element.maxOccurs } : {};
-    return { type: 'array', minItems: 1, ...max, items: one, description: `${description}; una lista de hasta ${String(element.maxOccurs)}.` };
+    return {
+      type: 'array',
+      minItems: 1,
+      ...max,
+      items: one,
+      description: `${description}; una lista de hasta ${String(element.maxOccurs)}.`,
+    };
   }
 
   /** One occurrence, as sent (never empty: an empty entry of a list is refused, an empty value is "not sent"). */
@@ -60,23 +68,31 @@ export function ecfJsonSchema(type: EcfType, options: EcfSchemaOptions = {}): Js
     const required: string[] = [];
     for (const child of children) {
       const schema = elementSchema(child);
-      const mustSend = (child.obligation === 1 || child.minOccurs >= 1) && !defaulted.has(child.path) && !serviceOwnedPaths.has(child.path);
+      const mustSend =
+        (child.obligation === 1 || child.minOccurs >= 1) &&
+        !defaulted.has(child.path) &&
+        !serviceOwnedPaths.has(child.path);
       if (mustSend) required.push(child.name);
-      properties[child.name] = mustSend || serviceOwnedPaths.has(child.path) ? schema : { anyOf: [schema, notSentRef], description: schema['description'] };
+      properties[child.name] =
+        mustSend || serviceOwnedPaths.has(child.path)
+          ? schema
+          : { anyOf: [schema, notSentRef], description: schema['description'] };
     }
     // Another type's element is "not applicable" here: tolerated only empty (read-ecf-document.ts unknownKeys).
     for (const other of Object.keys(obligations)) {
       const slash = other.lastIndexOf('/');
       const parent = slash < 0 ? '' : other.slice(0, slash);
       const name = other.slice(slash + 1);
-      if (parent === path && !(name in properties)) properties[name] = { ...notSentRef, description: `${name}: no aplica a e-CF ${type}; solo puede ir vacío.` };
+      if (parent === path && !(name in properties))
+        properties[name] = { ...notSentRef, description: `${name}: no aplica a e-CF ${type}; solo puede ir vacío.` };
     }
     return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
   }
 
   const root = groupSchema('', ecfModel(type).children);
   const defs: Record<string, JsonSchema> = { notSent };
-  for (const name of [...used].sort()) defs[name] = dataTypeSchema(name, dataTypes[name] as DataType, options.cataloguesUrl);
+  for (const name of [...used].sort())
+    defs[name] = dataTypeSchema(name, dataTypes[name] as DataType, options.cataloguesUrl);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `urn:ecf-service:esquemas:ecf:${type}`,
@@ -103,7 +119,11 @@ export function dataTypeSchema(name: string, dataType: DataType, cataloguesUrl?:
     case 'date':
       return { type: 'string', pattern: `^${datePattern}$`, description: 'Fecha dd-MM-aaaa (años 1900–2099).' };
     case 'timestamp':
-      return { type: 'string', pattern: `^${datePattern} (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`, description: 'Fecha y hora dd-MM-aaaa HH:mm:ss (GMT-4).' };
+      return {
+        type: 'string',
+        pattern: `^${datePattern} (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`,
+        description: 'Fecha y hora dd-MM-aaaa HH:mm:ss (GMT-4).',
+      };
     case 'enumeration': {
       const codes = (catalogues[dataType.catalogue] ?? []).map((entry) => entry.code);
       // leaf-value.ts: a code such as 1 or 43 may come as a number; "01" only as text.
@@ -119,8 +139,16 @@ const xmlText = '^[\\t\\n\\r\\u0020-\\uD7FF\\uE000-\\uFFFD\\u{10000}-\\u{10FFFF}
 
 function textSchema(type: TextType): JsonSchema {
   // "" is "not sent", so a sent text has at least one character whatever the XSD says.
-  const lengths = { minLength: Math.max(1, type.minLength ?? 0), ...(type.maxLength === undefined ? {} : { maxLength: type.maxLength }) };
-  return { type: 'string', ...lengths, pattern: xmlText, ...(type.pattern === undefined ? {} : { allOf: [{ pattern: type.pattern }] }) };
+  const lengths = {
+    minLength: Math.max(1, type.minLength ?? 0),
+    ...(type.maxLength === undefined ? {} : { maxLength: type.maxLength }),
+  };
+  return {
+    type: 'string',
+    ...lengths,
+    pattern: xmlText,
+    ...(type.pattern === undefined ? {} : { allOf: [{ pattern: type.pattern }] }),
+  };
 }
 
 /** A real calendar date dd-MM-yyyy, 1900–2099, leap years included (leaf-value.ts isDate). */
@@ -141,7 +169,8 @@ function numericShape(pattern: string): NumericShape | undefined {
 
 function numberSchema(name: string, type: DecimalType | IntegerType): JsonSchema {
   const shape = type.pattern === undefined ? undefined : numericShape(type.pattern);
-  if (type.pattern !== undefined && shape === undefined) throw new Error(`json-schema: pattern of ${name} not understood`);
+  if (type.pattern !== undefined && shape === undefined)
+    throw new Error(`json-schema: pattern of ${name} not understood`);
   const fractionDigits = type.kind === 'decimal' ? (type.fractionDigits ?? 0) : 0;
   const integerDigits = Math.min(shape?.integerMax ?? 20, type.totalDigits ?? 20);
 
@@ -189,10 +218,13 @@ function boundPatterns(name: string, type: DecimalType | IntegerType): JsonSchem
   const positive: JsonSchema[] = [{ not: { pattern: '^-' } }, { pattern: '[1-9]' }];
   if (type.minExclusive === '0' || (type.minInclusive === '1' && type.kind === 'integer')) out.push(...positive);
   else if (type.minInclusive === '0') out.push({ not: { pattern: '^-.*[1-9]' } });
-  else if (type.minExclusive === '1' && type.kind === 'integer') out.push(...positive, { not: { pattern: '^\\+?0*1$' } });
-  else if (type.minExclusive !== undefined || type.minInclusive !== undefined) throw new Error(`json-schema: lower bound of ${name} not expressible`);
+  else if (type.minExclusive === '1' && type.kind === 'integer')
+    out.push(...positive, { not: { pattern: '^\\+?0*1$' } });
+  else if (type.minExclusive !== undefined || type.minInclusive !== undefined)
+    throw new Error(`json-schema: lower bound of ${name} not expressible`);
   if (type.maxInclusive !== undefined) {
-    if (type.kind !== 'integer' || !/^10*$/.test(type.maxInclusive)) throw new Error(`json-schema: upper bound of ${name} not expressible`);
+    if (type.kind !== 'integer' || !/^10*$/.test(type.maxInclusive))
+      throw new Error(`json-schema: upper bound of ${name} not expressible`);
     const zeros = type.maxInclusive.length - 1;
     const below = zeros === 0 ? '' : `[0-9]{1,${String(zeros)}}|`;
     out.push({ pattern: `^(?:-.*|\\+?0*(?:${below}${type.maxInclusive})?)$` });

@@ -21,7 +21,7 @@ const minimal = (body: string) =>
   `<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>43</TipoeCF></IdDoc>${body}</Encabezado></ECF>`;
 
 describe('parseEcf', () => {
-  it('reads DGII\'s signed sample e-CF 31 into the model, arrays where the model repeats, the Signature dropped', () => {
+  it("reads DGII's signed sample e-CF 31 into the model, arrays where the model repeats, the Signature dropped", () => {
     const document = parsed(readDgiiSample('130359334E310000008928.xml'));
     const header = document['Encabezado'] as Partial<Record<string, Record<string, unknown>>>;
     const idDoc = header['IdDoc'];
@@ -32,7 +32,9 @@ describe('parseEcf', () => {
     assert.equal(totales['MontoTotal'], '637.2');
     const items = (document['DetallesItems'] as { Item: EcfObject[] }).Item;
     assert.equal(items.length, 1);
-    assert.deepEqual(items[0]?.['TablaSubDescuento'], { SubDescuento: [{ TipoSubDescuento: '%', SubDescuentoPorcentaje: '10', MontoSubDescuento: '60' }] });
+    assert.deepEqual(items[0]?.['TablaSubDescuento'], {
+      SubDescuento: [{ TipoSubDescuento: '%', SubDescuentoPorcentaje: '10', MontoSubDescuento: '60' }],
+    });
     assert.equal((document['Paginacion'] as { Pagina: unknown[] }).Pagina.length, 1);
     assert.equal(document['FechaHoraFirma'], '20-01-2025 09:34:59');
     assert.equal('Signature' in document, false);
@@ -52,7 +54,11 @@ describe('parseEcf', () => {
     const { eNCF, FechaVencimientoSecuencia, ...idDoc } = header['IdDoc'] ?? {};
     const client = { ...body, Encabezado: { ...header, IdDoc: idDoc } };
     assert.ok(typeof FechaHoraFirma === 'string' && eNCF !== undefined);
-    const rebuilt = buildEcf(client, { eNCF, fechaVencimientoSecuencia: FechaVencimientoSecuencia, fechaHoraFirma: FechaHoraFirma });
+    const rebuilt = buildEcf(client, {
+      eNCF,
+      fechaVencimientoSecuencia: FechaVencimientoSecuencia,
+      fechaHoraFirma: FechaHoraFirma,
+    });
     assert.ok(rebuilt.ok, JSON.stringify(rebuilt));
     assert.equal(rebuilt.xml, xml.replace(/<Signature[\s\S]*<\/Signature>/, ''));
   });
@@ -69,8 +75,14 @@ describe('parseEcf', () => {
   });
 
   it('accepts indentation between elements', () => {
-    const document = parsed(minimal('\n  <Emisor>\n    <RazonSocialEmisor>Peña &amp; Co</RazonSocialEmisor>\n  </Emisor>\n'));
-    assert.deepEqual(document['Encabezado'], { Version: '1.0', IdDoc: { TipoeCF: '43' }, Emisor: { RazonSocialEmisor: 'Peña & Co' } });
+    const document = parsed(
+      minimal('\n  <Emisor>\n    <RazonSocialEmisor>Peña &amp; Co</RazonSocialEmisor>\n  </Emisor>\n'),
+    );
+    assert.deepEqual(document['Encabezado'], {
+      Version: '1.0',
+      IdDoc: { TipoeCF: '43' },
+      Emisor: { RazonSocialEmisor: 'Peña & Co' },
+    });
   });
 
   it('refuses a DOCTYPE (no entity a sender defines is ever expanded)', () => {
@@ -81,29 +93,50 @@ describe('parseEcf', () => {
   it('reports malformed XML, another root, an unknown type', () => {
     assert.deepEqual(codes('<ECF><Encabezado></ECF>'), [['/', 'malformed_xml']]);
     assert.deepEqual(codes('<ARECF><DetalleAcusedeRecibo/></ARECF>'), [['/', 'not_an_ecf']]);
-    assert.deepEqual(codes('<ECF><Encabezado><IdDoc><TipoeCF>99</TipoeCF></IdDoc></Encabezado></ECF>'), [['/ECF/Encabezado/IdDoc/TipoeCF', 'unknown_type']]);
+    assert.deepEqual(codes('<ECF><Encabezado><IdDoc><TipoeCF>99</TipoeCF></IdDoc></Encabezado></ECF>'), [
+      ['/ECF/Encabezado/IdDoc/TipoeCF', 'unknown_type'],
+    ]);
   });
 
   it('refuses, without throwing, an element fast-xml-parser will not make a property of (constructor)', () => {
-    assert.deepEqual(codes('<ECF><!-- general --><Encabezado><constructor>1</constructor></Encabezado></ECF>'), [['/', 'malformed_xml']]);
+    assert.deepEqual(codes('<ECF><!-- general --><Encabezado><constructor>1</constructor></Encabezado></ECF>'), [
+      ['/', 'malformed_xml'],
+    ]);
   });
 
   it('reports an unknown element, an empty one, a repeated single one and an undefined entity, with their paths', () => {
-    assert.deepEqual(codes(minimal('<Emisor><Foo>1</Foo></Emisor>')), [['/ECF/Encabezado/Emisor/Foo', 'unknown_element']]);
-    assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor></RazonSocialEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'empty_element']]);
-    assert.deepEqual(codes(minimal('<Emisor><RNCEmisor>1</RNCEmisor><RNCEmisor>2</RNCEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RNCEmisor', 'repeated_element']]);
-    assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor>&copy;</RazonSocialEmisor></Emisor>')), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity']]);
+    assert.deepEqual(codes(minimal('<Emisor><Foo>1</Foo></Emisor>')), [
+      ['/ECF/Encabezado/Emisor/Foo', 'unknown_element'],
+    ]);
+    assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor></RazonSocialEmisor></Emisor>')), [
+      ['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'empty_element'],
+    ]);
+    assert.deepEqual(codes(minimal('<Emisor><RNCEmisor>1</RNCEmisor><RNCEmisor>2</RNCEmisor></Emisor>')), [
+      ['/ECF/Encabezado/Emisor/RNCEmisor', 'repeated_element'],
+    ]);
+    assert.deepEqual(codes(minimal('<Emisor><RazonSocialEmisor>&copy;</RazonSocialEmisor></Emisor>')), [
+      ['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity'],
+    ]);
   });
 
   it('refuses a character reference to what XML does not allow (NUL, a lone surrogate, past U+10FFFF), without throwing', () => {
     for (const reference of ['&#0;', '&#x1;', '&#xD800;', '&#x110000;', '&#99999999999;']) {
-      assert.deepEqual(codes(minimal(`<Emisor><RazonSocialEmisor>A${reference}</RazonSocialEmisor></Emisor>`)), [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity']], reference);
+      assert.deepEqual(
+        codes(minimal(`<Emisor><RazonSocialEmisor>A${reference}</RazonSocialEmisor></Emisor>`)),
+        [['/ECF/Encabezado/Emisor/RazonSocialEmisor', 'unknown_entity']],
+        reference,
+      );
     }
-    assert.deepEqual(parsed(minimal('<Emisor><RazonSocialEmisor>&#x1F600;&#9;&#xD;</RazonSocialEmisor></Emisor>'))['Encabezado'], { Version: '1.0', IdDoc: { TipoeCF: '43' }, Emisor: { RazonSocialEmisor: '\u{1F600}\t\r' } });
+    assert.deepEqual(
+      parsed(minimal('<Emisor><RazonSocialEmisor>&#x1F600;&#9;&#xD;</RazonSocialEmisor></Emisor>'))['Encabezado'],
+      { Version: '1.0', IdDoc: { TipoeCF: '43' }, Emisor: { RazonSocialEmisor: '\u{1F600}\t\r' } },
+    );
   });
 
   it('makes a repeated element an array even when it occurs once', () => {
-    const xml = minimal('<Emisor><TablaTelefonoEmisor><TelefonoEmisor>809-555-0101</TelefonoEmisor></TablaTelefonoEmisor></Emisor>');
+    const xml = minimal(
+      '<Emisor><TablaTelefonoEmisor><TelefonoEmisor>809-555-0101</TelefonoEmisor></TablaTelefonoEmisor></Emisor>',
+    );
     const header = parsed(xml)['Encabezado'] as Record<string, Record<string, unknown>>;
     assert.deepEqual(header['Emisor']?.['TablaTelefonoEmisor'], { TelefonoEmisor: ['809-555-0101'] });
   });

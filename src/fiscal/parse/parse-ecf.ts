@@ -77,7 +77,8 @@ export function parseCompactEcf(compact: CompactXml): ParseResult | undefined {
 
 function readEcfRoot(root: Node): ParseResult {
   const type = typeOf(root);
-  if (!isEcfType(type)) return failed('/ECF/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is missing or not an e-CF type');
+  if (!isEcfType(type))
+    return failed('/ECF/Encabezado/IdDoc/TipoeCF', 'unknown_type', 'TipoeCF is missing or not an e-CF type');
   const findings: Finding[] = [];
   const document = readGroup(ecfModel(type).children, root, '/ECF', findings, true);
   return findings.length > 0 ? { ok: false, findings } : { ok: true, document };
@@ -105,13 +106,20 @@ function knownElements(model: readonly EcfElement[]): ReadonlyMap<string, EcfEle
   return known;
 }
 
-function readGroup(model: readonly EcfElement[], node: Node, at: string, findings: Finding[], isRoot = false): EcfObject {
+function readGroup(
+  model: readonly EcfElement[],
+  node: Node,
+  at: string,
+  findings: Finding[],
+  isRoot = false,
+): EcfObject {
   const known = knownElements(model);
   const out: Record<string, EcfValue> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === '#comment') continue;
     if (key === '#text') {
-      if (typeof value === 'string' && value.trim() !== '') findings.push(error(at, 'unexpected_text', 'text between elements'));
+      if (typeof value === 'string' && value.trim() !== '')
+        findings.push(error(at, 'unexpected_text', 'text between elements'));
       continue;
     }
     // XMLDSig Signature: the xs:any slot after FechaHoraFirma; not part of the model.
@@ -122,8 +130,11 @@ function readGroup(model: readonly EcfElement[], node: Node, at: string, finding
       continue;
     }
     const occurrences = Array.isArray(value) ? (value as unknown[]) : [value];
-    if (!element.repeated && occurrences.length > 1) findings.push(error(`${at}/${key}`, 'repeated_element', `${key} occurs only once`));
-    const read = occurrences.map((occurrence, index) => readElement(element, occurrence, element.repeated ? `${at}/${key}[${index + 1}]` : `${at}/${key}`, findings));
+    if (!element.repeated && occurrences.length > 1)
+      findings.push(error(`${at}/${key}`, 'repeated_element', `${key} occurs only once`));
+    const read = occurrences.map((occurrence, index) =>
+      readElement(element, occurrence, element.repeated ? `${at}/${key}[${index + 1}]` : `${at}/${key}`, findings),
+    );
     if (element.repeated) out[key] = element.children === undefined ? (read as string[]) : (read as EcfObject[]);
     else if (read[0] !== undefined) out[key] = read[0];
   }
@@ -148,7 +159,13 @@ function readElement(element: EcfElement, value: unknown, at: string, findings: 
   if (value === '') findings.push(error(at, 'empty_element', `${element.name} is empty; DGII rejects empty elements`));
   const text = decodeXmlText(value);
   if (text === undefined) {
-    findings.push(error(at, 'unknown_entity', `${element.name} refers to an entity XML does not predefine, or to a character XML does not allow`));
+    findings.push(
+      error(
+        at,
+        'unknown_entity',
+        `${element.name} refers to an entity XML does not predefine, or to a character XML does not allow`,
+      ),
+    );
     return '';
   }
   return text;

@@ -14,7 +14,13 @@ export interface XmlTree {
 
 export type XmlTreeResult = { ok: true; root: string; tree: XmlTree } | { ok: false; findings: Finding[] };
 
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: false, trimValues: false, isArray: () => true });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  processEntities: false,
+  trimValues: false,
+  isArray: () => true,
+});
 
 type Node = Readonly<Record<string, unknown>>;
 
@@ -39,7 +45,8 @@ export function parseXmlTree(input: string | Uint8Array): XmlTreeResult {
   const roots = Object.keys(document).filter((key) => key !== '?xml' && key !== '#text');
   const root = roots[0];
   const rootList = root === undefined ? undefined : document[root];
-  if (roots.length !== 1 || root === undefined || !Array.isArray(rootList) || rootList.length !== 1) return refuse('malformed_xml', 'the document must have one root element');
+  if (roots.length !== 1 || root === undefined || !Array.isArray(rootList) || rootList.length !== 1)
+    return refuse('malformed_xml', 'the document must have one root element');
   return treeOf(root, rootList[0]);
 }
 
@@ -56,7 +63,8 @@ function readNode(value: unknown, at: string, findings: Finding[], isRoot = fals
   for (const [key, occurrences] of Object.entries(value)) {
     if (key === '#text') {
       const texts = (Array.isArray(occurrences) ? occurrences : [occurrences]) as unknown[];
-      if (texts.some((text) => typeof text === 'string' && text.trim() !== '')) findings.push(error(at, 'unexpected_text', 'text between elements'));
+      if (texts.some((text) => typeof text === 'string' && text.trim() !== ''))
+        findings.push(error(at, 'unexpected_text', 'text between elements'));
       continue;
     }
     if (isRoot && key === 'Signature') continue;
@@ -65,7 +73,14 @@ function readNode(value: unknown, at: string, findings: Finding[], isRoot = fals
       const path = `${at}/${key}[${String(index + 1)}]`;
       if (typeof occurrence === 'string') {
         const text = decodeXmlText(occurrence);
-        if (text === undefined) findings.push(error(path, 'unknown_entity', `${key} refers to an entity XML does not predefine, or to a character XML does not allow`));
+        if (text === undefined)
+          findings.push(
+            error(
+              path,
+              'unknown_entity',
+              `${key} refers to an entity XML does not predefine, or to a character XML does not allow`,
+            ),
+          );
         return text ?? '';
       }
       if (isNode(occurrence) && Object.keys(occurrence).length === 0) return '';

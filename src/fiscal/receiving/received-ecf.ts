@@ -86,7 +86,16 @@ export interface ReceptionChecks {
 }
 
 /** Findings of parseEcf that mean "this is not an e-CF document at all" rather than "an e-CF with errors". */
-const unreadableCodes: ReadonlySet<string> = new Set(['doctype_not_allowed', 'too_large', 'shape_not_allowed', 'malformed_xml', 'not_utf8', 'empty', 'encoding_unsupported', 'not_an_ecf']);
+const unreadableCodes: ReadonlySet<string> = new Set([
+  'doctype_not_allowed',
+  'too_large',
+  'shape_not_allowed',
+  'malformed_xml',
+  'not_utf8',
+  'empty',
+  'encoding_unsupported',
+  'not_an_ecf',
+]);
 
 function factsOf(document: unknown): ReceivedFacts {
   return {
@@ -104,7 +113,8 @@ function factsOf(document: unknown): ReceivedFacts {
  * the bytes, and all of its cost. Pure and synchronous, so a large document can be read on another thread
  * (platform/xml-checks): its result is plain data.
  */
-export type ReceptionReading = Exclude<ReceptionVerdict, { kind: 'received' }> | { kind: 'readable'; facts: ReceivedFacts };
+export type ReceptionReading =
+  Exclude<ReceptionVerdict, { kind: 'received' }> | { kind: 'readable'; facts: ReceivedFacts };
 
 export function readReceivedEcf(xml: Uint8Array, schemas: SchemaSet | undefined): ReceptionReading {
   // Read once: bytes that pass the screen as UTF-8 and scan compact (fiscal/xml/compact-xml.ts) serve both the
@@ -115,30 +125,47 @@ export function readReceivedEcf(xml: Uint8Array, schemas: SchemaSet | undefined)
   const parsed = (compact === undefined ? undefined : parseCompactEcf(compact)) ?? parseEcf(bytes.toString('utf8'));
   if (!parsed.ok) {
     const first = parsed.findings[0];
-    if (first !== undefined && first.pointer === '/' && unreadableCodes.has(first.code)) return { kind: 'unreadable', message: first.message };
+    if (first !== undefined && first.pointer === '/' && unreadableCodes.has(first.code))
+      return { kind: 'unreadable', message: first.message };
     return { kind: 'not_received', reason: '1', outcome: 'not_received:specification', facts: undefined };
   }
   const facts = factsOf(parsed.document);
-  const notReceived = (reason: NotReceivedReason, outcome: NotReceivedOutcome): ReceptionReading => ({ kind: 'not_received', reason, outcome, facts });
+  const notReceived = (reason: NotReceivedReason, outcome: NotReceivedOutcome): ReceptionReading => ({
+    kind: 'not_received',
+    reason,
+    outcome,
+    facts,
+  });
   if (!isTypeSentToReceiver(facts.ecfType ?? '')) return notReceived('1', 'not_received:type_not_sent_to_receivers');
   const kind = detectKind(bytes);
   if (kind === undefined) return notReceived('1', 'not_received:specification');
   if (schemas !== undefined && schemas.validate(kind, bytes).length > 0) return notReceived('1', 'not_received:xsd');
-  const signature = compact === undefined ? verifyEnvelopedSignature(bytes) : verifyCompactEnvelopedSignature(bytes, compact);
+  const signature =
+    compact === undefined ? verifyEnvelopedSignature(bytes) : verifyCompactEnvelopedSignature(bytes, compact);
   if (!signature.ok) return notReceived('2', 'not_received:signature');
   return { kind: 'readable', facts };
 }
 
 /** The receiver's verdict on what readReceivedEcf read: checks 3 (duplicate) and 4 (buyer) complete it. */
-export async function judgeReading(reading: ReceptionReading, identifiers: ReceivedIdentifiers, checks: Omit<ReceptionChecks, 'schemas'>): Promise<ReceptionVerdict> {
+export async function judgeReading(
+  reading: ReceptionReading,
+  identifiers: ReceivedIdentifiers,
+  checks: Omit<ReceptionChecks, 'schemas'>,
+): Promise<ReceptionVerdict> {
   if (reading.kind !== 'readable') return reading;
   const { facts } = reading;
-  if (await checks.alreadyReceived(identifiers)) return { kind: 'not_received', reason: '3', outcome: 'not_received:duplicate', facts };
-  if (facts.rncComprador !== checks.receiverRnc) return { kind: 'not_received', reason: '4', outcome: 'not_received:buyer', facts };
+  if (await checks.alreadyReceived(identifiers))
+    return { kind: 'not_received', reason: '3', outcome: 'not_received:duplicate', facts };
+  if (facts.rncComprador !== checks.receiverRnc)
+    return { kind: 'not_received', reason: '4', outcome: 'not_received:buyer', facts };
   return { kind: 'received', facts };
 }
 
 /** The receiver's verdict on `xml`, its checks in the standard's order (1, 2, 3, 4), all on this thread. */
-export async function judgeReceivedEcf(xml: Buffer, identifiers: ReceivedIdentifiers, checks: ReceptionChecks): Promise<ReceptionVerdict> {
+export async function judgeReceivedEcf(
+  xml: Buffer,
+  identifiers: ReceivedIdentifiers,
+  checks: ReceptionChecks,
+): Promise<ReceptionVerdict> {
   return judgeReading(readReceivedEcf(xml, checks.schemas), identifiers, checks);
 }

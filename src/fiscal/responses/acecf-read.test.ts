@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseXmlTree } from '../parse/index.js';
 import { buildAcecf, type Acecf } from './acecf.js';
-import { acecfDecision, acecfMismatches, readAcecf, sameAmount, sameDate, takesCommercialApproval } from './acecf-read.js';
+import {
+  acecfDecision,
+  acecfMismatches,
+  readAcecf,
+  sameAmount,
+  sameDate,
+  takesCommercialApproval,
+} from './acecf-read.js';
 
 const approval: Acecf = {
   RNCEmisor: '131880681',
@@ -36,7 +43,14 @@ describe('readAcecf', () => {
   });
 
   it('reads nothing when a required field is missing', () => {
-    assert.equal(readAcecf(treeOf('<ACECF><DetalleAprobacionComercial><Version>1.0</Version><RNCEmisor>131880681</RNCEmisor></DetalleAprobacionComercial></ACECF>')), undefined);
+    assert.equal(
+      readAcecf(
+        treeOf(
+          '<ACECF><DetalleAprobacionComercial><Version>1.0</Version><RNCEmisor>131880681</RNCEmisor></DetalleAprobacionComercial></ACECF>',
+        ),
+      ),
+      undefined,
+    );
     assert.equal(readAcecf(treeOf('<ACECF/>')), undefined);
   });
 });
@@ -64,12 +78,24 @@ describe('matching an approval with its e-CF', () => {
   });
 
   it('takes an amount and a date written differently but equal', () => {
-    assert.deepEqual(acecfMismatches({ ...approval, MontoTotal: '35400', FechaEmision: '20-11-2026' }, { ...ecf, MontoTotal: '35400.0' }), []);
+    assert.deepEqual(
+      acecfMismatches(
+        { ...approval, MontoTotal: '35400', FechaEmision: '20-11-2026' },
+        { ...ecf, MontoTotal: '35400.0' },
+      ),
+      [],
+    );
     assert.equal(sameDate('01-02-2026', '1-2-2026'), true);
   });
 
   it('names each field that differs, in the order of the format', () => {
-    assert.deepEqual(acecfMismatches({ ...approval, RNCComprador: '101010101', FechaEmision: '21-11-2026', MontoTotal: '35400.01' }, ecf), ['RNCComprador', 'FechaEmision', 'MontoTotal']);
+    assert.deepEqual(
+      acecfMismatches(
+        { ...approval, RNCComprador: '101010101', FechaEmision: '21-11-2026', MontoTotal: '35400.01' },
+        ecf,
+      ),
+      ['RNCComprador', 'FechaEmision', 'MontoTotal'],
+    );
     assert.deepEqual(acecfMismatches(approval, { ...ecf, MontoTotal: '35399.99' }), ['MontoTotal']);
     assert.deepEqual(acecfMismatches(approval, { ...ecf, RNCComprador: null }), ['RNCComprador']);
   });
@@ -82,7 +108,18 @@ describe('matching an approval with its e-CF', () => {
 });
 
 describe('takesCommercialApproval', () => {
-  for (const [type, takes] of [['31', true], ['33', true], ['34', true], ['44', true], ['45', true], ['32', false], ['41', false], ['43', false], ['46', false], ['47', false]] as const) {
+  for (const [type, takes] of [
+    ['31', true],
+    ['33', true],
+    ['34', true],
+    ['44', true],
+    ['45', true],
+    ['32', false],
+    ['41', false],
+    ['43', false],
+    ['46', false],
+    ['47', false],
+  ] as const) {
     it(`${takes ? 'takes one' : 'takes none'} for type ${type}`, () => {
       assert.equal(takesCommercialApproval(`E${type}0000000001`), takes);
     });

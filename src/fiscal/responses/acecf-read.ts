@@ -21,9 +21,33 @@ export function readAcecf(tree: XmlTree): ReceivedAcecf | undefined {
   const detail = groupsOf(tree, 'DetalleAprobacionComercial')[0];
   if (detail === undefined) return undefined;
   const field = (name: string) => textOf(detail, name);
-  const [RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado] = ['RNCEmisor', 'eNCF', 'FechaEmision', 'MontoTotal', 'RNCComprador', 'Estado'].map(field);
-  if (RNCEmisor === undefined || eNCF === undefined || FechaEmision === undefined || MontoTotal === undefined || RNCComprador === undefined || Estado === undefined) return undefined;
-  return { RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado, DetalleMotivoRechazo: field('DetalleMotivoRechazo'), FechaHoraAprobacionComercial: field('FechaHoraAprobacionComercial') };
+  const [RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador, Estado] = [
+    'RNCEmisor',
+    'eNCF',
+    'FechaEmision',
+    'MontoTotal',
+    'RNCComprador',
+    'Estado',
+  ].map(field);
+  if (
+    RNCEmisor === undefined ||
+    eNCF === undefined ||
+    FechaEmision === undefined ||
+    MontoTotal === undefined ||
+    RNCComprador === undefined ||
+    Estado === undefined
+  )
+    return undefined;
+  return {
+    RNCEmisor,
+    eNCF,
+    FechaEmision,
+    MontoTotal,
+    RNCComprador,
+    Estado,
+    DetalleMotivoRechazo: field('DetalleMotivoRechazo'),
+    FechaHoraAprobacionComercial: field('FechaHoraAprobacionComercial'),
+  };
 }
 
 /** DT simulator validations: 32, 41, 43, 46 and 47 are never sent to a buyer, so never approved (research §6.1). */
@@ -40,10 +64,16 @@ export type AcecfDecision = { decision: 'approved'; reason: undefined } | { deci
  * What Estado says (1 e-CF Aceptado, 2 e-CF Rechazado), or why it cannot be read: DetalleMotivoRechazo is
  * "condicional a que el campo Estado sea código 2" (Formato Aprobación Comercial §4, field 8).
  */
-export function acecfDecision(approval: Pick<ReceivedAcecf, 'Estado' | 'DetalleMotivoRechazo'>): AcecfDecision | { problem: 'estado_invalid' | 'reason_required' | 'reason_not_allowed' } {
+export function acecfDecision(
+  approval: Pick<ReceivedAcecf, 'Estado' | 'DetalleMotivoRechazo'>,
+): AcecfDecision | { problem: 'estado_invalid' | 'reason_required' | 'reason_not_allowed' } {
   const reason = approval.DetalleMotivoRechazo;
-  if (approval.Estado === '1') return reason === undefined ? { decision: 'approved', reason: undefined } : { problem: 'reason_not_allowed' };
-  if (approval.Estado === '2') return reason === undefined || reason.trim() === '' ? { problem: 'reason_required' } : { decision: 'rejected', reason };
+  if (approval.Estado === '1')
+    return reason === undefined ? { decision: 'approved', reason: undefined } : { problem: 'reason_not_allowed' };
+  if (approval.Estado === '2')
+    return reason === undefined || reason.trim() === ''
+      ? { problem: 'reason_required' }
+      : { decision: 'rejected', reason };
   return { problem: 'estado_invalid' };
 }
 
@@ -77,7 +107,10 @@ export type AcecfMismatch = 'RNCComprador' | 'FechaEmision' | 'MontoTotal';
  * The fields in which an approval disagrees with the e-CF it names (issuer and e-NCF found it), in the order of
  * the format: the buyer, the issue date and the total must be the e-CF's own (Formato §4, fields 4 to 6).
  */
-export function acecfMismatches(approval: Pick<ReceivedAcecf, 'RNCComprador' | 'FechaEmision' | 'MontoTotal'>, ecf: ApprovedEcf): AcecfMismatch[] {
+export function acecfMismatches(
+  approval: Pick<ReceivedAcecf, 'RNCComprador' | 'FechaEmision' | 'MontoTotal'>,
+  ecf: ApprovedEcf,
+): AcecfMismatch[] {
   const mismatches: AcecfMismatch[] = [];
   if (ecf.RNCComprador !== approval.RNCComprador) mismatches.push('RNCComprador');
   if (!sameDate(ecf.FechaEmision, approval.FechaEmision)) mismatches.push('FechaEmision');

@@ -24,9 +24,18 @@ export function twoDecimals(amount: string): string | undefined {
 
 export function checkAcecf(approval: Acecf): Finding[] {
   const findings: Finding[] = [];
-  if (twoDecimals(approval.MontoTotal) === undefined) findings.push(error('/MontoTotal', 'amount_format', 'MontoTotal is a non-negative amount with at most two decimals.'));
+  if (twoDecimals(approval.MontoTotal) === undefined)
+    findings.push(
+      error('/MontoTotal', 'amount_format', 'MontoTotal is a non-negative amount with at most two decimals.'),
+    );
   if (approval.Estado === '2' && approval.DetalleMotivoRechazo.trim() === '') {
-    findings.push(error('/DetalleMotivoRechazo', 'rejection_reason_required', 'A rejection (Estado 2) must say why: DetalleMotivoRechazo.'));
+    findings.push(
+      error(
+        '/DetalleMotivoRechazo',
+        'rejection_reason_required',
+        'A rejection (Estado 2) must say why: DetalleMotivoRechazo.',
+      ),
+    );
   }
   if (approval.Estado === '2' && approval.DetalleMotivoRechazo.length > 250) {
     findings.push(error('/DetalleMotivoRechazo', 'too_long', 'DetalleMotivoRechazo has at most 250 characters.'));

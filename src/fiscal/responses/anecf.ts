@@ -37,36 +37,65 @@ export function rangeSize(range: AnnulledRange, type: string): bigint | undefine
 
 export function checkAnecf(request: Anecf): Finding[] {
   const findings: Finding[] = [];
-  if (request.lines.length === 0 || request.lines.length > 10) findings.push(error('/lines', 'line_count', 'An annulment has 1 to 10 lines.'));
+  if (request.lines.length === 0 || request.lines.length > 10)
+    findings.push(error('/lines', 'line_count', 'An annulment has 1 to 10 lines.'));
   const types = new Set<string>();
   request.lines.forEach((line, i) => {
-    if (!annullableTypes.includes(line.TipoeCF)) findings.push(error(`/lines/${i}/TipoeCF`, 'unknown_type', `${line.TipoeCF} is not an e-CF type.`));
-    if (types.has(line.TipoeCF)) findings.push(error(`/lines/${i}/TipoeCF`, 'duplicate_type', `Type ${line.TipoeCF} already has a line; put all its ranges there.`));
+    if (!annullableTypes.includes(line.TipoeCF))
+      findings.push(error(`/lines/${i}/TipoeCF`, 'unknown_type', `${line.TipoeCF} is not an e-CF type.`));
+    if (types.has(line.TipoeCF))
+      findings.push(
+        error(
+          `/lines/${i}/TipoeCF`,
+          'duplicate_type',
+          `Type ${line.TipoeCF} already has a line; put all its ranges there.`,
+        ),
+      );
     types.add(line.TipoeCF);
-    if (line.ranges.length === 0 || line.ranges.length > 10_000) findings.push(error(`/lines/${i}/ranges`, 'range_count', 'A line has 1 to 10,000 ranges.'));
+    if (line.ranges.length === 0 || line.ranges.length > 10_000)
+      findings.push(error(`/lines/${i}/ranges`, 'range_count', 'A line has 1 to 10,000 ranges.'));
     line.ranges.forEach((range, j) => {
       if (rangeSize(range, line.TipoeCF) === undefined) {
-        findings.push(error(`/lines/${i}/ranges/${j}`, 'range_invalid', `${range.SecuenciaeNCFDesde}..${range.SecuenciaeNCFHasta} is not an ascending range of type ${line.TipoeCF} e-NCF.`));
+        findings.push(
+          error(
+            `/lines/${i}/ranges/${j}`,
+            'range_invalid',
+            `${range.SecuenciaeNCFDesde}..${range.SecuenciaeNCFHasta} is not an ascending range of type ${line.TipoeCF} e-NCF.`,
+          ),
+        );
       }
     });
   });
-  const total = request.lines.reduce((sum, line) => sum + line.ranges.reduce((inner, range) => inner + (rangeSize(range, line.TipoeCF) ?? 0n), 0n), 0n);
+  const total = request.lines.reduce(
+    (sum, line) => sum + line.ranges.reduce((inner, range) => inner + (rangeSize(range, line.TipoeCF) ?? 0n), 0n),
+    0n,
+  );
   // CantidadeNCFAnulados is at most ten digits.
-  if (total > 9_999_999_999n) findings.push(error('/lines', 'too_many_numbers', 'One annulment covers at most 9,999,999,999 numbers.'));
+  if (total > 9_999_999_999n)
+    findings.push(error('/lines', 'too_many_numbers', 'One annulment covers at most 9,999,999,999 numbers.'));
   return findings;
 }
 
-export function buildAnecf(request: Anecf): { ok: true; xml: string; total: bigint } | { ok: false; findings: Finding[] } {
+export function buildAnecf(
+  request: Anecf,
+): { ok: true; xml: string; total: bigint } | { ok: false; findings: Finding[] } {
   const findings = checkAnecf(request);
   if (findings.length > 0) return { ok: false, findings };
-  const lineTotals = request.lines.map((line) => line.ranges.reduce((sum, range) => sum + (rangeSize(range, line.TipoeCF) ?? 0n), 0n));
+  const lineTotals = request.lines.map((line) =>
+    line.ranges.reduce((sum, range) => sum + (rangeSize(range, line.TipoeCF) ?? 0n), 0n),
+  );
   const total = lineTotals.reduce((sum, count) => sum + count, 0n);
   const xml = writeXmlDocument({
     name: 'ANECF',
     content: [
       {
         name: 'Encabezado',
-        content: [leaf('Version', '1.0'), leaf('RncEmisor', request.RncEmisor), leaf('CantidadeNCFAnulados', String(total)), leaf('FechaHoraAnulacioneNCF', request.FechaHoraAnulacioneNCF)],
+        content: [
+          leaf('Version', '1.0'),
+          leaf('RncEmisor', request.RncEmisor),
+          leaf('CantidadeNCFAnulados', String(total)),
+          leaf('FechaHoraAnulacioneNCF', request.FechaHoraAnulacioneNCF),
+        ],
       },
       {
         name: 'DetalleAnulacion',
@@ -79,7 +108,10 @@ export function buildAnecf(request: Anecf): { ok: true; xml: string; total: bigi
               name: 'TablaRangoSecuenciasAnuladaseNCF',
               content: line.ranges.map((range) => ({
                 name: 'Secuencias',
-                content: [leaf('SecuenciaeNCFDesde', range.SecuenciaeNCFDesde), leaf('SecuenciaeNCFHasta', range.SecuenciaeNCFHasta)],
+                content: [
+                  leaf('SecuenciaeNCFDesde', range.SecuenciaeNCFDesde),
+                  leaf('SecuenciaeNCFHasta', range.SecuenciaeNCFHasta),
+                ],
               })),
             },
             leaf('CantidadeNCFAnulados', String(lineTotals[i] ?? 0n)),

@@ -44,11 +44,14 @@ export function buildArecf(receipt: Arecf): string {
 }
 
 /** The fields of an ARECF read back (from a parsed document), checked for the combinations DGII allows. */
-export function readArecf(detail: Record<string, string | undefined>): { ok: true; value: Arecf } | { ok: false; findings: Finding[] } {
+export function readArecf(
+  detail: Record<string, string | undefined>,
+): { ok: true; value: Arecf } | { ok: false; findings: Finding[] } {
   const findings: Finding[] = [];
   const required = (name: string): string => {
     const value = detail[name];
-    if (value === undefined || value === '') findings.push(error(`/ARECF/DetalleAcusedeRecibo/${name}`, 'missing', `${name} is required.`));
+    if (value === undefined || value === '')
+      findings.push(error(`/ARECF/DetalleAcusedeRecibo/${name}`, 'missing', `${name} is required.`));
     return value ?? '';
   };
   const base = {
@@ -60,12 +63,33 @@ export function readArecf(detail: Record<string, string | undefined>): { ok: tru
   const estado = required('Estado');
   const reason = detail.CodigoMotivoNoRecibido;
   if (estado === '1' && (reason === undefined || !(reason in notReceivedReasons))) {
-    findings.push(error('/ARECF/DetalleAcusedeRecibo/CodigoMotivoNoRecibido', 'reason_required', 'Estado 1 (no recibido) needs CodigoMotivoNoRecibido 1 to 4.'));
+    findings.push(
+      error(
+        '/ARECF/DetalleAcusedeRecibo/CodigoMotivoNoRecibido',
+        'reason_required',
+        'Estado 1 (no recibido) needs CodigoMotivoNoRecibido 1 to 4.',
+      ),
+    );
   }
   if (estado === '0' && reason !== undefined) {
-    findings.push(error('/ARECF/DetalleAcusedeRecibo/CodigoMotivoNoRecibido', 'reason_not_allowed', 'Estado 0 (recibido) carries no CodigoMotivoNoRecibido.'));
+    findings.push(
+      error(
+        '/ARECF/DetalleAcusedeRecibo/CodigoMotivoNoRecibido',
+        'reason_not_allowed',
+        'Estado 0 (recibido) carries no CodigoMotivoNoRecibido.',
+      ),
+    );
   }
-  if (estado !== '0' && estado !== '1' && estado !== '') findings.push(error('/ARECF/DetalleAcusedeRecibo/Estado', 'unknown_state', 'Estado is 0 (recibido) or 1 (no recibido).'));
+  if (estado !== '0' && estado !== '1' && estado !== '')
+    findings.push(
+      error('/ARECF/DetalleAcusedeRecibo/Estado', 'unknown_state', 'Estado is 0 (recibido) or 1 (no recibido).'),
+    );
   if (findings.length > 0) return { ok: false, findings };
-  return { ok: true, value: estado === '1' ? { ...base, Estado: '1', CodigoMotivoNoRecibido: reason as NotReceivedReason } : { ...base, Estado: '0' } };
+  return {
+    ok: true,
+    value:
+      estado === '1'
+        ? { ...base, Estado: '1', CodigoMotivoNoRecibido: reason as NotReceivedReason }
+        : { ...base, Estado: '0' },
+  };
 }

@@ -9,7 +9,13 @@ import { buildArecf, readArecf } from './arecf.js';
 
 describe('ARECF', () => {
   it('writes a receipt (Estado 0) DGII accepts, in XSD order', () => {
-    const xml = buildArecf({ RNCEmisor: '131880681', RNCComprador: '130862346', eNCF: 'E310000000001', Estado: '0', FechaHoraAcuseRecibo: '21-11-2026 12:00:00' });
+    const xml = buildArecf({
+      RNCEmisor: '131880681',
+      RNCComprador: '130862346',
+      eNCF: 'E310000000001',
+      Estado: '0',
+      FechaHoraAcuseRecibo: '21-11-2026 12:00:00',
+    });
     assert.equal(
       xml,
       '<?xml version="1.0" encoding="utf-8"?><ARECF xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><DetalleAcusedeRecibo><Version>1.0</Version><RNCEmisor>131880681</RNCEmisor><RNCComprador>130862346</RNCComprador><eNCF>E310000000001</eNCF><Estado>0</Estado><FechaHoraAcuseRecibo>21-11-2026 12:00:00</FechaHoraAcuseRecibo></DetalleAcusedeRecibo></ARECF>',
@@ -19,16 +25,31 @@ describe('ARECF', () => {
 
   for (const reason of ['1', '2', '3', '4'] as const) {
     it(`writes a not-received answer with reason ${reason}`, () => {
-      const xml = buildArecf({ RNCEmisor: '131880681', RNCComprador: '130862346', eNCF: 'E310000000001', Estado: '1', CodigoMotivoNoRecibido: reason, FechaHoraAcuseRecibo: '21-11-2026 12:00:00' });
+      const xml = buildArecf({
+        RNCEmisor: '131880681',
+        RNCComprador: '130862346',
+        eNCF: 'E310000000001',
+        Estado: '1',
+        CodigoMotivoNoRecibido: reason,
+        FechaHoraAcuseRecibo: '21-11-2026 12:00:00',
+      });
       assert.match(xml, new RegExp(`<Estado>1</Estado><CodigoMotivoNoRecibido>${reason}</CodigoMotivoNoRecibido>`));
       assertDeliverable('ARECF', xml);
     });
   }
 
   it('reads back only the combinations DGII allows', () => {
-    const base = { RNCEmisor: '131880681', RNCComprador: '130862346', eNCF: 'E310000000001', FechaHoraAcuseRecibo: '21-11-2026 12:00:00' };
+    const base = {
+      RNCEmisor: '131880681',
+      RNCComprador: '130862346',
+      eNCF: 'E310000000001',
+      FechaHoraAcuseRecibo: '21-11-2026 12:00:00',
+    };
     assert.deepEqual(readArecf({ ...base, Estado: '0' }), { ok: true, value: { ...base, Estado: '0' } });
-    assert.deepEqual(readArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: '3' }), { ok: true, value: { ...base, Estado: '1', CodigoMotivoNoRecibido: '3' } });
+    assert.deepEqual(readArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: '3' }), {
+      ok: true,
+      value: { ...base, Estado: '1', CodigoMotivoNoRecibido: '3' },
+    });
     const noReason = readArecf({ ...base, Estado: '1' });
     assert.deepEqual(noReason.ok ? [] : noReason.findings.map((f) => f.code), ['reason_required']);
     const reasonOnReceived = readArecf({ ...base, Estado: '0', CodigoMotivoNoRecibido: '2' });
@@ -50,7 +71,10 @@ describe('ACECF', () => {
   it('writes an approval with MontoTotal in two decimals, as the XSD demands', () => {
     const built = buildAcecf(approval);
     assert.ok(built.ok);
-    assert.match(built.xml, /<MontoTotal>35400\.00<\/MontoTotal><RNCComprador>130862346<\/RNCComprador><Estado>1<\/Estado><FechaHoraAprobacionComercial>/);
+    assert.match(
+      built.xml,
+      /<MontoTotal>35400\.00<\/MontoTotal><RNCComprador>130862346<\/RNCComprador><Estado>1<\/Estado><FechaHoraAprobacionComercial>/,
+    );
     assertDeliverable('ACECF', built.xml);
   });
 
@@ -80,27 +104,65 @@ describe('ANECF', () => {
       RncEmisor: '131880681',
       FechaHoraAnulacioneNCF: '21-11-2026 12:00:00',
       lines: [
-        { TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000010', SecuenciaeNCFHasta: 'E310000000019' }, { SecuenciaeNCFDesde: 'E310000000050', SecuenciaeNCFHasta: 'E310000000050' }] },
+        {
+          TipoeCF: '31',
+          ranges: [
+            { SecuenciaeNCFDesde: 'E310000000010', SecuenciaeNCFHasta: 'E310000000019' },
+            { SecuenciaeNCFDesde: 'E310000000050', SecuenciaeNCFHasta: 'E310000000050' },
+          ],
+        },
         { TipoeCF: '32', ranges: [{ SecuenciaeNCFDesde: 'E320000000100', SecuenciaeNCFHasta: 'E320000000199' }] },
       ],
     });
     assert.ok(built.ok);
     assert.equal(built.total, 111n);
-    assert.match(built.xml, /<Encabezado><Version>1\.0<\/Version><RncEmisor>131880681<\/RncEmisor><CantidadeNCFAnulados>111<\/CantidadeNCFAnulados>/);
-    assert.match(built.xml, /<NoLinea>1<\/NoLinea><TipoeCF>31<\/TipoeCF>.*<CantidadeNCFAnulados>11<\/CantidadeNCFAnulados><\/Anulacion>/);
-    assert.match(built.xml, /<NoLinea>2<\/NoLinea><TipoeCF>32<\/TipoeCF>.*<CantidadeNCFAnulados>100<\/CantidadeNCFAnulados><\/Anulacion>/);
+    assert.match(
+      built.xml,
+      /<Encabezado><Version>1\.0<\/Version><RncEmisor>131880681<\/RncEmisor><CantidadeNCFAnulados>111<\/CantidadeNCFAnulados>/,
+    );
+    assert.match(
+      built.xml,
+      /<NoLinea>1<\/NoLinea><TipoeCF>31<\/TipoeCF>.*<CantidadeNCFAnulados>11<\/CantidadeNCFAnulados><\/Anulacion>/,
+    );
+    assert.match(
+      built.xml,
+      /<NoLinea>2<\/NoLinea><TipoeCF>32<\/TipoeCF>.*<CantidadeNCFAnulados>100<\/CantidadeNCFAnulados><\/Anulacion>/,
+    );
     assertDeliverable('ANECF', built.xml);
   });
 
   for (const [name, lines, code] of [
-    ['a descending range', [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000019', SecuenciaeNCFHasta: 'E310000000010' }] }], 'range_invalid'],
-    ['a range of another type', [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E320000000001', SecuenciaeNCFHasta: 'E320000000002' }] }], 'range_invalid'],
-    ['two lines of one type', [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000001', SecuenciaeNCFHasta: 'E310000000001' }] }, { TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000002', SecuenciaeNCFHasta: 'E310000000002' }] }], 'duplicate_type'],
+    [
+      'a descending range',
+      [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000019', SecuenciaeNCFHasta: 'E310000000010' }] }],
+      'range_invalid',
+    ],
+    [
+      'a range of another type',
+      [{ TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E320000000001', SecuenciaeNCFHasta: 'E320000000002' }] }],
+      'range_invalid',
+    ],
+    [
+      'two lines of one type',
+      [
+        { TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000001', SecuenciaeNCFHasta: 'E310000000001' }] },
+        { TipoeCF: '31', ranges: [{ SecuenciaeNCFDesde: 'E310000000002', SecuenciaeNCFHasta: 'E310000000002' }] },
+      ],
+      'duplicate_type',
+    ],
     ['no line at all', [], 'line_count'],
-    ['a type that does not exist', [{ TipoeCF: '35', ranges: [{ SecuenciaeNCFDesde: 'E350000000001', SecuenciaeNCFHasta: 'E350000000001' }] }], 'unknown_type'],
+    [
+      'a type that does not exist',
+      [{ TipoeCF: '35', ranges: [{ SecuenciaeNCFDesde: 'E350000000001', SecuenciaeNCFHasta: 'E350000000001' }] }],
+      'unknown_type',
+    ],
   ] as const) {
     it(`refuses ${name}`, () => {
-      const built = buildAnecf({ RncEmisor: '131880681', FechaHoraAnulacioneNCF: '21-11-2026 12:00:00', lines: lines.map((line) => ({ TipoeCF: line.TipoeCF, ranges: [...line.ranges] })) });
+      const built = buildAnecf({
+        RncEmisor: '131880681',
+        FechaHoraAnulacioneNCF: '21-11-2026 12:00:00',
+        lines: lines.map((line) => ({ TipoeCF: line.TipoeCF, ranges: [...line.ranges] })),
+      });
       assert.equal(built.ok ? 'built' : built.findings[0]?.code, code);
     });
   }

@@ -44,8 +44,19 @@ function texts(xml: string, name: string): string[] {
 /** Signed, the RFCE is valid for our validator and for the real xmllint, and verifies in xmlsec1. */
 
 const rfceTotals = [
-  'MontoGravadoTotal', 'MontoGravadoI1', 'MontoGravadoI2', 'MontoGravadoI3', 'MontoExento', 'TotalITBIS', 'TotalITBIS1', 'TotalITBIS2', 'TotalITBIS3',
-  'MontoImpuestoAdicional', 'MontoTotal', 'MontoNoFacturable', 'MontoPeriodo',
+  'MontoGravadoTotal',
+  'MontoGravadoI1',
+  'MontoGravadoI2',
+  'MontoGravadoI3',
+  'MontoExento',
+  'TotalITBIS',
+  'TotalITBIS1',
+  'TotalITBIS2',
+  'TotalITBIS3',
+  'MontoImpuestoAdicional',
+  'MontoTotal',
+  'MontoNoFacturable',
+  'MontoPeriodo',
 ];
 
 /** Every total of the RFCE is the e-CF's, as written there, and none the e-CF has is dropped; how many there are. */
@@ -73,7 +84,11 @@ describe('RFCE', () => {
     assert.equal(built.codigoSeguridad, securityCode(signatureValue));
     assert.deepEqual(texts(built.xml, 'CodigoSeguridadeCF'), [securityCode(signatureValue)]);
 
-    assert.equal(totalsCopied(ecf, built.xml), 6, 'MontoGravadoTotal, MontoGravadoI1, MontoExento, TotalITBIS, TotalITBIS1, MontoTotal');
+    assert.equal(
+      totalsCopied(ecf, built.xml),
+      6,
+      'MontoGravadoTotal, MontoGravadoI1, MontoExento, TotalITBIS, TotalITBIS1, MontoTotal',
+    );
 
     assert.equal(
       built.xml,
@@ -93,13 +108,20 @@ describe('RFCE', () => {
     const document = clone(ecfDocuments['32']);
     const encabezado = document['Encabezado'] as Json;
     const idDoc = encabezado['IdDoc'] as Json;
-    idDoc['TablaFormasPago'] = { FormaDePago: [{ FormaPago: 1, MontoPago: '530.00' }, { FormaPago: 3, MontoPago: '1000.00' }] };
+    idDoc['TablaFormasPago'] = {
+      FormaDePago: [
+        { FormaPago: 1, MontoPago: '530.00' },
+        { FormaPago: 3, MontoPago: '1000.00' },
+      ],
+    };
     encabezado['Comprador'] = { RNCComprador: '130123456', RazonSocialComprador: 'Cliente <Uno>' };
     // A 10 % legal tip (001) on the first line, and an amount not invoiced.
     encabezado['Totales'] = {
       ...(encabezado['Totales'] as Json),
       MontoImpuestoAdicional: '100.00',
-      ImpuestosAdicionales: { ImpuestoAdicional: [{ TipoImpuesto: '001', TasaImpuestoAdicional: '10', OtrosImpuestosAdicionales: '100.00' }] },
+      ImpuestosAdicionales: {
+        ImpuestoAdicional: [{ TipoImpuesto: '001', TasaImpuestoAdicional: '10', OtrosImpuestosAdicionales: '100.00' }],
+      },
       MontoTotal: '1530.00',
       MontoNoFacturable: '-30.00',
       MontoPeriodo: '1500.00',
@@ -115,8 +137,14 @@ describe('RFCE', () => {
       built.xml,
       /<MontoImpuestoAdicional>100\.00<\/MontoImpuestoAdicional><ImpuestosAdicionales><ImpuestoAdicional><TipoImpuesto>001<\/TipoImpuesto><OtrosImpuestosAdicionales>100\.00<\/OtrosImpuestosAdicionales><\/ImpuestoAdicional><\/ImpuestosAdicionales><MontoTotal>1530\.00<\/MontoTotal><MontoNoFacturable>-30\.00<\/MontoNoFacturable><MontoPeriodo>1500\.00<\/MontoPeriodo><\/Totales>/,
     );
-    assert.match(built.xml, /<TablaFormasPago><FormaDePago><FormaPago>1<\/FormaPago><MontoPago>530\.00<\/MontoPago><\/FormaDePago><FormaDePago><FormaPago>3<\/FormaPago><MontoPago>1000\.00<\/MontoPago><\/FormaDePago><\/TablaFormasPago>/);
-    assert.match(built.xml, /<Comprador><RNCComprador>130123456<\/RNCComprador><RazonSocialComprador>Cliente &lt;Uno&gt;<\/RazonSocialComprador><\/Comprador>/);
+    assert.match(
+      built.xml,
+      /<TablaFormasPago><FormaDePago><FormaPago>1<\/FormaPago><MontoPago>530\.00<\/MontoPago><\/FormaDePago><FormaDePago><FormaPago>3<\/FormaPago><MontoPago>1000\.00<\/MontoPago><\/FormaDePago><\/TablaFormasPago>/,
+    );
+    assert.match(
+      built.xml,
+      /<Comprador><RNCComprador>130123456<\/RNCComprador><RazonSocialComprador>Cliente &lt;Uno&gt;<\/RazonSocialComprador><\/Comprador>/,
+    );
     assertDeliverable('RFCE-32', built.xml);
   });
 
@@ -125,10 +153,23 @@ describe('RFCE', () => {
     const document = clone(ecfDocuments['32']);
     const encabezado = document['Encabezado'] as Json;
     encabezado['Totales'] = { MontoExento: amount, MontoTotal: amount };
-    encabezado['IdDoc'] = { ...(encabezado['IdDoc'] as Json), TablaFormasPago: { FormaDePago: [{ FormaPago: 1, MontoPago: amount }] } };
+    encabezado['IdDoc'] = {
+      ...(encabezado['IdDoc'] as Json),
+      TablaFormasPago: { FormaDePago: [{ FormaPago: 1, MontoPago: amount }] },
+    };
     encabezado['Comprador'] = { RNCComprador: '130123456', RazonSocialComprador: 'Cliente Uno' };
     document['DetallesItems'] = {
-      Item: [{ NumeroLinea: 1, IndicadorFacturacion: 4, NombreItem: 'Maquinaria', IndicadorBienoServicio: 1, CantidadItem: '1', PrecioUnitarioItem: amount, MontoItem: amount }],
+      Item: [
+        {
+          NumeroLinea: 1,
+          IndicadorFacturacion: 4,
+          NombreItem: 'Maquinaria',
+          IndicadorBienoServicio: 1,
+          CantidadItem: '1',
+          PrecioUnitarioItem: amount,
+          MontoItem: amount,
+        },
+      ],
     };
     return signedEcf(document);
   }
@@ -140,7 +181,10 @@ describe('RFCE', () => {
   it('summarises a type 32 of DOP 249,999.99', () => {
     const built = buildRfce(exemptInvoice('249999.99'));
     assert.ok(built.ok, built.ok ? '' : JSON.stringify(built.findings));
-    assert.match(built.xml, /<Totales><MontoExento>249999\.99<\/MontoExento><MontoTotal>249999\.99<\/MontoTotal><\/Totales>/);
+    assert.match(
+      built.xml,
+      /<Totales><MontoExento>249999\.99<\/MontoExento><MontoTotal>249999\.99<\/MontoTotal><\/Totales>/,
+    );
     assertDeliverable('RFCE-32', built.xml);
   });
 
@@ -162,7 +206,10 @@ describe('RFCE', () => {
     const result = buildRfce(tampered);
     assert.ok(!result.ok);
     assert.ok(result.findings.length > 0);
-    assert.ok(result.findings.every((finding) => finding.code === 'ecf_signature_invalid'), JSON.stringify(result.findings));
+    assert.ok(
+      result.findings.every((finding) => finding.code === 'ecf_signature_invalid'),
+      JSON.stringify(result.findings),
+    );
   });
 
   it('refuses what is not an e-CF at all', () => {

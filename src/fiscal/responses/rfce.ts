@@ -26,7 +26,12 @@ const totalsBeforeTable = [
   'MontoImpuestoAdicional',
 ] as const;
 const totalsAfterTable = ['MontoNoFacturable', 'MontoPeriodo'] as const;
-const additionalTaxFields = ['TipoImpuesto', 'MontoImpuestoSelectivoConsumoEspecifico', 'MontoImpuestoSelectivoConsumoAdvalorem', 'OtrosImpuestosAdicionales'] as const;
+const additionalTaxFields = [
+  'TipoImpuesto',
+  'MontoImpuestoSelectivoConsumoEspecifico',
+  'MontoImpuestoSelectivoConsumoAdvalorem',
+  'OtrosImpuestosAdicionales',
+] as const;
 const buyerFields = ['RNCComprador', 'IdentificadorExtranjero', 'RazonSocialComprador'] as const;
 
 const amount = /^\d{1,16}(?:\.\d{1,2})?$/;
@@ -76,11 +81,19 @@ export function buildRfce(signedEcf32: string): RfceResult {
 
   const tipo = textOf(idDoc?.['TipoeCF']);
   if (tipo !== '32') {
-    return refuse('/ECF/Encabezado/IdDoc/TipoeCF', 'rfce_not_type_32', `Only a type 32 (Factura de Consumo) is summarised as an RFCE; this e-CF is type ${tipo ?? '(none)'}.`);
+    return refuse(
+      '/ECF/Encabezado/IdDoc/TipoeCF',
+      'rfce_not_type_32',
+      `Only a type 32 (Factura de Consumo) is summarised as an RFCE; this e-CF is type ${tipo ?? '(none)'}.`,
+    );
   }
   const montoTotal = textOf(totales?.['MontoTotal']);
   if (montoTotal === undefined || !amount.test(montoTotal)) {
-    return refuse('/ECF/Encabezado/Totales/MontoTotal', 'amount_format', 'MontoTotal is a non-negative amount with at most two decimals.');
+    return refuse(
+      '/ECF/Encabezado/Totales/MontoTotal',
+      'amount_format',
+      'MontoTotal is a non-negative amount with at most two decimals.',
+    );
   }
   if (!isConsumerSummary(tipo, montoTotal)) {
     return refuse(
@@ -96,24 +109,43 @@ export function buildRfce(signedEcf32: string): RfceResult {
     return {
       ok: false,
       findings: unsigned
-        ? [error('/ECF/Signature', 'ecf_not_signed', 'The RFCE is written from the signed e-CF 32; this one has no Signature.')]
-        : verified.problems.map((problem) => error('/ECF/Signature', 'ecf_signature_invalid', `The e-CF 32's signature does not verify (${problem.code}): ${problem.message}`)),
+        ? [
+            error(
+              '/ECF/Signature',
+              'ecf_not_signed',
+              'The RFCE is written from the signed e-CF 32; this one has no Signature.',
+            ),
+          ]
+        : verified.problems.map((problem) =>
+            error(
+              '/ECF/Signature',
+              'ecf_signature_invalid',
+              `The e-CF 32's signature does not verify (${problem.code}): ${problem.message}`,
+            ),
+          ),
     };
   }
 
   const findings: Finding[] = [];
   const required = (group: EcfObject | undefined, at: string, name: string): XmlElement => {
     const text = textOf(group?.[name]);
-    if (text === undefined) findings.push(error(`/ECF/Encabezado/${at}/${name}`, 'missing', `${name} is required in the RFCE and missing from the e-CF 32.`));
+    if (text === undefined)
+      findings.push(
+        error(
+          `/ECF/Encabezado/${at}/${name}`,
+          'missing',
+          `${name} is required in the RFCE and missing from the e-CF 32.`,
+        ),
+      );
     return leaf(name, text ?? '-');
   };
 
-  const formasPago = groupsOf(isGroup(idDoc?.['TablaFormasPago']) ? idDoc['TablaFormasPago']['FormaDePago'] : undefined).flatMap((entry) =>
-    optionalGroup('FormaDePago', leaves(entry, ['FormaPago', 'MontoPago'])),
-  );
-  const additionalTaxes = groupsOf(isGroup(totales?.['ImpuestosAdicionales']) ? totales['ImpuestosAdicionales']['ImpuestoAdicional'] : undefined).flatMap((entry) =>
-    optionalGroup('ImpuestoAdicional', leaves(entry, additionalTaxFields)),
-  );
+  const formasPago = groupsOf(
+    isGroup(idDoc?.['TablaFormasPago']) ? idDoc['TablaFormasPago']['FormaDePago'] : undefined,
+  ).flatMap((entry) => optionalGroup('FormaDePago', leaves(entry, ['FormaPago', 'MontoPago'])));
+  const additionalTaxes = groupsOf(
+    isGroup(totales?.['ImpuestosAdicionales']) ? totales['ImpuestosAdicionales']['ImpuestoAdicional'] : undefined,
+  ).flatMap((entry) => optionalGroup('ImpuestoAdicional', leaves(entry, additionalTaxFields)));
 
   const content: XmlElement[] = [
     leaf('Version', '1.0'),
@@ -129,7 +161,11 @@ export function buildRfce(signedEcf32: string): RfceResult {
     },
     {
       name: 'Emisor',
-      content: [required(emisor, 'Emisor', 'RNCEmisor'), required(emisor, 'Emisor', 'RazonSocialEmisor'), required(emisor, 'Emisor', 'FechaEmision')],
+      content: [
+        required(emisor, 'Emisor', 'RNCEmisor'),
+        required(emisor, 'Emisor', 'RazonSocialEmisor'),
+        required(emisor, 'Emisor', 'FechaEmision'),
+      ],
     },
     // The XSD makes Comprador mandatory, the format marks it optional (3) and DGII forbids empty elements: without
     // any of its three fields in the e-CF it is left out (research/dgii-protocol.md §8.3, the conflict noted there).

@@ -17,7 +17,8 @@ after(() => {
 });
 
 const seed = {
-  valor: 't9vzdixnqM5b59ZZOQ9aWT1n7GuW8X6EAlJmPEumz82//y1A2yZNzkT0NiTjY2QoqNIV/D57SPnBsYtg2UZXiQ+QUi/wdWaFADXoL37B52fHNioQSPhgnG2ZGqmBr0q1xR6QM5oW+5RmZ0ddhWNclkSiqsyT25OizwC8b5hM368=',
+  valor:
+    't9vzdixnqM5b59ZZOQ9aWT1n7GuW8X6EAlJmPEumz82//y1A2yZNzkT0NiTjY2QoqNIV/D57SPnBsYtg2UZXiQ+QUi/wdWaFADXoL37B52fHNioQSPhgnG2ZGqmBr0q1xR6QM5oW+5RmZ0ddhWNclkSiqsyT25OizwC8b5hM368=',
   fecha: '2026-11-21T10:50:14.9682218-04:00',
 };
 
@@ -30,7 +31,8 @@ describe('SemillaModel', () => {
     assert.deepEqual(parseSemilla(readDgiiSample('seed-test_140133.xml')), {
       ok: true,
       value: {
-        valor: 't9vzdixnqM5b59ZZOQ9aWT1n7GuW8X6EAlJmPEumz82//y1A2yZNzkT0NiTjY2QoqNIV/D57SPnBsYtg2UZXiQ+QUi/wdWaFADXoL37B52fHNioQSPhgnG2ZGqmBr0q1xR6QM5oW+5RmZ0ddhWNclkSiqsyT25OizwC8b5hM368=',
+        valor:
+          't9vzdixnqM5b59ZZOQ9aWT1n7GuW8X6EAlJmPEumz82//y1A2yZNzkT0NiTjY2QoqNIV/D57SPnBsYtg2UZXiQ+QUi/wdWaFADXoL37B52fHNioQSPhgnG2ZGqmBr0q1xR6QM5oW+5RmZ0ddhWNclkSiqsyT25OizwC8b5hM368=',
         fecha: '2025-01-25T13:33:57.395-04:00',
       },
     });
@@ -73,15 +75,39 @@ describe('SemillaModel', () => {
   }
 
   for (const [name, xml, expected] of [
-    ['a DOCTYPE', '<!DOCTYPE SemillaModel [<!ENTITY x "y">]><SemillaModel><valor>&x;</valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>', ['doctype_not_allowed']],
-    ['XML that is not well-formed', '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha>', ['malformed_xml']],
+    [
+      'a DOCTYPE',
+      '<!DOCTYPE SemillaModel [<!ENTITY x "y">]><SemillaModel><valor>&x;</valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>',
+      ['doctype_not_allowed'],
+    ],
+    [
+      'XML that is not well-formed',
+      '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha>',
+      ['malformed_xml'],
+    ],
     ['another root', '<RFCE><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha></RFCE>', ['not_a_seed']],
     ['no fecha', '<SemillaModel><valor>x</valor></SemillaModel>', ['missing']],
-    ['two valor', '<SemillaModel><valor>x</valor><valor>y</valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>', ['missing']],
-    ['a valor with markup inside', '<SemillaModel><valor><b>x</b></valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>', ['missing']],
+    [
+      'two valor',
+      '<SemillaModel><valor>x</valor><valor>y</valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>',
+      ['missing'],
+    ],
+    [
+      'a valor with markup inside',
+      '<SemillaModel><valor><b>x</b></valor><fecha>2026-11-21T10:50:14Z</fecha></SemillaModel>',
+      ['missing'],
+    ],
     ['a bad date', '<SemillaModel><valor>x</valor><fecha>2026-11-21</fecha></SemillaModel>', ['date_format']],
-    ['an element named like a JavaScript property', '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha><prototype>1</prototype></SemillaModel>', ['malformed_xml']],
-    ['an element the seed does not have', '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha><Otro>1</Otro></SemillaModel>', ['unexpected_element']],
+    [
+      'an element named like a JavaScript property',
+      '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha><prototype>1</prototype></SemillaModel>',
+      ['malformed_xml'],
+    ],
+    [
+      'an element the seed does not have',
+      '<SemillaModel><valor>x</valor><fecha>2026-11-21T10:50:14Z</fecha><Otro>1</Otro></SemillaModel>',
+      ['unexpected_element'],
+    ],
   ] as const) {
     it(`refuses a seed with ${name}`, () => {
       assert.deepEqual(codes(parseSemilla(xml)), expected);
@@ -89,7 +115,15 @@ describe('SemillaModel', () => {
   }
 
   it('knows xs:dateTime', () => {
-    for (const good of ['2022-12-06T10:50:14.9682218-04:00', '2026-11-21T10:50:14Z', '2026-11-21T10:50:14']) assert.equal(isXsdDateTime(good), true, good);
-    for (const bad of ['2026-11-21', '2026-11-21T25:00:00', '2026-00-21T10:00:00', '2026-11-21T10:50:14+15:00', '2026-11-21 10:50:14']) assert.equal(isXsdDateTime(bad), false, bad);
+    for (const good of ['2022-12-06T10:50:14.9682218-04:00', '2026-11-21T10:50:14Z', '2026-11-21T10:50:14'])
+      assert.equal(isXsdDateTime(good), true, good);
+    for (const bad of [
+      '2026-11-21',
+      '2026-11-21T25:00:00',
+      '2026-00-21T10:00:00',
+      '2026-11-21T10:50:14+15:00',
+      '2026-11-21 10:50:14',
+    ])
+      assert.equal(isXsdDateTime(bad), false, bad);
   });
 });

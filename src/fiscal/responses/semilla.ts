@@ -24,16 +24,36 @@ const dateTime = /^-?(\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(
 export function isXsdDateTime(value: string): boolean {
   const match = dateTime.exec(value);
   if (match === null) return false;
-  const [month, day, hour, minute, second] = [match[2], match[3], match[4], match[5], match[6]].map(Number) as [number, number, number, number, number];
+  const [month, day, hour, minute, second] = [match[2], match[3], match[4], match[5], match[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zoneHour = match[8] === undefined ? 0 : Number(match[8]);
   const zoneMinute = match[9] === undefined ? 0 : Number(match[9]);
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 14 && zoneMinute <= 59;
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= 31 &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    zoneHour <= 14 &&
+    zoneMinute <= 59
+  );
 }
 
 function check(seed: Semilla): Finding[] {
   const findings: Finding[] = [];
-  if (seed.valor.trim() === '' || !isXmlText(seed.valor)) findings.push(error('/SemillaModel/valor', 'missing', 'valor is a non-empty string of XML characters.'));
-  if (!isXsdDateTime(seed.fecha)) findings.push(error('/SemillaModel/fecha', 'date_format', 'fecha is an xs:dateTime such as 2022-12-06T10:50:14.9682218-04:00.'));
+  if (seed.valor.trim() === '' || !isXmlText(seed.valor))
+    findings.push(error('/SemillaModel/valor', 'missing', 'valor is a non-empty string of XML characters.'));
+  if (!isXsdDateTime(seed.fecha))
+    findings.push(
+      error('/SemillaModel/fecha', 'date_format', 'fecha is an xs:dateTime such as 2022-12-06T10:50:14.9682218-04:00.'),
+    );
   return findings;
 }
 
@@ -41,11 +61,25 @@ function check(seed: Semilla): Finding[] {
 export function buildSemilla(seed: Semilla): { ok: true; xml: string } | { ok: false; findings: Finding[] } {
   const findings = check(seed);
   if (findings.length > 0) return { ok: false, findings };
-  return { ok: true, xml: writeXmlDocument({ name: 'SemillaModel', namespaces: dotNetNamespaces, content: [leaf('valor', seed.valor), leaf('fecha', seed.fecha)] }) };
+  return {
+    ok: true,
+    xml: writeXmlDocument({
+      name: 'SemillaModel',
+      namespaces: dotNetNamespaces,
+      content: [leaf('valor', seed.valor), leaf('fecha', seed.fecha)],
+    }),
+  };
 }
 
 // As in parseEcf: no entity of the sender's is ever expanded (DOCTYPE refused by the screen, entities decoded here).
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: false, trimValues: false, cdataPropName: '#cdata', isArray: () => true });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  processEntities: false,
+  trimValues: false,
+  cdataPropName: '#cdata',
+  isArray: () => true,
+});
 
 type Node = Readonly<Record<string, unknown>>;
 
@@ -77,7 +111,9 @@ export function parseSemilla(input: string | Uint8Array): SemillaResult {
     const raw = typeof node === 'string' ? node : isNode(node) && Object.keys(node).length === 0 ? '' : undefined;
     const text = raw === undefined ? undefined : decodeXmlText(raw);
     if (text === undefined || text.trim() === '') {
-      findings.push(error(`/SemillaModel/${name}`, 'missing', `SemillaModel has exactly one ${name}, holding text only.`));
+      findings.push(
+        error(`/SemillaModel/${name}`, 'missing', `SemillaModel has exactly one ${name}, holding text only.`),
+      );
       return '';
     }
     return text;
@@ -86,7 +122,13 @@ export function parseSemilla(input: string | Uint8Array): SemillaResult {
   for (const key of Object.keys(root)) {
     if (key === 'valor' || key === 'fecha' || key === 'Signature') continue;
     if (key === '#text' && [root[key]].flat().every((text) => typeof text === 'string' && text.trim() === '')) continue;
-    findings.push(error(`/SemillaModel/${key}`, 'unexpected_element', `SemillaModel holds valor, fecha and a Signature only; not ${key}.`));
+    findings.push(
+      error(
+        `/SemillaModel/${key}`,
+        'unexpected_element',
+        `SemillaModel holds valor, fecha and a Signature only; not ${key}.`,
+      ),
+    );
   }
   // A value found but not of its type (an empty one is already reported as missing).
   findings.push(...check(seed).filter((finding) => !findings.some((found) => found.pointer === finding.pointer)));

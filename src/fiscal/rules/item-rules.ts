@@ -18,27 +18,58 @@ export function itemRules(document: JsonObject): Finding[] {
     const at = (field: string, ...rest: string[]) => pointer(['DetallesItems', 'Item', index, field, ...rest]);
     const indicator = textAt(item, ['IndicadorFacturacion']);
     if (required !== undefined && indicator !== undefined && indicator !== required.value) {
-      findings.push(error(at('IndicadorFacturacion'), 'item_indicator_not_allowed', `Type ${type} lines must have IndicadorFacturacion ${required.value} (${required.meaning}).`));
+      findings.push(
+        error(
+          at('IndicadorFacturacion'),
+          'item_indicator_not_allowed',
+          `Type ${type} lines must have IndicadorFacturacion ${required.value} (${required.meaning}).`,
+        ),
+      );
     }
     const retention = objectAt(item, ['Retencion']);
     if ((type === '41' || type === '47') && retention === undefined) {
-      findings.push(error(at('Retencion'), 'retention_required', `Every line of a type ${type} e-CF carries its Retencion.`));
+      findings.push(
+        error(at('Retencion'), 'retention_required', `Every line of a type ${type} e-CF carries its Retencion.`),
+      );
     }
     if (type === '47') {
       if (retention !== undefined && textAt(retention, ['MontoISRRetenido']) === undefined) {
-        findings.push(error(at('Retencion', 'MontoISRRetenido'), 'isr_retention_required', 'Payments abroad (47) retain ISR on every line: MontoISRRetenido is required.'));
+        findings.push(
+          error(
+            at('Retencion', 'MontoISRRetenido'),
+            'isr_retention_required',
+            'Payments abroad (47) retain ISR on every line: MontoISRRetenido is required.',
+          ),
+        );
       }
       const kind = textAt(item, ['IndicadorBienoServicio']);
       if (kind !== undefined && kind !== '2') {
-        findings.push(error(at('IndicadorBienoServicio'), 'service_required', 'Payments abroad (47) are for services: IndicadorBienoServicio must be 2.'));
+        findings.push(
+          error(
+            at('IndicadorBienoServicio'),
+            'service_required',
+            'Payments abroad (47) are for services: IndicadorBienoServicio must be 2.',
+          ),
+        );
       }
     }
     // Footnote 53: an exempt line under a retention agent reports its ITBIS retention as 0 (where the element
     // exists: type 47 retains ISR only and its XSD has no MontoITBISRetenido).
-    if (type !== '47' && indicator === '4' && retention !== undefined && textAt(retention, ['IndicadorAgenteRetencionoPercepcion']) === '1') {
+    if (
+      type !== '47' &&
+      indicator === '4' &&
+      retention !== undefined &&
+      textAt(retention, ['IndicadorAgenteRetencionoPercepcion']) === '1'
+    ) {
       const itbis = textAt(retention, ['MontoITBISRetenido']);
       if (itbis === undefined || !/^0+(\.0+)?$/.test(itbis)) {
-        findings.push(error(at('Retencion', 'MontoITBISRetenido'), 'exempt_itbis_retention_zero', 'An exempt line (IndicadorFacturacion 4) with a retention agent must send MontoITBISRetenido as 0.'));
+        findings.push(
+          error(
+            at('Retencion', 'MontoITBISRetenido'),
+            'exempt_itbis_retention_zero',
+            'An exempt line (IndicadorFacturacion 4) with a retention agent must send MontoITBISRetenido as 0.',
+          ),
+        );
       }
     }
   });
@@ -50,7 +81,13 @@ export function paymentRules(document: JsonObject): Finding[] {
   const type = tipoeCF(document);
   return listAt(document, ['Encabezado', 'IdDoc', 'TablaFormasPago', 'FormaDePago']).flatMap((payment, index) =>
     textAt(payment, ['FormaPago']) === '5' && type !== '32'
-      ? [error(pointer(['Encabezado', 'IdDoc', 'TablaFormasPago', 'FormaDePago', index, 'FormaPago']), 'payment_form_not_allowed', 'FormaPago 5 (bonos o certificados de regalo) is allowed on consumer invoices (32) only.')]
+      ? [
+          error(
+            pointer(['Encabezado', 'IdDoc', 'TablaFormasPago', 'FormaDePago', index, 'FormaPago']),
+            'payment_form_not_allowed',
+            'FormaPago 5 (bonos o certificados de regalo) is allowed on consumer invoices (32) only.',
+          ),
+        ]
       : [],
   );
 }

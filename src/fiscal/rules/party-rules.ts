@@ -20,7 +20,11 @@ function checkDigits(document: JsonObject): Finding[] {
     const problem = checkTaxpayerId(value);
     if (problem !== undefined) {
       findings.push(
-        error(pointer(path), problem === 'format' ? 'taxpayer_id_format' : 'taxpayer_id_check_digit', `${value} is not a valid RNC (9 digits) or cédula (11 digits)${problem === 'check_digit' ? ': wrong check digit' : ''}.`),
+        error(
+          pointer(path),
+          problem === 'format' ? 'taxpayer_id_format' : 'taxpayer_id_check_digit',
+          `${value} is not a valid RNC (9 digits) or cédula (11 digits)${problem === 'check_digit' ? ': wrong check digit' : ''}.`,
+        ),
       );
     }
   }
@@ -37,15 +41,38 @@ function buyerIdentification(document: JsonObject): Finding[] {
   const rnc = textAt(document, ['Encabezado', 'Comprador', 'RNCComprador']);
   const foreign = textAt(document, ['Encabezado', 'Comprador', 'IdentificadorExtranjero']);
   if (rnc !== undefined && foreign !== undefined) {
-    findings.push(error(pointer(['Encabezado', 'Comprador', 'IdentificadorExtranjero']), 'buyer_identified_twice', 'Send RNCComprador or IdentificadorExtranjero, not both.'));
+    findings.push(
+      error(
+        pointer(['Encabezado', 'Comprador', 'IdentificadorExtranjero']),
+        'buyer_identified_twice',
+        'Send RNCComprador or IdentificadorExtranjero, not both.',
+      ),
+    );
   }
   const total = textAt(document, ['Encabezado', 'Totales', 'MontoTotal']);
-  if (tipoeCF(document) === '32' && total !== undefined && isDecimal(total) && new Big(total).gte(consumerSummaryThreshold)) {
+  if (
+    tipoeCF(document) === '32' &&
+    total !== undefined &&
+    isDecimal(total) &&
+    new Big(total).gte(consumerSummaryThreshold)
+  ) {
     if (rnc === undefined && foreign === undefined) {
-      findings.push(error(pointer(['Encabezado', 'Comprador', 'RNCComprador']), 'buyer_required_from_250000', 'A consumer invoice (32) of DOP 250,000.00 or more must identify the buyer: RNCComprador, or IdentificadorExtranjero for a foreign buyer.'));
+      findings.push(
+        error(
+          pointer(['Encabezado', 'Comprador', 'RNCComprador']),
+          'buyer_required_from_250000',
+          'A consumer invoice (32) of DOP 250,000.00 or more must identify the buyer: RNCComprador, or IdentificadorExtranjero for a foreign buyer.',
+        ),
+      );
     }
     if (textAt(document, ['Encabezado', 'Comprador', 'RazonSocialComprador']) === undefined) {
-      findings.push(error(pointer(['Encabezado', 'Comprador', 'RazonSocialComprador']), 'buyer_required_from_250000', "A consumer invoice (32) of DOP 250,000.00 or more must give the buyer's name."));
+      findings.push(
+        error(
+          pointer(['Encabezado', 'Comprador', 'RazonSocialComprador']),
+          'buyer_required_from_250000',
+          "A consumer invoice (32) of DOP 250,000.00 or more must give the buyer's name.",
+        ),
+      );
     }
   }
   return findings;

@@ -29,12 +29,24 @@ export function taxRates(document: TotalsDocument, findings: Finding[]): Map<str
     if (fixed !== undefined) {
       // Formato e-CF field 106 a: the rate is validated against Tabla I, so Tabla I's rate is the one used.
       if (given !== undefined && !given.eq(fixed)) {
-        findings.push(error('/Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional', 'additional_tax_rate_mismatch', `TipoImpuesto ${code} has the rate ${fixed} in Tabla I, not ${given.toString()}.`));
+        findings.push(
+          error(
+            '/Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional',
+            'additional_tax_rate_mismatch',
+            `TipoImpuesto ${code} has the rate ${fixed} in Tabla I, not ${given.toString()}.`,
+          ),
+        );
       }
       rates.set(code, new Big(fixed));
     } else if (given === undefined) {
       // Formato e-CF field 106 b and Tabla I n. 82: the specific ISC amount changes every quarter.
-      findings.push(error('/Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional', 'additional_tax_rate_required', `TipoImpuesto ${code} has a rate indexed quarterly: send its TasaImpuestoAdicional (in force on FechaEmision) in Totales/ImpuestosAdicionales.`));
+      findings.push(
+        error(
+          '/Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional',
+          'additional_tax_rate_required',
+          `TipoImpuesto ${code} has a rate indexed quarterly: send its TasaImpuestoAdicional (in force on FechaEmision) in Totales/ImpuestosAdicionales.`,
+        ),
+      );
     } else {
       rates.set(code, given);
     }
@@ -90,13 +102,15 @@ function lineTax(code: string, rate: Big, line: Line, context: TaxContext): Big 
 
 /** The line's ISC específico (006–022), needed by the ad valorem formulas of the same line. */
 function specificTax(line: Line, rates: ReadonlyMap<string, Big>): Big {
-  return sum(line.taxCodes.flatMap((code) => {
-    const kind = additionalTaxKind(code);
-    const rate = rates.get(code);
-    if (rate === undefined || (kind !== 'alcohol-specific' && kind !== 'cigarette-specific')) return [];
-    // Findings about missing fields are reported once, by the específico code itself.
-    return [specificTaxFor(code, rate, line, []) ?? zero];
-  }));
+  return sum(
+    line.taxCodes.flatMap((code) => {
+      const kind = additionalTaxKind(code);
+      const rate = rates.get(code);
+      if (rate === undefined || (kind !== 'alcohol-specific' && kind !== 'cigarette-specific')) return [];
+      // Findings about missing fields are reported once, by the específico code itself.
+      return [specificTaxFor(code, rate, line, []) ?? zero];
+    }),
+  );
 }
 
 function specificTaxFor(code: string, rate: Big, line: Line, findings: Finding[]): Big | undefined {
@@ -106,15 +120,28 @@ function specificTaxFor(code: string, rate: Big, line: Line, findings: Finding[]
     if (line.unitOfMeasure === granel) return undefined;
     // Informe Técnico §14: Tasa × GradosAlcohol % × CantidadReferencia × Subcantidad × CantidadItem.
     const { alcoholDegrees, referenceQuantity, subquantity, quantity } = line;
-    if (alcoholDegrees === undefined || referenceQuantity === undefined || subquantity === undefined || quantity === undefined) {
-      findings.push(error(at, 'isc_field_required', `ISC específico ${code} needs GradosAlcohol, CantidadReferencia, Subcantidad and CantidadItem on the line.`));
+    if (
+      alcoholDegrees === undefined ||
+      referenceQuantity === undefined ||
+      subquantity === undefined ||
+      quantity === undefined
+    ) {
+      findings.push(
+        error(
+          at,
+          'isc_field_required',
+          `ISC específico ${code} needs GradosAlcohol, CantidadReferencia, Subcantidad and CantidadItem on the line.`,
+        ),
+      );
       return undefined;
     }
     return rate.times(alcoholDegrees.div(hundred)).times(referenceQuantity).times(subquantity).times(quantity);
   }
   // Informe Técnico §14, cigarettes: CantidadItem × CantidadReferencia × Tasa.
   if (line.quantity === undefined || line.referenceQuantity === undefined) {
-    findings.push(error(at, 'isc_field_required', `ISC específico ${code} needs CantidadReferencia and CantidadItem on the line.`));
+    findings.push(
+      error(at, 'isc_field_required', `ISC específico ${code} needs CantidadReferencia and CantidadItem on the line.`),
+    );
     return undefined;
   }
   return line.quantity.times(line.referenceQuantity).times(rate);
@@ -131,7 +158,13 @@ function alcoholAdValorem(rate: Big, line: Line, context: TaxContext): Big | und
   const { referenceUnitPrice, referenceQuantity, quantity } = line;
   if (!requireSpecific(line, 'alcohol-specific', context.findings)) return undefined;
   if (referenceUnitPrice === undefined || referenceQuantity === undefined || referenceQuantity.eq(0)) {
-    context.findings.push(error(at, 'isc_field_required', 'ISC ad valorem on alcohol needs PrecioUnitarioReferencia and CantidadReferencia on the line.'));
+    context.findings.push(
+      error(
+        at,
+        'isc_field_required',
+        'ISC ad valorem on alcohol needs PrecioUnitarioReferencia and CantidadReferencia on the line.',
+      ),
+    );
     return undefined;
   }
   // Informe Técnico §14: [(PVP / 1.18) − ISC específico unitario] / (1 + tasa) × tasa × CantidadItem × CantidadReferencia.
@@ -144,13 +177,21 @@ function cigaretteAdValorem(rate: Big, line: Line, context: TaxContext): Big | u
   const { referenceUnitPrice, referenceQuantity, quantity } = line;
   if (!requireSpecific(line, 'cigarette-specific', context.findings)) return undefined;
   if (referenceUnitPrice === undefined || referenceQuantity === undefined || quantity === undefined) {
-    context.findings.push(error(`/DetallesItems/Item/${line.index}`, 'isc_field_required', 'ISC ad valorem on cigarettes needs PrecioUnitarioReferencia, CantidadReferencia and CantidadItem on the line.'));
+    context.findings.push(
+      error(
+        `/DetallesItems/Item/${line.index}`,
+        'isc_field_required',
+        'ISC ad valorem on cigarettes needs PrecioUnitarioReferencia, CantidadReferencia and CantidadItem on the line.',
+      ),
+    );
     return undefined;
   }
   // Informe Técnico §14: [(PVP / 1.18) − tasa específica] / (1 + tasa) × tasa × CantidadItem × CantidadReferencia.
-  const specificRate = sum(line.taxCodes
-    .filter((code) => additionalTaxKind(code) === 'cigarette-specific')
-    .map((code) => context.rates.get(code) ?? zero));
+  const specificRate = sum(
+    line.taxCodes
+      .filter((code) => additionalTaxKind(code) === 'cigarette-specific')
+      .map((code) => context.rates.get(code) ?? zero),
+  );
   const base = referenceUnitPrice.div(one.plus(itbisRate1)).minus(specificRate).div(one.plus(rate));
   return base.times(rate).times(quantity).times(referenceQuantity);
 }
@@ -158,7 +199,13 @@ function cigaretteAdValorem(rate: Big, line: Line, context: TaxContext): Big | u
 /** Formato e-CF n. 23: an ISC ad valorem (023–039) always comes with its ISC específico, except a granel. */
 function requireSpecific(line: Line, kind: 'alcohol-specific' | 'cigarette-specific', findings: Finding[]): boolean {
   if (line.taxCodes.some((code) => additionalTaxKind(code) === kind)) return true;
-  findings.push(error(`/DetallesItems/Item/${line.index}/TablaImpuestoAdicional`, 'isc_specific_required', `An ISC ad valorem needs the line's ISC específico code (${kind === 'alcohol-specific' ? '006–018' : '019–022'}) beside it.`));
+  findings.push(
+    error(
+      `/DetallesItems/Item/${line.index}/TablaImpuestoAdicional`,
+      'isc_specific_required',
+      `An ISC ad valorem needs the line's ISC específico code (${kind === 'alcohol-specific' ? '006–018' : '019–022'}) beside it.`,
+    ),
+  );
   return false;
 }
 
@@ -170,12 +217,16 @@ function otherTax(code: string, rate: Big, line: Line, context: TaxContext): Big
   const { adjustments, document } = context;
   // Global discounts and surcharges reach the line in proportion to its MontoItem (§15, footnote 36); a Norma
   // 10-07 discount is not taken off.
-  const share = sum(adjustments
-    .filter((adjustment) => !adjustment.norma1007 && adjustment.group === line.indicator && adjustment.groupTotal.gt(0))
-    .map((adjustment) => {
-      const part = adjustment.amount.times(line.amount).div(adjustment.groupTotal);
-      return adjustment.kind === 'D' ? part.neg() : part;
-    }));
+  const share = sum(
+    adjustments
+      .filter(
+        (adjustment) => !adjustment.norma1007 && adjustment.group === line.indicator && adjustment.groupTotal.gt(0),
+      )
+      .map((adjustment) => {
+        const part = adjustment.amount.times(line.amount).div(adjustment.groupTotal);
+        return adjustment.kind === 'D' ? part.neg() : part;
+      }),
+  );
   const base = line.amount.plus(share);
   if (context.norma1007 && norma1007Codes.has(code) && document.pricesIncludeItbis && line.indicator === 1) {
     // §15: with Norma 10-07, divide by (1 + ITBIS 18 % + the line's 002 and 004 rates).
@@ -191,7 +242,11 @@ function otherTax(code: string, rate: Big, line: Line, context: TaxContext): Big
 
 /** The divisor a Norma 10-07 line's amount is brought back to its ITBIS base with (Formato e-CF field 93 d). */
 export function norma1007Divisor(line: Line, rates: ReadonlyMap<string, Big>): Big {
-  return one.plus(itbisRate1).plus(sum(line.taxCodes
-    .filter((code) => norma1007Codes.has(code))
-    .map((code) => (rates.get(code) ?? zero).div(hundred))));
+  return one
+    .plus(itbisRate1)
+    .plus(
+      sum(
+        line.taxCodes.filter((code) => norma1007Codes.has(code)).map((code) => (rates.get(code) ?? zero).div(hundred)),
+      ),
+    );
 }

@@ -27,18 +27,29 @@ function computeFrom(document: TotalsDocument, findings: Finding[]): Computed {
   const rates = taxRates(document, findings);
   const adjustments = resolveAdjustments(document, findings);
   const lineTaxes = computeLineTaxes(document, adjustments, rates, findings);
-  const dopFigures = gateFigures(document, computeFigures(document, adjustments, lineTaxes, rates, {
-    lineAmount: (line) => line.amount,
-    adjustmentAmount: (adjustment) => adjustment.amount,
-    taxAmount: (amount) => amount,
-  }), findings);
+  const dopFigures = gateFigures(
+    document,
+    computeFigures(document, adjustments, lineTaxes, rates, {
+      lineAmount: (line) => line.amount,
+      adjustmentAmount: (adjustment) => adjustment.amount,
+      taxAmount: (amount) => amount,
+    }),
+    findings,
+  );
   const currency = document.currency;
   return {
     totales: toTotales(dopFigures, retentionFigures(document), document),
-    otraMoneda: currency === undefined ? undefined : toOtraMoneda(
-      gateFigures(document, computeFigures(document, adjustments, lineTaxes, rates, otherCurrencySources(currency.exchangeRate)), undefined),
-      currency,
-    ),
+    otraMoneda:
+      currency === undefined
+        ? undefined
+        : toOtraMoneda(
+            gateFigures(
+              document,
+              computeFigures(document, adjustments, lineTaxes, rates, otherCurrencySources(currency.exchangeRate)),
+              undefined,
+            ),
+            currency,
+          ),
     norma1007Discounts: adjustments.filter((a) => a.norma1007 && a.kind === 'D').map((a) => a.amount),
   };
 }
@@ -50,7 +61,8 @@ function asRecomputed(document: TotalsDocument): TotalsDocument {
     lines: document.lines.map((line) => ({
       ...line,
       amount: line.computedAmount ?? line.amount,
-      otherCurrency: line.otherCurrency?.price === undefined ? line.otherCurrency : { ...line.otherCurrency, amount: undefined },
+      otherCurrency:
+        line.otherCurrency?.price === undefined ? line.otherCurrency : { ...line.otherCurrency, amount: undefined },
     })),
   };
 }
@@ -67,16 +79,31 @@ export function computeTotals(sent: EcfTotalsInput): TotalsResult {
   const context: MergeContext = { pointer: '/Encabezado/Totales', tolerance: new Big(document.lineCount), findings };
 
   const givenTotales = input.Encabezado?.Totales as Block | undefined;
-  const merged = mergeBlock(givenTotales, computed.totales as unknown as Block, expected.totales as unknown as Block, totalesKeys, context);
+  const merged = mergeBlock(
+    givenTotales,
+    computed.totales as unknown as Block,
+    expected.totales as unknown as Block,
+    totalesKeys,
+    context,
+  );
   checkItbisRates(merged, givenTotales, findings);
   completePeriodAndPayable(merged, givenTotales, expected.totales, computed.norma1007Discounts, context);
   const totales = ordered(merged, totalesOrder) as unknown as Totales;
 
-  const lineas: LineaCalculada[] = document.lines.map((line) => ({ NumeroLinea: line.numeroLinea, MontoItem: formatAmount(line.amount) }));
+  const lineas: LineaCalculada[] = document.lines.map((line) => ({
+    NumeroLinea: line.numeroLinea,
+    MontoItem: formatAmount(line.amount),
+  }));
   let otraMoneda: OtraMoneda | undefined;
   if (document.currency !== undefined && computed.otraMoneda !== undefined && expected.otraMoneda !== undefined) {
     const givenOm = input.Encabezado?.OtraMoneda as Block | undefined;
-    const mergedOm = mergeBlock(givenOm, computed.otraMoneda as unknown as Block, expected.otraMoneda as unknown as Block, otraMonedaKeys, { ...context, pointer: '/Encabezado/OtraMoneda' });
+    const mergedOm = mergeBlock(
+      givenOm,
+      computed.otraMoneda as unknown as Block,
+      expected.otraMoneda as unknown as Block,
+      otraMonedaKeys,
+      { ...context, pointer: '/Encabezado/OtraMoneda' },
+    );
     otraMoneda = ordered(mergedOm, otraMonedaOrder) as unknown as OtraMoneda;
     const { exchangeRate } = document.currency;
     document.lines.forEach((line, index) => {
@@ -93,14 +120,24 @@ export function checkTotals(input: EcfTotalsInput): Finding[] {
 }
 
 /** ITBIS1/2/3 carry the rate itself (18, 16, 0): any other value is wrong, not a rounding matter. */
-function checkItbisRates(merged: Record<string, unknown>, given: Record<string, unknown> | undefined, findings: Finding[]): void {
-  for (const [key, rate] of [['ITBIS1', '18'], ['ITBIS2', '16'], ['ITBIS3', '0']] as const) {
+function checkItbisRates(
+  merged: Record<string, unknown>,
+  given: Record<string, unknown> | undefined,
+  findings: Finding[],
+): void {
+  for (const [key, rate] of [
+    ['ITBIS1', '18'],
+    ['ITBIS2', '16'],
+    ['ITBIS3', '0'],
+  ] as const) {
     const sent = leafText(given?.[key]);
     if (sent === undefined) continue;
     if (/^\d{1,2}$/.test(sent) && Number(sent) === Number(rate)) {
       merged[key] = rate;
     } else {
-      findings.push(error(`/Encabezado/Totales/${key}`, 'itbis_rate_mismatch', `${key} is the rate ${rate}, not ${sent}.`));
+      findings.push(
+        error(`/Encabezado/Totales/${key}`, 'itbis_rate_mismatch', `${key} is the rate ${rate}, not ${sent}.`),
+      );
     }
   }
 }
@@ -118,7 +155,8 @@ function completePeriodAndPayable(
   context: MergeContext,
 ): void {
   const amountOf = (value: unknown) => (typeof value === 'string' ? new Big(value) : zero);
-  const read = (key: string) => readDecimal(given?.[key], `${context.pointer}/${key}`, signedAmountRule, context.findings);
+  const read = (key: string) =>
+    readDecimal(given?.[key], `${context.pointer}/${key}`, signedAmountRule, context.findings);
   const expectedPeriod = amountOf(expected.MontoTotal).plus(amountOf(expected.MontoNoFacturable));
   const sentPeriod = read('MontoPeriodo');
   if (sentPeriod !== undefined) {
@@ -128,7 +166,11 @@ function completePeriodAndPayable(
   // Already checked by mergeBlock, which keeps them as sent.
   const advance = readDecimal(given?.MontoAvancePago, '', amountRule, []);
   const previous = readDecimal(given?.SaldoAnterior, '', signedAmountRule, []);
-  const payable = (total: Big) => total.minus(advance ?? zero).plus(previous ?? zero).minus(sum(norma1007Discounts));
+  const payable = (total: Big) =>
+    total
+      .minus(advance ?? zero)
+      .plus(previous ?? zero)
+      .minus(sum(norma1007Discounts));
   const sentPayable = read('ValorPagar');
   if (sentPayable !== undefined) {
     compare(`${context.pointer}/ValorPagar`, sentPayable, payable(amountOf(expected.MontoTotal)), context);

@@ -14,24 +14,49 @@ const groupField: Record<ItbisGroup, TotalsField> = { 1: 'MontoGravadoI1', 2: 'M
 export function gateFigures(document: TotalsDocument, figures: Figures, findings: Finding[] | undefined): Figures {
   const allowed = (field: TotalsField) => {
     const ok = isAllowedForType(document.type, field);
-    if (!ok) findings?.push(error(`/Encabezado/Totales/${field}`, 'not_allowed_for_type', `The lines produce ${field}, which a type ${document.type} e-CF may not carry.`));
+    if (!ok)
+      findings?.push(
+        error(
+          `/Encabezado/Totales/${field}`,
+          'not_allowed_for_type',
+          `The lines produce ${field}, which a type ${document.type} e-CF may not carry.`,
+        ),
+      );
     return ok;
   };
   const gravado = new Map([...figures.gravado].filter(([group]) => allowed(groupField[group])));
   const itbis = new Map([...figures.itbis].filter(([group]) => gravado.has(group)));
   // Formato e-CF n. 19: a Regímenes Especiales e-CF (44) carries only the other taxes, 001–005.
-  const taxes = figures.taxes.length > 0 && !allowed('ImpuestosAdicionales') ? [] : figures.taxes.filter((tax) => {
-    const ok = document.type !== '44' || tax.kind === 'other';
-    if (!ok) findings?.push(error('/Encabezado/Totales/ImpuestosAdicionales', 'not_allowed_for_type', `A type 44 e-CF carries additional taxes 001–005 only, not ${tax.code}.`));
-    return ok;
-  });
+  const taxes =
+    figures.taxes.length > 0 && !allowed('ImpuestosAdicionales')
+      ? []
+      : figures.taxes.filter((tax) => {
+          const ok = document.type !== '44' || tax.kind === 'other';
+          if (!ok)
+            findings?.push(
+              error(
+                '/Encabezado/Totales/ImpuestosAdicionales',
+                'not_allowed_for_type',
+                `A type 44 e-CF carries additional taxes 001–005 only, not ${tax.code}.`,
+              ),
+            );
+          return ok;
+        });
   const exento = figures.exento !== undefined && allowed('MontoExento') ? figures.exento : undefined;
-  const noFacturable = figures.noFacturable !== undefined && allowed('MontoNoFacturable') ? figures.noFacturable : undefined;
+  const noFacturable =
+    figures.noFacturable !== undefined && allowed('MontoNoFacturable') ? figures.noFacturable : undefined;
   const gravadoTotal = gravado.size === 0 ? undefined : sum([...gravado.values()]);
   const totalItbis = itbis.size === 0 ? undefined : sum([...itbis.values()]);
   const taxTotal = taxes.length === 0 ? undefined : sum(taxes.map((tax) => tax.amount));
   return {
-    gravado, itbis, taxes, exento, noFacturable, gravadoTotal, totalItbis, taxTotal,
+    gravado,
+    itbis,
+    taxes,
+    exento,
+    noFacturable,
+    gravadoTotal,
+    totalItbis,
+    taxTotal,
     total: sum([gravadoTotal, exento, totalItbis, taxTotal].filter((value) => value !== undefined)),
   };
 }
@@ -64,11 +89,18 @@ const positive = (value: Big | undefined) => (value !== undefined && value.gt(0)
 const present = (value: Big | undefined) => (value === undefined ? undefined : formatAmount(value));
 
 function taxEntry(tax: TaxFigure): ImpuestoAdicional {
-  const field = tax.kind === 'other'
-    ? 'OtrosImpuestosAdicionales'
-    : tax.kind.endsWith('specific') ? 'MontoImpuestoSelectivoConsumoEspecifico' : 'MontoImpuestoSelectivoConsumoAdvalorem';
+  const field =
+    tax.kind === 'other'
+      ? 'OtrosImpuestosAdicionales'
+      : tax.kind.endsWith('specific')
+        ? 'MontoImpuestoSelectivoConsumoEspecifico'
+        : 'MontoImpuestoSelectivoConsumoAdvalorem';
   // XSD: the amounts are > 0, so a granel line's absent ISC específico leaves the element out.
-  return dropUndefined({ TipoImpuesto: tax.code, TasaImpuestoAdicional: tax.rate.toString(), [field]: positive(tax.amount) });
+  return dropUndefined({
+    TipoImpuesto: tax.code,
+    TasaImpuestoAdicional: tax.rate.toString(),
+    [field]: positive(tax.amount),
+  });
 }
 
 export function toTotales(figures: Figures, retentions: RetentionFigures, document: TotalsDocument): Totales {
@@ -122,12 +154,15 @@ export function toOtraMoneda(figures: Figures, currency: { code: string; exchang
     TotalITBIS2OtraMoneda: present(figures.itbis.get(2)),
     TotalITBIS3OtraMoneda: present(figures.itbis.get(3)),
     MontoImpuestoAdicionalOtraMoneda: positive(figures.taxTotal),
-    ImpuestosAdicionalesOtraMoneda: figures.taxes.length === 0 ? undefined : { ImpuestoAdicionalOtraMoneda: figures.taxes.map(taxEntryOtraMoneda) },
+    ImpuestosAdicionalesOtraMoneda:
+      figures.taxes.length === 0 ? undefined : { ImpuestoAdicionalOtraMoneda: figures.taxes.map(taxEntryOtraMoneda) },
     MontoTotalOtraMoneda: formatAmount(figures.total),
   });
 }
 
 /** Leaves absent elements out entirely: DGII rejects empty tags. */
 export function dropUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
 }

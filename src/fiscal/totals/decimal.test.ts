@@ -8,10 +8,14 @@ import { ecf, line } from './totals-test-documents.js';
 
 describe('money is never a float', () => {
   it('adds 0.1 and 0.2 exactly, sent as numbers', () => {
-    const { totales } = computeTotals(ecf({ items: [
-      { IndicadorFacturacion: '4', CantidadItem: 1, PrecioUnitarioItem: 0.1 },
-      { IndicadorFacturacion: '4', CantidadItem: 1, PrecioUnitarioItem: 0.2 },
-    ] }));
+    const { totales } = computeTotals(
+      ecf({
+        items: [
+          { IndicadorFacturacion: '4', CantidadItem: 1, PrecioUnitarioItem: 0.1 },
+          { IndicadorFacturacion: '4', CantidadItem: 1, PrecioUnitarioItem: 0.2 },
+        ],
+      }),
+    );
     assert.equal(totales.MontoExento, '0.30');
     const findings: Finding[] = [];
     const sum = readDecimal(0.1, '/x', amountRule, findings)?.plus(readDecimal(0.2, '/y', amountRule, findings) ?? 0);
@@ -21,12 +25,16 @@ describe('money is never a float', () => {
 
   it('rounds 1.005 half-up to 1.01, where a float gives 1.00', () => {
     assert.equal((1.005).toFixed(2), '1.00');
-    const { lineas } = computeTotals(ecf({ items: [{ IndicadorFacturacion: '4', CantidadItem: '1', PrecioUnitarioItem: '1.005' }] }));
+    const { lineas } = computeTotals(
+      ecf({ items: [{ IndicadorFacturacion: '4', CantidadItem: '1', PrecioUnitarioItem: '1.005' }] }),
+    );
     assert.equal(lineas[0]?.MontoItem, '1.01');
   });
 
   it('multiplies 3 × 0.1 × 18 % to the cent', () => {
-    const { totales } = computeTotals(ecf({ items: [{ IndicadorFacturacion: '1', CantidadItem: '3', PrecioUnitarioItem: '0.1' }] }));
+    const { totales } = computeTotals(
+      ecf({ items: [{ IndicadorFacturacion: '1', CantidadItem: '3', PrecioUnitarioItem: '0.1' }] }),
+    );
     assert.equal(totales.MontoGravadoI1, '0.30');
     assert.equal(totales.TotalITBIS1, '0.05');
   });
@@ -62,18 +70,29 @@ describe('readDecimal', () => {
       const findings: Finding[] = [];
       const parsed = readDecimal(value, '/x', rule, findings);
       assert.equal(parsed?.toString(), result);
-      assert.deepEqual(findings.map((f) => [f.code, f.severity]), code === undefined ? [] : [[code, 'error']]);
+      assert.deepEqual(
+        findings.map((f) => [f.code, f.severity]),
+        code === undefined ? [] : [[code, 'error']],
+      );
     });
   }
 
   it('reports a MontoItem with three decimals at its pointer', () => {
     const { findings } = computeTotals(ecf({ items: [line('4', '10.00', { MontoItem: '10.001' })] }));
-    assert.deepEqual(findings.map((f) => [f.pointer, f.code]), [['/DetallesItems/Item/0/MontoItem', 'too_many_decimals']]);
+    assert.deepEqual(
+      findings.map((f) => [f.pointer, f.code]),
+      [['/DetallesItems/Item/0/MontoItem', 'too_many_decimals']],
+    );
   });
 
   it('reports a TipoCambio with five decimals', () => {
-    const { findings } = computeTotals(ecf({ items: [line('4', '10.00')], otraMoneda: { TipoMoneda: 'USD', TipoCambio: '58.12345' } }));
-    assert.deepEqual(findings.map((f) => [f.pointer, f.code]), [['/Encabezado/OtraMoneda/TipoCambio', 'too_many_decimals']]);
+    const { findings } = computeTotals(
+      ecf({ items: [line('4', '10.00')], otraMoneda: { TipoMoneda: 'USD', TipoCambio: '58.12345' } }),
+    );
+    assert.deepEqual(
+      findings.map((f) => [f.pointer, f.code]),
+      [['/Encabezado/OtraMoneda/TipoCambio', 'too_many_decimals']],
+    );
   });
 
   it('keeps big.js half-up as the rounding mode', () => {

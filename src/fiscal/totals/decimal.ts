@@ -46,7 +46,13 @@ export function readDecimal(value: unknown, pointer: string, rule: DecimalRule, 
   let text: string;
   if (typeof value === 'number') {
     if (!isExactNumber(value)) {
-      findings.push(error(pointer, 'inexact_number', `${String(value)} is not exactly representable; send amounts as decimal strings.`));
+      findings.push(
+        error(
+          pointer,
+          'inexact_number',
+          `${String(value)} is not exactly representable; send amounts as decimal strings.`,
+        ),
+      );
       return undefined;
     }
     text = String(value);
@@ -57,12 +63,16 @@ export function readDecimal(value: unknown, pointer: string, rule: DecimalRule, 
     return undefined;
   }
   if (!plainDecimal.test(text)) {
-    findings.push(error(pointer, 'invalid_number', `"${text}" is not a plain decimal number (use a dot, no thousands separator).`));
+    findings.push(
+      error(pointer, 'invalid_number', `"${text}" is not a plain decimal number (use a dot, no thousands separator).`),
+    );
     return undefined;
   }
   const decimals = text.split('.')[1]?.length ?? 0;
   if (decimals > rule.maxDecimals) {
-    findings.push(error(pointer, 'too_many_decimals', `${text} has ${decimals} decimals; at most ${rule.maxDecimals} are allowed.`));
+    findings.push(
+      error(pointer, 'too_many_decimals', `${text} has ${decimals} decimals; at most ${rule.maxDecimals} are allowed.`),
+    );
     return undefined;
   }
   const parsed = new Big(text);

@@ -54,9 +54,10 @@ export function computeFigures(
     gravado.set(group, round2(gravadoOf(group, lines, { document, adjustments, rates, norma1007, sources })));
   }
   const exentoLines = linesOf(4);
-  const exento = exentoLines.length === 0
-    ? undefined
-    : round2(sum(exentoLines.map(sources.lineAmount)).plus(netAdjustment(adjustments, 4, sources.adjustmentAmount)));
+  const exento =
+    exentoLines.length === 0
+      ? undefined
+      : round2(sum(exentoLines.map(sources.lineAmount)).plus(netAdjustment(adjustments, 4, sources.adjustmentAmount)));
 
   const taxes = [...new Set(lineTaxes.map((tax) => tax.code))].sort().flatMap((code) => {
     const kind = additionalTaxKind(code);
@@ -66,10 +67,14 @@ export function computeFigures(
     return [{ code, kind, rate, amount: round2(sources.taxAmount(dop)) }];
   });
   // Formato e-CF field 101: ISC 006–039 joins the 18 % base before the rate is applied.
-  const iscBase = sum([...new Set(lineTaxes.map((tax) => tax.code))].filter(isPartOfItbisBase).map((code) => {
-    const dop = round2(sum(lineTaxes.filter((tax) => tax.code === code && tax.line.indicator === 1).map((tax) => tax.amount)));
-    return round2(sources.taxAmount(dop));
-  }));
+  const iscBase = sum(
+    [...new Set(lineTaxes.map((tax) => tax.code))].filter(isPartOfItbisBase).map((code) => {
+      const dop = round2(
+        sum(lineTaxes.filter((tax) => tax.code === code && tax.line.indicator === 1).map((tax) => tax.amount)),
+      );
+      return round2(sources.taxAmount(dop));
+    }),
+  );
   const itbis = new Map<ItbisGroup, Big>();
   for (const [group, base] of gravado) {
     const rate = itbisRate(group) ?? new Big(0);
@@ -112,7 +117,9 @@ function gravadoOf(group: ItbisGroup, lines: readonly Line[], context: GravadoCo
   const rate = itbisRate(group) ?? new Big(0);
   if (!document.pricesIncludeItbis) return sum(lines.map(sources.lineAmount)).plus(net);
   if (norma1007 && group === 1) {
-    return sum(lines.map((line) => sources.lineAmount(line).div(norma1007Divisor(line, rates)))).plus(net.div(one.plus(rate)));
+    return sum(lines.map((line) => sources.lineAmount(line).div(norma1007Divisor(line, rates)))).plus(
+      net.div(one.plus(rate)),
+    );
   }
   return sum(lines.map(sources.lineAmount)).plus(net).div(one.plus(rate));
 }

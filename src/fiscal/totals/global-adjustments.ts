@@ -23,37 +23,59 @@ export function groupTotal(lines: readonly Line[], group: number): Big {
 }
 
 export function resolveAdjustments(document: TotalsDocument, findings: Finding[]): ResolvedAdjustment[] {
-  const presentGroups = ([1, 2, 3, 4] as const).filter((group) => document.lines.some((line) => line.indicator === group));
+  const presentGroups = ([1, 2, 3, 4] as const).filter((group) =>
+    document.lines.some((line) => line.indicator === group),
+  );
   return document.adjustments.flatMap((adjustment) => {
     const group = adjustment.group ?? (presentGroups.length === 1 ? presentGroups[0] : undefined);
     if (group === undefined) {
       // Formato e-CF section D: an adjustment touching several groups is sent as one line per group.
-      findings.push(error(pointerOf(adjustment, 'IndicadorFacturacionDescuentooRecargo'), 'adjustment_group_required', 'With lines in several billing groups, each global discount or surcharge names its IndicadorFacturacionDescuentooRecargo.'));
+      findings.push(
+        error(
+          pointerOf(adjustment, 'IndicadorFacturacionDescuentooRecargo'),
+          'adjustment_group_required',
+          'With lines in several billing groups, each global discount or surcharge names its IndicadorFacturacionDescuentooRecargo.',
+        ),
+      );
       return [];
     }
     if (adjustment.norma1007 && !document.pricesIncludeItbis) {
       // Informe Técnico §15 n. 38: with Norma 10-07, IndicadorMontoGravado is always 1.
-      findings.push(error(pointerOf(adjustment, 'IndicadorNorma1007'), 'norma1007_requires_itbis_included', 'A Norma 10-07 discount needs IndicadorMontoGravado 1 (prices with ITBIS included).'));
+      findings.push(
+        error(
+          pointerOf(adjustment, 'IndicadorNorma1007'),
+          'norma1007_requires_itbis_included',
+          'A Norma 10-07 discount needs IndicadorMontoGravado 1 (prices with ITBIS included).',
+        ),
+      );
     }
     const base = groupTotal(document.lines, group);
     const amount = adjustment.amount ?? round2(base.times(adjustment.percent ?? 0).div(hundred));
-    return [{
-      index: adjustment.index,
-      kind: adjustment.kind,
-      group,
-      amount,
-      amountOtherCurrency: adjustment.amountOtherCurrency,
-      norma1007: adjustment.norma1007,
-      groupTotal: base,
-    }];
+    return [
+      {
+        index: adjustment.index,
+        kind: adjustment.kind,
+        group,
+        amount,
+        amountOtherCurrency: adjustment.amountOtherCurrency,
+        norma1007: adjustment.norma1007,
+        groupTotal: base,
+      },
+    ];
   });
 }
 
 /** Σ surcharges − Σ discounts of a group, leaving out Norma 10-07 discounts (Formato e-CF n. 12). */
-export function netAdjustment(adjustments: readonly ResolvedAdjustment[], group: AdjustmentGroup, pick: (adjustment: ResolvedAdjustment) => Big): Big {
-  return sum(adjustments
-    .filter((adjustment) => adjustment.group === group && !adjustment.norma1007)
-    .map((adjustment) => (adjustment.kind === 'D' ? pick(adjustment).neg() : pick(adjustment))));
+export function netAdjustment(
+  adjustments: readonly ResolvedAdjustment[],
+  group: AdjustmentGroup,
+  pick: (adjustment: ResolvedAdjustment) => Big,
+): Big {
+  return sum(
+    adjustments
+      .filter((adjustment) => adjustment.group === group && !adjustment.norma1007)
+      .map((adjustment) => (adjustment.kind === 'D' ? pick(adjustment).neg() : pick(adjustment))),
+  );
 }
 
 function pointerOf(adjustment: Adjustment, field: string): string {

@@ -2,6 +2,14 @@
 export { checkTotals, computeTotals } from './compute-totals.js';
 export { formatAmount, round2 } from './decimal.js';
 export type {
-  DecimalInput, DescuentoORecargoInput, EcfTotalsInput, ImpuestoAdicional, ImpuestoAdicionalOtraMoneda, ItemInput,
-  LineaCalculada, OtraMoneda, Totales, TotalsResult,
+  DecimalInput,
+  DescuentoORecargoInput,
+  EcfTotalsInput,
+  ImpuestoAdicional,
+  ImpuestoAdicionalOtraMoneda,
+  ItemInput,
+  LineaCalculada,
+  OtraMoneda,
+  Totales,
+  TotalsResult,
 } from './totals-types.js';

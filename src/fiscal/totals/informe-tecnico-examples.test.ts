@@ -20,11 +20,14 @@ describe('Informe Técnico §12, regla de tolerancia', () => {
   it('computes the "monto total según formato" 6911.58 from cantidad × precio', () => {
     const items = tolerancePencils.map(({ MontoItem: _ignored, ...item }) => item);
     const { totales, lineas } = computeTotals(ecf({ items }));
-    assert.deepEqual(lineas.map((l) => l.MontoItem), ['551.82', '5693.26', '666.50']);
+    assert.deepEqual(
+      lineas.map((l) => l.MontoItem),
+      ['551.82', '5693.26', '666.50'],
+    );
     assert.equal(totales.MontoTotal, '6911.58');
   });
 
-  it('accepts the emitter\'s MontoTotal 6914.30, 2.72 away, within the global tolerance of 3 lines', () => {
+  it("accepts the emitter's MontoTotal 6914.30, 2.72 away, within the global tolerance of 3 lines", () => {
     const document = ecf({ items: tolerancePencils, totales: { MontoExento: '6914.30', MontoTotal: '6914.30' } });
     const { totales, findings } = computeTotals(document);
     assert.deepEqual(findings, []);
@@ -33,7 +36,12 @@ describe('Informe Técnico §12, regla de tolerancia', () => {
 });
 
 describe('Informe Técnico §13, regla de redondeo', () => {
-  for (const [value, rounded] of [['750.5212', '750.52'], ['750.5276', '750.53'], ['750.525', '750.53'], ['750.5249', '750.52']] as const) {
+  for (const [value, rounded] of [
+    ['750.5212', '750.52'],
+    ['750.5276', '750.53'],
+    ['750.525', '750.53'],
+    ['750.5249', '750.52'],
+  ] as const) {
     it(`rounds ${value} half-up to ${rounded}`, () => {
       assert.equal(round2(new Big(value)).toFixed(2), rounded);
     });
@@ -42,14 +50,24 @@ describe('Informe Técnico §13, regla de redondeo', () => {
 
 // §14: RON 16/700 ML, PVP 80.00, 16 units of 0.65 l at 4.30 %, específico rate 617.93.
 const rum = {
-  IndicadorFacturacion: '1', CantidadItem: '1', UnidadMedida: '6', PrecioUnitarioItem: '1063.97', MontoItem: '1063.97',
-  GradosAlcohol: '4.30', CantidadReferencia: '16', TablaSubcantidad: { SubcantidadItem: { Subcantidad: '0.65' } },
+  IndicadorFacturacion: '1',
+  CantidadItem: '1',
+  UnidadMedida: '6',
+  PrecioUnitarioItem: '1063.97',
+  MontoItem: '1063.97',
+  GradosAlcohol: '4.30',
+  CantidadReferencia: '16',
+  TablaSubcantidad: { SubcantidadItem: { Subcantidad: '0.65' } },
   PrecioUnitarioReferencia: '80.00',
 };
 // §14: MALBORO 20/10, PVP 200.00, 20 cigarettes, específico rate 25.86.
 const cigarettes = {
-  IndicadorFacturacion: '1', CantidadItem: '1', PrecioUnitarioItem: '1450.00', MontoItem: '1450.00',
-  CantidadReferencia: '20', PrecioUnitarioReferencia: '200.00',
+  IndicadorFacturacion: '1',
+  CantidadItem: '1',
+  PrecioUnitarioItem: '1450.00',
+  MontoItem: '1450.00',
+  CantidadReferencia: '20',
+  PrecioUnitarioReferencia: '200.00',
 };
 
 function taxesOf(document: Parameters<typeof computeTotals>[0]) {
@@ -60,17 +78,36 @@ function taxesOf(document: Parameters<typeof computeTotals>[0]) {
 
 describe('Informe Técnico §14, ISC de alcoholes y cigarrillos', () => {
   it('ISC específico alcohol: 617.93 × 4.30 % × 16 × 0.65 × 1 = 276.34', () => {
-    const taxes = taxesOf(ecf({ items: [{ ...rum, TablaImpuestoAdicional: taxCodes('014') }], totales: givenRates({ '014': '617.93' }) }));
-    assert.deepEqual(taxes, [{ TipoImpuesto: '014', TasaImpuestoAdicional: '617.93', MontoImpuestoSelectivoConsumoEspecifico: '276.34' }]);
+    const taxes = taxesOf(
+      ecf({ items: [{ ...rum, TablaImpuestoAdicional: taxCodes('014') }], totales: givenRates({ '014': '617.93' }) }),
+    );
+    assert.deepEqual(taxes, [
+      { TipoImpuesto: '014', TasaImpuestoAdicional: '617.93', MontoImpuestoSelectivoConsumoEspecifico: '276.34' },
+    ]);
   });
 
   it('ISC ad valorem alcohol, not granel: ((80 / 1.18) − 276.34 / 16) / 1.10 × 0.10 × 16 = 73.49', () => {
-    const taxes = taxesOf(ecf({ items: [{ ...rum, TablaImpuestoAdicional: taxCodes('014', '031') }], totales: givenRates({ '014': '617.93' }) }));
-    assert.deepEqual(taxes.map((tax) => tax.MontoImpuestoSelectivoConsumoAdvalorem), [undefined, '73.49']);
+    const taxes = taxesOf(
+      ecf({
+        items: [{ ...rum, TablaImpuestoAdicional: taxCodes('014', '031') }],
+        totales: givenRates({ '014': '617.93' }),
+      }),
+    );
+    assert.deepEqual(
+      taxes.map((tax) => tax.MontoImpuestoSelectivoConsumoAdvalorem),
+      [undefined, '73.49'],
+    );
   });
 
   it('ISC ad valorem alcohol a granel: 10163.97 × 1.30 × 0.10 × 2 = 2642.63, and no ISC específico', () => {
-    const bulk = { IndicadorFacturacion: '1', CantidadItem: '2', UnidadMedida: '18', PrecioUnitarioItem: '10163.97', MontoItem: '20327.94', TablaImpuestoAdicional: taxCodes('014', '031') };
+    const bulk = {
+      IndicadorFacturacion: '1',
+      CantidadItem: '2',
+      UnidadMedida: '18',
+      PrecioUnitarioItem: '10163.97',
+      MontoItem: '20327.94',
+      TablaImpuestoAdicional: taxCodes('014', '031'),
+    };
     const taxes = taxesOf(ecf({ items: [bulk], totales: givenRates({ '014': '617.93' }) }));
     assert.deepEqual(taxes, [
       { TipoImpuesto: '014', TasaImpuestoAdicional: '617.93' },
@@ -79,17 +116,35 @@ describe('Informe Técnico §14, ISC de alcoholes y cigarrillos', () => {
   });
 
   it('ISC específico cigarrillos: 1 × 20 × 25.86 = 517.20', () => {
-    const taxes = taxesOf(ecf({ items: [{ ...cigarettes, TablaImpuestoAdicional: taxCodes('019') }], totales: givenRates({ '019': '25.86' }) }));
+    const taxes = taxesOf(
+      ecf({
+        items: [{ ...cigarettes, TablaImpuestoAdicional: taxCodes('019') }],
+        totales: givenRates({ '019': '25.86' }),
+      }),
+    );
     assert.equal(taxes[0]?.MontoImpuestoSelectivoConsumoEspecifico, '517.20');
   });
 
   it('ISC ad valorem cigarrillos: ((200 / 1.18) − 25.86) / 1.20 × 0.20 × 20 × 1 = 478.77', () => {
-    const taxes = taxesOf(ecf({ items: [{ ...cigarettes, TablaImpuestoAdicional: taxCodes('019', '036') }], totales: givenRates({ '019': '25.86' }) }));
-    assert.deepEqual(taxes.map((tax) => tax.MontoImpuestoSelectivoConsumoAdvalorem), [undefined, '478.77']);
+    const taxes = taxesOf(
+      ecf({
+        items: [{ ...cigarettes, TablaImpuestoAdicional: taxCodes('019', '036') }],
+        totales: givenRates({ '019': '25.86' }),
+      }),
+    );
+    assert.deepEqual(
+      taxes.map((tax) => tax.MontoImpuestoSelectivoConsumoAdvalorem),
+      [undefined, '478.77'],
+    );
   });
 
   it('adds the ISC to the 18 % ITBIS base and to MontoTotal (Formato e-CF field 101)', () => {
-    const { totales } = computeTotals(ecf({ items: [{ ...rum, TablaImpuestoAdicional: taxCodes('014', '031') }], totales: givenRates({ '014': '617.93' }) }));
+    const { totales } = computeTotals(
+      ecf({
+        items: [{ ...rum, TablaImpuestoAdicional: taxCodes('014', '031') }],
+        totales: givenRates({ '014': '617.93' }),
+      }),
+    );
     // (1063.97 + 276.34 + 73.49) × 0.18 = 254.484
     assert.equal(totales.TotalITBIS1, '254.48');
     assert.equal(totales.MontoImpuestoAdicional, '349.83');
@@ -106,14 +161,27 @@ describe('Informe Técnico §15, otros impuestos adicionales', () => {
   });
 
   it('CDT with IndicadorMontoGravado 1: (500 / 1.18) × 0.02 = 8.47', () => {
-    assert.equal(cdtOf(ecf({ pricesIncludeItbis: true, items: [line('1', '500.00', { TablaImpuestoAdicional: taxCodes('002') })] })), '8.47');
+    assert.equal(
+      cdtOf(
+        ecf({ pricesIncludeItbis: true, items: [line('1', '500.00', { TablaImpuestoAdicional: taxCodes('002') })] }),
+      ),
+      '8.47',
+    );
   });
 
   it('CDT with Norma 10-07: 500 / (1 + 0.18 + 0.02 + 0.10) × 0.02 = 7.69, the 10-07 discount not taken off', () => {
     const document = ecf({
       pricesIncludeItbis: true,
       items: [line('1', '500.00', { TablaImpuestoAdicional: taxCodes('002', '004') })],
-      adjustments: [{ TipoAjuste: 'D', IndicadorNorma1007: '1', TipoValor: '$', MontoDescuentooRecargo: '100.00', IndicadorFacturacionDescuentooRecargo: '1' }],
+      adjustments: [
+        {
+          TipoAjuste: 'D',
+          IndicadorNorma1007: '1',
+          TipoValor: '$',
+          MontoDescuentooRecargo: '100.00',
+          IndicadorFacturacionDescuentooRecargo: '1',
+        },
+      ],
     });
     assert.equal(cdtOf(document), '7.69');
     const { totales } = computeTotals(document);
@@ -131,13 +199,33 @@ describe('Informe Técnico §15, otros impuestos adicionales', () => {
   ];
 
   it('CDT with a global discount of 100 shared by MontoItem: (500 − 79.37) × 0.02 = 8.41', () => {
-    const document = ecf({ items: discountLines, adjustments: [{ TipoAjuste: 'D', TipoValor: '$', MontoDescuentooRecargo: '100.00', IndicadorFacturacionDescuentooRecargo: '1' }] });
+    const document = ecf({
+      items: discountLines,
+      adjustments: [
+        {
+          TipoAjuste: 'D',
+          TipoValor: '$',
+          MontoDescuentooRecargo: '100.00',
+          IndicadorFacturacionDescuentooRecargo: '1',
+        },
+      ],
+    });
     assert.equal(cdtOf(document), '8.41');
     assert.equal(computeTotals(document).totales.MontoGravadoI1, '530.00');
   });
 
   it('CDT with a global surcharge of 100 shared by MontoItem: (500 + 79.37) × 0.02 = 11.59', () => {
-    const document = ecf({ items: discountLines, adjustments: [{ TipoAjuste: 'R', TipoValor: '$', MontoDescuentooRecargo: '100.00', IndicadorFacturacionDescuentooRecargo: '1' }] });
+    const document = ecf({
+      items: discountLines,
+      adjustments: [
+        {
+          TipoAjuste: 'R',
+          TipoValor: '$',
+          MontoDescuentooRecargo: '100.00',
+          IndicadorFacturacionDescuentooRecargo: '1',
+        },
+      ],
+    });
     assert.equal(cdtOf(document), '11.59');
     assert.equal(computeTotals(document).totales.MontoGravadoI1, '730.00');
   });
@@ -155,17 +243,43 @@ describe('Informe Técnico §16, Norma General 07-07', () => {
 
 describe('DGII sample 130862346E310005000201.xml', () => {
   it('reproduces its Totales from its single line (24 × 25 − 60 at 18 %)', () => {
-    const item = { IndicadorFacturacion: '1', CantidadItem: '24', UnidadMedida: '43', PrecioUnitarioItem: '25', DescuentoMonto: '60' };
+    const item = {
+      IndicadorFacturacion: '1',
+      CantidadItem: '24',
+      UnidadMedida: '43',
+      PrecioUnitarioItem: '25',
+      DescuentoMonto: '60',
+    };
     const { totales, findings } = computeTotals(ecf({ items: [item] }));
     assert.deepEqual(findings, []);
     assert.deepEqual(totales, {
-      MontoGravadoTotal: '540.00', MontoGravadoI1: '540.00', ITBIS1: '18', TotalITBIS: '97.20', TotalITBIS1: '97.20', MontoTotal: '637.20',
+      MontoGravadoTotal: '540.00',
+      MontoGravadoI1: '540.00',
+      ITBIS1: '18',
+      TotalITBIS: '97.20',
+      TotalITBIS1: '97.20',
+      MontoTotal: '637.20',
     });
   });
 
   it('finds nothing wrong with the Totales the sample sends', () => {
-    const item = { IndicadorFacturacion: '1', CantidadItem: '24', PrecioUnitarioItem: '25', DescuentoMonto: '60', MontoItem: '540' };
-    const totales = { MontoGravadoTotal: '540', MontoGravadoI1: '540', MontoExento: '0', ITBIS1: '18', TotalITBIS: '97.2', TotalITBIS1: '97.2', MontoTotal: '637.2', MontoNoFacturable: '0' };
+    const item = {
+      IndicadorFacturacion: '1',
+      CantidadItem: '24',
+      PrecioUnitarioItem: '25',
+      DescuentoMonto: '60',
+      MontoItem: '540',
+    };
+    const totales = {
+      MontoGravadoTotal: '540',
+      MontoGravadoI1: '540',
+      MontoExento: '0',
+      ITBIS1: '18',
+      TotalITBIS: '97.2',
+      TotalITBIS1: '97.2',
+      MontoTotal: '637.2',
+      MontoNoFacturable: '0',
+    };
     assert.deepEqual(checkTotals(ecf({ items: [item], totales })), []);
   });
 });
@@ -173,9 +287,16 @@ describe('DGII sample 130862346E310005000201.xml', () => {
 describe('DGII certification test set, case E310000000002 (research/ecf-format.md §2.2–2.3)', () => {
   // Beer: 2 boxes of 24 × 0.355 l at 5 %, PVP 65.00, específico rate 633.85 that quarter.
   const beer = {
-    IndicadorFacturacion: '1', CantidadItem: '2', UnidadMedida: '6', PrecioUnitarioItem: '1615.00', MontoItem: '3230.00',
-    GradosAlcohol: '5', CantidadReferencia: '24', TablaSubcantidad: { SubcantidadItem: { Subcantidad: '0.355' } },
-    PrecioUnitarioReferencia: '65.00', TablaImpuestoAdicional: taxCodes('006', '023'),
+    IndicadorFacturacion: '1',
+    CantidadItem: '2',
+    UnidadMedida: '6',
+    PrecioUnitarioItem: '1615.00',
+    MontoItem: '3230.00',
+    GradosAlcohol: '5',
+    CantidadReferencia: '24',
+    TablaSubcantidad: { SubcantidadItem: { Subcantidad: '0.355' } },
+    PrecioUnitarioReferencia: '65.00',
+    TablaImpuestoAdicional: taxCodes('006', '023'),
   };
 
   it('computes ISC 540.04 + 191.28 and ITBIS (3230 + 540.04 + 191.28) × 0.18 = 713.04', () => {
@@ -189,7 +310,7 @@ describe('DGII certification test set, case E310000000002 (research/ecf-format.m
     assert.equal(totales.MontoTotal, '4674.36');
   });
 
-  it('accepts the test set\'s own MontoTotal 4674.35, one cent off', () => {
+  it("accepts the test set's own MontoTotal 4674.35, one cent off", () => {
     const given = { ...givenRates({ '006': '633.85' }), MontoTotal: '4674.35' };
     assert.deepEqual(checkTotals(ecf({ items: [beer], totales: given })), []);
   });

@@ -42,11 +42,18 @@ export interface MergeContext {
  * recomputes them, CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto (Informe Técnico §12's
  * example compares the header against that "monto según formato").
  */
-export function mergeBlock(given: Block | undefined, computed: Block, expected: Block, keys: BlockKeys, context: MergeContext): Block {
+export function mergeBlock(
+  given: Block | undefined,
+  computed: Block,
+  expected: Block,
+  keys: BlockKeys,
+  context: MergeContext,
+): Block {
   const { findings, pointer } = context;
-  const givenAmount = (key: string) => (given === undefined
-    ? undefined
-    : readDecimal(given[key], `${pointer}/${key}`, keys.signed.has(key) ? signedAmountRule : amountRule, findings));
+  const givenAmount = (key: string) =>
+    given === undefined
+      ? undefined
+      : readDecimal(given[key], `${pointer}/${key}`, keys.signed.has(key) ? signedAmountRule : amountRule, findings);
   const expectedAmount = (key: string) => (typeof expected[key] === 'string' ? new Big(expected[key]) : undefined);
   const merged: Block = { ...computed };
   const take = (key: string, derived?: Big) => {
@@ -71,7 +78,9 @@ export function mergeBlock(given: Block | undefined, computed: Block, expected: 
   const totalItbis = take(keys.totalItbis, total(itbis));
   const taxes = mergeTaxes(given, computed, expected, keys, context);
   if (taxes.length > 0) merged[keys.taxContainer] = { [keys.taxEntry]: taxes };
-  const taxSum = total(taxes.flatMap((entry) => keys.taxAmounts.flatMap((key) => (entry[key] === undefined ? [] : [new Big(entry[key])]))));
+  const taxSum = total(
+    taxes.flatMap((entry) => keys.taxAmounts.flatMap((key) => (entry[key] === undefined ? [] : [new Big(entry[key])]))),
+  );
   const taxTotal = take(keys.taxTotal, taxSum?.gt(0) === true ? taxSum : undefined);
   take(keys.total, total([gravadoTotal, exento, totalItbis, taxTotal]) ?? zero);
   for (const key of keys.plain) take(key);
@@ -82,7 +91,13 @@ export function mergeBlock(given: Block | undefined, computed: Block, expected: 
   return merged;
 }
 
-function mergeTaxes(given: Block | undefined, computed: Block, expected: Block, keys: BlockKeys, context: MergeContext): TaxEntry[] {
+function mergeTaxes(
+  given: Block | undefined,
+  computed: Block,
+  expected: Block,
+  keys: BlockKeys,
+  context: MergeContext,
+): TaxEntry[] {
   const entries = (block: Block | undefined) => {
     const container = block?.[keys.taxContainer];
     const list = typeof container === 'object' && container !== null ? (container as Block)[keys.taxEntry] : undefined;
@@ -118,10 +133,12 @@ function mergeTaxes(given: Block | undefined, computed: Block, expected: Block, 
 export function compare(pointer: string, given: Big, expected: Big, context: MergeContext): void {
   const difference = given.minus(expected).abs();
   if (difference.gt(context.tolerance)) {
-    context.findings.push(warning(
-      pointer,
-      'totals_outside_tolerance',
-      `Given ${formatAmount(given)}, computed ${formatAmount(expected)}: the difference ${formatAmount(difference)} exceeds the tolerance of ${formatAmount(context.tolerance)} (Informe Técnico §12); DGII would answer Aceptado Condicional.`,
-    ));
+    context.findings.push(
+      warning(
+        pointer,
+        'totals_outside_tolerance',
+        `Given ${formatAmount(given)}, computed ${formatAmount(expected)}: the difference ${formatAmount(difference)} exceeds the tolerance of ${formatAmount(context.tolerance)} (Informe Técnico §12); DGII would answer Aceptado Condicional.`,
+      ),
+    );
   }
 }

@@ -13,7 +13,12 @@ export function otherCurrencyLineAmount(line: Line, exchangeRate: Big): Big {
   const detail = line.otherCurrency;
   if (detail?.amount !== undefined) return detail.amount;
   if (detail?.price !== undefined && line.quantity !== undefined) {
-    return round2(line.quantity.times(detail.price).minus(detail.discount ?? zero).plus(detail.surcharge ?? zero));
+    return round2(
+      line.quantity
+        .times(detail.price)
+        .minus(detail.discount ?? zero)
+        .plus(detail.surcharge ?? zero),
+    );
   }
   return round2(line.amount.div(exchangeRate));
 }

@@ -9,39 +9,68 @@ import type { ItemInput } from './totals-types.js';
 
 export function readLine(item: ItemInput, index: number, findings: Finding[]): Line | undefined {
   const at = (...path: string[]) => `/DetallesItems/Item/${index}/${path.join('/')}`;
-  const read = (value: unknown, rule: DecimalRule, ...path: string[]) => readDecimal(value, at(...path), rule, findings);
+  const read = (value: unknown, rule: DecimalRule, ...path: string[]) =>
+    readDecimal(value, at(...path), rule, findings);
   const indicatorText = leafText(item.IndicadorFacturacion);
   const indicator = (['0', '1', '2', '3', '4'] as const).indexOf(indicatorText as '0');
   if (indicator < 0) {
-    findings.push(error(at('IndicadorFacturacion'), 'unknown_billing_indicator', `IndicadorFacturacion "${indicatorText ?? ''}" is not 0 (no facturable), 1 (18 %), 2 (16 %), 3 (0 %) or 4 (exento).`));
+    findings.push(
+      error(
+        at('IndicadorFacturacion'),
+        'unknown_billing_indicator',
+        `IndicadorFacturacion "${indicatorText ?? ''}" is not 0 (no facturable), 1 (18 %), 2 (16 %), 3 (0 %) or 4 (exento).`,
+      ),
+    );
   }
   const quantity = read(item.CantidadItem, amountRule, 'CantidadItem');
-  if (quantity?.eq(0) === true) findings.push(error(at('CantidadItem'), 'non_positive_quantity', 'CantidadItem must be greater than 0.'));
+  if (quantity?.eq(0) === true)
+    findings.push(error(at('CantidadItem'), 'non_positive_quantity', 'CantidadItem must be greater than 0.'));
   const unitPrice = read(item.PrecioUnitarioItem, unitPriceRule, 'PrecioUnitarioItem');
   const discount = read(item.DescuentoMonto, amountRule, 'DescuentoMonto') ?? zero;
   const surcharge = read(item.RecargoMonto, amountRule, 'RecargoMonto') ?? zero;
   const givenAmount = read(item.MontoItem, amountRule, 'MontoItem');
-  const computedAmount = quantity !== undefined && unitPrice !== undefined
-    ? round2(quantity.times(unitPrice).minus(discount).plus(surcharge))
-    : undefined;
+  const computedAmount =
+    quantity !== undefined && unitPrice !== undefined
+      ? round2(quantity.times(unitPrice).minus(discount).plus(surcharge))
+      : undefined;
   if (computedAmount?.lt(0) === true) {
-    findings.push(error(at('MontoItem'), 'negative_line_amount', 'CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto is negative.'));
+    findings.push(
+      error(
+        at('MontoItem'),
+        'negative_line_amount',
+        'CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto is negative.',
+      ),
+    );
   }
   const amount = givenAmount ?? computedAmount;
   if (amount === undefined) {
     if (leafText(item.MontoItem) === undefined && leafText(item.CantidadItem) === undefined) {
-      findings.push(error(at('MontoItem'), 'line_amount_missing', 'A line needs MontoItem, or CantidadItem and PrecioUnitarioItem to compute it.'));
+      findings.push(
+        error(
+          at('MontoItem'),
+          'line_amount_missing',
+          'A line needs MontoItem, or CantidadItem and PrecioUnitarioItem to compute it.',
+        ),
+      );
     }
     return undefined;
   }
   if (indicator < 0) return undefined;
-  const taxCodes = asList(item.TablaImpuestoAdicional?.ImpuestoAdicional).map((entry, taxIndex) => {
-    const code = leafText(entry.TipoImpuesto) ?? '';
-    if (!isKnownAdditionalTax(code)) {
-      findings.push(error(at('TablaImpuestoAdicional', 'ImpuestoAdicional', String(taxIndex), 'TipoImpuesto'), 'unknown_additional_tax', `TipoImpuesto "${code}" is not in Tabla I (001–039).`));
-    }
-    return code;
-  }).filter(isKnownAdditionalTax);
+  const taxCodes = asList(item.TablaImpuestoAdicional?.ImpuestoAdicional)
+    .map((entry, taxIndex) => {
+      const code = leafText(entry.TipoImpuesto) ?? '';
+      if (!isKnownAdditionalTax(code)) {
+        findings.push(
+          error(
+            at('TablaImpuestoAdicional', 'ImpuestoAdicional', String(taxIndex), 'TipoImpuesto'),
+            'unknown_additional_tax',
+            `TipoImpuesto "${code}" is not in Tabla I (001–039).`,
+          ),
+        );
+      }
+      return code;
+    })
+    .filter(isKnownAdditionalTax);
   const firstSubquantity = asList(item.TablaSubcantidad?.SubcantidadItem)[0];
   return {
     index,
@@ -54,17 +83,47 @@ export function readLine(item: ItemInput, index: number, findings: Finding[]): L
     amount,
     unitOfMeasure: leafText(item.UnidadMedida),
     referenceQuantity: read(item.CantidadReferencia, amountRule, 'CantidadReferencia'),
-    subquantity: read(firstSubquantity?.Subcantidad, subquantityRule, 'TablaSubcantidad', 'SubcantidadItem', '0', 'Subcantidad'),
+    subquantity: read(
+      firstSubquantity?.Subcantidad,
+      subquantityRule,
+      'TablaSubcantidad',
+      'SubcantidadItem',
+      '0',
+      'Subcantidad',
+    ),
     alcoholDegrees: read(item.GradosAlcohol, amountRule, 'GradosAlcohol'),
     referenceUnitPrice: read(item.PrecioUnitarioReferencia, amountRule, 'PrecioUnitarioReferencia'),
     taxCodes,
     retention: readRetention(item, at, findings),
-    otherCurrency: item.OtraMonedaDetalle === undefined ? undefined : {
-      price: read(item.OtraMonedaDetalle.PrecioOtraMoneda, unitPriceRule, 'OtraMonedaDetalle', 'PrecioOtraMoneda'),
-      discount: read(item.OtraMonedaDetalle.DescuentoOtraMoneda, amountRule, 'OtraMonedaDetalle', 'DescuentoOtraMoneda'),
-      surcharge: read(item.OtraMonedaDetalle.RecargoOtraMoneda, amountRule, 'OtraMonedaDetalle', 'RecargoOtraMoneda'),
-      amount: read(item.OtraMonedaDetalle.MontoItemOtraMoneda, amountRule, 'OtraMonedaDetalle', 'MontoItemOtraMoneda'),
-    },
+    otherCurrency:
+      item.OtraMonedaDetalle === undefined
+        ? undefined
+        : {
+            price: read(
+              item.OtraMonedaDetalle.PrecioOtraMoneda,
+              unitPriceRule,
+              'OtraMonedaDetalle',
+              'PrecioOtraMoneda',
+            ),
+            discount: read(
+              item.OtraMonedaDetalle.DescuentoOtraMoneda,
+              amountRule,
+              'OtraMonedaDetalle',
+              'DescuentoOtraMoneda',
+            ),
+            surcharge: read(
+              item.OtraMonedaDetalle.RecargoOtraMoneda,
+              amountRule,
+              'OtraMonedaDetalle',
+              'RecargoOtraMoneda',
+            ),
+            amount: read(
+              item.OtraMonedaDetalle.MontoItemOtraMoneda,
+              amountRule,
+              'OtraMonedaDetalle',
+              'MontoItemOtraMoneda',
+            ),
+          },
   };
 }
 
@@ -73,7 +132,13 @@ function readRetention(item: ItemInput, at: (...path: string[]) => string, findi
   if (retention === undefined) return undefined;
   const agent = leafText(retention.IndicadorAgenteRetencionoPercepcion);
   if (agent !== '1' && agent !== '2') {
-    findings.push(error(at('Retencion', 'IndicadorAgenteRetencionoPercepcion'), 'invalid_indicator', 'IndicadorAgenteRetencionoPercepcion is 1 (retención) or 2 (percepción).'));
+    findings.push(
+      error(
+        at('Retencion', 'IndicadorAgenteRetencionoPercepcion'),
+        'invalid_indicator',
+        'IndicadorAgenteRetencionoPercepcion is 1 (retención) or 2 (percepción).',
+      ),
+    );
     return undefined;
   }
   return {

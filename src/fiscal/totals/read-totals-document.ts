@@ -15,11 +15,19 @@ export function readTotalsDocument(input: EcfTotalsInput): { document: TotalsDoc
   const idDoc = input.Encabezado?.IdDoc;
   const type = leafText(idDoc?.TipoeCF) ?? '';
   if (!knownTypes.has(type)) {
-    findings.push(error('/Encabezado/IdDoc/TipoeCF', 'unknown_ecf_type', `TipoeCF "${type}" is not one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.`));
+    findings.push(
+      error(
+        '/Encabezado/IdDoc/TipoeCF',
+        'unknown_ecf_type',
+        `TipoeCF "${type}" is not one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.`,
+      ),
+    );
   }
   const indicadorMontoGravado = leafText(idDoc?.IndicadorMontoGravado);
   if (indicadorMontoGravado !== undefined && indicadorMontoGravado !== '0' && indicadorMontoGravado !== '1') {
-    findings.push(error('/Encabezado/IdDoc/IndicadorMontoGravado', 'invalid_indicator', 'IndicadorMontoGravado is 0 or 1.'));
+    findings.push(
+      error('/Encabezado/IdDoc/IndicadorMontoGravado', 'invalid_indicator', 'IndicadorMontoGravado is 0 or 1.'),
+    );
   }
   const items = asList(input.DetallesItems?.Item);
   if (items.length === 0) findings.push(error('/DetallesItems/Item', 'no_items', 'An e-CF has at least one line.'));
@@ -55,16 +63,29 @@ function readAdjustment(entry: DescuentoORecargoInput, index: number, findings: 
   const groupText = leafText(entry.IndicadorFacturacionDescuentooRecargo);
   const group = groupText === undefined ? undefined : (['1', '2', '3', '4'] as const).indexOf(groupText as '1') + 1;
   if (group === 0) {
-    findings.push(error(at('IndicadorFacturacionDescuentooRecargo'), 'unknown_billing_indicator', 'IndicadorFacturacionDescuentooRecargo is 1, 2, 3 or 4.'));
+    findings.push(
+      error(
+        at('IndicadorFacturacionDescuentooRecargo'),
+        'unknown_billing_indicator',
+        'IndicadorFacturacionDescuentooRecargo is 1, 2, 3 or 4.',
+      ),
+    );
     return undefined;
   }
   const tipoValor = leafText(entry.TipoValor);
   const valor = readDecimal(entry.ValorDescuentooRecargo, at('ValorDescuentooRecargo'), amountRule, findings);
-  const amount = readDecimal(entry.MontoDescuentooRecargo, at('MontoDescuentooRecargo'), amountRule, findings)
-    ?? (tipoValor === '$' ? valor : undefined);
+  const amount =
+    readDecimal(entry.MontoDescuentooRecargo, at('MontoDescuentooRecargo'), amountRule, findings) ??
+    (tipoValor === '$' ? valor : undefined);
   const percent = tipoValor === '%' ? valor : undefined;
   if (amount === undefined && percent === undefined) {
-    findings.push(error(at('MontoDescuentooRecargo'), 'adjustment_amount_missing', 'A global discount or surcharge needs MontoDescuentooRecargo, or TipoValor and ValorDescuentooRecargo.'));
+    findings.push(
+      error(
+        at('MontoDescuentooRecargo'),
+        'adjustment_amount_missing',
+        'A global discount or surcharge needs MontoDescuentooRecargo, or TipoValor and ValorDescuentooRecargo.',
+      ),
+    );
     return undefined;
   }
   return {
@@ -73,7 +94,12 @@ function readAdjustment(entry: DescuentoORecargoInput, index: number, findings: 
     group: group as 1 | 2 | 3 | 4 | undefined,
     percent,
     amount,
-    amountOtherCurrency: readDecimal(entry.MontoDescuentooRecargoOtraMoneda, at('MontoDescuentooRecargoOtraMoneda'), amountRule, findings),
+    amountOtherCurrency: readDecimal(
+      entry.MontoDescuentooRecargoOtraMoneda,
+      at('MontoDescuentooRecargoOtraMoneda'),
+      amountRule,
+      findings,
+    ),
     norma1007: leafText(entry.IndicadorNorma1007) === '1',
   };
 }
@@ -93,10 +119,22 @@ function readCurrency(input: EcfTotalsInput, findings: Finding[]): TotalsDocumen
   const otraMoneda = input.Encabezado?.OtraMoneda;
   if (otraMoneda === undefined) return undefined;
   const code = leafText(otraMoneda.TipoMoneda);
-  const exchangeRate = readDecimal(otraMoneda.TipoCambio, '/Encabezado/OtraMoneda/TipoCambio', exchangeRateRule, findings);
-  if (code === undefined) findings.push(error('/Encabezado/OtraMoneda/TipoMoneda', 'currency_missing', 'OtraMoneda needs TipoMoneda.'));
+  const exchangeRate = readDecimal(
+    otraMoneda.TipoCambio,
+    '/Encabezado/OtraMoneda/TipoCambio',
+    exchangeRateRule,
+    findings,
+  );
+  if (code === undefined)
+    findings.push(error('/Encabezado/OtraMoneda/TipoMoneda', 'currency_missing', 'OtraMoneda needs TipoMoneda.'));
   if (leafText(otraMoneda.TipoCambio) === undefined || exchangeRate?.eq(0) === true) {
-    findings.push(error('/Encabezado/OtraMoneda/TipoCambio', 'exchange_rate_missing', 'OtraMoneda needs a TipoCambio greater than 0.'));
+    findings.push(
+      error(
+        '/Encabezado/OtraMoneda/TipoCambio',
+        'exchange_rate_missing',
+        'OtraMoneda needs a TipoCambio greater than 0.',
+      ),
+    );
     return undefined;
   }
   if (exchangeRate === undefined) return undefined;

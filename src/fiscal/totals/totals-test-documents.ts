@@ -24,7 +24,13 @@ export function ecf(parts: DocumentParts): EcfTotalsInput {
 
 /** One unit at `amount`, so MontoItem = PrecioUnitarioItem = amount. */
 export function line(indicator: string, amount: string, extra: ItemInput = {}): ItemInput {
-  return { IndicadorFacturacion: indicator, CantidadItem: '1', PrecioUnitarioItem: amount, MontoItem: amount, ...extra };
+  return {
+    IndicadorFacturacion: indicator,
+    CantidadItem: '1',
+    PrecioUnitarioItem: amount,
+    MontoItem: amount,
+    ...extra,
+  };
 }
 
 export function taxCodes(...codes: string[]): ItemInput['TablaImpuestoAdicional'] {
@@ -34,7 +40,10 @@ export function taxCodes(...codes: string[]): ItemInput['TablaImpuestoAdicional'
 export function givenRates(rates: Record<string, string>): Record<string, unknown> {
   return {
     ImpuestosAdicionales: {
-      ImpuestoAdicional: Object.entries(rates).map(([code, rate]) => ({ TipoImpuesto: code, TasaImpuestoAdicional: rate })),
+      ImpuestoAdicional: Object.entries(rates).map(([code, rate]) => ({
+        TipoImpuesto: code,
+        TasaImpuestoAdicional: rate,
+      })),
     },
   };
 }

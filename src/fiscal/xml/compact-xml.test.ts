@@ -4,7 +4,14 @@ import { XMLParser } from 'fast-xml-parser';
 import { scanCompactXml } from './compact-xml.js';
 
 // The shape parse-ecf.ts reads, from the parser it replaces for compact documents (its options).
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: false, trimValues: false, cdataPropName: '#cdata', commentPropName: '#comment' });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  processEntities: false,
+  trimValues: false,
+  cdataPropName: '#cdata',
+  commentPropName: '#comment',
+});
 const fastXmlParserRoot = (xml: string, root: string): unknown => (parser.parse(xml) as Record<string, unknown>)[root];
 /** Plain objects, so deepEqual compares values and not prototypes. */
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -32,8 +39,9 @@ describe('scanCompactXml', () => {
     });
   }
 
-  it('finds the root\'s last child Signature, its inside left as it is', () => {
-    const signature = '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo a="1"><X/></SignedInfo></Signature>';
+  it("finds the root's last child Signature, its inside left as it is", () => {
+    const signature =
+      '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo a="1"><X/></SignedInfo></Signature>';
     const xml = `<ECF><A>1</A>${signature}\n</ECF>`;
     const scanned = scanCompactXml(xml);
     assert.ok(scanned?.signature !== undefined);

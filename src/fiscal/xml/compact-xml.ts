@@ -30,7 +30,8 @@ export interface CompactXml {
 }
 
 const NAME = '[A-Za-z_][A-Za-z0-9_.-]*';
-const DECLARATION = /<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:utf-8|UTF-8)\2)?(?: standalone=(["'])(?:yes|no)\3)?\?>/y;
+const DECLARATION =
+  /<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:utf-8|UTF-8)\2)?(?: standalone=(["'])(?:yes|no)\3)?\?>/y;
 const WHITESPACE = /[ \t\n]*/y;
 // Only prefixed namespace declarations on the root (checked for C14N's order below): no default namespace, so no
 // element of the body can be in the XMLDSig namespace, and no other attribute, whose order C14N would impose.
@@ -40,8 +41,9 @@ const START = new RegExp(`<(${NAME})>`, 'y');
 const END = new RegExp(`</(${NAME})>`, 'y');
 // Text as C14N writes it: no `<`, `>` or CR, `&` only in &amp; &lt; &gt; &#xD;, only characters XML allows (pairs
 // of surrogates, never one alone). Another spelling is legal XML that C14N would write differently: not compact.
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this pattern must exclude
-const TEXT = /(?:[^<>&\r\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]|&(?:amp|lt|gt|#xD);|[\uD800-\uDBFF][\uDC00-\uDFFF])*/y;
+const TEXT =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this pattern must exclude
+  /(?:[^<>&\r\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]|&(?:amp|lt|gt|#xD);|[\uD800-\uDBFF][\uDC00-\uDFFF])*/y;
 const SIGNATURE_END = '</Signature>';
 
 interface Frame {
@@ -98,7 +100,8 @@ export function scanCompactXml(text: string): CompactXml | undefined {
     at = (matchAt(TEXT, text, at), TEXT.lastIndex);
     if (at > textStart) {
       // After the root's Signature, only whitespace may follow: it must stay its last child element.
-      if (signature !== undefined && stack.length === 1 && !/^[ \t\n]*$/.test(text.slice(textStart, at))) return undefined;
+      if (signature !== undefined && stack.length === 1 && !/^[ \t\n]*$/.test(text.slice(textStart, at)))
+        return undefined;
       if (frame.group !== undefined) frame.text += text.slice(textStart, at);
     }
     if (text.charCodeAt(at) !== 0x3c) return undefined;

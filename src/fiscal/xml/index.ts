@@ -1,2 +1,9 @@
-export { escapeAttribute, escapeText, isXmlText, writeCanonicalElement, writeXmlDocument, xmlDeclaration } from './xml-writer.js';
+export {
+  escapeAttribute,
+  escapeText,
+  isXmlText,
+  writeCanonicalElement,
+  writeXmlDocument,
+  xmlDeclaration,
+} from './xml-writer.js';
 export type { XmlElement } from './xml-writer.js';

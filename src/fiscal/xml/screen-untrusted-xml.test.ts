@@ -4,13 +4,25 @@ import { screenUntrustedXml } from './screen-untrusted-xml.js';
 
 describe('the screen for untrusted XML', () => {
   const refused: [string, string | Uint8Array, string][] = [
-    ['a DOCTYPE with an external entity (XXE)', '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/hostname">]><a>&x;</a>', 'markup_declaration'],
-    ['a billion-laughs entity', '<!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><l>&b;</l>', 'markup_declaration'],
+    [
+      'a DOCTYPE with an external entity (XXE)',
+      '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/hostname">]><a>&x;</a>',
+      'markup_declaration',
+    ],
+    [
+      'a billion-laughs entity',
+      '<!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><l>&b;</l>',
+      'markup_declaration',
+    ],
     ['a lower-case doctype', '<!doctype a><a/>', 'markup_declaration'],
     ['an entity declaration without DOCTYPE', '<a><!ENTITY x "y"></a>', 'markup_declaration'],
     ['more bytes than allowed', `<a>${'ñ'.repeat(600)}</a>`, 'too_large'],
     ['bytes that are not UTF-8', new Uint8Array([0x3c, 0x61, 0x3e, 0xff, 0x3c, 0x2f, 0x61, 0x3e]), 'not_utf8'],
-    ['bytes declaring another encoding', new TextEncoder().encode('<?xml version="1.0" encoding="ISO-8859-1"?><a/>'), 'encoding_unsupported'],
+    [
+      'bytes declaring another encoding',
+      new TextEncoder().encode('<?xml version="1.0" encoding="ISO-8859-1"?><a/>'),
+      'encoding_unsupported',
+    ],
     ['nothing but whitespace', ' \n\t ', 'empty'],
     ['a NUL byte', new Uint8Array([0x3c, 0x61, 0x3e, 0x00, 0x3c, 0x2f, 0x61, 0x3e]), 'forbidden_character'],
     ['a C0 control in text', '<a>\u0001</a>', 'forbidden_character'],

@@ -9,7 +9,15 @@ import { xmlShapeProblem, type XmlShapeKind } from './xml-shape.js';
 
 export const maxUntrustedXmlBytes = 5 * 1024 * 1024;
 
-export type UntrustedXmlProblem = 'too_large' | 'not_utf8' | 'encoding_unsupported' | 'empty' | 'markup_declaration' | 'forbidden_character' | 'shape_not_allowed' | 'not_well_formed';
+export type UntrustedXmlProblem =
+  | 'too_large'
+  | 'not_utf8'
+  | 'encoding_unsupported'
+  | 'empty'
+  | 'markup_declaration'
+  | 'forbidden_character'
+  | 'shape_not_allowed'
+  | 'not_well_formed';
 
 export type ScreenedXml =
   | { ok: true; text: string }
@@ -37,7 +45,14 @@ function forbiddenCharacterAt(text: string): number {
 
 /** Whether `codePoint` is an XML 1.0 Char (§2.2): what a character reference may name. */
 export function isXmlCharacter(codePoint: number): boolean {
-  return codePoint === 0x9 || codePoint === 0xa || codePoint === 0xd || (codePoint >= 0x20 && codePoint <= 0xd7ff) || (codePoint >= 0xe000 && codePoint <= 0xfffd) || (codePoint >= 0x10000 && codePoint <= 0x10ffff);
+  return (
+    codePoint === 0x9 ||
+    codePoint === 0xa ||
+    codePoint === 0xd ||
+    (codePoint >= 0x20 && codePoint <= 0xd7ff) ||
+    (codePoint >= 0xe000 && codePoint <= 0xfffd) ||
+    (codePoint >= 0x10000 && codePoint <= 0x10ffff)
+  );
 }
 
 function lineAt(text: string, index: number): number {
@@ -49,8 +64,14 @@ function lineAt(text: string, index: number): number {
 /** The text to parse (BOM removed), or why it must not be parsed at all. */
 export function screenUntrustedXml(input: string | Uint8Array, maxBytes: number = maxUntrustedXmlBytes): ScreenedXml {
   // A string longer than the bound encodes to more bytes than it: refuse before measuring.
-  const size = typeof input === 'string' ? (input.length > maxBytes ? input.length : Buffer.byteLength(input, 'utf8')) : input.byteLength;
-  if (size > maxBytes) return { ok: false, problem: 'too_large', message: `The XML is ${size} bytes; at most ${maxBytes} are accepted.` };
+  const size =
+    typeof input === 'string'
+      ? input.length > maxBytes
+        ? input.length
+        : Buffer.byteLength(input, 'utf8')
+      : input.byteLength;
+  if (size > maxBytes)
+    return { ok: false, problem: 'too_large', message: `The XML is ${size} bytes; at most ${maxBytes} are accepted.` };
   let decoded: string;
   if (typeof input === 'string') {
     decoded = input;
@@ -65,24 +86,47 @@ export function screenUntrustedXml(input: string | Uint8Array, maxBytes: number 
   if (text.trim() === '') return { ok: false, problem: 'empty', message: 'The XML is empty.' };
   const declaration = markupDeclaration.exec(text);
   if (declaration !== null) {
-    return { ok: false, problem: 'markup_declaration', message: 'A DOCTYPE or other markup declaration is not allowed (DTDs and entities are refused).', line: lineAt(text, declaration.index) };
+    return {
+      ok: false,
+      problem: 'markup_declaration',
+      message: 'A DOCTYPE or other markup declaration is not allowed (DTDs and entities are refused).',
+      line: lineAt(text, declaration.index),
+    };
   }
   const forbidden = forbiddenCharacterAt(text);
   if (forbidden !== -1) {
     const code = (text.codePointAt(forbidden) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-    return { ok: false, problem: 'forbidden_character', message: `The XML holds U+${code}, a character XML does not allow.`, line: lineAt(text, forbidden) };
+    return {
+      ok: false,
+      problem: 'forbidden_character',
+      message: `The XML holds U+${code}, a character XML does not allow.`,
+      line: lineAt(text, forbidden),
+    };
   }
   const encoding = declaredEncoding.exec(text)?.[1];
   if (typeof input !== 'string' && encoding !== undefined && !/^utf-?8$/i.test(encoding)) {
-    return { ok: false, problem: 'encoding_unsupported', message: `The XML declares encoding "${encoding}"; only UTF-8 is accepted.` };
+    return {
+      ok: false,
+      problem: 'encoding_unsupported',
+      message: `The XML declares encoding "${encoding}"; only UTF-8 is accepted.`,
+    };
   }
   const shape = xmlShapeProblem(text);
-  if (shape !== undefined) return { ok: false, problem: shape.kind === 'malformed' ? 'not_well_formed' : 'shape_not_allowed', shape: shape.kind, message: shape.message, line: lineAt(text, shape.index) };
+  if (shape !== undefined)
+    return {
+      ok: false,
+      problem: shape.kind === 'malformed' ? 'not_well_formed' : 'shape_not_allowed',
+      shape: shape.kind,
+      message: shape.message,
+      line: lineAt(text, shape.index),
+    };
   return { ok: true, text };
 }
 
 /** The finding code the document readers (parse-ecf, parse-xml-tree, semilla) give a screen's refusal. */
-export function screenFindingCode(problem: UntrustedXmlProblem): 'doctype_not_allowed' | 'too_large' | 'shape_not_allowed' | 'malformed_xml' {
+export function screenFindingCode(
+  problem: UntrustedXmlProblem,
+): 'doctype_not_allowed' | 'too_large' | 'shape_not_allowed' | 'malformed_xml' {
   switch (problem) {
     case 'markup_declaration':
       return 'doctype_not_allowed';

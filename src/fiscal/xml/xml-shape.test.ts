@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maxCommentsOutsideRoot, maxXmlAttributes, maxXmlDepth, xmlShapeProblem, type XmlShapeKind } from './xml-shape.js';
+import {
+  maxCommentsOutsideRoot,
+  maxXmlAttributes,
+  maxXmlDepth,
+  xmlShapeProblem,
+  type XmlShapeKind,
+} from './xml-shape.js';
 
 const attributes = (count: number) => Array.from({ length: count }, (_, i) => ` a${i}="${i}"`).join('');
 
@@ -23,7 +29,13 @@ describe('the shapes no e-CF has, refused in one pass', () => {
   });
 
   it('refuses every processing instruction but a leading XML declaration', () => {
-    for (const xml of ['<?xml-stylesheet href="x"?><a/>', '<a><?p x?></a>', '<a/><?p x?>', ' <?xml version="1.0"?><a/>', '<?xml version="1.0"?><?xml version="1.0"?><a/>']) {
+    for (const xml of [
+      '<?xml-stylesheet href="x"?><a/>',
+      '<a><?p x?></a>',
+      '<a/><?p x?>',
+      ' <?xml version="1.0"?><a/>',
+      '<?xml version="1.0"?><?xml version="1.0"?><a/>',
+    ]) {
       assert.equal(xmlShapeProblem(xml)?.kind, 'processing_instruction', xml);
     }
   });

@@ -44,22 +44,31 @@ export function xmlShapeProblem(text: string): XmlShapeProblem | undefined {
   let commentsOutside = 0;
   let rootSeen = false;
   const refuse = (kind: XmlShapeKind, index: number, message: string): XmlShapeProblem => ({ kind, index, message });
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const at = text.indexOf('<', from);
     const textEnd = at === -1 ? text.length : at;
-    if (open.length === 0 && !isWhitespace(text, from, textEnd)) return refuse('malformed', from, 'There is text outside the root element.');
+    if (open.length === 0 && !isWhitespace(text, from, textEnd))
+      return refuse('malformed', from, 'There is text outside the root element.');
     if (at === -1) break;
     const next = text.charCodeAt(at + 1);
     let end: number;
     if (next === QUESTION) {
       if (at !== 0 || !/^<\?xml[ \t\r\n]/.test(text.slice(0, 6))) {
-        return refuse('processing_instruction', at, 'A processing instruction is not allowed (only the XML declaration, at the very start).');
+        return refuse(
+          'processing_instruction',
+          at,
+          'A processing instruction is not allowed (only the XML declaration, at the very start).',
+        );
       }
       end = endOf(text, '?>', at + 2);
     } else if (next === BANG) {
       if (text.startsWith('<!--', at)) {
         if (open.length === 0 && ++commentsOutside > maxCommentsOutsideRoot) {
-          return refuse('comments', at, `More than ${maxCommentsOutsideRoot} comments outside the root element are not allowed.`);
+          return refuse(
+            'comments',
+            at,
+            `More than ${maxCommentsOutsideRoot} comments outside the root element are not allowed.`,
+          );
         }
         end = endOf(text, '-->', at + 4);
       } else if (text.startsWith('<![CDATA[', at) && open.length > 0) {
@@ -71,24 +80,29 @@ export function xmlShapeProblem(text: string): XmlShapeProblem | undefined {
     } else if (next === SLASH) {
       end = endOf(text, '>', at + 2);
       const name = text.slice(at + 2, end === -1 ? at + 2 : end - 1).trimEnd();
-      if (open.pop() !== name) return refuse('malformed', at, `The end tag </${name}> does not close the element open there.`);
+      if (open.pop() !== name)
+        return refuse('malformed', at, `The end tag </${name}> does not close the element open there.`);
     } else {
       const tag = readStartTag(text, at + 1);
       end = tag.end;
-      if (tag.attributes > maxXmlAttributes) return refuse('attributes', at, `An element with more than ${maxXmlAttributes} attributes is not allowed.`);
+      if (tag.attributes > maxXmlAttributes)
+        return refuse('attributes', at, `An element with more than ${maxXmlAttributes} attributes is not allowed.`);
       if (open.length === 0) {
         if (rootSeen) return refuse('malformed', at, 'There is more than one root element.');
         rootSeen = true;
       }
       if (!tag.empty) {
-        if (open.length === maxXmlDepth) return refuse('nesting', at, `Elements nested more than ${maxXmlDepth} levels deep are not allowed.`);
+        if (open.length === maxXmlDepth)
+          return refuse('nesting', at, `Elements nested more than ${maxXmlDepth} levels deep are not allowed.`);
         open.push(tag.name);
       }
     }
-    if (end === -1) return refuse('malformed', at, 'A tag, comment, CDATA section or processing instruction is never closed.');
+    if (end === -1)
+      return refuse('malformed', at, 'A tag, comment, CDATA section or processing instruction is never closed.');
     from = end;
   }
-  if (open.length > 0) return refuse('malformed', text.length, `The element <${open[open.length - 1] ?? ''}> is never closed.`);
+  if (open.length > 0)
+    return refuse('malformed', text.length, `The element <${open[open.length - 1] ?? ''}> is never closed.`);
   if (!rootSeen) return refuse('malformed', 0, 'There is no root element.');
   return undefined;
 }
@@ -118,7 +132,11 @@ function readStartTag(text: string, from: number): { name: string; end: number; 
       if (code === quote) quote = 0;
       continue;
     }
-    if (nameEnd === -1 && (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || code === SLASH || code === GT)) nameEnd = i;
+    if (
+      nameEnd === -1 &&
+      (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || code === SLASH || code === GT)
+    )
+      nameEnd = i;
     if (code === QUOTE || code === APOSTROPHE) {
       quote = code;
     } else if (code === EQUALS) {

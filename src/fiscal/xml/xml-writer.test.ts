@@ -33,7 +33,13 @@ function documentWith(text: string, attribute: string): XmlElement {
 
 describe('xml writer', () => {
   it('starts with the declaration and writes the root compactly, with start and end tags', () => {
-    const xml = writeXmlDocument({ name: 'ECF', content: [{ name: 'A', content: '1' }, { name: 'B', content: [{ name: 'C', content: '2' }] }] });
+    const xml = writeXmlDocument({
+      name: 'ECF',
+      content: [
+        { name: 'A', content: '1' },
+        { name: 'B', content: [{ name: 'C', content: '2' }] },
+      ],
+    });
     assert.equal(xml, `${xmlDeclaration}<ECF><A>1</A><B><C>2</C></B></ECF>`);
     assert.equal(xmlDeclaration, '<?xml version="1.0" encoding="utf-8"?>');
   });
@@ -53,7 +59,7 @@ describe('xml writer', () => {
 
   it('escapes text and attribute values exactly as C14N does', () => {
     assert.equal(escapeText('a&b<c>d"e\'f\tg\nh\ri'), 'a&amp;b&lt;c&gt;d"e\'f\tg\nh&#xD;i');
-    assert.equal(escapeAttribute('a&b<c>d"e\'f\tg\nh\ri'), 'a&amp;b&lt;c>d&quot;e\'f&#x9;g&#xA;h&#xD;i');
+    assert.equal(escapeAttribute('a&b<c>d"e\'f\tg\nh\ri'), "a&amp;b&lt;c>d&quot;e'f&#x9;g&#xA;h&#xD;i");
   });
 
   it('refuses to write an empty element or a character XML cannot carry', () => {

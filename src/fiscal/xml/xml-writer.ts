@@ -73,7 +73,7 @@ function compareCodePoints(a: string, b: string): number {
     i += left > 0xffff ? 2 : 1;
     j += right > 0xffff ? 2 : 1;
   }
-  return (a.length - i) - (b.length - j);
+  return a.length - i - (b.length - j);
 }
 
 function writeElement(element: XmlElement, inScope: Scope, rendered: Scope, out: string[]): void {
@@ -98,19 +98,24 @@ function writeElement(element: XmlElement, inScope: Scope, rendered: Scope, out:
     nowRendered = widenedRendered;
   }
 
-  const attributes = element.attributes === undefined ? [] : Object.entries(element.attributes).map(([name, value]) => {
-    checkName(name);
-    const colon = name.indexOf(':');
-    const prefix = colon < 0 ? undefined : name.slice(0, colon);
-    const uri = prefix === undefined ? '' : scope.get(prefix);
-    if (uri === undefined) throw new Error(`attribute ${name}: prefix not declared`);
-    return { name, value, uri, local: colon < 0 ? name : name.slice(colon + 1) };
-  });
+  const attributes =
+    element.attributes === undefined
+      ? []
+      : Object.entries(element.attributes).map(([name, value]) => {
+          checkName(name);
+          const colon = name.indexOf(':');
+          const prefix = colon < 0 ? undefined : name.slice(0, colon);
+          const uri = prefix === undefined ? '' : scope.get(prefix);
+          if (uri === undefined) throw new Error(`attribute ${name}: prefix not declared`);
+          return { name, value, uri, local: colon < 0 ? name : name.slice(colon + 1) };
+        });
   attributes.sort((a, b) => compareCodePoints(a.uri, b.uri) || compareCodePoints(a.local, b.local));
 
   out.push('<', element.name);
-  for (const [prefix, uri] of declarations) out.push(prefix === '' ? ' xmlns="' : ` xmlns:${prefix}="`, escapeAttribute(checked(uri)), '"');
-  for (const attribute of attributes) out.push(' ', attribute.name, '="', escapeAttribute(checked(attribute.value)), '"');
+  for (const [prefix, uri] of declarations)
+    out.push(prefix === '' ? ' xmlns="' : ` xmlns:${prefix}="`, escapeAttribute(checked(uri)), '"');
+  for (const attribute of attributes)
+    out.push(' ', attribute.name, '="', escapeAttribute(checked(attribute.value)), '"');
   out.push('>');
   if (typeof element.content === 'string') {
     if (element.content === '') throw new Error(`element ${element.name} would be empty`);

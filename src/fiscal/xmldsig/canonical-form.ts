@@ -68,7 +68,8 @@ function parseRootStartTag(document: string): string | { tag: RootStartTag; prob
   ROOT_NAME.lastIndex = rootOffset;
   const nameMatch = ROOT_NAME.exec(document);
   const name = nameMatch?.[1];
-  if (name === undefined) return 'the document must start with the root element (nothing before it but the declaration)';
+  if (name === undefined)
+    return 'the document must start with the root element (nothing before it but the declaration)';
 
   const declared: [prefix: string, uri: string][] = [];
   const attributes: [qualifiedName: string, value: string][] = [];
@@ -87,7 +88,8 @@ function parseRootStartTag(document: string): string | { tag: RootStartTag; prob
     }
     position = ATTRIBUTE.lastIndex;
   }
-  if (document[position] !== '>') return `the root start tag must be \` name="value"\` pairs and then \`>\` (at offset ${position})`;
+  if (document[position] !== '>')
+    return `the root start tag must be \` name="value"\` pairs and then \`>\` (at offset ${position})`;
 
   const problems = [...startTagProblems(declared, attributes)];
   if (declarationAfterAttribute) problems.unshift('namespace declarations must come before attributes');
@@ -103,7 +105,8 @@ function* startTagProblems(declared: [string, string][], attributes: [string, st
   for (let i = 1; i < declared.length; i++) {
     const previous = declared[i - 1]?.[0] ?? '';
     const current = declared[i]?.[0] ?? '';
-    if (compare(previous, current) >= 0) yield `namespace declarations must be sorted by prefix: ${describePrefix(current)} must come before ${describePrefix(previous)}`;
+    if (compare(previous, current) >= 0)
+      yield `namespace declarations must be sorted by prefix: ${describePrefix(current)} must come before ${describePrefix(previous)}`;
   }
   for (const [prefix, uri] of declared) {
     if (prefix === '' && uri === '') yield 'the root must not carry xmlns="" (C14N omits it)';
@@ -111,7 +114,9 @@ function* startTagProblems(declared: [string, string][], attributes: [string, st
     if (BAD_ESCAPE.test(uri)) yield `the namespace URI of ${describePrefix(prefix)} is not escaped as C14N does`;
   }
   const bindings = new Map(declared);
-  const undeclared = attributes.filter(([qualifiedName]) => /^(?!xml:)[^:]+:/.test(qualifiedName) && !bindings.has(qualifiedName.split(':')[0] ?? ''));
+  const undeclared = attributes.filter(
+    ([qualifiedName]) => /^(?!xml:)[^:]+:/.test(qualifiedName) && !bindings.has(qualifiedName.split(':')[0] ?? ''),
+  );
   for (const [qualifiedName] of undeclared) yield `the prefix of ${qualifiedName} is not declared on the root`;
   if (undeclared.length > 0) return;
   const keys = attributes.map(([qualifiedName]) => attributeSortKey(qualifiedName, (prefix) => bindings.get(prefix)));
@@ -123,7 +128,8 @@ function* startTagProblems(declared: [string, string][], attributes: [string, st
     }
   }
   for (const [qualifiedName, value] of attributes) {
-    if (qualifiedName.startsWith('xml:')) yield `the root must not carry ${qualifiedName} (inclusive C14N copies xml:* attributes into SignedInfo)`;
+    if (qualifiedName.startsWith('xml:'))
+      yield `the root must not carry ${qualifiedName} (inclusive C14N copies xml:* attributes into SignedInfo)`;
     if (BAD_ESCAPE.test(value)) yield `the value of ${qualifiedName} is not escaped as C14N does`;
   }
 }
@@ -133,7 +139,8 @@ function attributeSortKey(qualifiedName: string, resolve: (prefix: string) => st
   if (colon === -1) return ['', qualifiedName];
   const prefix = qualifiedName.slice(0, colon);
   const uri = prefix === 'xml' ? 'http://www.w3.org/XML/1998/namespace' : resolve(prefix);
-  if (uri === undefined) throw new NonCanonicalDocumentError([`the prefix of ${qualifiedName} is not declared on the root`]);
+  if (uri === undefined)
+    throw new NonCanonicalDocumentError([`the prefix of ${qualifiedName} is not declared on the root`]);
   return [uri, qualifiedName.slice(colon + 1)];
 }
 

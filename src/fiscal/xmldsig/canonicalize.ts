@@ -45,7 +45,10 @@ export function toCanonicalDocument(xml: string): string {
     canonicalRoot = new C14nCanonicalization().process(parsed.root, {});
   } catch (error) {
     // Both walks recurse: nesting deep enough to exhaust the stack lands here.
-    throw new XmlInputError('xml_unprocessable', `The XML could not be canonicalized: ${error instanceof Error ? error.message : String(error)}`);
+    throw new XmlInputError(
+      'xml_unprocessable',
+      `The XML could not be canonicalized: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return hasDeclaration ? XML_DECLARATION + canonicalRoot : canonicalRoot;
 }

@@ -10,5 +10,10 @@ export type { XmlInputErrorCode } from './canonicalize.js';
 export { signXml } from './sign-xml.js';
 export { verifyCompactEnvelopedSignature, verifyEnvelopedSignature } from './verify.js';
 export type { VerifyOptions } from './verify.js';
-export type { VerificationProblem, VerificationProblemCode, VerificationResult, VerifiedForm } from './verification-result.js';
+export type {
+  VerificationProblem,
+  VerificationProblemCode,
+  VerificationResult,
+  VerifiedForm,
+} from './verification-result.js';
 export { readSignatureValue, securityCode } from './security-code.js';

@@ -5,7 +5,15 @@ import { maxUntrustedXmlBytes, screenUntrustedXml, type UntrustedXmlProblem } fr
 
 export const DEFAULT_MAX_BYTES = maxUntrustedXmlBytes;
 
-export type ParseProblemCode = 'input_empty' | 'input_too_large' | 'input_not_utf8' | 'encoding_unsupported' | 'doctype_forbidden' | 'processing_instruction_forbidden' | 'xml_shape_forbidden' | 'xml_malformed';
+export type ParseProblemCode =
+  | 'input_empty'
+  | 'input_too_large'
+  | 'input_not_utf8'
+  | 'encoding_unsupported'
+  | 'doctype_forbidden'
+  | 'processing_instruction_forbidden'
+  | 'xml_shape_forbidden'
+  | 'xml_malformed';
 export interface ParseProblem {
   code: ParseProblemCode;
   message: string;
@@ -30,7 +38,11 @@ export function parseUntrustedXml(input: string | Buffer, maxBytes: number = DEF
   const screened = screenUntrustedXml(input, maxBytes);
   // A processing instruction keeps its own code: URI="" covers one outside the root for xmlsec1 but not for
   // xml-crypto, so signing and verifying refuse it rather than pick a meaning.
-  if (!screened.ok) return failure(screened.shape === 'processing_instruction' ? 'processing_instruction_forbidden' : screenCodes[screened.problem], screened.message);
+  if (!screened.ok)
+    return failure(
+      screened.shape === 'processing_instruction' ? 'processing_instruction_forbidden' : screenCodes[screened.problem],
+      screened.message,
+    );
   return parseWellFormed(screened.text);
 }
 
@@ -41,7 +53,7 @@ export function parseScreenedXml(text: string): ParseResult {
 
 /** Removes whitespace-only text nodes everywhere, as a PreserveWhitespace = false parser does (Firmado de e-CF). */
 export function removeWhitespaceOnlyText(node: Node): void {
-  for (let child = node.firstChild; child !== null; ) {
+  for (let child = node.firstChild; child !== null;) {
     const next = child.nextSibling;
     if (child.nodeType === TEXT_NODE && /^[ \t\r\n]*$/.test(child.nodeValue ?? '')) node.removeChild(child);
     else if (child.nodeType === ELEMENT_NODE) removeWhitespaceOnlyText(child);
@@ -66,9 +78,15 @@ function parseWellFormed(text: string): ParseResult {
   const record = (message: unknown) => errors.push(String(message));
   let document: Document;
   try {
-    document = new DOMParser({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(text, 'text/xml');
+    document = new DOMParser({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(
+      text,
+      'text/xml',
+    );
   } catch (error) {
-    return failure('xml_malformed', `The XML is not well-formed: ${error instanceof Error ? error.message : String(error)}`);
+    return failure(
+      'xml_malformed',
+      `The XML is not well-formed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const root = document.documentElement as Element | null;
   if (errors.length > 0 || root === null) {
@@ -81,7 +99,6 @@ function parseWellFormed(text: string): ParseResult {
   }
   return { ok: true, document, root };
 }
-
 
 function failure(code: ParseProblemCode, message: string): ParseResult {
   return { ok: false, problem: { code, message } };

@@ -29,7 +29,10 @@ describe('securityCode', () => {
 
 describe('readSignatureValue', () => {
   it('reads an indented, prefixed SignatureValue without its whitespace', () => {
-    assert.equal(readSignatureValue('<R><ds:SignatureValue Id="s">\n  QUJD\n  REVG\n</ds:SignatureValue></R>'), 'QUJDREVG');
+    assert.equal(
+      readSignatureValue('<R><ds:SignatureValue Id="s">\n  QUJD\n  REVG\n</ds:SignatureValue></R>'),
+      'QUJDREVG',
+    );
   });
 
   it('is undefined when there is none or it is empty', () => {

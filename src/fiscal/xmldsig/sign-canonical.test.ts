@@ -2,8 +2,23 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { syntheticCanonicalEcf } from '../../../test/support/synthetic-ecf.js';
-import { signWithXmlCrypto, testSigningKey, verifyWithXmlCrypto, verifyWithXmlsec1, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
-import { NonCanonicalDocumentError, readSignatureValue, securityCode, signCanonicalDocument, signCanonicalDocumentInBackground, signXml, verifyEnvelopedSignature, XMLDSIG_NAMESPACE } from './index.js';
+import {
+  signWithXmlCrypto,
+  testSigningKey,
+  verifyWithXmlCrypto,
+  verifyWithXmlsec1,
+  xmlsec1Available,
+} from '../../../test/support/xmldsig-kit.js';
+import {
+  NonCanonicalDocumentError,
+  readSignatureValue,
+  securityCode,
+  signCanonicalDocument,
+  signCanonicalDocumentInBackground,
+  signXml,
+  verifyEnvelopedSignature,
+  XMLDSIG_NAMESPACE,
+} from './index.js';
 import { hashUtf8 } from './sign-canonical.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema';
@@ -12,7 +27,10 @@ const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 const documents: [string, string][] = [
   ['a 3-line e-CF', syntheticCanonicalEcf(3)],
   ['a 200-line e-CF', syntheticCanonicalEcf(200)],
-  ['an e-CF whose root declares xsd and xsi (SignedInfo inherits them)', syntheticCanonicalEcf(2, { namespaces: { xsi: XSI, xsd: XSD } })],
+  [
+    'an e-CF whose root declares xsd and xsi (SignedInfo inherits them)',
+    syntheticCanonicalEcf(2, { namespaces: { xsi: XSI, xsd: XSD } }),
+  ],
   ['a root with a default namespace and no declaration', '<R xmlns="urn:example"><A>1</A></R>'],
   ['a document with accents and an emoji across a hashing chunk boundary', `<R><A>${'ñ'.repeat(4089)}😀é😀</A></R>`],
 ];
@@ -76,7 +94,10 @@ describe('signCanonicalDocument', () => {
     assert.notEqual(tampered, signed);
     const result = verifyEnvelopedSignature(tampered);
     assert.equal(result.ok, false);
-    assert.deepEqual(result.problems.map((problem) => problem.code), ['digest_mismatch']);
+    assert.deepEqual(
+      result.problems.map((problem) => problem.code),
+      ['digest_mismatch'],
+    );
     assert.equal(verifyWithXmlCrypto(tampered, key.certificatePem), false);
     if (xmlsec1Available) assert.equal(verifyWithXmlsec1(tampered, key.certificatePem).ok, false);
   });
@@ -93,11 +114,24 @@ describe('hashUtf8', () => {
   const chunked = (text: string, start: number) => hashUtf8(createHash('sha256'), text, start).digest('hex');
 
   it('hashes the same bytes as the whole string, whatever falls on a chunk boundary', () => {
-    const texts = ['', 'a', 'ascii only'.repeat(2000), 'ó'.repeat(9000), `${'x'.repeat(4095)}😀${'y'.repeat(4095)}😀z`, `${'x'.repeat(4095)}\uD800x`, `${'x'.repeat(4096)}\uDC00`, '€😀'.repeat(5000)];
+    const texts = [
+      '',
+      'a',
+      'ascii only'.repeat(2000),
+      'ó'.repeat(9000),
+      `${'x'.repeat(4095)}😀${'y'.repeat(4095)}😀z`,
+      `${'x'.repeat(4095)}\uD800x`,
+      `${'x'.repeat(4096)}\uDC00`,
+      '€😀'.repeat(5000),
+    ];
     for (const text of texts) {
       for (const start of [0, 1, 38]) {
         if (start > text.length) continue;
-        assert.equal(chunked(text, start), whole(text, start), `${String(text.length)} characters from ${String(start)}`);
+        assert.equal(
+          chunked(text, start),
+          whole(text, start),
+          `${String(text.length)} characters from ${String(start)}`,
+        );
       }
     }
   });

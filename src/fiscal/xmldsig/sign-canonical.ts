@@ -4,7 +4,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import { assertCanonicalRoot } from './canonical-form.js';
 import type { SigningKey } from './profile.js';
-import { canonicalSignedInfo, embeddedSignature, signatureValueInBackground, signatureValueOf } from './signature-element.js';
+import {
+  canonicalSignedInfo,
+  embeddedSignature,
+  signatureValueInBackground,
+  signatureValueOf,
+} from './signature-element.js';
 
 /**
  * Signs a canonical document (contract in canonical-form.ts) and returns it with the Signature appended as the last
@@ -23,13 +28,19 @@ export async function signCanonicalDocumentInBackground(document: string, key: S
 }
 
 /** Everything but the RSA operation: the SignedInfo to sign, and how the signed document is assembled. */
-function prepareSignature(document: string): { signedInfo: Buffer; complete(signatureValue: Buffer, key: SigningKey): string } {
+function prepareSignature(document: string): {
+  signedInfo: Buffer;
+  complete(signatureValue: Buffer, key: SigningKey): string;
+} {
   const root = assertCanonicalRoot(document);
   const digestValue = hashUtf8(createHash('sha256'), document, root.rootOffset).digest('base64');
   const closingTagOffset = document.length - root.name.length - 3;
   return {
     signedInfo: canonicalSignedInfo(digestValue, root.prefixedNamespaceDeclarations),
-    complete: (signatureValue, key) => document.slice(0, closingTagOffset) + embeddedSignature(digestValue, signatureValue, key) + document.slice(closingTagOffset),
+    complete: (signatureValue, key) =>
+      document.slice(0, closingTagOffset) +
+      embeddedSignature(digestValue, signatureValue, key) +
+      document.slice(closingTagOffset),
   };
 }
 

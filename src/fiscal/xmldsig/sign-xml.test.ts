@@ -1,13 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSample, testSigningKey, verifyWithXmlCrypto, verifyWithXmlsec1, xmlsec1Available } from '../../../test/support/xmldsig-kit.js';
-import { signCanonicalDocument, signXml, toCanonicalDocument, verifyEnvelopedSignature, XmlInputError } from './index.js';
+import {
+  readSample,
+  testSigningKey,
+  verifyWithXmlCrypto,
+  verifyWithXmlsec1,
+  xmlsec1Available,
+} from '../../../test/support/xmldsig-kit.js';
+import {
+  signCanonicalDocument,
+  signXml,
+  toCanonicalDocument,
+  verifyEnvelopedSignature,
+  XmlInputError,
+} from './index.js';
 import type { XmlInputErrorCode } from './index.js';
 
 // DGII serves the seed with a BOM, CRLF line ends and indentation (research/dgii-protocol.md §3); the public signed
 // seed sample is exactly that, so removing its Signature gives back a seed as served.
 function servedSeed(): string {
-  return readSample('seed-test_140133.xml').toString('utf8').replace(/\s*<Signature[\s\S]*<\/Signature>/, '');
+  return readSample('seed-test_140133.xml')
+    .toString('utf8')
+    .replace(/\s*<Signature[\s\S]*<\/Signature>/, '');
 }
 
 describe('signXml on a DGII seed (SemillaModel)', () => {
@@ -59,13 +73,24 @@ describe('signXml refuses XML it must not sign', () => {
     ['an empty string', '', 'input_empty'],
     ['garbage', 'not xml at all', 'xml_malformed'],
     ['unclosed tags', '<R><A></R>', 'xml_malformed'],
-    ['a processing instruction outside the root', '<?xml-stylesheet href="x"?><R/>', 'processing_instruction_forbidden'],
-    ['nesting deep enough to exhaust the stack (refused before any recursion)', `${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}`, 'xml_shape_forbidden'],
+    [
+      'a processing instruction outside the root',
+      '<?xml-stylesheet href="x"?><R/>',
+      'processing_instruction_forbidden',
+    ],
+    [
+      'nesting deep enough to exhaust the stack (refused before any recursion)',
+      `${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}`,
+      'xml_shape_forbidden',
+    ],
     ['an already signed document', '<R><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"/></R>', 'already_signed'],
   ];
   for (const [what, xml, code] of cases) {
     it(`refuses ${what} with ${code}`, () => {
-      assert.throws(() => signXml(xml, key), (error: unknown) => error instanceof XmlInputError && error.code === code);
+      assert.throws(
+        () => signXml(xml, key),
+        (error: unknown) => error instanceof XmlInputError && error.code === code,
+      );
     });
   }
 });

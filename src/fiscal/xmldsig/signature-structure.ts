@@ -22,7 +22,11 @@ export function readSignatureStructure(root: Element): StructureResult {
   const signatures = Array.from(root.ownerDocument.getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'Signature'));
   const [signature] = signatures;
   if (signature === undefined) return failure('signature_missing', 'The XML has no XMLDSig Signature.');
-  if (signatures.length > 1) return failure('signature_multiple', `The XML has ${signatures.length} Signature elements; exactly one is allowed.`);
+  if (signatures.length > 1)
+    return failure(
+      'signature_multiple',
+      `The XML has ${signatures.length} Signature elements; exactly one is allowed.`,
+    );
   if (signature.parentNode !== root || elementChildren(root).at(-1) !== signature) {
     return failure('signature_not_last_child', 'The Signature must be the last child of the root element.');
   }
@@ -30,8 +34,16 @@ export function readSignatureStructure(root: Element): StructureResult {
   const problems: VerificationProblem[] = [];
   const problem = (code: VerificationProblemCode, message: string) => problems.push({ code, message });
   const [signedInfo, signatureValueElement, keyInfo, ...extra] = elementChildren(signature);
-  if (!is(signedInfo, 'SignedInfo') || !is(signatureValueElement, 'SignatureValue') || !is(keyInfo, 'KeyInfo') || extra.length > 0) {
-    return failure('signature_malformed', 'The Signature must hold exactly SignedInfo, SignatureValue and KeyInfo, in that order.');
+  if (
+    !is(signedInfo, 'SignedInfo') ||
+    !is(signatureValueElement, 'SignatureValue') ||
+    !is(keyInfo, 'KeyInfo') ||
+    extra.length > 0
+  ) {
+    return failure(
+      'signature_malformed',
+      'The Signature must hold exactly SignedInfo, SignatureValue and KeyInfo, in that order.',
+    );
   }
 
   const [canonicalization, signatureMethod, ...references] = elementChildren(signedInfo);
@@ -40,31 +52,65 @@ export function readSignatureStructure(root: Element): StructureResult {
   }
   const algorithm = (element: Element) => element.getAttribute('Algorithm') ?? '';
   if (algorithm(canonicalization) !== C14N_1_0) {
-    problem('canonicalization_not_allowed', `CanonicalizationMethod "${algorithm(canonicalization)}" is not allowed; DGII uses ${C14N_1_0}.`);
+    problem(
+      'canonicalization_not_allowed',
+      `CanonicalizationMethod "${algorithm(canonicalization)}" is not allowed; DGII uses ${C14N_1_0}.`,
+    );
   }
   if (algorithm(signatureMethod) !== RSA_SHA256 || signatureMethod.firstChild !== null) {
-    problem('signature_algorithm_not_allowed', `SignatureMethod "${algorithm(signatureMethod)}" is not allowed; DGII uses ${RSA_SHA256}.`);
+    problem(
+      'signature_algorithm_not_allowed',
+      `SignatureMethod "${algorithm(signatureMethod)}" is not allowed; DGII uses ${RSA_SHA256}.`,
+    );
   }
 
   const [reference] = references;
   if (reference === undefined || references.length !== 1 || !is(reference, 'Reference')) {
-    return failure('reference_count', `SignedInfo must hold exactly one Reference (found ${references.length}).`, problems);
+    return failure(
+      'reference_count',
+      `SignedInfo must hold exactly one Reference (found ${references.length}).`,
+      problems,
+    );
   }
   if (reference.getAttribute('URI') !== '' || !reference.hasAttribute('URI')) {
-    problem('reference_uri_not_empty', `The Reference URI must be "" (the whole document), not "${reference.getAttribute('URI') ?? '(none)'}".`);
+    problem(
+      'reference_uri_not_empty',
+      `The Reference URI must be "" (the whole document), not "${reference.getAttribute('URI') ?? '(none)'}".`,
+    );
   }
   const [transforms, digestMethod, digestValueElement, ...afterDigest] = elementChildren(reference);
-  if (!is(transforms, 'Transforms') || !is(digestMethod, 'DigestMethod') || !is(digestValueElement, 'DigestValue') || afterDigest.length > 0) {
-    return failure('signature_malformed', 'The Reference must hold exactly Transforms, DigestMethod and DigestValue.', problems);
+  if (
+    !is(transforms, 'Transforms') ||
+    !is(digestMethod, 'DigestMethod') ||
+    !is(digestValueElement, 'DigestValue') ||
+    afterDigest.length > 0
+  ) {
+    return failure(
+      'signature_malformed',
+      'The Reference must hold exactly Transforms, DigestMethod and DigestValue.',
+      problems,
+    );
   }
   const transformList = elementChildren(transforms);
   const [transform] = transformList;
-  if (transformList.length !== 1 || transform === undefined || !is(transform, 'Transform') || algorithm(transform) !== ENVELOPED_SIGNATURE || transform.firstChild !== null) {
+  if (
+    transformList.length !== 1 ||
+    transform === undefined ||
+    !is(transform, 'Transform') ||
+    algorithm(transform) !== ENVELOPED_SIGNATURE ||
+    transform.firstChild !== null
+  ) {
     const found = transformList.map(algorithm).join(', ');
-    problem('transform_not_allowed', `The only transform allowed is ${ENVELOPED_SIGNATURE}; found: ${found === '' ? 'none' : found}.`);
+    problem(
+      'transform_not_allowed',
+      `The only transform allowed is ${ENVELOPED_SIGNATURE}; found: ${found === '' ? 'none' : found}.`,
+    );
   }
   if (algorithm(digestMethod) !== SHA256) {
-    problem('digest_algorithm_not_allowed', `DigestMethod "${algorithm(digestMethod)}" is not allowed; DGII uses ${SHA256}.`);
+    problem(
+      'digest_algorithm_not_allowed',
+      `DigestMethod "${algorithm(digestMethod)}" is not allowed; DGII uses ${SHA256}.`,
+    );
   }
 
   const certificate = readCertificate(keyInfo);
@@ -73,8 +119,12 @@ export function readSignatureStructure(root: Element): StructureResult {
   const signatureValue = base64Text(signatureValueElement);
   if (digestValue === undefined) problem('signature_malformed', 'DigestValue is not base64.');
   if (signatureValue === undefined) problem('signature_malformed', 'SignatureValue is not base64.');
-  if (problems.length > 0 || digestValue === undefined || signatureValue === undefined || 'code' in certificate) return { ok: false, problems };
-  return { ok: true, parts: { signature, signedInfo, digestValue: Buffer.from(digestValue, 'base64'), signatureValue, certificate } };
+  if (problems.length > 0 || digestValue === undefined || signatureValue === undefined || 'code' in certificate)
+    return { ok: false, problems };
+  return {
+    ok: true,
+    parts: { signature, signedInfo, digestValue: Buffer.from(digestValue, 'base64'), signatureValue, certificate },
+  };
 }
 
 /**
@@ -92,8 +142,13 @@ const maxKeptCertificateBase64 = 16 * 1024;
 function readCertificate(keyInfo: Element): X509Certificate | VerificationProblem {
   const certificates = Array.from(keyInfo.getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'X509Certificate'));
   const [element] = certificates;
-  if (element === undefined) return { code: 'certificate_missing', message: 'KeyInfo holds no X509Data/X509Certificate.' };
-  if (certificates.length > 1) return { code: 'certificate_multiple', message: `KeyInfo holds ${certificates.length} certificates; DGII's profile has exactly one, the signer's.` };
+  if (element === undefined)
+    return { code: 'certificate_missing', message: 'KeyInfo holds no X509Data/X509Certificate.' };
+  if (certificates.length > 1)
+    return {
+      code: 'certificate_multiple',
+      message: `KeyInfo holds ${certificates.length} certificates; DGII's profile has exactly one, the signer's.`,
+    };
   return certificateOfText(element.textContent);
 }
 
@@ -110,13 +165,17 @@ export function certificateOfText(text: string): X509Certificate | VerificationP
   }
   const certificate = readRsaCertificate(base64);
   if (!('code' in certificate) && base64.length <= maxKeptCertificateBase64) {
-    if (readCertificates.size >= maxReadCertificates) readCertificates.delete(readCertificates.keys().next().value as string);
+    if (readCertificates.size >= maxReadCertificates)
+      readCertificates.delete(readCertificates.keys().next().value as string);
     readCertificates.set(key, certificate);
   }
   return certificate;
 }
 
-const certificateUnreadable = (): VerificationProblem => ({ code: 'certificate_unreadable', message: 'The X509Certificate in KeyInfo is not a readable DER certificate.' });
+const certificateUnreadable = (): VerificationProblem => ({
+  code: 'certificate_unreadable',
+  message: 'The X509Certificate in KeyInfo is not a readable DER certificate.',
+});
 
 function readRsaCertificate(base64: string): X509Certificate | VerificationProblem {
   let certificate: X509Certificate;
@@ -127,7 +186,10 @@ function readRsaCertificate(base64: string): X509Certificate | VerificationProbl
   }
   // rsa-sha256 means RSASSA-PKCS1-v1_5: an EC or RSA-PSS key must not be accepted under that name.
   if (certificate.publicKey.asymmetricKeyType !== 'rsa') {
-    return { code: 'certificate_not_rsa', message: `The certificate's key is ${certificate.publicKey.asymmetricKeyType ?? 'of an unknown type'}, not RSA.` };
+    return {
+      code: 'certificate_not_rsa',
+      message: `The certificate's key is ${certificate.publicKey.asymmetricKeyType ?? 'of an unknown type'}, not RSA.`,
+    };
   }
   return certificate;
 }
@@ -143,7 +205,9 @@ function base64Text(element: Element): string | undefined {
 /** The base64 an element's text holds, whitespace removed; undefined when it is not base64. */
 export function base64OfText(content: string): string | undefined {
   const text = content.replace(/\s+/g, '');
-  return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text) && text !== '' ? text : undefined;
+  return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text) && text !== ''
+    ? text
+    : undefined;
 }
 
 function failure(code: VerificationProblemCode, message: string, earlier: VerificationProblem[] = []): StructureResult {

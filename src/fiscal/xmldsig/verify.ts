@@ -16,7 +16,12 @@ import { securityCode } from './security-code.js';
 import { canonicalSignedInfo } from './signature-element.js';
 import { base64OfText, certificateOfText, readSignatureStructure } from './signature-structure.js';
 import type { SignatureParts } from './signature-structure.js';
-import { DEFAULT_MAX_BYTES, parseScreenedXml, parseUntrustedXml, removeWhitespaceOnlyText } from './parse-untrusted-xml.js';
+import {
+  DEFAULT_MAX_BYTES,
+  parseScreenedXml,
+  parseUntrustedXml,
+  removeWhitespaceOnlyText,
+} from './parse-untrusted-xml.js';
 import type { VerificationProblem, VerificationResult } from './verification-result.js';
 
 export interface VerifyOptions {
@@ -39,7 +44,10 @@ export function verifyCompactEnvelopedSignature(xml: string | Buffer, compact: C
 }
 
 /** The fast path alone (verifiedCompact below): a success, or undefined where the general path must judge. */
-export function verifiedFast(xml: string | Buffer, maxBytes: number = DEFAULT_MAX_BYTES): VerificationResult | undefined {
+export function verifiedFast(
+  xml: string | Buffer,
+  maxBytes: number = DEFAULT_MAX_BYTES,
+): VerificationResult | undefined {
   const screened = screenUntrustedXml(xml, maxBytes);
   const compact = screened.ok ? scanCompactXml(screened.text) : undefined;
   return compact === undefined ? undefined : verifiedCompact(compact);
@@ -56,7 +64,10 @@ function neverThrowing(check: () => VerificationResult): VerificationResult {
   } catch (error) {
     // Nesting deep enough to exhaust the stack (the canonicalizer recurses), or a DOM corner we did not foresee:
     // still a refusal, never an exception for the caller.
-    return refuse('xml_unprocessable', `The XML could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+    return refuse(
+      'xml_unprocessable',
+      `The XML could not be checked: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -73,7 +84,10 @@ function verifiedByDom(xml: string | Buffer, maxBytes: number): VerificationResu
   if (cryptographicProblems(parsed.root, parts).length === 0) return success(parts, 'whitespace-stripped');
   return {
     ok: false,
-    problems: asIs.map((problem) => ({ ...problem, message: `${problem.message} (also with whitespace-only text removed)` })),
+    problems: asIs.map((problem) => ({
+      ...problem,
+      message: `${problem.message} (also with whitespace-only text removed)`,
+    })),
   };
 }
 
@@ -96,16 +110,22 @@ function verifiedCompact(compact: CompactXml): VerificationResult | undefined {
   return success(parts, 'as-is');
 }
 
-function parsedSignatureParts(compact: CompactXml, signature: { start: number; end: number }): SignatureParts | undefined {
+function parsedSignatureParts(
+  compact: CompactXml,
+  signature: { start: number; end: number },
+): SignatureParts | undefined {
   const { text } = compact;
-  const parsed = parseScreenedXml(`${text.slice(compact.rootStart, compact.rootStartTagEnd)}${text.slice(signature.start, signature.end)}</${compact.rootName}>`);
+  const parsed = parseScreenedXml(
+    `${text.slice(compact.rootStart, compact.rootStartTagEnd)}${text.slice(signature.start, signature.end)}</${compact.rootName}>`,
+  );
   if (!parsed.ok) return undefined;
   const structure = readSignatureStructure(parsed.root);
   return structure.ok ? structure.parts : undefined;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const algorithmElement = (name: string, algorithm: string) => `<${name} Algorithm="${escapeRegExp(algorithm)}"(?:/>|></${name}>)`;
+const algorithmElement = (name: string, algorithm: string) =>
+  `<${name} Algorithm="${escapeRegExp(algorithm)}"(?:/>|></${name}>)`;
 /**
  * The Signature exactly as our signer and .NET's SignedXml write it (signature-element.ts): one spelling of the one
  * structure readSignatureStructure allows, with nothing a parser would change (no entity, no CR) in the values
@@ -121,7 +141,10 @@ const signatureTemplate = new RegExp(
 
 type TemplateParts = Omit<SignatureParts, 'signature' | 'signedInfo'> & { canonicalSignedInfo: Buffer };
 
-function templateSignatureParts(compact: CompactXml, signature: { start: number; end: number }): TemplateParts | undefined {
+function templateSignatureParts(
+  compact: CompactXml,
+  signature: { start: number; end: number },
+): TemplateParts | undefined {
   const match = signatureTemplate.exec(compact.text.slice(signature.start, signature.end));
   if (match === null) return undefined;
   const [, digestText = '', signatureText = '', certificateText = ''] = match;
@@ -130,23 +153,47 @@ function templateSignatureParts(compact: CompactXml, signature: { start: number;
   const certificate = certificateOfText(certificateText);
   if (digestValue !== digestText || signatureValue === undefined || 'code' in certificate) return undefined;
   const declarations = compact.text.slice(compact.rootStart + compact.rootName.length + 1, compact.rootStartTagEnd - 1);
-  return { digestValue: Buffer.from(digestValue, 'base64'), signatureValue, certificate, canonicalSignedInfo: canonicalSignedInfo(digestValue, declarations) };
+  return {
+    digestValue: Buffer.from(digestValue, 'base64'),
+    signatureValue,
+    certificate,
+    canonicalSignedInfo: canonicalSignedInfo(digestValue, declarations),
+  };
 }
 
 function signatureVerifies(parts: SignatureParts | TemplateParts): boolean {
-  if ('canonicalSignedInfo' in parts) return verify('sha256', parts.canonicalSignedInfo, parts.certificate.publicKey, Buffer.from(parts.signatureValue, 'base64'));
-  const canonicalSignedInfo = new C14nCanonicalization().process(parts.signedInfo, { ancestorNamespaces: inheritedNamespaces(parts.signedInfo) });
-  return verify('sha256', Buffer.from(canonicalSignedInfo, 'utf8'), parts.certificate.publicKey, Buffer.from(parts.signatureValue, 'base64'));
+  if ('canonicalSignedInfo' in parts)
+    return verify(
+      'sha256',
+      parts.canonicalSignedInfo,
+      parts.certificate.publicKey,
+      Buffer.from(parts.signatureValue, 'base64'),
+    );
+  const canonicalSignedInfo = new C14nCanonicalization().process(parts.signedInfo, {
+    ancestorNamespaces: inheritedNamespaces(parts.signedInfo),
+  });
+  return verify(
+    'sha256',
+    Buffer.from(canonicalSignedInfo, 'utf8'),
+    parts.certificate.publicKey,
+    Buffer.from(parts.signatureValue, 'base64'),
+  );
 }
 
 function cryptographicProblems(root: Element, parts: SignatureParts): VerificationProblem[] {
   const problems: VerificationProblem[] = [];
   const digest = createHash('sha256').update(canonicalRootWithoutSignature(root, parts.signature), 'utf8').digest();
   if (!digest.equals(parts.digestValue)) {
-    problems.push({ code: 'digest_mismatch', message: 'The document does not match the DigestValue: it changed after signing.' });
+    problems.push({
+      code: 'digest_mismatch',
+      message: 'The document does not match the DigestValue: it changed after signing.',
+    });
   }
   if (!signatureVerifies(parts)) {
-    problems.push({ code: 'signature_mismatch', message: 'The SignatureValue does not verify with the certificate in KeyInfo.' });
+    problems.push({
+      code: 'signature_mismatch',
+      message: 'The SignatureValue does not verify with the certificate in KeyInfo.',
+    });
   }
   return problems;
 }
@@ -170,18 +217,33 @@ function inheritedNamespaces(element: Element): { prefix: string; namespaceURI: 
     if (attribute.name === 'xmlns' || attribute.name.startsWith('xmlns:')) own.add(attribute.name.slice(6));
   }
   const seen = new Map<string, string>();
-  for (let ancestor = element.parentNode; ancestor !== null && ancestor.nodeType === 1; ancestor = ancestor.parentNode) {
+  for (
+    let ancestor = element.parentNode;
+    ancestor !== null && ancestor.nodeType === 1;
+    ancestor = ancestor.parentNode
+  ) {
     for (const attribute of Array.from((ancestor as Element).attributes)) {
       if (attribute.name !== 'xmlns' && !attribute.name.startsWith('xmlns:')) continue;
       const prefix = attribute.name.slice(6);
       if (!seen.has(prefix)) seen.set(prefix, attribute.value);
     }
   }
-  return [...seen].filter(([prefix, uri]) => uri !== '' && !own.has(prefix)).map(([prefix, namespaceURI]) => ({ prefix, namespaceURI }));
+  return [...seen]
+    .filter(([prefix, uri]) => uri !== '' && !own.has(prefix))
+    .map(([prefix, namespaceURI]) => ({ prefix, namespaceURI }));
 }
 
-function success(parts: Pick<SignatureParts, 'certificate' | 'signatureValue'>, verifiedForm: 'as-is' | 'whitespace-stripped'): VerificationResult {
-  return { ok: true, certificatePem: parts.certificate.toString(), signatureValue: parts.signatureValue, securityCode: securityCode(parts.signatureValue), verifiedForm };
+function success(
+  parts: Pick<SignatureParts, 'certificate' | 'signatureValue'>,
+  verifiedForm: 'as-is' | 'whitespace-stripped',
+): VerificationResult {
+  return {
+    ok: true,
+    certificatePem: parts.certificate.toString(),
+    signatureValue: parts.signatureValue,
+    securityCode: securityCode(parts.signatureValue),
+    verifiedForm,
+  };
 }
 
 function refuse(code: VerificationProblem['code'], message: string): VerificationResult {

@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { repairSchema } from './repair-schema.js';
 
-const schema = (body: string) => `<?xml version="1.0"?>\n<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">\n${body}\n</xs:schema>`;
-const pattern = (value: string) => schema(`<xs:simpleType name="T"><xs:restriction base="xs:string"><xs:pattern value="${value}"/></xs:restriction></xs:simpleType>`);
-const repairedPattern = (value: string) => /<xs:pattern value="([^"]*)"/.exec(repairSchema('t.xsd', pattern(value)).text)?.[1];
+const schema = (body: string) =>
+  `<?xml version="1.0"?>\n<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">\n${body}\n</xs:schema>`;
+const pattern = (value: string) =>
+  schema(
+    `<xs:simpleType name="T"><xs:restriction base="xs:string"><xs:pattern value="${value}"/></xs:restriction></xs:simpleType>`,
+  );
+const repairedPattern = (value: string) =>
+  /<xs:pattern value="([^"]*)"/.exec(repairSchema('t.xsd', pattern(value)).text)?.[1];
 
 describe('repairSchema', () => {
   it('leaves a clean schema byte for byte and reports nothing', () => {
@@ -19,7 +24,10 @@ describe('repairSchema', () => {
   });
 
   it('trims type, base and ref references, whatever the prefix', () => {
-    const result = repairSchema('t.xsd', schema('<xsd:element name="A" type="T "/><xs:restriction base=" xs:string"/><xs:element ref=" B"/>'));
+    const result = repairSchema(
+      't.xsd',
+      schema('<xsd:element name="A" type="T "/><xs:restriction base=" xs:string"/><xs:element ref=" B"/>'),
+    );
     assert.match(result.text, /type="T"/);
     assert.match(result.text, /base="xs:string"/);
     assert.match(result.text, /ref="B"/);
@@ -27,7 +35,9 @@ describe('repairSchema', () => {
   });
 
   it('does not touch spaces in documentation text or in enumeration values', () => {
-    const text = schema('<xs:annotation><xs:documentation>name=" x"</xs:documentation></xs:annotation><xs:enumeration value=" 01 "/>');
+    const text = schema(
+      '<xs:annotation><xs:documentation>name=" x"</xs:documentation></xs:annotation><xs:enumeration value=" 01 "/>',
+    );
     assert.deepEqual(repairSchema('t.xsd', text).repairs, []);
   });
 

@@ -13,23 +13,46 @@ const startTag = /<([\w.-]+:)?([\w.-]+)((?:\s+[\w.:-]+\s*=\s*(?:"[^"]*"|'[^']*')
 const attribute = /(\s+)([\w.:-]+)(\s*=\s*)(["'])(.*?)\4/g;
 
 // Declarations and references whose names .NET trims but libxml2 takes literally (defect 1).
-const declarationTags = new Set(['element', 'attribute', 'simpleType', 'complexType', 'group', 'attributeGroup', 'restriction', 'extension', 'list', 'union']);
+const declarationTags = new Set([
+  'element',
+  'attribute',
+  'simpleType',
+  'complexType',
+  'group',
+  'attributeGroup',
+  'restriction',
+  'extension',
+  'list',
+  'union',
+]);
 const nameAttributes = new Set(['name', 'type', 'base', 'ref', 'itemType']);
 
 export function repairSchema(fileName: string, text: string): RepairedSchema {
   const repairs: string[] = [];
   const lineAt = (offset: number) => 1 + countNewlines(text, offset);
-  const repaired = text.replace(startTag, (tag: string, prefix: string | undefined, local: string, attributes: string, end: string, offset: number) => {
-    const isPattern = local === 'pattern';
-    if (!isPattern && !declarationTags.has(local)) return tag;
-    const fixed = attributes.replace(attribute, (whole: string, space: string, name: string, equals: string, quote: string, value: string) => {
-      const change = isPattern ? (name === 'value' ? repairPattern(value) : undefined) : nameAttributes.has(name) ? trimName(value) : undefined;
-      if (change === undefined) return whole;
-      repairs.push(`${fileName}:${lineAt(offset)}: ${change.note}`);
-      return `${space}${name}${equals}${quote}${change.value}${quote}`;
-    });
-    return `<${prefix ?? ''}${local}${fixed}${end}>`;
-  });
+  const repaired = text.replace(
+    startTag,
+    (tag: string, prefix: string | undefined, local: string, attributes: string, end: string, offset: number) => {
+      const isPattern = local === 'pattern';
+      if (!isPattern && !declarationTags.has(local)) return tag;
+      const fixed = attributes.replace(
+        attribute,
+        (whole: string, space: string, name: string, equals: string, quote: string, value: string) => {
+          const change = isPattern
+            ? name === 'value'
+              ? repairPattern(value)
+              : undefined
+            : nameAttributes.has(name)
+              ? trimName(value)
+              : undefined;
+          if (change === undefined) return whole;
+          repairs.push(`${fileName}:${lineAt(offset)}: ${change.note}`);
+          return `${space}${name}${equals}${quote}${change.value}${quote}`;
+        },
+      );
+      return `<${prefix ?? ''}${local}${fixed}${end}>`;
+    },
+  );
   return { text: repaired, repairs };
 }
 

@@ -1,8 +1,21 @@
 // The fifteen documents DGII publishes a schema for, and how a document or a schema file names its kind.
 
 export const schemaKinds = [
-  'e-CF-31', 'e-CF-32', 'e-CF-33', 'e-CF-34', 'e-CF-41', 'e-CF-43', 'e-CF-44', 'e-CF-45', 'e-CF-46', 'e-CF-47',
-  'RFCE-32', 'ARECF', 'ACECF', 'ANECF', 'Semilla',
+  'e-CF-31',
+  'e-CF-32',
+  'e-CF-33',
+  'e-CF-34',
+  'e-CF-41',
+  'e-CF-43',
+  'e-CF-44',
+  'e-CF-45',
+  'e-CF-46',
+  'e-CF-47',
+  'RFCE-32',
+  'ARECF',
+  'ACECF',
+  'ANECF',
+  'Semilla',
 ] as const;
 export type SchemaKind = (typeof schemaKinds)[number];
 
@@ -23,7 +36,11 @@ export function kindOfSchemaFile(fileName: string): SchemaKind | undefined {
 
 // Roots whose name is not the kind itself; ECF needs its TipoeCF as well.
 const kindByRoot: Readonly<Record<string, SchemaKind>> = {
-  RFCE: 'RFCE-32', ARECF: 'ARECF', ACECF: 'ACECF', ANECF: 'ANECF', SemillaModel: 'Semilla',
+  RFCE: 'RFCE-32',
+  ARECF: 'ARECF',
+  ACECF: 'ACECF',
+  ANECF: 'ANECF',
+  SemillaModel: 'Semilla',
 };
 
 // TipoeCF is the first child of IdDoc, a few hundred bytes in; 64 KB leaves room for an indented or commented prolog.

@@ -68,11 +68,13 @@ function sourcesByKind(files: ReadonlyMap<string, string>): Map<SchemaKind, { fi
     const kind = kindOfSchemaFile(fileName);
     if (kind === undefined) continue;
     const other = sources.get(kind);
-    if (other !== undefined) throw new SchemaSetError(`two schema files for ${kind}: ${other.fileName} and ${fileName}`);
+    if (other !== undefined)
+      throw new SchemaSetError(`two schema files for ${kind}: ${other.fileName} and ${fileName}`);
     sources.set(kind, { fileName, text });
   }
   const missing = schemaKinds.filter((kind) => !sources.has(kind));
-  if (missing.length > 0) throw new SchemaSetError(`missing XSD files for ${missing.map((kind) => `${kind} (${kind}.xsd)`).join(', ')}`);
+  if (missing.length > 0)
+    throw new SchemaSetError(`missing XSD files for ${missing.map((kind) => `${kind} (${kind}.xsd)`).join(', ')}`);
   return sources;
 }
 

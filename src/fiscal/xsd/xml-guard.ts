@@ -17,7 +17,10 @@ export function guardXml(xml: string | Uint8Array, maxBytes: number): GuardedXml
     return { ok: true, bytes: new TextEncoder().encode(screened.text) };
   }
   const refused = screened.problem === 'too_large' || screened.problem === 'markup_declaration';
-  return { ok: false, finding: documentFinding(refused ? 'xml_forbidden' : 'xml_malformed', screened.message, screened.line) };
+  return {
+    ok: false,
+    finding: documentFinding(refused ? 'xml_forbidden' : 'xml_malformed', screened.message, screened.line),
+  };
 }
 
 function hasBom(bytes: Uint8Array): boolean {

@@ -3,7 +3,11 @@ import { describe, it } from 'node:test';
 import { displayPrefix, generateApiKey, keyIdFor, parseApiKey } from './api-key-format.js';
 
 describe('API key format', () => {
-  for (const [environment, tag] of [['TEST', 'test'], ['CERT', 'cert'], ['PRODUCTION', 'live']] as const) {
+  for (const [environment, tag] of [
+    ['TEST', 'test'],
+    ['CERT', 'cert'],
+    ['PRODUCTION', 'live'],
+  ] as const) {
     it(`names the ${environment} environment in the prefix and parses back`, () => {
       const { key, lookup } = generateApiKey(environment);
       assert.match(key, new RegExp(`^ecf_${tag}_[0-9A-Za-z]{16}_[0-9A-Za-z]{38}$`));
@@ -27,7 +31,13 @@ describe('API key format', () => {
     assert.equal(accepted, 0);
   });
 
-  for (const text of ['', 'nope', 'ecf_prod_0123456789abcdef_0123456789abcdef0123456789abcdefABCDEF', 'Bearer ecf_test_x', 'ecf_test_0123456789abcdef_0123456789abcdef0123456789abcdef']) {
+  for (const text of [
+    '',
+    'nope',
+    'ecf_prod_0123456789abcdef_0123456789abcdef0123456789abcdefABCDEF',
+    'Bearer ecf_test_x',
+    'ecf_test_0123456789abcdef_0123456789abcdef0123456789abcdef',
+  ]) {
     it(`rejects the malformed text "${text}"`, () => {
       assert.equal(parseApiKey(text), undefined);
     });

@@ -5,7 +5,10 @@ import { crc32 } from 'node:zlib';
 import type { FiscalEnvironment } from '../../config.js';
 import { randomBase62 } from '../../platform/ids.js';
 
-const environmentTags = { TEST: 'test', CERT: 'cert', PRODUCTION: 'live' } as const satisfies Record<FiscalEnvironment, string>;
+const environmentTags = { TEST: 'test', CERT: 'cert', PRODUCTION: 'live' } as const satisfies Record<
+  FiscalEnvironment,
+  string
+>;
 const keyPattern = /^ecf_(test|cert|live)_([0-9A-Za-z]{16})_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -5,7 +5,10 @@ import { apiKeyRoutes } from './api-keys.routes.js';
 import { apiKeySchemas } from './api-keys.schema.js';
 import { createApiKeysService, type ApiKeysService } from './api-keys.service.js';
 
-export function apiKeysModule({ db, clock, environment }: Platform, { companies }: { companies: CompaniesService }): ModuleParts & { apiKeys: ApiKeysService } {
+export function apiKeysModule(
+  { db, clock, environment }: Platform,
+  { companies }: { companies: CompaniesService },
+): ModuleParts & { apiKeys: ApiKeysService } {
   const apiKeys = createApiKeysService({ db, clock, environment });
   return {
     apiKeys,

@@ -29,7 +29,13 @@ export function findKeyWithCompany(db: Db, id: string) {
 }
 
 export function listCompanyKeys(db: Db, companyId: string): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('company_id', '=', companyId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 export function revokeKey(trx: Trx, companyId: string, id: string, at: Date): Promise<ApiKeyRow | undefined> {

@@ -11,7 +11,10 @@ import type { CompaniesService } from '../companies/index.js';
 import type { ApiKeysService } from './api-keys.service.js';
 
 const CompanyParams = Type.Object({ companyId: Type.String({ minLength: 1, maxLength: 64 }) });
-const KeyParams = Type.Object({ companyId: Type.String({ minLength: 1, maxLength: 64 }), keyId: Type.String({ minLength: 1, maxLength: 64 }) });
+const KeyParams = Type.Object({
+  companyId: Type.String({ minLength: 1, maxLength: 64 }),
+  keyId: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 function messageId(id: string | undefined): string {
   if (id === undefined) throw new Error('cloud route reached without a verified message id');
@@ -30,14 +33,23 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
       method: 'POST',
       url: '/internal/cloud/v1/companies/:companyId/api-keys',
       auth: { kind: 'cloud' },
-      docs: { operationId: 'issueApiKey', summary: 'Issue an API key (the full key is shown once)', tags: ['Control plane'] },
+      docs: {
+        operationId: 'issueApiKey',
+        summary: 'Issue an API key (the full key is shown once)',
+        tags: ['Control plane'],
+      },
       schema: { params: CompanyParams, body: ref(IssueApiKey), response: { 201: Envelope(ref(IssuedApiKey)) } },
       handler: async (request, reply) => {
         const { companyId } = request.params;
         await requireCompany(companyId);
         const issued = unwrap(
           await transact(db, async (trx) => {
-            const recorded = await recordMessageOnce(trx, messageId(request.signedMessageId), 'api-key.issue', companyId);
+            const recorded = await recordMessageOnce(
+              trx,
+              messageId(request.signedMessageId),
+              'api-key.issue',
+              companyId,
+            );
             return recorded.ok ? apiKeys.issue(trx, companyId, request.body) : recorded;
           }),
         );
@@ -48,7 +60,11 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
       method: 'GET',
       url: '/internal/cloud/v1/companies/:companyId/api-keys',
       auth: { kind: 'cloud' },
-      docs: { operationId: 'listApiKeys', summary: "List a company's API keys (metadata only)", tags: ['Control plane'] },
+      docs: {
+        operationId: 'listApiKeys',
+        summary: "List a company's API keys (metadata only)",
+        tags: ['Control plane'],
+      },
       schema: { params: CompanyParams, response: { 200: Envelope(Type.Array(ref(ApiKeyMetadata))) } },
       handler: async (request) => {
         await requireCompany(request.params.companyId);
@@ -60,7 +76,10 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
       url: '/internal/cloud/v1/companies/:companyId/api-keys/:keyId',
       auth: { kind: 'cloud' },
       docs: { operationId: 'revokeApiKey', summary: 'Revoke an API key', tags: ['Control plane'] },
-      schema: { params: KeyParams, response: { 204: Type.Null({ description: 'Revoked (also when it already was).' }) } },
+      schema: {
+        params: KeyParams,
+        response: { 204: Type.Null({ description: 'Revoked (also when it already was).' }) },
+      },
       handler: async (request, reply) => {
         const { companyId, keyId } = request.params;
         // Checked before the transaction, like issuing: `companies.get` reads outside it, and on embedded PGlite
@@ -68,7 +87,12 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
         await requireCompany(companyId);
         unwrap(
           await transact(db, async (trx) => {
-            const recorded = await recordMessageOnce(trx, messageId(request.signedMessageId), 'api-key.revoke', companyId);
+            const recorded = await recordMessageOnce(
+              trx,
+              messageId(request.signedMessageId),
+              'api-key.revoke',
+              companyId,
+            );
             return recorded.ok ? apiKeys.revoke(trx, companyId, keyId) : recorded;
           }),
         );

@@ -44,21 +44,31 @@ function metadata(row: repo.ApiKeyRow, now: Date): ApiKeyMetadata {
 
 export function createApiKeysService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment }) {
   const { db, clock, environment } = deps;
-  const recentKeys = new RecentReads<NonNullable<Awaited<ReturnType<typeof repo.findKeyWithCompany>>>>(recentReadMs, (row) => row.company_id);
+  const recentKeys = new RecentReads<NonNullable<Awaited<ReturnType<typeof repo.findKeyWithCompany>>>>(
+    recentReadMs,
+    (row) => row.company_id,
+  );
 
   const authenticator: ApiKeyAuthenticator = {
     async authenticate(rawKey): Promise<Result<Principal>> {
       const parsed = parseApiKey(rawKey);
-      if (parsed === undefined) return fail('api_key_malformed', 'The x-api-key header does not hold a well-formed ecf_ key.');
+      if (parsed === undefined)
+        return fail('api_key_malformed', 'The x-api-key header does not hold a well-formed ecf_ key.');
       if (parsed.environment !== environment) {
-        return fail('api_key_wrong_environment', `This is a ${parsed.environment} key; this instance serves ${environment}.`);
+        return fail(
+          'api_key_wrong_environment',
+          `This is a ${parsed.environment} key; this instance serves ${environment}.`,
+        );
       }
       const keyId = keyIdFor(parsed.lookup);
       const row = await recentKeys.read(keyId, () => repo.findKeyWithCompany(db, keyId));
-      if (row === undefined || !sameHash(row.key_hash, hashKey(rawKey))) return fail('api_key_unknown', 'The API key is not recognised.');
+      if (row === undefined || !sameHash(row.key_hash, hashKey(rawKey)))
+        return fail('api_key_unknown', 'The API key is not recognised.');
       const now = clock.now();
-      if (row.revoked_at !== null) return fail('api_key_revoked', `The API key ${row.id} was revoked at ${row.revoked_at.toISOString()}.`);
-      if (row.expires_at !== null && row.expires_at <= now) return fail('api_key_expired', `The API key ${row.id} expired at ${row.expires_at.toISOString()}.`);
+      if (row.revoked_at !== null)
+        return fail('api_key_revoked', `The API key ${row.id} was revoked at ${row.revoked_at.toISOString()}.`);
+      if (row.expires_at !== null && row.expires_at <= now)
+        return fail('api_key_expired', `The API key ${row.id} expired at ${row.expires_at.toISOString()}.`);
       if (row.last_used_at === null || now.getTime() - row.last_used_at.getTime() > touchIntervalMs) {
         await repo.touchKey(db, row.id, now);
         row.last_used_at = now;
@@ -93,7 +103,9 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; environment: 
       const now = clock.now();
       const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
       if (expiresAt !== null && expiresAt <= now) {
-        return fail('validation_failed', 'expiresAt must be in the future.', [{ pointer: '/expiresAt', in: 'body', code: 'in_past', detail: 'must be in the future' }]);
+        return fail('validation_failed', 'expiresAt must be in the future.', [
+          { pointer: '/expiresAt', in: 'body', code: 'in_past', detail: 'must be in the future' },
+        ]);
       }
       const { key, lookup } = generateApiKey(environment);
       const row = await repo.insertApiKey(trx, {
@@ -121,7 +133,9 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; environment: 
     /** Revoking a revoked key changes nothing and still succeeds. */
     async revoke(trx: Trx, companyId: string, keyId: string): Promise<Result<void>> {
       const row = await repo.revokeKey(trx, companyId, keyId, clock.now());
-      return row === undefined ? fail('api_key_not_found', `No API key ${keyId} for company ${companyId}.`) : ok(undefined);
+      return row === undefined
+        ? fail('api_key_not_found', `No API key ${keyId} for company ${companyId}.`)
+        : ok(undefined);
     },
   };
 }

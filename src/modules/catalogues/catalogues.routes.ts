@@ -4,7 +4,14 @@ import { Type } from 'typebox';
 import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
-import { CatalogueItem, CatalogueParams, CatalogueQuery, CatalogueSummary, EcfJsonSchema, SchemaParams } from './catalogues.schema.js';
+import {
+  CatalogueItem,
+  CatalogueParams,
+  CatalogueQuery,
+  CatalogueSummary,
+  EcfJsonSchema,
+  SchemaParams,
+} from './catalogues.schema.js';
 import type { CataloguesService } from './catalogues.service.js';
 import { notModified } from './http-cache.js';
 
@@ -37,11 +44,16 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listCatalogueEntries',
-        summary: 'The entries of a catalogue in official order, paged (limit, cursor) and searchable by code or name (q, accents ignored)',
+        summary:
+          'The entries of a catalogue in official order, paged (limit, cursor) and searchable by code or name (q, accents ignored)',
         description: 'An unknown catalogue answers 404 naming the valid keys. ETag and Cache-Control as for the list.',
         tags: ['Catalogues'],
       },
-      schema: { params: CatalogueParams, querystring: CatalogueQuery, response: { 200: ListEnvelope(CatalogueItem), ...notModifiedResponse } },
+      schema: {
+        params: CatalogueParams,
+        querystring: CatalogueQuery,
+        response: { 200: ListEnvelope(CatalogueItem), ...notModifiedResponse },
+      },
       handler: async (request, reply) => {
         const page = unwrap(catalogues.entries(request.params.catalog, request.query));
         if (notModified(request, reply, page.etag)) return reply;
@@ -55,7 +67,8 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getEcfJsonSchema',
-        summary: 'The JSON Schema (2020-12) of the document-creation body of an e-CF type, generated from the e-CF model',
+        summary:
+          'The JSON Schema (2020-12) of the document-creation body of an e-CF type, generated from the e-CF model',
         description:
           'Obligations of the type, lengths, patterns and catalogue codes, as the API checks them; DireccionEmisor is optional when the company profile has an address. ' +
           'An unknown type answers 404 naming the ten types. ETag and Cache-Control; send If-None-Match to get 304.',

@@ -42,7 +42,8 @@ function defaultedPaths(type: EcfType, hasAddress: boolean): Set<string> {
   if (hasAddress) paths.add('Encabezado/Emisor/DireccionEmisor').add('Encabezado/Emisor');
   for (const totals of ['Totales', 'OtraMoneda']) {
     for (const element of ecfModelChildren(type, `Encabezado/${totals}`)) {
-      if (element !== 'Encabezado/OtraMoneda/TipoMoneda' && element !== 'Encabezado/OtraMoneda/TipoCambio') paths.add(element);
+      if (element !== 'Encabezado/OtraMoneda/TipoMoneda' && element !== 'Encabezado/OtraMoneda/TipoCambio')
+        paths.add(element);
     }
   }
   return paths;
@@ -50,7 +51,9 @@ function defaultedPaths(type: EcfType, hasAddress: boolean): Set<string> {
 
 function ecfModelChildren(type: EcfType, path: string): string[] {
   const [first, second] = path.split('/');
-  const group = ecfModel(type).children.find((e) => e.name === first)?.children?.find((e) => e.name === second);
+  const group = ecfModel(type)
+    .children.find((e) => e.name === first)
+    ?.children?.find((e) => e.name === second);
   return (group?.children ?? []).map((e) => e.path);
 }
 
@@ -63,34 +66,60 @@ function folded(text: string): string {
 // version date, the same for every cursor of this listing.
 const listingDate = new Date('2025-10-01T00:00:00.000Z');
 
-export function createCataloguesService(deps: { companies: { get(companyId: string): Promise<{ address: string | null } | undefined> } }): CataloguesService {
+export function createCataloguesService(deps: {
+  companies: { get(companyId: string): Promise<{ address: string | null } | undefined> };
+}): CataloguesService {
   const byKey = new Map(catalogueListing.map((catalogue) => [catalogue.key, catalogue]));
-  const summaries: CatalogueSummary[] = catalogueListing.map((c) => ({ key: c.key, title: { ...c.title }, count: c.entries.length, source: c.source, version: c.version }));
+  const summaries: CatalogueSummary[] = catalogueListing.map((c) => ({
+    key: c.key,
+    title: { ...c.title },
+    count: c.entries.length,
+    source: c.source,
+    version: c.version,
+  }));
   const listEtag = etagOf(summaries);
-  const searchable = new Map(catalogueListing.map((c) => [c.key, c.entries.map((entry) => folded(`${entry.name} ${entry.abbreviation ?? ''}`))]));
+  const searchable = new Map(
+    catalogueListing.map((c) => [c.key, c.entries.map((entry) => folded(`${entry.name} ${entry.abbreviation ?? ''}`))]),
+  );
   const schemas = new Map<string, { schema: JsonSchema; etag: string }>();
 
   function unknownCatalogue(key: string) {
     const keys = [...byKey.keys()].join(', ');
-    return fail('route_not_found', `No catalogue ${key}. The catalogues are: ${keys}.`, [{ pointer: '/catalog', in: 'params', code: 'unknown_catalogue', detail: `one of ${keys}` }]);
+    return fail('route_not_found', `No catalogue ${key}. The catalogues are: ${keys}.`, [
+      { pointer: '/catalog', in: 'params', code: 'unknown_catalogue', detail: `one of ${keys}` },
+    ]);
   }
 
   function page(catalogue: Catalogue, query: CatalogueQuery): Result<CataloguePage> {
     const texts = searchable.get(catalogue.key) ?? [];
     const needle = query.q === undefined ? undefined : folded(query.q.trim());
     // A code is matched from its start (0201: the districts of Azua's first municipality), a name anywhere.
-    const matching = catalogue.entries.filter((entry, index) => needle === undefined || folded(entry.code).startsWith(needle) || (texts[index] ?? '').includes(needle));
+    const matching = catalogue.entries.filter(
+      (entry, index) =>
+        needle === undefined || folded(entry.code).startsWith(needle) || (texts[index] ?? '').includes(needle),
+    );
     let start = 0;
     if (query.cursor !== undefined) {
       const position = decodeCursor(query.cursor);
       const index = position === undefined ? -1 : matching.findIndex((entry) => entry.code === position.id);
-      if (index < 0) return fail('validation_failed', 'The cursor was not given for this catalogue and query.', [{ pointer: '/cursor', in: 'query', code: 'invalid_cursor', detail: 'pass meta.nextCursor of the previous page, with the same q' }]);
+      if (index < 0)
+        return fail('validation_failed', 'The cursor was not given for this catalogue and query.', [
+          {
+            pointer: '/cursor',
+            in: 'query',
+            code: 'invalid_cursor',
+            detail: 'pass meta.nextCursor of the previous page, with the same q',
+          },
+        ]);
       start = index + 1;
     }
     const limit = query.limit ?? pageLimits.default;
     const items = matching.slice(start, start + limit).map((entry) => ({ ...entry }));
     const last = items[items.length - 1];
-    const nextCursor = start + limit < matching.length && last !== undefined ? encodeCursor({ createdAt: listingDate, id: last.code }) : null;
+    const nextCursor =
+      start + limit < matching.length && last !== undefined
+        ? encodeCursor({ createdAt: listingDate, id: last.code })
+        : null;
     return ok({ items, nextCursor, etag: etagOf([catalogue.key, catalogue.version, items, nextCursor]) });
   }
 
@@ -104,14 +133,20 @@ export function createCataloguesService(deps: { companies: { get(companyId: stri
 
     async schema(companyId, type) {
       if (!isEcfType(type)) {
-        return fail('route_not_found', `No e-CF type ${type}. The types are: ${ecfTypes.join(', ')}.`, [{ pointer: '/type', in: 'params', code: 'unknown_ecf_type', detail: `one of ${ecfTypes.join(', ')}` }]);
+        return fail('route_not_found', `No e-CF type ${type}. The types are: ${ecfTypes.join(', ')}.`, [
+          { pointer: '/type', in: 'params', code: 'unknown_ecf_type', detail: `one of ${ecfTypes.join(', ')}` },
+        ]);
       }
       const company = await deps.companies.get(companyId);
       const hasAddress = company?.address !== null && company?.address !== undefined && company.address !== '';
       const cacheKey = `${type}:${String(hasAddress)}`;
       let entry = schemas.get(cacheKey);
       if (entry === undefined) {
-        const schema = ecfJsonSchema(type, { defaulted: defaultedPaths(type, hasAddress), cataloguesUrl, examples: [ecfExample(type)] });
+        const schema = ecfJsonSchema(type, {
+          defaulted: defaultedPaths(type, hasAddress),
+          cataloguesUrl,
+          examples: [ecfExample(type)],
+        });
         entry = { schema, etag: etagOf(schema) };
         schemas.set(cacheKey, entry);
       }

@@ -21,7 +21,13 @@ export interface CaseChange {
 }
 
 export function createCaseChanges(environment: FiscalEnvironment) {
-  async function changeCase(trx: Trx, process: repo.ProcessRow, row: repo.CaseRow, change: CaseChange, at: Date): Promise<void> {
+  async function changeCase(
+    trx: Trx,
+    process: repo.ProcessRow,
+    row: repo.CaseRow,
+    change: CaseChange,
+    at: Date,
+  ): Promise<void> {
     await repo.updateCase(trx, row, {
       status: change.status,
       updated_at: at,
@@ -35,7 +41,13 @@ export function createCaseChanges(environment: FiscalEnvironment) {
       ...(change.unqueue === true ? { queued_at: null } : {}),
     });
     if (change.status === row.status) return;
-    await repo.insertEvent(trx, { processId: process.id, at, subject: `${row.kind} ${row.case_key}`, status: change.status, cause: change.cause });
+    await repo.insertEvent(trx, {
+      processId: process.id,
+      at,
+      subject: `${row.kind} ${row.case_key}`,
+      status: change.status,
+      cause: change.cause,
+    });
     await recordDomainEvent(trx, {
       companyId: process.company_id,
       environment,
@@ -55,16 +67,57 @@ export function createCaseChanges(environment: FiscalEnvironment) {
     });
   }
 
-  async function changeStep(trx: Trx, process: repo.ProcessRow, step: { number: number; key: string | null }, status: repo.StepRow['status'], cause: string, at: Date, evidence?: Record<string, unknown>): Promise<void> {
+  async function changeStep(
+    trx: Trx,
+    process: repo.ProcessRow,
+    step: { number: number; key: string | null },
+    status: repo.StepRow['status'],
+    cause: string,
+    at: Date,
+    evidence?: Record<string, unknown>,
+  ): Promise<void> {
     await repo.setStep(trx, process.id, step.number, { status, at, ...(evidence === undefined ? {} : { evidence }) });
     await repo.insertEvent(trx, { processId: process.id, at, subject: `step ${String(step.number)}`, status, cause });
-    await recordDomainEvent(trx, { companyId: process.company_id, environment, type: 'certification.step_updated', payload: { processId: process.id, step: step.number, key: step.key, status }, occurredAt: at });
+    await recordDomainEvent(trx, {
+      companyId: process.company_id,
+      environment,
+      type: 'certification.step_updated',
+      payload: { processId: process.id, step: step.number, key: step.key, status },
+      occurredAt: at,
+    });
   }
 
-  async function changeProcess(trx: Trx, process: repo.ProcessRow, change: { status: repo.ProcessRow['status']; cause: string; failure?: Record<string, unknown>; cancelReason?: string }, at: Date): Promise<void> {
-    await repo.setProcess(trx, process.id, { status: change.status, at, ...(change.failure === undefined ? {} : { failure: change.failure }), ...(change.cancelReason === undefined ? {} : { cancelReason: change.cancelReason }) });
-    await repo.insertEvent(trx, { processId: process.id, at, subject: 'process', status: change.status, cause: change.cause });
-    await recordDomainEvent(trx, { companyId: process.company_id, environment, type: 'certification.process_updated', payload: { processId: process.id, status: change.status }, occurredAt: at });
+  async function changeProcess(
+    trx: Trx,
+    process: repo.ProcessRow,
+    change: {
+      status: repo.ProcessRow['status'];
+      cause: string;
+      failure?: Record<string, unknown>;
+      cancelReason?: string;
+    },
+    at: Date,
+  ): Promise<void> {
+    await repo.setProcess(trx, process.id, {
+      status: change.status,
+      at,
+      ...(change.failure === undefined ? {} : { failure: change.failure }),
+      ...(change.cancelReason === undefined ? {} : { cancelReason: change.cancelReason }),
+    });
+    await repo.insertEvent(trx, {
+      processId: process.id,
+      at,
+      subject: 'process',
+      status: change.status,
+      cause: change.cause,
+    });
+    await recordDomainEvent(trx, {
+      companyId: process.company_id,
+      environment,
+      type: 'certification.process_updated',
+      payload: { processId: process.id, status: change.status },
+      occurredAt: at,
+    });
   }
 
   return { changeCase, changeStep, changeProcess };

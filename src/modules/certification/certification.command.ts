@@ -31,14 +31,21 @@ function argumentsOf(argv: readonly string[]): { path: string; label?: string } 
 }
 
 /** Returns the exit code. */
-export async function runCertificationCommand(argv: readonly string[], io: CommandIo = process, now: Date = new Date()): Promise<number> {
+export async function runCertificationCommand(
+  argv: readonly string[],
+  io: CommandIo = process,
+  now: Date = new Date(),
+): Promise<number> {
   const parsed = argumentsOf(argv);
   if (parsed === undefined) {
     io.stderr.write(`ecf: usage: ${certificationUsage}\n`);
     return 2;
   }
   try {
-    const converted = await convertSetWorkbook(parsed.path, { now, ...(parsed.label === undefined ? {} : { label: parsed.label }) });
+    const converted = await convertSetWorkbook(parsed.path, {
+      now,
+      ...(parsed.label === undefined ? {} : { label: parsed.label }),
+    });
     for (const finding of converted.findings) io.stderr.write(`${finding}\n`);
     io.stdout.write(`${JSON.stringify(converted.file, null, 2)}\n`);
     return 0;
@@ -47,7 +54,11 @@ export async function runCertificationCommand(argv: readonly string[], io: Comma
       io.stderr.write(`ecf: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof Error && 'code' in error && (error.code === 'ENOENT' || error.code === 'EISDIR' || error.code === 'EACCES')) {
+    if (
+      error instanceof Error &&
+      'code' in error &&
+      (error.code === 'ENOENT' || error.code === 'EISDIR' || error.code === 'EACCES')
+    ) {
       io.stderr.write(`ecf: cannot read ${parsed.path} (${error.code})\n`);
       return 2;
     }

@@ -15,14 +15,37 @@ import { startLaneLoop } from './lane-loop.js';
 /** DGII's certification process, its serial lanes worked by the workers (CERT only: elsewhere no process exists). */
 export function certificationModule(
   platform: Platform,
-  needs: { companies: CompaniesService; documents: DocumentsService; sending: SendingService; dgiiSessions: DgiiSessionsService },
+  needs: {
+    companies: CompaniesService;
+    documents: DocumentsService;
+    sending: SendingService;
+    dgiiSessions: DgiiSessionsService;
+  },
 ): ModuleParts {
   const { config, db, clock, log, blobs, environment, dgii } = platform;
   const { companies, documents, sending, dgiiSessions } = needs;
   // The lease outlasts one step of the lane: a document made and queued, or one call to DGII (connect + answer).
   const leaseMs = 2 * (config.dgiiClient.connectTimeoutMs + config.dgiiClient.responseTimeoutMs) + 10_000;
   const lanes = defineLoop('certification lane', 'work', () =>
-    startLaneLoop({ db, environment, log, restMs: 500, lane: createLane({ db, clock, environment, log, blobs, companies, documents, sending, dgii, changes: createCaseChanges(environment), leaseMs }) }),
+    startLaneLoop({
+      db,
+      environment,
+      log,
+      restMs: 500,
+      lane: createLane({
+        db,
+        clock,
+        environment,
+        log,
+        blobs,
+        companies,
+        documents,
+        sending,
+        dgii,
+        changes: createCaseChanges(environment),
+        leaseMs,
+      }),
+    }),
   );
   const certification = createCertificationService({
     db,
@@ -35,5 +58,9 @@ export function certificationModule(
       lanes.wake();
     },
   });
-  return { schemas: certificationSchemas, routes: certificationRoutes(certification) as AppRoute[], loops: environment === 'CERT' ? [lanes] : [] };
+  return {
+    schemas: certificationSchemas,
+    routes: certificationRoutes(certification) as AppRoute[],
+    loops: environment === 'CERT' ? [lanes] : [],
+  };
 }

@@ -20,25 +20,75 @@ export type CaseRow = Selectable<CertificationCasesTable>;
 export type ConfirmationRow = Selectable<CertificationConfirmationsTable>;
 type Executor = Db | Trx;
 
-export function findProcess(executor: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<ProcessRow | undefined> {
-  return executor.selectFrom('certification_processes').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).executeTakeFirst();
+export function findProcess(
+  executor: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<ProcessRow | undefined> {
+  return executor
+    .selectFrom('certification_processes')
+    .selectAll()
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
 }
 
 /** The process row locked for the change a request makes to it. */
-export function lockProcess(trx: Trx, companyId: string, environment: FiscalEnvironment, id: string): Promise<ProcessRow | undefined> {
-  return trx.selectFrom('certification_processes').selectAll().where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).forUpdate().executeTakeFirst();
+export function lockProcess(
+  trx: Trx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<ProcessRow | undefined> {
+  return trx
+    .selectFrom('certification_processes')
+    .selectAll()
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export function latestProcess(executor: Executor, companyId: string, environment: FiscalEnvironment): Promise<ProcessRow | undefined> {
-  return executor.selectFrom('certification_processes').selectAll().where('company_id', '=', companyId).where('environment', '=', environment).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+export function latestProcess(
+  executor: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+): Promise<ProcessRow | undefined> {
+  return executor
+    .selectFrom('certification_processes')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
-export function activeProcess(executor: Executor, companyId: string, environment: FiscalEnvironment): Promise<ProcessRow | undefined> {
-  return executor.selectFrom('certification_processes').selectAll().where('company_id', '=', companyId).where('environment', '=', environment).where('status', '=', 'active').executeTakeFirst();
+export function activeProcess(
+  executor: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+): Promise<ProcessRow | undefined> {
+  return executor
+    .selectFrom('certification_processes')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
 }
 
 export function stepsOf(executor: Executor, processId: string): Promise<StepRow[]> {
-  return executor.selectFrom('certification_steps').selectAll().where('process_id', '=', processId).orderBy('number').execute();
+  return executor
+    .selectFrom('certification_steps')
+    .selectAll()
+    .where('process_id', '=', processId)
+    .orderBy('number')
+    .execute();
 }
 
 export function casesOf(executor: Executor, processId: string, status?: CertificationCaseStatus): Promise<CaseRow[]> {
@@ -48,10 +98,21 @@ export function casesOf(executor: Executor, processId: string, status?: Certific
 }
 
 export function confirmationsOf(executor: Executor, processId: string): Promise<ConfirmationRow[]> {
-  return executor.selectFrom('certification_confirmations').selectAll().where('process_id', '=', processId).orderBy('confirmed_at').orderBy('id').execute();
+  return executor
+    .selectFrom('certification_confirmations')
+    .selectAll()
+    .where('process_id', '=', processId)
+    .orderBy('confirmed_at')
+    .orderBy('id')
+    .execute();
 }
 
-export async function insertProcess(trx: Trx, row: Insertable<CertificationProcessesTable>, steps: Insertable<CertificationStepsTable>[], cases: Insertable<CertificationCasesTable>[]): Promise<void> {
+export async function insertProcess(
+  trx: Trx,
+  row: Insertable<CertificationProcessesTable>,
+  steps: Insertable<CertificationStepsTable>[],
+  cases: Insertable<CertificationCasesTable>[],
+): Promise<void> {
   await trx.insertInto('certification_processes').values(row).execute();
   await trx.insertInto('certification_steps').values(steps).execute();
   await insertCases(trx, cases);
@@ -60,14 +121,29 @@ export async function insertProcess(trx: Trx, row: Insertable<CertificationProce
 /** In slices: a set of a few dozen cases is one statement; an operator's oversized file stays under PostgreSQL's
  * parameter limit. */
 export async function insertCases(trx: Trx, cases: Insertable<CertificationCasesTable>[]): Promise<void> {
-  for (let start = 0; start < cases.length; start += 500) await trx.insertInto('certification_cases').values(cases.slice(start, start + 500)).execute();
+  for (let start = 0; start < cases.length; start += 500)
+    await trx
+      .insertInto('certification_cases')
+      .values(cases.slice(start, start + 500))
+      .execute();
 }
 
-export async function insertConfirmation(trx: Trx, row: Omit<Insertable<CertificationConfirmationsTable>, 'id'>): Promise<void> {
-  await trx.insertInto('certification_confirmations').values({ id: newId('cfm'), ...row }).execute();
+export async function insertConfirmation(
+  trx: Trx,
+  row: Omit<Insertable<CertificationConfirmationsTable>, 'id'>,
+): Promise<void> {
+  await trx
+    .insertInto('certification_confirmations')
+    .values({ id: newId('cfm'), ...row })
+    .execute();
 }
 
-export async function setStep(trx: Trx, processId: string, number: number, change: { status: StepRow['status']; at: Date; evidence?: Record<string, unknown> }): Promise<void> {
+export async function setStep(
+  trx: Trx,
+  processId: string,
+  number: number,
+  change: { status: StepRow['status']; at: Date; evidence?: Record<string, unknown> },
+): Promise<void> {
   await trx
     .updateTable('certification_steps')
     .set({
@@ -81,7 +157,11 @@ export async function setStep(trx: Trx, processId: string, number: number, chang
     .execute();
 }
 
-export async function setProcess(trx: Trx, id: string, change: { status: ProcessRow['status']; at: Date; failure?: Record<string, unknown>; cancelReason?: string }): Promise<void> {
+export async function setProcess(
+  trx: Trx,
+  id: string,
+  change: { status: ProcessRow['status']; at: Date; failure?: Record<string, unknown>; cancelReason?: string },
+): Promise<void> {
   await trx
     .updateTable('certification_processes')
     .set({
@@ -95,27 +175,87 @@ export async function setProcess(trx: Trx, id: string, change: { status: Process
     .execute();
 }
 
-export async function insertEvent(executor: Executor, event: { processId: string; at: Date; subject: string; status: string; cause: string }): Promise<void> {
-  await executor.insertInto('certification_events').values({ id: newId('evt'), process_id: event.processId, at: event.at, subject: event.subject, status: event.status, cause: event.cause }).execute();
+export async function insertEvent(
+  executor: Executor,
+  event: { processId: string; at: Date; subject: string; status: string; cause: string },
+): Promise<void> {
+  await executor
+    .insertInto('certification_events')
+    .values({
+      id: newId('evt'),
+      process_id: event.processId,
+      at: event.at,
+      subject: event.subject,
+      status: event.status,
+      cause: event.cause,
+    })
+    .execute();
 }
 
-export function eventsOf(executor: Executor, processId: string): Promise<{ at: Date; subject: string; status: string; cause: string }[]> {
-  return executor.selectFrom('certification_events').select(['at', 'subject', 'status', 'cause']).where('process_id', '=', processId).orderBy('at').orderBy('id').execute();
+export function eventsOf(
+  executor: Executor,
+  processId: string,
+): Promise<{ at: Date; subject: string; status: string; cause: string }[]> {
+  return executor
+    .selectFrom('certification_events')
+    .select(['at', 'subject', 'status', 'cause'])
+    .where('process_id', '=', processId)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
 }
 
 /** The company's CERT documents with these e-NCF, with DGII's verdict: what an earlier process already spent. */
-export function documentsNumbered(executor: Executor, companyId: string, environment: FiscalEnvironment, encfs: readonly string[]): Promise<{ id: string; encf: string; status: string; origin: string }[]> {
+export function documentsNumbered(
+  executor: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  encfs: readonly string[],
+): Promise<{ id: string; encf: string; status: string; origin: string }[]> {
   if (encfs.length === 0) return Promise.resolve([]);
-  return executor.selectFrom('documents').select(['id', 'encf', 'status', 'origin']).where('company_id', '=', companyId).where('environment', '=', environment).where('encf', 'in', [...encfs]).execute();
+  return executor
+    .selectFrom('documents')
+    .select(['id', 'encf', 'status', 'origin'])
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', 'in', [...encfs])
+    .execute();
 }
 
 /** Cases of earlier processes of the company with DGII's verdict (accepted or rejected): what a new process may not
  * send again. */
-export function judgedEarlier(executor: Executor, companyId: string, environment: FiscalEnvironment): Promise<Pick<CaseRow, 'process_id' | 'kind' | 'case_key' | 'status' | 'document_id' | 'estado' | 'codigo' | 'verdict_at' | 'carried_from_process_id'>[]> {
+export function judgedEarlier(
+  executor: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+): Promise<
+  Pick<
+    CaseRow,
+    | 'process_id'
+    | 'kind'
+    | 'case_key'
+    | 'status'
+    | 'document_id'
+    | 'estado'
+    | 'codigo'
+    | 'verdict_at'
+    | 'carried_from_process_id'
+  >[]
+> {
   return executor
     .selectFrom('certification_cases as c')
     .innerJoin('certification_processes as p', 'p.id', 'c.process_id')
-    .select(['c.process_id', 'c.kind', 'c.case_key', 'c.status', 'c.document_id', 'c.estado', 'c.codigo', 'c.verdict_at', 'c.carried_from_process_id'])
+    .select([
+      'c.process_id',
+      'c.kind',
+      'c.case_key',
+      'c.status',
+      'c.document_id',
+      'c.estado',
+      'c.codigo',
+      'c.verdict_at',
+      'c.carried_from_process_id',
+    ])
     .where('p.company_id', '=', companyId)
     .where('p.environment', '=', environment)
     .where('c.status', 'in', ['accepted', 'rejected'])
@@ -124,50 +264,111 @@ export function judgedEarlier(executor: Executor, companyId: string, environment
 
 /** The service segment of the company's receiver URLs: its own, else its RNC (migration 0008). */
 export async function receiverSegmentOf(executor: Executor, companyId: string): Promise<string | undefined> {
-  const row = await executor.selectFrom('companies').select(['rnc', 'receiver_segment']).where('id', '=', companyId).executeTakeFirst();
+  const row = await executor
+    .selectFrom('companies')
+    .select(['rnc', 'receiver_segment'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
   return row === undefined ? undefined : (row.receiver_segment ?? row.rnc);
 }
 
-export async function updateCase(trx: Trx, row: Pick<CaseRow, 'process_id' | 'kind' | 'case_key'>, change: Updateable<CertificationCasesTable>): Promise<void> {
-  await trx.updateTable('certification_cases').set(change).where('process_id', '=', row.process_id).where('kind', '=', row.kind).where('case_key', '=', row.case_key).execute();
+export async function updateCase(
+  trx: Trx,
+  row: Pick<CaseRow, 'process_id' | 'kind' | 'case_key'>,
+  change: Updateable<CertificationCasesTable>,
+): Promise<void> {
+  await trx
+    .updateTable('certification_cases')
+    .set(change)
+    .where('process_id', '=', row.process_id)
+    .where('kind', '=', row.kind)
+    .where('case_key', '=', row.case_key)
+    .execute();
 }
 
 /** The process row locked for its lane, or undefined when another worker holds it (it is working the lane). */
 export function lockProcessForLane(trx: Trx, id: string): Promise<ProcessRow | undefined> {
-  return trx.selectFrom('certification_processes').selectAll().where('id', '=', id).forUpdate().skipLocked().executeTakeFirst();
+  return trx
+    .selectFrom('certification_processes')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
 }
 
 /** What DGII said of the documents of a process's cases, as the sending pipeline recorded it. */
-export function documentVerdicts(executor: Executor, ids: readonly string[]): Promise<Pick<Selectable<DocumentsTable>, 'id' | 'encf' | 'status' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages'>[]> {
+export function documentVerdicts(
+  executor: Executor,
+  ids: readonly string[],
+): Promise<
+  Pick<Selectable<DocumentsTable>, 'id' | 'encf' | 'status' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages'>[]
+> {
   if (ids.length === 0) return Promise.resolve([]);
-  return executor.selectFrom('documents').select(['id', 'encf', 'status', 'dgii_estado', 'dgii_codigo', 'dgii_messages']).where('id', 'in', [...ids]).execute();
+  return executor
+    .selectFrom('documents')
+    .select(['id', 'encf', 'status', 'dgii_estado', 'dgii_codigo', 'dgii_messages'])
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 /** Active processes with cases in their lane: the lane loop's work. */
-export function processesWithLaneWork(executor: Executor, environment: FiscalEnvironment, limit: number): Promise<{ id: string }[]> {
+export function processesWithLaneWork(
+  executor: Executor,
+  environment: FiscalEnvironment,
+  limit: number,
+): Promise<{ id: string }[]> {
   return executor
     .selectFrom('certification_processes')
     .select('id')
     .where('environment', '=', environment)
     .where('status', '=', 'active')
-    .where((eb) => eb.exists(eb.selectFrom('certification_cases').select('case_key').whereRef('certification_cases.process_id', '=', 'certification_processes.id').where('queued_at', 'is not', null).where('status', 'in', ['pending', 'sent'])))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('certification_cases')
+          .select('case_key')
+          .whereRef('certification_cases.process_id', '=', 'certification_processes.id')
+          .where('queued_at', 'is not', null)
+          .where('status', 'in', ['pending', 'sent']),
+      ),
+    )
     .limit(limit)
     .execute();
 }
 
 /** The company's ranges in this environment, with what they have not handed out yet (from next_number on). */
-export function rangesOf(executor: Executor, companyId: string, environment: FiscalEnvironment): Promise<{ id: string; ecf_type: string; first_number: number; last_number: number; next_number: number }[]> {
-  return executor.selectFrom('sequence_ranges').select(['id', 'ecf_type', 'first_number', 'last_number', 'next_number']).where('company_id', '=', companyId).where('environment', '=', environment).execute();
+export function rangesOf(
+  executor: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+): Promise<{ id: string; ecf_type: string; first_number: number; last_number: number; next_number: number }[]> {
+  return executor
+    .selectFrom('sequence_ranges')
+    .select(['id', 'ecf_type', 'first_number', 'last_number', 'next_number'])
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .execute();
 }
 
 /** Takes the lane of a process for `until` unless another worker holds it: under the row lock the caller holds. */
 export async function takeLaneLease(trx: Trx, id: string, now: Date, until: Date): Promise<boolean> {
-  const taken = await trx.updateTable('certification_processes').set({ lane_lease_until: until }).where('id', '=', id).where((eb) => eb.or([eb('lane_lease_until', 'is', null), eb('lane_lease_until', '<=', now)])).executeTakeFirst();
+  const taken = await trx
+    .updateTable('certification_processes')
+    .set({ lane_lease_until: until })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('lane_lease_until', 'is', null), eb('lane_lease_until', '<=', now)]))
+    .executeTakeFirst();
   return taken.numUpdatedRows === 1n;
 }
 
 export async function releaseLaneLease(executor: Executor, id: string, until: Date): Promise<void> {
-  await executor.updateTable('certification_processes').set({ lane_lease_until: null }).where('id', '=', id).where('lane_lease_until', '=', until).execute();
+  await executor
+    .updateTable('certification_processes')
+    .set({ lane_lease_until: null })
+    .where('id', '=', id)
+    .where('lane_lease_until', '=', until)
+    .execute();
 }
 
 /** The process row locked, waiting for a reader that holds it (the lane's own writes, under its lease). */

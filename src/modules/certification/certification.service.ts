@@ -3,7 +3,14 @@
 // it with its steps and checklist, confirming the manual steps in the portal's strictly linear order, cancelling
 // and completing. Every change is a timeline entry and a webhook event.
 import type { FiscalEnvironment } from '../../config.js';
-import { certificationSteps, checkSetFile, deriveAcecfCases, isRfceRouted, stepOfKey, type SetCase } from '../../fiscal/certification/index.js';
+import {
+  certificationSteps,
+  checkSetFile,
+  deriveAcecfCases,
+  isRfceRouted,
+  stepOfKey,
+  type SetCase,
+} from '../../fiscal/certification/index.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
@@ -68,24 +75,51 @@ export function createCertificationService(deps: {
   async function receiverLinks(executor: Db | Trx, companyId: string): Promise<ReceiverLinks> {
     const segment = (await repo.receiverSegmentOf(executor, companyId)) ?? companyId;
     const base = (deps.publicBaseUrl ?? '').replace(/\/+$/, '');
-    const urls = (environmentSegment: string) => ['autenticacion/api/semilla', 'recepcion/api/ecf', 'aprobacioncomercial/api/ecf'].map((path) => `${base}/${environmentSegment}/${segment}/fe/${path}`);
+    const urls = (environmentSegment: string) =>
+      ['autenticacion/api/semilla', 'recepcion/api/ecf', 'aprobacioncomercial/api/ecf'].map(
+        (path) => `${base}/${environmentSegment}/${segment}/fe/${path}`,
+      );
     return { test: urls('certecf'), production: urls('ecf') };
   }
 
   /** SPEC §5 rule 4 and §3 rule 1: what a certification route needs before it does anything. */
-  async function guard(companyId: string, change: boolean): Promise<Result<{ rnc: string; certificateNotAfter: string | null }>> {
-    if (environment !== 'CERT') return fail('certification_cert_only', `Certification runs in CERT only; this instance serves ${environment}. Use a CERT key on a CERT instance.`);
+  async function guard(
+    companyId: string,
+    change: boolean,
+  ): Promise<Result<{ rnc: string; certificateNotAfter: string | null }>> {
+    if (environment !== 'CERT')
+      return fail(
+        'certification_cert_only',
+        `Certification runs in CERT only; this instance serves ${environment}. Use a CERT key on a CERT instance.`,
+      );
     const company = await companies.get(companyId);
     if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
-    if (!company.certificationEnabled) return fail('certification_not_enabled', 'The company is not enabled for certification; ask your provider to enable it.');
-    if (change && company.certificate === null) return fail('certification_certificate_missing', 'Install the company certificate (.p12) first: every document of the set is signed with it.');
-    if (change && !(await deps.canAuthenticate(companyId))) return fail('certification_authentication_missing', 'The service cannot authenticate to DGII CERT for the company: install its certificate or hand in a session (POST /dgii/sesion).');
+    if (!company.certificationEnabled)
+      return fail(
+        'certification_not_enabled',
+        'The company is not enabled for certification; ask your provider to enable it.',
+      );
+    if (change && company.certificate === null)
+      return fail(
+        'certification_certificate_missing',
+        'Install the company certificate (.p12) first: every document of the set is signed with it.',
+      );
+    if (change && !(await deps.canAuthenticate(companyId)))
+      return fail(
+        'certification_authentication_missing',
+        'The service cannot authenticate to DGII CERT for the company: install its certificate or hand in a session (POST /dgii/sesion).',
+      );
     return ok({ rnc: company.rnc, certificateNotAfter: company.certificate?.notAfter ?? null });
   }
 
   /** The process with its steps and checklist; `certificateNotAfter` comes from the guard (no company read inside a
    * transaction). */
-  async function read(executor: Db | Trx, companyId: string, process: repo.ProcessRow, certificateNotAfter: string | null): Promise<ProcessView> {
+  async function read(
+    executor: Db | Trx,
+    companyId: string,
+    process: repo.ProcessRow,
+    certificateNotAfter: string | null,
+  ): Promise<ProcessView> {
     const [steps, cases, confirmations, events, links] = await Promise.all([
       repo.stepsOf(executor, process.id),
       repo.casesOf(executor, process.id),
@@ -103,17 +137,24 @@ export function createCertificationService(deps: {
       if (!guarded.ok) return guarded;
       const now = clock.now();
       // A case's type is its payload's TipoeCF when the file leaves ecfType out (the checks compare the two).
-      const cases = (file.cases as SetCase[]).map((setCase) => (setCase.ecfType !== undefined ? setCase : { ...setCase, ecfType: textAt(setCase.payload, ['Encabezado', 'IdDoc', 'TipoeCF']) }));
+      const cases = (file.cases as SetCase[]).map((setCase) =>
+        setCase.ecfType !== undefined
+          ? setCase
+          : { ...setCase, ecfType: textAt(setCase.payload, ['Encabezado', 'IdDoc', 'TipoeCF']) },
+      );
       const findings = checkSetFile(cases, { now, issuerRnc: guarded.value.rnc });
       if (findings.length > 0) return setFindingsProblem(findings);
-      const all = cases.some((setCase) => setCase.kind === 'ACECF') ? cases : [...cases, ...deriveAcecfCases(cases, guarded.value.rnc)];
+      const all = cases.some((setCase) => setCase.kind === 'ACECF')
+        ? cases
+        : [...cases, ...deriveAcecfCases(cases, guarded.value.rnc)];
       const rfceRouted = new Set(cases.filter(isRfceRouted).map((setCase) => setCase.caseKey));
 
       return transact(db, async (trx) => {
         const started = await startProcess(trx, { actor, file, cases, all, rfceRouted, environment, now, changes });
         if (!started.ok) return started;
         const process = await repo.findProcess(trx, actor.companyId, environment, started.value);
-        if (process === undefined) throw new Error(`certification process ${started.value} vanished in its own transaction`);
+        if (process === undefined)
+          throw new Error(`certification process ${started.value} vanished in its own transaction`);
         return ok(await read(trx, actor.companyId, process, guarded.value.certificateNotAfter));
       });
     },
@@ -130,7 +171,9 @@ export function createCertificationService(deps: {
       const guarded = await guard(companyId, false);
       if (!guarded.ok) return guarded;
       const process = await reconciled(companyId, id);
-      return process === undefined ? fail('certification_not_found', `No certification process ${id}.`) : ok(await read(db, companyId, process, guarded.value.certificateNotAfter));
+      return process === undefined
+        ? fail('certification_not_found', `No certification process ${id}.`)
+        : ok(await read(db, companyId, process, guarded.value.certificateNotAfter));
     },
 
     async cases(companyId, id, status) {
@@ -150,24 +193,56 @@ export function createCertificationService(deps: {
         const now = clock.now();
         await reconcileProcess(trx, process, { changes, environment, now });
         const current = await repo.findProcess(trx, actor.companyId, environment, id);
-        if (current?.status !== 'active') return fail('certification_not_active', `The process is ${current?.status ?? process.status}: nothing more is sent in it.${current?.status === 'failed' ? ' Start a new process with a regenerated set: accepted cases carry over.' : ''}`);
+        if (current?.status !== 'active')
+          return fail(
+            'certification_not_active',
+            `The process is ${current?.status ?? process.status}: nothing more is sent in it.${current?.status === 'failed' ? ' Start a new process with a regenerated set: accepted cases carry over.' : ''}`,
+          );
         const steps = await repo.stepsOf(trx, id);
-        if (steps.find((step) => step.number === 1)?.status !== 'done') return fail('certification_step_blocked', 'Step 1 (Registrado) is not confirmed: DGII takes the set\'s documents only once the postulación is validated. Confirm it with POST .../pasos/registrado/confirmar.');
+        if (steps.find((step) => step.number === 1)?.status !== 'done')
+          return fail(
+            'certification_step_blocked',
+            "Step 1 (Registrado) is not confirmed: DGII takes the set's documents only once the postulación is validated. Confirm it with POST .../pasos/registrado/confirmar.",
+          );
         const cases = await repo.casesOf(trx, id);
         // A case that failed on our side or DGII's reach (error) is handed in again: its same document is retried.
-        const candidates = laneOrder(cases).filter((row) => row.kind !== 'RFCE' && (row.status === 'error' || (row.status === 'pending' && row.queued_at === null && row.waiting_for !== 'process_failed')));
+        const candidates = laneOrder(cases).filter(
+          (row) =>
+            row.kind !== 'RFCE' &&
+            (row.status === 'error' ||
+              (row.status === 'pending' && row.queued_at === null && row.waiting_for !== 'process_failed')),
+        );
         const handed = candidates.slice(0, limit);
         for (const row of handed) {
-          if (row.status === 'error') await changes.changeCase(trx, current, row, { status: 'pending', cause: 'handed in again by ejecutar', waitingFor: null }, now);
+          if (row.status === 'error')
+            await changes.changeCase(
+              trx,
+              current,
+              row,
+              { status: 'pending', cause: 'handed in again by ejecutar', waitingFor: null },
+              now,
+            );
           await repo.updateCase(trx, row, { queued_at: now, waiting_for: null, updated_at: now });
         }
         const after = await repo.casesOf(trx, id);
-        const acceptedOutside = new Set((await repo.documentsNumbered(trx, actor.companyId, environment, referencesOutside(after))).filter((row) => row.status === 'accepted' || row.status === 'accepted_conditional').map((row) => row.encf));
-        const inLane = laneOrder(after).filter((row) => row.queued_at !== null && (row.status === 'pending' || row.status === 'sent') && row.kind !== 'RFCE');
+        const acceptedOutside = new Set(
+          (await repo.documentsNumbered(trx, actor.companyId, environment, referencesOutside(after)))
+            .filter((row) => row.status === 'accepted' || row.status === 'accepted_conditional')
+            .map((row) => row.encf),
+        );
+        const inLane = laneOrder(after).filter(
+          (row) => row.queued_at !== null && (row.status === 'pending' || row.status === 'sent') && row.kind !== 'RFCE',
+        );
         return ok({
           processId: id,
           queued: handed.map((row) => ({ caseKey: row.case_key, kind: row.kind })),
-          lane: inLane.map((row) => ({ caseKey: row.case_key, kind: row.kind, status: row.status, waitingFor: row.status === 'pending' ? (waitingFor(row, after, steps, acceptedOutside) ?? null) : 'dgii_verdict' })),
+          lane: inLane.map((row) => ({
+            caseKey: row.case_key,
+            kind: row.kind,
+            status: row.status,
+            waitingFor:
+              row.status === 'pending' ? (waitingFor(row, after, steps, acceptedOutside) ?? null) : 'dgii_verdict',
+          })),
           remaining: candidates.length - handed.length,
         });
       });
@@ -177,28 +252,55 @@ export function createCertificationService(deps: {
 
     async confirm(actor, id, key, note) {
       const step = stepOfKey(key);
-      if (step === undefined) return fail('certification_step_not_found', `No manual step has the key ${key}: one of registrado, representacion_impresa_envio, representacion_impresa_validacion, url_servicio_prueba, url_pruebas_comunicacion, inicio_prueba_aprobaciones, url_produccion, declaracion_jurada, verificacion_estatus.`);
+      if (step === undefined)
+        return fail(
+          'certification_step_not_found',
+          `No manual step has the key ${key}: one of registrado, representacion_impresa_envio, representacion_impresa_validacion, url_servicio_prueba, url_pruebas_comunicacion, inicio_prueba_aprobaciones, url_produccion, declaracion_jurada, verificacion_estatus.`,
+        );
       const guarded = await guard(actor.companyId, true);
       if (!guarded.ok) return guarded;
       return transact(db, async (trx) => {
         const process = await repo.lockProcess(trx, actor.companyId, environment, id);
         if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
-        if (process.status !== 'active') return fail('certification_not_active', `The process is ${process.status}: only an active process takes confirmations.`);
+        if (process.status !== 'active')
+          return fail(
+            'certification_not_active',
+            `The process is ${process.status}: only an active process takes confirmations.`,
+          );
         const steps = await repo.stepsOf(trx, id);
         const missing = steps.filter((row) => row.number < step.number && row.status !== 'done');
         if (missing.length > 0) {
-          return fail('certification_step_blocked', `Step ${String(step.number)} (${step.name}) follows steps not done yet: ${missing.map((row) => `${String(row.number)} ${certificationSteps[row.number - 1]?.name ?? ''}`).join(', ')}. The portal's steps are strictly in order.`);
+          return fail(
+            'certification_step_blocked',
+            `Step ${String(step.number)} (${step.name}) follows steps not done yet: ${missing.map((row) => `${String(row.number)} ${certificationSteps[row.number - 1]?.name ?? ''}`).join(', ')}. The portal's steps are strictly in order.`,
+          );
         }
         const now = clock.now();
-        await repo.insertConfirmation(trx, { process_id: id, step: step.number, key, note: note ?? null, api_key_id: actor.keyId, correlation_id: actor.correlationId, carried_from: null, confirmed_at: now });
+        await repo.insertConfirmation(trx, {
+          process_id: id,
+          step: step.number,
+          key,
+          note: note ?? null,
+          api_key_id: actor.keyId,
+          correlation_id: actor.correlationId,
+          carried_from: null,
+          confirmed_at: now,
+        });
         const current = steps.find((row) => row.number === step.number);
         const cause = `confirmed (${key})${note === undefined ? '' : `: ${note}`}`;
         if (current === undefined || current.status === 'done') {
-          await repo.insertEvent(trx, { processId: id, at: now, subject: `step ${String(step.number)}`, status: 'done', cause: `${cause}, again` });
+          await repo.insertEvent(trx, {
+            processId: id,
+            at: now,
+            subject: `step ${String(step.number)}`,
+            status: 'done',
+            cause: `${cause}, again`,
+          });
         } else {
           await changes.changeStep(trx, process, current, 'done', cause, now);
           const next = steps.find((row) => row.number === step.number + 1);
-          if (next?.status === 'locked') await changes.changeStep(trx, process, next, 'open', `step ${String(step.number)} done`, now);
+          if (next?.status === 'locked')
+            await changes.changeStep(trx, process, next, 'open', `step ${String(step.number)} done`, now);
         }
         await trx.updateTable('certification_processes').set({ updated_at: now }).where('id', '=', id).execute();
         const updated = await repo.findProcess(trx, actor.companyId, environment, id);
@@ -212,10 +314,21 @@ export function createCertificationService(deps: {
       return transact(db, async (trx) => {
         const process = await repo.lockProcess(trx, actor.companyId, environment, id);
         if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
-        if (process.status !== 'active') return fail('certification_not_active', `The process is ${process.status}: only an active process can be cancelled.`);
+        if (process.status !== 'active')
+          return fail(
+            'certification_not_active',
+            `The process is ${process.status}: only an active process can be cancelled.`,
+          );
         const now = clock.now();
         await changes.changeProcess(trx, process, { status: 'cancelled', cause: reason, cancelReason: reason }, now);
-        return ok(await read(trx, actor.companyId, { ...process, status: 'cancelled', cancel_reason: reason, updated_at: now, ended_at: now }, guarded.value.certificateNotAfter));
+        return ok(
+          await read(
+            trx,
+            actor.companyId,
+            { ...process, status: 'cancelled', cancel_reason: reason, updated_at: now, ended_at: now },
+            guarded.value.certificateNotAfter,
+          ),
+        );
       });
     },
 
@@ -225,13 +338,33 @@ export function createCertificationService(deps: {
       return transact(db, async (trx) => {
         const process = await repo.lockProcess(trx, actor.companyId, environment, id);
         if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
-        if (process.status !== 'active') return fail('certification_not_active', `The process is ${process.status}: only an active process can be completed.`);
+        if (process.status !== 'active')
+          return fail(
+            'certification_not_active',
+            `The process is ${process.status}: only an active process can be completed.`,
+          );
         const view = await read(trx, actor.companyId, process, guarded.value.certificateNotAfter);
         const open = view.checklist.filter((item) => item.status !== 'ok' && item.required);
-        if (open.length > 0) return fail('certification_incomplete', `Not complete yet: ${open.map((item) => `${item.id} (${item.detail})`).join('; ')}.`);
+        if (open.length > 0)
+          return fail(
+            'certification_incomplete',
+            `Not complete yet: ${open.map((item) => `${item.id} (${item.detail})`).join('; ')}.`,
+          );
         const now = clock.now();
-        await changes.changeProcess(trx, process, { status: 'completed', cause: 'every step done and every case accepted' }, now);
-        return ok(await read(trx, actor.companyId, { ...process, status: 'completed', updated_at: now, ended_at: now }, guarded.value.certificateNotAfter));
+        await changes.changeProcess(
+          trx,
+          process,
+          { status: 'completed', cause: 'every step done and every case accepted' },
+          now,
+        );
+        return ok(
+          await read(
+            trx,
+            actor.companyId,
+            { ...process, status: 'completed', updated_at: now, ended_at: now },
+            guarded.value.certificateNotAfter,
+          ),
+        );
       });
     },
   };

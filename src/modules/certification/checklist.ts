@@ -14,8 +14,23 @@ const dayMs = 86_400_000;
 
 function stepItem(step: StepRow, detail: string, links: readonly string[] = []): ChecklistItem {
   const spec = certificationSteps[step.number - 1];
-  const status = step.status === 'done' ? 'ok' : step.status === 'open' ? 'pending' : step.status === 'failed' ? 'attention' : 'blocked';
-  return { step: step.number, id: spec?.key ?? `step_${String(step.number)}`, title: `${String(step.number)}. ${spec?.name ?? ''}`, status, required: true, detail, links: [...links] };
+  const status =
+    step.status === 'done'
+      ? 'ok'
+      : step.status === 'open'
+        ? 'pending'
+        : step.status === 'failed'
+          ? 'attention'
+          : 'blocked';
+  return {
+    step: step.number,
+    id: spec?.key ?? `step_${String(step.number)}`,
+    title: `${String(step.number)}. ${spec?.name ?? ''}`,
+    status,
+    required: true,
+    detail,
+    links: [...links],
+  };
 }
 
 function casesDetail(cases: readonly CaseRow[], step: number): string {
@@ -31,11 +46,20 @@ function casesDetail(cases: readonly CaseRow[], step: number): string {
     if (row.status === 'accepted') entry.accepted += 1;
     byType.set(key, entry);
   }
-  const counts = [...byType].map(([type, entry]) => `${type} ${String(entry.accepted)}/${String(entry.total)}`).join(', ');
+  const counts = [...byType]
+    .map(([type, entry]) => `${type} ${String(entry.accepted)}/${String(entry.total)}`)
+    .join(', ');
   return `${String(accepted)} of ${String(own.length)} accepted (${counts})${blocking === undefined ? '' : `; blocked by ${blocking.case_key}: ${blocking.status}${blocking.codigo === null ? '' : ` (${blocking.codigo})`}`}.`;
 }
 
-export function checklistOf(input: { process: ProcessRow; steps: readonly StepRow[]; cases: readonly CaseRow[]; links: ReceiverLinks; certificateNotAfter: string | null; now: Date }): ChecklistItem[] {
+export function checklistOf(input: {
+  process: ProcessRow;
+  steps: readonly StepRow[];
+  cases: readonly CaseRow[];
+  links: ReceiverLinks;
+  certificateNotAfter: string | null;
+  now: Date;
+}): ChecklistItem[] {
   const { steps, cases, links, now } = input;
   const notAfter = input.certificateNotAfter === null ? undefined : Date.parse(input.certificateNotAfter);
   const items: ChecklistItem[] = [
@@ -45,7 +69,10 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
       title: 'Company certificate',
       status: notAfter === undefined ? 'blocked' : notAfter - now.getTime() > 30 * dayMs ? 'ok' : 'attention',
       required: true,
-      detail: notAfter === undefined ? 'Install the company certificate (.p12).' : `Valid until ${new Date(notAfter).toISOString()}${notAfter - now.getTime() > 30 * dayMs ? '' : ': renew it before the process ends'}.`,
+      detail:
+        notAfter === undefined
+          ? 'Install the company certificate (.p12).'
+          : `Valid until ${new Date(notAfter).toISOString()}${notAfter - now.getTime() > 30 * dayMs ? '' : ': renew it before the process ends'}.`,
       links: [],
     },
     {
@@ -54,7 +81,8 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
       title: 'Connection to DGII CERT',
       status: 'pending',
       required: false,
-      detail: 'Test it with POST /api/v1/dgii/prueba-conexion before the first run; the receiver must be reachable from the internet on port 443.',
+      detail:
+        'Test it with POST /api/v1/dgii/prueba-conexion before the first run; the receiver must be reachable from the internet on port 443.',
       links: ['/api/v1/dgii/prueba-conexion'],
     },
   ];
@@ -62,11 +90,14 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
     const spec = certificationSteps[step.number - 1];
     const todo = spec?.todo ?? '';
     if (step.number === 1) items.push(stepItem(step, todo, links.test));
-    else if (step.number === 2 || step.number === 3 || step.number === 4) items.push(stepItem(step, `${casesDetail(cases, step.number)} ${todo}`));
+    else if (step.number === 2 || step.number === 3 || step.number === 4)
+      items.push(stepItem(step, `${casesDetail(cases, step.number)} ${todo}`));
     else if (step.number === 12) items.push(stepItem(step, todo, links.production));
     else items.push(stepItem(step, todo));
   }
-  const consumerInvoices = cases.filter((row) => row.kind === 'ECF' && row.route === 'rfce' && row.document_id !== null);
+  const consumerInvoices = cases.filter(
+    (row) => row.kind === 'ECF' && row.route === 'rfce' && row.document_id !== null,
+  );
   if (consumerInvoices.length > 0) {
     items.push({
       step: 2,
@@ -74,7 +105,8 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
       title: 'Full XML of consumer invoices under DOP 250,000 (portal upload)',
       status: 'attention',
       required: false,
-      detail: 'Upload each signed XML once in the portal\'s "Facturas de consumo < 250Mil" widget: a second upload of the same e-NCF resets the step.',
+      detail:
+        'Upload each signed XML once in the portal\'s "Facturas de consumo < 250Mil" widget: a second upload of the same e-NCF resets the step.',
       links: consumerInvoices.map((row) => `/api/v1/documentos/${row.document_id ?? ''}/artefactos/signed-xml`),
     });
   }
@@ -87,7 +119,9 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
       status: slots.every((slot) => slot.documentId !== null) ? 'ok' : 'pending',
       required: false,
       detail: `Print these and upload the PDFs in the portal (10 MB in all); the QR must open CerteCF's ConsultaTimbre, with the security code and signing date under it: ${slots.map((slot) => `${slot.slot} ${slot.documentId ?? '(none accepted yet)'}`).join(', ')}.`,
-      links: slots.flatMap((slot) => (slot.documentId === null ? [] : [`/api/v1/documentos/${slot.documentId}/impresion`])),
+      links: slots.flatMap((slot) =>
+        slot.documentId === null ? [] : [`/api/v1/documentos/${slot.documentId}/impresion`],
+      ),
     });
   }
   const unsettled = cases.filter((row) => row.status !== 'accepted');
@@ -95,9 +129,13 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
     step: null,
     id: 'cases_accepted',
     title: 'Every case accepted by DGII',
-    status: unsettled.length === 0 ? 'ok' : unsettled.some((row) => row.status === 'rejected') ? 'attention' : 'pending',
+    status:
+      unsettled.length === 0 ? 'ok' : unsettled.some((row) => row.status === 'rejected') ? 'attention' : 'pending',
     required: true,
-    detail: unsettled.length === 0 ? `All ${String(cases.length)} accepted.` : `${String(unsettled.length)} of ${String(cases.length)} not accepted yet.`,
+    detail:
+      unsettled.length === 0
+        ? `All ${String(cases.length)} accepted.`
+        : `${String(unsettled.length)} of ${String(cases.length)} not accepted yet.`,
     links: [],
   });
   return items;
@@ -107,7 +145,8 @@ export function checklistOf(input: { process: ProcessRow; steps: readonly StepRo
 function printedRepresentationSlots(cases: readonly CaseRow[]): { slot: string; documentId: string | null }[] {
   const simulated = cases.filter((row) => row.step === 4 && row.kind === 'ECF');
   if (simulated.length === 0) return [];
-  const slotOf = (row: CaseRow) => (row.ecf_type === '32' ? (row.route === 'rfce' ? '32<250k' : '32') : (row.ecf_type ?? ''));
+  const slotOf = (row: CaseRow) =>
+    row.ecf_type === '32' ? (row.route === 'rfce' ? '32<250k' : '32') : (row.ecf_type ?? '');
   return ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'].map((slot) => ({
     slot,
     documentId: simulated.find((row) => slotOf(row) === slot && row.status === 'accepted')?.document_id ?? null,

@@ -9,7 +9,13 @@ import { startClaimLoop, type ClaimLoop } from '../../platform/queue/claim-loop.
 import * as repo from './certification.repo.js';
 import type { createLane } from './lane.js';
 
-export function startLaneLoop(deps: { db: Db; environment: FiscalEnvironment; lane: ReturnType<typeof createLane>; log: Logger; restMs: number }): ClaimLoop {
+export function startLaneLoop(deps: {
+  db: Db;
+  environment: FiscalEnvironment;
+  lane: ReturnType<typeof createLane>;
+  log: Logger;
+  restMs: number;
+}): ClaimLoop {
   const { db, environment, lane, log, restMs } = deps;
   return startClaimLoop({
     name: 'certification lane',

@@ -24,8 +24,11 @@ export async function convertSetWorkbook(path: string, options: { label?: string
   try {
     const read = await casesOfWorkbookRows(workbook);
     if (!read.ok) throw new SetWorkbookError(`${path} is not a DGII certification set: ${read.message}`);
-    const findings = read.findings.map(({ caseKey, finding }) => `${caseKey} ${finding.pointer || '/'}: ${finding.message}`);
-    for (const finding of checkSetFile(read.cases, { now: options.now })) findings.push(`${finding.caseKey} ${finding.pointer || '/'}: ${finding.message}`);
+    const findings = read.findings.map(
+      ({ caseKey, finding }) => `${caseKey} ${finding.pointer || '/'}: ${finding.message}`,
+    );
+    for (const finding of checkSetFile(read.cases, { now: options.now }))
+      findings.push(`${finding.caseKey} ${finding.pointer || '/'}: ${finding.message}`);
     return { file: { label: options.label ?? basename(path), cases: read.cases }, findings };
   } catch (error) {
     throw error instanceof XlsxError ? new SetWorkbookError(error.message) : error;

@@ -11,7 +11,12 @@ async function openedAt(trx: Trx, processId: string, number: number): Promise<Da
   return (await repo.stepsOf(trx, processId)).find((row) => row.number === number)?.opened_at ?? undefined;
 }
 
-export async function stepEvidence(trx: Trx, process: repo.ProcessRow, step: repo.StepRow, context: { environment: FiscalEnvironment; expectedApprovals: number }): Promise<{ cause: string; evidence: Record<string, unknown> } | undefined> {
+export async function stepEvidence(
+  trx: Trx,
+  process: repo.ProcessRow,
+  step: repo.StepRow,
+  context: { environment: FiscalEnvironment; expectedApprovals: number },
+): Promise<{ cause: string; evidence: Record<string, unknown> } | undefined> {
   if (step.number === 9) {
     const since = await openedAt(trx, process.id, 8);
     if (since === undefined) return undefined;
@@ -28,7 +33,19 @@ export async function stepEvidence(trx: Trx, process: repo.ProcessRow, step: rep
     const lastRefused = received.findLastIndex((row) => row.status === 'not_received');
     const acknowledged = received.slice(lastRefused + 1).filter((row) => row.status === 'received');
     if (acknowledged.length === 0) return undefined;
-    return { cause: `${String(acknowledged.length)} e-CF from DGII received and acknowledged (ARECF Estado 0)`, evidence: { received: received.map((row) => ({ id: row.id, issuer: row.issuer_rnc, eNCF: row.encf, status: row.status, reasonCode: row.reason_code, at: row.received_at.toISOString() })) } };
+    return {
+      cause: `${String(acknowledged.length)} e-CF from DGII received and acknowledged (ARECF Estado 0)`,
+      evidence: {
+        received: received.map((row) => ({
+          id: row.id,
+          issuer: row.issuer_rnc,
+          eNCF: row.encf,
+          status: row.status,
+          reasonCode: row.reason_code,
+          at: row.received_at.toISOString(),
+        })),
+      },
+    };
   }
   if (step.number === 11) {
     const since = await openedAt(trx, process.id, 10);
@@ -42,7 +59,17 @@ export async function stepEvidence(trx: Trx, process: repo.ProcessRow, step: rep
       .where('r.received_at', '>', since)
       .execute();
     if (answered.length < Math.max(1, context.expectedApprovals)) return undefined;
-    return { cause: `${String(answered.length)} commercial approvals from DGII received and answered`, evidence: { approvals: answered.map((row) => ({ eNCF: row.encf, rncComprador: row.rnc_comprador, decision: row.decision, at: row.received_at.toISOString() })) } };
+    return {
+      cause: `${String(answered.length)} commercial approvals from DGII received and answered`,
+      evidence: {
+        approvals: answered.map((row) => ({
+          eNCF: row.encf,
+          rncComprador: row.rnc_comprador,
+          decision: row.decision,
+          at: row.received_at.toISOString(),
+        })),
+      },
+    };
   }
   return undefined;
 }

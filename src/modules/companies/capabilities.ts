@@ -2,7 +2,14 @@ import type { Scope } from '../../platform/http/scopes.js';
 
 /** What a company's plan can entitle it to, and the scopes that exercise each capability. */
 export const capabilityScopes = {
-  issuing: ['documents:create', 'documents:read', 'documents:send', 'sequences:read', 'sequences:allocate', 'sequences:manage'],
+  issuing: [
+    'documents:create',
+    'documents:read',
+    'documents:send',
+    'sequences:read',
+    'sequences:allocate',
+    'sequences:manage',
+  ],
   receiving: ['received:read', 'documents:send'],
   webhooks: ['webhooks:manage'],
   taxpayers: ['taxpayers:read'],
@@ -10,4 +17,10 @@ export const capabilityScopes = {
 } as const satisfies Record<string, readonly Scope[]>;
 
 export type Capability = keyof typeof capabilityScopes;
-export const capabilities = ['issuing', 'receiving', 'webhooks', 'taxpayers', 'certification'] as const satisfies readonly Capability[];
+export const capabilities = [
+  'issuing',
+  'receiving',
+  'webhooks',
+  'taxpayers',
+  'certification',
+] as const satisfies readonly Capability[];

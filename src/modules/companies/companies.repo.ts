@@ -28,17 +28,27 @@ export async function receiverSegmentTaken(trx: Trx, segment: string, companyId:
   const row = await trx
     .selectFrom('companies')
     .select('id')
-    .where((eb) => eb.or([eb('receiver_segment', '=', segment), eb.and([eb('rnc', '=', segment), eb('receiver_segment', 'is', null)])]))
+    .where((eb) =>
+      eb.or([
+        eb('receiver_segment', '=', segment),
+        eb.and([eb('rnc', '=', segment), eb('receiver_segment', 'is', null)]),
+      ]),
+    )
     .$if(companyId !== undefined, (query) => query.where('id', '<>', companyId ?? ''))
     .executeTakeFirst();
   return row !== undefined;
 }
 
 /** The company and its active certificate in one query (the hot path of every document created). */
-export async function findCompanyWithCertificate(db: Db | Trx, id: string): Promise<{ company: CompanyRow; certificate: CertificateRow | undefined } | undefined> {
+export async function findCompanyWithCertificate(
+  db: Db | Trx,
+  id: string,
+): Promise<{ company: CompanyRow; certificate: CertificateRow | undefined } | undefined> {
   const row = await db
     .selectFrom('companies')
-    .leftJoin('company_certificates as c', (join) => join.onRef('c.company_id', '=', 'companies.id').on('c.status', '=', 'active'))
+    .leftJoin('company_certificates as c', (join) =>
+      join.onRef('c.company_id', '=', 'companies.id').on('c.status', '=', 'active'),
+    )
     .selectAll('companies')
     .select([
       'c.id as c_id',
@@ -58,19 +68,69 @@ export async function findCompanyWithCertificate(db: Db | Trx, id: string): Prom
     .where('companies.id', '=', id)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  const { c_id, c_status, c_subject, c_issuer, c_serial_number, c_not_before, c_not_after, c_fingerprint_sha256, c_certificate_pem, c_chain_pem, c_private_key_sealed, c_installed_at, c_replaced_at, ...company } = row;
+  const {
+    c_id,
+    c_status,
+    c_subject,
+    c_issuer,
+    c_serial_number,
+    c_not_before,
+    c_not_after,
+    c_fingerprint_sha256,
+    c_certificate_pem,
+    c_chain_pem,
+    c_private_key_sealed,
+    c_installed_at,
+    c_replaced_at,
+    ...company
+  } = row;
   const certificate =
-    c_id === null || c_status === null || c_subject === null || c_issuer === null || c_serial_number === null || c_not_before === null || c_not_after === null || c_fingerprint_sha256 === null || c_certificate_pem === null || c_chain_pem === null || c_private_key_sealed === null || c_installed_at === null
+    c_id === null ||
+    c_status === null ||
+    c_subject === null ||
+    c_issuer === null ||
+    c_serial_number === null ||
+    c_not_before === null ||
+    c_not_after === null ||
+    c_fingerprint_sha256 === null ||
+    c_certificate_pem === null ||
+    c_chain_pem === null ||
+    c_private_key_sealed === null ||
+    c_installed_at === null
       ? undefined
-      : { id: c_id, company_id: company.id, status: c_status, subject: c_subject, issuer: c_issuer, serial_number: c_serial_number, not_before: c_not_before, not_after: c_not_after, fingerprint_sha256: c_fingerprint_sha256, certificate_pem: c_certificate_pem, chain_pem: c_chain_pem, private_key_sealed: c_private_key_sealed, installed_at: c_installed_at, replaced_at: c_replaced_at };
+      : {
+          id: c_id,
+          company_id: company.id,
+          status: c_status,
+          subject: c_subject,
+          issuer: c_issuer,
+          serial_number: c_serial_number,
+          not_before: c_not_before,
+          not_after: c_not_after,
+          fingerprint_sha256: c_fingerprint_sha256,
+          certificate_pem: c_certificate_pem,
+          chain_pem: c_chain_pem,
+          private_key_sealed: c_private_key_sealed,
+          installed_at: c_installed_at,
+          replaced_at: c_replaced_at,
+        };
   return { company, certificate };
 }
 
 export function findActiveCertificate(db: Db | Trx, companyId: string): Promise<CertificateRow | undefined> {
-  return db.selectFrom('company_certificates').selectAll().where('company_id', '=', companyId).where('status', '=', 'active').executeTakeFirst();
+  return db
+    .selectFrom('company_certificates')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
 }
 
-export async function replaceActiveCertificate(trx: Trx, row: Insertable<CompanyCertificatesTable>, at: Date): Promise<CertificateRow> {
+export async function replaceActiveCertificate(
+  trx: Trx,
+  row: Insertable<CompanyCertificatesTable>,
+  at: Date,
+): Promise<CertificateRow> {
   await trx
     .updateTable('company_certificates')
     .set({ status: 'replaced', replaced_at: at })

@@ -11,7 +11,11 @@ export function companyRoutes(companies: CompaniesService) {
       url: '/api/v1/empresa',
       alias: '/api/v1/company',
       auth: { kind: 'apiKey', scope: 'any' },
-      docs: { operationId: 'getCompany', summary: 'The company, its entitlement, access by capability, and the key', tags: ['Company'] },
+      docs: {
+        operationId: 'getCompany',
+        summary: 'The company, its entitlement, access by capability, and the key',
+        tags: ['Company'],
+      },
       schema: { response: { 200: Envelope(ref(CompanyView)) } },
       handler: async (request) => {
         // The auth hook guarantees a principal on apiKey routes.

@@ -14,14 +14,21 @@ const companyFields = {
   capabilities: Type.Array(Type.Enum(capabilities), { uniqueItems: true }),
   certificationEnabled: Type.Boolean(),
   // The service segment of the company's receiver URLs (/{env}/{segment}/fe/...); stored lower-case. Absent: its RNC.
-  receiverSegment: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$', description: 'The service segment of the receiver URLs, /{env}/{segment}/fe/... (case-insensitive, kept lower-case); without one, the RNC.' }),
+  receiverSegment: Type.String({
+    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$',
+    description:
+      'The service segment of the receiver URLs, /{env}/{segment}/fe/... (case-insensitive, kept lower-case); without one, the RNC.',
+  }),
 };
 
 export const CompanyId = Type.String({ pattern: '^cmp_[A-Za-z0-9]{1,40}$' });
 
 export const CompanyProvision = Type.Object(
   {
-    rnc: Type.String({ pattern: '^(\\d{9}|\\d{11})$', description: 'RNC (9 digits) or cédula (11 digits); check digit verified.' }),
+    rnc: Type.String({
+      pattern: '^(\\d{9}|\\d{11})$',
+      description: 'RNC (9 digits) or cédula (11 digits); check digit verified.',
+    }),
     legalName: companyFields.legalName,
     tradeName: Type.Optional(companyFields.tradeName),
     address: Type.Optional(companyFields.address),
@@ -72,7 +79,12 @@ export type CompanySuspension = Static<typeof CompanySuspension>;
 export const CertificateInstall = Type.Object(
   {
     companyId: CompanyId,
-    p12Base64: Type.String({ minLength: 4, maxLength: 200_000, contentEncoding: 'base64', description: 'The .p12/.pfx file, base64.' }),
+    p12Base64: Type.String({
+      minLength: 4,
+      maxLength: 200_000,
+      contentEncoding: 'base64',
+      description: 'The .p12/.pfx file, base64.',
+    }),
     password: Type.String({ maxLength: 256 }),
   },
   { additionalProperties: false },
@@ -116,7 +128,9 @@ export type Company = Static<typeof Company>;
 export const CapabilityAccess = Type.Object(
   {
     entitled: Type.Boolean({ description: 'The plan includes this capability.' }),
-    allowed: Type.Boolean({ description: 'Entitled, permissions current, and the key holds a scope that exercises it.' }),
+    allowed: Type.Boolean({
+      description: 'Entitled, permissions current, and the key holds a scope that exercises it.',
+    }),
     scopes: Type.Array(Type.String(), { description: "The key's effective scopes that exercise this capability." }),
   },
   { $id: 'CapabilityAccess' },

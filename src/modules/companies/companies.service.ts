@@ -11,7 +11,15 @@ import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
 import { capabilities, capabilityScopes } from './capabilities.js';
 import * as repo from './companies.repo.js';
-import type { CertificateInstall, CertificateSummary, Company, CompanyProvision, CompanySuspension, CompanyUpdate, PermissionsChange } from './companies.schema.js';
+import type {
+  CertificateInstall,
+  CertificateSummary,
+  Company,
+  CompanyProvision,
+  CompanySuspension,
+  CompanyUpdate,
+  PermissionsChange,
+} from './companies.schema.js';
 
 export interface Change<T> {
   value: T;
@@ -61,12 +69,17 @@ const maxCachedIdentities = 1_000;
 
 /** Field-by-field comparison, so re-applying the same change reports `changed: false`. */
 function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boolean {
-  return Object.entries(changes).some(([field, value]) => JSON.stringify(row[field as keyof repo.CompanyRow]) !== JSON.stringify(value));
+  return Object.entries(changes).some(
+    ([field, value]) => JSON.stringify(row[field as keyof repo.CompanyRow]) !== JSON.stringify(value),
+  );
 }
 
 export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: Buffer }) {
   const { db, clock, masterKey } = deps;
-  const recentIssuers = new RecentReads<{ company: repo.CompanyRow; certificate: repo.CertificateRow | undefined }>(recentReadMs, (found) => found.company.id);
+  const recentIssuers = new RecentReads<{ company: repo.CompanyRow; certificate: repo.CertificateRow | undefined }>(
+    recentReadMs,
+    (found) => found.company.id,
+  );
   // Parsed signing keys by certificate id (a replaced certificate has a new id, so it is never served stale).
   const identities = new Map<string, SigningIdentity>();
 
@@ -80,19 +93,32 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     return identity;
   }
 
-  async function applyChanges(trx: Trx, row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): Promise<Change<repo.CompanyRow>> {
+  async function applyChanges(
+    trx: Trx,
+    row: repo.CompanyRow,
+    changes: Partial<repo.CompanyRow>,
+  ): Promise<Change<repo.CompanyRow>> {
     if (!differs(row, changes)) return { value: row, changed: false };
     return { value: await repo.updateCompany(trx, row.id, { ...changes, updated_at: clock.now() }), changed: true };
   }
 
   /** The receiver segment to store (lower-case), refused when another company's receiver would answer to it. */
-  async function receiverSegmentOf(trx: Trx, given: string | null | undefined, companyId: string | undefined, rnc: string): Promise<Result<{ receiver_segment?: string | null }>> {
+  async function receiverSegmentOf(
+    trx: Trx,
+    given: string | null | undefined,
+    companyId: string | undefined,
+    rnc: string,
+  ): Promise<Result<{ receiver_segment?: string | null }>> {
     if (given === undefined) return ok({});
     if (given === null) return ok({ receiver_segment: null });
     const segment = given.toLowerCase();
-    const refuse = (detail: string) => fail('validation_failed', `receiverSegment ${segment}: ${detail}`, [{ pointer: '/receiverSegment', in: 'body', code: 'receiver_segment_taken', detail }]);
+    const refuse = (detail: string) =>
+      fail('validation_failed', `receiverSegment ${segment}: ${detail}`, [
+        { pointer: '/receiverSegment', in: 'body', code: 'receiver_segment_taken', detail },
+      ]);
     if (segment === 'emisorreceptor') return refuse('emisorreceptor is the local test path.');
-    if (/^(\d{9}|\d{11})$/.test(segment) && segment !== rnc) return refuse('a 9- or 11-digit segment must be the company\'s own RNC.');
+    if (/^(\d{9}|\d{11})$/.test(segment) && segment !== rnc)
+      return refuse("a 9- or 11-digit segment must be the company's own RNC.");
     if (await repo.receiverSegmentTaken(trx, segment, companyId)) return refuse('another company uses it.');
     return ok({ receiver_segment: segment });
   }
@@ -107,9 +133,18 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     async provision(trx: Trx, input: CompanyProvision): Promise<Result<Change<repo.CompanyRow>>> {
       const idProblem = checkTaxpayerId(input.rnc);
       if (idProblem !== undefined) {
-        return fail('validation_failed', `RNC ${input.rnc} is not valid (${idProblem === 'format' ? 'format' : 'check digit'}).`, [
-          { pointer: '/rnc', in: 'body', code: idProblem === 'format' ? 'rnc_format' : 'rnc_check_digit', detail: 'not a valid RNC or cédula' },
-        ]);
+        return fail(
+          'validation_failed',
+          `RNC ${input.rnc} is not valid (${idProblem === 'format' ? 'format' : 'check digit'}).`,
+          [
+            {
+              pointer: '/rnc',
+              in: 'body',
+              code: idProblem === 'format' ? 'rnc_format' : 'rnc_check_digit',
+              detail: 'not a valid RNC or cédula',
+            },
+          ],
+        );
       }
       const fields = {
         legal_name: input.legalName,
@@ -157,7 +192,10 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value }));
     },
 
-    async setPermissions(trx: Trx, input: PermissionsChange | (CompanySuspension & { permissions: 'suspended' })): Promise<Result<Change<repo.CompanyRow>>> {
+    async setPermissions(
+      trx: Trx,
+      input: PermissionsChange | (CompanySuspension & { permissions: 'suspended' }),
+    ): Promise<Result<Change<repo.CompanyRow>>> {
       const found = await lockExisting(trx, input.companyId);
       if (!found.ok) return found;
       const reason = input.permissions === 'suspended' ? (input.reason ?? 'suspended by the provider') : null;
@@ -170,7 +208,14 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       if (!found.ok) return found;
       const opened = openP12(Buffer.from(input.p12Base64, 'base64'), input.password);
       if (!opened.ok) {
-        return fail('certificate_unreadable', opened.message, [{ pointer: opened.code === 'p12_wrong_password' ? '/password' : '/p12Base64', in: 'body', code: opened.code, detail: opened.message }]);
+        return fail('certificate_unreadable', opened.message, [
+          {
+            pointer: opened.code === 'p12_wrong_password' ? '/password' : '/p12Base64',
+            in: 'body',
+            code: opened.code,
+            detail: opened.message,
+          },
+        ]);
       }
       const now = clock.now();
       const findings = assessCertificate(opened.value, now);
@@ -178,12 +223,18 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         return fail(
           'certificate_unusable',
           findings.map((finding) => finding.message).join(' '),
-          findings.map((finding) => ({ pointer: '/p12Base64', in: 'body', code: finding.code, detail: finding.message })),
+          findings.map((finding) => ({
+            pointer: '/p12Base64',
+            in: 'body',
+            code: finding.code,
+            detail: finding.message,
+          })),
         );
       }
       const certificate = opened.value;
       const active = await repo.findActiveCertificate(trx, input.companyId);
-      if (active?.fingerprint_sha256 === certificate.fingerprintSha256) return ok({ value: certificateSummary(active), changed: false });
+      if (active?.fingerprint_sha256 === certificate.fingerprintSha256)
+        return ok({ value: certificateSummary(active), changed: false });
       const row = await repo.replaceActiveCertificate(
         trx,
         {
@@ -219,7 +270,10 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     async issuer(companyId: string): Promise<{ company: Company; identity: SigningIdentity | undefined } | undefined> {
       const found = await recentIssuers.read(companyId, () => repo.findCompanyWithCertificate(db, companyId));
       if (found === undefined) return undefined;
-      return { company: toCompany(found.company, found.certificate), identity: found.certificate === undefined ? undefined : identityOf(companyId, found.certificate) };
+      return {
+        company: toCompany(found.company, found.certificate),
+        identity: found.certificate === undefined ? undefined : identityOf(companyId, found.certificate),
+      };
     },
 
     /** The company changed (profile, permissions, certificate): the next issuer read goes to the database. */
@@ -236,7 +290,10 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         capabilities.map((capability) => {
           const held = capabilityScopes[capability].filter((scope) => principal.effectiveScopes.has(scope));
           const entitled = found.company.capabilities.includes(capability);
-          return [capability, { entitled, allowed: entitled && company.permissions === 'current' && held.length > 0, scopes: held }];
+          return [
+            capability,
+            { entitled, allowed: entitled && company.permissions === 'current' && held.length > 0, scopes: held },
+          ];
         }),
       );
       return {

@@ -8,5 +8,10 @@ export {
   PermissionsChange,
   companySchemas,
 } from './companies.schema.js';
-export { createCompaniesService, type CompaniesService, type Change, type SigningIdentity } from './companies.service.js';
+export {
+  createCompaniesService,
+  type CompaniesService,
+  type Change,
+  type SigningIdentity,
+} from './companies.service.js';
 export { companiesModule } from './companies.module.js';

@@ -6,7 +6,12 @@ import { fail, ok, type Result } from '../../platform/result.js';
  * Records a signed message id inside the caller's transaction. A second message with the same id is
  * refused; because the record commits or rolls back with the work, a message whose work failed can be retried.
  */
-export async function recordMessageOnce(trx: Trx, id: string, label: string, companyId: string | null): Promise<Result<void>> {
+export async function recordMessageOnce(
+  trx: Trx,
+  id: string,
+  label: string,
+  companyId: string | null,
+): Promise<Result<void>> {
   const inserted = await trx
     .insertInto('cloud_messages')
     .values({ id, label, company_id: companyId })

@@ -6,7 +6,10 @@ import { controlPlaneRoutes } from './control-plane.routes.js';
 import { controlPlaneSchemas } from './control-plane.schema.js';
 import { createControlPlaneService, type ControlPlaneService } from './control-plane.service.js';
 
-export function controlPlaneModule({ db, clock }: Platform, needs: { companies: CompaniesService; companyChanged: (companyId: string) => void }): ModuleParts & { controlPlane: ControlPlaneService } {
+export function controlPlaneModule(
+  { db, clock }: Platform,
+  needs: { companies: CompaniesService; companyChanged: (companyId: string) => void },
+): ModuleParts & { controlPlane: ControlPlaneService } {
   const controlPlane = createControlPlaneService({ db, ...needs });
   const jobs = controlPlaneJobs({ db, clock });
   return {

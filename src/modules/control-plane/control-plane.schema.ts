@@ -1,5 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { CertificateInstall, CompanyProvision, CompanySuspension, CompanyUpdate, PermissionsChange } from '../companies/index.js';
+import {
+  CertificateInstall,
+  CompanyProvision,
+  CompanySuspension,
+  CompanyUpdate,
+  PermissionsChange,
+} from '../companies/index.js';
 
 /** The control plane's events (DESIGN §6.2 leaves their shapes to us; README documents them). */
 

@@ -9,15 +9,23 @@ import type { ControlPlaneEvent, EventOutcome } from './control-plane.schema.js'
 function underData<T>(result: Result<T>): Result<T> {
   if (result.ok) return result;
   const failure: Failure = { ...result.failure };
-  if (failure.errors !== undefined) failure.errors = failure.errors.map((error) => ({ ...error, pointer: `/data${error.pointer}` }));
+  if (failure.errors !== undefined)
+    failure.errors = failure.errors.map((error) => ({ ...error, pointer: `/data${error.pointer}` }));
   return { ok: false, failure };
 }
 
 /** `companyChanged` runs once an applied event has committed, so that reads kept in this process are read again. */
-export function createControlPlaneService(deps: { db: Db; companies: CompaniesService; companyChanged: (companyId: string) => void }) {
+export function createControlPlaneService(deps: {
+  db: Db;
+  companies: CompaniesService;
+  companyChanged: (companyId: string) => void;
+}) {
   const { db, companies, companyChanged } = deps;
 
-  async function dispatch(trx: Trx, event: ControlPlaneEvent): Promise<Result<{ companyId: string; change: Change<unknown> }>> {
+  async function dispatch(
+    trx: Trx,
+    event: ControlPlaneEvent,
+  ): Promise<Result<{ companyId: string; change: Change<unknown> }>> {
     const withCompany = <T extends { id: string }>(result: Result<Change<T>>) =>
       result.ok ? ok({ companyId: result.value.value.id, change: result.value }) : result;
     switch (event.type) {

@@ -19,7 +19,14 @@ export interface DgiiSessionsService {
   credentialsOf(companyId: string): Promise<DgiiCredentials | undefined>;
 }
 
-export function createDgiiSessionsService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; masterKey: Buffer; companies: CompaniesService; dgii: DgiiClient }): DgiiSessionsService {
+export function createDgiiSessionsService(deps: {
+  db: Db;
+  clock: Clock;
+  environment: FiscalEnvironment;
+  masterKey: Buffer;
+  companies: CompaniesService;
+  dgii: DgiiClient;
+}): DgiiSessionsService {
   const { db, clock, environment, masterKey, companies, dgii } = deps;
   const context = (companyId: string) => `dgii-session:${companyId}:${environment}`;
 
@@ -28,18 +35,35 @@ export function createDgiiSessionsService(deps: { db: Db; clock: Clock; environm
 
     async issueSeed() {
       const seed = await dgii.seed();
-      if (seed.kind !== 'seed') return fail('dgii_unavailable', `DGII did not give a seed (${seed.reason}: ${seed.detail}); try again shortly.`);
+      if (seed.kind !== 'seed')
+        return fail(
+          'dgii_unavailable',
+          `DGII did not give a seed (${seed.reason}: ${seed.detail}); try again shortly.`,
+        );
       return ok({ seedXml: seed.xml });
     },
 
     async acceptSignedSeed(companyId, signedSeed) {
       const exchanged = await dgii.exchangeSignedSeed(signedSeed);
-      if (exchanged.kind === 'transient') return fail('dgii_unavailable', `DGII did not answer (${exchanged.reason}: ${exchanged.detail}); sign a new seed and try again.`);
+      if (exchanged.kind === 'transient')
+        return fail(
+          'dgii_unavailable',
+          `DGII did not answer (${exchanged.reason}: ${exchanged.detail}); sign a new seed and try again.`,
+        );
       if (exchanged.kind === 'unauthorized') {
         const said = exchanged.messages.map((message) => message.valor).join('; ');
-        return fail('dgii_session_refused', `DGII refused the signed seed (${exchanged.reason})${said === '' ? '' : `: ${said}`}. Sign a fresh seed from GET /dgii/sesion/semilla with a certificate delegated to issue for the company.`);
+        return fail(
+          'dgii_session_refused',
+          `DGII refused the signed seed (${exchanged.reason})${said === '' ? '' : `: ${said}`}. Sign a fresh seed from GET /dgii/sesion/semilla with a certificate delegated to issue for the company.`,
+        );
       }
-      await repo.saveSession(db, { companyId, environment, tokenSealed: sealSecret(masterKey, exchanged.token, context(companyId)), expiresAt: exchanged.expiresAt, at: clock.now() });
+      await repo.saveSession(db, {
+        companyId,
+        environment,
+        tokenSealed: sealSecret(masterKey, exchanged.token, context(companyId)),
+        expiresAt: exchanged.expiresAt,
+        at: clock.now(),
+      });
       return ok({ expiresAt: exchanged.expiresAt.toISOString() });
     },
 
@@ -50,7 +74,12 @@ export function createDgiiSessionsService(deps: { db: Db; clock: Clock; environm
       if (identity !== undefined) return { kind: 'certificate', rnc: company.rnc, identity };
       const session = await repo.findSession(db, companyId, environment);
       if (session === undefined || session.expires_at <= clock.now()) return undefined;
-      return { kind: 'session', rnc: company.rnc, token: openSecret(masterKey, session.token_encrypted, context(companyId)).toString('utf8'), expiresAt: session.expires_at };
+      return {
+        kind: 'session',
+        rnc: company.rnc,
+        token: openSecret(masterKey, session.token_encrypted, context(companyId)).toString('utf8'),
+        expiresAt: session.expires_at,
+      };
     },
   };
 }

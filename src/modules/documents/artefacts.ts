@@ -9,7 +9,13 @@ import type { ArtefactRow } from './documents.repo.js';
 
 /** rfce-xml: the RFCE a type 32 under DOP 250,000 was summarised as when it was sent. acecf-xml: the buyer's
  * commercial approval or rejection (ACECF), as received (received-approvals.ts). */
-export const artefactKinds = ['source-json', 'source-xml', 'signed-xml', 'rfce-xml', 'acecf-xml'] as const satisfies readonly ArtefactKind[];
+export const artefactKinds = [
+  'source-json',
+  'source-xml',
+  'signed-xml',
+  'rfce-xml',
+  'acecf-xml',
+] as const satisfies readonly ArtefactKind[];
 
 const contentTypes: Record<ArtefactKind, string> = {
   'source-json': 'application/json',
@@ -35,13 +41,31 @@ function artefactKey(owner: ArtefactOwner, kind: ArtefactKind, version: number):
  * insert the rows only after this returns: a crash leaves at most unreferenced blobs, never a row naming nothing.
  * `newDocument`: the document id was minted for this write, so no other writer or reader can meet its keys yet.
  */
-export async function archiveArtefacts(blobs: BlobStore, owner: ArtefactOwner, artefacts: Partial<Record<ArtefactKind, Uint8Array>>, now: Date, newDocument: boolean): Promise<ArtefactRow[]> {
+export async function archiveArtefacts(
+  blobs: BlobStore,
+  owner: ArtefactOwner,
+  artefacts: Partial<Record<ArtefactKind, Uint8Array>>,
+  now: Date,
+  newDocument: boolean,
+): Promise<ArtefactRow[]> {
   const kinds = artefactKinds.filter((kind) => artefacts[kind] !== undefined);
   return Promise.all(
     kinds.map(async (kind) => {
       const key = artefactKey(owner, kind, 1);
-      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, { contentType: contentTypes[kind], fresh: newDocument });
-      return { document_id: owner.documentId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: contentTypes[kind], created_at: now };
+      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, {
+        contentType: contentTypes[kind],
+        fresh: newDocument,
+      });
+      return {
+        document_id: owner.documentId,
+        kind,
+        version: 1,
+        blob_key: key,
+        sha256: stored.sha256,
+        size: stored.size,
+        content_type: contentTypes[kind],
+        created_at: now,
+      };
     }),
   );
 }

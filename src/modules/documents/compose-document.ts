@@ -25,7 +25,8 @@ function isObject(value: unknown): value is Json {
 function withDefaults(target: Json, defaults: Json): Json {
   const out: Json = { ...target };
   for (const [key, value] of Object.entries(defaults)) {
-    if (value !== null && value !== undefined && (out[key] === undefined || out[key] === null || out[key] === '')) out[key] = value;
+    if (value !== null && value !== undefined && (out[key] === undefined || out[key] === null || out[key] === ''))
+      out[key] = value;
   }
   return out;
 }
@@ -36,7 +37,8 @@ export type Composed = { ok: true; document: Json } | { ok: false; findings: Fin
 function misshapenGroups(body: Json): Finding[] {
   const sent = (value: unknown) => value !== undefined && value !== null && value !== '';
   const encabezado = body['Encabezado'];
-  if (sent(encabezado) && !isObject(encabezado)) return [error('/Encabezado', 'wrong_type', 'Encabezado is a group: expected an object.')];
+  if (sent(encabezado) && !isObject(encabezado))
+    return [error('/Encabezado', 'wrong_type', 'Encabezado is a group: expected an object.')];
   if (!isObject(encabezado)) return [];
   return ['Emisor', 'Totales', 'OtraMoneda']
     .filter((name) => sent(encabezado[name]) && !isObject(encabezado[name]))
@@ -44,7 +46,11 @@ function misshapenGroups(body: Json): Finding[] {
 }
 
 export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date): Composed {
-  if (!isObject(body)) return { ok: false, findings: [error('', 'not_an_object', 'The e-CF is a JSON object with Encabezado, DetallesItems, ...')] };
+  if (!isObject(body))
+    return {
+      ok: false,
+      findings: [error('', 'not_an_object', 'The e-CF is a JSON object with Encabezado, DetallesItems, ...')],
+    };
   const misshapen = misshapenGroups(body);
   if (misshapen.length > 0) return { ok: false, findings: misshapen };
   const encabezado = isObject(body['Encabezado']) ? body['Encabezado'] : {};
@@ -52,7 +58,16 @@ export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date)
   const sentRnc = emisor['RNCEmisor'];
   const sent = typeof sentRnc === 'string' || typeof sentRnc === 'number' ? String(sentRnc) : undefined;
   if (sent !== undefined && sent !== '' && sent !== issuer.rnc) {
-    return { ok: false, findings: [error('/Encabezado/Emisor/RNCEmisor', 'not_the_issuer', `RNCEmisor ${sent} is not the RNC of the company this key belongs to (${issuer.rnc}).`)] };
+    return {
+      ok: false,
+      findings: [
+        error(
+          '/Encabezado/Emisor/RNCEmisor',
+          'not_the_issuer',
+          `RNCEmisor ${sent} is not the RNC of the company this key belongs to (${issuer.rnc}).`,
+        ),
+      ],
+    };
   }
   const completedEmisor = withDefaults(emisor, {
     RNCEmisor: issuer.rnc,
@@ -63,7 +78,10 @@ export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date)
     Provincia: issuer.province,
     FechaEmision: formatDgiiDate(now),
   });
-  const document: Json = { ...body, Encabezado: withDefaults({ ...encabezado, Emisor: completedEmisor }, { Version: '1.0' }) };
+  const document: Json = {
+    ...body,
+    Encabezado: withDefaults({ ...encabezado, Emisor: completedEmisor }, { Version: '1.0' }),
+  };
   return { ok: true, document: withTotals(document) };
 }
 
@@ -76,8 +94,17 @@ function withTotals(document: Json): Json {
   const computed = computeTotals(document);
   if (computed.findings.some((finding) => finding.severity === 'error')) return document;
   const computedTotales: Json = { ...computed.totales };
-  const computedOtraMoneda: Json | undefined = computed.otraMoneda === undefined ? undefined : { ...computed.otraMoneda };
+  const computedOtraMoneda: Json | undefined =
+    computed.otraMoneda === undefined ? undefined : { ...computed.otraMoneda };
   const totales = sentTotales === undefined ? computedTotales : withDefaults(sentTotales, computedTotales);
-  const otraMoneda = computedOtraMoneda === undefined ? sentOtraMoneda : sentOtraMoneda === undefined ? computedOtraMoneda : withDefaults(sentOtraMoneda, computedOtraMoneda);
-  return { ...document, Encabezado: { ...encabezado, Totales: totales, ...(otraMoneda === undefined ? {} : { OtraMoneda: otraMoneda }) } };
+  const otraMoneda =
+    computedOtraMoneda === undefined
+      ? sentOtraMoneda
+      : sentOtraMoneda === undefined
+        ? computedOtraMoneda
+        : withDefaults(sentOtraMoneda, computedOtraMoneda);
+  return {
+    ...document,
+    Encabezado: { ...encabezado, Totales: totales, ...(otraMoneda === undefined ? {} : { OtraMoneda: otraMoneda }) },
+  };
 }

@@ -10,7 +10,6 @@ import type { DocumentsService } from './documents.service.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-
 export function documentViewRoutes(documents: DocumentsService) {
   return [
     defineRoute({
@@ -20,11 +19,13 @@ export function documentViewRoutes(documents: DocumentsService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getNormalizedDocument',
-        summary: 'The DGII-shaped model rebuilt from the archived signed XML, with its integrity: SHA-256 still as recorded, signature still valid',
+        summary:
+          'The DGII-shaped model rebuilt from the archived signed XML, with its integrity: SHA-256 still as recorded, signature still valid',
         tags: ['Documents'],
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(NormalizedDocument)) } },
-      handler: async (request) => envelope(request, unwrap(await documents.normalized(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await documents.normalized(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'GET',
@@ -33,20 +34,27 @@ export function documentViewRoutes(documents: DocumentsService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getPrintableDocument',
-        summary: 'The data of the printed representation (RI): issuer, buyer, lines, totals, security code, signature date, QR URL and the legends DGII requires',
+        summary:
+          'The data of the printed representation (RI): issuer, buyer, lines, totals, security code, signature date, QR URL and the legends DGII requires',
         tags: ['Documents'],
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(PrintableDocument)) } },
-      handler: async (request) => envelope(request, unwrap(await documents.printable(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await documents.printable(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'GET',
       url: '/api/v1/documentos/:id/cronologia',
       alias: '/api/v1/documents/:id/timeline',
       auth: { kind: 'apiKey', scope: 'documents:read' },
-      docs: { operationId: 'getDocumentTimeline', summary: 'Every state change and event of the document, oldest first, with time and cause', tags: ['Documents'] },
+      docs: {
+        operationId: 'getDocumentTimeline',
+        summary: 'Every state change and event of the document, oldest first, with time and cause',
+        tags: ['Documents'],
+      },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentTimeline)) } },
-      handler: async (request) => envelope(request, unwrap(await documents.timeline(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await documents.timeline(companyOf(request.principal), request.params.id))),
     }),
   ];
 }

@@ -3,16 +3,25 @@
 import { Type, type Static } from 'typebox';
 import { ref } from '../../platform/http/schema-ref.js';
 
-const Code = Type.Object({ code: Type.String(), name: Type.String({ description: 'In words, from the DGII catalogue.' }) }, { $id: 'CatalogueValue' });
+const Code = Type.Object(
+  { code: Type.String(), name: Type.String({ description: 'In words, from the DGII catalogue.' }) },
+  { $id: 'CatalogueValue' },
+);
 
 export const DocumentIntegrity = Type.Object(
   {
-    sha256: Type.Union([Type.String(), Type.Null()], { description: 'SHA-256 (hex) of the bytes in storage now; null when the blob is gone.' }),
+    sha256: Type.Union([Type.String(), Type.Null()], {
+      description: 'SHA-256 (hex) of the bytes in storage now; null when the blob is gone.',
+    }),
     recordedSha256: Type.String({ description: 'The SHA-256 recorded when the artefact was archived.' }),
     sha256Matches: Type.Boolean(),
-    signatureValid: Type.Boolean({ description: 'The XMLDSig enveloped signature still verifies over the stored bytes.' }),
+    signatureValid: Type.Boolean({
+      description: 'The XMLDSig enveloped signature still verifies over the stored bytes.',
+    }),
     signatureProblems: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
-    recordMatches: Type.Boolean({ description: 'The e-NCF, type, dates, total and security code in the XML equal those recorded for the document.' }),
+    recordMatches: Type.Boolean({
+      description: 'The e-NCF, type, dates, total and security code in the XML equal those recorded for the document.',
+    }),
     recordMismatches: Type.Array(Type.String(), { description: 'Which of those differ.' }),
   },
   { $id: 'DocumentIntegrity' },
@@ -24,9 +33,12 @@ export const NormalizedDocument = Type.Object(
     eNCF: Type.String(),
     artefact: Type.Object({ type: Type.Literal('signed-xml'), version: Type.Integer() }),
     document: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
-      description: 'The DGII-shaped model read back from the signed XML: element names as keys, every value the text as written, Signature left out. Null when the stored bytes are no longer a readable e-CF.',
+      description:
+        'The DGII-shaped model read back from the signed XML: element names as keys, every value the text as written, Signature left out. Null when the stored bytes are no longer a readable e-CF.',
     }),
-    readFindings: Type.Array(Type.Object({ pointer: Type.String(), code: Type.String(), detail: Type.String() }), { description: 'Why the stored bytes could not be read back, when document is null.' }),
+    readFindings: Type.Array(Type.Object({ pointer: Type.String(), code: Type.String(), detail: Type.String() }), {
+      description: 'Why the stored bytes could not be read back, when document is null.',
+    }),
     integrity: ref(DocumentIntegrity),
   },
   {
@@ -36,9 +48,20 @@ export const NormalizedDocument = Type.Object(
         id: 'doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW',
         eNCF: 'E310000000001',
         artefact: { type: 'signed-xml', version: 1 },
-        document: { Encabezado: { Version: '1.0', IdDoc: { TipoeCF: '31', eNCF: 'E310000000001' } }, FechaHoraFirma: '21-11-2026 10:30:00' },
+        document: {
+          Encabezado: { Version: '1.0', IdDoc: { TipoeCF: '31', eNCF: 'E310000000001' } },
+          FechaHoraFirma: '21-11-2026 10:30:00',
+        },
         readFindings: [],
-        integrity: { sha256: '9f86d0…', recordedSha256: '9f86d0…', sha256Matches: true, signatureValid: true, signatureProblems: [], recordMatches: true, recordMismatches: [] },
+        integrity: {
+          sha256: '9f86d0…',
+          recordedSha256: '9f86d0…',
+          sha256Matches: true,
+          signatureValid: true,
+          signatureProblems: [],
+          recordMatches: true,
+          recordMismatches: [],
+        },
       },
     ],
   },
@@ -47,7 +70,10 @@ export type NormalizedDocument = Static<typeof NormalizedDocument>;
 
 const Legend = Type.Object(
   {
-    code: Type.String({ description: 'Stable: type_name, encf, sequence_expiry, modified_encf, modification_code, security_code, signature_date.' }),
+    code: Type.String({
+      description:
+        'Stable: type_name, encf, sequence_expiry, modified_encf, modification_code, security_code, signature_date.',
+    }),
     text: Type.String({ description: 'The text to print, in Spanish as DGII words it (Informe Técnico e-CF §17.2).' }),
   },
   { $id: 'PrintableLegend' },
@@ -78,7 +104,9 @@ export const PrintableDocument = Type.Object(
     ecfType: Type.String(),
     typeName: Type.String({ description: 'The type in words (Formato e-CF), printed top right.' }),
     eNCF: Type.String(),
-    sequenceExpiry: Type.Union([Type.String(), Type.Null()], { description: 'FechaVencimientoSecuencia; none for 32 and 34.' }),
+    sequenceExpiry: Type.Union([Type.String(), Type.Null()], {
+      description: 'FechaVencimientoSecuencia; none for 32 and 34.',
+    }),
     issueDate: Type.String({ description: 'FechaEmision, dd-MM-yyyy.' }),
     issuer: Type.Object({
       rnc: Type.String(),
@@ -108,17 +136,29 @@ export const PrintableDocument = Type.Object(
       Type.Null(),
     ]),
     lines: Type.Array(ref(PrintableLine)),
-    totals: Type.Record(Type.String(), Type.String(), { description: 'The amounts of Totales as written (DGII element names), e.g. MontoGravadoTotal, MontoExento, TotalITBIS, MontoTotal.' }),
-    currency: Type.Union([Type.Object({ code: Type.String(), exchangeRate: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
-    securityCode: Type.String({ description: 'The first six characters of the SignatureValue, printed under the QR code.' }),
+    totals: Type.Record(Type.String(), Type.String(), {
+      description:
+        'The amounts of Totales as written (DGII element names), e.g. MontoGravadoTotal, MontoExento, TotalITBIS, MontoTotal.',
+    }),
+    currency: Type.Union([
+      Type.Object({ code: Type.String(), exchangeRate: Type.Union([Type.String(), Type.Null()]) }),
+      Type.Null(),
+    ]),
+    securityCode: Type.String({
+      description: 'The first six characters of the SignatureValue, printed under the QR code.',
+    }),
     signatureDate: Type.String({ description: 'FechaHoraFirma, dd-MM-yyyy HH:mm:ss.' }),
     qr: Type.Object({
       url: Type.String(),
-      consumerSummary: Type.Boolean({ description: 'Type 32 under DOP 250,000: ConsultaTimbreFC with RncEmisor, ENCF, MontoTotal and CodigoSeguridad only.' }),
+      consumerSummary: Type.Boolean({
+        description:
+          'Type 32 under DOP 250,000: ConsultaTimbreFC with RncEmisor, ENCF, MontoTotal and CodigoSeguridad only.',
+      }),
     }),
     legends: Type.Array(ref(Legend)),
     notices: Type.Array(Type.Object({ code: Type.String(), text: Type.String() }), {
-      description: 'For the integrator, not for the paper: e.g. not_accepted_yet while DGII has not accepted the e-CF (its RI cannot support a fiscal credit until then).',
+      description:
+        'For the integrator, not for the paper: e.g. not_accepted_yet while DGII has not accepted the e-CF (its RI cannot support a fiscal credit until then).',
     }),
   },
   {
@@ -132,11 +172,41 @@ export const PrintableDocument = Type.Object(
         eNCF: 'E310000000001',
         sequenceExpiry: '31-12-2027',
         issueDate: '21-11-2026',
-        issuer: { rnc: '131987654', legalName: 'Empresa de Prueba SRL', tradeName: null, branch: null, address: 'Av. 27 de Febrero #123', municipality: { code: '010101', name: 'SANTO DOMINGO DE GUZMÁN (D. M.).' }, province: { code: '010000', name: 'DISTRITO NACIONAL' } },
+        issuer: {
+          rnc: '131987654',
+          legalName: 'Empresa de Prueba SRL',
+          tradeName: null,
+          branch: null,
+          address: 'Av. 27 de Febrero #123',
+          municipality: { code: '010101', name: 'SANTO DOMINGO DE GUZMÁN (D. M.).' },
+          province: { code: '010000', name: 'DISTRITO NACIONAL' },
+        },
         buyer: { rnc: '130123456', foreignId: null, legalName: 'Cliente de Prueba SRL', address: null },
         reference: null,
-        lines: [{ lineNumber: '1', billingIndicator: '1', exempt: false, mark: null, name: 'Servicio de consultoría', description: null, quantity: '1', unit: null, unitPrice: '1000.00', discount: null, surcharge: null, amount: '1000.00' }],
-        totals: { MontoGravadoTotal: '1000.00', MontoGravadoI1: '1000.00', ITBIS1: '18', TotalITBIS: '180.00', TotalITBIS1: '180.00', MontoTotal: '1180.00' },
+        lines: [
+          {
+            lineNumber: '1',
+            billingIndicator: '1',
+            exempt: false,
+            mark: null,
+            name: 'Servicio de consultoría',
+            description: null,
+            quantity: '1',
+            unit: null,
+            unitPrice: '1000.00',
+            discount: null,
+            surcharge: null,
+            amount: '1000.00',
+          },
+        ],
+        totals: {
+          MontoGravadoTotal: '1000.00',
+          MontoGravadoI1: '1000.00',
+          ITBIS1: '18',
+          TotalITBIS: '180.00',
+          TotalITBIS1: '180.00',
+          MontoTotal: '1180.00',
+        },
         currency: null,
         securityCode: 'AbC12+',
         signatureDate: '21-11-2026 10:30:00',
@@ -146,7 +216,12 @@ export const PrintableDocument = Type.Object(
           { code: 'security_code', text: 'Código de Seguridad: AbC12+' },
           { code: 'signature_date', text: 'Fecha de Firma Digital: 21-11-2026 10:30:00' },
         ],
-        notices: [{ code: 'not_accepted_yet', text: 'DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit.' }],
+        notices: [
+          {
+            code: 'not_accepted_yet',
+            text: 'DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit.',
+          },
+        ],
       },
     ],
   },
@@ -157,7 +232,9 @@ export const TimelineEvent = Type.Object(
   {
     at: Type.String({ format: 'date-time' }),
     type: Type.String({ description: 'e.g. created, submitted, status_changed.' }),
-    status: Type.Union([Type.String(), Type.Null()], { description: 'The state the document entered, when the event changed it.' }),
+    status: Type.Union([Type.String(), Type.Null()], {
+      description: 'The state the document entered, when the event changed it.',
+    }),
     cause: Type.String(),
   },
   { $id: 'TimelineEvent' },
@@ -177,11 +254,27 @@ export const DocumentTimeline = Type.Object(
         id: 'doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW',
         eNCF: 'E310000000001',
         status: 'signed',
-        events: [{ at: '2026-11-21T14:30:00.000Z', type: 'created', status: 'signed', cause: 'created from JSON; e-NCF E310000000001 taken, signed' }],
+        events: [
+          {
+            at: '2026-11-21T14:30:00.000Z',
+            type: 'created',
+            status: 'signed',
+            cause: 'created from JSON; e-NCF E310000000001 taken, signed',
+          },
+        ],
       },
     ],
   },
 );
 export type DocumentTimeline = Static<typeof DocumentTimeline>;
 
-export const documentViewSchemas = [Code, DocumentIntegrity, NormalizedDocument, Legend, PrintableLine, PrintableDocument, TimelineEvent, DocumentTimeline];
+export const documentViewSchemas = [
+  Code,
+  DocumentIntegrity,
+  NormalizedDocument,
+  Legend,
+  PrintableLine,
+  PrintableDocument,
+  TimelineEvent,
+  DocumentTimeline,
+];

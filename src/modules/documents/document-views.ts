@@ -31,7 +31,6 @@ interface SignedReading {
   securityCode: string | undefined;
 }
 
-
 /** The fields the document row copied from the XML when it was archived, compared with what the XML says now. */
 function recordMismatches(row: repo.DocumentRow, document: EcfObject | undefined, code: string | undefined): string[] {
   if (document === undefined) return ['document'];
@@ -48,7 +47,12 @@ function recordMismatches(row: repo.DocumentRow, document: EcfObject | undefined
   return mismatches;
 }
 
-export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environment: FiscalEnvironment; xmlChecks: XmlChecks }): DocumentViews {
+export function createDocumentViews(deps: {
+  db: Db;
+  blobs: BlobStore;
+  environment: FiscalEnvironment;
+  xmlChecks: XmlChecks;
+}): DocumentViews {
   const { db, blobs, environment, xmlChecks } = deps;
 
   async function readSigned(companyId: string, id: string): Promise<Result<SignedReading>> {
@@ -71,16 +75,31 @@ export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environmen
       document: document ?? null,
       readFindings:
         bytes === undefined
-          ? [{ pointer: '/', code: 'blob_missing', detail: `The archived blob ${artefact.blob_key} is missing from storage.` }]
+          ? [
+              {
+                pointer: '/',
+                code: 'blob_missing',
+                detail: `The archived blob ${artefact.blob_key} is missing from storage.`,
+              },
+            ]
           : parsed?.ok === false
-            ? parsed.findings.map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }))
+            ? parsed.findings.map((finding) => ({
+                pointer: finding.pointer,
+                code: finding.code,
+                detail: finding.message,
+              }))
             : [],
       integrity: {
         sha256,
         recordedSha256: artefact.sha256,
         sha256Matches: sha256 === artefact.sha256,
         signatureValid: verdict?.ok === true,
-        signatureProblems: verdict === undefined ? [{ code: 'blob_missing', message: 'Nothing to verify: the blob is missing.' }] : verdict.ok ? [] : verdict.problems.map((problem) => ({ code: problem.code, message: problem.message })),
+        signatureProblems:
+          verdict === undefined
+            ? [{ code: 'blob_missing', message: 'Nothing to verify: the blob is missing.' }]
+            : verdict.ok
+              ? []
+              : verdict.problems.map((problem) => ({ code: problem.code, message: problem.message })),
         recordMatches: mismatches.length === 0,
         recordMismatches: mismatches,
       },
@@ -104,9 +123,14 @@ export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environmen
         const failed = [
           integrity.sha256Matches ? undefined : 'the SHA-256 differs from the one recorded',
           integrity.signatureValid ? undefined : 'the signature does not verify',
-          integrity.recordMatches ? undefined : `the XML disagrees with the record on ${integrity.recordMismatches.join(', ')}`,
+          integrity.recordMatches
+            ? undefined
+            : `the XML disagrees with the record on ${integrity.recordMismatches.join(', ')}`,
         ].filter((reason): reason is string => reason !== undefined);
-        return fail('document_integrity_failed', `The archived signed XML of ${id} cannot be printed: ${failed.join('; ')}. See GET /api/v1/documentos/${id}/normalizado.`);
+        return fail(
+          'document_integrity_failed',
+          `The archived signed XML of ${id} cannot be printed: ${failed.join('; ')}. See GET /api/v1/documentos/${id}/normalizado.`,
+        );
       }
       return ok(printableOf(document, { id: row.id, status: row.status, environment, securityCode: code }));
     },
@@ -119,9 +143,13 @@ export function createDocumentViews(deps: { db: Db; blobs: BlobStore; environmen
         id: row.id,
         eNCF: row.encf,
         status: row.status,
-        events: events.map((event) => ({ at: event.at.toISOString(), type: event.type, status: event.status, cause: event.cause })),
+        events: events.map((event) => ({
+          at: event.at.toISOString(),
+          type: event.type,
+          status: event.status,
+          cause: event.cause,
+        })),
       });
     },
   };
 }
-

@@ -13,7 +13,10 @@ export function documentJobs(deps: { db: Db; clock: Clock }) {
       async handle(_payload, context) {
         const before = new Date(deps.clock.now().getTime() - idempotencyKeepHours * 3_600_000);
         const purged = await deps.db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
-        context.log.info({ purged: Number(purged.numDeletedRows), before: before.toISOString() }, 'purged old idempotency keys');
+        context.log.info(
+          { purged: Number(purged.numDeletedRows), before: before.toISOString() },
+          'purged old idempotency keys',
+        );
       },
     }),
   };

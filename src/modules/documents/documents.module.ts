@@ -13,18 +13,34 @@ import { createSignedXmlIntake } from './signed-xml-intake.js';
 
 export function documentsModule(
   { db, clock, blobs, environment, xmlChecks, schemas }: Platform,
-  needs: { companies: CompaniesService; sequences: SequencesService; certificationApprovalTest: (companyId: string, encf: string) => Promise<boolean> },
+  needs: {
+    companies: CompaniesService;
+    sequences: SequencesService;
+    certificationApprovalTest: (companyId: string, encf: string) => Promise<boolean>;
+  },
 ): ModuleParts & { documents: DocumentsService; commercialApprovals: CommercialApprovals } {
   const { companies, sequences } = needs;
   const documents = createDocumentsService({ db, clock, blobs, environment, companies, sequences, xmlChecks });
-  const commercialApprovals = createCommercialApprovals({ db, clock, blobs, environment, companies, schemas, certificationApprovalTest: needs.certificationApprovalTest });
+  const commercialApprovals = createCommercialApprovals({
+    db,
+    clock,
+    blobs,
+    environment,
+    companies,
+    schemas,
+    certificationApprovalTest: needs.certificationApprovalTest,
+  });
   const jobs = documentJobs({ db, clock });
   return {
     documents,
     commercialApprovals,
     schemas: documentSchemas,
     routes: [
-      ...documentRoutes(documents, createIdempotency({ db, clock, environment }), createSignedXmlIntake({ db, clock, blobs, environment, companies, sequences, xmlChecks })),
+      ...documentRoutes(
+        documents,
+        createIdempotency({ db, clock, environment }),
+        createSignedXmlIntake({ db, clock, blobs, environment, companies, sequences, xmlChecks }),
+      ),
       ...documentViewRoutes(documents),
     ] as AppRoute[],
     jobs: Object.values(jobs),

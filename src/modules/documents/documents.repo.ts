@@ -3,7 +3,13 @@ import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
-import type { ArtefactKind, DocumentArtefactsTable, DocumentEventsTable, DocumentsTable, DocumentStatus } from '../../platform/db/schema.js';
+import type {
+  ArtefactKind,
+  DocumentArtefactsTable,
+  DocumentEventsTable,
+  DocumentsTable,
+  DocumentStatus,
+} from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
@@ -15,7 +21,21 @@ type Executor = Db | Trx;
 // The inserts come unexecuted: a caller executes one, or sends several together (platform/db/one-statement.ts).
 
 /** The columns sending fills in (modules/sending); a new document has none of them yet. */
-type SendingColumn = 'send_route' | 'send_attempts' | 'send_lease_id' | 'send_lease_until' | 'send_due_at' | 'track_id' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages' | 'secuencia_utilizada' | 'poll_count' | 'next_poll_at' | 'sent_at' | 'final_at';
+type SendingColumn =
+  | 'send_route'
+  | 'send_attempts'
+  | 'send_lease_id'
+  | 'send_lease_until'
+  | 'send_due_at'
+  | 'track_id'
+  | 'dgii_estado'
+  | 'dgii_codigo'
+  | 'dgii_messages'
+  | 'secuencia_utilizada'
+  | 'poll_count'
+  | 'next_poll_at'
+  | 'sent_at'
+  | 'final_at';
 export type NewDocument = Omit<DocumentRow, SendingColumn>;
 
 export const notYetSent: Pick<DocumentRow, SendingColumn> = {
@@ -36,8 +56,46 @@ export const notYetSent: Pick<DocumentRow, SendingColumn> = {
 };
 
 export function insertDocument(executor: Executor, row: NewDocument) {
-  const { id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, rnc_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, range_id, warnings, created_at, updated_at } = row;
-  return executor.insertInto('documents').values({ id, company_id, environment, ecf_type, encf, status, origin, fecha_emision, rnc_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, range_id, warnings: JSON.stringify(warnings), created_at, updated_at });
+  const {
+    id,
+    company_id,
+    environment,
+    ecf_type,
+    encf,
+    status,
+    origin,
+    fecha_emision,
+    rnc_comprador,
+    monto_total,
+    total_itbis,
+    security_code,
+    fecha_hora_firma,
+    timbre_url,
+    range_id,
+    warnings,
+    created_at,
+    updated_at,
+  } = row;
+  return executor.insertInto('documents').values({
+    id,
+    company_id,
+    environment,
+    ecf_type,
+    encf,
+    status,
+    origin,
+    fecha_emision,
+    rnc_comprador,
+    monto_total,
+    total_itbis,
+    security_code,
+    fecha_hora_firma,
+    timbre_url,
+    range_id,
+    warnings: JSON.stringify(warnings),
+    created_at,
+    updated_at,
+  });
 }
 
 /** At least one row. */
@@ -45,11 +103,25 @@ export function insertArtefacts(executor: Executor, rows: readonly ArtefactRow[]
   return executor.insertInto('document_artefacts').values([...rows]);
 }
 
-export function insertEvent(executor: Executor, event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string }) {
-  return executor.insertInto('document_events').values({ document_id: event.documentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
+export function insertEvent(
+  executor: Executor,
+  event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string },
+) {
+  return executor.insertInto('document_events').values({
+    document_id: event.documentId,
+    at: event.at,
+    type: event.type,
+    status: event.status,
+    cause: event.cause,
+  });
 }
 
-export async function findDocument(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DocumentRow | undefined> {
+export async function findDocument(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<DocumentRow | undefined> {
   const [row] = await documentsById(db, [id]);
   return tenantRow(row, companyId, environment);
 }
@@ -60,18 +132,39 @@ export async function findDocument(db: Executor, companyId: string, environment:
  * or undefined.
  */
 export async function documentsById(db: Executor, ids: readonly string[]): Promise<(DocumentRow | undefined)[]> {
-  const rows = await executePrepared(db, db.selectFrom('documents').selectAll().where(sql<boolean>`id = any(${ids as string[]}::text[])`));
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('documents')
+      .selectAll()
+      .where(sql<boolean>`id = any(${ids as string[]}::text[])`),
+  );
   const byId = new Map(rows.rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id));
 }
 
 export function artefactsOf(db: Db, documentIds: readonly string[]): Promise<ArtefactRow[]> {
   if (documentIds.length === 0) return Promise.resolve([]);
-  return db.selectFrom('document_artefacts').selectAll().where('document_id', 'in', documentIds).orderBy('kind').orderBy('version').execute();
+  return db
+    .selectFrom('document_artefacts')
+    .selectAll()
+    .where('document_id', 'in', documentIds)
+    .orderBy('kind')
+    .orderBy('version')
+    .execute();
 }
 
-export function findArtefact(db: Db, documentId: string, kind: ArtefactKind, version: number | undefined): Promise<ArtefactRow | undefined> {
-  let query = db.selectFrom('document_artefacts').selectAll().where('document_id', '=', documentId).where('kind', '=', kind);
+export function findArtefact(
+  db: Db,
+  documentId: string,
+  kind: ArtefactKind,
+  version: number | undefined,
+): Promise<ArtefactRow | undefined> {
+  let query = db
+    .selectFrom('document_artefacts')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .where('kind', '=', kind);
   query = version === undefined ? query.orderBy('version', 'desc') : query.where('version', '=', version);
   return query.limit(1).executeTakeFirst();
 }
@@ -84,25 +177,55 @@ export interface ListFilter {
   after?: { createdAt: Date; id: string } | undefined;
 }
 
-export function listDocuments(db: Db, companyId: string, environment: FiscalEnvironment, filter: ListFilter): Promise<DocumentRow[]> {
-  let query = db.selectFrom('documents').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+export function listDocuments(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  filter: ListFilter,
+): Promise<DocumentRow[]> {
+  let query = db
+    .selectFrom('documents')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.ecfType !== undefined) query = query.where('ecf_type', '=', filter.ecfType);
   const after = filter.after;
   if (after !== undefined) {
     query = query.where(olderThan(after));
   }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 export type EventRow = Selectable<DocumentEventsTable>;
 
 /** A document's timeline, oldest first; the serial id breaks ties between events recorded at the same instant. */
 export function eventsOf(db: Db, documentId: string): Promise<EventRow[]> {
-  return db.selectFrom('document_events').selectAll().where('document_id', '=', documentId).orderBy('at').orderBy('id').execute();
+  return db
+    .selectFrom('document_events')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
 }
 
 /** The company's document numbered `encf` in this environment (the unique key of a number's use). */
-export function findByEncf(db: Executor, companyId: string, environment: FiscalEnvironment, encf: string): Promise<DocumentRow | undefined> {
-  return db.selectFrom('documents').selectAll().where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).executeTakeFirst();
+export function findByEncf(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  encf: string,
+): Promise<DocumentRow | undefined> {
+  return db
+    .selectFrom('documents')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '=', encf)
+    .executeTakeFirst();
 }

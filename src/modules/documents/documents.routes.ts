@@ -12,21 +12,31 @@ import { idempotencyKeyPattern, type Idempotency } from './idempotency.js';
 import type { SignedXmlIntake } from './signed-xml-intake.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: [...artefactKinds] }) });
+const ArtefactParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  type: Type.String({ enum: [...artefactKinds] }),
+});
 /** Archived bytes, sent as they are (never re-encoded: a signed XML must not change by one byte). */
 const Bytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 // Versions are PostgreSQL integers: a larger number is a 400 naming it, not a query PostgreSQL refuses.
-const ArtefactQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })) }, { additionalProperties: false });
-
+const ArtefactQuery = Type.Object(
+  { version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })) },
+  { additionalProperties: false },
+);
 
 const CreateHeaders = Type.Object({
   'idempotency-key': Type.Optional(
-    Type.String({ pattern: idempotencyKeyPattern.source, description: 'Any printable ASCII, up to 255 characters: the same key and body replay the first response without creating anything.' }),
+    Type.String({
+      pattern: idempotencyKeyPattern.source,
+      description:
+        'Any printable ASCII, up to 255 characters: the same key and body replay the first response without creating anything.',
+    }),
   ),
 });
 
 const SignedXmlBody = Type.Unsafe<unknown>({
-  description: 'The signed e-CF: the raw XML (Content-Type application/xml, the exact bytes to archive), or JSON {"xml": "<ECF>…</ECF>"}.',
+  description:
+    'The signed e-CF: the raw XML (Content-Type application/xml, the exact bytes to archive), or JSON {"xml": "<ECF>…</ECF>"}.',
 });
 
 export function documentRoutes(documents: DocumentsService, idempotency: Idempotency, intake: SignedXmlIntake) {
@@ -39,7 +49,8 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       xmlBody: true,
       docs: {
         operationId: 'submitSignedXml',
-        summary: 'Hand in an e-CF signed elsewhere: its signature and schema are checked, its e-NCF claimed, its bytes archived as received',
+        summary:
+          'Hand in an e-CF signed elsewhere: its signature and schema are checked, its e-NCF claimed, its bytes archived as received',
         tags: ['Documents'],
       },
       schema: { body: SignedXmlBody, response: { 201: Envelope(ref(DocumentView)) } },
@@ -47,7 +58,9 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         const companyId = companyOf(request.principal);
         const xml = xmlOfBody(request.body);
         if (xml === undefined) {
-          throw problem('validation_failed', 'Send the signed XML as application/xml, or as JSON {"xml": "…"}.', [{ pointer: '/xml', in: 'body', code: 'missing', detail: 'The signed XML is required.' }]);
+          throw problem('validation_failed', 'Send the signed XML as application/xml, or as JSON {"xml": "…"}.', [
+            { pointer: '/xml', in: 'body', code: 'missing', detail: 'The signed XML is required.' },
+          ]);
         }
         const id = unwrap(await intake.intake(companyId, xml));
         return reply.code(201).send(envelope(request, unwrap(await documents.get(companyId, id))));
@@ -58,16 +71,29 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       url: '/api/v1/documentos',
       alias: '/api/v1/documents',
       auth: { kind: 'apiKey', scope: 'documents:create' },
-      docs: { operationId: 'createDocument', summary: 'Validate, number, sign and archive an e-CF from JSON (nothing is sent to DGII)', tags: ['Documents'] },
+      docs: {
+        operationId: 'createDocument',
+        summary: 'Validate, number, sign and archive an e-CF from JSON (nothing is sent to DGII)',
+        tags: ['Documents'],
+      },
       schema: { body: ref(EcfDocumentBody), headers: CreateHeaders, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
         const companyId = companyOf(request.principal);
         const key = request.headers['idempotency-key'];
-        if (key === undefined) return reply.code(201).send(envelope(request, unwrap(await documents.create(companyId, request.body))));
+        if (key === undefined)
+          return reply.code(201).send(envelope(request, unwrap(await documents.create(companyId, request.body))));
 
         const claim = await idempotency.claim(companyId, key, request.body);
-        if (claim.kind === 'different_body') throw problem('idempotency_key_reused', `Idempotency-Key ${key} was first used with another body: use a new key for a new document.`);
-        if (claim.kind === 'in_flight') throw problem('idempotency_in_flight', `The request with Idempotency-Key ${key} is still being processed: ask again shortly.`);
+        if (claim.kind === 'different_body')
+          throw problem(
+            'idempotency_key_reused',
+            `Idempotency-Key ${key} was first used with another body: use a new key for a new document.`,
+          );
+        if (claim.kind === 'in_flight')
+          throw problem(
+            'idempotency_in_flight',
+            `The request with Idempotency-Key ${key} is still being processed: ask again shortly.`,
+          );
         if (claim.kind === 'replay') {
           // The stored first answer goes out as it was, whatever its status: the typed reply knows only the 201.
           const replay = reply as unknown as FastifyReply;
@@ -84,7 +110,12 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         }
         if (!result.ok) {
           // The refusal is the first response too: the same request gets it again, without being judged again.
-          await idempotency.complete(companyId, key, problemCatalogue[result.failure.code].status, problemBody(result.failure, request.url.split('?')[0] ?? '/', request.id));
+          await idempotency.complete(
+            companyId,
+            key,
+            problemCatalogue[result.failure.code].status,
+            problemBody(result.failure, request.url.split('?')[0] ?? '/', request.id),
+          );
           throw new ProblemError(result.failure);
         }
         const body = envelope(request, result.value);
@@ -97,7 +128,11 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       url: '/api/v1/documentos',
       alias: '/api/v1/documents',
       auth: { kind: 'apiKey', scope: 'documents:read' },
-      docs: { operationId: 'listDocuments', summary: "List the company's documents, newest first", tags: ['Documents'] },
+      docs: {
+        operationId: 'listDocuments',
+        summary: "List the company's documents, newest first",
+        tags: ['Documents'],
+      },
       schema: { querystring: ListDocumentsQuery, response: { 200: ListEnvelope(ref(DocumentView)) } },
       handler: async (request) => {
         const page = unwrap(await documents.list(companyOf(request.principal), request.query));
@@ -109,16 +144,25 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       url: '/api/v1/documentos/:id',
       alias: '/api/v1/documents/:id',
       auth: { kind: 'apiKey', scope: 'documents:read' },
-      docs: { operationId: 'getDocument', summary: 'One document: state, e-NCF, totals, security code, QR URL, artefacts', tags: ['Documents'] },
+      docs: {
+        operationId: 'getDocument',
+        summary: 'One document: state, e-NCF, totals, security code, QR URL, artefacts',
+        tags: ['Documents'],
+      },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentView)) } },
-      handler: async (request) => envelope(request, unwrap(await documents.get(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await documents.get(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'GET',
       url: '/api/v1/documentos/:id/artefactos/:type',
       alias: '/api/v1/documents/:id/artifacts/:type',
       auth: { kind: 'apiKey', scope: 'documents:read' },
-      docs: { operationId: 'getDocumentArtefact', summary: 'Download an artefact (source-json, source-xml, signed-xml, rfce-xml, acecf-xml) exactly as archived', tags: ['Documents'] },
+      docs: {
+        operationId: 'getDocumentArtefact',
+        summary: 'Download an artefact (source-json, source-xml, signed-xml, rfce-xml, acecf-xml) exactly as archived',
+        tags: ['Documents'],
+      },
       schema: {
         params: ArtefactParams,
         querystring: ArtefactQuery,
@@ -130,7 +174,14 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         },
       },
       handler: async (request, reply) => {
-        const artefact = unwrap(await documents.artefact(companyOf(request.principal), request.params.id, request.params.type, request.query.version));
+        const artefact = unwrap(
+          await documents.artefact(
+            companyOf(request.principal),
+            request.params.id,
+            request.params.type,
+            request.query.version,
+          ),
+        );
         return reply
           .type(artefact.contentType)
           .header('x-content-sha256', artefact.sha256)

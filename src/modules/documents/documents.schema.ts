@@ -4,7 +4,17 @@ import { ref } from '../../platform/http/schema-ref.js';
 import { artefactKinds } from './artefacts.js';
 import { documentViewSchemas } from './document-views.schema.js';
 
-const statuses = ['signed', 'queued', 'sending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'send_failed', 'not_found'];
+const statuses = [
+  'signed',
+  'queued',
+  'sending',
+  'in_process',
+  'accepted',
+  'accepted_conditional',
+  'rejected',
+  'send_failed',
+  'not_found',
+];
 const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
 
 /** The body of document creation: the DGII-shaped JSON of the e-CF (the fiscal core checks it, with JSON pointers). */
@@ -14,14 +24,26 @@ export const EcfDocumentBody = Type.Object(
     $id: 'EcfDocumentBody',
     additionalProperties: true,
     description:
-      "The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out.",
+      'The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out.',
     examples: [
       {
         Encabezado: {
           IdDoc: { TipoeCF: '31', TipoIngresos: '01', TipoPago: 1 },
           Comprador: { RNCComprador: '130000006', RazonSocialComprador: 'Cliente de Prueba SRL' },
         },
-        DetallesItems: { Item: [{ NumeroLinea: 1, IndicadorFacturacion: 1, NombreItem: 'Servicio de consultoría', IndicadorBienoServicio: 2, CantidadItem: 1, PrecioUnitarioItem: '1000.00', MontoItem: '1000.00' }] },
+        DetallesItems: {
+          Item: [
+            {
+              NumeroLinea: 1,
+              IndicadorFacturacion: 1,
+              NombreItem: 'Servicio de consultoría',
+              IndicadorBienoServicio: 2,
+              CantidadItem: 1,
+              PrecioUnitarioItem: '1000.00',
+              MontoItem: '1000.00',
+            },
+          ],
+        },
       },
     ],
   },
@@ -38,19 +60,33 @@ export const ArtefactSummary = Type.Object(
   { $id: 'ArtefactSummary' },
 );
 
-export const DocumentWarning = Type.Object({ pointer: Type.String(), code: Type.String(), detail: Type.String() }, { $id: 'DocumentWarning' });
+export const DocumentWarning = Type.Object(
+  { pointer: Type.String(), code: Type.String(), detail: Type.String() },
+  { $id: 'DocumentWarning' },
+);
 
-export const DgiiMessage = Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }, { $id: 'DgiiMessage' });
+export const DgiiMessage = Type.Object(
+  { codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() },
+  { $id: 'DgiiMessage' },
+);
 
 export const DocumentDgiiState = Type.Object(
   {
-    route: Type.String({ enum: ['reception', 'rfce'], description: 'reception: sent to DGII reception and followed by trackId; rfce: a type 32 under DOP 250,000, summarised as an RFCE (the full e-CF stays archived).' }),
+    route: Type.String({
+      enum: ['reception', 'rfce'],
+      description:
+        'reception: sent to DGII reception and followed by trackId; rfce: a type 32 under DOP 250,000, summarised as an RFCE (the full e-CF stays archived).',
+    }),
     attempts: Type.Integer({ description: 'Attempts to deliver it so far.' }),
     trackId: Type.Union([Type.String(), Type.Null()]),
-    estado: Type.Union([Type.String(), Type.Null()], { description: "DGII's estado as DGII wrote it (Aceptado, Aceptado Condicional, Rechazado, En Proceso)." }),
+    estado: Type.Union([Type.String(), Type.Null()], {
+      description: "DGII's estado as DGII wrote it (Aceptado, Aceptado Condicional, Rechazado, En Proceso).",
+    }),
     codigo: Type.Union([Type.String(), Type.Null()]),
     mensajes: Type.Array(ref(DgiiMessage), { description: "DGII's messages, as DGII wrote them." }),
-    secuenciaUtilizada: Type.Union([Type.Boolean(), Type.Null()], { description: 'false: DGII did not consume the e-NCF (a corrected document may use it again).' }),
+    secuenciaUtilizada: Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'false: DGII did not consume the e-NCF (a corrected document may use it again).',
+    }),
     sentAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     finalAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
@@ -59,10 +95,15 @@ export const DocumentDgiiState = Type.Object(
 
 export const DocumentCommercialResponse = Type.Object(
   {
-    decision: Type.String({ enum: ['approved', 'rejected'], description: "The buyer's ACECF Estado: 1 e-CF Aceptado (approved), 2 e-CF Rechazado (rejected)." }),
+    decision: Type.String({
+      enum: ['approved', 'rejected'],
+      description: "The buyer's ACECF Estado: 1 e-CF Aceptado (approved), 2 e-CF Rechazado (rejected).",
+    }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'DetalleMotivoRechazo, for a rejection.' }),
     rncComprador: Type.String(),
-    fechaHoraAprobacionComercial: Type.Union([Type.String(), Type.Null()], { description: 'As the buyer wrote it: dd-MM-yyyy HH:mm:ss, GMT-4.' }),
+    fechaHoraAprobacionComercial: Type.Union([Type.String(), Type.Null()], {
+      description: 'As the buyer wrote it: dd-MM-yyyy HH:mm:ss, GMT-4.',
+    }),
     receivedAt: Type.String({ format: 'date-time' }),
     sha256: Type.String({ description: 'SHA-256 of the ACECF as received: the acecf-xml artefact.' }),
   },
@@ -81,10 +122,19 @@ export const DocumentView = Type.Object(
     totalITBIS: Type.Union([Type.String(), Type.Null()]),
     securityCode: Type.String({ description: 'The first six characters of the SignatureValue (CodigoSeguridad).' }),
     fechaHoraFirma: Type.String({ description: 'dd-MM-yyyy HH:mm:ss, GMT-4.' }),
-    timbreUrl: Type.String({ description: "DGII's QR URL (ConsultaTimbre, or ConsultaTimbreFC for type 32 under DOP 250,000)." }),
-    warnings: Type.Array(ref(DocumentWarning), { description: 'Totals beyond DGII tolerance: DGII would answer Aceptado Condicional.' }),
-    dgii: Type.Union([ref(DocumentDgiiState), Type.Null()], { description: 'Where delivery to DGII stands; null until the document is sent (POST /documentos/:id/enviar).' }),
-    commercialResponse: Type.Union([ref(DocumentCommercialResponse), Type.Null()], { description: "The buyer's commercial approval or rejection (ACECF), received at the receiver route; null until one arrives." }),
+    timbreUrl: Type.String({
+      description: "DGII's QR URL (ConsultaTimbre, or ConsultaTimbreFC for type 32 under DOP 250,000).",
+    }),
+    warnings: Type.Array(ref(DocumentWarning), {
+      description: 'Totals beyond DGII tolerance: DGII would answer Aceptado Condicional.',
+    }),
+    dgii: Type.Union([ref(DocumentDgiiState), Type.Null()], {
+      description: 'Where delivery to DGII stands; null until the document is sent (POST /documentos/:id/enviar).',
+    }),
+    commercialResponse: Type.Union([ref(DocumentCommercialResponse), Type.Null()], {
+      description:
+        "The buyer's commercial approval or rejection (ACECF), received at the receiver route; null until one arrives.",
+    }),
     artefacts: Type.Array(ref(ArtefactSummary)),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -98,4 +148,13 @@ export const ListDocumentsQuery = ListQuery({
   ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
 });
 
-export const documentSchemas = [EcfDocumentBody, ArtefactSummary, DocumentWarning, DgiiMessage, DocumentDgiiState, DocumentCommercialResponse, DocumentView, ...documentViewSchemas];
+export const documentSchemas = [
+  EcfDocumentBody,
+  ArtefactSummary,
+  DocumentWarning,
+  DgiiMessage,
+  DocumentDgiiState,
+  DocumentCommercialResponse,
+  DocumentView,
+  ...documentViewSchemas,
+];

@@ -46,9 +46,21 @@ export interface DocumentsService {
    * company's ranges), every value verbatim, signed now. The e-NCF is the key: a document already recorded with it is
    * returned, never made twice.
    */
-  issueVerbatim(companyId: string, document: Record<string, unknown>, owned: { eNCF: string; fechaVencimientoSecuencia?: string | undefined }): Promise<Result<{ id: string; created: boolean }>>;
+  issueVerbatim(
+    companyId: string,
+    document: Record<string, unknown>,
+    owned: { eNCF: string; fechaVencimientoSecuencia?: string | undefined },
+  ): Promise<Result<{ id: string; created: boolean }>>;
   get(companyId: string, id: string): Promise<Result<DocumentView>>;
-  list(companyId: string, query: { status?: string | undefined; ecfType?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
+  list(
+    companyId: string,
+    query: {
+      status?: string | undefined;
+      ecfType?: string | undefined;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+    },
+  ): Promise<Result<{ items: DocumentView[]; nextCursor: string | null }>>;
   artefact(companyId: string, id: string, kind: string, version: number | undefined): Promise<Result<Artefact>>;
   /** The bytes of an archived artefact the caller has already found, checked against its recorded SHA-256. */
   archivedBytes(stored: Pick<repo.ArtefactRow, 'blob_key' | 'sha256'>): Promise<Buffer>;
@@ -64,12 +76,19 @@ export interface DocumentsService {
 }
 
 function fieldErrors(findings: readonly Finding[]): FieldError[] {
-  return findings.map((finding) => ({ pointer: finding.pointer, in: 'body', code: finding.code, detail: finding.message }));
+  return findings.map((finding) => ({
+    pointer: finding.pointer,
+    in: 'body',
+    code: finding.code,
+    detail: finding.message,
+  }));
 }
 
-
-
-function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], commercial: ReceivedApprovalRow | undefined): DocumentView {
+function view(
+  row: repo.DocumentRow,
+  artefacts: readonly repo.ArtefactRow[],
+  commercial: ReceivedApprovalRow | undefined,
+): DocumentView {
   return {
     id: row.id,
     status: row.status,
@@ -83,27 +102,41 @@ function view(row: repo.DocumentRow, artefacts: readonly repo.ArtefactRow[], com
     fechaHoraFirma: row.fecha_hora_firma,
     timbreUrl: row.timbre_url,
     warnings: row.warnings as DocumentView['warnings'],
-    dgii: row.send_route === null ? null : {
-      route: row.send_route,
-      attempts: row.send_attempts,
-      trackId: row.track_id,
-      estado: row.dgii_estado,
-      codigo: row.dgii_codigo,
-      mensajes: row.dgii_messages,
-      secuenciaUtilizada: row.secuencia_utilizada,
-      sentAt: row.sent_at?.toISOString() ?? null,
-      finalAt: row.final_at?.toISOString() ?? null,
-    },
-    commercialResponse: commercial === undefined ? null : {
-      decision: commercial.decision,
-      reason: commercial.reason,
-      rncComprador: commercial.rnc_comprador,
-      fechaHoraAprobacionComercial: commercial.fecha_hora_aprobacion,
-      receivedAt: commercial.received_at.toISOString(),
-      sha256: commercial.acecf_sha256,
-    },
+    dgii:
+      row.send_route === null
+        ? null
+        : {
+            route: row.send_route,
+            attempts: row.send_attempts,
+            trackId: row.track_id,
+            estado: row.dgii_estado,
+            codigo: row.dgii_codigo,
+            mensajes: row.dgii_messages,
+            secuenciaUtilizada: row.secuencia_utilizada,
+            sentAt: row.sent_at?.toISOString() ?? null,
+            finalAt: row.final_at?.toISOString() ?? null,
+          },
+    commercialResponse:
+      commercial === undefined
+        ? null
+        : {
+            decision: commercial.decision,
+            reason: commercial.reason,
+            rncComprador: commercial.rnc_comprador,
+            fechaHoraAprobacionComercial: commercial.fecha_hora_aprobacion,
+            receivedAt: commercial.received_at.toISOString(),
+            sha256: commercial.acecf_sha256,
+          },
     // In one order whatever gave the rows: by kind, then version.
-    artefacts: [...artefacts].sort((a, b) => a.kind.localeCompare(b.kind) || a.version - b.version).map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
+    artefacts: [...artefacts]
+      .sort((a, b) => a.kind.localeCompare(b.kind) || a.version - b.version)
+      .map((artefact) => ({
+        type: artefact.kind,
+        version: artefact.version,
+        sha256: artefact.sha256,
+        size: artefact.size,
+        contentType: artefact.content_type,
+      })),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -124,7 +157,13 @@ export function createDocumentsService(deps: {
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
     const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), receivedApprovalsOf(db, ids)]);
-    return rows.map((row) => view(row, artefacts.filter((artefact) => artefact.document_id === row.id), commercial.find((response) => response.document_id === row.id)));
+    return rows.map((row) =>
+      view(
+        row,
+        artefacts.filter((artefact) => artefact.document_id === row.id),
+        commercial.find((response) => response.document_id === row.id),
+      ),
+    );
   }
 
   const views = createDocumentViews({ db, blobs, environment, xmlChecks });
@@ -150,7 +189,13 @@ export function createDocumentsService(deps: {
   }): Promise<{ ok: true; row: repo.NewDocument; artefacts: repo.ArtefactRow[] } | { ok: false; findings: Finding[] }> {
     const { id, companyId, company, identity, document, now } = input;
     const fechaHoraFirma = formatDgiiTimestamp(now);
-    const owned = { eNCF: input.owned.eNCF, ...(input.owned.fechaVencimientoSecuencia === undefined ? {} : { fechaVencimientoSecuencia: input.owned.fechaVencimientoSecuencia }), fechaHoraFirma };
+    const owned = {
+      eNCF: input.owned.eNCF,
+      ...(input.owned.fechaVencimientoSecuencia === undefined
+        ? {}
+        : { fechaVencimientoSecuencia: input.owned.fechaVencimientoSecuencia }),
+      fechaHoraFirma,
+    };
     const built = buildEcf(document, owned);
     if (!built.ok) return built;
     // The values as the XML carries them (1430 sent as a number is written 1430.00): what the QR and reads show.
@@ -178,23 +223,51 @@ export function createDocumentsService(deps: {
       total_itbis: textAt(written.document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
       security_code: code,
       fecha_hora_firma: fechaHoraFirma,
-      timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: owned.eNCF, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: code }),
+      timbre_url: timbreUrl(environment, {
+        TipoeCF: ecfType,
+        RNCEmisor: company.rnc,
+        RNCComprador: rncComprador,
+        eNCF: owned.eNCF,
+        FechaEmision: fechaEmision,
+        MontoTotal: montoTotal,
+        FechaHoraFirma: fechaHoraFirma,
+        CodigoSeguridad: code,
+      }),
       range_id: input.rangeId,
       warnings: input.warnings,
       created_at: now,
       updated_at: now,
     };
-    const artefacts = await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: now }, { 'source-json': input.sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) }, now, true);
-    const cause = input.origin === 'certification' ? `created from the certification set; its e-NCF ${owned.eNCF}, signed` : `created from JSON; e-NCF ${owned.eNCF} taken, signed`;
+    const artefacts = await archiveArtefacts(
+      blobs,
+      { companyId, documentId: id, createdAt: now },
+      { 'source-json': input.sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) },
+      now,
+      true,
+    );
+    const cause =
+      input.origin === 'certification'
+        ? `created from the certification set; its e-NCF ${owned.eNCF}, signed`
+        : `created from JSON; e-NCF ${owned.eNCF} taken, signed`;
     // One statement: the document, its artefacts, its first event, the outbox event and the settled number commit
     // together in one round trip.
-    await executeAsOneStatement(db, [
-      ...(input.settle === undefined ? [] : [input.settle]),
-      repo.insertDocument(db, row),
-      repo.insertArtefacts(db, artefacts),
-      repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
-      ...domainEventInsertStatements(db, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' }, occurredAt: now }),
-    ], { prepared: true });
+    await executeAsOneStatement(
+      db,
+      [
+        ...(input.settle === undefined ? [] : [input.settle]),
+        repo.insertDocument(db, row),
+        repo.insertArtefacts(db, artefacts),
+        repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
+        ...domainEventInsertStatements(db, {
+          companyId,
+          environment,
+          type: 'document.signed',
+          payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' },
+          occurredAt: now,
+        }),
+      ],
+      { prepared: true },
+    );
     return { ok: true, row, artefacts };
   }
 
@@ -212,9 +285,20 @@ export function createDocumentsService(deps: {
       if (!composed.ok) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(composed.findings));
       const document = composed.document;
       const validation = validateEcfDocument(document, { now });
-      if (!validation.acceptable) return fail('document_invalid', 'The e-CF does not pass the fiscal rules or the model of its type.', fieldErrors(validation.findings.filter((finding) => finding.severity === 'error')));
-      const warnings = validation.findings.filter((finding) => finding.severity === 'warning').map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }));
-      if (identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12) before creating documents: every e-CF is signed with it.');
+      if (!validation.acceptable)
+        return fail(
+          'document_invalid',
+          'The e-CF does not pass the fiscal rules or the model of its type.',
+          fieldErrors(validation.findings.filter((finding) => finding.severity === 'error')),
+        );
+      const warnings = validation.findings
+        .filter((finding) => finding.severity === 'warning')
+        .map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }));
+      if (identity === undefined)
+        return fail(
+          'certificate_missing',
+          'Install the company certificate (.p12) before creating documents: every e-CF is signed with it.',
+        );
       const ecfType = String(textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']));
       const sourceJson = Buffer.from(JSON.stringify(body));
 
@@ -222,7 +306,11 @@ export function createDocumentsService(deps: {
       // for one statement, not for the signing and the archive writes, and if the process stops in between, the
       // number stays accounted for (its cause says why).
       const id = newId('doc');
-      const taken = await sequences.takeNumber(companyId, ecfType, `document ${id} was being created when the work stopped`);
+      const taken = await sequences.takeNumber(
+        companyId,
+        ecfType,
+        `document ${id} was being created when the work stopped`,
+      );
       if (!taken.ok) return taken;
       const burn = (cause: string) =>
         transact(db, async (trx) => {
@@ -231,10 +319,27 @@ export function createDocumentsService(deps: {
         });
 
       try {
-        const recorded = await signAndRecord({ id, companyId, company, identity, document, owned: { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia }, origin: 'json', rangeId: taken.value.rangeId, warnings, sourceJson, now, settle: sequences.settleNumber(db, companyId, taken.value.encf) });
+        const recorded = await signAndRecord({
+          id,
+          companyId,
+          company,
+          identity,
+          document,
+          owned: { eNCF: taken.value.encf, fechaVencimientoSecuencia: taken.value.fechaVencimientoSecuencia },
+          origin: 'json',
+          rangeId: taken.value.rangeId,
+          warnings,
+          sourceJson,
+          now,
+          settle: sequences.settleNumber(db, companyId, taken.value.encf),
+        });
         if (!recorded.ok) {
           await burn(`document ${id} could not be written: ${recorded.findings[0]?.message ?? 'unknown'}`);
-          return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(recorded.findings));
+          return fail(
+            'document_invalid',
+            'The e-CF cannot be written as DGII requires.',
+            fieldErrors(recorded.findings),
+          );
         }
         return ok(view({ ...recorded.row, ...repo.notYetSent }, recorded.artefacts, undefined));
       } catch (error) {
@@ -246,21 +351,45 @@ export function createDocumentsService(deps: {
     async issueVerbatim(companyId, document, owned) {
       const issuer = await companies.issuer(companyId);
       if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
-      if (issuer.identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12): every e-CF is signed with it.');
+      if (issuer.identity === undefined)
+        return fail('certificate_missing', 'Install the company certificate (.p12): every e-CF is signed with it.');
       const sourceJson = Buffer.from(JSON.stringify(document));
       // The e-NCF is the key, but only a document made from these very values is this one's.
       const same = async (existing: repo.DocumentRow): Promise<Result<{ id: string; created: boolean }>> => {
-        const source = existing.origin === 'certification' ? await repo.findArtefact(db, existing.id, 'source-json', 1) : undefined;
-        if (source?.sha256 === createHash('sha256').update(sourceJson).digest('hex')) return ok({ id: existing.id, created: false });
-        return fail('encf_already_used', `${owned.eNCF} is already the e-NCF of document ${existing.id}, made from other values: it cannot be this one.`);
+        const source =
+          existing.origin === 'certification' ? await repo.findArtefact(db, existing.id, 'source-json', 1) : undefined;
+        if (source?.sha256 === createHash('sha256').update(sourceJson).digest('hex'))
+          return ok({ id: existing.id, created: false });
+        return fail(
+          'encf_already_used',
+          `${owned.eNCF} is already the e-NCF of document ${existing.id}, made from other values: it cannot be this one.`,
+        );
       };
       const existing = await repo.findByEncf(db, companyId, environment, owned.eNCF);
       if (existing !== undefined) return same(existing);
       const now = clock.now();
       const id = newId('doc');
       try {
-        const recorded = await signAndRecord({ id, companyId, company: issuer.company, identity: issuer.identity, document, owned, origin: 'certification', rangeId: null, warnings: [], sourceJson, now, settle: undefined });
-        if (!recorded.ok) return fail('document_invalid', 'The e-CF cannot be written as DGII requires.', fieldErrors(recorded.findings));
+        const recorded = await signAndRecord({
+          id,
+          companyId,
+          company: issuer.company,
+          identity: issuer.identity,
+          document,
+          owned,
+          origin: 'certification',
+          rangeId: null,
+          warnings: [],
+          sourceJson,
+          now,
+          settle: undefined,
+        });
+        if (!recorded.ok)
+          return fail(
+            'document_invalid',
+            'The e-CF cannot be written as DGII requires.',
+            fieldErrors(recorded.findings),
+          );
         return ok({ id, created: true });
       } catch (error) {
         // Two workers issuing the same e-NCF: the unique (company, environment, e-NCF) lets one in; the other's is it.
@@ -281,7 +410,12 @@ export function createDocumentsService(deps: {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listDocuments(db, companyId, environment, { status: query.status as repo.DocumentRow['status'] | undefined, ecfType: query.ecfType, limit, after: after.value });
+      const rows = await repo.listDocuments(db, companyId, environment, {
+        status: query.status as repo.DocumentRow['status'] | undefined,
+        ecfType: query.ecfType,
+        limit,
+        after: after.value,
+      });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withArtefacts(page.rows), nextCursor: page.nextCursor });
     },
@@ -291,17 +425,31 @@ export function createDocumentsService(deps: {
       if (document === undefined) throw new Error(`document ${id} is missing: its ${kind} has nowhere to be kept`);
       const kept = await repo.findArtefact(db, id, kind, 1);
       if (kept !== undefined) return this.archivedBytes(kept);
-      const rows = await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: document.created_at }, { [kind]: bytes }, clock.now(), false);
-      await repo.insertArtefacts(db, rows).onConflict((conflict) => conflict.columns(['document_id', 'kind', 'version']).doNothing()).execute();
+      const rows = await archiveArtefacts(
+        blobs,
+        { companyId, documentId: id, createdAt: document.created_at },
+        { [kind]: bytes },
+        clock.now(),
+        false,
+      );
+      await repo
+        .insertArtefacts(db, rows)
+        .onConflict((conflict) => conflict.columns(['document_id', 'kind', 'version']).doNothing())
+        .execute();
       return bytes;
     },
 
     async artefact(companyId, id, kind, version) {
       const row = await repo.findDocument(db, companyId, environment, id);
       if (row === undefined) return fail('document_not_found', `No document ${id}.`);
-      if (!(artefactKinds as readonly string[]).includes(kind)) return fail('artefact_not_found', `No artefact ${kind}: one of ${artefactKinds.join(', ')}.`);
+      if (!(artefactKinds as readonly string[]).includes(kind))
+        return fail('artefact_not_found', `No artefact ${kind}: one of ${artefactKinds.join(', ')}.`);
       const artefact = await repo.findArtefact(db, id, kind as ArtefactKind, version);
-      if (artefact === undefined) return fail('artefact_not_found', `Document ${id} has no ${kind}${version === undefined ? '' : ` version ${String(version)}`}.`);
+      if (artefact === undefined)
+        return fail(
+          'artefact_not_found',
+          `Document ${id} has no ${kind}${version === undefined ? '' : ` version ${String(version)}`}.`,
+        );
       const bytes = await this.archivedBytes(artefact);
       return ok({ bytes, contentType: artefact.content_type, sha256: artefact.sha256, version: artefact.version });
     },

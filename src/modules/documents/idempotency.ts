@@ -25,7 +25,9 @@ export interface Idempotency {
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 function fingerprint(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body === undefined ? null : body)).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(body === undefined ? null : body))
+    .digest('hex');
 }
 
 export function createIdempotency(deps: { db: Db; clock: Clock; environment: FiscalEnvironment }): Idempotency {
@@ -35,7 +37,16 @@ export function createIdempotency(deps: { db: Db; clock: Clock; environment: Fis
       const requestSha256 = fingerprint(body);
       const inserted = await db
         .insertInto('idempotency_keys')
-        .values({ company_id: companyId, environment, key, request_sha256: requestSha256, state: 'in_flight', response_status: null, response_body: null, created_at: clock.now() })
+        .values({
+          company_id: companyId,
+          environment,
+          key,
+          request_sha256: requestSha256,
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          created_at: clock.now(),
+        })
         .onConflict((conflict) => conflict.columns(['company_id', 'environment', 'key']).doNothing())
         .executeTakeFirst();
       if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { kind: 'claimed' };
@@ -64,7 +75,13 @@ export function createIdempotency(deps: { db: Db; clock: Clock; environment: Fis
     },
 
     async release(companyId, key) {
-      await db.deleteFrom('idempotency_keys').where('company_id', '=', companyId).where('environment', '=', environment).where('key', '=', key).where('state', '=', 'in_flight').execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('company_id', '=', companyId)
+        .where('environment', '=', environment)
+        .where('key', '=', key)
+        .where('state', '=', 'in_flight')
+        .execute();
     },
   };
 }

@@ -32,7 +32,10 @@ function orNull(value: string | undefined): string | null {
 }
 
 /** Catalogue labels of units carry the abbreviation then, after a tab, the name: the RI wants the unit in words. */
-function inWords(catalogue: readonly CatalogueEntry[], code: string | undefined): { code: string; name: string } | null {
+function inWords(
+  catalogue: readonly CatalogueEntry[],
+  code: string | undefined,
+): { code: string; name: string } | null {
   if (code === undefined) return null;
   const entry = catalogue.find((candidate) => candidate.code === code);
   const label = entry?.label ?? code;
@@ -96,17 +99,26 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
   const modificationCode = inWords(codigosModificacion, textAt(reference, 'CodigoModificacion'));
   const securityCode = context.securityCode;
 
-  const legends: PrintableDocument['legends'] = [{ code: 'type_name', text: typeName }, { code: 'encf', text: `e-NCF: ${eNCF}` }];
+  const legends: PrintableDocument['legends'] = [
+    { code: 'type_name', text: typeName },
+    { code: 'encf', text: `e-NCF: ${eNCF}` },
+  ];
   if (sequenceExpiry !== null) legends.push({ code: 'sequence_expiry', text: `Fecha Vencimiento: ${sequenceExpiry}` });
   if (modifiedNcf !== undefined) legends.push({ code: 'modified_encf', text: `e-NCF Modificado: ${modifiedNcf}` });
-  if (modificationCode !== null) legends.push({ code: 'modification_code', text: `Código de Modificación: ${modificationCode.name}` });
+  if (modificationCode !== null)
+    legends.push({ code: 'modification_code', text: `Código de Modificación: ${modificationCode.name}` });
   legends.push({ code: 'security_code', text: `Código de Seguridad: ${securityCode}` });
   legends.push({ code: 'signature_date', text: `Fecha de Firma Digital: ${signatureDate}` });
   // Informe Técnico §17: an RI of an e-CF DGII has not received, or has rejected, cannot support a fiscal credit.
   // Said to the integrator, not printed: the document may well be accepted by the time the paper is read.
   const notices: PrintableDocument['notices'] = receivedByDgii.has(context.status)
     ? []
-    : [{ code: 'not_accepted_yet', text: 'DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit.' }];
+    : [
+        {
+          code: 'not_accepted_yet',
+          text: 'DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit.',
+        },
+      ];
 
   return {
     id: context.id,
@@ -137,14 +149,34 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
     reference:
       modifiedNcf === undefined
         ? null
-        : { modifiedNcf, modifiedNcfDate: orNull(textAt(reference, 'FechaNCFModificado')), modificationCode, reason: orNull(textAt(reference, 'RazonModificacion')) },
+        : {
+            modifiedNcf,
+            modifiedNcfDate: orNull(textAt(reference, 'FechaNCFModificado')),
+            modificationCode,
+            reason: orNull(textAt(reference, 'RazonModificacion')),
+          },
     lines,
     totals: totalAmounts,
-    currency: otherCurrency === undefined ? null : { code: textAt(otherCurrency, 'TipoMoneda') ?? '', exchangeRate: orNull(textAt(otherCurrency, 'TipoCambio')) },
+    currency:
+      otherCurrency === undefined
+        ? null
+        : {
+            code: textAt(otherCurrency, 'TipoMoneda') ?? '',
+            exchangeRate: orNull(textAt(otherCurrency, 'TipoCambio')),
+          },
     securityCode,
     signatureDate,
     qr: {
-      url: timbreUrl(context.environment, { TipoeCF: ecfType, RNCEmisor: issuerRnc, RNCComprador: buyerRnc, eNCF, FechaEmision: issueDate, MontoTotal: montoTotal, FechaHoraFirma: signatureDate, CodigoSeguridad: securityCode }),
+      url: timbreUrl(context.environment, {
+        TipoeCF: ecfType,
+        RNCEmisor: issuerRnc,
+        RNCComprador: buyerRnc,
+        eNCF,
+        FechaEmision: issueDate,
+        MontoTotal: montoTotal,
+        FechaHoraFirma: signatureDate,
+        CodigoSeguridad: securityCode,
+      }),
       consumerSummary,
     },
     legends,

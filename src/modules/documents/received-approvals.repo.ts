@@ -10,8 +10,19 @@ export type ReceivedApprovalRow = Selectable<DocumentCommercialResponsesTable>;
 type Executor = Db | Trx;
 
 /** The company's document with this e-NCF in this environment (unique: documents' (company, environment, encf)). */
-export function findDocumentByEncf(db: Executor, companyId: string, environment: FiscalEnvironment, encf: string): Promise<DocumentRow | undefined> {
-  return db.selectFrom('documents').selectAll().where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).executeTakeFirst();
+export function findDocumentByEncf(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  encf: string,
+): Promise<DocumentRow | undefined> {
+  return db
+    .selectFrom('documents')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '=', encf)
+    .executeTakeFirst();
 }
 
 export function receivedApprovalsOf(db: Executor, documentIds: readonly string[]): Promise<ReceivedApprovalRow[]> {

@@ -10,7 +10,13 @@
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { parseXmlTree } from '../../fiscal/parse/index.js';
-import { acecfDecision, acecfMismatches, readAcecf, takesCommercialApproval, type AcecfMismatch } from '../../fiscal/responses/acecf-read.js';
+import {
+  acecfDecision,
+  acecfMismatches,
+  readAcecf,
+  takesCommercialApproval,
+  type AcecfMismatch,
+} from '../../fiscal/responses/acecf-read.js';
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
@@ -64,7 +70,11 @@ export function createCommercialApprovals(deps: {
   const { db, clock, blobs, environment, companies, schemas } = deps;
 
   /** A second ACECF for a document that has one: the same bytes are the first answer again, others are refused. */
-  function answeredBefore(row: repo.DocumentRow, existing: approvals.ReceivedApprovalRow, sha256: string): Result<{ documentId: string; decision: CommercialDecision }> {
+  function answeredBefore(
+    row: repo.DocumentRow,
+    existing: approvals.ReceivedApprovalRow,
+    sha256: string,
+  ): Result<{ documentId: string; decision: CommercialDecision }> {
     if (existing.acecf_sha256 === sha256) return ok({ documentId: row.id, decision: existing.decision });
     return fail(
       'acecf_already_received',
@@ -75,22 +85,75 @@ export function createCommercialApprovals(deps: {
   return {
     async receive(companyId, xml) {
       const parsed = parseXmlTree(xml);
-      if (!parsed.ok) return fail('acecf_malformed', `The body is not an XML document that can be read: ${parsed.findings.map((finding) => finding.message).join('; ')}.`, parsed.findings.map((finding) => ({ pointer: finding.pointer, in: 'body', code: finding.code, detail: finding.message })));
-      if (parsed.root !== 'ACECF') return fail('acecf_malformed', `The root element is ${parsed.root}; a commercial approval is an ACECF.`, [{ pointer: `/${parsed.root}`, in: 'body', code: 'not_an_acecf', detail: 'The root element must be ACECF.' }]);
+      if (!parsed.ok)
+        return fail(
+          'acecf_malformed',
+          `The body is not an XML document that can be read: ${parsed.findings.map((finding) => finding.message).join('; ')}.`,
+          parsed.findings.map((finding) => ({
+            pointer: finding.pointer,
+            in: 'body',
+            code: finding.code,
+            detail: finding.message,
+          })),
+        );
+      if (parsed.root !== 'ACECF')
+        return fail('acecf_malformed', `The root element is ${parsed.root}; a commercial approval is an ACECF.`, [
+          { pointer: `/${parsed.root}`, in: 'body', code: 'not_an_acecf', detail: 'The root element must be ACECF.' },
+        ]);
       const schemaFindings = schemas?.validate('ACECF', xml) ?? [];
       if (schemaFindings.length > 0) {
-        return fail('acecf_schema_invalid', "The ACECF does not pass DGII's ACECF schema.", schemaFindings.slice(0, 20).map((finding) => ({ pointer: finding.path, in: 'body', code: finding.code, detail: finding.message })));
+        return fail(
+          'acecf_schema_invalid',
+          "The ACECF does not pass DGII's ACECF schema.",
+          schemaFindings
+            .slice(0, 20)
+            .map((finding) => ({ pointer: finding.path, in: 'body', code: finding.code, detail: finding.message })),
+        );
       }
       const approval = readAcecf(parsed.tree);
-      if (approval === undefined) return fail('acecf_malformed', 'The ACECF lacks DetalleAprobacionComercial or one of RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador and Estado.', [{ pointer: detailPath, in: 'body', code: 'required', detail: 'Formato Aprobación Comercial §4: these fields are required.' }]);
+      if (approval === undefined)
+        return fail(
+          'acecf_malformed',
+          'The ACECF lacks DetalleAprobacionComercial or one of RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador and Estado.',
+          [
+            {
+              pointer: detailPath,
+              in: 'body',
+              code: 'required',
+              detail: 'Formato Aprobación Comercial §4: these fields are required.',
+            },
+          ],
+        );
       const verified = verifyEnvelopedSignature(xml);
-      if (!verified.ok) return fail('acecf_not_verified', 'The signature of the ACECF does not verify.', verified.problems.map((problem) => ({ pointer: '/ACECF/Signature', in: 'body', code: problem.code, detail: problem.message })));
+      if (!verified.ok)
+        return fail(
+          'acecf_not_verified',
+          'The signature of the ACECF does not verify.',
+          verified.problems.map((problem) => ({
+            pointer: '/ACECF/Signature',
+            in: 'body',
+            code: problem.code,
+            detail: problem.message,
+          })),
+        );
       const decision = acecfDecision(approval);
       if ('problem' in decision) {
         const error = {
-          estado_invalid: at('Estado', 'estado_invalid', `Estado is 1 (e-CF Aceptado) or 2 (e-CF Rechazado), not ${approval.Estado}.`),
-          reason_required: at('DetalleMotivoRechazo', 'reason_required', 'A rejection (Estado 2) says why in DetalleMotivoRechazo.'),
-          reason_not_allowed: at('DetalleMotivoRechazo', 'reason_not_allowed', 'DetalleMotivoRechazo goes only with a rejection (Estado 2).'),
+          estado_invalid: at(
+            'Estado',
+            'estado_invalid',
+            `Estado is 1 (e-CF Aceptado) or 2 (e-CF Rechazado), not ${approval.Estado}.`,
+          ),
+          reason_required: at(
+            'DetalleMotivoRechazo',
+            'reason_required',
+            'A rejection (Estado 2) says why in DetalleMotivoRechazo.',
+          ),
+          reason_not_allowed: at(
+            'DetalleMotivoRechazo',
+            'reason_not_allowed',
+            'DetalleMotivoRechazo goes only with a rejection (Estado 2).',
+          ),
         }[decision.problem];
         return fail('acecf_decision_invalid', error.detail, [error]);
       }
@@ -98,19 +161,48 @@ export function createCommercialApprovals(deps: {
       const company = await companies.get(companyId);
       if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
       if (approval.RNCEmisor !== company.rnc) {
-        return fail('acecf_no_matching_document', `The ACECF is about an e-CF issued by ${approval.RNCEmisor}, not by this company (${company.rnc}).`, [at('RNCEmisor', 'not_the_issuer', `RNCEmisor must be ${company.rnc}.`)]);
+        return fail(
+          'acecf_no_matching_document',
+          `The ACECF is about an e-CF issued by ${approval.RNCEmisor}, not by this company (${company.rnc}).`,
+          [at('RNCEmisor', 'not_the_issuer', `RNCEmisor must be ${company.rnc}.`)],
+        );
       }
       const row = await approvals.findDocumentByEncf(db, companyId, environment, approval.eNCF);
-      if (row === undefined) return fail('acecf_no_matching_document', `This company issued no e-CF ${approval.eNCF} in ${environment}.`, [at('eNCF', 'unknown_encf', `No document of this company has e-NCF ${approval.eNCF}.`)]);
+      if (row === undefined)
+        return fail('acecf_no_matching_document', `This company issued no e-CF ${approval.eNCF} in ${environment}.`, [
+          at('eNCF', 'unknown_encf', `No document of this company has e-NCF ${approval.eNCF}.`),
+        ]);
       // DT simulator validations: "Aprobación Comercial no es requerida para este tipo de e-CF".
-      if (!takesCommercialApproval(row.encf)) return fail('acecf_not_applicable', `e-CF of type ${row.ecf_type} take no commercial approval (types 32, 41, 43, 46 and 47 are never sent to a buyer).`, [at('eNCF', 'type_takes_no_approval', `Document ${row.id} is of type ${row.ecf_type}.`)]);
+      if (!takesCommercialApproval(row.encf))
+        return fail(
+          'acecf_not_applicable',
+          `e-CF of type ${row.ecf_type} take no commercial approval (types 32, 41, 43, 46 and 47 are never sent to a buyer).`,
+          [at('eNCF', 'type_takes_no_approval', `Document ${row.id} is of type ${row.ecf_type}.`)],
+        );
       const recorded = recordedOf(row);
-      const mismatches = acecfMismatches(approval, { RNCComprador: row.rnc_comprador, FechaEmision: row.fecha_emision, MontoTotal: row.monto_total });
+      const mismatches = acecfMismatches(approval, {
+        RNCComprador: row.rnc_comprador,
+        FechaEmision: row.fecha_emision,
+        MontoTotal: row.monto_total,
+      });
       const [first] = mismatches;
-      const certificationTest = first !== undefined && mismatches.every((field) => field === 'RNCComprador') && (await deps.certificationApprovalTest?.(companyId, row.encf)) === true;
+      const certificationTest =
+        first !== undefined &&
+        mismatches.every((field) => field === 'RNCComprador') &&
+        (await deps.certificationApprovalTest?.(companyId, row.encf)) === true;
       if (first !== undefined && !certificationTest) {
-        const errors = mismatches.map((field) => at(field, mismatchCodes[field].code, `The ACECF says ${approval[field]}; document ${row.id} has ${recorded[field] ?? '(none)'}.`));
-        return fail(mismatchCodes[first].problem, `The ACECF does not match e-CF ${row.encf} in ${mismatches.map((field) => mismatchCodes[field].what).join(', ')}.`, errors);
+        const errors = mismatches.map((field) =>
+          at(
+            field,
+            mismatchCodes[field].code,
+            `The ACECF says ${approval[field]}; document ${row.id} has ${recorded[field] ?? '(none)'}.`,
+          ),
+        );
+        return fail(
+          mismatchCodes[first].problem,
+          `The ACECF does not match e-CF ${row.encf} in ${mismatches.map((field) => mismatchCodes[field].what).join(', ')}.`,
+          errors,
+        );
       }
 
       const sha256 = createHash('sha256').update(xml).digest('hex');
@@ -120,13 +212,22 @@ export function createCommercialApprovals(deps: {
       const now = clock.now();
       let artefacts: repo.ArtefactRow[];
       try {
-        artefacts = await archiveArtefacts(blobs, { companyId, documentId: row.id, createdAt: row.created_at }, { 'acecf-xml': xml }, now, false);
+        artefacts = await archiveArtefacts(
+          blobs,
+          { companyId, documentId: row.id, createdAt: row.created_at },
+          { 'acecf-xml': xml },
+          now,
+          false,
+        );
       } catch (error) {
         // Another ACECF's bytes hold the key: one recorded meanwhile, or one whose recording stopped after its write.
         if (!(error instanceof BlobExistsError)) throw error;
         const [winner] = await approvals.receivedApprovalsOf(db, [row.id]);
         if (winner !== undefined) return answeredBefore(row, winner, sha256);
-        return fail('acecf_already_received', `Another ACECF for document ${row.id} (e-NCF ${row.encf}) was archived first; this one is not recorded.`);
+        return fail(
+          'acecf_already_received',
+          `Another ACECF for document ${row.id} (e-NCF ${row.encf}) was archived first; this one is not recorded.`,
+        );
       }
       const { decision: outcome, reason } = decision;
       const inserted = await transact(db, async (trx) => {
@@ -141,15 +242,30 @@ export function createCommercialApprovals(deps: {
         });
         if (!first) return ok(false);
         await repo.insertArtefacts(trx, artefacts).execute();
-        const signed = approval.FechaHoraAprobacionComercial === undefined ? '' : ` of ${approval.FechaHoraAprobacionComercial}`;
-        const test = certificationTest ? ` (DGII's certification test of the approval receiver; the e-CF's buyer is ${row.rnc_comprador ?? '(none)'})` : '';
-        const cause = outcome === 'approved' ? `ACECF${signed} from buyer ${approval.RNCComprador}: approved (Estado 1)${test}` : `ACECF${signed} from buyer ${approval.RNCComprador}: rejected (Estado 2): ${reason}${test}`;
-        await repo.insertEvent(trx, { documentId: row.id, at: now, type: `commercial.${outcome}`, status: null, cause }).execute();
+        const signed =
+          approval.FechaHoraAprobacionComercial === undefined ? '' : ` of ${approval.FechaHoraAprobacionComercial}`;
+        const test = certificationTest
+          ? ` (DGII's certification test of the approval receiver; the e-CF's buyer is ${row.rnc_comprador ?? '(none)'})`
+          : '';
+        const cause =
+          outcome === 'approved'
+            ? `ACECF${signed} from buyer ${approval.RNCComprador}: approved (Estado 1)${test}`
+            : `ACECF${signed} from buyer ${approval.RNCComprador}: rejected (Estado 2): ${reason}${test}`;
+        await repo
+          .insertEvent(trx, { documentId: row.id, at: now, type: `commercial.${outcome}`, status: null, cause })
+          .execute();
         await recordDomainEvent(trx, {
           companyId,
           environment,
           type: 'document.commercial_approval_received',
-          payload: { documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type, decision: outcome, reason: reason ?? null, rncComprador: approval.RNCComprador },
+          payload: {
+            documentId: row.id,
+            eNCF: row.encf,
+            ecfType: row.ecf_type,
+            decision: outcome,
+            reason: reason ?? null,
+            rncComprador: approval.RNCComprador,
+          },
           dedupeKey: `document.commercial_approval_received:${row.id}`,
           occurredAt: now,
         });
@@ -159,7 +275,8 @@ export function createCommercialApprovals(deps: {
       if (inserted.value) return ok({ documentId: row.id, decision: outcome });
       // A concurrent call with the same bytes recorded it first.
       const [winner] = await approvals.receivedApprovalsOf(db, [row.id]);
-      if (winner === undefined) throw new Error(`document ${row.id}: the commercial response that won the insert is gone`);
+      if (winner === undefined)
+        throw new Error(`document ${row.id}: the commercial response that won the insert is gone`);
       return answeredBefore(row, winner, sha256);
     },
   };

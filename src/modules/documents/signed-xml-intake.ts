@@ -23,7 +23,6 @@ export interface SignedXmlIntake {
   intake(companyId: string, xml: Buffer): Promise<Result<string>>;
 }
 
-
 function refusal(detail: string, errors: FieldError[]): Result<never> {
   return fail('signed_xml_invalid', detail, errors);
 }
@@ -41,15 +40,28 @@ export function createSignedXmlIntake(deps: {
   return {
     async intake(companyId, xml) {
       const checked = await xmlChecks.checkSignedEcf(xml);
-      if (!checked.ok) return refusal(checked.detail, checked.errors.map((error) => ({ ...error, in: 'body' })));
+      if (!checked.ok)
+        return refusal(
+          checked.detail,
+          checked.errors.map((error) => ({ ...error, in: 'body' })),
+        );
       const document = checked.document;
       const company = await companies.get(companyId);
       if (company === undefined) return fail('company_not_found', `No company ${companyId}.`);
       const rncEmisor = textAt(document, ['Encabezado', 'Emisor', 'RNCEmisor']);
       if (rncEmisor !== company.rnc) {
-        return fail('document_invalid', `RNCEmisor ${rncEmisor ?? '(none)'} is not the RNC of the company this key belongs to (${company.rnc}).`, [
-          { pointer: '/ECF/Encabezado/Emisor/RNCEmisor', in: 'body', code: 'not_the_issuer', detail: 'The e-CF must be issued by the key\'s company.' },
-        ]);
+        return fail(
+          'document_invalid',
+          `RNCEmisor ${rncEmisor ?? '(none)'} is not the RNC of the company this key belongs to (${company.rnc}).`,
+          [
+            {
+              pointer: '/ECF/Encabezado/Emisor/RNCEmisor',
+              in: 'body',
+              code: 'not_the_issuer',
+              detail: "The e-CF must be issued by the key's company.",
+            },
+          ],
+        );
       }
       const ecfType = textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF']) ?? '';
       const encf = textAt(document, ['Encabezado', 'IdDoc', 'eNCF']) ?? '';
@@ -63,29 +75,65 @@ export function createSignedXmlIntake(deps: {
       const recorded = await transact(db, async (trx) => {
         const claimed = await sequences.claimNumber(trx, companyId, encf, id);
         if (!claimed.ok) return claimed;
-        await repo.insertDocument(trx, {
-          id,
-          company_id: companyId,
+        await repo
+          .insertDocument(trx, {
+            id,
+            company_id: companyId,
+            environment,
+            ecf_type: ecfType,
+            encf,
+            status: 'signed',
+            origin: 'signed_xml',
+            fecha_emision: fechaEmision,
+            rnc_comprador: rncComprador ?? null,
+            monto_total: montoTotal,
+            total_itbis: textAt(document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
+            security_code: checked.securityCode,
+            fecha_hora_firma: fechaHoraFirma,
+            timbre_url: timbreUrl(environment, {
+              TipoeCF: ecfType,
+              RNCEmisor: company.rnc,
+              RNCComprador: rncComprador,
+              eNCF: encf,
+              FechaEmision: fechaEmision,
+              MontoTotal: montoTotal,
+              FechaHoraFirma: fechaHoraFirma,
+              CodigoSeguridad: checked.securityCode,
+            }),
+            range_id: claimed.value.rangeId,
+            warnings: [],
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        await repo
+          .insertArtefacts(
+            trx,
+            await archiveArtefacts(
+              blobs,
+              { companyId, documentId: id, createdAt: now },
+              { 'signed-xml': xml },
+              now,
+              true,
+            ),
+          )
+          .execute();
+        await repo
+          .insertEvent(trx, {
+            documentId: id,
+            at: now,
+            type: 'created',
+            status: 'signed',
+            cause: `signed XML handed in; e-NCF ${encf} claimed${claimed.value.allocationId === undefined ? '' : ` from block ${claimed.value.allocationId}`}`,
+          })
+          .execute();
+        await recordDomainEvent(trx, {
+          companyId,
           environment,
-          ecf_type: ecfType,
-          encf,
-          status: 'signed',
-          origin: 'signed_xml',
-          fecha_emision: fechaEmision,
-          rnc_comprador: rncComprador ?? null,
-          monto_total: montoTotal,
-          total_itbis: textAt(document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
-          security_code: checked.securityCode,
-          fecha_hora_firma: fechaHoraFirma,
-          timbre_url: timbreUrl(environment, { TipoeCF: ecfType, RNCEmisor: company.rnc, RNCComprador: rncComprador, eNCF: encf, FechaEmision: fechaEmision, MontoTotal: montoTotal, FechaHoraFirma: fechaHoraFirma, CodigoSeguridad: checked.securityCode }),
-          range_id: claimed.value.rangeId,
-          warnings: [],
-          created_at: now,
-          updated_at: now,
-        }).execute();
-        await repo.insertArtefacts(trx, await archiveArtefacts(blobs, { companyId, documentId: id, createdAt: now }, { 'signed-xml': xml }, now, true)).execute();
-        await repo.insertEvent(trx, { documentId: id, at: now, type: 'created', status: 'signed', cause: `signed XML handed in; e-NCF ${encf} claimed${claimed.value.allocationId === undefined ? '' : ` from block ${claimed.value.allocationId}`}` }).execute();
-        await recordDomainEvent(trx, { companyId, environment, type: 'document.signed', payload: { documentId: id, eNCF: encf, ecfType, status: 'signed', origin: 'signed_xml' }, occurredAt: now });
+          type: 'document.signed',
+          payload: { documentId: id, eNCF: encf, ecfType, status: 'signed', origin: 'signed_xml' },
+          occurredAt: now,
+        });
         return ok(id);
       });
       return recorded;

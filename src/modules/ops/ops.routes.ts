@@ -3,15 +3,19 @@ import type { Metrics } from '../../platform/observability/metrics.js';
 import { defineRoute } from '../../platform/http/route.js';
 import { checkReadiness, type Probe } from './readiness.js';
 
-const CheckState = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), error: Type.Optional(Type.String()) });
-const Readiness = Type.Object(
-  {
-    status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
-    checks: Type.Object({ database: CheckState, queue: CheckState, cache: CheckState, storage: CheckState }),
-  },
-);
+const CheckState = Type.Object({
+  status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  error: Type.Optional(Type.String()),
+});
+const Readiness = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  checks: Type.Object({ database: CheckState, queue: CheckState, cache: CheckState, storage: CheckState }),
+});
 
-export function opsRoutes(deps: { probes: Record<'database' | 'queue' | 'cache' | 'storage', Probe>; metrics: Metrics }) {
+export function opsRoutes(deps: {
+  probes: Record<'database' | 'queue' | 'cache' | 'storage', Probe>;
+  metrics: Metrics;
+}) {
   return [
     defineRoute({
       method: 'GET',
@@ -43,7 +47,14 @@ export function opsRoutes(deps: { probes: Record<'database' | 'queue' | 'cache' 
       auth: { kind: 'ops' },
       docs: { operationId: 'metrics', summary: 'Prometheus metrics', tags: ['Operations'] },
       // Documented under its real media type; a bare schema would be listed as application/json.
-      schema: { response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: Type.String() } } } } },
+      schema: {
+        response: {
+          200: {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+        },
+      },
       handler: async (_request, reply) => {
         const text = await deps.metrics.registry.metrics();
         return reply.type(deps.metrics.registry.contentType).send(text);

@@ -26,7 +26,10 @@ export async function checkReadiness<K extends string>(probes: Record<K, Probe>,
     const reason: unknown = outcome?.reason;
     const message = reason instanceof Error ? reason.message : String(reason);
     log.warn({ dependency: name, err: reason }, 'readiness probe failed');
-    checks[name] = { status: 'down', error: /did not answer|timed out/i.test(message) ? `no answer within ${probeTimeoutMs} ms` : 'unavailable' };
+    checks[name] = {
+      status: 'down',
+      error: /did not answer|timed out/i.test(message) ? `no answer within ${probeTimeoutMs} ms` : 'unavailable',
+    };
   });
   const ready = names.every((name) => checks[name].status === 'up');
   return { status: ready ? ('ready' as const) : ('not_ready' as const), checks };

@@ -6,7 +6,11 @@ import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { ReceivedArtefactRow } from './received.repo.js';
 
-export const receivedArtefactKinds = ['received-xml', 'arecf-xml', 'acecf-xml'] as const satisfies readonly ReceivedArtefactKind[];
+export const receivedArtefactKinds = [
+  'received-xml',
+  'arecf-xml',
+  'acecf-xml',
+] as const satisfies readonly ReceivedArtefactKind[];
 
 /** The received document whose artefacts these are; `receivedAt`, its reception, names the day directory. */
 export interface ReceivedArtefactOwner {
@@ -30,8 +34,20 @@ export async function archiveReceivedArtefacts(
   return Promise.all(
     kinds.map(async (kind) => {
       const key = receivedArtefactKey(owner, kind, 1);
-      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, { contentType: 'application/xml', fresh: true });
-      return { received_document_id: owner.receivedId, kind, version: 1, blob_key: key, sha256: stored.sha256, size: stored.size, content_type: 'application/xml', created_at: now };
+      const stored = await blobs.put(key, artefacts[kind] as Uint8Array, {
+        contentType: 'application/xml',
+        fresh: true,
+      });
+      return {
+        received_document_id: owner.receivedId,
+        kind,
+        version: 1,
+        blob_key: key,
+        sha256: stored.sha256,
+        size: stored.size,
+        content_type: 'application/xml',
+        created_at: now,
+      };
     }),
   );
 }

@@ -1,10 +1,24 @@
 export { receivedArtefactKinds } from './artefacts.js';
 export { receivedRoutes } from './received.routes.js';
 export { receivedSchemas } from './received.schema.js';
-export { createReceivedService, type Reception, type ReceivedService, type ReceivingCompany } from './received.service.js';
+export {
+  createReceivedService,
+  type Reception,
+  type ReceivedService,
+  type ReceivingCompany,
+} from './received.service.js';
 export { commercialResponseRoutes } from './outgoing-response.routes.js';
 export { commercialResponseSchemas, CommercialResponseView } from './outgoing-response.schema.js';
 export { commercialResponseOf } from './outgoing-response-view.js';
-export { createCommercialResponses, type CommercialResponses, type ScheduleResponseDelivery } from './outgoing-response.service.js';
-export { createResponseDeliveryTarget, responseDeliveryLeaseMs, responseDeliveryTargets, type ResponseDeliveryPolicy } from './outgoing-response-delivery.js';
+export {
+  createCommercialResponses,
+  type CommercialResponses,
+  type ScheduleResponseDelivery,
+} from './outgoing-response.service.js';
+export {
+  createResponseDeliveryTarget,
+  responseDeliveryLeaseMs,
+  responseDeliveryTargets,
+  type ResponseDeliveryPolicy,
+} from './outgoing-response-delivery.js';
 export { receivedModule } from './received.module.js';

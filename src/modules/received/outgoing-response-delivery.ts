@@ -41,7 +41,10 @@ export function responseDeliveryLeaseMs(timeouts: { connectMs: number; responseM
 }
 
 /** The outbound work target of each delivery (outbound_work.target). */
-export const responseDeliveryTargets = { issuer: 'acecf.issuer', dgii: 'acecf.dgii' } as const satisfies Record<ResponseDeliveryTarget, string>;
+export const responseDeliveryTargets = { issuer: 'acecf.issuer', dgii: 'acecf.dgii' } as const satisfies Record<
+  ResponseDeliveryTarget,
+  string
+>;
 
 /** A delivery as an attempt needs it: its row and its received document. */
 interface DeliveryItem {
@@ -57,28 +60,78 @@ interface Reached {
 
 type Attempted =
   | { ok: true; url: string | null; answer: Record<string, unknown>; note: string }
-  | { ok: false; url: string | null; answer: Record<string, unknown> | null; detail: string; notAttempted?: { retryAt: Date | undefined } };
+  | {
+      ok: false;
+      url: string | null;
+      answer: Record<string, unknown> | null;
+      detail: string;
+      notAttempted?: { retryAt: Date | undefined };
+    };
 
 function describeMessages(messages: readonly DgiiMessage[]): string {
-  return messages.length === 0 ? '' : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
+  return messages.length === 0
+    ? ''
+    : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
 }
 
 function dgiiAttempted(outcome: SendAcecfOutcome, url: string): Attempted {
   switch (outcome.kind) {
     case 'accepted':
-      return { ok: true, url, answer: { httpStatus: 200, estado: outcome.estado, codigo: outcome.codigo, mensajes: outcome.messages }, note: `DGII took it: ${outcome.estado ?? 'accepted'}` };
+      return {
+        ok: true,
+        url,
+        answer: { httpStatus: 200, estado: outcome.estado, codigo: outcome.codigo, mensajes: outcome.messages },
+        note: `DGII took it: ${outcome.estado ?? 'accepted'}`,
+      };
     case 'rejected':
-      return { ok: false, url, answer: { httpStatus: outcome.httpStatus, estado: outcome.estado, codigo: outcome.codigo, mensajes: outcome.messages }, detail: `DGII refused it (HTTP ${String(outcome.httpStatus)}, ${outcome.estado ?? 'rejected'})${describeMessages(outcome.messages)}` };
+      return {
+        ok: false,
+        url,
+        answer: {
+          httpStatus: outcome.httpStatus,
+          estado: outcome.estado,
+          codigo: outcome.codigo,
+          mensajes: outcome.messages,
+        },
+        detail: `DGII refused it (HTTP ${String(outcome.httpStatus)}, ${outcome.estado ?? 'rejected'})${describeMessages(outcome.messages)}`,
+      };
     case 'transient':
       // The circuit breaker is open: nothing left, so the attempt is not counted (as for sending).
-      if (outcome.reason === 'unavailable') return { ok: false, url, answer: null, detail: `not attempted: ${outcome.detail}`, notAttempted: { retryAt: outcome.retryAt } };
-      return { ok: false, url, answer: outcome.httpStatus === undefined ? null : { httpStatus: outcome.httpStatus }, detail: `${outcome.kind} ${outcome.reason}: ${outcome.detail}` };
+      if (outcome.reason === 'unavailable')
+        return {
+          ok: false,
+          url,
+          answer: null,
+          detail: `not attempted: ${outcome.detail}`,
+          notAttempted: { retryAt: outcome.retryAt },
+        };
+      return {
+        ok: false,
+        url,
+        answer: outcome.httpStatus === undefined ? null : { httpStatus: outcome.httpStatus },
+        detail: `${outcome.kind} ${outcome.reason}: ${outcome.detail}`,
+      };
     case 'uncertain':
-      return { ok: false, url, answer: outcome.httpStatus === undefined ? null : { httpStatus: outcome.httpStatus }, detail: `${outcome.kind} ${outcome.reason}: ${outcome.detail}` };
+      return {
+        ok: false,
+        url,
+        answer: outcome.httpStatus === undefined ? null : { httpStatus: outcome.httpStatus },
+        detail: `${outcome.kind} ${outcome.reason}: ${outcome.detail}`,
+      };
     case 'unauthorized':
-      return { ok: false, url, answer: null, detail: `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}` };
+      return {
+        ok: false,
+        url,
+        answer: null,
+        detail: `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`,
+      };
     case 'no_credentials':
-      return { ok: false, url, answer: null, detail: 'the company has no certificate nor DGII session to authenticate with' };
+      return {
+        ok: false,
+        url,
+        answer: null,
+        detail: 'the company has no certificate nor DGII session to authenticate with',
+      };
   }
 }
 
@@ -103,16 +156,44 @@ export function createResponseDeliveryTarget(deps: {
     if (row.target === 'dgii') return dgiiAttempted(await dgii.sendAcecf(row.company_id, file), dgii.acecfUrl);
 
     const found = await dgii.directory(row.company_id, received.issuer_rnc);
-    if (found.kind === 'not_found') return { ok: false, url: null, answer: null, detail: `the issuer ${received.issuer_rnc} is not in DGII's directory of electronic receivers` };
-    if (found.kind !== 'found') return { ok: false, url: null, answer: null, detail: `DGII's directory did not answer (${found.kind === 'transient' ? `${found.reason}: ${found.detail}` : found.kind})` };
+    if (found.kind === 'not_found')
+      return {
+        ok: false,
+        url: null,
+        answer: null,
+        detail: `the issuer ${received.issuer_rnc} is not in DGII's directory of electronic receivers`,
+      };
+    if (found.kind !== 'found')
+      return {
+        ok: false,
+        url: null,
+        answer: null,
+        detail: `DGII's directory did not answer (${found.kind === 'transient' ? `${found.reason}: ${found.detail}` : found.kind})`,
+      };
     const key = await companies.signingIdentity(row.company_id);
-    if (key === undefined) return { ok: false, url: null, answer: null, detail: 'the company has no certificate to authenticate at the issuer with' };
+    if (key === undefined)
+      return {
+        ok: false,
+        url: null,
+        answer: null,
+        detail: 'the company has no certificate to authenticate at the issuer with',
+      };
     const sent = await deliverToIssuer(transport, found.entry, file, key);
     switch (sent.kind) {
       case 'delivered':
-        return { ok: true, url: sent.url, answer: { httpStatus: sent.httpStatus }, note: `the issuer's receiver took it (HTTP ${String(sent.httpStatus)})` };
+        return {
+          ok: true,
+          url: sent.url,
+          answer: { httpStatus: sent.httpStatus },
+          note: `the issuer's receiver took it (HTTP ${String(sent.httpStatus)})`,
+        };
       case 'refused':
-        return { ok: false, url: sent.url, answer: { httpStatus: sent.httpStatus }, detail: `the issuer's receiver refused it: ${sent.detail}` };
+        return {
+          ok: false,
+          url: sent.url,
+          answer: { httpStatus: sent.httpStatus },
+          detail: `the issuer's receiver refused it: ${sent.detail}`,
+        };
       case 'failed':
         return { ok: false, url: sent.url, answer: null, detail: sent.detail };
     }
@@ -125,31 +206,120 @@ export function createResponseDeliveryTarget(deps: {
     return readArchived(blobs, artefact);
   }
 
-  async function record(trx: Trx, { row, received }: DeliveryItem, settlement: Settlement<Reached & { note: string }, Reached>): Promise<void> {
+  async function record(
+    trx: Trx,
+    { row, received }: DeliveryItem,
+    settlement: Settlement<Reached & { note: string }, Reached>,
+  ): Promise<void> {
     const now = clock.now();
     const { received_document_id: id } = row;
-    const reached = settlement.kind === 'done' ? settlement.result : settlement.kind === 'retry' || settlement.kind === 'exhausted' ? settlement.failure : undefined;
+    const reached =
+      settlement.kind === 'done'
+        ? settlement.result
+        : settlement.kind === 'retry' || settlement.kind === 'exhausted'
+          ? settlement.failure
+          : undefined;
     const where = reached?.url == null ? '' : ` at ${reached.url}`;
-    const base = { receivedDocumentId: id, issuerRnc: received.issuer_rnc, eNCF: received.encf, ecfType: received.ecf_type, target, attempts: settlement.attempts };
-    const done = { attempts: settlement.attempts, target_url: reached?.url ?? row.target_url, answer: reached?.answer == null ? null : JSON.stringify(reached.answer), updated_at: now, lease_id: null, lease_until: null };
+    const base = {
+      receivedDocumentId: id,
+      issuerRnc: received.issuer_rnc,
+      eNCF: received.encf,
+      ecfType: received.ecf_type,
+      target,
+      attempts: settlement.attempts,
+    };
+    const done = {
+      attempts: settlement.attempts,
+      target_url: reached?.url ?? row.target_url,
+      answer: reached?.answer == null ? null : JSON.stringify(reached.answer),
+      updated_at: now,
+      lease_id: null,
+      lease_until: null,
+    };
     switch (settlement.kind) {
       case 'done':
-        await responses.updateDelivery(trx, id, target, { ...done, status: 'delivered', last_error: null, next_attempt_at: null, delivered_at: now });
-        await repo.insertEvent(trx, { receivedDocumentId: id, at: now, type: `commercial_response.${target}.delivered`, status: 'delivered', cause: `ACECF to ${target}, attempt ${String(settlement.attempts)}: delivered${where}; ${settlement.result.note}` }).execute();
-        await recordDomainEvent(trx, { companyId: row.company_id, environment, type: 'received_document.commercial_response_delivered', payload: base, occurredAt: now });
+        await responses.updateDelivery(trx, id, target, {
+          ...done,
+          status: 'delivered',
+          last_error: null,
+          next_attempt_at: null,
+          delivered_at: now,
+        });
+        await repo
+          .insertEvent(trx, {
+            receivedDocumentId: id,
+            at: now,
+            type: `commercial_response.${target}.delivered`,
+            status: 'delivered',
+            cause: `ACECF to ${target}, attempt ${String(settlement.attempts)}: delivered${where}; ${settlement.result.note}`,
+          })
+          .execute();
+        await recordDomainEvent(trx, {
+          companyId: row.company_id,
+          environment,
+          type: 'received_document.commercial_response_delivered',
+          payload: base,
+          occurredAt: now,
+        });
         return;
       case 'deferred':
-        await responses.updateDelivery(trx, id, target, { attempts: settlement.attempts, next_attempt_at: settlement.at, updated_at: now, lease_id: null, lease_until: null });
-        await repo.insertEvent(trx, { receivedDocumentId: id, at: now, type: `commercial_response.${target}.deferred`, status: row.status, cause: `ACECF to ${target}: ${settlement.reason}; next attempt at ${settlement.at.toISOString()}` }).execute();
+        await responses.updateDelivery(trx, id, target, {
+          attempts: settlement.attempts,
+          next_attempt_at: settlement.at,
+          updated_at: now,
+          lease_id: null,
+          lease_until: null,
+        });
+        await repo
+          .insertEvent(trx, {
+            receivedDocumentId: id,
+            at: now,
+            type: `commercial_response.${target}.deferred`,
+            status: row.status,
+            cause: `ACECF to ${target}: ${settlement.reason}; next attempt at ${settlement.at.toISOString()}`,
+          })
+          .execute();
         return;
       case 'exhausted':
-        await responses.updateDelivery(trx, id, target, { ...done, status: 'exhausted', last_error: settlement.reason, next_attempt_at: null });
-        await repo.insertEvent(trx, { receivedDocumentId: id, at: now, type: `commercial_response.${target}.exhausted`, status: 'exhausted', cause: `ACECF to ${target}, attempt ${String(settlement.attempts)} of ${String(settlement.maxAttempts)} failed${where} (${settlement.reason}); no attempts left` }).execute();
-        await recordDomainEvent(trx, { companyId: row.company_id, environment, type: 'received_document.commercial_response_failed', payload: { ...base, reason: settlement.reason }, occurredAt: now });
+        await responses.updateDelivery(trx, id, target, {
+          ...done,
+          status: 'exhausted',
+          last_error: settlement.reason,
+          next_attempt_at: null,
+        });
+        await repo
+          .insertEvent(trx, {
+            receivedDocumentId: id,
+            at: now,
+            type: `commercial_response.${target}.exhausted`,
+            status: 'exhausted',
+            cause: `ACECF to ${target}, attempt ${String(settlement.attempts)} of ${String(settlement.maxAttempts)} failed${where} (${settlement.reason}); no attempts left`,
+          })
+          .execute();
+        await recordDomainEvent(trx, {
+          companyId: row.company_id,
+          environment,
+          type: 'received_document.commercial_response_failed',
+          payload: { ...base, reason: settlement.reason },
+          occurredAt: now,
+        });
         return;
       case 'retry':
-        await responses.updateDelivery(trx, id, target, { ...done, status: 'failed', last_error: settlement.reason, next_attempt_at: settlement.at });
-        await repo.insertEvent(trx, { receivedDocumentId: id, at: now, type: `commercial_response.${target}.failed`, status: 'failed', cause: `ACECF to ${target}, attempt ${String(settlement.attempts)} of ${String(settlement.maxAttempts)} failed${where} (${settlement.reason}); next attempt at ${settlement.at.toISOString()}` }).execute();
+        await responses.updateDelivery(trx, id, target, {
+          ...done,
+          status: 'failed',
+          last_error: settlement.reason,
+          next_attempt_at: settlement.at,
+        });
+        await repo
+          .insertEvent(trx, {
+            receivedDocumentId: id,
+            at: now,
+            type: `commercial_response.${target}.failed`,
+            status: 'failed',
+            cause: `ACECF to ${target}, attempt ${String(settlement.attempts)} of ${String(settlement.maxAttempts)} failed${where} (${settlement.reason}); next attempt at ${settlement.at.toISOString()}`,
+          })
+          .execute();
         return;
       case 'again':
         throw new Error('a commercial response is never asked again without an answer');
@@ -158,7 +328,11 @@ export function createResponseDeliveryTarget(deps: {
 
   return {
     name: responseDeliveryTargets[target],
-    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.commercialResponses) },
+    policy: {
+      leaseMs: policy.leaseMs,
+      maxAttempts: policy.maxAttempts,
+      retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.commercialResponses),
+    },
 
     async load(ids) {
       const rows = await responses.deliveriesWithReceived(db, ids, target);
@@ -167,8 +341,14 @@ export function createResponseDeliveryTarget(deps: {
 
     async perform({ row, received }): Promise<Outcome<Reached & { note: string }, Reached>> {
       const attempted = await perform(row, received, await archivedAcecf(row.received_document_id));
-      if (attempted.ok) return { kind: 'done', result: { url: attempted.url, answer: attempted.answer, note: attempted.note } };
-      if (attempted.notAttempted !== undefined) return { kind: 'deferred', reason: attempted.detail, until: attempted.notAttempted.retryAt ?? new Date(clock.now().getTime() + policy.retryDelayMs) };
+      if (attempted.ok)
+        return { kind: 'done', result: { url: attempted.url, answer: attempted.answer, note: attempted.note } };
+      if (attempted.notAttempted !== undefined)
+        return {
+          kind: 'deferred',
+          reason: attempted.detail,
+          until: attempted.notAttempted.retryAt ?? new Date(clock.now().getTime() + policy.retryDelayMs),
+        };
       return { kind: 'failed', reason: attempted.detail, failure: { url: attempted.url, answer: attempted.answer } };
     },
 

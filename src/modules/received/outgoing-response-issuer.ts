@@ -39,7 +39,10 @@ function httpUrl(value: string): boolean {
 export function xmlPart(xml: Buffer, fileName: string): { body: Buffer; contentType: string } {
   const boundary = `----acecf${randomBytes(12).toString('hex')}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="xml"; filename="${fileName.replace(/["\r\n\\]/g, '_')}"\r\nContent-Type: text/xml\r\n\r\n`;
-  return { body: Buffer.concat([Buffer.from(head, 'utf8'), xml, Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8')]), contentType: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.concat([Buffer.from(head, 'utf8'), xml, Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8')]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 export type IssuerOutcome =
@@ -61,18 +64,30 @@ function tokenOf(body: Buffer): string | undefined {
   const text = body.toString('utf8');
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && 'token' in parsed && typeof parsed.token === 'string' && parsed.token !== '') return parsed.token;
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      'token' in parsed &&
+      typeof parsed.token === 'string' &&
+      parsed.token !== ''
+    )
+      return parsed.token;
   } catch {
     // The standard lets a receiver answer XML.
   }
   return /<token>\s*([^<\s]+)\s*<\/token>/.exec(text)?.[1];
 }
 
-async function authenticate(transport: HttpTransport, base: string, key: SigningKey): Promise<{ ok: true; token: string } | { ok: false; url: string; detail: string }> {
+async function authenticate(
+  transport: HttpTransport,
+  base: string,
+  key: SigningKey,
+): Promise<{ ok: true; token: string } | { ok: false; url: string; detail: string }> {
   const seedUrl = receiverEndpoint(base, receiverPaths.semilla);
   const seed = await transport({ method: 'GET', url: seedUrl, headers: { accept: 'application/xml' } });
   if (!seed.ok) return { ok: false, url: seedUrl, detail: `seed: ${failureOf(seed)}` };
-  if (seed.status !== 200) return { ok: false, url: seedUrl, detail: `seed: HTTP ${String(seed.status)} ${excerpt(seed.body)}`.trim() };
+  if (seed.status !== 200)
+    return { ok: false, url: seedUrl, detail: `seed: HTTP ${String(seed.status)} ${excerpt(seed.body)}`.trim() };
   let signed: string;
   try {
     signed = signXml(seed.body.toString('utf8'), key);
@@ -81,29 +96,66 @@ async function authenticate(transport: HttpTransport, base: string, key: Signing
   }
   const validationUrl = receiverEndpoint(base, receiverPaths.validacionCertificado);
   const part = xmlPart(Buffer.from(signed, 'utf8'), 'semilla.xml');
-  const answer = await transport({ method: 'POST', url: validationUrl, headers: { 'content-type': part.contentType, accept: 'application/json' }, body: part.body });
+  const answer = await transport({
+    method: 'POST',
+    url: validationUrl,
+    headers: { 'content-type': part.contentType, accept: 'application/json' },
+    body: part.body,
+  });
   if (!answer.ok) return { ok: false, url: validationUrl, detail: `validacioncertificado: ${failureOf(answer)}` };
-  if (answer.status !== 200) return { ok: false, url: validationUrl, detail: `validacioncertificado: HTTP ${String(answer.status)} ${excerpt(answer.body)}`.trim() };
+  if (answer.status !== 200)
+    return {
+      ok: false,
+      url: validationUrl,
+      detail: `validacioncertificado: HTTP ${String(answer.status)} ${excerpt(answer.body)}`.trim(),
+    };
   const token = tokenOf(answer.body);
-  return token === undefined ? { ok: false, url: validationUrl, detail: 'validacioncertificado answered no token' } : { ok: true, token };
+  return token === undefined
+    ? { ok: false, url: validationUrl, detail: 'validacioncertificado answered no token' }
+    : { ok: true, token };
 }
 
 /** Sends the stored ACECF bytes to the issuer's receiver named by its directory entry. */
-export async function deliverToIssuer(transport: HttpTransport, entry: DirectoryEntry, acecf: { xml: Buffer; fileName: string }, key: SigningKey): Promise<IssuerOutcome> {
-  if (!httpUrl(entry.urlAceptacion)) return { kind: 'failed', url: null, detail: `DGII's directory gives ${entry.rnc} no usable approval URL (urlAceptacion "${entry.urlAceptacion}")` };
+export async function deliverToIssuer(
+  transport: HttpTransport,
+  entry: DirectoryEntry,
+  acecf: { xml: Buffer; fileName: string },
+  key: SigningKey,
+): Promise<IssuerOutcome> {
+  if (!httpUrl(entry.urlAceptacion))
+    return {
+      kind: 'failed',
+      url: null,
+      detail: `DGII's directory gives ${entry.rnc} no usable approval URL (urlAceptacion "${entry.urlAceptacion}")`,
+    };
   const url = receiverEndpoint(entry.urlAceptacion, receiverPaths.aprobacionComercial);
   let token: string | undefined;
   if (entry.urlOpcional.trim() !== '') {
-    if (!httpUrl(entry.urlOpcional)) return { kind: 'failed', url: null, detail: `DGII's directory gives ${entry.rnc} an unusable authentication URL ("${entry.urlOpcional}")` };
+    if (!httpUrl(entry.urlOpcional))
+      return {
+        kind: 'failed',
+        url: null,
+        detail: `DGII's directory gives ${entry.rnc} an unusable authentication URL ("${entry.urlOpcional}")`,
+      };
     const session = await authenticate(transport, entry.urlOpcional, key);
-    if (!session.ok) return { kind: 'failed', url: session.url, detail: `authentication at the issuer failed: ${session.detail}` };
+    if (!session.ok)
+      return { kind: 'failed', url: session.url, detail: `authentication at the issuer failed: ${session.detail}` };
     token = session.token;
   }
   const part = xmlPart(acecf.xml, acecf.fileName);
-  const headers: Record<string, string> = { 'content-type': part.contentType, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
+  const headers: Record<string, string> = {
+    'content-type': part.contentType,
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  };
   const answer = await transport({ method: 'POST', url, headers, body: part.body });
   if (!answer.ok) return { kind: 'failed', url, detail: failureOf(answer) };
   if (answer.status >= 200 && answer.status < 300) return { kind: 'delivered', url, httpStatus: answer.status };
-  if (answer.status >= 400 && answer.status < 500) return { kind: 'refused', url, httpStatus: answer.status, detail: `HTTP ${String(answer.status)} ${excerpt(answer.body)}`.trim() };
+  if (answer.status >= 400 && answer.status < 500)
+    return {
+      kind: 'refused',
+      url,
+      httpStatus: answer.status,
+      detail: `HTTP ${String(answer.status)} ${excerpt(answer.body)}`.trim(),
+    };
   return { kind: 'failed', url, detail: `HTTP ${String(answer.status)} ${excerpt(answer.body)}`.trim() };
 }

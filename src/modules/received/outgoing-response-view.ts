@@ -20,7 +20,10 @@ export async function commercialResponseOf(db: Db, receivedId: string): Promise<
       attempts: delivery.attempts,
       lastError: delivery.last_error,
       url: delivery.target_url,
-      nextAttemptAt: delivery.status === 'failed' || delivery.status === 'pending' ? (delivery.next_attempt_at?.toISOString() ?? null) : null,
+      nextAttemptAt:
+        delivery.status === 'failed' || delivery.status === 'pending'
+          ? (delivery.next_attempt_at?.toISOString() ?? null)
+          : null,
       deliveredAt: delivery.delivered_at?.toISOString() ?? null,
       answer: (delivery.answer ?? null) as Record<string, unknown> | null,
     })),

@@ -1,6 +1,11 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { ReceivedCommercialResponsesTable, ReceivedDocumentsTable, ReceivedResponseDeliveriesTable, ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import type {
+  ReceivedCommercialResponsesTable,
+  ReceivedDocumentsTable,
+  ReceivedResponseDeliveriesTable,
+  ResponseDeliveryTarget,
+} from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
@@ -11,7 +16,13 @@ type Executor = Db | Trx;
 
 /** The received document, locked: one commercial response is decided at a time per document. */
 export function lockReceived(trx: Trx, companyId: string, environment: ResponseRow['environment'], id: string) {
-  return trx.selectFrom('received_documents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+  return trx
+    .selectFrom('received_documents')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+    .then((row) => tenantRow(row, companyId, environment));
 }
 
 export function receivedById(db: Db, id: string) {
@@ -19,7 +30,11 @@ export function receivedById(db: Db, id: string) {
 }
 
 export function findResponse(executor: Executor, receivedId: string): Promise<ResponseRow | undefined> {
-  return executor.selectFrom('received_commercial_responses').selectAll().where('received_document_id', '=', receivedId).executeTakeFirst();
+  return executor
+    .selectFrom('received_commercial_responses')
+    .selectAll()
+    .where('received_document_id', '=', receivedId)
+    .executeTakeFirst();
 }
 
 export function insertResponse(trx: Trx, row: Insertable<ReceivedCommercialResponsesTable>) {
@@ -31,15 +46,33 @@ export function insertDeliveries(trx: Trx, rows: Insertable<ReceivedResponseDeli
 }
 
 export function deliveriesOf(executor: Executor, receivedId: string): Promise<DeliveryRow[]> {
-  return executor.selectFrom('received_response_deliveries').selectAll().where('received_document_id', '=', receivedId).orderBy('target', 'desc').execute();
+  return executor
+    .selectFrom('received_response_deliveries')
+    .selectAll()
+    .where('received_document_id', '=', receivedId)
+    .orderBy('target', 'desc')
+    .execute();
 }
 
 /** The deliveries to one target of these received documents, each with its received document. */
-export async function deliveriesWithReceived(db: Db, receivedIds: readonly string[], target: ResponseDeliveryTarget): Promise<{ row: DeliveryRow; received: Selectable<ReceivedDocumentsTable> }[]> {
+export async function deliveriesWithReceived(
+  db: Db,
+  receivedIds: readonly string[],
+  target: ResponseDeliveryTarget,
+): Promise<{ row: DeliveryRow; received: Selectable<ReceivedDocumentsTable> }[]> {
   if (receivedIds.length === 0) return [];
   const [rows, received] = await Promise.all([
-    db.selectFrom('received_response_deliveries').selectAll().where('received_document_id', 'in', [...receivedIds]).where('target', '=', target).execute(),
-    db.selectFrom('received_documents').selectAll().where('id', 'in', [...receivedIds]).execute(),
+    db
+      .selectFrom('received_response_deliveries')
+      .selectAll()
+      .where('received_document_id', 'in', [...receivedIds])
+      .where('target', '=', target)
+      .execute(),
+    db
+      .selectFrom('received_documents')
+      .selectAll()
+      .where('id', 'in', [...receivedIds])
+      .execute(),
   ]);
   const byId = new Map(received.map((row) => [row.id, row]));
   return rows.flatMap((row) => {
@@ -48,14 +81,38 @@ export async function deliveriesWithReceived(db: Db, receivedIds: readonly strin
   });
 }
 
-export function lockDelivery(trx: Trx, receivedId: string, target: ResponseDeliveryTarget): Promise<DeliveryRow | undefined> {
-  return trx.selectFrom('received_response_deliveries').selectAll().where('received_document_id', '=', receivedId).where('target', '=', target).forUpdate().executeTakeFirst();
+export function lockDelivery(
+  trx: Trx,
+  receivedId: string,
+  target: ResponseDeliveryTarget,
+): Promise<DeliveryRow | undefined> {
+  return trx
+    .selectFrom('received_response_deliveries')
+    .selectAll()
+    .where('received_document_id', '=', receivedId)
+    .where('target', '=', target)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export function updateDelivery(trx: Trx, receivedId: string, target: ResponseDeliveryTarget, changes: Updateable<ReceivedResponseDeliveriesTable>) {
-  return trx.updateTable('received_response_deliveries').set(changes).where('received_document_id', '=', receivedId).where('target', '=', target).execute();
+export function updateDelivery(
+  trx: Trx,
+  receivedId: string,
+  target: ResponseDeliveryTarget,
+  changes: Updateable<ReceivedResponseDeliveriesTable>,
+) {
+  return trx
+    .updateTable('received_response_deliveries')
+    .set(changes)
+    .where('received_document_id', '=', receivedId)
+    .where('target', '=', target)
+    .execute();
 }
 
 export function setCommercialStatus(trx: Trx, receivedId: string, status: 'approved' | 'rejected', at: Date) {
-  return trx.updateTable('received_documents').set({ commercial_status: status, updated_at: at }).where('id', '=', receivedId).execute();
+  return trx
+    .updateTable('received_documents')
+    .set({ commercial_status: status, updated_at: at })
+    .where('id', '=', receivedId)
+    .execute();
 }

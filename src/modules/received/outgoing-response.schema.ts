@@ -7,7 +7,10 @@ export const maxRejectionReason = 250;
 
 export const CommercialResponseRequest = Type.Object(
   {
-    decision: Type.String({ enum: ['approved', 'rejected'], description: 'approved: ACECF Estado 1 (e-CF Aceptado); rejected: Estado 2 (e-CF Rechazado).' }),
+    decision: Type.String({
+      enum: ['approved', 'rejected'],
+      description: 'approved: ACECF Estado 1 (e-CF Aceptado); rejected: Estado 2 (e-CF Rechazado).',
+    }),
     reason: Type.Optional(
       Type.String({
         description: `DetalleMotivoRechazo: required when rejected, at most ${String(maxRejectionReason)} characters (422 commercial_response_invalid naming /reason otherwise); not allowed when approved.`,
@@ -20,14 +23,23 @@ export type CommercialResponseRequest = Static<typeof CommercialResponseRequest>
 
 export const ResponseDeliveryView = Type.Object(
   {
-    target: Type.String({ enum: ['issuer', 'dgii'], description: "issuer: the e-CF issuer's receiver (aprobacioncomercial, found in DGII's directory); dgii: DGII's ACECF service." }),
-    status: Type.String({ enum: ['pending', 'delivered', 'failed', 'exhausted'], description: 'failed: the last attempt failed and another is scheduled; exhausted: no attempts left.' }),
+    target: Type.String({
+      enum: ['issuer', 'dgii'],
+      description:
+        "issuer: the e-CF issuer's receiver (aprobacioncomercial, found in DGII's directory); dgii: DGII's ACECF service.",
+    }),
+    status: Type.String({
+      enum: ['pending', 'delivered', 'failed', 'exhausted'],
+      description: 'failed: the last attempt failed and another is scheduled; exhausted: no attempts left.',
+    }),
     attempts: Type.Integer(),
     lastError: Type.Union([Type.String(), Type.Null()]),
     url: Type.Union([Type.String(), Type.Null()], { description: 'Where it was last sent.' }),
     nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    answer: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: "What the other side answered last: HTTP status, and DGII's estado, codigo and mensajes." }),
+    answer: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+      description: "What the other side answered last: HTTP status, and DGII's estado, codigo and mensajes.",
+    }),
   },
   { $id: 'ResponseDeliveryView' },
 );
@@ -51,4 +63,9 @@ export const ReceivedWithResponseView = Type.Object(
 );
 export type ReceivedWithResponseView = Static<typeof ReceivedWithResponseView>;
 
-export const commercialResponseSchemas = [CommercialResponseRequest, ResponseDeliveryView, CommercialResponseView, ReceivedWithResponseView];
+export const commercialResponseSchemas = [
+  CommercialResponseRequest,
+  ResponseDeliveryView,
+  CommercialResponseView,
+  ReceivedWithResponseView,
+];

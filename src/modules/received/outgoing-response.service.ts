@@ -21,33 +21,58 @@ import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js
 import type { CompaniesService } from '../companies/index.js';
 import { receivedArtefactKey, type ReceivedArtefactOwner } from './artefacts.js';
 import * as responses from './outgoing-response.repo.js';
-import { maxRejectionReason, type CommercialResponseRequest, type ReceivedWithResponseView } from './outgoing-response.schema.js';
+import {
+  maxRejectionReason,
+  type CommercialResponseRequest,
+  type ReceivedWithResponseView,
+} from './outgoing-response.schema.js';
 import * as repo from './received.repo.js';
 import type { ReceivedService } from './received.service.js';
 
 /** Queues a delivery of a commercial response, inside the transaction that made it. */
-export type ScheduleResponseDelivery = (trx: Trx, receivedDocumentId: string, target: ResponseDeliveryTarget) => Promise<void>;
+export type ScheduleResponseDelivery = (
+  trx: Trx,
+  receivedDocumentId: string,
+  target: ResponseDeliveryTarget,
+) => Promise<void>;
 
 export interface CommercialResponses {
   /** Makes the company's commercial response to a received document: `created` false when it repeats the one made. */
-  respond(companyId: string, id: string, request: CommercialResponseRequest): Promise<Result<{ created: boolean; view: ReceivedWithResponseView }>>;
+  respond(
+    companyId: string,
+    id: string,
+    request: CommercialResponseRequest,
+  ): Promise<Result<{ created: boolean; view: ReceivedWithResponseView }>>;
 }
 
-const targetNames: Record<ResponseDeliveryTarget, string> = { issuer: "the issuer's receiver", dgii: "DGII's ACECF service" };
+const targetNames: Record<ResponseDeliveryTarget, string> = {
+  issuer: "the issuer's receiver",
+  dgii: "DGII's ACECF service",
+};
 export const responseTargets: readonly ResponseDeliveryTarget[] = ['issuer', 'dgii'];
 
 type Decision = { decision: 'approved'; reason: undefined } | { decision: 'rejected'; reason: string };
 
 /** The request's decision, or the 422 naming /reason. */
 function decisionOf(request: CommercialResponseRequest): Result<Decision> {
-  const invalid = (code: string, detail: string) => fail('commercial_response_invalid', detail, [{ pointer: '/reason', in: 'body', code, detail }]);
+  const invalid = (code: string, detail: string) =>
+    fail('commercial_response_invalid', detail, [{ pointer: '/reason', in: 'body', code, detail }]);
   if (request.decision === 'approved') {
-    if (request.reason !== undefined) return invalid('reason_not_allowed', 'An approval carries no reason: DetalleMotivoRechazo is only for a rejection (ACECF Estado 2).');
+    if (request.reason !== undefined)
+      return invalid(
+        'reason_not_allowed',
+        'An approval carries no reason: DetalleMotivoRechazo is only for a rejection (ACECF Estado 2).',
+      );
     return ok({ decision: 'approved', reason: undefined });
   }
   const reason = request.reason?.trim() ?? '';
-  if (reason === '') return invalid('reason_required', 'A rejection must say why: reason (DetalleMotivoRechazo) is required.');
-  if (reason.length > maxRejectionReason) return invalid('too_long', `reason has ${String(reason.length)} characters; DetalleMotivoRechazo takes at most ${String(maxRejectionReason)}.`);
+  if (reason === '')
+    return invalid('reason_required', 'A rejection must say why: reason (DetalleMotivoRechazo) is required.');
+  if (reason.length > maxRejectionReason)
+    return invalid(
+      'too_long',
+      `reason has ${String(reason.length)} characters; DetalleMotivoRechazo takes at most ${String(maxRejectionReason)}.`,
+    );
   return ok({ decision: 'rejected', reason });
 }
 
@@ -65,9 +90,11 @@ export function createCommercialResponses(deps: {
 }): CommercialResponses {
   const { db, clock, blobs, environment, schemas, companies, received, scheduleDelivery } = deps;
 
-
   /** Archives the signed bytes write-once; a version left by a transaction that rolled back is skipped. */
-  async function archive(owner: ReceivedArtefactOwner, bytes: Buffer): Promise<{ key: string; version: number; sha256: string; size: number }> {
+  async function archive(
+    owner: ReceivedArtefactOwner,
+    bytes: Buffer,
+  ): Promise<{ key: string; version: number; sha256: string; size: number }> {
     for (let version = 1; ; version++) {
       const key = receivedArtefactKey(owner, 'acecf-xml', version);
       try {
@@ -97,43 +124,140 @@ export function createCommercialResponses(deps: {
           return fail(
             'commercial_response_exists',
             `Received document ${id} was already ${existing.decision}${existing.reason === null ? '' : ` (reason: ${existing.reason})`} on ${existing.created_at.toISOString()}; a commercial response is made once.`,
-            [{ pointer: '/decision', in: 'body', code: `already_${existing.decision}`, detail: `The first decision stands: ${existing.decision}.` }],
+            [
+              {
+                pointer: '/decision',
+                in: 'body',
+                code: `already_${existing.decision}`,
+                detail: `The first decision stands: ${existing.decision}.`,
+              },
+            ],
           );
         }
         if (row.status !== 'received') {
-          return fail('received_not_accepted', `Received document ${id} was not received (ARECF Estado 1, CodigoMotivoNoRecibido ${row.reason_code ?? '?'}): only an e-CF acknowledged with Estado 0 takes a commercial response.`);
+          return fail(
+            'received_not_accepted',
+            `Received document ${id} was not received (ARECF Estado 1, CodigoMotivoNoRecibido ${row.reason_code ?? '?'}): only an e-CF acknowledged with Estado 0 takes a commercial response.`,
+          );
         }
-        if (!takesCommercialApproval(row.encf) || (row.ecf_type !== null && !takesCommercialApproval(`E${row.ecf_type}`))) {
-          return fail('acecf_not_applicable', `An e-CF of type ${row.ecf_type ?? row.encf.slice(1, 3)} takes no commercial approval (Aprobación Comercial no es requerida para este tipo de e-CF).`);
+        if (
+          !takesCommercialApproval(row.encf) ||
+          (row.ecf_type !== null && !takesCommercialApproval(`E${row.ecf_type}`))
+        ) {
+          return fail(
+            'acecf_not_applicable',
+            `An e-CF of type ${row.ecf_type ?? row.encf.slice(1, 3)} takes no commercial approval (Aprobación Comercial no es requerida para este tipo de e-CF).`,
+          );
         }
-        if (key === undefined) return fail('certificate_missing', 'The company has no certificate to sign the ACECF with: install one first.');
-        if (row.fecha_emision === null || row.monto_total === null) return fail('received_not_accepted', `Received document ${id} lacks its FechaEmision or MontoTotal.`);
+        if (key === undefined)
+          return fail(
+            'certificate_missing',
+            'The company has no certificate to sign the ACECF with: install one first.',
+          );
+        if (row.fecha_emision === null || row.monto_total === null)
+          return fail('received_not_accepted', `Received document ${id} lacks its FechaEmision or MontoTotal.`);
 
         const now = clock.now();
         const fechaHora = formatDgiiTimestamp(now);
-        const base = { RNCEmisor: row.issuer_rnc, eNCF: row.encf, FechaEmision: row.fecha_emision, MontoTotal: row.monto_total, RNCComprador: company.rnc, FechaHoraAprobacionComercial: fechaHora };
-        const approval: Acecf = decision === 'approved' ? { ...base, Estado: '1' } : { ...base, Estado: '2', DetalleMotivoRechazo: reason };
+        const base = {
+          RNCEmisor: row.issuer_rnc,
+          eNCF: row.encf,
+          FechaEmision: row.fecha_emision,
+          MontoTotal: row.monto_total,
+          RNCComprador: company.rnc,
+          FechaHoraAprobacionComercial: fechaHora,
+        };
+        const approval: Acecf =
+          decision === 'approved' ? { ...base, Estado: '1' } : { ...base, Estado: '2', DetalleMotivoRechazo: reason };
         const built = buildAcecf(approval);
-        if (!built.ok) return fail('commercial_response_invalid', 'The ACECF could not be built from the received e-CF.', built.findings.map((finding) => ({ pointer: finding.pointer, in: 'body' as const, code: finding.code, detail: finding.message })));
+        if (!built.ok)
+          return fail(
+            'commercial_response_invalid',
+            'The ACECF could not be built from the received e-CF.',
+            built.findings.map((finding) => ({
+              pointer: finding.pointer,
+              in: 'body' as const,
+              code: finding.code,
+              detail: finding.message,
+            })),
+          );
         const signed = Buffer.from(signCanonicalDocument(built.xml, key), 'utf8');
         // Everything we sign passes DGII's schema before it is kept or sent.
         const findings = schemas?.validate('ACECF', signed) ?? [];
         if (findings.length > 0) {
-          return fail('commercial_response_invalid', "The ACECF built from this received e-CF does not pass DGII's ACECF.xsd.", findings.map((finding) => ({ pointer: finding.path, in: 'body' as const, code: finding.code, detail: finding.message })));
+          return fail(
+            'commercial_response_invalid',
+            "The ACECF built from this received e-CF does not pass DGII's ACECF.xsd.",
+            findings.map((finding) => ({
+              pointer: finding.path,
+              in: 'body' as const,
+              code: finding.code,
+              detail: finding.message,
+            })),
+          );
         }
 
         const stored = await archive({ companyId, receivedId: id, receivedAt: row.received_at }, signed);
-        await repo.insertArtefacts(trx, [{ received_document_id: id, kind: 'acecf-xml', version: stored.version, blob_key: stored.key, sha256: stored.sha256, size: stored.size, content_type: 'application/xml', created_at: now }]).execute();
-        await responses.insertResponse(trx, { received_document_id: id, company_id: companyId, environment, decision, reason: reason ?? null, fecha_hora_aprobacion: fechaHora, created_at: now });
-        await responses.insertDeliveries(trx, responseTargets.map((target) => ({ received_document_id: id, target, company_id: companyId, environment, status: 'pending' as const, answer: null, next_attempt_at: now, created_at: now, updated_at: now })));
+        await repo
+          .insertArtefacts(trx, [
+            {
+              received_document_id: id,
+              kind: 'acecf-xml',
+              version: stored.version,
+              blob_key: stored.key,
+              sha256: stored.sha256,
+              size: stored.size,
+              content_type: 'application/xml',
+              created_at: now,
+            },
+          ])
+          .execute();
+        await responses.insertResponse(trx, {
+          received_document_id: id,
+          company_id: companyId,
+          environment,
+          decision,
+          reason: reason ?? null,
+          fecha_hora_aprobacion: fechaHora,
+          created_at: now,
+        });
+        await responses.insertDeliveries(
+          trx,
+          responseTargets.map((target) => ({
+            received_document_id: id,
+            target,
+            company_id: companyId,
+            environment,
+            status: 'pending' as const,
+            answer: null,
+            next_attempt_at: now,
+            created_at: now,
+            updated_at: now,
+          })),
+        );
         await responses.setCommercialStatus(trx, id, decision, now);
         const estado = decision === 'approved' ? 'Estado 1 (e-CF Aceptado)' : `Estado 2 (e-CF Rechazado: ${reason})`;
-        await repo.insertEvent(trx, { receivedDocumentId: id, at: now, type: 'commercial_response.created', status: decision, cause: `ACECF ${estado} signed and archived; delivering it to ${targetNames.issuer} (${row.issuer_rnc}) and to ${targetNames.dgii}` }).execute();
+        await repo
+          .insertEvent(trx, {
+            receivedDocumentId: id,
+            at: now,
+            type: 'commercial_response.created',
+            status: decision,
+            cause: `ACECF ${estado} signed and archived; delivering it to ${targetNames.issuer} (${row.issuer_rnc}) and to ${targetNames.dgii}`,
+          })
+          .execute();
         await recordDomainEvent(trx, {
           companyId,
           environment,
           type: 'received_document.commercial_response_created',
-          payload: { receivedDocumentId: id, issuerRnc: row.issuer_rnc, eNCF: row.encf, ecfType: row.ecf_type, decision, reason: reason ?? null },
+          payload: {
+            receivedDocumentId: id,
+            issuerRnc: row.issuer_rnc,
+            eNCF: row.encf,
+            ecfType: row.ecf_type,
+            decision,
+            reason: reason ?? null,
+          },
           occurredAt: now,
         });
         for (const target of responseTargets) await scheduleDelivery(trx, id, target);

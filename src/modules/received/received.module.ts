@@ -16,16 +16,62 @@ import { createReceivedService, type ReceivedService } from './received.service.
  * e-CF other taxpayers sent to the company's receiver, and the commercial responses (ACECF) to them: made by the
  * API, delivered by the workers to the issuer and to DGII.
  */
-export function receivedModule(platform: Platform, { companies }: { companies: CompaniesService }): ModuleParts & { received: ReceivedService } {
+export function receivedModule(
+  platform: Platform,
+  { companies }: { companies: CompaniesService },
+): ModuleParts & { received: ReceivedService } {
   const { config, db, clock, log, blobs, environment, dgii, xmlChecks, schemas, receiverTransport } = platform;
-  const received = createReceivedService({ db, clock, blobs, environment, xmlChecks, signingKey: async (companyId) => (await companies.issuer(companyId))?.identity });
-  const leaseMs = responseDeliveryLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
-  const policy = { maxAttempts: config.commercialResponses.maxAttempts, retryDelayMs: config.commercialResponses.retryBaseMs, leaseMs };
+  const received = createReceivedService({
+    db,
+    clock,
+    blobs,
+    environment,
+    xmlChecks,
+    signingKey: async (companyId) => (await companies.issuer(companyId))?.identity,
+  });
+  const leaseMs = responseDeliveryLeaseMs({
+    connectMs: config.dgiiClient.connectTimeoutMs,
+    responseMs: config.dgiiClient.responseTimeoutMs,
+  });
+  const policy = {
+    maxAttempts: config.commercialResponses.maxAttempts,
+    retryDelayMs: config.commercialResponses.retryBaseMs,
+    leaseMs,
+  };
   const targets: readonly ResponseDeliveryTarget[] = ['issuer', 'dgii'];
   const engines = Object.fromEntries(
-    targets.map((target) => [target, createWorkEngine({ db, clock, log, environment, target: createResponseDeliveryTarget({ db, clock, blobs, environment, dgii, transport: receiverTransport, companies, target, policy }) })]),
+    targets.map((target) => [
+      target,
+      createWorkEngine({
+        db,
+        clock,
+        log,
+        environment,
+        target: createResponseDeliveryTarget({
+          db,
+          clock,
+          blobs,
+          environment,
+          dgii,
+          transport: receiverTransport,
+          companies,
+          target,
+          policy,
+        }),
+      }),
+    ]),
   ) as Record<ResponseDeliveryTarget, WorkEngine<unknown>>;
-  const loops = targets.map((target) => defineLoop(`commercial response to ${target}`, 'work', () => startWorkLoop(engines[target], { name: `commercial response to ${target}`, log, batchSize: 8, concurrency: 8, restMs: 1_000 })));
+  const loops = targets.map((target) =>
+    defineLoop(`commercial response to ${target}`, 'work', () =>
+      startWorkLoop(engines[target], {
+        name: `commercial response to ${target}`,
+        log,
+        batchSize: 8,
+        concurrency: 8,
+        restMs: 1_000,
+      }),
+    ),
+  );
   const commercialResponses = createCommercialResponses({
     db,
     clock,

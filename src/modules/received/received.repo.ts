@@ -4,7 +4,12 @@ import { olderThan } from '../../platform/db/older-than.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
-import type { ReceivedArtefactKind, ReceivedArtefactsTable, ReceivedDocumentEventsTable, ReceivedDocumentsTable } from '../../platform/db/schema.js';
+import type {
+  ReceivedArtefactKind,
+  ReceivedArtefactsTable,
+  ReceivedDocumentEventsTable,
+  ReceivedDocumentsTable,
+} from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
@@ -19,8 +24,17 @@ export function insertArtefacts(executor: Executor, rows: readonly ReceivedArtef
   return executor.insertInto('received_artefacts').values([...rows]);
 }
 
-export function insertEvent(executor: Executor, event: { receivedDocumentId: string; at: Date; type: string; status: string | null; cause: string }) {
-  return executor.insertInto('received_document_events').values({ received_document_id: event.receivedDocumentId, at: event.at, type: event.type, status: event.status, cause: event.cause });
+export function insertEvent(
+  executor: Executor,
+  event: { receivedDocumentId: string; at: Date; type: string; status: string | null; cause: string },
+) {
+  return executor.insertInto('received_document_events').values({
+    received_document_id: event.receivedDocumentId,
+    at: event.at,
+    type: event.type,
+    status: event.status,
+    cause: event.cause,
+  });
 }
 
 /** An issuer's e-NCF as a company's receiver knows it. */
@@ -62,14 +76,32 @@ export async function receivedAlready(db: Executor, keys: readonly ReceivedKey[]
 
 /** The columns a reception inserts, with their types (commercial_status is set later, by the commercial response). */
 const receivedColumns = [
-  ['id', 'text'], ['company_id', 'text'], ['environment', 'text'], ['issuer_rnc', 'text'], ['encf', 'text'], ['ecf_type', 'text'],
-  ['status', 'text'], ['reason_code', 'text'], ['issuer_name', 'text'], ['rnc_comprador', 'text'], ['fecha_emision', 'text'],
-  ['monto_total', 'text'], ['total_itbis', 'text'], ['received_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+  ['id', 'text'],
+  ['company_id', 'text'],
+  ['environment', 'text'],
+  ['issuer_rnc', 'text'],
+  ['encf', 'text'],
+  ['ecf_type', 'text'],
+  ['status', 'text'],
+  ['reason_code', 'text'],
+  ['issuer_name', 'text'],
+  ['rnc_comprador', 'text'],
+  ['fecha_emision', 'text'],
+  ['monto_total', 'text'],
+  ['total_itbis', 'text'],
+  ['received_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
 ] as const satisfies readonly (readonly [keyof ReceivedRow, string])[];
 
 const artefactColumnTypes = [
-  ['received_document_id', 'text'], ['kind', 'text'], ['version', 'int4'], ['blob_key', 'text'],
-  ['sha256', 'text'], ['size', 'int4'], ['content_type', 'text'], ['created_at', 'timestamptz'],
+  ['received_document_id', 'text'],
+  ['kind', 'text'],
+  ['version', 'int4'],
+  ['blob_key', 'text'],
+  ['sha256', 'text'],
+  ['size', 'int4'],
+  ['content_type', 'text'],
+  ['created_at', 'timestamptz'],
 ] as const satisfies readonly (readonly [keyof ReceivedArtefactRow, string])[];
 
 /** A reception to record: its row, its artefacts (archived already), its first timeline event and its outbox event. */
@@ -89,7 +121,11 @@ export interface ReceptionRecord {
  */
 export async function recordReceptions(db: Executor, receptions: readonly ReceptionRecord[]): Promise<boolean[]> {
   const rows = receptions.map((reception) => reception.row);
-  const rowColumns = receivedColumns.map(([name, type]): InputColumn => ({ name, type, values: rows.map((row) => row[name]) }));
+  const rowColumns = receivedColumns.map(([name, type]): InputColumn => ({
+    name,
+    type,
+    values: rows.map((row) => row[name]),
+  }));
   const events = receptions.map((reception) => reception.event);
   const eventColumns: InputColumn[] = [
     { name: 'event_at', type: 'timestamptz', values: events.map((event) => event.at) },
@@ -98,7 +134,11 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
     { name: 'event_cause', type: 'text', values: events.map((event) => event.cause) },
   ];
   const artefacts = receptions.flatMap((reception) => reception.artefacts);
-  const artefactColumns = artefactColumnTypes.map(([name, type]): InputColumn => ({ name, type, values: artefacts.map((artefact) => artefact[name]) }));
+  const artefactColumns = artefactColumnTypes.map(([name, type]): InputColumn => ({
+    name,
+    type,
+    values: artefacts.map((artefact) => artefact[name]),
+  }));
   const names = (columns: readonly (readonly [string, string])[]) => sql.join(columns.map(([name]) => sql.ref(name)));
   // Every batch sends the same text, whatever its size: prepared (platform/db/prepared.ts). The ON CONFLICT's
   // predicate is a literal, from which PostgreSQL infers the partial index.
@@ -128,8 +168,18 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
   return rows.map((row) => recorded.has(row.id));
 }
 
-export function findReceived(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<ReceivedRow | undefined> {
-  return db.selectFrom('received_documents').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+export function findReceived(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<ReceivedRow | undefined> {
+  return db
+    .selectFrom('received_documents')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
+    .then((row) => tenantRow(row, companyId, environment));
 }
 
 export interface ListFilter {
@@ -142,8 +192,17 @@ export interface ListFilter {
   after: { createdAt: Date; id: string } | undefined;
 }
 
-export function listReceived(db: Db, companyId: string, environment: FiscalEnvironment, filter: ListFilter): Promise<ReceivedRow[]> {
-  let query = db.selectFrom('received_documents').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+export function listReceived(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  filter: ListFilter,
+): Promise<ReceivedRow[]> {
+  let query = db
+    .selectFrom('received_documents')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment);
   if (filter.issuerRnc !== undefined) query = query.where('issuer_rnc', '=', filter.issuerRnc);
   if (filter.ecfType !== undefined) query = query.where('ecf_type', '=', filter.ecfType);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
@@ -153,19 +212,42 @@ export function listReceived(db: Db, companyId: string, environment: FiscalEnvir
   if (after !== undefined) {
     query = query.where(olderThan(after, 'received_at'));
   }
-  return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 export function artefactsOf(db: Db, ids: readonly string[]): Promise<ReceivedArtefactRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('received_artefacts').selectAll().where('received_document_id', 'in', ids).orderBy('kind').orderBy('version').execute();
+  return db
+    .selectFrom('received_artefacts')
+    .selectAll()
+    .where('received_document_id', 'in', ids)
+    .orderBy('kind')
+    .orderBy('version')
+    .execute();
 }
 
 export function findArtefact(db: Db, id: string, kind: ReceivedArtefactKind): Promise<ReceivedArtefactRow | undefined> {
-  return db.selectFrom('received_artefacts').selectAll().where('received_document_id', '=', id).where('kind', '=', kind).orderBy('version', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('received_artefacts')
+    .selectAll()
+    .where('received_document_id', '=', id)
+    .where('kind', '=', kind)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** A received document's timeline, oldest first. */
 export function eventsOf(db: Db, id: string): Promise<ReceivedEventRow[]> {
-  return db.selectFrom('received_document_events').selectAll().where('received_document_id', '=', id).orderBy('at').orderBy('id').execute();
+  return db
+    .selectFrom('received_document_events')
+    .selectAll()
+    .where('received_document_id', '=', id)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
 }

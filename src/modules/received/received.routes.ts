@@ -9,7 +9,10 @@ import { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
 import type { ReceivedService } from './received.service.js';
 
 const ReceivedParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const ArtefactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), type: Type.String({ enum: [...receivedArtefactKinds] }) });
+const ArtefactParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  type: Type.String({ enum: [...receivedArtefactKinds] }),
+});
 /** Archived bytes, sent as they are (never re-encoded: a signed XML must not change by one byte). */
 const Bytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 
@@ -20,7 +23,11 @@ export function receivedRoutes(received: ReceivedService) {
       url: '/api/v1/recibidos',
       alias: '/api/v1/received',
       auth: { kind: 'apiKey', scope: 'received:read' },
-      docs: { operationId: 'listReceivedDocuments', summary: 'List the e-CF other taxpayers sent to the company, newest first', tags: ['Received documents'] },
+      docs: {
+        operationId: 'listReceivedDocuments',
+        summary: 'List the e-CF other taxpayers sent to the company, newest first',
+        tags: ['Received documents'],
+      },
       schema: { querystring: ListReceivedQuery, response: { 200: ListEnvelope(ref(ReceivedDocumentView)) } },
       handler: async (request) => {
         const page = unwrap(await received.list(companyOf(request.principal), request.query));
@@ -32,23 +39,44 @@ export function receivedRoutes(received: ReceivedService) {
       url: '/api/v1/recibidos/:id',
       alias: '/api/v1/received/:id',
       auth: { kind: 'apiKey', scope: 'received:read' },
-      docs: { operationId: 'getReceivedDocument', summary: 'One received document: issuer, e-NCF, amounts, the ARECF answered, timeline, and the commercial response with its deliveries', tags: ['Received documents'] },
+      docs: {
+        operationId: 'getReceivedDocument',
+        summary:
+          'One received document: issuer, e-NCF, amounts, the ARECF answered, timeline, and the commercial response with its deliveries',
+        tags: ['Received documents'],
+      },
       schema: { params: ReceivedParams, response: { 200: Envelope(ref(ReceivedWithResponseView)) } },
-      handler: async (request) => envelope(request, unwrap(await received.get(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await received.get(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'GET',
       url: '/api/v1/recibidos/:id/artefactos/:type',
       alias: '/api/v1/received/:id/artifacts/:type',
       auth: { kind: 'apiKey', scope: 'received:read' },
-      docs: { operationId: 'getReceivedArtefact', summary: 'Download an artefact (received-xml, arecf-xml, acecf-xml) exactly as archived', tags: ['Received documents'] },
+      docs: {
+        operationId: 'getReceivedArtefact',
+        summary: 'Download an artefact (received-xml, arecf-xml, acecf-xml) exactly as archived',
+        tags: ['Received documents'],
+      },
       schema: {
         params: ArtefactParams,
-        response: { 200: { description: 'The archived bytes; X-Content-SHA256 is their SHA-256 (hex).', content: { 'application/xml': { schema: Bytes } } } },
+        response: {
+          200: {
+            description: 'The archived bytes; X-Content-SHA256 is their SHA-256 (hex).',
+            content: { 'application/xml': { schema: Bytes } },
+          },
+        },
       },
       handler: async (request, reply) => {
-        const artefact = unwrap(await received.artefact(companyOf(request.principal), request.params.id, request.params.type));
-        return reply.type(artefact.contentType).header('x-content-sha256', artefact.sha256).header('x-artefact-version', String(artefact.version)).send(artefact.bytes);
+        const artefact = unwrap(
+          await received.artefact(companyOf(request.principal), request.params.id, request.params.type),
+        );
+        return reply
+          .type(artefact.contentType)
+          .header('x-content-sha256', artefact.sha256)
+          .header('x-artefact-version', String(artefact.version))
+          .send(artefact.bytes);
       },
     }),
   ];

@@ -30,10 +30,15 @@ export const ReceivedEvent = Type.Object(
 export const ReceivedDocumentView = Type.Object(
   {
     id: Type.String(),
-    status: Type.String({ enum: [...receivedStatuses], description: 'received: the ARECF answered Estado 0; not_received: Estado 1 with reasonCode.' }),
+    status: Type.String({
+      enum: [...receivedStatuses],
+      description: 'received: the ARECF answered Estado 0; not_received: Estado 1 with reasonCode.',
+    }),
     issuer: Type.Object({ rnc: Type.String(), name: Type.Union([Type.String(), Type.Null()]) }),
     eNCF: Type.String(),
-    ecfType: Type.Union([Type.String(), Type.Null()], { description: 'Null when the document could not be read as an e-CF.' }),
+    ecfType: Type.Union([Type.String(), Type.Null()], {
+      description: 'Null when the document could not be read as an e-CF.',
+    }),
     rncComprador: Type.Union([Type.String(), Type.Null()]),
     fechaEmision: Type.Union([Type.String(), Type.Null()], { description: 'dd-MM-yyyy, as written in the e-CF.' }),
     montoTotal: Type.Union([Type.String(), Type.Null()], { description: 'As written in the e-CF.' }),
@@ -43,15 +48,24 @@ export const ReceivedDocumentView = Type.Object(
       {
         estado: Type.String({ enum: ['0', '1'], description: '0: e-CF Recibido; 1: e-CF No Recibido.' }),
         codigoMotivoNoRecibido: Type.Union([Type.String({ enum: ['1', '2', '3', '4'] }), Type.Null()], {
-          description: '1 Error de especificación, 2 Error de Firma Digital, 3 Envío duplicado, 4 RNC Comprador no corresponde.',
+          description:
+            '1 Error de especificación, 2 Error de Firma Digital, 3 Envío duplicado, 4 RNC Comprador no corresponde.',
         }),
         motivo: Type.Union([Type.String(), Type.Null()]),
       },
-      { description: 'The acknowledgement (ARECF) answered to the issuer; its signed bytes are the arecf-xml artefact.' },
+      {
+        description: 'The acknowledgement (ARECF) answered to the issuer; its signed bytes are the arecf-xml artefact.',
+      },
     ),
-    commercialStatus: Type.Union([Type.String({ enum: ['approved', 'rejected'] }), Type.Null()], { description: 'The commercial response (ACECF) given, if any.' }),
+    commercialStatus: Type.Union([Type.String({ enum: ['approved', 'rejected'] }), Type.Null()], {
+      description: 'The commercial response (ACECF) given, if any.',
+    }),
     artefacts: Type.Array(ref(ReceivedArtefactSummary)),
-    timeline: Type.Optional(Type.Array(ref(ReceivedEvent), { description: 'Every event of the document, oldest first (on GET of one document).' })),
+    timeline: Type.Optional(
+      Type.Array(ref(ReceivedEvent), {
+        description: 'Every event of the document, oldest first (on GET of one document).',
+      }),
+    ),
     updatedAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'ReceivedDocumentView' },
@@ -61,11 +75,17 @@ export type ReceivedDocumentView = Static<typeof ReceivedDocumentView>;
 const calendarDay = '^\\d{4}-\\d{2}-\\d{2}$';
 
 export const ListReceivedQuery = ListQuery({
-  issuerRnc: Type.Optional(Type.String({ pattern: '^(\\d{9}|\\d{11})$', description: 'Only documents from this issuer (RNC or cédula).' })),
+  issuerRnc: Type.Optional(
+    Type.String({ pattern: '^(\\d{9}|\\d{11})$', description: 'Only documents from this issuer (RNC or cédula).' }),
+  ),
   ecfType: Type.Optional(Type.String({ enum: receivedTypes })),
   status: Type.Optional(Type.String({ enum: [...receivedStatuses] })),
-  receivedFrom: Type.Optional(Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or after this day.' })),
-  receivedTo: Type.Optional(Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or before this day.' })),
+  receivedFrom: Type.Optional(
+    Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or after this day.' }),
+  ),
+  receivedTo: Type.Optional(
+    Type.String({ pattern: calendarDay, description: 'yyyy-MM-dd (GMT-4): received on or before this day.' }),
+  ),
 });
 export type ListReceivedQuery = Static<typeof ListReceivedQuery>;
 

@@ -2,7 +2,13 @@
 // standard, the signed ARECF, the exact bytes kept) and the integrator's inbox (list, one, artefacts).
 import type { FiscalEnvironment } from '../../config.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
-import { identifiersOf, judgeReading, type ReceivedFacts, type ReceivedIdentifiers, type ReceptionVerdict } from '../../fiscal/receiving/received-ecf.js';
+import {
+  identifiersOf,
+  judgeReading,
+  type ReceivedFacts,
+  type ReceivedIdentifiers,
+  type ReceptionVerdict,
+} from '../../fiscal/receiving/received-ecf.js';
 import { buildArecf, notReceivedReasons, type NotReceivedReason } from '../../fiscal/responses/arecf.js';
 import { signCanonicalDocument, type SigningKey } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
@@ -44,7 +50,10 @@ export interface ReceivedArtefact {
 export interface ReceivedService {
   /** Judges an e-CF sent to `company`'s receiver, records it with its exact bytes and answers the signed ARECF. */
   receive(company: ReceivingCompany, xml: Buffer, filename: string): Promise<Reception>;
-  list(companyId: string, query: ListReceivedQuery): Promise<Result<{ items: ReceivedDocumentView[]; nextCursor: string | null }>>;
+  list(
+    companyId: string,
+    query: ListReceivedQuery,
+  ): Promise<Result<{ items: ReceivedDocumentView[]; nextCursor: string | null }>>;
   /** One received document with its timeline, and its commercial response with that response's deliveries. */
   get(companyId: string, id: string): Promise<Result<ReceivedWithResponseView>>;
   artefact(companyId: string, id: string, kind: string): Promise<Result<ReceivedArtefact>>;
@@ -63,9 +72,18 @@ export interface ReceivedDeps {
 
 type Judged = Exclude<ReceptionVerdict, { kind: 'unreadable' }>;
 
-const duplicate = (facts: ReceivedFacts | undefined): Judged => ({ kind: 'not_received', reason: '3', outcome: 'not_received:duplicate', facts });
+const duplicate = (facts: ReceivedFacts | undefined): Judged => ({
+  kind: 'not_received',
+  reason: '3',
+  outcome: 'not_received:duplicate',
+  facts,
+});
 
-function view(row: repo.ReceivedRow, artefacts: readonly repo.ReceivedArtefactRow[], timeline?: readonly repo.ReceivedEventRow[]): ReceivedDocumentView {
+function view(
+  row: repo.ReceivedRow,
+  artefacts: readonly repo.ReceivedArtefactRow[],
+  timeline?: readonly repo.ReceivedEventRow[],
+): ReceivedDocumentView {
   return {
     id: row.id,
     status: row.status,
@@ -85,8 +103,23 @@ function view(row: repo.ReceivedRow, artefacts: readonly repo.ReceivedArtefactRo
     commercialStatus: row.commercial_status,
     artefacts: artefacts
       .filter((artefact) => artefact.received_document_id === row.id)
-      .map((artefact) => ({ type: artefact.kind, version: artefact.version, sha256: artefact.sha256, size: artefact.size, contentType: artefact.content_type })),
-    ...(timeline === undefined ? {} : { timeline: timeline.map((event) => ({ at: event.at.toISOString(), type: event.type, status: event.status, cause: event.cause })) }),
+      .map((artefact) => ({
+        type: artefact.kind,
+        version: artefact.version,
+        sha256: artefact.sha256,
+        size: artefact.size,
+        contentType: artefact.content_type,
+      })),
+    ...(timeline === undefined
+      ? {}
+      : {
+          timeline: timeline.map((event) => ({
+            at: event.at.toISOString(),
+            type: event.type,
+            status: event.status,
+            cause: event.cause,
+          })),
+        }),
     updatedAt: row.updated_at.toISOString(),
   };
 }
@@ -111,22 +144,44 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
   // sender's bad document fails its own request only.
   const batched = { maxBatch: 100, isolateFailures: true };
   const receivedAlready = groupCommit((keys: repo.ReceivedKey[]) => repo.receivedAlready(db, keys), batched);
-  const recordReception = groupCommit((receptions: repo.ReceptionRecord[]) => repo.recordReceptions(db, receptions), batched);
+  const recordReception = groupCommit(
+    (receptions: repo.ReceptionRecord[]) => repo.recordReceptions(db, receptions),
+    batched,
+  );
 
   /**
    * Signs the ARECF, archives the bytes and records the reception; undefined when a concurrent copy won Estado 0 (its
    * blobs, written first, are then left unreferenced, as a crash between archive and insert would leave them).
    */
-  async function record(company: ReceivingCompany, key: SigningKey, xml: Buffer, identifiers: ReceivedIdentifiers, verdict: Judged): Promise<Reception | undefined> {
+  async function record(
+    company: ReceivingCompany,
+    key: SigningKey,
+    xml: Buffer,
+    identifiers: ReceivedIdentifiers,
+    verdict: Judged,
+  ): Promise<Reception | undefined> {
     const now = clock.now();
     const id = newId('rcv');
-    const base = { RNCEmisor: identifiers.RNCEmisor, eNCF: identifiers.eNCF, RNCComprador: company.rnc, FechaHoraAcuseRecibo: formatDgiiTimestamp(now) };
-    const unsigned = verdict.kind === 'received' ? buildArecf({ ...base, Estado: '0' }) : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
+    const base = {
+      RNCEmisor: identifiers.RNCEmisor,
+      eNCF: identifiers.eNCF,
+      RNCComprador: company.rnc,
+      FechaHoraAcuseRecibo: formatDgiiTimestamp(now),
+    };
+    const unsigned =
+      verdict.kind === 'received'
+        ? buildArecf({ ...base, Estado: '0' })
+        : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
     // Signed on the event loop (0.4 ms), not on the thread pool as documents sign: handing one RSA operation to
     // another thread and back cost the receiver more than the operation on the 2-core reference host (measured,
     // interleaved: 0.4 to 0.7 ms more CPU per e-CF, 10 % fewer e-CF/s, and no better p99 at 100/s).
     const arecf = Buffer.from(signCanonicalDocument(unsigned, key), 'utf8');
-    const artefacts = await archiveReceivedArtefacts(blobs, { companyId: company.id, receivedId: id, receivedAt: now }, { 'received-xml': xml, 'arecf-xml': arecf }, now);
+    const artefacts = await archiveReceivedArtefacts(
+      blobs,
+      { companyId: company.id, receivedId: id, receivedAt: now },
+      { 'received-xml': xml, 'arecf-xml': arecf },
+      now,
+    );
     const facts = verdict.facts;
     const status = verdict.kind === 'received' ? 'received' : 'not_received';
     const reason = verdict.kind === 'received' ? null : verdict.reason;
@@ -149,22 +204,44 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       updated_at: now,
     };
     const occurred = { companyId: company.id, environment, occurredAt: now };
-    const named = { receivedDocumentId: id, issuerRnc: identifiers.RNCEmisor, eNCF: identifiers.eNCF, ecfType: facts?.ecfType ?? null };
+    const named = {
+      receivedDocumentId: id,
+      issuerRnc: identifiers.RNCEmisor,
+      eNCF: identifiers.eNCF,
+      ecfType: facts?.ecfType ?? null,
+    };
     const recorded = await recordReception({
       row,
       artefacts,
       event: { at: now, type: status, status, cause: causeOf(verdict, identifiers) },
       domainEvent:
         verdict.kind === 'received'
-          ? { ...occurred, type: 'received_document.received', payload: { ...named, status: 'received', codigoMotivoNoRecibido: null } }
-          : { ...occurred, type: 'received_document.not_received', payload: { ...named, status: 'not_received', codigoMotivoNoRecibido: verdict.reason } },
+          ? {
+              ...occurred,
+              type: 'received_document.received',
+              payload: { ...named, status: 'received', codigoMotivoNoRecibido: null },
+            }
+          : {
+              ...occurred,
+              type: 'received_document.not_received',
+              payload: { ...named, status: 'not_received', codigoMotivoNoRecibido: verdict.reason },
+            },
     });
     if (!recorded) return undefined;
-    return { kind: 'answered', arecf, receivedId: id, estado: status === 'received' ? '0' : '1', reason: reason ?? undefined };
+    return {
+      kind: 'answered',
+      arecf,
+      receivedId: id,
+      estado: status === 'received' ? '0' : '1',
+      reason: reason ?? undefined,
+    };
   }
 
   async function withArtefacts(rows: readonly repo.ReceivedRow[]): Promise<ReceivedDocumentView[]> {
-    const artefacts = await repo.artefactsOf(db, rows.map((row) => row.id));
+    const artefacts = await repo.artefactsOf(
+      db,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => view(row, artefacts));
   }
 
@@ -173,7 +250,8 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       const identifiers = identifiersOf(xml.toString('utf8'), filename);
       const verdict = await judgeReading(await xmlChecks.readReceivedEcf(xml), identifiers, {
         receiverRnc: company.rnc,
-        alreadyReceived: (ids) => receivedAlready({ companyId: company.id, environment, issuerRnc: ids.RNCEmisor, encf: ids.eNCF }),
+        alreadyReceived: (ids) =>
+          receivedAlready({ companyId: company.id, environment, issuerRnc: ids.RNCEmisor, encf: ids.eNCF }),
       });
       if (verdict.kind === 'unreadable') return verdict;
       const key = await deps.signingKey(company.id);
@@ -191,8 +269,14 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       if (!after.ok) return after;
       const from = query.receivedFrom === undefined ? undefined : dayStart(query.receivedFrom);
       const to = query.receivedTo === undefined ? undefined : dayStart(query.receivedTo);
-      if (query.receivedFrom !== undefined && from === undefined) return fail('validation_failed', 'receivedFrom is not a real day.', [{ pointer: '/receivedFrom', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' }]);
-      if (query.receivedTo !== undefined && to === undefined) return fail('validation_failed', 'receivedTo is not a real day.', [{ pointer: '/receivedTo', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' }]);
+      if (query.receivedFrom !== undefined && from === undefined)
+        return fail('validation_failed', 'receivedFrom is not a real day.', [
+          { pointer: '/receivedFrom', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' },
+        ]);
+      if (query.receivedTo !== undefined && to === undefined)
+        return fail('validation_failed', 'receivedTo is not a real day.', [
+          { pointer: '/receivedTo', in: 'query', code: 'invalid_date', detail: 'A yyyy-MM-dd day that exists.' },
+        ]);
       const limit = query.limit ?? pageLimits.default;
       const rows = await repo.listReceived(db, companyId, environment, {
         issuerRnc: query.issuerRnc,
@@ -210,14 +294,19 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
     async get(companyId, id) {
       const row = await repo.findReceived(db, companyId, environment, id);
       if (row === undefined) return fail('document_not_found', `No received document ${id}.`);
-      const [artefacts, timeline, commercialResponse] = await Promise.all([repo.artefactsOf(db, [id]), repo.eventsOf(db, id), commercialResponseOf(db, id)]);
+      const [artefacts, timeline, commercialResponse] = await Promise.all([
+        repo.artefactsOf(db, [id]),
+        repo.eventsOf(db, id),
+        commercialResponseOf(db, id),
+      ]);
       return ok({ ...view(row, artefacts, timeline), commercialResponse });
     },
 
     async artefact(companyId, id, kind) {
       const row = await repo.findReceived(db, companyId, environment, id);
       if (row === undefined) return fail('document_not_found', `No received document ${id}.`);
-      if (!(receivedArtefactKinds as readonly string[]).includes(kind)) return fail('artefact_not_found', `No artefact ${kind}: one of ${receivedArtefactKinds.join(', ')}.`);
+      if (!(receivedArtefactKinds as readonly string[]).includes(kind))
+        return fail('artefact_not_found', `No artefact ${kind}: one of ${receivedArtefactKinds.join(', ')}.`);
       const artefact = await repo.findArtefact(db, id, kind as ReceivedArtefactKind);
       if (artefact === undefined) return fail('artefact_not_found', `Received document ${id} has no ${kind}.`);
       const bytes = await readArchived(blobs, artefact);

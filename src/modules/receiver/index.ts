@@ -1,5 +1,11 @@
 export { createReceiverAuth, type ReceiverAuth } from './receiver-auth.js';
 export { companyByRncOrId, companyBySegment } from './receiver.repo.js';
-export { localServiceSegment, receiverRoutes, registerReceiverRoutes, type ReceiverCompany, type ReceiverDeps } from './receiver.routes.js';
+export {
+  localServiceSegment,
+  receiverRoutes,
+  registerReceiverRoutes,
+  type ReceiverCompany,
+  type ReceiverDeps,
+} from './receiver.routes.js';
 export { createReceiver } from './receiver.service.js';
 export { receiverModule } from './receiver.module.js';

@@ -82,7 +82,11 @@ export function createReceiverAuth(deps: { cache: Cache; clock: Clock; mode: Rec
       const valor = randomBytes(96).toString('base64');
       const seed = buildSemilla({ valor, fecha: seedDate(now) });
       if (!seed.ok) throw new Error('the receiver built an invalid seed');
-      await cache.set(seedKey(companyId, valor), String(now.getTime() + seedLifetimeMs), Math.ceil(seedLifetimeMs / 1_000));
+      await cache.set(
+        seedKey(companyId, valor),
+        String(now.getTime() + seedLifetimeMs),
+        Math.ceil(seedLifetimeMs / 1_000),
+      );
       return seed.xml;
     },
 
@@ -95,13 +99,20 @@ export function createReceiverAuth(deps: { cache: Cache; clock: Clock; mode: Rec
       const expires = await cache.get(seedKey(companyId, valor));
       const fresh = expires !== undefined && Number(expires) > now.getTime();
       // Taken once: of two requests racing with one seed, only the first sets the mark.
-      if (!fresh || !(await cache.setIfAbsent(seedUsedKey(companyId, valor), '1', Math.ceil(seedLifetimeMs / 1_000) + 60))) {
+      if (
+        !fresh ||
+        !(await cache.setIfAbsent(seedUsedKey(companyId, valor), '1', Math.ceil(seedLifetimeMs / 1_000) + 60))
+      ) {
         return { ok: false, mensaje: 'La semilla no es válida, ya fue utilizada o expiró.' };
       }
       await cache.delete(seedKey(companyId, valor));
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(now.getTime() + tokenLifetimeMs);
-      await cache.set(tokenKey(token), JSON.stringify({ companyId, expiresAt: expiresAt.getTime() }), Math.ceil(tokenLifetimeMs / 1_000));
+      await cache.set(
+        tokenKey(token),
+        JSON.stringify({ companyId, expiresAt: expiresAt.getTime() }),
+        Math.ceil(tokenLifetimeMs / 1_000),
+      );
       return { ok: true, token: { token, expira: universal(expiresAt), expedido: universal(now) } };
     },
 

@@ -11,9 +11,18 @@ export interface ReceiverCompanyRow {
  * The segment arrives lower-cased (platform/http/receiver-path.ts).
  */
 export async function companyBySegment(db: Db, segment: string): Promise<ReceiverCompanyRow | undefined> {
-  const bySegment = await db.selectFrom('companies').select(['id', 'rnc', 'capabilities']).where('receiver_segment', '=', segment).executeTakeFirst();
+  const bySegment = await db
+    .selectFrom('companies')
+    .select(['id', 'rnc', 'capabilities'])
+    .where('receiver_segment', '=', segment)
+    .executeTakeFirst();
   if (bySegment !== undefined) return bySegment;
-  return db.selectFrom('companies').select(['id', 'rnc', 'capabilities']).where('rnc', '=', segment).where('receiver_segment', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('companies')
+    .select(['id', 'rnc', 'capabilities'])
+    .where('rnc', '=', segment)
+    .where('receiver_segment', 'is', null)
+    .executeTakeFirst();
 }
 
 /** The company named by RECEIVER_LOCAL_COMPANY: an RNC or a company id. */

@@ -11,7 +11,13 @@ import { environmentSegment } from '../../fiscal/environment.js';
 import { messageError, sendDgiiReply } from '../../platform/http/dgii-reply.js';
 import { toFailure } from '../../platform/http/error-mapping.js';
 import { ProblemError } from '../../platform/http/problems.js';
-import { defineRoute, registerRoutes, type App, type AppRoute, type CatalogueEntry } from '../../platform/http/route.js';
+import {
+  defineRoute,
+  registerRoutes,
+  type App,
+  type AppRoute,
+  type CatalogueEntry,
+} from '../../platform/http/route.js';
 import { maxXmlUploadBytes, readXmlUpload } from '../../platform/http/xml-upload.js';
 import type { Failure, Result } from '../../platform/result.js';
 import type { ReceivedService } from '../received/index.js';
@@ -32,7 +38,10 @@ export interface ReceiverDeps {
   /** The company a service segment names (lower-case), able to receive; undefined: none. */
   companyOf(serviceSegment: string): Promise<ReceiverCompany | undefined>;
   /** The buyer's ACECF about one of the company's own e-CF (modules/documents, commercial approvals). */
-  receiveApproval(companyId: string, xml: Buffer): Promise<Result<{ documentId: string; decision: 'approved' | 'rejected' }>>;
+  receiveApproval(
+    companyId: string,
+    xml: Buffer,
+  ): Promise<Result<{ documentId: string; decision: 'approved' | 'rejected' }>>;
 }
 
 /**
@@ -44,13 +53,18 @@ export const maxSignedMessageBytes = 64 * 1024;
 
 function tooLargeFor(reply: FastifyReply, xml: Buffer, what: string): boolean {
   if (xml.byteLength <= maxSignedMessageBytes) return false;
-  void messageError(reply, 413, `${what} no excede ${String(maxSignedMessageBytes)} bytes; se recibieron ${String(xml.byteLength)}.`);
+  void messageError(
+    reply,
+    413,
+    `${what} no excede ${String(maxSignedMessageBytes)} bytes; se recibieron ${String(xml.byteLength)}.`,
+  );
   return true;
 }
 
 const Segments = Type.Object({ environment: Type.String({ maxLength: 64 }), service: Type.String({ maxLength: 128 }) });
 const XmlUploadBody = Type.Unsafe<unknown>({
-  description: 'multipart/form-data with the XML file in the field `xml`, or the raw XML as application/xml; at most 5 MB.',
+  description:
+    'multipart/form-data with the XML file in the field `xml`, or the raw XML as application/xml; at most 5 MB.',
 });
 const tags = ['Receiver (DGII standard)'];
 const XmlText = Type.Unsafe<string | Buffer>({ type: 'string', description: 'XML text.' });
@@ -60,11 +74,17 @@ const ReceiverToken = Type.Object({
   expedido: Type.String({ description: 'yyyy-MM-ddTHH:mm:ssZ' }),
 });
 const DgiiMessage = Type.Object({ mensaje: Type.String() });
-const xmlResponse = (description: string) => ({ 200: { description, content: { 'application/xml': { schema: XmlText } } } });
+const xmlResponse = (description: string) => ({
+  200: { description, content: { 'application/xml': { schema: XmlText } } },
+});
 
 function unauthorized(reply: FastifyReply): FastifyReply {
   void reply.header('www-authenticate', 'Bearer');
-  return messageError(reply, 401, 'Se requiere un token válido de este receptor (Authorization: Bearer), obtenido en /fe/autenticacion/api/validacioncertificado.');
+  return messageError(
+    reply,
+    401,
+    'Se requiere un token válido de este receptor (Authorization: Bearer), obtenido en /fe/autenticacion/api/validacioncertificado.',
+  );
 }
 
 export function receiverRoutes(deps: ReceiverDeps) {
@@ -82,7 +102,10 @@ export function receiverRoutes(deps: ReceiverDeps) {
   }
 
   /** The uploaded XML, or the refusal already sent (logged: nothing else is kept of refused input). */
-  async function uploadOf(request: FastifyRequest, reply: FastifyReply): Promise<{ xml: Buffer; filename: string } | undefined> {
+  async function uploadOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ xml: Buffer; filename: string } | undefined> {
     const upload = await readXmlUpload(request, { allowXmlBody: true });
     if (upload.ok) return upload;
     request.log.info({ status: upload.status, mensaje: upload.mensaje }, 'receiver upload refused');
@@ -91,7 +114,10 @@ export function receiverRoutes(deps: ReceiverDeps) {
   }
 
   /** A POST's company, token (per RECEIVER_AUTH_MODE) and upload, or the refusal already sent. */
-  async function admittedUpload(request: FastifyRequest, reply: FastifyReply): Promise<{ company: ReceiverCompany; upload: { xml: Buffer; filename: string } } | undefined> {
+  async function admittedUpload(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ company: ReceiverCompany; upload: { xml: Buffer; filename: string } } | undefined> {
     const company = await companyFor(request, reply);
     if (company === undefined) return undefined;
     if (!(await deps.auth.admits(company.id, request.headers.authorization))) {
@@ -108,8 +134,15 @@ export function receiverRoutes(deps: ReceiverDeps) {
       method: 'GET',
       url: '/:environment/:service/fe/autenticacion/api/semilla',
       auth: { kind: 'public' },
-      docs: { operationId: 'receiverSeed', summary: 'A one-time seed (SemillaModel) to sign for a receiver token', tags },
-      schema: { params: Segments, response: xmlResponse('SemillaModel: valor and fecha, to be signed whole and sent back.') },
+      docs: {
+        operationId: 'receiverSeed',
+        summary: 'A one-time seed (SemillaModel) to sign for a receiver token',
+        tags,
+      },
+      schema: {
+        params: Segments,
+        response: xmlResponse('SemillaModel: valor and fecha, to be signed whole and sent back.'),
+      },
       handler: async (request, reply) => {
         const company = await companyFor(request, reply);
         if (company === undefined) return reply;
@@ -120,11 +153,21 @@ export function receiverRoutes(deps: ReceiverDeps) {
       method: 'POST',
       url: '/:environment/:service/fe/autenticacion/api/validacioncertificado',
       ...post,
-      docs: { operationId: 'receiverValidateCertificate', summary: 'Exchange the signed seed for a receiver token valid one hour ({token, expira, expedido}, JSON or XML by Accept)', tags },
+      docs: {
+        operationId: 'receiverValidateCertificate',
+        summary:
+          'Exchange the signed seed for a receiver token valid one hour ({token, expira, expedido}, JSON or XML by Accept)',
+        tags,
+      },
       schema: {
         params: Segments,
         body: XmlUploadBody,
-        response: { 200: { description: 'The token, as JSON or (Accept: application/xml) as RespuestaAutenticacion XML.', content: { 'application/json': { schema: ReceiverToken }, 'application/xml': { schema: XmlText } } } },
+        response: {
+          200: {
+            description: 'The token, as JSON or (Accept: application/xml) as RespuestaAutenticacion XML.',
+            content: { 'application/json': { schema: ReceiverToken }, 'application/xml': { schema: XmlText } },
+          },
+        },
       },
       handler: async (request, reply) => {
         const company = await companyFor(request, reply);
@@ -143,8 +186,18 @@ export function receiverRoutes(deps: ReceiverDeps) {
       method: 'POST',
       url: '/:environment/:service/fe/recepcion/api/ecf',
       ...post,
-      docs: { operationId: 'receiverReceiveEcf', summary: 'Receive an e-CF from another taxpayer; answers its signed acknowledgement (ARECF)', tags },
-      schema: { params: Segments, body: XmlUploadBody, response: xmlResponse('The ARECF signed by the receiving company: Estado 0, or 1 with CodigoMotivoNoRecibido 1 to 4.') },
+      docs: {
+        operationId: 'receiverReceiveEcf',
+        summary: 'Receive an e-CF from another taxpayer; answers its signed acknowledgement (ARECF)',
+        tags,
+      },
+      schema: {
+        params: Segments,
+        body: XmlUploadBody,
+        response: xmlResponse(
+          'The ARECF signed by the receiving company: Estado 0, or 1 with CodigoMotivoNoRecibido 1 to 4.',
+        ),
+      },
       handler: async (request, reply) => {
         const admitted = await admittedUpload(request, reply);
         if (admitted === undefined) return reply;
@@ -155,7 +208,10 @@ export function receiverRoutes(deps: ReceiverDeps) {
           return messageError(reply, 400, `El archivo enviado no es un e-CF legible: ${reception.message}`);
         }
         if (reception.kind === 'no_certificate') {
-          request.log.error({ companyId: company.id }, 'receiver cannot sign its ARECF: the company has no certificate');
+          request.log.error(
+            { companyId: company.id },
+            'receiver cannot sign its ARECF: the company has no certificate',
+          );
           return messageError(reply, 503, 'El receptor no puede firmar el acuse de recibo en este momento.');
         }
         return reply.type('application/xml; charset=utf-8').send(reception.arecf);
@@ -165,8 +221,17 @@ export function receiverRoutes(deps: ReceiverDeps) {
       method: 'POST',
       url: '/:environment/:service/fe/aprobacioncomercial/api/ecf',
       ...post,
-      docs: { operationId: 'receiverReceiveApproval', summary: "Receive a buyer's commercial approval or rejection (ACECF) of one of the company's e-CF: 200 recorded, 400 not", tags },
-      schema: { params: Segments, body: XmlUploadBody, response: { 200: { description: 'Recorded.', content: { 'application/json': { schema: DgiiMessage } } } } },
+      docs: {
+        operationId: 'receiverReceiveApproval',
+        summary:
+          "Receive a buyer's commercial approval or rejection (ACECF) of one of the company's e-CF: 200 recorded, 400 not",
+        tags,
+      },
+      schema: {
+        params: Segments,
+        body: XmlUploadBody,
+        response: { 200: { description: 'Recorded.', content: { 'application/json': { schema: DgiiMessage } } } },
+      },
       handler: async (request, reply) => {
         const admitted = await admittedUpload(request, reply);
         if (admitted === undefined) return reply;
@@ -177,7 +242,10 @@ export function receiverRoutes(deps: ReceiverDeps) {
           request.log.info({ code: result.failure.code, detail: result.failure.detail }, 'receiver ACECF refused');
           return messageError(reply, 400, result.failure.detail);
         }
-        return reply.code(200).send({ mensaje: result.value.decision === 'approved' ? 'Aprobación comercial recibida.' : 'Rechazo comercial recibido.' });
+        return reply.code(200).send({
+          mensaje:
+            result.value.decision === 'approved' ? 'Aprobación comercial recibida.' : 'Rechazo comercial recibido.',
+        });
       },
     }),
   ];
@@ -187,14 +255,31 @@ export function receiverRoutes(deps: ReceiverDeps) {
  * What is refused before a handler runs, in DGII's style: too large, a type it cannot read, a broken body, text the
  * service never stores (a NUL in a path segment: platform/http/input-screen.ts).
  */
-function dgiiStyleError(error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function dgiiStyleError(
+  error: FastifyError | ProblemError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const refused = error instanceof ProblemError ? toFailure(error) : undefined;
-  const status = refused?.status ?? (error instanceof ProblemError || error.statusCode === undefined || error.statusCode < 400 || error.statusCode >= 500 ? 500 : error.statusCode);
-  if (status === 413) return messageError(reply, 413, `El archivo excede el tamaño máximo de ${String(maxXmlUploadBytes)} bytes.`);
-  if (status === 415) return messageError(reply, 415, 'Se espera multipart/form-data con el archivo en el campo xml, o application/xml.');
+  const status =
+    refused?.status ??
+    (error instanceof ProblemError ||
+    error.statusCode === undefined ||
+    error.statusCode < 400 ||
+    error.statusCode >= 500
+      ? 500
+      : error.statusCode);
+  if (status === 413)
+    return messageError(reply, 413, `El archivo excede el tamaño máximo de ${String(maxXmlUploadBytes)} bytes.`);
+  if (status === 415)
+    return messageError(reply, 415, 'Se espera multipart/form-data con el archivo en el campo xml, o application/xml.');
   if (status < 500) {
     request.log.info({ err: error }, 'receiver request refused');
-    return messageError(reply, status, refused === undefined ? 'La solicitud no pudo leerse.' : inSpanish(refused.failure));
+    return messageError(
+      reply,
+      status,
+      refused === undefined ? 'La solicitud no pudo leerse.' : inSpanish(refused.failure),
+    );
   }
   request.log.error({ err: error }, 'receiver request failed');
   return messageError(reply, 500, 'Error interno del receptor.');
@@ -204,7 +289,12 @@ function dgiiStyleError(error: FastifyError | ProblemError, request: FastifyRequ
 function inSpanish(failure: Failure): string {
   const first = failure.errors?.[0];
   if (first === undefined) return 'La solicitud no es válida.';
-  const why = first.code === 'forbidden_character' ? 'contiene U+0000 (NUL), que no se acepta' : first.code === 'too_deep' ? 'anida más niveles de los aceptados' : first.detail;
+  const why =
+    first.code === 'forbidden_character'
+      ? 'contiene U+0000 (NUL), que no se acepta'
+      : first.code === 'too_deep'
+        ? 'anida más niveles de los aceptados'
+        : first.detail;
   return `La solicitud no es válida: ${first.in} ${first.pointer} ${why}.`;
 }
 

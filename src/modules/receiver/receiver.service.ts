@@ -20,7 +20,8 @@ export function createReceiver(deps: {
   receiveApproval: ReceiverDeps['receiveApproval'];
 }): ReceiverDeps & { forgetCompany(companyId: string): void } {
   const { db } = deps;
-  const receiving = (row: ReceiverCompanyRow | undefined) => (row !== undefined && row.capabilities.includes('receiving') ? { id: row.id, rnc: row.rnc } : undefined);
+  const receiving = (row: ReceiverCompanyRow | undefined) =>
+    row !== undefined && row.capabilities.includes('receiving') ? { id: row.id, rnc: row.rnc } : undefined;
   // Every reception names its company by path: kept for recentReadMs, forgotten at once when the company changes here.
   const recentCompanies = new RecentReads<{ id: string; rnc: string }>(recentReadMs, (company) => company.id);
   return {
@@ -32,7 +33,10 @@ export function createReceiver(deps: {
     received: deps.received,
     companyOf(segment) {
       const local = deps.localCompany;
-      if (segment === localServiceSegment) return local === undefined ? Promise.resolve(undefined) : recentCompanies.read(segment, async () => receiving(await companyByRncOrId(db, local)));
+      if (segment === localServiceSegment)
+        return local === undefined
+          ? Promise.resolve(undefined)
+          : recentCompanies.read(segment, async () => receiving(await companyByRncOrId(db, local)));
       return recentCompanies.read(segment, async () => receiving(await companyBySegment(db, segment)));
     },
     receiveApproval: deps.receiveApproval,

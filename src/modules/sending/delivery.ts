@@ -21,7 +21,13 @@
 // once attempts run out, and never given up: giving up would need a resend, and a resend without an answer could
 // send twice).
 import { maxRetryDelayMs, type Config, type FiscalEnvironment } from '../../config.js';
-import type { DgiiClient, DgiiMessage, SendEcfOutcome, SendRfceOutcome, StatusByEncfOutcome } from '../../dgii/index.js';
+import type {
+  DgiiClient,
+  DgiiMessage,
+  SendEcfOutcome,
+  SendRfceOutcome,
+  StatusByEncfOutcome,
+} from '../../dgii/index.js';
 import { buildRfce } from '../../fiscal/responses/rfce.js';
 import { consumerSummaryThreshold } from '../../fiscal/timbre-url.js';
 import { signXml } from '../../fiscal/xmldsig/index.js';
@@ -34,11 +40,17 @@ import { recordDomainEvent, type DomainEvent, type DomainEventPayload } from '..
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
-import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
+import {
+  createWorkEngine,
+  type ClaimedWork,
+  type Outcome,
+  type Settlement,
+  type WorkEngine,
+  type WorkTarget,
+} from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
 import { insertDocumentEvent, type DocumentsService } from '../documents/index.js';
 import * as repo from './sending.repo.js';
-
 
 /** How long one answer of DGII's status service is reused. */
 const availabilityTtlMs = 5_000;
@@ -82,7 +94,11 @@ export function deliveryPolicy(config: Pick<Config, 'sending' | 'dgiiClient'>): 
 }
 
 /** DGII's verdict in our states. */
-const verdictStatus = { accepted: 'accepted', conditional: 'accepted_conditional', rejected: 'rejected' } as const satisfies Record<string, DocumentStatus>;
+const verdictStatus = {
+  accepted: 'accepted',
+  conditional: 'accepted_conditional',
+  rejected: 'rejected',
+} as const satisfies Record<string, DocumentStatus>;
 
 interface Verdict {
   kind: 'accepted' | 'conditional' | 'rejected';
@@ -93,9 +109,10 @@ interface Verdict {
 }
 
 function describeMessages(messages: readonly DgiiMessage[]): string {
-  return messages.length === 0 ? '' : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
+  return messages.length === 0
+    ? ''
+    : `: ${messages.map((message) => (message.codigo === null ? message.valor : `${message.codigo} ${message.valor}`)).join('; ')}`;
 }
-
 
 /** The queues of documents' work (outbound_work.target). */
 export const documentSends = 'document.send';
@@ -116,7 +133,9 @@ export interface ClaimedSend {
 }
 
 /** What a send attempt got: a trackId, or a verdict (`sent`: given at sending, so the attempt counts). */
-type SendDone = { kind: 'track'; trackId: string; cause: string } | { kind: 'verdict'; verdict: Verdict; source: string; sent: boolean };
+type SendDone =
+  | { kind: 'track'; trackId: string; cause: string }
+  | { kind: 'verdict'; verdict: Verdict; source: string; sent: boolean };
 
 /** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
 interface NotTaken {
@@ -155,16 +174,27 @@ export function createDelivery(deps: {
   const changeDocumentIf = repo.groupedDocumentChanges(db);
 
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
-  const retryBackoff = (attempts: number) => backoffMs(Math.max(1, attempts), policy.retryDelayMs, policy.maxRetryDelayMs);
+  const retryBackoff = (attempts: number) =>
+    backoffMs(Math.max(1, attempts), policy.retryDelayMs, policy.maxRetryDelayMs);
 
   /** The document as every document event's payload names it. */
   const documentNamed = (row: repo.DocumentRow) => ({ documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type });
 
-  function domainEventOf<T extends DomainEvent['type']>(row: repo.DocumentRow, type: T, payload: DomainEventPayload<T>): DomainEvent<T> {
+  function domainEventOf<T extends DomainEvent['type']>(
+    row: repo.DocumentRow,
+    type: T,
+    payload: DomainEventPayload<T>,
+  ): DomainEvent<T> {
     return { companyId: row.company_id, environment, type, payload, occurredAt: clock.now() };
   }
 
-  async function event(trx: Trx, row: repo.DocumentRow, type: string, status: DocumentStatus | null, cause: string): Promise<void> {
+  async function event(
+    trx: Trx,
+    row: repo.DocumentRow,
+    type: string,
+    status: DocumentStatus | null,
+    cause: string,
+  ): Promise<void> {
     await insertDocumentEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
   }
 
@@ -172,7 +202,14 @@ export function createDelivery(deps: {
   // ---- settling transaction).
 
   /** DGII's verdict, while `expected` holds: a final state, its messages, and whether the e-NCF was consumed. */
-  function verdictChange(row: repo.DocumentRow, expected: repo.Expected, verdict: Verdict, source: string, sent: Pick<repo.StateChange, 'sent_at' | 'send_attempts'>, settleWork: repo.ChangeRecords['settleWork']): repo.DocumentChange {
+  function verdictChange(
+    row: repo.DocumentRow,
+    expected: repo.Expected,
+    verdict: Verdict,
+    source: string,
+    sent: Pick<repo.StateChange, 'sent_at' | 'send_attempts'>,
+    settleWork: repo.ChangeRecords['settleWork'],
+  ): repo.DocumentChange {
     const status = verdictStatus[verdict.kind];
     const now = clock.now();
     const change: repo.StateChange = {
@@ -190,16 +227,35 @@ export function createDelivery(deps: {
       final_at: now,
       updated_at: now,
     };
-    return { id: row.id, expected, change, records: {
-      event: { at: now, type: `dgii.${verdict.kind}`, status, cause: `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}` },
-      closeFailedJobs: { at: now, because: `DGII's verdict: ${status}` },
-      domainEvent: domainEventOf(row, `document.${status}`, { ...documentNamed(row), status, estado: verdict.estado, mensajes: verdict.messages }),
-      ...(settleWork === undefined ? {} : { settleWork }),
-    } };
+    return {
+      id: row.id,
+      expected,
+      change,
+      records: {
+        event: {
+          at: now,
+          type: `dgii.${verdict.kind}`,
+          status,
+          cause: `${source}: ${verdict.estado ?? verdict.kind}${describeMessages(verdict.messages)}`,
+        },
+        closeFailedJobs: { at: now, because: `DGII's verdict: ${status}` },
+        domainEvent: domainEventOf(row, `document.${status}`, {
+          ...documentNamed(row),
+          status,
+          estado: verdict.estado,
+          mensajes: verdict.messages,
+        }),
+        ...(settleWork === undefined ? {} : { settleWork }),
+      },
+    };
   }
 
   /** What a send got, while this worker holds the document; `settleWork`: when recorded together, its queue row. */
-  function sendDoneChange(claimed: ClaimedSend, done: SendDone, settleWork?: repo.ChangeRecords['settleWork']): repo.DocumentChange {
+  function sendDoneChange(
+    claimed: ClaimedSend,
+    done: SendDone,
+    settleWork?: repo.ChangeRecords['settleWork'],
+  ): repo.DocumentChange {
     const { row, leaseId } = claimed;
     const now = clock.now();
     if (done.kind === 'verdict') {
@@ -208,51 +264,128 @@ export function createDelivery(deps: {
     }
     // `row` is as claimed: no one else changes a document while its lease is this worker's.
     const firstPoll = later(policy.firstPollDelayMs);
-    const change: repo.StateChange = { status: 'in_process', send_lease_id: null, send_lease_until: null, send_due_at: null, track_id: done.trackId, poll_count: 0, next_poll_at: firstPoll, sent_at: row.sent_at ?? now, updated_at: now };
-    return { id: row.id, expected: { leaseId }, change, records: {
-      event: { at: now, type: 'dgii.received', status: 'in_process', cause: done.cause },
-      enqueueWork: { target: documentPolls, environment, dueAt: firstPoll },
-      ...(settleWork === undefined ? {} : { settleWork }),
-    } };
+    const change: repo.StateChange = {
+      status: 'in_process',
+      send_lease_id: null,
+      send_lease_until: null,
+      send_due_at: null,
+      track_id: done.trackId,
+      poll_count: 0,
+      next_poll_at: firstPoll,
+      sent_at: row.sent_at ?? now,
+      updated_at: now,
+    };
+    return {
+      id: row.id,
+      expected: { leaseId },
+      change,
+      records: {
+        event: { at: now, type: 'dgii.received', status: 'in_process', cause: done.cause },
+        enqueueWork: { target: documentPolls, environment, dueAt: firstPoll },
+        ...(settleWork === undefined ? {} : { settleWork }),
+      },
+    };
   }
 
   /** What a poll got, while the document is as the poll saw it: still `in_process` under that trackId. */
-  function pollDoneChange(row: repo.DocumentRow, done: PollDone, settleWork?: repo.ChangeRecords['settleWork']): repo.DocumentChange {
+  function pollDoneChange(
+    row: repo.DocumentRow,
+    done: PollDone,
+    settleWork?: repo.ChangeRecords['settleWork'],
+  ): repo.DocumentChange {
     const trackId = row.track_id ?? '';
     const seen: repo.Expected = { status: 'in_process', trackId };
-    if (done.kind === 'verdict') return verdictChange(row, seen, done.verdict, `DGII's verdict for trackId ${trackId}`, {}, settleWork);
+    if (done.kind === 'verdict')
+      return verdictChange(row, seen, done.verdict, `DGII's verdict for trackId ${trackId}`, {}, settleWork);
     const now = clock.now();
     const polls = row.poll_count + 1;
-    return { id: row.id, expected: { ...seen, pollCount: row.poll_count }, change: { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now }, records: {
-      event: { at: now, type: 'dgii.not_found', status: 'not_found', cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar` },
-      domainEvent: domainEventOf(row, 'document.not_found', { ...documentNamed(row), trackId }),
-      ...(settleWork === undefined ? {} : { settleWork }),
-    } };
+    return {
+      id: row.id,
+      expected: { ...seen, pollCount: row.poll_count },
+      change: { status: 'not_found', poll_count: polls, next_poll_at: null, updated_at: now },
+      records: {
+        event: {
+          at: now,
+          type: 'dgii.not_found',
+          status: 'not_found',
+          cause: `DGII has no record of trackId ${trackId} after ${String(polls)} questions; retry it with POST /documentos/${row.id}/reintentar`,
+        },
+        domainEvent: domainEventOf(row, 'document.not_found', { ...documentNamed(row), trackId }),
+        ...(settleWork === undefined ? {} : { settleWork }),
+      },
+    };
   }
 
   /** Records changes together, each settling its queue row under its lease. Whether each applied. */
-  function recordTogether<Item, Done>(target: string, changeOf: (item: Item, done: Done, settleWork: repo.ChangeRecords['settleWork']) => repo.DocumentChange) {
-    return (batch: readonly { item: Item; result: Done; leaseId: string }[]) => repo.changeDocumentsIf(db, batch.map(({ item, result, leaseId }) => changeOf(item, result, { target, leaseId, next: null })));
+  function recordTogether<Item, Done>(
+    target: string,
+    changeOf: (item: Item, done: Done, settleWork: repo.ChangeRecords['settleWork']) => repo.DocumentChange,
+  ) {
+    return (batch: readonly { item: Item; result: Done; leaseId: string }[]) =>
+      repo.changeDocumentsIf(
+        db,
+        batch.map(({ item, result, leaseId }) => changeOf(item, result, { target, leaseId, next: null })),
+      );
   }
 
   // ---- The send's other settlements, in the engine's settling transaction.
 
   /** DGII did not take the bytes: back to `queued`, due again at `at`. */
-  async function recordNotTaken(trx: Trx, row: repo.DocumentRow, detail: string, at: Date, counted: boolean): Promise<void> {
+  async function recordNotTaken(
+    trx: Trx,
+    row: repo.DocumentRow,
+    detail: string,
+    at: Date,
+    counted: boolean,
+  ): Promise<void> {
     const attempts = row.send_attempts + (counted ? 1 : 0);
-    await repo.updateDocument(trx, row.id, { status: 'queued', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: at, updated_at: clock.now() });
-    await event(trx, row, 'dgii.not_taken', 'queued', `${counted ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`);
+    await repo.updateDocument(trx, row.id, {
+      status: 'queued',
+      send_attempts: attempts,
+      send_lease_id: null,
+      send_lease_until: null,
+      send_due_at: at,
+      updated_at: clock.now(),
+    });
+    await event(
+      trx,
+      row,
+      'dgii.not_taken',
+      'queued',
+      `${counted ? `attempt ${String(attempts)} failed` : 'not attempted'} (${detail}); DGII did not take it; next attempt at ${at.toISOString()}`,
+    );
   }
 
   /** DGII did not take it and no attempt is left: `send_failed`, a failed job and its event. */
   async function recordSendFailed(trx: Trx, row: repo.DocumentRow, detail: string, counted: boolean): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + (counted ? 1 : 0);
-    const cause = counted ? `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar` : detail;
-    await repo.updateDocument(trx, row.id, { status: 'send_failed', send_attempts: attempts, send_lease_id: null, send_lease_until: null, send_due_at: null, updated_at: now });
+    const cause = counted
+      ? `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar`
+      : detail;
+    await repo.updateDocument(trx, row.id, {
+      status: 'send_failed',
+      send_attempts: attempts,
+      send_lease_id: null,
+      send_lease_until: null,
+      send_due_at: null,
+      updated_at: now,
+    });
     await event(trx, row, 'dgii.send_failed', 'send_failed', cause);
-    await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: detail, attempts, at: now });
-    await recordDomainEvent(trx, domainEventOf(row, 'document.send_failed', { ...documentNamed(row), reason: detail, attempts }));
+    await repo.openFailedJob(trx, {
+      id: newId('fjb'),
+      companyId: row.company_id,
+      environment,
+      kind: 'document.send',
+      documentId: row.id,
+      reason: detail,
+      attempts,
+      at: now,
+    });
+    await recordDomainEvent(
+      trx,
+      domainEventOf(row, 'document.send_failed', { ...documentNamed(row), reason: detail, attempts }),
+    );
   }
 
   /**
@@ -260,13 +393,41 @@ export function createDelivery(deps: {
    * asks DGII before the request our client gave up on has settled), and the next attempt asks DGII before sending
    * anything. A failed job opens once attempts run out (or `giveUp`), but the questions go on.
    */
-  async function recordUncertain(trx: Trx, row: repo.DocumentRow, detail: string, askAt: Date, giveUp = false): Promise<void> {
+  async function recordUncertain(
+    trx: Trx,
+    row: repo.DocumentRow,
+    detail: string,
+    askAt: Date,
+    giveUp = false,
+  ): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
-    await repo.updateDocument(trx, row.id, { status: 'sending', send_attempts: attempts, send_lease_id: null, send_lease_until: askAt, send_due_at: askAt, updated_at: now });
-    await event(trx, row, 'dgii.uncertain', 'sending', `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`);
+    await repo.updateDocument(trx, row.id, {
+      status: 'sending',
+      send_attempts: attempts,
+      send_lease_id: null,
+      send_lease_until: askAt,
+      send_due_at: askAt,
+      updated_at: now,
+    });
+    await event(
+      trx,
+      row,
+      'dgii.uncertain',
+      'sending',
+      `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`,
+    );
     if (giveUp || attempts >= policy.maxAttempts) {
-      await repo.openFailedJob(trx, { id: newId('fjb'), companyId: row.company_id, environment, kind: 'document.send', documentId: row.id, reason: `DGII's answer is still unknown after ${String(attempts)} attempts: ${detail}`, attempts, at: now });
+      await repo.openFailedJob(trx, {
+        id: newId('fjb'),
+        companyId: row.company_id,
+        environment,
+        kind: 'document.send',
+        documentId: row.id,
+        reason: `DGII's answer is still unknown after ${String(attempts)} attempts: ${detail}`,
+        attempts,
+        at: now,
+      });
     }
   }
 
@@ -303,18 +464,30 @@ export function createDelivery(deps: {
   // ---- One send attempt.
 
   /** What DGII knows about an e-NCF we may have sent: a trackId, a verdict, nothing, or no answer now. */
-  type Resolution = { kind: 'track'; trackId: string } | { kind: 'verdict'; verdict: Verdict } | { kind: 'nothing' } | { kind: 'unknown'; detail: string };
+  type Resolution =
+    | { kind: 'track'; trackId: string }
+    | { kind: 'verdict'; verdict: Verdict }
+    | { kind: 'nothing' }
+    | { kind: 'unknown'; detail: string };
 
   async function resolve(row: repo.DocumentRow, rnc: string): Promise<Resolution> {
     if (row.send_route === 'rfce') {
-      const status: StatusByEncfOutcome = await dgii.statusByEncf(row.company_id, { rncEmisor: rnc, eNCF: row.encf, rncComprador: row.rnc_comprador ?? undefined, securityCode: row.security_code });
-      if (status.kind === 'accepted' || status.kind === 'conditional' || status.kind === 'rejected') return { kind: 'verdict', verdict: status };
+      const status: StatusByEncfOutcome = await dgii.statusByEncf(row.company_id, {
+        rncEmisor: rnc,
+        eNCF: row.encf,
+        rncComprador: row.rnc_comprador ?? undefined,
+        securityCode: row.security_code,
+      });
+      if (status.kind === 'accepted' || status.kind === 'conditional' || status.kind === 'rejected')
+        return { kind: 'verdict', verdict: status };
       if (status.kind === 'not_found') return { kind: 'nothing' };
       return { kind: 'unknown', detail: status.kind === 'transient' ? status.detail : status.kind };
     }
     const tracks = await dgii.trackIds(row.company_id, { rncEmisor: rnc, eNCF: row.encf });
     if (tracks.kind === 'found') {
-      const latest = [...tracks.entries].sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0))[0];
+      const latest = [...tracks.entries].sort(
+        (a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0),
+      )[0];
       if (latest !== undefined) return { kind: 'track', trackId: latest.trackId };
       return { kind: 'nothing' };
     }
@@ -326,7 +499,11 @@ export function createDelivery(deps: {
    * The bytes to DGII: the archived signed XML, named as DGII expects, or for an RFCE its summary. `leaving` is
    * called just before anything goes to DGII.
    */
-  async function sendFile(row: repo.DocumentRow, file: { xml: Buffer; fileName: string }, leaving: () => void): Promise<SendEcfOutcome | SendRfceOutcome> {
+  async function sendFile(
+    row: repo.DocumentRow,
+    file: { xml: Buffer; fileName: string },
+    leaving: () => void,
+  ): Promise<SendEcfOutcome | SendRfceOutcome> {
     if (row.send_route !== 'rfce') {
       leaving();
       return dgii.sendEcf(row.company_id, file);
@@ -340,10 +517,24 @@ export function createDelivery(deps: {
       rfce = kept.value.bytes;
     } else {
       const summary = buildRfce(file.xml.toString('utf8'));
-      if (!summary.ok) return { kind: 'rejected', estado: null, codigo: null, messages: summary.findings.map((finding) => ({ codigo: finding.code, valor: finding.message })), secuenciaUtilizada: false, httpStatus: 0, encf: row.encf };
+      if (!summary.ok)
+        return {
+          kind: 'rejected',
+          estado: null,
+          codigo: null,
+          messages: summary.findings.map((finding) => ({ codigo: finding.code, valor: finding.message })),
+          secuenciaUtilizada: false,
+          httpStatus: 0,
+          encf: row.encf,
+        };
       const identity = await companies.signingIdentity(row.company_id);
       if (identity === undefined) return { kind: 'no_credentials' };
-      rfce = await documents.keepArtefact(row.company_id, row.id, 'rfce-xml', Buffer.from(signXml(summary.xml, identity)));
+      rfce = await documents.keepArtefact(
+        row.company_id,
+        row.id,
+        'rfce-xml',
+        Buffer.from(signXml(summary.xml, identity)),
+      );
     }
     leaving();
     return dgii.sendRfce(row.company_id, { xml: rfce, fileName: file.fileName });
@@ -351,33 +542,63 @@ export function createDelivery(deps: {
 
   /** An answer still unknown: asked about again once the request our client gave up on has settled. */
   function unknownYet(row: repo.DocumentRow, reason: string): Outcome<SendDone, NotTaken> {
-    return { kind: 'again', at: later(Math.max(policy.uncertainSettleMs, retryBackoff(row.send_attempts + 1))), reason };
+    return {
+      kind: 'again',
+      at: later(Math.max(policy.uncertainSettleMs, retryBackoff(row.send_attempts + 1))),
+      reason,
+    };
   }
 
   /** Not taken: a counted attempt (retried, or `send_failed` once attempts run out by the document's count). */
   function notTaken(row: repo.DocumentRow, reason: string, retryAt?: Date): Outcome<SendDone, NotTaken> {
-    return { kind: 'failed', reason, retryAt, final: row.send_attempts + 1 >= policy.maxAttempts, failure: { untaken: true, counted: true } };
+    return {
+      kind: 'failed',
+      reason,
+      retryAt,
+      final: row.send_attempts + 1 >= policy.maxAttempts,
+      failure: { untaken: true, counted: true },
+    };
   }
 
   function sendOutcome(claimed: ClaimedSend, outcome: SendEcfOutcome | SendRfceOutcome): Outcome<SendDone, NotTaken> {
     const { row, previous } = claimed;
     switch (outcome.kind) {
       case 'received':
-        return { kind: 'done', result: { kind: 'track', trackId: outcome.trackId, cause: `DGII received it: trackId ${outcome.trackId}` } };
+        return {
+          kind: 'done',
+          result: { kind: 'track', trackId: outcome.trackId, cause: `DGII received it: trackId ${outcome.trackId}` },
+        };
       case 'accepted':
       case 'conditional':
       case 'rejected':
-        return { kind: 'done', result: { kind: 'verdict', verdict: outcome, source: row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception', sent: true } };
+        return {
+          kind: 'done',
+          result: {
+            kind: 'verdict',
+            verdict: outcome,
+            source: row.send_route === 'rfce' ? 'DGII answered the RFCE' : 'DGII refused it at reception',
+            sent: true,
+          },
+        };
       case 'transient':
         // DGII unavailable (its breaker open, a 503 before anything was read): not attempted, not counted.
-        if (outcome.reason === 'unavailable') return { kind: 'deferred', reason: `${outcome.reason}: ${outcome.detail}`, until: outcome.retryAt ?? later(retryBackoff(row.send_attempts)) };
+        if (outcome.reason === 'unavailable')
+          return {
+            kind: 'deferred',
+            reason: `${outcome.reason}: ${outcome.detail}`,
+            until: outcome.retryAt ?? later(retryBackoff(row.send_attempts)),
+          };
         return notTaken(row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt);
       case 'uncertain':
         return unknownYet(row, `${outcome.reason}: ${outcome.detail}`);
       case 'unauthorized':
-        return notTaken(row, `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`);
+        return notTaken(
+          row,
+          `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`,
+        );
       case 'no_credentials': {
-        const detail = 'the company has no certificate nor DGII session to authenticate with: install its certificate, then retry';
+        const detail =
+          'the company has no certificate nor DGII session to authenticate with: install its certificate, then retry';
         // Taken from `sending`, it may be at DGII: it must be asked, not failed; the question waits like an uncertain one.
         if (previous === 'sending') return unknownYet(row, detail);
         return { kind: 'failed', reason: detail, final: true, failure: { untaken: true, counted: false } };
@@ -402,14 +623,41 @@ export function createDelivery(deps: {
         const known = await resolve(row, company.rnc);
         switch (known.kind) {
           case 'track':
-            return { kind: 'done', result: { kind: 'track', trackId: known.trackId, cause: `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})` } };
+            return {
+              kind: 'done',
+              result: {
+                kind: 'track',
+                trackId: known.trackId,
+                cause: `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})`,
+              },
+            };
           case 'verdict':
-            return { kind: 'done', result: { kind: 'verdict', verdict: known.verdict, source: `DGII already had it (found by asking about ${row.encf})`, sent: false } };
+            return {
+              kind: 'done',
+              result: {
+                kind: 'verdict',
+                verdict: known.verdict,
+                source: `DGII already had it (found by asking about ${row.encf})`,
+                sent: false,
+              },
+            };
           case 'unknown':
             return unknownYet(row, `asking DGII about ${row.encf} failed: ${known.detail}`);
           case 'nothing': {
             const now = clock.now();
-            const held = await changeDocumentIf({ id: row.id, expected: { leaseId }, change: { updated_at: now }, records: { event: { at: now, type: 'dgii.resolved', status: 'sending', cause: `DGII has nothing for ${row.encf}: it is sent again` } } });
+            const held = await changeDocumentIf({
+              id: row.id,
+              expected: { leaseId },
+              change: { updated_at: now },
+              records: {
+                event: {
+                  at: now,
+                  type: 'dgii.resolved',
+                  status: 'sending',
+                  cause: `DGII has nothing for ${row.encf}: it is sent again`,
+                },
+              },
+            });
             // The lease passed to another worker: it asks and sends, not this one (what is returned is not recorded).
             if (!held) return unknownYet(row, 'the lease passed to another worker');
             mayHaveIt = false;
@@ -426,20 +674,39 @@ export function createDelivery(deps: {
       const reason = `an error of this service: ${error instanceof Error ? error.message : String(error)}`;
       log.error({ err: error, documentId: row.id }, 'document send failed');
       if (mayHaveIt) return unknownYet(row, reason);
-      return { kind: 'failed', reason, ours: true, final: row.send_attempts + 1 >= policy.maxAttempts, failure: { untaken: true, counted: true } };
+      return {
+        kind: 'failed',
+        reason,
+        ours: true,
+        final: row.send_attempts + 1 >= policy.maxAttempts,
+        failure: { untaken: true, counted: true },
+      };
     }
   }
 
   const sendTarget: WorkTarget<ClaimedSend, SendDone, NotTaken> = {
     name: documentSends,
-    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, policy.maxRetryDelayMs) },
+    policy: {
+      leaseMs: policy.leaseMs,
+      maxAttempts: policy.maxAttempts,
+      retryDelayMs: exponentialBackoff(policy.retryDelayMs, policy.maxRetryDelayMs),
+    },
     async claim(terms) {
       // Type 32 under DGII's threshold goes as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1).
       const rows = await repo.claimForSending(db, terms, consumerSummaryThreshold);
       return rows.map(({ itemId, attempts, row }) => {
         if (row === undefined) return { itemId, attempts, item: undefined };
         const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...document } = row;
-        return { itemId, attempts, item: { row: document, previous, leaseId: terms.leaseId, signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 } } };
+        return {
+          itemId,
+          attempts,
+          item: {
+            row: document,
+            previous,
+            leaseId: terms.leaseId,
+            signedXml: blobKey === null || sha256 === null ? undefined : { blob_key: blobKey, sha256 },
+          },
+        };
       });
     },
     perform: performSend,
@@ -452,7 +719,11 @@ export function createDelivery(deps: {
   const pollTarget: WorkTarget<repo.DocumentRow, PollDone> = {
     name: documentPolls,
     // Attempts here are polls that failed on an error of ours (a DGII that does not answer is asked again, uncounted).
-    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.firstPollDelayMs, policy.maxPollDelayMs) },
+    policy: {
+      leaseMs: policy.leaseMs,
+      maxAttempts: policy.maxAttempts,
+      retryDelayMs: exponentialBackoff(policy.firstPollDelayMs, policy.maxPollDelayMs),
+    },
     async claim(terms) {
       return (await repo.claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
     },
@@ -474,7 +745,10 @@ export function createDelivery(deps: {
           break;
       }
       // Still working, or no answer now: asked again later.
-      return { kind: 'again', at: later(backoffMs(row.poll_count + 1, policy.firstPollDelayMs, policy.maxPollDelayMs)) };
+      return {
+        kind: 'again',
+        at: later(backoffMs(row.poll_count + 1, policy.firstPollDelayMs, policy.maxPollDelayMs)),
+      };
     },
     async record(trx, row, settlement) {
       switch (settlement.kind) {
@@ -483,11 +757,20 @@ export function createDelivery(deps: {
           return;
         case 'again':
           // The poll counted, only while the document is as the poll saw it; nothing else about it changed.
-          await repo.changeDocumentsIf(trx, [{ id: row.id, expected: { status: 'in_process', trackId: row.track_id ?? '', pollCount: row.poll_count }, change: { poll_count: row.poll_count + 1, next_poll_at: settlement.at, updated_at: clock.now() }, records: {} }]);
+          await repo.changeDocumentsIf(trx, [
+            {
+              id: row.id,
+              expected: { status: 'in_process', trackId: row.track_id ?? '', pollCount: row.poll_count },
+              change: { poll_count: row.poll_count + 1, next_poll_at: settlement.at, updated_at: clock.now() },
+              records: {},
+            },
+          ]);
           return;
         case 'exhausted':
           // A document in process is never abandoned: DGII's verdict is still to come. Asked again at the longest wait.
-          await outbound.enqueue(trx, [{ target: documentPolls, itemId: row.id, environment, dueAt: later(policy.maxPollDelayMs) }]);
+          await outbound.enqueue(trx, [
+            { target: documentPolls, itemId: row.id, environment, dueAt: later(policy.maxPollDelayMs) },
+          ]);
           return;
         case 'retry':
         case 'deferred':
@@ -524,7 +807,14 @@ export function createDelivery(deps: {
       if (maintenance === null) return sends.claim(limit);
       // Paused, not failed: the documents wait for the window's end, and no attempt is counted.
       const end = maintenance.end.toISOString();
-      await repo.holdDueSends(db, { target: documentSends, environment, now: clock.now(), until: maintenance.end, limit, cause: `not attempted (DGII is in a maintenance window until ${end}); DGII did not take it; next attempt at ${end}` });
+      await repo.holdDueSends(db, {
+        target: documentSends,
+        environment,
+        now: clock.now(),
+        until: maintenance.end,
+        limit,
+        cause: `not attempted (DGII is in a maintenance window until ${end}); DGII did not take it; next attempt at ${end}`,
+      });
       return [];
     },
     async attempt(documentId) {

@@ -10,7 +10,10 @@ import { sendingSchemas } from './sending.schema.js';
 import { createSendingService, type SendingService } from './sending.service.js';
 
 /** Documents to DGII: the workers send them (loops.ts), the scheduler asks for their verdicts. */
-export function sendingModule(platform: Platform, { companies, documents }: { companies: CompaniesService; documents: DocumentsService }): ModuleParts & { sending: SendingService } {
+export function sendingModule(
+  platform: Platform,
+  { companies, documents }: { companies: CompaniesService; documents: DocumentsService },
+): ModuleParts & { sending: SendingService } {
   const { config, db, clock, log, environment, dgii } = platform;
   const delivery = createDelivery({
     db,
@@ -22,10 +25,14 @@ export function sendingModule(platform: Platform, { companies, documents }: { co
     documents,
     policy: deliveryPolicy(config),
   });
-  const sender = defineLoop('document send', 'work', () => startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency }));
+  const sender = defineLoop('document send', 'work', () =>
+    startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency }),
+  );
   // Verdicts come due a second after their trackId and are asked in batches: a short rest keeps their wait near
   // that second (not up to another one), for one indexed look at the documents in process per rest.
-  const poller = defineLoop('verdict poll', 'schedule', () => startPoller({ delivery, log, restMs: 250, concurrency: config.sending.concurrency }));
+  const poller = defineLoop('verdict poll', 'schedule', () =>
+    startPoller({ delivery, log, restMs: 250, concurrency: config.sending.concurrency }),
+  );
   const sending = createSendingService({
     db,
     clock,

@@ -141,7 +141,10 @@ export async function changeDocumentsIf(executor: Db | Trx, changes: readonly Do
       shapes.set(shape, [...(shapes.get(shape) ?? []), entry]);
     }
     for (const group of shapes.values()) {
-      const changed = await changeDistinctDocuments(executor, group.map(({ change }) => change));
+      const changed = await changeDistinctDocuments(
+        executor,
+        group.map(({ change }) => change),
+      );
       for (const { change, index } of group) applied[index] = changed.has(change.id);
     }
   }
@@ -152,7 +155,8 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   const [first] = changes;
   if (first === undefined) return new Set();
   const shape = changeShape(first);
-  if (changes.some((change) => changeShape(change) !== shape)) throw new Error('changeDistinctDocuments: changes of different shapes in one statement');
+  if (changes.some((change) => changeShape(change) !== shape))
+    throw new Error('changeDistinctDocuments: changes of different shapes in one statement');
   const columns: InputColumn[] = [{ name: 'id', type: 'text', values: changes.map((change) => change.id) }];
   const add = (name: string, type: string, value: (change: DocumentChange) => unknown) => {
     columns.push({ name, type, values: changes.map(value) });
@@ -162,7 +166,9 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
     if (first.change[key] === undefined) continue;
     const type = changeColumnTypes[key];
     // jsonb travels as text: pg writes a JS array parameter as a PostgreSQL array, not as JSON.
-    add(`set_${key}`, type === 'jsonb' ? 'text' : type, (change) => (key === 'dgii_messages' ? JSON.stringify(change.change[key]) : change.change[key]));
+    add(`set_${key}`, type === 'jsonb' ? 'text' : type, (change) =>
+      key === 'dgii_messages' ? JSON.stringify(change.change[key]) : change.change[key],
+    );
     sets.push(sql`${sql.ref(key)} = i.${sql.ref(`set_${key}`)}${type === 'jsonb' ? sql`::jsonb` : sql``}`);
   }
   const conditions: RawBuilder<unknown>[] = [sql`d.id = i.id`];
@@ -174,7 +180,10 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   }
   // Each part below reads `changed`: it writes once for each change that applied, else not at all.
   const parts: RawBuilder<unknown>[] = [];
-  const records = <T>(pick: (records: ChangeRecords) => T | undefined) => (change: DocumentChange) => pick(change.records) as T;
+  const records =
+    <T>(pick: (records: ChangeRecords) => T | undefined) =>
+    (change: DocumentChange) =>
+      pick(change.records) as T;
   if (first.records.event !== undefined) {
     const event = records((r) => r.event);
     add('event_at', 'timestamptz', (c) => event(c).at);
@@ -204,7 +213,9 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
     add('work_lease_id', 'text', (c) => settle(c).leaseId);
     const held = sql`w.target = i.work_target and w.item_id = i.id and w.lease_id = i.work_lease_id`;
     if (first.records.settleWork.next === null) {
-      parts.push(sql`settled as (delete from outbound_work w using input i join changed c on c.id = i.id where ${held})`);
+      parts.push(
+        sql`settled as (delete from outbound_work w using input i join changed c on c.id = i.id where ${held})`,
+      );
     } else {
       add('work_next', 'timestamptz', (c) => settle(c).next);
       parts.push(sql`settled as (
@@ -226,7 +237,10 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
   const update = sql`changed as (
     update documents d set ${sql.join(sets)} from input i where ${sql.join(conditions, sql` and `)} returning d.id)`;
   // Every batch of a shape sends the same text, whatever its size: prepared (platform/db/prepared.ts).
-  const result = await executePrepared(executor, sql<{ id: string }>`with ${sql.join([input, update, ...parts], sql`, `)} select id from changed`);
+  const result = await executePrepared(
+    executor,
+    sql<{ id: string }>`with ${sql.join([input, update, ...parts], sql`, `)} select id from changed`,
+  );
   return new Set(result.rows.map((row) => row.id));
 }
 
@@ -240,9 +254,18 @@ export function groupedDocumentChanges(executor: Db | Trx): (change: DocumentCha
 }
 
 /** A queue row a claim took, left-joined to its document (whose id is null when it had none to give). */
-type LeftJoined<Row extends { id: string }> = Omit<Row, 'id'> & { id: string | null; item_id: string; work_attempts: number };
+type LeftJoined<Row extends { id: string }> = Omit<Row, 'id'> & {
+  id: string | null;
+  item_id: string;
+  work_attempts: number;
+};
 
-function joinedRow<Row extends { id: string }>({ item_id: itemId, work_attempts: attempts, id, ...row }: LeftJoined<Row>): { itemId: string; attempts: number; row: Row | undefined } {
+function joinedRow<Row extends { id: string }>({
+  item_id: itemId,
+  work_attempts: attempts,
+  id,
+  ...row
+}: LeftJoined<Row>): { itemId: string; attempts: number; row: Row | undefined } {
   return { itemId, attempts, row: id === null ? undefined : ({ ...row, id } as unknown as Row) };
 }
 
@@ -250,7 +273,11 @@ function joinedRow<Row extends { id: string }>({ item_id: itemId, work_attempts:
  * A document claimed for sending, with the state it was claimed from and where its signed XML is archived (its
  * latest `signed-xml` artefact; null only if that is missing).
  */
-export type ClaimedRow = DocumentRow & { previous_status: DocumentStatus; signed_xml_blob_key: string | null; signed_xml_sha256: string | null };
+export type ClaimedRow = DocumentRow & {
+  previous_status: DocumentStatus;
+  signed_xml_blob_key: string | null;
+  signed_xml_sha256: string | null;
+};
 
 /** A queue row a claim took, with its document as claimed: undefined when the document had nothing to send. */
 export interface ClaimedSendRow {
@@ -306,7 +333,10 @@ export async function claimForSending(db: Db, terms: ClaimTerms, rfceThreshold: 
  * (their queue rows due then, no attempt counted). A queued one records why (`dgii.not_taken`); a `sending` one,
  * which DGII may hold, is asked about when the window ends. How many were held.
  */
-export async function holdDueSends(db: Db, terms: { target: string; environment: FiscalEnvironment; now: Date; until: Date; limit: number; cause: string }): Promise<number> {
+export async function holdDueSends(
+  db: Db,
+  terms: { target: string; environment: FiscalEnvironment; now: Date; until: Date; limit: number; cause: string },
+): Promise<number> {
   const result = await executePrepared(
     db,
     sql<{ item_id: string }>`
@@ -348,29 +378,74 @@ export async function claimPolls(db: Db, terms: ClaimTerms): Promise<ClaimedPoll
   return result.rows.map(joinedRow);
 }
 
-export async function openFailedJob(trx: Trx, job: { id: string; companyId: string; environment: FiscalEnvironment; kind: string; documentId: string; reason: string; attempts: number; at: Date }): Promise<void> {
+export async function openFailedJob(
+  trx: Trx,
+  job: {
+    id: string;
+    companyId: string;
+    environment: FiscalEnvironment;
+    kind: string;
+    documentId: string;
+    reason: string;
+    attempts: number;
+    at: Date;
+  },
+): Promise<void> {
   await trx
     .insertInto('failed_jobs')
-    .values({ id: job.id, company_id: job.companyId, environment: job.environment, kind: job.kind, document_id: job.documentId, reason: job.reason, attempts: job.attempts, opened_at: job.at, closed_at: null, closed_because: null })
-    .onConflict((conflict) => conflict.columns(['document_id', 'kind']).where('closed_at', 'is', null).doUpdateSet({ reason: job.reason, attempts: job.attempts }))
+    .values({
+      id: job.id,
+      company_id: job.companyId,
+      environment: job.environment,
+      kind: job.kind,
+      document_id: job.documentId,
+      reason: job.reason,
+      attempts: job.attempts,
+      opened_at: job.at,
+      closed_at: null,
+      closed_because: null,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['document_id', 'kind'])
+        .where('closed_at', 'is', null)
+        .doUpdateSet({ reason: job.reason, attempts: job.attempts }),
+    )
     .execute();
 }
 
-export function listFailedJobs(db: Db, companyId: string, environment: FiscalEnvironment, filter: { open?: boolean | undefined; limit: number; after?: { createdAt: Date; id: string } | undefined }): Promise<FailedJobRow[]> {
-  let query = db.selectFrom('failed_jobs').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+export function listFailedJobs(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  filter: { open?: boolean | undefined; limit: number; after?: { createdAt: Date; id: string } | undefined },
+): Promise<FailedJobRow[]> {
+  let query = db
+    .selectFrom('failed_jobs')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment);
   if (filter.open !== undefined) query = query.where('closed_at', filter.open ? 'is' : 'is not', null);
   const after = filter.after;
   if (after !== undefined) {
     query = query.where(olderThan(after, 'opened_at'));
   }
-  return query.orderBy('opened_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('opened_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 /**
  * Documents of one environment on their way to DGII, per status: what /internal/health/dgii calls pending. Read
  * from the queues of their sends and polls (platform/work), so the count costs the work waiting, not the table.
  */
-export async function pendingCounts(db: Db, environment: FiscalEnvironment, targets: readonly string[]): Promise<{ status: string; count: number }[]> {
+export async function pendingCounts(
+  db: Db,
+  environment: FiscalEnvironment,
+  targets: readonly string[],
+): Promise<{ status: string; count: number }[]> {
   const rows = await db
     .selectFrom('outbound_work as w')
     .innerJoin('documents as d', 'd.id', 'w.item_id')

@@ -19,11 +19,14 @@ export function sendingRoutes(sending: SendingService) {
         operationId: 'sendDocument',
         summary: 'Queue a signed document for DGII (202); follow it with GET /documentos/:id',
         description:
-          'A `signed` document becomes `queued`, its send due at once, in one transaction; the worker sends the archived signed bytes (a type 32 under DOP 250,000 as an RFCE) and the document moves to `in_process`, then to DGII\'s verdict. A document already queued, on its way or final answers 202 too, with `changed: false` and its current state: nothing is queued twice. A document in `send_failed` or `not_found` answers 409 `document_not_sendable`: use `reintentar`, which checks it is safe to send again.',
+          "A `signed` document becomes `queued`, its send due at once, in one transaction; the worker sends the archived signed bytes (a type 32 under DOP 250,000 as an RFCE) and the document moves to `in_process`, then to DGII's verdict. A document already queued, on its way or final answers 202 too, with `changed: false` and its current state: nothing is queued twice. A document in `send_failed` or `not_found` answers 409 `document_not_sendable`: use `reintentar`, which checks it is safe to send again.",
         tags: ['Sending'],
       },
       schema: { params: DocumentParams, response: { 202: Envelope(ref(SendAnswer)) } },
-      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await sending.send(companyOf(request.principal), request.params.id)))),
+      handler: async (request, reply) =>
+        reply
+          .code(202)
+          .send(envelope(request, unwrap(await sending.send(companyOf(request.principal), request.params.id)))),
     }),
     defineRoute({
       method: 'POST',
@@ -33,11 +36,13 @@ export function sendingRoutes(sending: SendingService) {
       docs: {
         operationId: 'refreshDocumentStatus',
         summary: 'Ask DGII now where the document stands',
-        description: 'For a document `in_process`, asks DGII for the verdict of its trackId now instead of waiting for the next poll. For a send whose outcome was uncertain, asks DGII about the e-NCF now. Other states answer as they are (`changed: false`).',
+        description:
+          'For a document `in_process`, asks DGII for the verdict of its trackId now instead of waiting for the next poll. For a send whose outcome was uncertain, asks DGII about the e-NCF now. Other states answer as they are (`changed: false`).',
         tags: ['Sending'],
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(SendAnswer)) } },
-      handler: async (request) => envelope(request, unwrap(await sending.refresh(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await sending.refresh(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'POST',
@@ -46,19 +51,29 @@ export function sendingRoutes(sending: SendingService) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'retryDocument',
-        summary: 'Queue again a document that failed, that DGII has no record of, or that DGII rejected without consuming its e-NCF (202)',
-        description: 'Eligible: `send_failed`, `not_found`, and `rejected` when DGII said the e-NCF was not consumed (secuenciaUtilizada false). Any other state answers 409 `document_not_retryable` with the reason.',
+        summary:
+          'Queue again a document that failed, that DGII has no record of, or that DGII rejected without consuming its e-NCF (202)',
+        description:
+          'Eligible: `send_failed`, `not_found`, and `rejected` when DGII said the e-NCF was not consumed (secuenciaUtilizada false). Any other state answers 409 `document_not_retryable` with the reason.',
         tags: ['Sending'],
       },
       schema: { params: DocumentParams, response: { 202: Envelope(ref(SendAnswer)) } },
-      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await sending.retry(companyOf(request.principal), request.params.id)))),
+      handler: async (request, reply) =>
+        reply
+          .code(202)
+          .send(envelope(request, unwrap(await sending.retry(companyOf(request.principal), request.params.id)))),
     }),
     defineRoute({
       method: 'GET',
       url: '/api/v1/trabajos-fallidos',
       alias: '/api/v1/failed-jobs',
       auth: { kind: 'apiKey', scope: 'documents:read' },
-      docs: { operationId: 'listFailedJobs', summary: 'Fiscal jobs that ran out of attempts, newest first (filter open)', description: 'A job closes when its document reaches a final state.', tags: ['Sending'] },
+      docs: {
+        operationId: 'listFailedJobs',
+        summary: 'Fiscal jobs that ran out of attempts, newest first (filter open)',
+        description: 'A job closes when its document reaches a final state.',
+        tags: ['Sending'],
+      },
       schema: { querystring: ListFailedJobsQuery, response: { 200: ListEnvelope(ref(FailedJobView)) } },
       handler: async (request) => {
         const page = unwrap(await sending.failedJobs(companyOf(request.principal), request.query));
@@ -69,7 +84,12 @@ export function sendingRoutes(sending: SendingService) {
       method: 'GET',
       url: '/internal/health/dgii',
       auth: { kind: 'ops' },
-      docs: { operationId: 'dgiiHealth', summary: "DGII's availability, the circuit breakers and the documents pending, for this instance's environment; sends nothing", tags: ['Operations'] },
+      docs: {
+        operationId: 'dgiiHealth',
+        summary:
+          "DGII's availability, the circuit breakers and the documents pending, for this instance's environment; sends nothing",
+        tags: ['Operations'],
+      },
       schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },
       handler: async () => sending.health(),
     }),

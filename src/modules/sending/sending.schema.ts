@@ -2,7 +2,17 @@
 import { Type, type Static } from 'typebox';
 import { ListQuery } from '../../platform/http/list-query.js';
 
-const statuses = ['signed', 'queued', 'sending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'send_failed', 'not_found'];
+const statuses = [
+  'signed',
+  'queued',
+  'sending',
+  'in_process',
+  'accepted',
+  'accepted_conditional',
+  'rejected',
+  'send_failed',
+  'not_found',
+];
 
 export const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -11,13 +21,25 @@ export const SendAnswer = Type.Object(
     id: Type.String(),
     eNCF: Type.String(),
     status: Type.String({ enum: statuses, description: 'The document state after the request.' }),
-    changed: Type.Boolean({ description: 'false: the request changed nothing (e.g. enviar on a document already queued, on its way or final).' }),
+    changed: Type.Boolean({
+      description:
+        'false: the request changed nothing (e.g. enviar on a document already queued, on its way or final).',
+    }),
     detail: Type.String(),
     trackId: Type.Union([Type.String(), Type.Null()], { description: "DGII's trackId once reception has given one." }),
   },
   {
     $id: 'SendAnswer',
-    examples: [{ id: 'doc_4Z7cQ1', eNCF: 'E310000000001', status: 'queued', changed: true, detail: 'queued for DGII (POST enviar)', trackId: null }],
+    examples: [
+      {
+        id: 'doc_4Z7cQ1',
+        eNCF: 'E310000000001',
+        status: 'queued',
+        changed: true,
+        detail: 'queued for DGII (POST enviar)',
+        trackId: null,
+      },
+    ],
   },
 );
 export type SendAnswer = Static<typeof SendAnswer>;

@@ -22,7 +22,9 @@ function retryRefusal(row: repo.DocumentRow): string | undefined {
     case 'not_found':
       return undefined;
     case 'rejected':
-      return row.secuencia_utilizada === false ? undefined : 'DGII rejected it and consumed its e-NCF: correct the document and create a new one (with a new e-NCF).';
+      return row.secuencia_utilizada === false
+        ? undefined
+        : 'DGII rejected it and consumed its e-NCF: correct the document and create a new one (with a new e-NCF).';
     case 'signed':
       return 'It has not been sent yet: send it with POST /documentos/:id/enviar.';
     case 'queued':
@@ -46,7 +48,10 @@ export interface SendingService {
   send(companyId: string, id: string): Promise<Result<SendAnswer>>;
   refresh(companyId: string, id: string): Promise<Result<SendAnswer>>;
   retry(companyId: string, id: string): Promise<Result<SendAnswer>>;
-  failedJobs(companyId: string, query: { open?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: FailedJobView[]; nextCursor: string | null }>>;
+  failedJobs(
+    companyId: string,
+    query: { open?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<Result<{ items: FailedJobView[]; nextCursor: string | null }>>;
   health(): Promise<DgiiHealth>;
 }
 
@@ -72,7 +77,14 @@ function failedJobView(row: repo.FailedJobRow): FailedJobView {
  * `queued`: a document's send came due, after its transaction committed (wakes this process's workers, when it runs
  * them; other processes' find it at their next claim).
  */
-export function createSendingService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; dgii: DgiiClient; delivery: Delivery; queued: () => void }): SendingService {
+export function createSendingService(deps: {
+  db: Db;
+  clock: Clock;
+  environment: FiscalEnvironment;
+  dgii: DgiiClient;
+  delivery: Delivery;
+  queued: () => void;
+}): SendingService {
   const { db, clock, environment, dgii, delivery, queued } = deps;
   // enviar's read and its one-statement change, each batched with those of the other enviar calls in flight.
   const readDocument = groupCommit((ids: string[]) => documentsById(db, ids), { maxBatch: 100 });
@@ -83,7 +95,12 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
    * while the document is still in the state read (sending.repo.ts changeDocumentsIf), with its timeline event, its
    * outbox event and its send in the queue (delivery.ts, platform/work). A change in between (another enviar won) is read again.
    */
-  async function enqueue(companyId: string, id: string, allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined, cause: string): Promise<Result<SendAnswer>> {
+  async function enqueue(
+    companyId: string,
+    id: string,
+    allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined,
+    cause: string,
+  ): Promise<Result<SendAnswer>> {
     for (;;) {
       const row = tenantRow(await readDocument(id), companyId, environment);
       if (row === undefined) return fail('document_not_found', `No document ${id}.`);
@@ -93,10 +110,23 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
       const queuedNow = await changeDocumentIf({
         id,
         expected: { status: row.status },
-        change: { status: 'queued', send_attempts: 0, send_due_at: now, poll_count: 0, next_poll_at: null, updated_at: now },
+        change: {
+          status: 'queued',
+          send_attempts: 0,
+          send_due_at: now,
+          poll_count: 0,
+          next_poll_at: null,
+          updated_at: now,
+        },
         records: {
           event: { at: now, type: 'queued', status: 'queued', cause },
-          domainEvent: { companyId, environment, type: 'document.queued', payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' }, occurredAt: now },
+          domainEvent: {
+            companyId,
+            environment,
+            type: 'document.queued',
+            payload: { documentId: id, eNCF: row.encf, ecfType: row.ecf_type, status: 'queued' },
+            occurredAt: now,
+          },
           enqueueWork: { target: documentSends, environment, dueAt: now },
         },
       });
@@ -115,7 +145,10 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
         (row) => {
           if (row.status === 'signed') return undefined;
           if (row.status === 'send_failed' || row.status === 'not_found') {
-            return fail('document_not_sendable', `Document ${id} is ${row.status}: retry it with POST /documentos/${id}/reintentar, which checks it is safe to send again.`);
+            return fail(
+              'document_not_sendable',
+              `Document ${id} is ${row.status}: retry it with POST /documentos/${id}/reintentar, which checks it is safe to send again.`,
+            );
           }
           // Queued, on its way or final: sending again would do nothing, and says so.
           return ok(answer(row, false, `Already ${row.status}: nothing was queued.`));
@@ -145,7 +178,9 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
         id,
         (row) => {
           const refusal = retryRefusal(row);
-          return refusal === undefined ? undefined : fail('document_not_retryable', `Document ${id} cannot be retried: ${refusal}`);
+          return refusal === undefined
+            ? undefined
+            : fail('document_not_retryable', `Document ${id} cannot be retried: ${refusal}`);
         },
         'queued again for DGII (POST reintentar)',
       );
@@ -155,14 +190,19 @@ export function createSendingService(deps: { db: Db; clock: Clock; environment: 
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listFailedJobs(db, companyId, environment, { open: query.open, limit, after: after.value });
+      const rows = await repo.listFailedJobs(db, companyId, environment, {
+        open: query.open,
+        limit,
+        after: after.value,
+      });
       const page = pageOf(rows, limit, (row) => row.opened_at);
       return ok({ items: page.rows.map(failedJobView), nextCursor: page.nextCursor });
     },
 
     async health() {
       const pending: Partial<Record<DocumentStatus, number>> = {};
-      for (const row of await repo.pendingCounts(db, environment, [documentSends, documentPolls])) pending[row.status as DocumentStatus] = row.count;
+      for (const row of await repo.pendingCounts(db, environment, [documentSends, documentPolls]))
+        pending[row.status as DocumentStatus] = row.count;
       return { environment, availability: await dgii.serviceStatus(), breakers: dgii.breakers(), pending };
     },
   };

@@ -6,7 +6,6 @@ import { ref } from '../../platform/http/schema-ref.js';
 import { AllocationParams, AllocationView, ListAllocationsQuery, ReserveAllocation } from './allocations.schema.js';
 import type { SequencesService } from './sequences.service.js';
 
-
 export function allocationRoutes(sequences: SequencesService) {
   const { allocations } = sequences;
   return [
@@ -33,7 +32,11 @@ export function allocationRoutes(sequences: SequencesService) {
       url: '/api/v1/secuencias/asignaciones',
       alias: '/api/v1/sequences/allocations',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'listAllocations', summary: 'List the offline blocks, newest first (filters status, deviceId)', tags: ['Sequences'] },
+      docs: {
+        operationId: 'listAllocations',
+        summary: 'List the offline blocks, newest first (filters status, deviceId)',
+        tags: ['Sequences'],
+      },
       schema: { querystring: ListAllocationsQuery, response: { 200: ListEnvelope(ref(AllocationView)) } },
       handler: async (request) => {
         const page = unwrap(await allocations.list(companyOf(request.principal), request.query));
@@ -45,9 +48,14 @@ export function allocationRoutes(sequences: SequencesService) {
       url: '/api/v1/secuencias/asignaciones/:id',
       alias: '/api/v1/sequences/allocations/:id',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'getAllocation', summary: 'An offline block: its numbers, how many were used, how many are left', tags: ['Sequences'] },
+      docs: {
+        operationId: 'getAllocation',
+        summary: 'An offline block: its numbers, how many were used, how many are left',
+        tags: ['Sequences'],
+      },
       schema: { params: AllocationParams, response: { 200: Envelope(ref(AllocationView)) } },
-      handler: async (request) => envelope(request, unwrap(await allocations.get(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await allocations.get(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'POST',
@@ -57,11 +65,13 @@ export function allocationRoutes(sequences: SequencesService) {
       docs: {
         operationId: 'cancelAllocation',
         summary: 'Cancel an offline block: its unused numbers become burned',
-        description: 'Only an active block can be cancelled; a block that has already ended (cancelled, expired or used up) answers 409 `allocation_not_active` and changes nothing.',
+        description:
+          'Only an active block can be cancelled; a block that has already ended (cancelled, expired or used up) answers 409 `allocation_not_active` and changes nothing.',
         tags: ['Sequences'],
       },
       schema: { params: AllocationParams, response: { 200: Envelope(ref(AllocationView)) } },
-      handler: async (request) => envelope(request, unwrap(await allocations.cancel(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await allocations.cancel(companyOf(request.principal), request.params.id))),
     }),
   ];
 }

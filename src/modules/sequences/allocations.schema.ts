@@ -14,7 +14,8 @@ export const ReserveAllocation = Type.Object(
       minLength: 1,
       maxLength: 100,
       pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
-      description: 'The device (point of sale) that will issue these numbers while offline; letters, digits, `.`, `_`, `:`, `-`.',
+      description:
+        'The device (point of sale) that will issue these numbers while offline; letters, digits, `.`, `_`, `:`, `-`.',
     }),
     count: Type.Integer({
       minimum: 1,
@@ -44,9 +45,13 @@ export type ReserveAllocation = Static<typeof ReserveAllocation>;
 export const AllocationView = Type.Object(
   {
     id: Type.String(),
-    status: Type.Union([Type.Literal('active'), Type.Literal('exhausted'), Type.Literal('cancelled'), Type.Literal('expired')], {
-      description: 'active: the device may issue them; exhausted: every number reported used; cancelled / expired: the unused numbers were burned.',
-    }),
+    status: Type.Union(
+      [Type.Literal('active'), Type.Literal('exhausted'), Type.Literal('cancelled'), Type.Literal('expired')],
+      {
+        description:
+          'active: the device may issue them; exhausted: every number reported used; cancelled / expired: the unused numbers were burned.',
+      },
+    ),
     ecfType: Type.String(),
     deviceId: Type.String(),
     rangeId: Type.String({ description: 'The range the numbers come from.' }),
@@ -58,7 +63,9 @@ export const AllocationView = Type.Object(
     burned: Type.Integer({ description: 'Numbers burned when the block was cancelled or expired.' }),
     expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     createdAt: Type.String({ format: 'date-time' }),
-    endedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the block was cancelled, expired or used up.' }),
+    endedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the block was cancelled, expired or used up.',
+    }),
   },
   { $id: 'AllocationView' },
 );

@@ -20,7 +20,10 @@ import type { AllocationView, ListAllocationsQuery, ReserveAllocation } from './
 
 export interface AllocationsService {
   reserve(companyId: string, input: ReserveAllocation): Promise<Result<AllocationView>>;
-  list(companyId: string, query: ListAllocationsQuery): Promise<Result<{ items: AllocationView[]; nextCursor: string | null }>>;
+  list(
+    companyId: string,
+    query: ListAllocationsQuery,
+  ): Promise<Result<{ items: AllocationView[]; nextCursor: string | null }>>;
   get(companyId: string, id: string): Promise<Result<AllocationView>>;
   /** Ends an active block: its unused numbers are burned. A block that has already ended is refused (409). */
   cancel(companyId: string, id: string): Promise<Result<AllocationView>>;
@@ -33,7 +36,6 @@ export interface AllocationsService {
   /** Ends every company's blocks past their expiry (the scheduled sweep); the number of companies swept. */
   expireAllDue(): Promise<number>;
 }
-
 
 function view(row: repo.AllocationWithCounts): AllocationView {
   const count = row.last_number - row.first_number + 1;
@@ -67,15 +69,33 @@ export interface Numbering {
   noteTaken(trx: Trx, companyId: string, ecfType: string, range: RangeRow, rangeRemaining: number): Promise<void>;
 }
 
-export function createAllocationsService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; numbering: Numbering }): AllocationsService {
+export function createAllocationsService(deps: {
+  db: Db;
+  clock: Clock;
+  environment: FiscalEnvironment;
+  numbering: Numbering;
+}): AllocationsService {
   const { db, clock, environment, numbering } = deps;
 
-  const expiryCause = (row: repo.AllocationRow) => `allocation ${row.id} expired (expiresAt ${row.expires_at?.toISOString() ?? ''})`;
+  const expiryCause = (row: repo.AllocationRow) =>
+    `allocation ${row.id} expired (expiresAt ${row.expires_at?.toISOString() ?? ''})`;
 
   /** Ends a block (its unused numbers burned) and records the event webhooks deliver. */
-  async function end(trx: Trx, row: repo.AllocationRow, status: 'expired' | 'cancelled', cause: string, now: Date): Promise<void> {
+  async function end(
+    trx: Trx,
+    row: repo.AllocationRow,
+    status: 'expired' | 'cancelled',
+    cause: string,
+    now: Date,
+  ): Promise<void> {
     await repo.endAllocation(trx, row, status, cause, now);
-    await recordDomainEvent(trx, { companyId: row.company_id, environment, type: `allocation.${status}`, payload: { allocationId: row.id, ecfType: row.ecf_type, deviceId: row.device_id }, occurredAt: now });
+    await recordDomainEvent(trx, {
+      companyId: row.company_id,
+      environment,
+      type: `allocation.${status}`,
+      payload: { allocationId: row.id, ecfType: row.ecf_type, deviceId: row.device_id },
+      occurredAt: now,
+    });
   }
 
   /**
@@ -96,7 +116,8 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       .executeTakeFirst();
     if (due === undefined) return;
     await transact(db, async (trx) => {
-      for (const row of await repo.lockDueForExpiry(trx, companyId, environment, now)) await end(trx, row, 'expired', expiryCause(row), now);
+      for (const row of await repo.lockDueForExpiry(trx, companyId, environment, now))
+        await end(trx, row, 'expired', expiryCause(row), now);
       return ok(undefined);
     });
   }
@@ -107,8 +128,24 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       let expiresAt: Date | null = null;
       if (input.expiresAt !== undefined) {
         const parsed = Date.parse(input.expiresAt);
-        if (Number.isNaN(parsed)) return fail('validation_failed', 'The block is not valid.', [{ pointer: '/expiresAt', in: 'body', code: 'invalid_date', detail: `${input.expiresAt} is not an ISO-8601 date-time.` }]);
-        if (parsed <= now.getTime()) return fail('validation_failed', 'The block is not valid.', [{ pointer: '/expiresAt', in: 'body', code: 'in_the_past', detail: `${input.expiresAt} has already passed.` }]);
+        if (Number.isNaN(parsed))
+          return fail('validation_failed', 'The block is not valid.', [
+            {
+              pointer: '/expiresAt',
+              in: 'body',
+              code: 'invalid_date',
+              detail: `${input.expiresAt} is not an ISO-8601 date-time.`,
+            },
+          ]);
+        if (parsed <= now.getTime())
+          return fail('validation_failed', 'The block is not valid.', [
+            {
+              pointer: '/expiresAt',
+              in: 'body',
+              code: 'in_the_past',
+              detail: `${input.expiresAt} has already passed.`,
+            },
+          ]);
         expiresAt = new Date(parsed);
       }
       const reserved = await transact(db, async (trx) => {
@@ -120,7 +157,14 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
           return fail(
             'allocation_exceeds_range',
             `The range in use of e-CF ${input.ecfType} (${encfOf(range.ecf_type, range.first_number)}–${encfOf(range.ecf_type, range.last_number)}) has ${left} numbers left; a block does not span two ranges. Ask for ${left} or fewer: once this range is used up, blocks come from the next one.`,
-            [{ pointer: '/count', in: 'body', code: 'exceeds_range', detail: `At most ${left} numbers can be reserved now.` }],
+            [
+              {
+                pointer: '/count',
+                in: 'body',
+                code: 'exceeds_range',
+                detail: `At most ${left} numbers can be reserved now.`,
+              },
+            ],
           );
         }
         const first = range.next_number;
@@ -140,7 +184,19 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
           ended_at: null,
         });
         await numbering.noteTaken(trx, companyId, input.ecfType, range, left - input.count);
-        await recordDomainEvent(trx, { companyId, environment, type: 'allocation.reserved', payload: { allocationId: row.id, ecfType: input.ecfType, deviceId: input.deviceId, from: encfOf(input.ecfType, first), to: encfOf(input.ecfType, first + input.count - 1) }, occurredAt: now });
+        await recordDomainEvent(trx, {
+          companyId,
+          environment,
+          type: 'allocation.reserved',
+          payload: {
+            allocationId: row.id,
+            ecfType: input.ecfType,
+            deviceId: input.deviceId,
+            from: encfOf(input.ecfType, first),
+            to: encfOf(input.ecfType, first + input.count - 1),
+          },
+          occurredAt: now,
+        });
         return ok(row);
       });
       if (!reserved.ok) return reserved;
@@ -152,7 +208,12 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       if (!after.ok) return after;
       await expireDue(companyId);
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listAllocations(db, companyId, environment, { status: query.status, deviceId: query.deviceId, after: after.value, limit: limit + 1 });
+      const rows = await repo.listAllocations(db, companyId, environment, {
+        status: query.status,
+        deviceId: query.deviceId,
+        after: after.value,
+        limit: limit + 1,
+      });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: page.rows.map(view), nextCursor: page.nextCursor });
     },
@@ -179,7 +240,11 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
         return ok<repo.AllocationRow['status']>('active');
       });
       if (!ended.ok) return ended;
-      if (ended.value !== 'active') return fail('allocation_not_active', `The block ${id} has already ended (${ended.value}); nothing is left to cancel.`);
+      if (ended.value !== 'active')
+        return fail(
+          'allocation_not_active',
+          `The block ${id} has already ended (${ended.value}); nothing is left to cancel.`,
+        );
       const row = await repo.findAllocation(db, companyId, environment, id);
       return row === undefined ? notFound(id) : ok(view(row));
     },
@@ -190,7 +255,10 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
       const row = await repo.lockAllocationHolding(trx, companyId, environment, ecfType, sequence);
       if (row === undefined) return ok(undefined);
       if (row.status === 'cancelled' || row.status === 'expired') {
-        return fail('allocation_not_active', `${encf} belongs to the block ${row.id}, which has ${row.status === 'cancelled' ? 'been cancelled' : 'expired'}: its unused numbers were burned.`);
+        return fail(
+          'allocation_not_active',
+          `${encf} belongs to the block ${row.id}, which has ${row.status === 'cancelled' ? 'been cancelled' : 'expired'}: its unused numbers were burned.`,
+        );
       }
       await repo.insertUse(trx, { allocation_id: row.id, encf, document_id: documentId, used_at: clock.now() });
       await repo.markExhaustedWhenFull(trx, row, clock.now());
@@ -198,7 +266,14 @@ export function createAllocationsService(deps: { db: Db; clock: Clock; environme
     },
 
     async expireAllDue() {
-      const companies = await db.selectFrom('sequence_allocations').select('company_id').distinct().where('environment', '=', environment).where('status', '=', 'active').where('expires_at', '<=', clock.now()).execute();
+      const companies = await db
+        .selectFrom('sequence_allocations')
+        .select('company_id')
+        .distinct()
+        .where('environment', '=', environment)
+        .where('status', '=', 'active')
+        .where('expires_at', '<=', clock.now())
+        .execute();
       for (const { company_id: companyId } of companies) await expireDue(companyId);
       return companies.length;
     },

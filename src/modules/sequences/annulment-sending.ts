@@ -56,12 +56,23 @@ export function refusedAsAlreadyAnnulled(messages: readonly DgiiMessage[]): bool
   return runs.length > 0 && runs.every((message) => message.valor.endsWith(': ya anulada'));
 }
 
-function answerOf(outcome: Extract<SendAnecfOutcome, { kind: 'accepted' | 'conditional' | 'rejected' }>, repeat: boolean): Answer {
+function answerOf(
+  outcome: Extract<SendAnecfOutcome, { kind: 'accepted' | 'conditional' | 'rejected' }>,
+  repeat: boolean,
+): Answer {
   const { estado, codigo, messages } = outcome;
   // "Con excepción": DGII annulled the unused numbers and says which were not; its words are kept.
   if (outcome.kind !== 'rejected') return { status: 'accepted', estado, codigo, messages };
   if (repeat && refusedAsAlreadyAnnulled(messages)) {
-    return { status: 'accepted', estado, codigo, messages: [...messages, { codigo: null, valor: 'An earlier attempt of this annulment reached DGII: its numbers are annulled.' }] };
+    return {
+      status: 'accepted',
+      estado,
+      codigo,
+      messages: [
+        ...messages,
+        { codigo: null, valor: 'An earlier attempt of this annulment reached DGII: its numbers are annulled.' },
+      ],
+    };
   }
   return { status: 'rejected', estado, codigo, messages };
 }
@@ -77,16 +88,40 @@ export function createAnnulmentSendTarget(deps: {
 }): WorkTarget<repo.AnnulmentRow, Answer> {
   const { db, clock, environment, blobs, dgii, issuer, policy } = deps;
 
-  async function finish(trx: Trx, row: repo.AnnulmentRow, status: 'accepted' | 'rejected' | 'failed', answer: { estado?: string | null; codigo?: string | null; messages: DgiiMessage[] }, attempts: number): Promise<void> {
+  async function finish(
+    trx: Trx,
+    row: repo.AnnulmentRow,
+    status: 'accepted' | 'rejected' | 'failed',
+    answer: { estado?: string | null; codigo?: string | null; messages: DgiiMessage[] },
+    attempts: number,
+  ): Promise<void> {
     const now = clock.now();
-    await repo.updateAnnulment(trx, row.id, { status, attempts, dgii_estado: answer.estado ?? null, dgii_codigo: answer.codigo ?? null, dgii_messages: answer.messages, final_at: status === 'failed' ? null : now, updated_at: now });
+    await repo.updateAnnulment(trx, row.id, {
+      status,
+      attempts,
+      dgii_estado: answer.estado ?? null,
+      dgii_codigo: answer.codigo ?? null,
+      dgii_messages: answer.messages,
+      final_at: status === 'failed' ? null : now,
+      updated_at: now,
+    });
     if (status === 'rejected') await repo.release(trx, row.id);
-    await recordDomainEvent(trx, { companyId: row.company_id, environment, type: `annulment.${status}`, payload: { annulmentId: row.id, total: row.total, estado: answer.estado ?? null, mensajes: answer.messages }, occurredAt: now });
+    await recordDomainEvent(trx, {
+      companyId: row.company_id,
+      environment,
+      type: `annulment.${status}`,
+      payload: { annulmentId: row.id, total: row.total, estado: answer.estado ?? null, mensajes: answer.messages },
+      occurredAt: now,
+    });
   }
 
   return {
     name: annulmentSendTarget,
-    policy: { leaseMs: policy.leaseMs, maxAttempts: policy.maxAttempts, retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.annulments) },
+    policy: {
+      leaseMs: policy.leaseMs,
+      maxAttempts: policy.maxAttempts,
+      retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.annulments),
+    },
 
     async load(ids) {
       return new Map((await repo.annulmentsById(db, ids)).map((row) => [row.id, row]));
@@ -105,12 +140,24 @@ export function createAnnulmentSendTarget(deps: {
         case 'rejected':
           return { kind: 'done', result: answerOf(outcome, attempt.number > 1) };
         case 'no_credentials':
-          return { kind: 'failed', reason: 'The company has no certificate nor DGII session to authenticate with.', final: true };
+          return {
+            kind: 'failed',
+            reason: 'The company has no certificate nor DGII session to authenticate with.',
+            final: true,
+          };
         case 'unauthorized':
-          return { kind: 'failed', reason: `DGII refused the authentication${describe(outcome.messages) === '' ? '' : `: ${describe(outcome.messages)}`}` };
+          return {
+            kind: 'failed',
+            reason: `DGII refused the authentication${describe(outcome.messages) === '' ? '' : `: ${describe(outcome.messages)}`}`,
+          };
         case 'transient':
           // The circuit breaker is open: nothing left, so the attempt is not counted (as for sending).
-          if (outcome.reason === 'unavailable') return { kind: 'deferred', reason: `not attempted: ${outcome.detail}`, until: outcome.retryAt ?? new Date(clock.now().getTime() + policy.retryDelayMs) };
+          if (outcome.reason === 'unavailable')
+            return {
+              kind: 'deferred',
+              reason: `not attempted: ${outcome.detail}`,
+              until: outcome.retryAt ?? new Date(clock.now().getTime() + policy.retryDelayMs),
+            };
           return { kind: 'failed', reason: `${outcome.reason}: ${outcome.detail}`, retryAt: outcome.retryAt };
         case 'uncertain':
           return { kind: 'failed', reason: `${outcome.reason}: ${outcome.detail}` };
@@ -123,11 +170,22 @@ export function createAnnulmentSendTarget(deps: {
           await finish(trx, row, settlement.result.status, settlement.result, settlement.attempts);
           return;
         case 'exhausted':
-          await finish(trx, row, 'failed', { messages: [{ codigo: null, valor: settlement.reason }] }, settlement.attempts);
+          await finish(
+            trx,
+            row,
+            'failed',
+            { messages: [{ codigo: null, valor: settlement.reason }] },
+            settlement.attempts,
+          );
           return;
         case 'retry':
         case 'deferred':
-          await repo.updateAnnulment(trx, row.id, { status: 'pending', attempts: settlement.attempts, dgii_messages: [{ codigo: null, valor: settlement.reason }], updated_at: clock.now() });
+          await repo.updateAnnulment(trx, row.id, {
+            status: 'pending',
+            attempts: settlement.attempts,
+            dgii_messages: [{ codigo: null, valor: settlement.reason }],
+            updated_at: clock.now(),
+          });
           return;
         case 'again':
           throw new Error('an annulment is never asked again without an answer');

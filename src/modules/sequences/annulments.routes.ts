@@ -5,7 +5,13 @@ import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/h
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { AnnulmentParams, AnnulmentView, BurnedSpan, ListAnnulmentsQuery, RequestAnnulment } from './annulments.schema.js';
+import {
+  AnnulmentParams,
+  AnnulmentView,
+  BurnedSpan,
+  ListAnnulmentsQuery,
+  RequestAnnulment,
+} from './annulments.schema.js';
 import type { AnnulmentsService } from './annulments.service.js';
 
 export function annulmentRoutes(annulments: AnnulmentsService) {
@@ -19,11 +25,14 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
         operationId: 'requestAnnulment',
         summary: 'Ask DGII to annul unused e-NCF (202): an ANECF is signed and sent by a job',
         description:
-          'Every span must lie inside one of the company\'s ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII\'s answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.',
+          "Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.",
         tags: ['Sequences'],
       },
       schema: { body: ref(RequestAnnulment), response: { 202: Envelope(ref(AnnulmentView)) } },
-      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await annulments.request(companyOf(request.principal), request.body)))),
+      handler: async (request, reply) =>
+        reply
+          .code(202)
+          .send(envelope(request, unwrap(await annulments.request(companyOf(request.principal), request.body)))),
     }),
     defineRoute({
       method: 'GET',
@@ -42,7 +51,12 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       url: '/api/v1/secuencias/anulaciones/quemadas',
       alias: '/api/v1/sequences/annulments/burned',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'listBurnedNumbers', summary: 'Numbers consumed by failures that still await annulment, grouped into contiguous spans ready to annul', tags: ['Sequences'] },
+      docs: {
+        operationId: 'listBurnedNumbers',
+        summary:
+          'Numbers consumed by failures that still await annulment, grouped into contiguous spans ready to annul',
+        tags: ['Sequences'],
+      },
       schema: { response: { 200: Envelope(Type.Array(ref(BurnedSpan))) } },
       handler: async (request) => envelope(request, await annulments.burned(companyOf(request.principal))),
     }),
@@ -51,18 +65,31 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       url: '/api/v1/secuencias/anulaciones/:id',
       alias: '/api/v1/sequences/annulments/:id',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'getAnnulment', summary: 'An annulment request: its spans, its state and DGII\'s answer', tags: ['Sequences'] },
+      docs: {
+        operationId: 'getAnnulment',
+        summary: "An annulment request: its spans, its state and DGII's answer",
+        tags: ['Sequences'],
+      },
       schema: { params: AnnulmentParams, response: { 200: Envelope(ref(AnnulmentView)) } },
-      handler: async (request) => envelope(request, unwrap(await annulments.get(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await annulments.get(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'POST',
       url: '/api/v1/secuencias/anulaciones/:id/reintentar',
       alias: '/api/v1/sequences/annulments/:id/retry',
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
-      docs: { operationId: 'retryAnnulment', summary: 'Send a failed annulment again (202): the same signed ANECF', description: 'Only `failed` requests; others answer 409 `annulment_not_retryable`.', tags: ['Sequences'] },
+      docs: {
+        operationId: 'retryAnnulment',
+        summary: 'Send a failed annulment again (202): the same signed ANECF',
+        description: 'Only `failed` requests; others answer 409 `annulment_not_retryable`.',
+        tags: ['Sequences'],
+      },
       schema: { params: AnnulmentParams, response: { 202: Envelope(ref(AnnulmentView)) } },
-      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await annulments.retry(companyOf(request.principal), request.params.id)))),
+      handler: async (request, reply) =>
+        reply
+          .code(202)
+          .send(envelope(request, unwrap(await annulments.retry(companyOf(request.principal), request.params.id)))),
     }),
   ];
 }

@@ -20,28 +20,49 @@ export const RequestAnnulment = Type.Object(
         minItems: 1,
         maxItems: 10_000,
         description:
-          'Spans of unused numbers, each inside one of the company\'s ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range\'s next number to its last; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. At most 10 types.',
+          "Spans of unused numbers, each inside one of the company's ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range's next number to its last; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. At most 10 types.",
       },
     ),
   },
   {
     $id: 'RequestAnnulment',
     additionalProperties: false,
-    examples: [{ ranges: [{ ecfType: '31', from: 'E310000000007', to: 'E310000000009' }, { ecfType: '32', from: 'E320000500001', to: 'E320001000000' }] }],
+    examples: [
+      {
+        ranges: [
+          { ecfType: '31', from: 'E310000000007', to: 'E310000000009' },
+          { ecfType: '32', from: 'E320000500001', to: 'E320001000000' },
+        ],
+      },
+    ],
   },
 );
 export type RequestAnnulment = Static<typeof RequestAnnulment>;
 
-const Span = Type.Object({ ecfType: Type.String(), from: Type.String(), to: Type.String(), count: Type.Integer(), kind: Type.String({ enum: ['burned', 'unissued'] }) });
+const Span = Type.Object({
+  ecfType: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  count: Type.Integer(),
+  kind: Type.String({ enum: ['burned', 'unissued'] }),
+});
 
 export const AnnulmentView = Type.Object(
   {
     id: Type.String(),
-    status: Type.String({ enum: ['pending', 'sending', 'accepted', 'rejected', 'failed'], description: 'pending → sending → accepted | rejected (the numbers are given back) | failed (DGII could not be reached; reintentar).' }),
+    status: Type.String({
+      enum: ['pending', 'sending', 'accepted', 'rejected', 'failed'],
+      description:
+        'pending → sending → accepted | rejected (the numbers are given back) | failed (DGII could not be reached; reintentar).',
+    }),
     total: Type.Integer({ description: 'CantidadeNCFAnulados.' }),
     spans: Type.Array(Span),
     attempts: Type.Integer(),
-    dgii: Type.Object({ estado: Type.Union([Type.String(), Type.Null()]), codigo: Type.Union([Type.String(), Type.Null()]), mensajes: Type.Array(Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() })) }),
+    dgii: Type.Object({
+      estado: Type.Union([Type.String(), Type.Null()]),
+      codigo: Type.Union([Type.String(), Type.Null()]),
+      mensajes: Type.Array(Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() })),
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
@@ -57,7 +78,11 @@ export const BurnedSpan = Type.Object(
     count: Type.Integer(),
     causes: Type.Array(Type.String(), { description: 'Why the numbers were burned (distinct causes, first few).' }),
   },
-  { $id: 'BurnedSpan', description: 'Contiguous burned numbers of one type awaiting annulment: a span ready for POST /secuencias/anulaciones.' },
+  {
+    $id: 'BurnedSpan',
+    description:
+      'Contiguous burned numbers of one type awaiting annulment: a span ready for POST /secuencias/anulaciones.',
+  },
 );
 export type BurnedSpan = Static<typeof BurnedSpan>;
 

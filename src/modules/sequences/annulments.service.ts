@@ -26,7 +26,10 @@ export interface AnnulmentIssuer {
 
 export interface AnnulmentsService {
   request(companyId: string, body: RequestAnnulment): Promise<Result<AnnulmentView>>;
-  list(companyId: string, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<Result<{ items: AnnulmentView[]; nextCursor: string | null }>>;
+  list(
+    companyId: string,
+    query: { limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<Result<{ items: AnnulmentView[]; nextCursor: string | null }>>;
   get(companyId: string, id: string): Promise<Result<AnnulmentView>>;
   burned(companyId: string): Promise<BurnedSpan[]>;
   retry(companyId: string, id: string): Promise<Result<AnnulmentView>>;
@@ -40,7 +43,13 @@ function view(row: repo.AnnulmentRow, spans: readonly repo.SpanRow[]): Annulment
     id: row.id,
     status: row.status,
     total: row.total,
-    spans: spans.map((span) => ({ ecfType: span.ecf_type, from: encfOf(span.ecf_type, span.first_number), to: encfOf(span.ecf_type, span.last_number), count: span.last_number - span.first_number + 1, kind: span.kind })),
+    spans: spans.map((span) => ({
+      ecfType: span.ecf_type,
+      from: encfOf(span.ecf_type, span.first_number),
+      to: encfOf(span.ecf_type, span.last_number),
+      count: span.last_number - span.first_number + 1,
+      kind: span.kind,
+    })),
     attempts: row.attempts,
     dgii: { estado: row.dgii_estado, codigo: row.dgii_codigo, mensajes: row.dgii_messages },
     createdAt: row.created_at.toISOString(),
@@ -62,17 +71,33 @@ export function createAnnulmentsService(deps: {
   const queued = deps.queued ?? (() => undefined);
 
   async function withSpans(rows: repo.AnnulmentRow[]): Promise<AnnulmentView[]> {
-    const spans = await repo.spansOf(db, rows.map((row) => row.id));
-    return rows.map((row) => view(row, spans.filter((span) => span.annulment_id === row.id)));
+    const spans = await repo.spansOf(
+      db,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) =>
+      view(
+        row,
+        spans.filter((span) => span.annulment_id === row.id),
+      ),
+    );
   }
 
   /** Checks every span and holds its numbers for the annulment; the errors, with pointers, when any span fails. */
-  async function hold(trx: Trx, companyId: string, annulmentId: string, body: RequestAnnulment): Promise<Result<repo.SpanRow[]>> {
+  async function hold(
+    trx: Trx,
+    companyId: string,
+    annulmentId: string,
+    body: RequestAnnulment,
+  ): Promise<Result<repo.SpanRow[]>> {
     const errors: FieldError[] = [];
     const spans: repo.SpanRow[] = [];
     const rangesByType = new Map<string, RangeRow[]>();
     const types = [...new Set(body.ranges.map((span) => span.ecfType))].sort();
-    if (types.length > 10) return fail('annulment_invalid', 'An annulment covers at most 10 types (one ANECF line each).', [{ pointer: '/ranges', in: 'body', code: 'too_many_types', detail: `${String(types.length)} types.` }]);
+    if (types.length > 10)
+      return fail('annulment_invalid', 'An annulment covers at most 10 types (one ANECF line each).', [
+        { pointer: '/ranges', in: 'body', code: 'too_many_types', detail: `${String(types.length)} types.` },
+      ]);
     for (const type of types) rangesByType.set(type, await repo.lockRangesOf(trx, companyId, environment, type));
 
     for (const [index, span] of body.ranges.entries()) {
@@ -88,9 +113,14 @@ export function createAnnulmentsService(deps: {
         refuse('descending', `${span.to} comes before ${span.from}.`);
         continue;
       }
-      const range = rangesByType.get(span.ecfType)?.find((candidate) => candidate.first_number <= first && last <= candidate.last_number);
+      const range = rangesByType
+        .get(span.ecfType)
+        ?.find((candidate) => candidate.first_number <= first && last <= candidate.last_number);
       if (range === undefined) {
-        refuse('foreign_range', `${span.from}..${span.to} is not inside one of the company's registered ranges of type ${span.ecfType}.`);
+        refuse(
+          'foreign_range',
+          `${span.from}..${span.to} is not inside one of the company's registered ranges of type ${span.ecfType}.`,
+        );
         continue;
       }
       const issuedLast = Math.min(last, range.next_number - 1);
@@ -104,7 +134,10 @@ export function createAnnulmentsService(deps: {
         }
         const block = await repo.activeBlockOverlapping(trx, range.id, first, issuedLast);
         if (block !== undefined) {
-          refuse('inside_allocation', `${span.from}..${span.to} overlaps the active offline block ${block.id} (${encfOf(span.ecfType, block.first_number)}–${encfOf(span.ecfType, block.last_number)}): cancel the block first; its unused numbers then become burned.`);
+          refuse(
+            'inside_allocation',
+            `${span.from}..${span.to} overlaps the active offline block ${block.id} (${encfOf(span.ecfType, block.first_number)}–${encfOf(span.ecfType, block.last_number)}): cancel the block first; its unused numbers then become burned.`,
+          );
           continue;
         }
         const burned = await repo.burnedIn(trx, companyId, environment, from, to);
@@ -117,16 +150,29 @@ export function createAnnulmentsService(deps: {
           const burnedSet = new Set(burned.map((row) => row.encf));
           let missing = first;
           while (missing <= issuedLast && burnedSet.has(encfOf(span.ecfType, missing))) missing++;
-          refuse('number_used', `${encfOf(span.ecfType, missing)} was handed out and is not burned (a device's offline block reported it, or a document is being created with it): only unused numbers can be annulled.`);
+          refuse(
+            'number_used',
+            `${encfOf(span.ecfType, missing)} was handed out and is not burned (a device's offline block reported it, or a document is being created with it): only unused numbers can be annulled.`,
+          );
           continue;
         }
         await repo.claimBurned(trx, companyId, environment, from, to, annulmentId);
-        spans.push({ annulment_id: annulmentId, range_id: range.id, ecf_type: span.ecfType, first_number: first, last_number: issuedLast, kind: 'burned' });
+        spans.push({
+          annulment_id: annulmentId,
+          range_id: range.id,
+          ecf_type: span.ecfType,
+          first_number: first,
+          last_number: issuedLast,
+          kind: 'burned',
+        });
       }
       if (last >= range.next_number) {
         // Numbers are handed out in order, so only the whole rest of a range can be withdrawn from handing out.
         if (last !== range.last_number || first > range.next_number) {
-          refuse('not_a_tail', `Numbers never handed out can be annulled only as the whole rest of their range: ${encfOf(span.ecfType, range.next_number)}..${encfOf(span.ecfType, range.last_number)}.`);
+          refuse(
+            'not_a_tail',
+            `Numbers never handed out can be annulled only as the whole rest of their range: ${encfOf(span.ecfType, range.next_number)}..${encfOf(span.ecfType, range.last_number)}.`,
+          );
           continue;
         }
         const tailFirst = range.next_number;
@@ -135,12 +181,33 @@ export function createAnnulmentsService(deps: {
           continue;
         }
         range.next_number = range.last_number + 1;
-        spans.push({ annulment_id: annulmentId, range_id: range.id, ecf_type: span.ecfType, first_number: tailFirst, last_number: last, kind: 'unissued' });
+        spans.push({
+          annulment_id: annulmentId,
+          range_id: range.id,
+          ecf_type: span.ecfType,
+          first_number: tailFirst,
+          last_number: last,
+          kind: 'unissued',
+        });
       }
     }
     if (errors.length > 0) return fail('annulment_invalid', 'Some numbers cannot be annulled.', errors);
-    const overlapping = spans.slice().sort((a, b) => a.ecf_type.localeCompare(b.ecf_type) || a.first_number - b.first_number).find((span, i, sorted) => i > 0 && sorted[i - 1]?.ecf_type === span.ecf_type && (sorted[i - 1]?.last_number ?? 0) >= span.first_number);
-    if (overlapping !== undefined) return fail('annulment_invalid', 'The spans overlap.', [{ pointer: '/ranges', in: 'body', code: 'overlapping', detail: `${encfOf(overlapping.ecf_type, overlapping.first_number)} is in two spans.` }]);
+    const overlapping = spans
+      .slice()
+      .sort((a, b) => a.ecf_type.localeCompare(b.ecf_type) || a.first_number - b.first_number)
+      .find(
+        (span, i, sorted) =>
+          i > 0 && sorted[i - 1]?.ecf_type === span.ecf_type && (sorted[i - 1]?.last_number ?? 0) >= span.first_number,
+      );
+    if (overlapping !== undefined)
+      return fail('annulment_invalid', 'The spans overlap.', [
+        {
+          pointer: '/ranges',
+          in: 'body',
+          code: 'overlapping',
+          detail: `${encfOf(overlapping.ecf_type, overlapping.first_number)} is in two spans.`,
+        },
+      ]);
     return ok(spans);
   }
 
@@ -149,7 +216,11 @@ export function createAnnulmentsService(deps: {
       const signer = await issuer(companyId);
       if (signer === undefined) return fail('company_not_found', `No company ${companyId}.`);
       const identity = signer.identity;
-      if (identity === undefined) return fail('certificate_missing', 'Install the company certificate (.p12) first: the ANECF is signed with it.');
+      if (identity === undefined)
+        return fail(
+          'certificate_missing',
+          'Install the company certificate (.p12) first: the ANECF is signed with it.',
+        );
       const id = newId('anl');
       const created = await transact(db, async (trx) => {
         const held = await hold(trx, companyId, id, body);
@@ -157,15 +228,43 @@ export function createAnnulmentsService(deps: {
         const spans = held.value;
         const lines: AnnulmentLine[] = [...new Set(spans.map((span) => span.ecf_type))].sort().map((type) => ({
           TipoeCF: type,
-          ranges: spans.filter((span) => span.ecf_type === type).sort((a, b) => a.first_number - b.first_number).map((span) => ({ SecuenciaeNCFDesde: encfOf(type, span.first_number), SecuenciaeNCFHasta: encfOf(type, span.last_number) })),
+          ranges: spans
+            .filter((span) => span.ecf_type === type)
+            .sort((a, b) => a.first_number - b.first_number)
+            .map((span) => ({
+              SecuenciaeNCFDesde: encfOf(type, span.first_number),
+              SecuenciaeNCFHasta: encfOf(type, span.last_number),
+            })),
         }));
         const now = clock.now();
         const built = buildAnecf({ RncEmisor: signer.rnc, FechaHoraAnulacioneNCF: formatDgiiTimestamp(now), lines });
-        if (!built.ok) return fail('annulment_invalid', 'The ANECF cannot be written.', built.findings.map((finding) => ({ pointer: '/ranges', in: 'body', code: finding.code, detail: finding.message })));
+        if (!built.ok)
+          return fail(
+            'annulment_invalid',
+            'The ANECF cannot be written.',
+            built.findings.map((finding) => ({
+              pointer: '/ranges',
+              in: 'body',
+              code: finding.code,
+              detail: finding.message,
+            })),
+          );
         // Signed once and archived: a retry sends these same bytes.
         const key = `annulments/${companyId}/${id}/anecf.v1.xml`;
         await blobs.put(key, Buffer.from(signXml(built.xml, identity)), { contentType: 'application/xml' });
-        const row: Omit<repo.AnnulmentRow, 'attempts' | 'dgii_messages'> = { id, company_id: companyId, environment, status: 'pending', total: Number(built.total), blob_key: key, dgii_estado: null, dgii_codigo: null, created_at: now, updated_at: now, final_at: null };
+        const row: Omit<repo.AnnulmentRow, 'attempts' | 'dgii_messages'> = {
+          id,
+          company_id: companyId,
+          environment,
+          status: 'pending',
+          total: Number(built.total),
+          blob_key: key,
+          dgii_estado: null,
+          dgii_codigo: null,
+          created_at: now,
+          updated_at: now,
+          final_at: null,
+        };
         await repo.insertAnnulment(trx, row, spans);
         await schedule(trx, id);
         return ok(view({ ...row, attempts: 0, dgii_messages: [] }, spans));
@@ -203,18 +302,25 @@ export function createAnnulmentsService(deps: {
           if (open.causes.length < 5 && !open.causes.includes(row.cause)) open.causes.push(row.cause);
           continue;
         }
-        if (open !== undefined) spans.push({ ecfType: open.ecfType, from: open.from, to: open.to, count: open.count, causes: open.causes });
+        if (open !== undefined)
+          spans.push({ ecfType: open.ecfType, from: open.from, to: open.to, count: open.count, causes: open.causes });
         open = { ecfType: type, from: row.encf, to: row.encf, count: 1, causes: [row.cause], last: sequence };
       }
-      if (open !== undefined) spans.push({ ecfType: open.ecfType, from: open.from, to: open.to, count: open.count, causes: open.causes });
+      if (open !== undefined)
+        spans.push({ ecfType: open.ecfType, from: open.from, to: open.to, count: open.count, causes: open.causes });
       return spans;
     },
 
     async retry(companyId, id) {
       const retried = await transact(db, async (trx) => {
         const row = await repo.lockAnnulment(trx, id);
-        if (row?.company_id !== companyId || row.environment !== environment) return fail('annulment_not_found', `No annulment ${id}.`);
-        if (row.status !== 'failed') return fail('annulment_not_retryable', `Annulment ${id} is ${row.status}: only a failed request (DGII could not be reached) is retried; a rejected one gave its numbers back — request them again.`);
+        if (row?.company_id !== companyId || row.environment !== environment)
+          return fail('annulment_not_found', `No annulment ${id}.`);
+        if (row.status !== 'failed')
+          return fail(
+            'annulment_not_retryable',
+            `Annulment ${id} is ${row.status}: only a failed request (DGII could not be reached) is retried; a rejected one gave its numbers back — request them again.`,
+          );
         await repo.updateAnnulment(trx, id, { status: 'pending', attempts: 0, updated_at: clock.now() });
         await schedule(trx, id);
         return ok(undefined);

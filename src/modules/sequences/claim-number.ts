@@ -10,14 +10,18 @@ import { fail, ok, type Result } from '../../platform/result.js';
 import type { AllocationsService } from './allocations.service.js';
 import { encfOf, isoToday } from './numbers.js';
 
-
 export interface ClaimedNumber {
   rangeId: string;
   allocationId: string | undefined;
 }
 
-
-export async function claimNumber(trx: Trx, deps: { clock: Clock; environment: FiscalEnvironment; allocations: AllocationsService }, companyId: string, encf: string, documentId: string): Promise<Result<ClaimedNumber>> {
+export async function claimNumber(
+  trx: Trx,
+  deps: { clock: Clock; environment: FiscalEnvironment; allocations: AllocationsService },
+  companyId: string,
+  encf: string,
+  documentId: string,
+): Promise<Result<ClaimedNumber>> {
   const { environment } = deps;
   const parsed = parseEncf(encf);
   if (parsed === undefined) return fail('encf_not_authorised', `${encf} is not an e-NCF.`);
@@ -32,23 +36,52 @@ export async function claimNumber(trx: Trx, deps: { clock: Clock; environment: F
     .where('last_number', '>=', sequence)
     .forUpdate()
     .executeTakeFirst();
-  if (range === undefined) return fail('encf_not_authorised', `${encf} is not in any range registered for e-CF ${ecfType}: register the range DGII authorised first.`);
-  if (range.expires_on !== null && range.expires_on < isoToday(deps.clock)) return fail('range_expired', `The range of ${encf} expired on ${range.expires_on}.`);
+  if (range === undefined)
+    return fail(
+      'encf_not_authorised',
+      `${encf} is not in any range registered for e-CF ${ecfType}: register the range DGII authorised first.`,
+    );
+  if (range.expires_on !== null && range.expires_on < isoToday(deps.clock))
+    return fail('range_expired', `The range of ${encf} expired on ${range.expires_on}.`);
 
-  const used = await trx.selectFrom('documents').select('id').where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).executeTakeFirst();
-  const burned = await trx.selectFrom('sequence_burned').select('cause').where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).executeTakeFirst();
+  const used = await trx
+    .selectFrom('documents')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '=', encf)
+    .executeTakeFirst();
+  const burned = await trx
+    .selectFrom('sequence_burned')
+    .select('cause')
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '=', encf)
+    .executeTakeFirst();
   if (used !== undefined || burned !== undefined) {
-    return fail('encf_already_used', `${encf} has already been used${burned === undefined ? ` (document ${used?.id ?? ''})` : ` (burned: ${burned.cause})`}.`);
+    return fail(
+      'encf_already_used',
+      `${encf} has already been used${burned === undefined ? ` (document ${used?.id ?? ''})` : ` (burned: ${burned.cause})`}.`,
+    );
   }
 
   // A number of a block: the block records the use (locked, so a cancel running now cannot burn it meanwhile).
   const fromBlock = await deps.allocations.recordUse(trx, companyId, encf, documentId);
   if (!fromBlock.ok) return fromBlock;
   if (fromBlock.value !== undefined) return ok({ rangeId: range.id, allocationId: fromBlock.value });
-  if (sequence < range.next_number) return fail('encf_already_used', `${encf} has already been handed out by the service.`);
+  if (sequence < range.next_number)
+    return fail('encf_already_used', `${encf} has already been handed out by the service.`);
   if (sequence > range.next_number) {
-    return fail('encf_not_next', `${encf} is ahead of the range's next number ${encfOf(ecfType, range.next_number)}: reserve a block (asignaciones) for numbers signed outside the service, or use the next number.`);
+    return fail(
+      'encf_not_next',
+      `${encf} is ahead of the range's next number ${encfOf(ecfType, range.next_number)}: reserve a block (asignaciones) for numbers signed outside the service, or use the next number.`,
+    );
   }
-  await trx.updateTable('sequence_ranges').set({ next_number: sequence + 1 }).where('id', '=', range.id).where('next_number', '=', sequence).execute();
+  await trx
+    .updateTable('sequence_ranges')
+    .set({ next_number: sequence + 1 })
+    .where('id', '=', range.id)
+    .where('next_number', '=', sequence)
+    .execute();
   return ok({ rangeId: range.id, allocationId: undefined });
 }

@@ -5,7 +5,6 @@ import type { Clock } from '../../platform/clock.js';
 
 export { encfOf } from '../../fiscal/encf.js';
 
-
 export function sequenceOf(encf: string): number {
   return Number(encf.slice(3));
 }

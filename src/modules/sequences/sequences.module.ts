@@ -14,17 +14,41 @@ import { sequenceSchemas } from './sequences.schema.js';
 import { createSequencesService, type SequencesService } from './sequences.service.js';
 
 /** Ranges, numbers, offline blocks and annulments (ANECF), the last sent to DGII by the workers' loop. */
-export function sequencesModule(platform: Platform, { companies }: { companies: CompaniesService }): ModuleParts & { sequences: SequencesService } {
+export function sequencesModule(
+  platform: Platform,
+  { companies }: { companies: CompaniesService },
+): ModuleParts & { sequences: SequencesService } {
   const { config, db, clock, log, blobs, environment, dgii } = platform;
   const sequences = createSequencesService({ db, clock, environment, thresholds: config.sequenceWarnings });
   // The certificate is read afresh for each annulment (another process may have replaced it).
   const issuer = async (companyId: string): Promise<AnnulmentIssuer | undefined> => {
     const company = await companies.get(companyId);
-    return company === undefined ? undefined : { rnc: company.rnc, identity: await companies.signingIdentity(companyId) };
+    return company === undefined
+      ? undefined
+      : { rnc: company.rnc, identity: await companies.signingIdentity(companyId) };
   };
-  const leaseMs = annulmentLeaseMs({ connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs });
-  const sends = createWorkEngine({ db, clock, log, environment, target: createAnnulmentSendTarget({ db, clock, environment, blobs, dgii, issuer, policy: { maxAttempts: config.annulments.maxAttempts, retryDelayMs: config.annulments.retryBaseMs, leaseMs } }) });
-  const sender = defineLoop('annulment send', 'work', () => startWorkLoop(sends, { name: 'annulment send', log, batchSize: 4, concurrency: 4, restMs: 1_000 }));
+  const leaseMs = annulmentLeaseMs({
+    connectMs: config.dgiiClient.connectTimeoutMs,
+    responseMs: config.dgiiClient.responseTimeoutMs,
+  });
+  const sends = createWorkEngine({
+    db,
+    clock,
+    log,
+    environment,
+    target: createAnnulmentSendTarget({
+      db,
+      clock,
+      environment,
+      blobs,
+      dgii,
+      issuer,
+      policy: { maxAttempts: config.annulments.maxAttempts, retryDelayMs: config.annulments.retryBaseMs, leaseMs },
+    }),
+  });
+  const sender = defineLoop('annulment send', 'work', () =>
+    startWorkLoop(sends, { name: 'annulment send', log, batchSize: 4, concurrency: 4, restMs: 1_000 }),
+  );
   const annulments = createAnnulmentsService({
     db,
     clock,
@@ -40,7 +64,11 @@ export function sequencesModule(platform: Platform, { companies }: { companies: 
   return {
     sequences,
     schemas: [...sequenceSchemas, ...annulmentSchemas],
-    routes: [...sequenceRoutes(sequences), ...allocationRoutes(sequences), ...annulmentRoutes(annulments)] as AppRoute[],
+    routes: [
+      ...sequenceRoutes(sequences),
+      ...allocationRoutes(sequences),
+      ...annulmentRoutes(annulments),
+    ] as AppRoute[],
     jobs: Object.values(jobs),
     schedules: [{ job: jobs.expireAllocations, cron: '* * * * *' }],
     loops: [sender],

@@ -10,13 +10,25 @@ export type RangeRow = Selectable<SequenceRangesTable>;
 
 type Executor = Db | Trx;
 
-export async function lockRangesOfType(trx: Trx, companyId: string, environment: FiscalEnvironment, ecfType: string): Promise<void> {
+export async function lockRangesOfType(
+  trx: Trx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  ecfType: string,
+): Promise<void> {
   // Serialises registrations (and allocations) of one company and type: two overlapping ranges registered at the
   // same moment would otherwise both see no overlap.
   await sql`select pg_advisory_xact_lock(hashtext(${`sequences:${companyId}:${environment}:${ecfType}`}))`.execute(trx);
 }
 
-export function findOverlapping(trx: Trx, companyId: string, environment: FiscalEnvironment, ecfType: string, first: number, last: number): Promise<RangeRow | undefined> {
+export function findOverlapping(
+  trx: Trx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  ecfType: string,
+  first: number,
+  last: number,
+): Promise<RangeRow | undefined> {
   return trx
     .selectFrom('sequence_ranges')
     .selectAll()
@@ -32,14 +44,33 @@ export async function insertRange(trx: Trx, row: RangeRow): Promise<RangeRow> {
   return trx.insertInto('sequence_ranges').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function listRanges(db: Executor, companyId: string, environment: FiscalEnvironment, ecfType?: string): Promise<RangeRow[]> {
-  let query = db.selectFrom('sequence_ranges').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+export function listRanges(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  ecfType?: string,
+): Promise<RangeRow[]> {
+  let query = db
+    .selectFrom('sequence_ranges')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment);
   if (ecfType !== undefined) query = query.where('ecf_type', '=', ecfType);
   return query.orderBy('ecf_type').orderBy('first_number').execute();
 }
 
-export function findRange(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<RangeRow | undefined> {
-  return db.selectFrom('sequence_ranges').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+export function findRange(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<RangeRow | undefined> {
+  return db
+    .selectFrom('sequence_ranges')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
+    .then((row) => tenantRow(row, companyId, environment));
 }
 
 /** Burned numbers per range that no accepted annulment has annulled. */
@@ -49,7 +80,9 @@ export async function burnedCounts(db: Executor, rangeIds: readonly string[]): P
     .selectFrom('sequence_burned')
     .select((eb) => ['range_id', eb.fn.countAll<number>().as('count')])
     .where('range_id', 'in', rangeIds)
-    .where(sql<boolean>`not exists (select 1 from annulments a where a.id = sequence_burned.annulment_id and a.status = 'accepted')`)
+    .where(
+      sql<boolean>`not exists (select 1 from annulments a where a.id = sequence_burned.annulment_id and a.status = 'accepted')`,
+    )
     .groupBy('range_id')
     .execute();
   return new Map(rows.map((row) => [row.range_id, row.count]));
@@ -87,12 +120,17 @@ export function firstUsableRange(trx: Trx, of: UsableRangeOf): Promise<RangeRow 
  * until the work it was taken for settles it. The e-NCF is written as encfOf writes it: E, the type, ten digits.
  * Undefined when no range is usable, or when a competitor used up the range this statement waited for.
  */
-export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { causes: readonly string[]; burnedAt: Date }): Promise<{ range: RangeRow; encfs: string[] } | undefined> {
+export async function takeNextAsBurned(
+  db: Executor,
+  of: UsableRangeOf & { causes: readonly string[]; burnedAt: Date },
+): Promise<{ range: RangeRow; encfs: string[] } | undefined> {
   // FOR UPDATE reads the range's latest version once its lock is had (READ COMMITTED re-reads a row it waited for),
   // so `taking` is counted on what the range holds when the update runs. The update's WHERE must hold of both the
   // version its snapshot sees and the latest (only a row passing it on the first is re-checked on the second), and the
   // numbers are counted back from the next_number it wrote, never from a value read before.
-  const result = await executePrepared(db, sql<RangeRow & { first: number; taking: number; encfs: string[] }>`
+  const result = await executePrepared(
+    db,
+    sql<RangeRow & { first: number; taking: number; encfs: string[] }>`
     with usable as (
       select id, least(${of.causes.length}::int8, last_number - next_number + 1) as taking
       from sequence_ranges
@@ -112,7 +150,8 @@ export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { cause
       insert into sequence_burned (company_id, environment, encf, range_id, cause, burned_at, annulment_id)
       select company_id, environment, encf, range_id, (${of.causes}::text[])[position], ${of.burnedAt}, null from numbers
     )
-    select taken.*, (select array_agg(encf order by position) from numbers) as encfs from taken`);
+    select taken.*, (select array_agg(encf order by position) from numbers) as encfs from taken`,
+  );
   const row = result.rows[0];
   if (row === undefined) return undefined;
   const { first, taking, encfs, ...range } = row;
@@ -120,7 +159,13 @@ export async function takeNextAsBurned(db: Executor, of: UsableRangeOf & { cause
 }
 
 /** Numbers never handed out, across the usable ranges of a type. */
-export async function remainingOfType(trx: Trx, companyId: string, environment: FiscalEnvironment, ecfType: string, today: string): Promise<number> {
+export async function remainingOfType(
+  trx: Trx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  ecfType: string,
+  today: string,
+): Promise<number> {
   const row = await trx
     .selectFrom('sequence_ranges')
     .select(sql<number>`coalesce(sum(last_number - next_number + 1), 0)::int8`.as('remaining'))
@@ -132,17 +177,44 @@ export async function remainingOfType(trx: Trx, companyId: string, environment: 
   return row.remaining;
 }
 
-export async function insertBurned(trx: Trx, row: { companyId: string; environment: FiscalEnvironment; encf: string; rangeId: string; cause: string; burnedAt: Date }): Promise<void> {
+export async function insertBurned(
+  trx: Trx,
+  row: {
+    companyId: string;
+    environment: FiscalEnvironment;
+    encf: string;
+    rangeId: string;
+    cause: string;
+    burnedAt: Date;
+  },
+): Promise<void> {
   await trx
     .insertInto('sequence_burned')
-    .values({ company_id: row.companyId, environment: row.environment, encf: row.encf, range_id: row.rangeId, cause: row.cause, burned_at: row.burnedAt, annulment_id: null })
-    .onConflict((conflict) => conflict.columns(['company_id', 'environment', 'encf']).doUpdateSet({ cause: row.cause, burned_at: row.burnedAt }))
+    .values({
+      company_id: row.companyId,
+      environment: row.environment,
+      encf: row.encf,
+      range_id: row.rangeId,
+      cause: row.cause,
+      burned_at: row.burnedAt,
+      annulment_id: null,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['company_id', 'environment', 'encf'])
+        .doUpdateSet({ cause: row.cause, burned_at: row.burnedAt }),
+    )
     .execute();
 }
 
 /** Unexecuted: the caller sends it with the writes of the work that settles the number. */
 export function deleteBurned(executor: Executor, companyId: string, environment: FiscalEnvironment, encf: string) {
-  return executor.deleteFrom('sequence_burned').where('company_id', '=', companyId).where('environment', '=', environment).where('encf', '=', encf).where('annulment_id', 'is', null);
+  return executor
+    .deleteFrom('sequence_burned')
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '=', encf)
+    .where('annulment_id', 'is', null);
 }
 
 /** Numbers held by active offline blocks and not yet reported used, per range. */
@@ -150,7 +222,12 @@ export async function reservedCounts(db: Executor, rangeIds: readonly string[]):
   if (rangeIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('sequence_allocations as a')
-    .select(['a.range_id', sql<number>`sum(a.last_number - a.first_number + 1 - (select count(*) from sequence_allocation_uses u where u.allocation_id = a.id))::int8`.as('reserved')])
+    .select([
+      'a.range_id',
+      sql<number>`sum(a.last_number - a.first_number + 1 - (select count(*) from sequence_allocation_uses u where u.allocation_id = a.id))::int8`.as(
+        'reserved',
+      ),
+    ])
     .where('a.range_id', 'in', rangeIds)
     .where('a.status', '=', 'active')
     .groupBy('a.range_id')

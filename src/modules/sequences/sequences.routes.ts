@@ -8,7 +8,6 @@ import type { SequencesService } from './sequences.service.js';
 
 const RangeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-
 export function sequenceRoutes(sequences: SequencesService) {
   return [
     defineRoute({
@@ -28,18 +27,28 @@ export function sequenceRoutes(sequences: SequencesService) {
       url: '/api/v1/secuencias/rangos',
       alias: '/api/v1/sequences/ranges',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'listRanges', summary: 'List the registered ranges, with their availability', tags: ['Sequences'] },
+      docs: {
+        operationId: 'listRanges',
+        summary: 'List the registered ranges, with their availability',
+        tags: ['Sequences'],
+      },
       schema: { querystring: ListRangesQuery, response: { 200: Envelope(Type.Array(ref(RangeView))) } },
-      handler: async (request) => envelope(request, await sequences.listRanges(companyOf(request.principal), request.query.ecfType)),
+      handler: async (request) =>
+        envelope(request, await sequences.listRanges(companyOf(request.principal), request.query.ecfType)),
     }),
     defineRoute({
       method: 'GET',
       url: '/api/v1/secuencias/rangos/:id',
       alias: '/api/v1/sequences/ranges/:id',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'getRange', summary: 'A range and its availability (total, used, burned, remaining, expiry)', tags: ['Sequences'] },
+      docs: {
+        operationId: 'getRange',
+        summary: 'A range and its availability (total, used, burned, remaining, expiry)',
+        tags: ['Sequences'],
+      },
       schema: { params: RangeParams, response: { 200: Envelope(ref(RangeView)) } },
-      handler: async (request) => envelope(request, unwrap(await sequences.getRange(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await sequences.getRange(companyOf(request.principal), request.params.id))),
     }),
   ];
 }

@@ -53,7 +53,11 @@ export interface SequencesService {
    * burned. Unexecuted: it must commit with that work's own writes (sent with them by executeAsOneStatement, or
    * executed in the work's transaction).
    */
-  settleNumber(executor: Db | Trx, companyId: string, encf: string): OperationNodeSource & { execute(): Promise<unknown> };
+  settleNumber(
+    executor: Db | Trx,
+    companyId: string,
+    encf: string,
+  ): OperationNodeSource & { execute(): Promise<unknown> };
   /** Offline blocks: contiguous numbers reserved for one device, taken from the ranges the same way. */
   allocations: AllocationsService;
   /** A number signed outside the service, claimed in the caller's transaction when its document is handed in. */
@@ -86,12 +90,25 @@ function view(row: repo.RangeRow, counts: Counts, today: string): RangeView {
     status: remaining === 0 ? 'exhausted' : expired ? 'expired' : 'active',
     // Every number past next_number went to a document, to a block still reserving it, was burned, or is in an
     // annulment (annulled, or an unissued tail withdrawn while its request stands).
-    availability: { total, used: total - remaining - burned - reserved - annulled - withdrawn, reserved, burned, annulled, withdrawn, remaining },
+    availability: {
+      total,
+      used: total - remaining - burned - reserved - annulled - withdrawn,
+      reserved,
+      burned,
+      annulled,
+      withdrawn,
+      remaining,
+    },
     createdAt: row.created_at.toISOString(),
   };
 }
 
-export function createSequencesService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; thresholds: SequenceThresholds }): SequencesService {
+export function createSequencesService(deps: {
+  db: Db;
+  clock: Clock;
+  environment: FiscalEnvironment;
+  thresholds: SequenceThresholds;
+}): SequencesService {
   const { db, clock, environment, thresholds } = deps;
   const today = () => isoToday(clock);
 
@@ -101,45 +118,114 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     const reserved = await repo.reservedCounts(db, ids);
     const annulments = await annulmentCounts(db, ids);
     const day = today();
-    return rows.map((row) => view(row, { burned: burned.get(row.id) ?? 0, reserved: reserved.get(row.id) ?? 0, annulled: annulments.get(row.id)?.annulled ?? 0, withdrawn: annulments.get(row.id)?.withdrawn ?? 0 }, day));
+    return rows.map((row) =>
+      view(
+        row,
+        {
+          burned: burned.get(row.id) ?? 0,
+          reserved: reserved.get(row.id) ?? 0,
+          annulled: annulments.get(row.id)?.annulled ?? 0,
+          withdrawn: annulments.get(row.id)?.withdrawn ?? 0,
+        },
+        day,
+      ),
+    );
   }
 
   function checkRange(input: RegisterRange): Result<{ first: number; last: number; expiresOn: string | null }> {
     const errors = [];
-    if (input.from.slice(1, 3) !== input.ecfType) errors.push({ pointer: '/from', in: 'body' as const, code: 'type_mismatch', detail: `${input.from} is not an e-NCF of type ${input.ecfType}.` });
-    if (input.to.slice(1, 3) !== input.ecfType) errors.push({ pointer: '/to', in: 'body' as const, code: 'type_mismatch', detail: `${input.to} is not an e-NCF of type ${input.ecfType}.` });
+    if (input.from.slice(1, 3) !== input.ecfType)
+      errors.push({
+        pointer: '/from',
+        in: 'body' as const,
+        code: 'type_mismatch',
+        detail: `${input.from} is not an e-NCF of type ${input.ecfType}.`,
+      });
+    if (input.to.slice(1, 3) !== input.ecfType)
+      errors.push({
+        pointer: '/to',
+        in: 'body' as const,
+        code: 'type_mismatch',
+        detail: `${input.to} is not an e-NCF of type ${input.ecfType}.`,
+      });
     const first = sequenceOf(input.from);
     const last = sequenceOf(input.to);
-    if (first < 1) errors.push({ pointer: '/from', in: 'body' as const, code: 'out_of_range', detail: 'Sequence numbers start at 1.' });
-    if (last < first) errors.push({ pointer: '/to', in: 'body' as const, code: 'before_from', detail: `${input.to} comes before ${input.from}.` });
+    if (first < 1)
+      errors.push({
+        pointer: '/from',
+        in: 'body' as const,
+        code: 'out_of_range',
+        detail: 'Sequence numbers start at 1.',
+      });
+    if (last < first)
+      errors.push({
+        pointer: '/to',
+        in: 'body' as const,
+        code: 'before_from',
+        detail: `${input.to} comes before ${input.from}.`,
+      });
     let expiresOn: string | null = null;
     if (typesWithoutExpiry.has(input.ecfType)) {
-      if (input.expiresOn !== undefined) errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'not_applicable', detail: `e-CF ${input.ecfType} has no FechaVencimientoSecuencia.` });
+      if (input.expiresOn !== undefined)
+        errors.push({
+          pointer: '/expiresOn',
+          in: 'body' as const,
+          code: 'not_applicable',
+          detail: `e-CF ${input.ecfType} has no FechaVencimientoSecuencia.`,
+        });
     } else if (input.expiresOn === undefined) {
-      errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'missing', detail: `e-CF ${input.ecfType} needs its FechaVencimientoSecuencia (dd-MM-yyyy).` });
+      errors.push({
+        pointer: '/expiresOn',
+        in: 'body' as const,
+        code: 'missing',
+        detail: `e-CF ${input.ecfType} needs its FechaVencimientoSecuencia (dd-MM-yyyy).`,
+      });
     } else {
       const date = parseDgiiDate(input.expiresOn);
-      if (date === undefined) errors.push({ pointer: '/expiresOn', in: 'body' as const, code: 'invalid_date', detail: `${input.expiresOn} is not a date dd-MM-yyyy.` });
+      if (date === undefined)
+        errors.push({
+          pointer: '/expiresOn',
+          in: 'body' as const,
+          code: 'invalid_date',
+          detail: `${input.expiresOn} is not a date dd-MM-yyyy.`,
+        });
       else expiresOn = formatIsoDate(date);
     }
     if (errors.length > 0) return fail('validation_failed', 'The range is not valid.', errors);
     if (expiresOn !== null && expiresOn < today()) {
-      return fail('range_expired', `FechaVencimientoSecuencia ${input.expiresOn ?? ''} has passed: DGII's numbers of this range can no longer be used.`, [
-        { pointer: '/expiresOn', in: 'body', code: 'in_the_past', detail: 'The expiry date has passed.' },
-      ]);
+      return fail(
+        'range_expired',
+        `FechaVencimientoSecuencia ${input.expiresOn ?? ''} has passed: DGII's numbers of this range can no longer be used.`,
+        [{ pointer: '/expiresOn', in: 'body', code: 'in_the_past', detail: 'The expiry date has passed.' }],
+      );
     }
     return ok({ first, last, expiresOn });
   }
 
   /** Why no range of the type can give a number now; undefined when one can (a competitor's race, look again). */
-  async function whyNoNumber(executor: Db | Trx, companyId: string, ecfType: string): Promise<Result<never> | undefined> {
+  async function whyNoNumber(
+    executor: Db | Trx,
+    companyId: string,
+    ecfType: string,
+  ): Promise<Result<never> | undefined> {
     const day = today();
     const all = await repo.listRanges(executor, companyId, environment, ecfType);
-    if (all.length === 0) return fail('no_range', `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`);
+    if (all.length === 0)
+      return fail(
+        'no_range',
+        `No authorised range of e-CF ${ecfType} is registered: register the range DGII authorised first.`,
+      );
     const withNumbers = all.filter((row) => row.next_number <= row.last_number);
     if (withNumbers.some((row) => row.expires_on === null || row.expires_on >= day)) return undefined;
-    if (withNumbers.length > 0) return fail('range_expired', `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`);
-    return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`);
+    if (withNumbers.length > 0)
+      return fail(
+        'range_expired',
+        `Every range of e-CF ${ecfType} with numbers left has expired: register the new range DGII authorised.`,
+      );
+    return fail(
+      'range_exhausted',
+      `Every number of the ranges of e-CF ${ecfType} has been used: register the next range DGII authorised.`,
+    );
   }
 
   /** A competitor may use up the range a statement waited for; after this many tries the answer is what is left. */
@@ -148,7 +234,10 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
   function needsNote(range: repo.RangeRow, rangeRemaining: number): boolean {
     // The type has at least what this range has left, so only a range at or below the threshold can bring the
     // type's total there: the sum over the type is read only then.
-    return rangeRemaining <= thresholds.lowStock || (range.expires_on !== null && daysBetween(today(), range.expires_on) <= thresholds.expiringDays);
+    return (
+      rangeRemaining <= thresholds.lowStock ||
+      (range.expires_on !== null && daysBetween(today(), range.expires_on) <= thresholds.expiringDays)
+    );
   }
 
   const numbering: Numbering = {
@@ -160,20 +249,48 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
         const why = await whyNoNumber(trx, companyId, ecfType);
         if (why !== undefined) return why;
       }
-      return fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`);
+      return fail(
+        'range_exhausted',
+        `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`,
+      );
     },
 
     async noteTaken(trx, companyId, ecfType, range, rangeRemaining) {
       if (!needsNote(range, rangeRemaining)) return;
       const day = today();
-      const remaining = rangeRemaining <= thresholds.lowStock ? await repo.remainingOfType(trx, companyId, environment, ecfType, day) : rangeRemaining;
+      const remaining =
+        rangeRemaining <= thresholds.lowStock
+          ? await repo.remainingOfType(trx, companyId, environment, ecfType, day)
+          : rangeRemaining;
       if (remaining <= thresholds.lowStock) {
         // Once per range crossing the threshold: the range in use names the event.
-        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.low_stock', payload: { ecfType, remaining, rangeId: range.id }, dedupeKey: `sequence.low_stock:${range.id}`, occurredAt: clock.now() });
-        if (remaining === 0) await recordDomainEvent(trx, { companyId, environment, type: 'sequence.exhausted', payload: { ecfType, rangeId: range.id }, dedupeKey: `sequence.exhausted:${range.id}`, occurredAt: clock.now() });
+        await recordDomainEvent(trx, {
+          companyId,
+          environment,
+          type: 'sequence.low_stock',
+          payload: { ecfType, remaining, rangeId: range.id },
+          dedupeKey: `sequence.low_stock:${range.id}`,
+          occurredAt: clock.now(),
+        });
+        if (remaining === 0)
+          await recordDomainEvent(trx, {
+            companyId,
+            environment,
+            type: 'sequence.exhausted',
+            payload: { ecfType, rangeId: range.id },
+            dedupeKey: `sequence.exhausted:${range.id}`,
+            occurredAt: clock.now(),
+          });
       }
       if (range.expires_on !== null && daysBetween(day, range.expires_on) <= thresholds.expiringDays) {
-        await recordDomainEvent(trx, { companyId, environment, type: 'sequence.expiring', payload: { ecfType, rangeId: range.id, expiresOn: dgiiDate(range.expires_on) }, dedupeKey: `sequence.expiring:${range.id}`, occurredAt: clock.now() });
+        await recordDomainEvent(trx, {
+          companyId,
+          environment,
+          type: 'sequence.expiring',
+          payload: { ecfType, rangeId: range.id, expiresOn: dgiiDate(range.expires_on) },
+          dedupeKey: `sequence.expiring:${range.id}`,
+          occurredAt: clock.now(),
+        });
       }
     },
   };
@@ -183,14 +300,30 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
    * for as many as the first usable range has, then the next range for the rest. A range used up by a competitor
    * while a statement waited is looked at again, `attempts` times in a row at most.
    */
-  async function takeNumbers(wanted: readonly { companyId: string; ecfType: string; cause: string }[]): Promise<Result<TakenNumber>[]> {
+  async function takeNumbers(
+    wanted: readonly { companyId: string; ecfType: string; cause: string }[],
+  ): Promise<Result<TakenNumber>[]> {
     const { companyId, ecfType } = wanted[0] ?? { companyId: '', ecfType: '' };
     const taken: Result<TakenNumber>[] = [];
-    for (let misses = 0; taken.length < wanted.length; ) {
+    for (let misses = 0; taken.length < wanted.length;) {
       const causes = wanted.slice(taken.length).map((entry) => entry.cause);
-      const batch = await repo.takeNextAsBurned(db, { companyId, environment, ecfType, today: today(), causes, burnedAt: clock.now() });
+      const batch = await repo.takeNextAsBurned(db, {
+        companyId,
+        environment,
+        ecfType,
+        today: today(),
+        causes,
+        burnedAt: clock.now(),
+      });
       if (batch === undefined) {
-        const why = (await whyNoNumber(db, companyId, ecfType)) ?? (++misses < attempts ? undefined : fail('range_exhausted', `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`));
+        const why =
+          (await whyNoNumber(db, companyId, ecfType)) ??
+          (++misses < attempts
+            ? undefined
+            : fail(
+                'range_exhausted',
+                `Every number of the ranges of e-CF ${ecfType} was taken while this request waited: try again.`,
+              ));
         if (why !== undefined) return [...taken, ...causes.map(() => why)];
         continue;
       }
@@ -217,7 +350,8 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
   const allocations = createAllocationsService({ db, clock, environment, numbering });
   return {
     allocations,
-    claimNumber: (trx, companyId, encf, documentId) => claimNumber(trx, { clock, environment, allocations }, companyId, encf, documentId),
+    claimNumber: (trx, companyId, encf, documentId) =>
+      claimNumber(trx, { clock, environment, allocations }, companyId, encf, documentId),
 
     async registerRange(companyId, input) {
       const checked = checkRange(input);
@@ -227,9 +361,24 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
         await repo.lockRangesOfType(trx, companyId, environment, input.ecfType);
         const overlapping = await repo.findOverlapping(trx, companyId, environment, input.ecfType, first, last);
         if (overlapping !== undefined) {
-          return fail('range_overlaps', `${input.from}–${input.to} overlaps the range ${overlapping.id} (${encfOf(overlapping.ecf_type, overlapping.first_number)}–${encfOf(overlapping.ecf_type, overlapping.last_number)}).`);
+          return fail(
+            'range_overlaps',
+            `${input.from}–${input.to} overlaps the range ${overlapping.id} (${encfOf(overlapping.ecf_type, overlapping.first_number)}–${encfOf(overlapping.ecf_type, overlapping.last_number)}).`,
+          );
         }
-        return ok(await repo.insertRange(trx, { id: newId('rng'), company_id: companyId, environment, ecf_type: input.ecfType, first_number: first, last_number: last, next_number: first, expires_on: expiresOn, created_at: clock.now() }));
+        return ok(
+          await repo.insertRange(trx, {
+            id: newId('rng'),
+            company_id: companyId,
+            environment,
+            ecf_type: input.ecfType,
+            first_number: first,
+            last_number: last,
+            next_number: first,
+            expires_on: expiresOn,
+            created_at: clock.now(),
+          }),
+        );
       });
       if (!created.ok) return created;
       return ok(view(created.value, { burned: 0, reserved: 0, annulled: 0, withdrawn: 0 }, today()));
@@ -249,7 +398,14 @@ export function createSequencesService(deps: { db: Db; clock: Clock; environment
     takeNumber: (companyId, ecfType, cause) => takeTogether({ companyId, ecfType, cause }, `${companyId} ${ecfType}`),
 
     async burnNumber(trx, companyId, taken, cause) {
-      await repo.insertBurned(trx, { companyId, environment, encf: taken.encf, rangeId: taken.rangeId, cause, burnedAt: clock.now() });
+      await repo.insertBurned(trx, {
+        companyId,
+        environment,
+        encf: taken.encf,
+        rangeId: taken.rangeId,
+        cause,
+        burnedAt: clock.now(),
+      });
     },
 
     settleNumber(executor, companyId, encf) {

@@ -9,6 +9,13 @@ export function dgiiDirectory(dgii: Pick<DgiiClient, 'directory'>): DirectoryLoo
     if (found.kind === 'not_found') return undefined;
     if (found.kind !== 'found') throw new Error(`DGII's directory did not answer: ${found.kind}`);
     const { urlRecepcion, urlAceptacion, urlOpcional } = found.entry;
-    return { electronicIssuer: true, urls: { reception: urlRecepcion, approval: urlAceptacion, ...(urlOpcional === '' ? {} : { authentication: urlOpcional }) } };
+    return {
+      electronicIssuer: true,
+      urls: {
+        reception: urlRecepcion,
+        approval: urlAceptacion,
+        ...(urlOpcional === '' ? {} : { authentication: urlOpcional }),
+      },
+    };
   };
 }

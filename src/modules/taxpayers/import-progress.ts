@@ -31,7 +31,9 @@ export function formatDuration(seconds: number): string {
   const h = Math.floor(whole / 3600);
   const m = Math.floor((whole % 3600) / 60);
   const s = whole % 60;
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}` : `${m}:${String(s).padStart(2, '0')}`;
+  return h > 0
+    ? `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`
+    : `${m}:${String(s).padStart(2, '0')}`;
 }
 
 interface Figures {
@@ -41,7 +43,10 @@ interface Figures {
 }
 
 function figures(progress: ImportProgress, elapsedSeconds: number): Figures {
-  const fraction = progress.totalBytes === undefined || progress.totalBytes === 0 ? undefined : Math.min(1, progress.bytes / progress.totalBytes);
+  const fraction =
+    progress.totalBytes === undefined || progress.totalBytes === 0
+      ? undefined
+      : Math.min(1, progress.bytes / progress.totalBytes);
   const rate = elapsedSeconds > 0 ? progress.rows / elapsedSeconds : 0;
   // Bytes, not rows, drive the ETA: the row count is unknown until the end, the byte count is not.
   const eta = fraction === undefined || fraction === 0 ? undefined : (elapsedSeconds * (1 - fraction)) / fraction;
@@ -64,7 +69,8 @@ export function createProgress(options: ProgressOptions): ProgressSink {
     else if (eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
     if (options.tty) {
       const filled = fraction === undefined ? 0 : Math.round((final ? 1 : fraction) * width);
-      const bar = fraction === undefined ? '' : `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent.padStart(4)}  `;
+      const bar =
+        fraction === undefined ? '' : `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent.padStart(4)}  `;
       return `\r\x1b[K${bar}${parts.join('  ')}${final ? '\n' : ''}`;
     }
     return `taxpayers import: ${percent === '' ? '' : `${percent}, `}${parts.join(', ')}\n`;

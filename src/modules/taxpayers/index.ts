@@ -1,8 +1,19 @@
 export { createProgress, type ProgressSink } from './import-progress.js';
-export { describeReport, importRegistry, RegistryLayoutError, RegistrySourceError, type ImportReport } from './registry-import.js';
+export {
+  describeReport,
+  importRegistry,
+  RegistryLayoutError,
+  RegistrySourceError,
+  type ImportReport,
+} from './registry-import.js';
 export { taxpayerRoutes } from './taxpayers.routes.js';
 export { taxpayerSchemas } from './taxpayers.schema.js';
-export { createTaxpayersService, type DirectoryEntry, type DirectoryLookup, type TaxpayersService } from './taxpayers.service.js';
+export {
+  createTaxpayersService,
+  type DirectoryEntry,
+  type DirectoryLookup,
+  type TaxpayersService,
+} from './taxpayers.service.js';
 export { taxpayersJobs } from './taxpayers.jobs.js';
 export { runTaxpayersCommand, TaxpayersArgumentError, taxpayersUsage } from './taxpayers.command.js';
 export { taxpayersModule } from './taxpayers.module.js';

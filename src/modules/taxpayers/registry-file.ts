@@ -42,11 +42,13 @@ export function decodeLine(bytes: Uint8Array): { ok: true; text: string } | { ok
   let c1 = false;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i] as number;
-    if ((byte < 0x20 && byte !== 0x09) || byte === 0x7f) return { ok: false, detail: `control byte 0x${byte.toString(16).padStart(2, '0')} at column ${i + 1}` };
+    if ((byte < 0x20 && byte !== 0x09) || byte === 0x7f)
+      return { ok: false, detail: `control byte 0x${byte.toString(16).padStart(2, '0')} at column ${i + 1}` };
     if (byte >= 0x80) {
       high = true;
       if (byte <= 0x9f) {
-        if (cp1252High[byte - 0x80] === '\u0000') return { ok: false, detail: `byte 0x${byte.toString(16)} is not Windows-1252 (column ${i + 1})` };
+        if (cp1252High[byte - 0x80] === '\u0000')
+          return { ok: false, detail: `byte 0x${byte.toString(16)} is not Windows-1252 (column ${i + 1})` };
         c1 = true;
       }
     }
@@ -73,7 +75,8 @@ function isUtf8(bytes: Uint8Array): boolean {
       i++;
       continue;
     }
-    const length = byte >= 0xc2 && byte <= 0xdf ? 2 : byte >= 0xe0 && byte <= 0xef ? 3 : byte >= 0xf0 && byte <= 0xf4 ? 4 : 0;
+    const length =
+      byte >= 0xc2 && byte <= 0xdf ? 2 : byte >= 0xe0 && byte <= 0xef ? 3 : byte >= 0xf0 && byte <= 0xf4 ? 4 : 0;
     if (length === 0 || i + length > bytes.length) return false;
     for (let k = 1; k < length; k++) if (((bytes[i + k] as number) & 0xc0) !== 0x80) return false;
     i += length;
@@ -112,7 +115,12 @@ export function registryDate(value: string): string | null {
   if (match === null) return null;
   const [, day, month, year] = match as unknown as [string, string, string, string];
   const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (date.getUTCFullYear() !== Number(year) || date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day)) return null;
+  if (
+    date.getUTCFullYear() !== Number(year) ||
+    date.getUTCMonth() !== Number(month) - 1 ||
+    date.getUTCDate() !== Number(day)
+  )
+    return null;
   if (Number(year) < 1800) return null;
   return `${year}-${month}-${day}`;
 }
@@ -153,11 +161,24 @@ export function splitCsv(line: string): string[] | undefined {
   }
 }
 
-function row(fields: { taxId: string; legalName: string; tradeName: string; activity: string; started: string; status: string; regime: string }): ParsedLine {
+function row(fields: {
+  taxId: string;
+  legalName: string;
+  tradeName: string;
+  activity: string;
+  started: string;
+  status: string;
+  regime: string;
+}): ParsedLine {
   const taxId = fields.taxId.trim().replace(/-/g, '');
   // Only the shape is checked here: DGII has issued a few numbers that fail the check-digit rules
   // (src/fiscal/taxpayer-id.ts), and the registry is where they are recognised.
-  if (!/^(\d{9}|\d{11})$/.test(taxId)) return { ok: false, reason: 'bad_rnc', detail: `"${clean(fields.taxId)}" is neither a 9-digit RNC nor an 11-digit cédula` };
+  if (!/^(\d{9}|\d{11})$/.test(taxId))
+    return {
+      ok: false,
+      reason: 'bad_rnc',
+      detail: `"${clean(fields.taxId)}" is neither a 9-digit RNC nor an 11-digit cédula`,
+    };
   const legalName = clean(fields.legalName);
   if (legalName === '') return { ok: false, reason: 'missing_name', detail: `${taxId} has no legal name` };
   const status = clean(fields.status).toUpperCase();
@@ -180,13 +201,34 @@ function row(fields: { taxId: string; legalName: string; tradeName: string; acti
 export function parseLine(line: string, layout: RegistryLayout): ParsedLine {
   if (layout === 'dgii-rnc-txt') {
     const fields = line.split('|');
-    if (fields.length !== pipeColumns) return { ok: false, reason: 'column_count', detail: `${fields.length} columns, the layout has ${pipeColumns}` };
-    const [taxId, legalName, tradeName, activity, , , , , started, status, regime] = fields as [string, string, string, string, string, string, string, string, string, string, string];
+    if (fields.length !== pipeColumns)
+      return { ok: false, reason: 'column_count', detail: `${fields.length} columns, the layout has ${pipeColumns}` };
+    const [taxId, legalName, tradeName, activity, , , , , started, status, regime] = fields as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     return row({ taxId, legalName, tradeName, activity, started, status, regime });
   }
   const fields = splitCsv(line);
   if (fields === undefined) return { ok: false, reason: 'column_count', detail: 'unbalanced quotes' };
-  if (fields.length !== csvColumns) return { ok: false, reason: 'column_count', detail: `${fields.length} columns, the layout has ${csvColumns}` };
-  const [taxId, legalName, activity, started, status, regime] = fields as [string, string, string, string, string, string];
+  if (fields.length !== csvColumns)
+    return { ok: false, reason: 'column_count', detail: `${fields.length} columns, the layout has ${csvColumns}` };
+  const [taxId, legalName, activity, started, status, regime] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   return row({ taxId, legalName, tradeName: '', activity, started, status, regime });
 }

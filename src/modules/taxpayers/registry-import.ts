@@ -6,7 +6,14 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ProgressSink } from './import-progress.js';
-import { decodeLine, detectLayout, parseLine, type RegistryLayout, type RegistryRow, type RejectReason } from './registry-file.js';
+import {
+  decodeLine,
+  detectLayout,
+  parseLine,
+  type RegistryLayout,
+  type RegistryRow,
+  type RejectReason,
+} from './registry-file.js';
 import { openRegistrySource, RegistrySourceError, type DownloadOptions } from './registry-source.js';
 import { upsertTaxpayers } from './taxpayers.repo.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
@@ -62,10 +69,18 @@ const layoutSample = 50;
 const maxLineBytes = 64 * 1024;
 
 /** Imports from a local .zip/.txt/.csv path or an http(s) URL. */
-export async function importRegistry(deps: ImportDeps, location: string, options: ImportOptions = {}): Promise<ImportReport> {
+export async function importRegistry(
+  deps: ImportDeps,
+  location: string,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
   const source = await openRegistrySource(location, options.download);
   try {
-    return await importRegistryStream(deps, source.stream, { ...options, totalBytes: source.totalBytes, name: source.name });
+    return await importRegistryStream(deps, source.stream, {
+      ...options,
+      totalBytes: source.totalBytes,
+      name: source.name,
+    });
   } finally {
     await source.close();
   }
@@ -84,7 +99,8 @@ async function* lineChunks(stream: Readable): AsyncGenerator<Buffer[]> {
     }
     rest = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
     // A listing line is a few hundred bytes; a file without line breaks must not grow this buffer without end.
-    if (rest !== undefined && rest.length > maxLineBytes) throw new RegistryLayoutError(`a line longer than ${maxLineBytes} bytes: this is not DGII's listing`);
+    if (rest !== undefined && rest.length > maxLineBytes)
+      throw new RegistryLayoutError(`a line longer than ${maxLineBytes} bytes: this is not DGII's listing`);
     if (lines.length > 0) yield lines;
   }
   if (rest !== undefined && rest.length > 0) yield [rest[rest.length - 1] === 0x0d ? rest.subarray(0, -1) : rest];
@@ -136,7 +152,8 @@ export async function importRegistryStream(
     if (!final && report.rows < layoutSample) return;
     layoutChecked = true;
     // Below the sample size only a file with no good row at all is refused: a short file may well be mostly bad.
-    const wrongLayout = report.rows >= layoutSample ? report.rejected * 2 > report.rows : report.rejected === report.rows;
+    const wrongLayout =
+      report.rows >= layoutSample ? report.rejected * 2 > report.rows : report.rejected === report.rows;
     if (report.rows > 0 && wrongLayout) {
       throw new RegistryLayoutError(
         `${report.source}: ${report.rejected} of the first ${report.rows} rows do not fit the ${layout ?? 'known'} layout (${Object.keys(report.rejectedByReason).join(', ')}); not imported`,
@@ -168,7 +185,8 @@ export async function importRegistryStream(
       lineNumber++;
       bytes += raw.length + 1;
       // A UTF-8 byte-order mark would otherwise make the first line look like UTF-8 text.
-      const bytesOfLine = lineNumber === 1 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
+      const bytesOfLine =
+        lineNumber === 1 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
       const decoded = decodeLine(bytesOfLine);
       if (layout === undefined) {
         const text = decoded.ok ? decoded.text : bytesOfLine.toString('latin1');
@@ -213,8 +231,10 @@ export function describeReport(report: ImportReport): string {
   const lines = [
     `Imported ${report.imported} of ${report.rows} rows from ${report.source} (${report.inserted} new, ${report.updated} changed, ${report.unchanged} unchanged) in ${(report.durationMs / 1_000).toFixed(1)} s, ${report.rowsPerSecond} rows/s.`,
   ];
-  if (report.duplicates > 0) lines.push(`${report.duplicates} rows repeated a number listed earlier in the file; the later one was kept.`);
-  if (report.checkDigitExceptions > 0) lines.push(`${report.checkDigitExceptions} numbers fail the check-digit rules but are DGII's own; kept.`);
+  if (report.duplicates > 0)
+    lines.push(`${report.duplicates} rows repeated a number listed earlier in the file; the later one was kept.`);
+  if (report.checkDigitExceptions > 0)
+    lines.push(`${report.checkDigitExceptions} numbers fail the check-digit rules but are DGII's own; kept.`);
   lines.push(`Rejected ${report.rejected} rows.`);
   for (const [reason, rows] of Object.entries(report.rejectedByReason)) {
     lines.push(`  ${reason}: ${rows.count}`);

@@ -66,7 +66,15 @@ async function openFile(path: string, label: string, cleanup: () => Promise<void
   }
   if (magic.readUInt32LE(0) !== 0x04034b50) {
     const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
-    return { stream, totalBytes: size, name: label, close: async () => { stream.destroy(); await cleanup(); } };
+    return {
+      stream,
+      totalBytes: size,
+      name: label,
+      close: async () => {
+        stream.destroy();
+        await cleanup();
+      },
+    };
   }
   let zip: yauzl.ZipFile;
   try {
@@ -121,9 +129,12 @@ async function downloadTo(url: string, path: string, options: DownloadOptions): 
       throw new RegistrySourceError(`cannot download ${url}: ${(error as Error).message}`);
     }
     if (written > 0 && response.status !== 206) {
-      throw new RegistrySourceError(`${url} was cut short at ${written} bytes and the server does not resume (HTTP ${response.status})`);
+      throw new RegistrySourceError(
+        `${url} was cut short at ${written} bytes and the server does not resume (HTTP ${response.status})`,
+      );
     }
-    if (written === 0 && response.status !== 200) throw new RegistrySourceError(`cannot download ${url}: HTTP ${response.status}`);
+    if (written === 0 && response.status !== 200)
+      throw new RegistrySourceError(`cannot download ${url}: HTTP ${response.status}`);
     if (response.body === null) throw new RegistrySourceError(`cannot download ${url}: empty response`);
     if (written === 0) {
       const length = Number(response.headers.get('content-length') ?? Number.NaN);

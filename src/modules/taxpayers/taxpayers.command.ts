@@ -23,7 +23,11 @@ export interface CommandIo {
 }
 
 /** Returns the exit code. */
-export async function runTaxpayersCommand(argv: readonly string[], database: DatabaseTarget, io: CommandIo = process): Promise<number> {
+export async function runTaxpayersCommand(
+  argv: readonly string[],
+  database: DatabaseTarget,
+  io: CommandIo = process,
+): Promise<number> {
   const [action, location, ...extra] = argv;
   if (action !== 'import' || location === undefined || location === '' || extra.length > 0) {
     throw new TaxpayersArgumentError(`usage: ${taxpayersUsage}`);

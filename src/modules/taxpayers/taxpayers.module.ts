@@ -7,7 +7,13 @@ import { taxpayerRoutes } from './taxpayers.routes.js';
 import { taxpayerSchemas } from './taxpayers.schema.js';
 import { createTaxpayersService } from './taxpayers.service.js';
 
-export function taxpayersModule({ config, db, clock, cache, dgii }: Pick<Platform, 'config' | 'db' | 'clock' | 'cache'> & { dgii: Pick<DgiiClient, 'directory'> }): ModuleParts {
+export function taxpayersModule({
+  config,
+  db,
+  clock,
+  cache,
+  dgii,
+}: Pick<Platform, 'config' | 'db' | 'clock' | 'cache'> & { dgii: Pick<DgiiClient, 'directory'> }): ModuleParts {
   const { url, cron } = config.taxpayersImport;
   const jobs = taxpayersJobs({ db, clock, importUrl: url });
   return {

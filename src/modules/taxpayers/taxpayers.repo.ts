@@ -17,11 +17,27 @@ export async function findTaxpayer(db: Db, taxId: string): Promise<TaxpayerRecor
  * changed is cheap; `imported_at` therefore says when a row last changed.
  * The rows must have distinct tax ids (ON CONFLICT cannot touch one row twice in a statement).
  */
-export async function upsertTaxpayers(db: Db, rows: readonly RegistryRow[], importedAt: Date): Promise<{ inserted: number; updated: number }> {
+export async function upsertTaxpayers(
+  db: Db,
+  rows: readonly RegistryRow[],
+  importedAt: Date,
+): Promise<{ inserted: number; updated: number }> {
   if (rows.length === 0) return { inserted: 0, updated: 0 };
-  const column = (name: string, type: string, key: keyof RegistryRow): InputColumn => ({ name, type, values: rows.map((row) => row[key]) });
+  const column = (name: string, type: string, key: keyof RegistryRow): InputColumn => ({
+    name,
+    type,
+    values: rows.map((row) => row[key]),
+  });
   const incoming = unnested(
-    [column('tax_id', 'text', 'taxId'), column('legal_name', 'text', 'legalName'), column('trade_name', 'text', 'tradeName'), column('economic_activity', 'text', 'economicActivity'), column('started_on', 'date', 'startedOn'), column('status', 'text', 'status'), column('payment_regime', 'text', 'paymentRegime')],
+    [
+      column('tax_id', 'text', 'taxId'),
+      column('legal_name', 'text', 'legalName'),
+      column('trade_name', 'text', 'tradeName'),
+      column('economic_activity', 'text', 'economicActivity'),
+      column('started_on', 'date', 'startedOn'),
+      column('status', 'text', 'status'),
+      column('payment_regime', 'text', 'paymentRegime'),
+    ],
     'incoming',
   );
   const result = await sql<{ inserted: boolean }>`

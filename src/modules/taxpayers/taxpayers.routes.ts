@@ -16,11 +16,12 @@ export function taxpayerRoutes(taxpayers: TaxpayersService) {
         operationId: 'getTaxpayer',
         summary: "A taxpayer in DGII's registry, by RNC or cédula",
         description:
-          'The check digit is verified first (400 naming the rule). Then the registry loaded from DGII\'s public listing (404 when absent), and DGII\'s directory of electronic issuers when the service can reach it.',
+          "The check digit is verified first (400 naming the rule). Then the registry loaded from DGII's public listing (404 when absent), and DGII's directory of electronic issuers when the service can reach it.",
         tags: ['Taxpayers'],
       },
       schema: { params: TaxpayerParams, response: { 200: Envelope(ref(TaxpayerView)) } },
-      handler: async (request) => envelope(request, unwrap(await taxpayers.lookup(request.params.rnc, companyOf(request.principal)))),
+      handler: async (request) =>
+        envelope(request, unwrap(await taxpayers.lookup(request.params.rnc, companyOf(request.principal)))),
     }),
   ];
 }

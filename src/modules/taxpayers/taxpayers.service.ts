@@ -69,7 +69,11 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
       await deps.cache.set(pausedKey, '1', directoryPauseSeconds);
       return undefined;
     }
-    await deps.cache.set(key, JSON.stringify(entry ?? null), entry === undefined ? Math.max(1, Math.floor(ttl / 6)) : ttl);
+    await deps.cache.set(
+      key,
+      JSON.stringify(entry ?? null),
+      entry === undefined ? Math.max(1, Math.floor(ttl / 6)) : ttl,
+    );
     return entry ?? null;
   }
 
@@ -87,7 +91,13 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
       paymentRegime: record.payment_regime,
       electronicIssuer: directory === undefined ? null : directory !== null && directory.electronicIssuer,
       receiverUrls:
-        urls === undefined ? null : { reception: urls.reception ?? null, approval: urls.approval ?? null, authentication: urls.authentication ?? null },
+        urls === undefined
+          ? null
+          : {
+              reception: urls.reception ?? null,
+              approval: urls.approval ?? null,
+              authentication: urls.authentication ?? null,
+            },
       registryUpdatedAt: record.imported_at.toISOString(),
     };
   }
@@ -97,20 +107,31 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
     async lookup(rnc: string, companyId: string): Promise<Result<TaxpayerView>> {
       const problem = checkTaxpayerId(rnc);
       if (problem === 'format') {
-        return fail('validation_failed', 'A taxpayer is looked up by a 9-digit RNC or an 11-digit cédula, digits only.', [
-          { pointer: '/rnc', in: 'params', code: 'format', detail: 'Must be 9 digits (RNC) or 11 digits (cédula).' },
-        ]);
+        return fail(
+          'validation_failed',
+          'A taxpayer is looked up by a 9-digit RNC or an 11-digit cédula, digits only.',
+          [{ pointer: '/rnc', in: 'params', code: 'format', detail: 'Must be 9 digits (RNC) or 11 digits (cédula).' }],
+        );
       }
       // The registry and DGII's directory are asked side by side; the directory only for a well-formed number.
-      const [record, listed] = await Promise.all([findTaxpayer(deps.db, rnc), problem === undefined ? directoryEntry(rnc, companyId) : Promise.resolve(undefined)]);
+      const [record, listed] = await Promise.all([
+        findTaxpayer(deps.db, rnc),
+        problem === undefined ? directoryEntry(rnc, companyId) : Promise.resolve(undefined),
+      ]);
       if (problem === 'check_digit' && record === undefined) {
         // DGII issued a few numbers that break the rule; they are served when the registry lists them.
         const rule = rnc.length === 9 ? checkDigitRules.rnc : checkDigitRules.cedula;
         return fail('validation_failed', `${rnc} fails the ${rule}.`, [
-          { pointer: '/rnc', in: 'params', code: rnc.length === 9 ? 'rnc_check_digit' : 'cedula_check_digit', detail: `Fails the ${rule}.` },
+          {
+            pointer: '/rnc',
+            in: 'params',
+            code: rnc.length === 9 ? 'rnc_check_digit' : 'cedula_check_digit',
+            detail: `Fails the ${rule}.`,
+          },
         ]);
       }
-      if (record === undefined) return fail('taxpayer_not_found', `${rnc} is not in DGII's taxpayer registry as last imported.`);
+      if (record === undefined)
+        return fail('taxpayer_not_found', `${rnc} is not in DGII's taxpayer registry as last imported.`);
       return ok(view(record, problem === undefined ? listed : await directoryEntry(rnc, companyId)));
     },
 

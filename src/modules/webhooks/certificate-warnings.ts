@@ -8,10 +8,20 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 export const certificateWarningDays = 30;
 
 /** Records the event for each active certificate expiring within the window; the number of certificates found. */
-export async function recordExpiringCertificates(db: Db, clock: Clock, environment: FiscalEnvironment): Promise<number> {
+export async function recordExpiringCertificates(
+  db: Db,
+  clock: Clock,
+  environment: FiscalEnvironment,
+): Promise<number> {
   const now = clock.now();
   const horizon = new Date(now.getTime() + certificateWarningDays * 86_400_000);
-  const expiring = await db.selectFrom('company_certificates').select(['id', 'company_id', 'not_after']).where('status', '=', 'active').where('not_after', '>', now).where('not_after', '<=', horizon).execute();
+  const expiring = await db
+    .selectFrom('company_certificates')
+    .select(['id', 'company_id', 'not_after'])
+    .where('status', '=', 'active')
+    .where('not_after', '>', now)
+    .where('not_after', '<=', horizon)
+    .execute();
   for (const certificate of expiring) {
     const daysLeft = Math.ceil((certificate.not_after.getTime() - now.getTime()) / 86_400_000);
     await recordDomainEvent(db, {

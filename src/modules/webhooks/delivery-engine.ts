@@ -12,7 +12,14 @@ import { enqueue as enqueueWork } from '../../platform/work/outbound-work.repo.j
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { ok } from '../../platform/result.js';
-import { createWorkEngine, type ClaimedWork, type Outcome, type Settlement, type WorkEngine, type WorkTarget } from '../../platform/work/work-engine.js';
+import {
+  createWorkEngine,
+  type ClaimedWork,
+  type Outcome,
+  type Settlement,
+  type WorkEngine,
+  type WorkTarget,
+} from '../../platform/work/work-engine.js';
 import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { isEventType, onDemandTypes } from '../../platform/events/event-catalogue.js';
@@ -45,15 +52,37 @@ export function deliveryLeaseMs(timeoutMs: number): number {
 }
 
 /** The delivery body: `{id, type, createdAt, environment, company, data}`. */
-export function deliveryBody(event: { id: string; type: string; occurredAt: Date; environment: FiscalEnvironment; company: { id: string; rnc: string }; data: unknown }): string {
-  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.occurredAt.toISOString(), environment: event.environment, company: event.company, data: event.data });
+export function deliveryBody(event: {
+  id: string;
+  type: string;
+  occurredAt: Date;
+  environment: FiscalEnvironment;
+  company: { id: string; rnc: string };
+  data: unknown;
+}): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: event.occurredAt.toISOString(),
+    environment: event.environment,
+    company: event.company,
+    data: event.data,
+  });
 }
 
 /** The secrets a delivery is signed with now: the current one, and the previous one during its grace period. */
-export function signingSecrets(open: (sealed: string, context: string) => string, endpoint: repo.DeliveryItem['endpoint'], now: Date): string[] {
+export function signingSecrets(
+  open: (sealed: string, context: string) => string,
+  endpoint: repo.DeliveryItem['endpoint'],
+  now: Date,
+): string[] {
   const context = secretContext(endpoint.id);
   const secrets = [open(endpoint.secret_sealed, context)];
-  if (endpoint.previous_secret_sealed !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now) {
+  if (
+    endpoint.previous_secret_sealed !== null &&
+    endpoint.previous_secret_until !== null &&
+    endpoint.previous_secret_until > now
+  ) {
     secrets.push(open(endpoint.previous_secret_sealed, context));
   }
   return secrets;
@@ -81,18 +110,39 @@ interface Attempted {
 }
 
 /** Queues new deliveries (or a re-send) for the workers, in the caller's transaction. */
-export function queueDeliveries(executor: Db | Trx, environment: FiscalEnvironment, ids: readonly string[], at: Date): Promise<void> {
-  return enqueueWork(executor, ids.map((itemId) => ({ target: webhookDeliveryTarget, itemId, environment, dueAt: at })));
+export function queueDeliveries(
+  executor: Db | Trx,
+  environment: FiscalEnvironment,
+  ids: readonly string[],
+  at: Date,
+): Promise<void> {
+  return enqueueWork(
+    executor,
+    ids.map((itemId) => ({ target: webhookDeliveryTarget, itemId, environment, dueAt: at })),
+  );
 }
 
-export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; masterKey: Buffer; policy: DeliveryPolicy }): WorkTarget<repo.DeliveryItem, Attempted, Attempted> {
+export function createWebhookDeliveryTarget(deps: {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  environment: FiscalEnvironment;
+  masterKey: Buffer;
+  policy: DeliveryPolicy;
+}): WorkTarget<repo.DeliveryItem, Attempted, Attempted> {
   const { db, clock, log, environment, policy } = deps;
   const open = secretOpener(deps.masterKey);
 
   async function disable(trx: Trx, endpoint: repo.EndpointRow, reason: string, now: Date): Promise<void> {
     await repo.updateEndpoint(trx, endpoint.id, { status: 'disabled', disabled_reason: reason, updated_at: now });
     await repo.exhaustWaiting(trx, endpoint.id, `endpoint disabled: ${reason}`, now);
-    await recordDomainEvent(trx, { companyId: endpoint.company_id, environment, type: 'webhook.endpoint_disabled', payload: { endpointId: endpoint.id, url: endpoint.url, reason }, occurredAt: now });
+    await recordDomainEvent(trx, {
+      companyId: endpoint.company_id,
+      environment,
+      type: 'webhook.endpoint_disabled',
+      payload: { endpointId: endpoint.id, url: endpoint.url, reason },
+      occurredAt: now,
+    });
     log.warn({ endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
   }
 
@@ -100,15 +150,40 @@ export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: L
    * A failed attempt (or the last): recorded with the endpoint's row held, so concurrent failures to one endpoint
    * start its run of failures once and disable it once (a 410, or failures for `disableAfterMs`).
    */
-  async function recordFailure(trx: Trx, delivery: repo.DeliveryItem, settlement: Extract<Settlement<Attempted, Attempted>, { kind: 'retry' | 'exhausted' }>): Promise<void> {
+  async function recordFailure(
+    trx: Trx,
+    delivery: repo.DeliveryItem,
+    settlement: Extract<Settlement<Attempted, Attempted>, { kind: 'retry' | 'exhausted' }>,
+  ): Promise<void> {
     const now = clock.now();
     const { failure } = settlement;
     // An error of ours is an attempt too, shown with the others; an endpoint found disabled is none.
-    const attempt = failure?.attempt ?? (settlement.ours === true ? { attempted_at: now, status_code: null, duration_ms: 0, error: settlement.reason, response_excerpt: null } : undefined);
+    const attempt =
+      failure?.attempt ??
+      (settlement.ours === true
+        ? { attempted_at: now, status_code: null, duration_ms: 0, error: settlement.reason, response_excerpt: null }
+        : undefined);
     if (attempt !== undefined) await repo.insertAttempt(trx, { ...attempt, delivery_id: delivery.id });
     const attempts = delivery.attempts + (attempt === undefined ? 0 : 1);
-    const exhausted = { status: 'exhausted' as const, attempts, next_attempt_at: null, lease_until: null, last_error: settlement.reason, updated_at: now };
-    const settled = settlement.kind === 'exhausted' ? exhausted : { status: 'failed' as const, attempts, next_attempt_at: settlement.at, lease_until: null, last_error: settlement.reason, updated_at: now };
+    const exhausted = {
+      status: 'exhausted' as const,
+      attempts,
+      next_attempt_at: null,
+      lease_until: null,
+      last_error: settlement.reason,
+      updated_at: now,
+    };
+    const settled =
+      settlement.kind === 'exhausted'
+        ? exhausted
+        : {
+            status: 'failed' as const,
+            attempts,
+            next_attempt_at: settlement.at,
+            lease_until: null,
+            last_error: settlement.reason,
+            updated_at: now,
+          };
     // Only the endpoint's own failures count towards disabling it.
     const current = failure === undefined ? undefined : await repo.lockEndpoint(trx, delivery.endpoint.id);
     if (failure === undefined || current === undefined) {
@@ -119,7 +194,15 @@ export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: L
     if (current.failing_since === null) await repo.updateEndpoint(trx, current.id, { failing_since: failingSince });
     if (failure.statusCode === 410 || now.getTime() - failingSince.getTime() >= policy.disableAfterMs) {
       await repo.updateDelivery(trx, delivery.id, exhausted);
-      if (current.status === 'enabled') await disable(trx, current, failure.statusCode === 410 ? 'the endpoint answered 410 Gone' : `every attempt has failed since ${failingSince.toISOString()}`, now);
+      if (current.status === 'enabled')
+        await disable(
+          trx,
+          current,
+          failure.statusCode === 410
+            ? 'the endpoint answered 410 Gone'
+            : `every attempt has failed since ${failingSince.toISOString()}`,
+          now,
+        );
       return;
     }
     await repo.updateDelivery(trx, delivery.id, settled);
@@ -142,23 +225,57 @@ export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: L
     async perform(delivery): Promise<Outcome<Attempted, Attempted>> {
       const started = clock.now();
       const { endpoint } = delivery;
-      if (endpoint.status !== 'enabled') return { kind: 'failed', reason: `endpoint disabled: ${endpoint.disabled_reason ?? 'removed'}`, final: true };
+      if (endpoint.status !== 'enabled')
+        return { kind: 'failed', reason: `endpoint disabled: ${endpoint.disabled_reason ?? 'removed'}`, final: true };
       const timestamp = Math.floor(started.getTime() / 1_000);
       // Opening the secrets can fail (a master key rotated without them, a sealed value damaged): that is an error of
       // this service, a counted attempt with its reason, never a delivery claimed again at every lease.
-      const headers = deliveryHeaders({ deliveryId: delivery.id, eventType: delivery.event_type, timestamp, body: delivery.body, secrets: signingSecrets(open, endpoint, started) });
-      const outcome = await postWebhook({ url: endpoint.url, headers, body: delivery.body, timeoutMs: policy.timeoutMs, policy: { environment, allowPrivate: policy.allowPrivate }, now: () => performance.now() });
-      const attempted: Attempted = { attempt: { attempted_at: started, status_code: outcome.statusCode ?? null, duration_ms: outcome.durationMs, error: outcome.error ?? null, response_excerpt: outcome.excerpt ?? null }, statusCode: outcome.statusCode };
-      if (outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300) return { kind: 'done', result: attempted };
+      const headers = deliveryHeaders({
+        deliveryId: delivery.id,
+        eventType: delivery.event_type,
+        timestamp,
+        body: delivery.body,
+        secrets: signingSecrets(open, endpoint, started),
+      });
+      const outcome = await postWebhook({
+        url: endpoint.url,
+        headers,
+        body: delivery.body,
+        timeoutMs: policy.timeoutMs,
+        policy: { environment, allowPrivate: policy.allowPrivate },
+        now: () => performance.now(),
+      });
+      const attempted: Attempted = {
+        attempt: {
+          attempted_at: started,
+          status_code: outcome.statusCode ?? null,
+          duration_ms: outcome.durationMs,
+          error: outcome.error ?? null,
+          response_excerpt: outcome.excerpt ?? null,
+        },
+        statusCode: outcome.statusCode,
+      };
+      if (outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300)
+        return { kind: 'done', result: attempted };
       const now = clock.now();
       const retryAfter = retryAfterMs(outcome.retryAfter, now);
-      return { kind: 'failed', reason: outcome.error ?? 'failed', failure: attempted, final: outcome.statusCode === 410, retryAt: retryAfter === undefined ? undefined : new Date(now.getTime() + retryAfter) };
+      return {
+        kind: 'failed',
+        reason: outcome.error ?? 'failed',
+        failure: attempted,
+        final: outcome.statusCode === 410,
+        retryAt: retryAfter === undefined ? undefined : new Date(now.getTime() + retryAfter),
+      };
     },
 
     async record(trx, delivery, settlement) {
       switch (settlement.kind) {
         case 'done':
-          await repo.recordSuccesses(trx, [{ deliveryId: delivery.id, endpointId: delivery.endpoint.id, attempt: settlement.result.attempt }], clock.now());
+          await repo.recordSuccesses(
+            trx,
+            [{ deliveryId: delivery.id, endpointId: delivery.endpoint.id, attempt: settlement.result.attempt }],
+            clock.now(),
+          );
           return;
         case 'retry':
         case 'exhausted':
@@ -173,14 +290,39 @@ export function createWebhookDeliveryTarget(deps: { db: Db; clock: Clock; log: L
     // Successes are recorded together: each statement settles and records every one that finished while the one
     // before ran (platform/group-commit.ts).
     async recordDone(done) {
-      return repo.recordSuccessesUnderLease(db, webhookDeliveryTarget, done.map(({ item, result, leaseId }) => ({ deliveryId: item.id, leaseId, endpointId: item.endpoint.id, attempt: result.attempt })), clock.now());
+      return repo.recordSuccessesUnderLease(
+        db,
+        webhookDeliveryTarget,
+        done.map(({ item, result, leaseId }) => ({
+          deliveryId: item.id,
+          leaseId,
+          endpointId: item.endpoint.id,
+          attempt: result.attempt,
+        })),
+        clock.now(),
+      );
     },
   };
 }
 
-export function createWebhookDelivery(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; masterKey: Buffer; policy: DeliveryPolicy; random?: () => number }): WebhookDelivery & { engine: WorkEngine<repo.DeliveryItem> } {
+export function createWebhookDelivery(deps: {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  environment: FiscalEnvironment;
+  masterKey: Buffer;
+  policy: DeliveryPolicy;
+  random?: () => number;
+}): WebhookDelivery & { engine: WorkEngine<repo.DeliveryItem> } {
   const { db, clock, environment } = deps;
-  const engine = createWorkEngine({ db, clock, log: deps.log, environment, target: createWebhookDeliveryTarget(deps), ...(deps.random === undefined ? {} : { random: deps.random }) });
+  const engine = createWorkEngine({
+    db,
+    clock,
+    log: deps.log,
+    environment,
+    target: createWebhookDeliveryTarget(deps),
+    ...(deps.random === undefined ? {} : { random: deps.random }),
+  });
   return {
     engine,
     async dispatch(limit) {
@@ -188,20 +330,49 @@ export function createWebhookDelivery(deps: { db: Db; clock: Clock; log: Logger;
         const taken = await repo.lockUndispatched(trx, environment, limit);
         if (taken.length === 0) return ok(0);
         const events = taken.filter((event) => event.rnc !== null);
-        const endpoints = await repo.enabledEndpointsOf(trx, [...new Set(events.map((event) => event.company_id))], environment);
+        const endpoints = await repo.enabledEndpointsOf(
+          trx,
+          [...new Set(events.map((event) => event.company_id))],
+          environment,
+        );
         const now = clock.now();
         const rows: Omit<repo.DeliveryRow, 'attempts'>[] = [];
         for (const event of events) {
           if (!isEventType(event.type) || onDemandTypes.has(event.type)) continue;
-          const body = deliveryBody({ id: event.id, type: event.type, occurredAt: event.occurred_at, environment, company: { id: event.company_id, rnc: event.rnc }, data: event.payload });
+          const body = deliveryBody({
+            id: event.id,
+            type: event.type,
+            occurredAt: event.occurred_at,
+            environment,
+            company: { id: event.company_id, rnc: event.rnc },
+            data: event.payload,
+          });
           for (const endpoint of endpoints) {
             if (endpoint.company_id !== event.company_id) continue;
             if (endpoint.event_types !== null && !endpoint.event_types.includes(event.type)) continue;
-            rows.push({ id: newId('msg'), endpoint_id: endpoint.id, company_id: event.company_id, environment, event_id: event.id, event_type: event.type, body, status: 'pending', next_attempt_at: null, lease_until: null, last_error: null, created_at: now, updated_at: now });
+            rows.push({
+              id: newId('msg'),
+              endpoint_id: endpoint.id,
+              company_id: event.company_id,
+              environment,
+              event_id: event.id,
+              event_type: event.type,
+              body,
+              status: 'pending',
+              next_attempt_at: null,
+              lease_until: null,
+              last_error: null,
+              created_at: now,
+              updated_at: now,
+            });
           }
         }
         await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, rows), now);
-        await repo.markDispatched(trx, taken.map((event) => event.id), now);
+        await repo.markDispatched(
+          trx,
+          taken.map((event) => event.id),
+          now,
+        );
         return ok(taken.length);
       });
       return result.ok ? result.value : 0;

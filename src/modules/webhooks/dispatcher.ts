@@ -13,7 +13,13 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-export function startDispatcher(deps: { delivery: WebhookDelivery; log: Logger; batchSize: number; concurrency: number; restMs: number }): Dispatcher {
+export function startDispatcher(deps: {
+  delivery: WebhookDelivery;
+  log: Logger;
+  batchSize: number;
+  concurrency: number;
+  restMs: number;
+}): Dispatcher {
   const { delivery, log, batchSize, restMs } = deps;
   const state = { stopped: false };
 

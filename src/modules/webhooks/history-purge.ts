@@ -13,7 +13,11 @@ export interface PurgedHistory {
   events: number;
 }
 
-export async function purgeWebhookHistory(db: Db, environment: FiscalEnvironment, before: Date): Promise<PurgedHistory> {
+export async function purgeWebhookHistory(
+  db: Db,
+  environment: FiscalEnvironment,
+  before: Date,
+): Promise<PurgedHistory> {
   const purged: PurgedHistory = { deliveries: 0, events: 0 };
   const companies = await db.selectFrom('companies').select('id').orderBy('id').execute();
   for (const { id } of companies) {

@@ -1,6 +1,11 @@
 export { createWebhookDelivery, type WebhookDelivery } from './delivery-engine.js';
 export { startDispatcher, type Dispatcher } from './dispatcher.js';
-export { eventTypeNames, eventTypes, type EventPayloads, type EventType } from '../../platform/events/event-catalogue.js';
+export {
+  eventTypeNames,
+  eventTypes,
+  type EventPayloads,
+  type EventType,
+} from '../../platform/events/event-catalogue.js';
 export { webhookJobs } from './webhooks.jobs.js';
 export { webhookRoutes } from './webhooks.routes.js';
 export { webhookSchemas } from './webhooks.schema.js';

@@ -17,10 +17,23 @@ export interface PostOutcome {
   retryAfter: string | undefined;
 }
 
-export async function postWebhook(input: { url: string; headers: Record<string, string>; body: string; timeoutMs: number; policy: TargetPolicy; now: () => number }): Promise<PostOutcome> {
+export async function postWebhook(input: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  policy: TargetPolicy;
+  now: () => number;
+}): Promise<PostOutcome> {
   const started = input.now();
   const elapsed = () => Math.max(0, Math.round(input.now() - started));
-  const failed = (error: string): PostOutcome => ({ statusCode: undefined, durationMs: elapsed(), error, excerpt: undefined, retryAfter: undefined });
+  const failed = (error: string): PostOutcome => ({
+    statusCode: undefined,
+    durationMs: elapsed(),
+    error,
+    excerpt: undefined,
+    retryAfter: undefined,
+  });
   const url = new URL(input.url);
   const target = await resolveTarget(url.hostname, input.policy);
   if (!target.ok) return failed(`target refused: ${target.reason}`);
@@ -39,31 +52,48 @@ export async function postWebhook(input: { url: string; headers: Record<string, 
       clearTimeout(timer);
       resolve(outcome);
     };
-    const request = send(url, { method: 'POST', lookup, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(input.body)), 'user-agent': 'ecf-service-webhooks/1', ...input.headers } }, (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      response.on('data', (chunk: Buffer) => {
-        if (kept < responseExcerptBytes) {
-          chunks.push(chunk.subarray(0, responseExcerptBytes - kept));
-          kept += Math.min(chunk.length, responseExcerptBytes - kept);
-        }
-      });
-      response.on('end', () => {
-        const statusCode = response.statusCode ?? 0;
-        const retryAfter = response.headers['retry-after'];
-        const ok = statusCode >= 200 && statusCode < 300;
-        finish({
-          statusCode,
-          durationMs: elapsed(),
-          error: ok ? undefined : statusCode >= 300 && statusCode < 400 ? `HTTP ${String(statusCode)}: redirects are not followed` : `HTTP ${String(statusCode)}`,
-          excerpt: Buffer.concat(chunks).toString('utf8'),
-          retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(input.body)),
+          'user-agent': 'ecf-service-webhooks/1',
+          ...input.headers,
+        },
+      },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (kept < responseExcerptBytes) {
+            chunks.push(chunk.subarray(0, responseExcerptBytes - kept));
+            kept += Math.min(chunk.length, responseExcerptBytes - kept);
+          }
         });
-      });
-      response.on('error', (error) => {
-        finish(failed(`response failed: ${error.message}`));
-      });
-    });
+        response.on('end', () => {
+          const statusCode = response.statusCode ?? 0;
+          const retryAfter = response.headers['retry-after'];
+          const ok = statusCode >= 200 && statusCode < 300;
+          finish({
+            statusCode,
+            durationMs: elapsed(),
+            error: ok
+              ? undefined
+              : statusCode >= 300 && statusCode < 400
+                ? `HTTP ${String(statusCode)}: redirects are not followed`
+                : `HTTP ${String(statusCode)}`,
+            excerpt: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+          });
+        });
+        response.on('error', (error) => {
+          finish(failed(`response failed: ${error.message}`));
+        });
+      },
+    );
     const timer = setTimeout(() => {
       request.destroy();
       finish(failed(`no answer within ${String(input.timeoutMs)} ms`));

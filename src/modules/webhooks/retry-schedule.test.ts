@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { maxAttempts, nextRetryDelayMs, retryAfterMs, retryDelaysMs } from './retry-schedule.js';
 
 describe('the webhook retry schedule', () => {
-  it('is Svix\'s: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h', () => {
+  it("is Svix's: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h", () => {
     assert.deepEqual(retryDelaysMs, [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     assert.equal(maxAttempts, 8);
   });

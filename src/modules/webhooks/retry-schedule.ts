@@ -3,7 +3,16 @@
 // Retry-After.
 
 /** Delay before each attempt: the first at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const retryDelaysMs = [0, 5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
+export const retryDelaysMs = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+] as const;
 
 export const maxAttempts = retryDelaysMs.length;
 

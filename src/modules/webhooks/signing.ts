@@ -14,8 +14,16 @@ export function secretContext(endpointId: string): string {
   return `webhook-secret:${endpointId}`;
 }
 
-export function deliveryHeaders(input: { deliveryId: string; eventType: string; timestamp: number; body: string; secrets: readonly string[] }): Record<string, string> {
-  const signature = input.secrets.map((secret) => signMessage(secret, input.deliveryId, input.timestamp, input.body)).join(' ');
+export function deliveryHeaders(input: {
+  deliveryId: string;
+  eventType: string;
+  timestamp: number;
+  body: string;
+  secrets: readonly string[];
+}): Record<string, string> {
+  const signature = input.secrets
+    .map((secret) => signMessage(secret, input.deliveryId, input.timestamp, input.body))
+    .join(' ');
   const timestamp = String(input.timestamp);
   return {
     'webhook-id': input.deliveryId,

@@ -21,7 +21,8 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, and broadcast
-] as const) refused.addSubnet(network, prefix, 'ipv4');
+] as const)
+  refused.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
@@ -31,7 +32,8 @@ for (const [network, prefix] of [
   ['fc00::', 7], // unique local (AWS's metadata service fd00:ec2::254 among them)
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) refused.addSubnet(network, prefix, 'ipv6');
+] as const)
+  refused.addSubnet(network, prefix, 'ipv6');
 
 /** Why an address may not be a webhook target; undefined when it may. */
 export function refusedAddressReason(address: string): string | undefined {
@@ -70,16 +72,25 @@ export interface ResolvedAddress {
 }
 
 /** Every address the host resolves to (an IP literal is itself), or why it cannot be reached. */
-export async function resolveTarget(hostname: string, policy: TargetPolicy): Promise<{ ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string }> {
+export async function resolveTarget(
+  hostname: string,
+  policy: TargetPolicy,
+): Promise<{ ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string }> {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   let addresses: ResolvedAddress[];
   if (isIP(host) !== 0) {
     addresses = [{ address: host, family: isIP(host) as 4 | 6 }];
   } else {
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family as 4 | 6 }));
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => ({
+        address: entry.address,
+        family: entry.family as 4 | 6,
+      }));
     } catch (error) {
-      return { ok: false, reason: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})` };
+      return {
+        ok: false,
+        reason: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`,
+      };
     }
   }
   if (addresses.length === 0) return { ok: false, reason: `${host} does not resolve` };

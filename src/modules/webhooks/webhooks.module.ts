@@ -15,7 +15,13 @@ import { createWebhooksService } from './webhooks.service.js';
 export function webhooksModule({ config, db, clock, log, environment, masterKey }: Platform): ModuleParts {
   const { webhooks } = config;
   const dispatcher = defineLoop('webhook delivery', 'work', () =>
-    startDispatcher({ delivery: createWebhookDelivery({ db, clock, log, environment, masterKey, policy: webhooks }), log, batchSize: 200, concurrency: webhooks.concurrency, restMs: webhooks.dispatchIntervalMs }),
+    startDispatcher({
+      delivery: createWebhookDelivery({ db, clock, log, environment, masterKey, policy: webhooks }),
+      log,
+      batchSize: 200,
+      concurrency: webhooks.concurrency,
+      restMs: webhooks.dispatchIntervalMs,
+    }),
   );
   const service = createWebhooksService({
     db,

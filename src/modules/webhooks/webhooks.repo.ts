@@ -3,7 +3,12 @@ import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../../platform/db/schema.js';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookDeliveryStatus,
+  WebhookEndpointsTable,
+} from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { CursorPosition } from '../../platform/paging.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
@@ -20,36 +25,86 @@ export async function insertEndpoint(db: Executor, row: EndpointRow): Promise<vo
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
-export function findEndpoint(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+export function findEndpoint(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
+    .then((row) => tenantRow(row, companyId, environment));
 }
 
-export function listEndpoints(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined }): Promise<EndpointRow[]> {
-  let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+export function listEndpoints(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  filter: { limit: number; after: CursorPosition | undefined },
+): Promise<EndpointRow[]> {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment);
   const after = filter.after;
   if (after !== undefined) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
-export async function updateEndpoint(db: Executor, id: string, changes: Updateable<WebhookEndpointsTable>): Promise<void> {
+export async function updateEndpoint(
+  db: Executor,
+  id: string,
+  changes: Updateable<WebhookEndpointsTable>,
+): Promise<void> {
   await db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).execute();
 }
 
 /** The enabled endpoints of these companies in this environment (the fan-out's candidates). */
-export function enabledEndpointsOf(trx: Trx, companyIds: readonly string[], environment: FiscalEnvironment): Promise<Pick<EndpointRow, 'id' | 'company_id' | 'event_types'>[]> {
+export function enabledEndpointsOf(
+  trx: Trx,
+  companyIds: readonly string[],
+  environment: FiscalEnvironment,
+): Promise<Pick<EndpointRow, 'id' | 'company_id' | 'event_types'>[]> {
   if (companyIds.length === 0) return Promise.resolve([]);
-  return trx.selectFrom('webhook_endpoints').select(['id', 'company_id', 'event_types']).where('company_id', 'in', [...companyIds]).where('environment', '=', environment).where('status', '=', 'enabled').execute();
+  return trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'company_id', 'event_types'])
+    .where('company_id', 'in', [...companyIds])
+    .where('environment', '=', environment)
+    .where('status', '=', 'enabled')
+    .execute();
 }
 
 /** An event waiting to be fanned out; `rnc` null when it cannot be (its company, or the event itself, gone). */
-export type OutboxEvent = { id: string; company_id: string; type: string; payload: unknown; occurred_at: Date; rnc: string } | { id: string; company_id: string | null; type: string | null; payload: unknown; occurred_at: Date | null; rnc: null };
+export type OutboxEvent =
+  | { id: string; company_id: string; type: string; payload: unknown; occurred_at: Date; rnc: string }
+  | {
+      id: string;
+      company_id: string | null;
+      type: string | null;
+      payload: unknown;
+      occurred_at: Date | null;
+      rnc: null;
+    };
 
 /**
  * Events waiting to be fanned out (their outbound_work rows, platform/events/domain-events.ts), oldest first,
  * locked so that one worker takes each. `rnc` is null for an event that cannot be fanned out (its company or the
  * event itself gone): it is settled with the others, reaching no one, rather than taken again at every batch.
  */
-export async function lockUndispatched(trx: Trx, environment: FiscalEnvironment, limit: number): Promise<OutboxEvent[]> {
+export async function lockUndispatched(
+  trx: Trx,
+  environment: FiscalEnvironment,
+  limit: number,
+): Promise<OutboxEvent[]> {
   const result = await executePrepared(
     trx,
     sql<OutboxEvent>`
@@ -81,9 +136,17 @@ export async function markDispatched(trx: Trx, ids: readonly string[], at: Date)
 }
 
 /** Inserts the deliveries not already made (an event reaches an endpoint once); the ids inserted. */
-export async function insertDeliveries(trx: Executor, rows: readonly Omit<DeliveryRow, 'attempts'>[]): Promise<string[]> {
+export async function insertDeliveries(
+  trx: Executor,
+  rows: readonly Omit<DeliveryRow, 'attempts'>[],
+): Promise<string[]> {
   if (rows.length === 0) return [];
-  const inserted = await trx.insertInto('webhook_deliveries').values([...rows]).onConflict((conflict) => conflict.columns(['event_id', 'endpoint_id']).doNothing()).returning('id').execute();
+  const inserted = await trx
+    .insertInto('webhook_deliveries')
+    .values([...rows])
+    .onConflict((conflict) => conflict.columns(['event_id', 'endpoint_id']).doNothing())
+    .returning('id')
+    .execute();
   return inserted.map((row) => row.id);
 }
 
@@ -95,24 +158,56 @@ export interface DeliveryItem {
   body: string;
   /** Attempts recorded on the delivery so far (its history; re-sends included). */
   attempts: number;
-  endpoint: Pick<EndpointRow, 'id' | 'company_id' | 'url' | 'status' | 'disabled_reason' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
+  endpoint: Pick<
+    EndpointRow,
+    | 'id'
+    | 'company_id'
+    | 'url'
+    | 'status'
+    | 'disabled_reason'
+    | 'secret_sealed'
+    | 'previous_secret_sealed'
+    | 'previous_secret_until'
+  >;
 }
 
 /** The deliveries of these ids, each with its endpoint's columns, in one statement. */
 export async function deliveriesWithEndpoints(db: Db, ids: readonly string[]): Promise<DeliveryItem[]> {
   if (ids.length === 0) return [];
-  const rows = await executePrepared(db, sql<Omit<DeliveryItem, 'endpoint'> & { company_id: string; url: string; endpoint_status: EndpointRow['status']; disabled_reason: string | null; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_until: Date | null }>`
+  const rows = await executePrepared(
+    db,
+    sql<
+      Omit<DeliveryItem, 'endpoint'> & {
+        company_id: string;
+        url: string;
+        endpoint_status: EndpointRow['status'];
+        disabled_reason: string | null;
+        secret_sealed: string;
+        previous_secret_sealed: string | null;
+        previous_secret_until: Date | null;
+      }
+    >`
     select d.id, d.endpoint_id, d.event_type, d.body, d.attempts, e.company_id, e.url, e.status as endpoint_status, e.disabled_reason,
       e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until
     from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-    where d.id = any(${[...ids]}::text[])`);
+    where d.id = any(${[...ids]}::text[])`,
+  );
   return rows.rows.map((row) => ({
     id: row.id,
     endpoint_id: row.endpoint_id,
     event_type: row.event_type,
     body: row.body,
     attempts: row.attempts,
-    endpoint: { id: row.endpoint_id, company_id: row.company_id, url: row.url, status: row.endpoint_status, disabled_reason: row.disabled_reason, secret_sealed: row.secret_sealed, previous_secret_sealed: row.previous_secret_sealed, previous_secret_until: row.previous_secret_until },
+    endpoint: {
+      id: row.endpoint_id,
+      company_id: row.company_id,
+      url: row.url,
+      status: row.endpoint_status,
+      disabled_reason: row.disabled_reason,
+      secret_sealed: row.secret_sealed,
+      previous_secret_sealed: row.previous_secret_sealed,
+      previous_secret_until: row.previous_secret_until,
+    },
   }));
 }
 
@@ -137,16 +232,19 @@ function successParts(now: Date) {
 }
 
 function successInput(successes: readonly Success[], leaseIds: readonly (string | null)[]) {
-  return unnested([
-    { name: 'id', type: 'text', values: successes.map((success) => success.deliveryId) },
-    { name: 'lease_id', type: 'text', values: leaseIds },
-    { name: 'endpoint_id', type: 'text', values: successes.map((success) => success.endpointId) },
-    { name: 'attempted_at', type: 'timestamptz', values: successes.map((success) => success.attempt.attempted_at) },
-    { name: 'status_code', type: 'int4', values: successes.map((success) => success.attempt.status_code) },
-    { name: 'duration_ms', type: 'int4', values: successes.map((success) => success.attempt.duration_ms) },
-    { name: 'error', type: 'text', values: successes.map((success) => success.attempt.error) },
-    { name: 'response_excerpt', type: 'text', values: successes.map((success) => success.attempt.response_excerpt) },
-  ], 'i');
+  return unnested(
+    [
+      { name: 'id', type: 'text', values: successes.map((success) => success.deliveryId) },
+      { name: 'lease_id', type: 'text', values: leaseIds },
+      { name: 'endpoint_id', type: 'text', values: successes.map((success) => success.endpointId) },
+      { name: 'attempted_at', type: 'timestamptz', values: successes.map((success) => success.attempt.attempted_at) },
+      { name: 'status_code', type: 'int4', values: successes.map((success) => success.attempt.status_code) },
+      { name: 'duration_ms', type: 'int4', values: successes.map((success) => success.attempt.duration_ms) },
+      { name: 'error', type: 'text', values: successes.map((success) => success.attempt.error) },
+      { name: 'response_excerpt', type: 'text', values: successes.map((success) => success.attempt.response_excerpt) },
+    ],
+    'i',
+  );
 }
 
 /**
@@ -156,10 +254,16 @@ function successInput(successes: readonly Success[], leaseIds: readonly (string 
  */
 export async function recordSuccesses(executor: Executor, successes: readonly Success[], now: Date): Promise<void> {
   if (successes.length === 0) return;
-  await executePrepared(executor, sql`
-    with input as (select * from ${successInput(successes, successes.map(() => null))}),
+  await executePrepared(
+    executor,
+    sql`
+    with input as (select * from ${successInput(
+      successes,
+      successes.map(() => null),
+    )}),
     settled as (select id from input), ${successParts(now)}
-    select 1`);
+    select 1`,
+  );
 }
 
 /**
@@ -167,12 +271,23 @@ export async function recordSuccesses(executor: Executor, successes: readonly Su
  * statement (platform/work/outbound-work.repo.ts settledUnderLease): a delivery whose lease passed to another worker
  * (or that was re-sent meanwhile) is left as it is. Whether each was recorded, in order.
  */
-export async function recordSuccessesUnderLease(db: Db, target: string, successes: readonly (Success & { leaseId: string })[], now: Date): Promise<boolean[]> {
+export async function recordSuccessesUnderLease(
+  db: Db,
+  target: string,
+  successes: readonly (Success & { leaseId: string })[],
+  now: Date,
+): Promise<boolean[]> {
   if (successes.length === 0) return [];
-  const result = await executePrepared(db, sql<{ id: string }>`
-    with input as (select * from ${successInput(successes, successes.map((success) => success.leaseId))}),
+  const result = await executePrepared(
+    db,
+    sql<{ id: string }>`
+    with input as (select * from ${successInput(
+      successes,
+      successes.map((success) => success.leaseId),
+    )}),
     settled as (${settledUnderLease(target)}), ${successParts(now)}
-    select id from settled`);
+    select id from settled`,
+  );
   const recorded = new Set(result.rows.map((row) => row.id));
   return successes.map((success) => recorded.has(success.deliveryId));
 }
@@ -182,7 +297,11 @@ export function lockEndpoint(trx: Trx, id: string): Promise<EndpointRow | undefi
   return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export async function updateDelivery(db: Executor, id: string, changes: Updateable<WebhookDeliveriesTable>): Promise<void> {
+export async function updateDelivery(
+  db: Executor,
+  id: string,
+  changes: Updateable<WebhookDeliveriesTable>,
+): Promise<void> {
   await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
 }
 
@@ -191,26 +310,72 @@ export async function insertAttempt(db: Executor, row: Omit<AttemptRow, 'id'>): 
 }
 
 /** A delivery of this company pending again (a re-send); the row as it is now, undefined when there is none. */
-export function requeueDelivery(db: Executor, companyId: string, environment: FiscalEnvironment, id: string, now: Date): Promise<DeliveryRow | undefined> {
-  return db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: null, lease_until: null, updated_at: now }).where('id', '=', id).where('company_id', '=', companyId).where('environment', '=', environment).returningAll().executeTakeFirst();
+export function requeueDelivery(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+  now: Date,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: null, lease_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .returningAll()
+    .executeTakeFirst();
 }
 
-export function findDelivery(db: Executor, companyId: string, environment: FiscalEnvironment, id: string): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst().then((row) => tenantRow(row, companyId, environment));
+export function findDelivery(
+  db: Executor,
+  companyId: string,
+  environment: FiscalEnvironment,
+  id: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
+    .then((row) => tenantRow(row, companyId, environment));
 }
 
-export function listDeliveries(db: Db, companyId: string, environment: FiscalEnvironment, filter: { limit: number; after: CursorPosition | undefined; endpointId?: string | undefined; status?: WebhookDeliveryStatus | undefined }): Promise<DeliveryRow[]> {
-  let query = db.selectFrom('webhook_deliveries').selectAll().where('company_id', '=', companyId).where('environment', '=', environment);
+export function listDeliveries(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  filter: {
+    limit: number;
+    after: CursorPosition | undefined;
+    endpointId?: string | undefined;
+    status?: WebhookDeliveryStatus | undefined;
+  },
+): Promise<DeliveryRow[]> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment);
   if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   const after = filter.after;
   if (after !== undefined) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return Promise.resolve([]);
-  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', [...deliveryIds]).orderBy('id').execute();
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', [...deliveryIds])
+    .orderBy('id')
+    .execute();
 }
 
 /**
@@ -220,14 +385,17 @@ export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<Atte
  * that worker may be waiting for the endpoint row this transaction holds).
  */
 export async function exhaustWaiting(trx: Trx, endpointId: string, reason: string, now: Date): Promise<void> {
-  await executePrepared(trx, sql`
+  await executePrepared(
+    trx,
+    sql`
     with waiting as (
       select w.item_id from outbound_work w join webhook_deliveries d on d.id = w.item_id
       where w.target = 'webhook.delivery' and d.endpoint_id = ${endpointId} and (w.lease_id is null or w.due_at <= ${now})
       for update of w skip locked),
     withdrawn as (delete from outbound_work w using waiting where w.target = 'webhook.delivery' and w.item_id = waiting.item_id returning w.item_id)
     update webhook_deliveries d set status = 'exhausted', next_attempt_at = null, lease_until = null, last_error = ${reason}, updated_at = ${now}
-    from withdrawn where d.id = withdrawn.item_id and d.status in ('pending', 'failed')`);
+    from withdrawn where d.id = withdrawn.item_id and d.status in ('pending', 'failed')`,
+  );
 }
 
 /**
@@ -236,7 +404,13 @@ export async function exhaustWaiting(trx: Trx, endpointId: string, reason: strin
  * it walks the listing index (company, environment, created_at) rather than the whole table. A delivery re-sent
  * meanwhile is pending again and stays; one being re-sent right now is locked and skipped.
  */
-export async function purgeSettledDeliveries(db: Db, companyId: string, environment: FiscalEnvironment, before: Date, limit: number): Promise<number> {
+export async function purgeSettledDeliveries(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  before: Date,
+  limit: number,
+): Promise<number> {
   const result = await sql<{ id: string }>`
     with doomed as (
       select id from webhook_deliveries
@@ -254,7 +428,13 @@ export async function purgeSettledDeliveries(db: Db, companyId: string, environm
  * key stay: the key is what keeps a once-only event (a certificate's expiry warning, a range running low) from
  * being made again. Per company, through domain_events_by_company (company, occurred_at).
  */
-export async function purgeDispatchedEvents(db: Db, companyId: string, environment: FiscalEnvironment, before: Date, limit: number): Promise<number> {
+export async function purgeDispatchedEvents(
+  db: Db,
+  companyId: string,
+  environment: FiscalEnvironment,
+  before: Date,
+  limit: number,
+): Promise<number> {
   const result = await sql<{ id: string }>`
     delete from domain_events where id in (
       select id from domain_events

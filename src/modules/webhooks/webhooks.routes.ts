@@ -5,7 +5,18 @@ import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/h
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { CreateEndpoint, DeliveryParams, DeliveryView, EndpointParams, EndpointView, EndpointWithSecret, EventTypeView, ListDeliveriesQuery, ListEndpointsQuery, UpdateEndpoint } from './webhooks.schema.js';
+import {
+  CreateEndpoint,
+  DeliveryParams,
+  DeliveryView,
+  EndpointParams,
+  EndpointView,
+  EndpointWithSecret,
+  EventTypeView,
+  ListDeliveriesQuery,
+  ListEndpointsQuery,
+  UpdateEndpoint,
+} from './webhooks.schema.js';
 import type { WebhooksService } from './webhooks.service.js';
 
 const auth = { kind: 'apiKey', scope: 'webhooks:manage' } as const;
@@ -21,7 +32,11 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones/tipos-evento',
       alias: '/api/v1/webhooks/event-types',
       auth,
-      docs: { operationId: 'listWebhookEventTypes', summary: 'The event types webhooks deliver, with the JSON schema of each one\'s data', tags },
+      docs: {
+        operationId: 'listWebhookEventTypes',
+        summary: "The event types webhooks deliver, with the JSON schema of each one's data",
+        tags,
+      },
       schema: { response: { 200: Envelope(Type.Array(ref(EventTypeView))) } },
       handler: (request) => envelope(request, webhooks.eventTypes()),
     }),
@@ -30,9 +45,17 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones',
       alias: '/api/v1/webhooks',
       auth,
-      docs: { operationId: 'createWebhookEndpoint', summary: 'Create a webhook endpoint; its signing secret is shown in this answer only', description: signing, tags },
+      docs: {
+        operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint; its signing secret is shown in this answer only',
+        description: signing,
+        tags,
+      },
       schema: { body: ref(CreateEndpoint), response: { 201: Envelope(ref(EndpointWithSecret)) } },
-      handler: async (request, reply) => reply.code(201).send(envelope(request, unwrap(await webhooks.create(companyOf(request.principal), request.body)))),
+      handler: async (request, reply) =>
+        reply
+          .code(201)
+          .send(envelope(request, unwrap(await webhooks.create(companyOf(request.principal), request.body)))),
     }),
     defineRoute({
       method: 'GET',
@@ -51,7 +74,11 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones/entregas',
       alias: '/api/v1/webhooks/deliveries',
       auth,
-      docs: { operationId: 'listWebhookDeliveries', summary: 'Deliveries, newest first, with every attempt (filters endpointId, status)', tags },
+      docs: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'Deliveries, newest first, with every attempt (filters endpointId, status)',
+        tags,
+      },
       schema: { querystring: ListDeliveriesQuery, response: { 200: ListEnvelope(ref(DeliveryView)) } },
       handler: async (request) => {
         const page = unwrap(await webhooks.deliveries(companyOf(request.principal), request.query));
@@ -63,9 +90,18 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones/entregas/:deliveryId/reenvios',
       alias: '/api/v1/webhooks/deliveries/:deliveryId/resend',
       auth,
-      docs: { operationId: 'resendWebhookDelivery', summary: 'Attempt a delivery again now (202): the same delivery id, a fresh timestamp and signature', tags },
+      docs: {
+        operationId: 'resendWebhookDelivery',
+        summary: 'Attempt a delivery again now (202): the same delivery id, a fresh timestamp and signature',
+        tags,
+      },
       schema: { params: DeliveryParams, response: { 202: Envelope(ref(DeliveryView)) } },
-      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await webhooks.resend(companyOf(request.principal), request.params.deliveryId)))),
+      handler: async (request, reply) =>
+        reply
+          .code(202)
+          .send(
+            envelope(request, unwrap(await webhooks.resend(companyOf(request.principal), request.params.deliveryId))),
+          ),
     }),
     defineRoute({
       method: 'GET',
@@ -74,34 +110,52 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: { operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (never its secret)', tags },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointView)) } },
-      handler: async (request) => envelope(request, unwrap(await webhooks.get(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await webhooks.get(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'PATCH',
       url: '/api/v1/notificaciones/:id',
       alias: '/api/v1/webhooks/:id',
       auth,
-      docs: { operationId: 'updateWebhookEndpoint', summary: 'Change the URL, events, description or state of an endpoint', tags },
+      docs: {
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Change the URL, events, description or state of an endpoint',
+        tags,
+      },
       schema: { params: EndpointParams, body: ref(UpdateEndpoint), response: { 200: Envelope(ref(EndpointView)) } },
-      handler: async (request) => envelope(request, unwrap(await webhooks.update(companyOf(request.principal), request.params.id, request.body))),
+      handler: async (request) =>
+        envelope(request, unwrap(await webhooks.update(companyOf(request.principal), request.params.id, request.body))),
     }),
     defineRoute({
       method: 'POST',
       url: '/api/v1/notificaciones/:id/rotar-secreto',
       alias: '/api/v1/webhooks/:id/rotate-secret',
       auth,
-      docs: { operationId: 'rotateWebhookSecret', summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`, tags },
+      docs: {
+        operationId: 'rotateWebhookSecret',
+        summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`,
+        tags,
+      },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointWithSecret)) } },
-      handler: async (request) => envelope(request, unwrap(await webhooks.rotateSecret(companyOf(request.principal), request.params.id))),
+      handler: async (request) =>
+        envelope(request, unwrap(await webhooks.rotateSecret(companyOf(request.principal), request.params.id))),
     }),
     defineRoute({
       method: 'POST',
       url: '/api/v1/notificaciones/:id/prueba',
       alias: '/api/v1/webhooks/:id/test',
       auth,
-      docs: { operationId: 'testWebhookEndpoint', summary: 'Send a `webhook.test` delivery to this endpoint (202)', tags },
+      docs: {
+        operationId: 'testWebhookEndpoint',
+        summary: 'Send a `webhook.test` delivery to this endpoint (202)',
+        tags,
+      },
       schema: { params: EndpointParams, response: { 202: Envelope(ref(DeliveryView)) } },
-      handler: async (request, reply) => reply.code(202).send(envelope(request, unwrap(await webhooks.test(companyOf(request.principal), request.params.id)))),
+      handler: async (request, reply) =>
+        reply
+          .code(202)
+          .send(envelope(request, unwrap(await webhooks.test(companyOf(request.principal), request.params.id)))),
     }),
   ];
 }

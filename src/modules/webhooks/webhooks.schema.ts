@@ -3,15 +3,33 @@ import { Type, type Static } from 'typebox';
 import { settings } from '../../config.js';
 import { ListQuery } from '../../platform/http/list-query.js';
 
-const Events = Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }), Type.Null()], {
-  description: 'The event types to deliver (GET /notificaciones/tipos-evento); null or absent: every type.',
+const Events = Type.Union(
+  [Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }), Type.Null()],
+  {
+    description: 'The event types to deliver (GET /notificaciones/tipos-evento); null or absent: every type.',
+  },
+);
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2_048,
+  description:
+    'Where deliveries are POSTed. https only in PRODUCTION; loopback, private, link-local and metadata addresses are refused.',
 });
-const Url = Type.String({ minLength: 1, maxLength: 2_048, description: 'Where deliveries are POSTed. https only in PRODUCTION; loopback, private, link-local and metadata addresses are refused.' });
 const Description = Type.String({ maxLength: 500 });
 
 export const CreateEndpoint = Type.Object(
   { url: Url, events: Type.Optional(Events), description: Type.Optional(Description) },
-  { $id: 'CreateWebhookEndpoint', additionalProperties: false, examples: [{ url: 'https://erp.example.com/hooks/ecf', events: ['document.accepted', 'document.rejected'], description: 'ERP' }] },
+  {
+    $id: 'CreateWebhookEndpoint',
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://erp.example.com/hooks/ecf',
+        events: ['document.accepted', 'document.rejected'],
+        description: 'ERP',
+      },
+    ],
+  },
 );
 export type CreateEndpoint = Static<typeof CreateEndpoint>;
 
@@ -20,7 +38,11 @@ export const UpdateEndpoint = Type.Object(
     url: Type.Optional(Url),
     events: Type.Optional(Events),
     description: Type.Optional(Type.Union([Description, Type.Null()])),
-    state: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { description: 'enabled again also forgets the run of failures that disabled it.' })),
+    state: Type.Optional(
+      Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
+        description: 'enabled again also forgets the run of failures that disabled it.',
+      }),
+    ),
   },
   { $id: 'UpdateWebhookEndpoint', additionalProperties: false, minProperties: 1 },
 );
@@ -34,8 +56,12 @@ export const EndpointView = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     state: Type.String({ enum: ['enabled', 'disabled'] }),
     disabledReason: Type.Union([Type.String(), Type.Null()]),
-    failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: `The first failure of an unbroken run of failures; disabled after ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.` }),
-    previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'After a rotation, deliveries carry the old signature beside the new one until then.' }),
+    failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: `The first failure of an unbroken run of failures; disabled after ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`,
+    }),
+    previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'After a rotation, deliveries carry the old signature beside the new one until then.',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
@@ -43,14 +69,26 @@ export const EndpointView = Type.Object(
 );
 export type EndpointView = Static<typeof EndpointView>;
 
-export const EndpointWithSecret = Type.Intersect([EndpointView, Type.Object({ secret: Type.String({ description: 'whsec_…: shown here only (create and rotation); verify deliveries with it.' }) })], { $id: 'WebhookEndpointWithSecret' });
+export const EndpointWithSecret = Type.Intersect(
+  [
+    EndpointView,
+    Type.Object({
+      secret: Type.String({
+        description: 'whsec_…: shown here only (create and rotation); verify deliveries with it.',
+      }),
+    }),
+  ],
+  { $id: 'WebhookEndpointWithSecret' },
+);
 export type EndpointWithSecret = Static<typeof EndpointWithSecret>;
 
 export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
 
 export const AttemptView = Type.Object({
   at: Type.String({ format: 'date-time' }),
-  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'null: no answer (refused target, connection error, timeout).' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'null: no answer (refused target, connection error, timeout).',
+  }),
   durationMs: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
   response: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KB of the answer.' }),
@@ -58,11 +96,17 @@ export const AttemptView = Type.Object({
 
 export const DeliveryView = Type.Object(
   {
-    deliveryId: Type.String({ description: 'The webhook-id (X-Service-Delivery) header: the same on every attempt and re-send.' }),
+    deliveryId: Type.String({
+      description: 'The webhook-id (X-Service-Delivery) header: the same on every attempt and re-send.',
+    }),
     endpointId: Type.String(),
     eventId: Type.String(),
     eventType: Type.String(),
-    status: Type.String({ enum: [...deliveryStatuses], description: 'pending → succeeded | failed (will retry at nextAttemptAt) → … | exhausted (no attempt left, or the endpoint was disabled).' }),
+    status: Type.String({
+      enum: [...deliveryStatuses],
+      description:
+        'pending → succeeded | failed (will retry at nextAttemptAt) → … | exhausted (no attempt left, or the endpoint was disabled).',
+    }),
     attemptCount: Type.Integer(),
     nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
@@ -75,7 +119,14 @@ export const DeliveryView = Type.Object(
 export type DeliveryView = Static<typeof DeliveryView>;
 
 export const EventTypeView = Type.Object(
-  { type: Type.String(), description: Type.String(), dataSchema: Type.Object({}, { additionalProperties: true, description: 'JSON schema of the delivery body\'s `data`.' }) },
+  {
+    type: Type.String(),
+    description: Type.String(),
+    dataSchema: Type.Object(
+      {},
+      { additionalProperties: true, description: "JSON schema of the delivery body's `data`." },
+    ),
+  },
   { $id: 'WebhookEventType' },
 );
 
@@ -89,4 +140,11 @@ export const ListDeliveriesQuery = ListQuery({
 });
 export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
 
-export const webhookSchemas = [CreateEndpoint, UpdateEndpoint, EndpointView, EndpointWithSecret, DeliveryView, EventTypeView];
+export const webhookSchemas = [
+  CreateEndpoint,
+  UpdateEndpoint,
+  EndpointView,
+  EndpointWithSecret,
+  DeliveryView,
+  EventTypeView,
+];

@@ -12,18 +12,31 @@ import { deliveryBody, queueDeliveries } from './delivery-engine.js';
 import { eventTypeNames, eventTypes, isEventType } from '../../platform/events/event-catalogue.js';
 import { newSigningSecret, secretContext } from './signing.js';
 import { resolveTarget, urlProblem, type TargetPolicy } from './target-policy.js';
-import type { CreateEndpoint, DeliveryView, EndpointView, EndpointWithSecret, ListDeliveriesQuery, UpdateEndpoint } from './webhooks.schema.js';
+import type {
+  CreateEndpoint,
+  DeliveryView,
+  EndpointView,
+  EndpointWithSecret,
+  ListDeliveriesQuery,
+  UpdateEndpoint,
+} from './webhooks.schema.js';
 import * as repo from './webhooks.repo.js';
 
 export interface WebhooksService {
   eventTypes(): { type: string; description: string; dataSchema: Record<string, unknown> }[];
   create(companyId: string, input: CreateEndpoint): Promise<Result<EndpointWithSecret>>;
-  list(companyId: string, query: { limit?: number; cursor?: string }): Promise<Result<{ items: EndpointView[]; nextCursor: string | null }>>;
+  list(
+    companyId: string,
+    query: { limit?: number; cursor?: string },
+  ): Promise<Result<{ items: EndpointView[]; nextCursor: string | null }>>;
   get(companyId: string, id: string): Promise<Result<EndpointView>>;
   update(companyId: string, id: string, input: UpdateEndpoint): Promise<Result<EndpointView>>;
   rotateSecret(companyId: string, id: string): Promise<Result<EndpointWithSecret>>;
   test(companyId: string, id: string): Promise<Result<DeliveryView>>;
-  deliveries(companyId: string, query: ListDeliveriesQuery): Promise<Result<{ items: DeliveryView[]; nextCursor: string | null }>>;
+  deliveries(
+    companyId: string,
+    query: ListDeliveriesQuery,
+  ): Promise<Result<{ items: DeliveryView[]; nextCursor: string | null }>>;
   resend(companyId: string, deliveryId: string): Promise<Result<DeliveryView>>;
 }
 
@@ -38,7 +51,10 @@ function endpointView(row: repo.EndpointRow, now: Date): EndpointView {
     state: row.status,
     disabledReason: row.disabled_reason,
     failingSince: iso(row.failing_since),
-    previousSecretValidUntil: row.previous_secret_until !== null && row.previous_secret_until > now ? row.previous_secret_until.toISOString() : null,
+    previousSecretValidUntil:
+      row.previous_secret_until !== null && row.previous_secret_until > now
+        ? row.previous_secret_until.toISOString()
+        : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -56,16 +72,41 @@ function deliveryView(row: repo.DeliveryRow, attempts: readonly repo.AttemptRow[
     lastError: row.last_error,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    attempts: attempts.map((attempt) => ({ at: attempt.attempted_at.toISOString(), statusCode: attempt.status_code, durationMs: attempt.duration_ms, error: attempt.error, response: attempt.response_excerpt })),
+    attempts: attempts.map((attempt) => ({
+      at: attempt.attempted_at.toISOString(),
+      statusCode: attempt.status_code,
+      durationMs: attempt.duration_ms,
+      error: attempt.error,
+      response: attempt.response_excerpt,
+    })),
   };
 }
 
 function eventsProblem(events: readonly string[] | null | undefined): FieldError[] {
   if (events === undefined || events === null) return [];
-  return events.flatMap((type, index) => (isEventType(type) ? [] : [{ pointer: `/events/${String(index)}`, in: 'body' as const, code: 'unknown_event_type', detail: `${type} is not an event type (GET /api/v1/notificaciones/tipos-evento lists them).` }]));
+  return events.flatMap((type, index) =>
+    isEventType(type)
+      ? []
+      : [
+          {
+            pointer: `/events/${String(index)}`,
+            in: 'body' as const,
+            code: 'unknown_event_type',
+            detail: `${type} is not an event type (GET /api/v1/notificaciones/tipos-evento lists them).`,
+          },
+        ],
+  );
 }
 
-export function createWebhooksService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; masterKey: Buffer; allowPrivate: boolean; secretGraceMs: number; wakeDelivery: () => void }): WebhooksService {
+export function createWebhooksService(deps: {
+  db: Db;
+  clock: Clock;
+  environment: FiscalEnvironment;
+  masterKey: Buffer;
+  allowPrivate: boolean;
+  secretGraceMs: number;
+  wakeDelivery: () => void;
+}): WebhooksService {
   const { db, clock, environment, masterKey } = deps;
   const policy: TargetPolicy = { environment, allowPrivate: deps.allowPrivate };
   const notFound = (id: string) => fail('webhook_endpoint_not_found', `No webhook endpoint ${id}.`);
@@ -73,19 +114,34 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
   /** Why a URL may not be an endpoint, as the field error of `/url`; undefined when it may. */
   async function refusedUrl(url: string): Promise<FieldError | undefined> {
     const problem = urlProblem(url, policy);
-    if (problem !== undefined) return { pointer: '/url', in: 'body', code: 'url_refused', detail: `The URL ${problem}.` };
+    if (problem !== undefined)
+      return { pointer: '/url', in: 'body', code: 'url_refused', detail: `The URL ${problem}.` };
     const target = await resolveTarget(new URL(url).hostname, policy);
-    return target.ok ? undefined : { pointer: '/url', in: 'body', code: 'url_refused', detail: `The URL is refused: ${target.reason}.` };
+    return target.ok
+      ? undefined
+      : { pointer: '/url', in: 'body', code: 'url_refused', detail: `The URL is refused: ${target.reason}.` };
   }
 
   async function withAttempts(rows: readonly repo.DeliveryRow[]): Promise<DeliveryView[]> {
-    const attempts = await repo.attemptsOf(db, rows.map((row) => row.id));
-    return rows.map((row) => deliveryView(row, attempts.filter((attempt) => attempt.delivery_id === row.id)));
+    const attempts = await repo.attemptsOf(
+      db,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) =>
+      deliveryView(
+        row,
+        attempts.filter((attempt) => attempt.delivery_id === row.id),
+      ),
+    );
   }
 
   return {
     eventTypes() {
-      return eventTypeNames.map((type) => ({ type, description: eventTypes[type].description, dataSchema: JSON.parse(JSON.stringify(eventTypes[type].data)) as Record<string, unknown> }));
+      return eventTypeNames.map((type) => ({
+        type,
+        description: eventTypes[type].description,
+        dataSchema: JSON.parse(JSON.stringify(eventTypes[type].data)) as Record<string, unknown>,
+      }));
     },
 
     async create(companyId, input) {
@@ -120,7 +176,11 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       const limit = query.limit ?? pageLimits.default;
-      const page = pageOf(await repo.listEndpoints(db, companyId, environment, { limit, after: after.value }), limit, (row) => row.created_at);
+      const page = pageOf(
+        await repo.listEndpoints(db, companyId, environment, { limit, after: after.value }),
+        limit,
+        (row) => row.created_at,
+      );
       const now = clock.now();
       return ok({ items: page.rows.map((row) => endpointView(row, now)), nextCursor: page.nextCursor });
     },
@@ -143,9 +203,13 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
       const reenabled = input.state === 'enabled' && row.status === 'disabled';
       await repo.updateEndpoint(db, id, {
         ...(input.url === undefined ? {} : { url: input.url }),
-        ...(input.events === undefined ? {} : { event_types: input.events === null ? null : [...new Set(input.events)] }),
+        ...(input.events === undefined
+          ? {}
+          : { event_types: input.events === null ? null : [...new Set(input.events)] }),
         ...(input.description === undefined ? {} : { description: input.description }),
-        ...(input.state === undefined ? {} : { status: input.state, disabled_reason: input.state === 'disabled' ? 'disabled by the company' : null }),
+        ...(input.state === undefined
+          ? {}
+          : { status: input.state, disabled_reason: input.state === 'disabled' ? 'disabled by the company' : null }),
         ...(reenabled ? { failing_since: null } : {}),
         updated_at: now,
       });
@@ -159,14 +223,29 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
       const secret = newSigningSecret();
       const now = clock.now();
       const previousUntil = new Date(now.getTime() + deps.secretGraceMs);
-      await repo.updateEndpoint(db, id, { secret_sealed: sealSecret(masterKey, secret, secretContext(id)), previous_secret_sealed: row.secret_sealed, previous_secret_until: previousUntil, updated_at: now });
-      return ok({ ...endpointView({ ...row, previous_secret_sealed: row.secret_sealed, previous_secret_until: previousUntil, updated_at: now }, now), secret });
+      await repo.updateEndpoint(db, id, {
+        secret_sealed: sealSecret(masterKey, secret, secretContext(id)),
+        previous_secret_sealed: row.secret_sealed,
+        previous_secret_until: previousUntil,
+        updated_at: now,
+      });
+      return ok({
+        ...endpointView(
+          { ...row, previous_secret_sealed: row.secret_sealed, previous_secret_until: previousUntil, updated_at: now },
+          now,
+        ),
+        secret,
+      });
     },
 
     async test(companyId, id) {
       const endpoint = await repo.findEndpoint(db, companyId, environment, id);
       if (endpoint === undefined) return notFound(id);
-      const company = await db.selectFrom('companies').select('rnc').where('id', '=', companyId).executeTakeFirstOrThrow();
+      const company = await db
+        .selectFrom('companies')
+        .select('rnc')
+        .where('id', '=', companyId)
+        .executeTakeFirstOrThrow();
       const now = clock.now();
       const eventId = newId('evt');
       const row: Omit<repo.DeliveryRow, 'attempts'> = {
@@ -176,7 +255,14 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
         environment,
         event_id: eventId,
         event_type: 'webhook.test',
-        body: deliveryBody({ id: eventId, type: 'webhook.test', occurredAt: now, environment, company: { id: companyId, rnc: company.rnc }, data: { endpointId: id, message: 'A test delivery asked for with POST /notificaciones/:id/prueba.' } }),
+        body: deliveryBody({
+          id: eventId,
+          type: 'webhook.test',
+          occurredAt: now,
+          environment,
+          company: { id: companyId, rnc: company.rnc },
+          data: { endpointId: id, message: 'A test delivery asked for with POST /notificaciones/:id/prueba.' },
+        }),
         status: 'pending',
         next_attempt_at: null,
         lease_until: null,
@@ -196,7 +282,12 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; environment:
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listDeliveries(db, companyId, environment, { limit, after: after.value, endpointId: query.endpointId, status: query.status as repo.DeliveryRow['status'] | undefined });
+      const rows = await repo.listDeliveries(db, companyId, environment, {
+        limit,
+        after: after.value,
+        endpointId: query.endpointId,
+        status: query.status as repo.DeliveryRow['status'] | undefined,
+      });
       const page = pageOf(rows, limit, (row) => row.created_at);
       return ok({ items: await withAttempts(page.rows), nextCursor: page.nextCursor });
     },

@@ -40,7 +40,10 @@ function cacheContract(label: string, open: () => Promise<Subject>, skip: string
 
     it('counts increments within one window and starts again after it expires', async () => {
       const { cache, expire } = subject;
-      assert.deepEqual([await cache.increment('hits', 1), await cache.increment('hits', 1), await cache.increment('hits', 1)], [1, 2, 3]);
+      assert.deepEqual(
+        [await cache.increment('hits', 1), await cache.increment('hits', 1), await cache.increment('hits', 1)],
+        [1, 2, 3],
+      );
       await expire(1.2);
       assert.equal(await cache.increment('hits', 1), 1);
     });

@@ -49,7 +49,8 @@ export async function createRedisCache(url: string, keyPrefix = 'ecf:', connectW
       await redis.del(key);
     },
     async increment(key, ttlSeconds) {
-      const [[incrError, count] = [], [expireError] = []] = (await redis.multi().incr(key).expire(key, ttlSeconds, 'NX').exec()) ?? [];
+      const [[incrError, count] = [], [expireError] = []] =
+        (await redis.multi().incr(key).expire(key, ttlSeconds, 'NX').exec()) ?? [];
       if (incrError) throw incrError;
       if (expireError) throw expireError;
       return Number(count);

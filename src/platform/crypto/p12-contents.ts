@@ -10,8 +10,7 @@ export interface P12Contents {
 }
 
 export type P12ContentsResult =
-  | { ok: true; value: P12Contents }
-  | { ok: false; code: 'p12_wrong_password' | 'p12_unreadable'; message: string };
+  { ok: true; value: P12Contents } | { ok: false; code: 'p12_wrong_password' | 'p12_unreadable'; message: string };
 
 // forge's types say every bag has `asn1`; at run time it is set only when forge could not parse the key or
 // certificate itself (anything but RSA), and `key`/`cert` are then null.
@@ -39,7 +38,11 @@ export function readP12Contents(p12: Buffer, password: string): P12ContentsResul
     if (MAC_MISMATCH.test(reason) || DECRYPTION_FAILED.test(reason)) {
       return { ok: false, code: 'p12_wrong_password', message: 'The password does not open this .p12 file.' };
     }
-    return { ok: false, code: 'p12_unreadable', message: `The file is not a readable PKCS#12 (.p12/.pfx) file: ${reason}` };
+    return {
+      ok: false,
+      code: 'p12_unreadable',
+      message: `The file is not a readable PKCS#12 (.p12/.pfx) file: ${reason}`,
+    };
   }
 }
 
@@ -64,7 +67,12 @@ function hasMac(pfx: forge.asn1.Asn1): boolean {
 }
 
 function withoutMac(pfx: forge.asn1.Asn1): forge.asn1.Asn1 {
-  return forge.asn1.create(pfx.tagClass, pfx.type, pfx.constructed, Array.isArray(pfx.value) ? pfx.value.slice(0, 2) : pfx.value);
+  return forge.asn1.create(
+    pfx.tagClass,
+    pfx.type,
+    pfx.constructed,
+    Array.isArray(pfx.value) ? pfx.value.slice(0, 2) : pfx.value,
+  );
 }
 
 function collect(pfx: forge.pkcs12.Pkcs12Pfx): P12Contents {

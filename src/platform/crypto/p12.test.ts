@@ -15,7 +15,14 @@ const password = 'Prueba-2026';
 const notBefore = new Date('2026-01-01T00:00:00Z');
 const notAfter = new Date('2028-01-01T00:00:00Z');
 const now = new Date('2026-06-15T12:00:00Z');
-const holder: SelfSignedOptions = { commonName: 'Demo Comercial SRL', serialNumber: '131000001', organization: 'Demo Comercial SRL', notBefore, notAfter, password };
+const holder: SelfSignedOptions = {
+  commonName: 'Demo Comercial SRL',
+  serialNumber: '131000001',
+  organization: 'Demo Comercial SRL',
+  notBefore,
+  notAfter,
+  password,
+};
 
 // The algorithm OIDs as they appear in DER, to prove each fixture really uses the encoding its test names.
 const oids = {
@@ -55,10 +62,26 @@ function openssl(...args: string[]): void {
 /** Packs a key and certificate with the openssl CLI; extra arguments choose the encoding (`-legacy`). */
 function opensslP12(keyPem: string, certificatePem: string, exportPassword: string, ...extra: string[]): Buffer {
   const name = randomBytes(4).toString('hex');
-  const [key, certificate, p12] = ['key.pem', 'cert.pem', 'out.p12'].map((file) => join(dir, `${name}-${file}`)) as [string, string, string];
+  const [key, certificate, p12] = ['key.pem', 'cert.pem', 'out.p12'].map((file) => join(dir, `${name}-${file}`)) as [
+    string,
+    string,
+    string,
+  ];
   writeFileSync(key, keyPem);
   writeFileSync(certificate, certificatePem);
-  openssl('pkcs12', '-export', ...extra, '-in', certificate, '-inkey', key, '-passout', `pass:${exportPassword}`, '-out', p12);
+  openssl(
+    'pkcs12',
+    '-export',
+    ...extra,
+    '-in',
+    certificate,
+    '-inkey',
+    key,
+    '-passout',
+    `pass:${exportPassword}`,
+    '-out',
+    p12,
+  );
   return readFileSync(p12);
 }
 
@@ -74,7 +97,10 @@ function failureCode(result: P12Result): string {
 
 function forgeP12(key: forge.pki.rsa.PrivateKey | null, certificates: forge.pki.Certificate[]): Buffer {
   // forge derives the localKeyId from the first certificate, so without one it must not try.
-  const p12 = forge.pkcs12.toPkcs12Asn1(key, certificates, password, { algorithm: '3des', generateLocalKeyId: certificates.length > 0 });
+  const p12 = forge.pkcs12.toPkcs12Asn1(key, certificates, password, {
+    algorithm: '3des',
+    generateLocalKeyId: certificates.length > 0,
+  });
   return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
 }
 
@@ -85,7 +111,10 @@ function assertUsableSigner(certificate: OpenedCertificate, expectedPem: string)
   assert.equal(certificate.keyBits, 2048);
   assert.deepEqual(certificate.notBefore, notBefore);
   assert.deepEqual(certificate.notAfter, notAfter);
-  assert.equal(certificate.fingerprintSha256, createHash('sha256').update(new X509Certificate(expectedPem).raw).digest('hex'));
+  assert.equal(
+    certificate.fingerprintSha256,
+    createHash('sha256').update(new X509Certificate(expectedPem).raw).digest('hex'),
+  );
   assert.match(certificate.privateKeyPem, /^-----BEGIN PRIVATE KEY-----/);
   assert.deepEqual(certificate.chainPem, []);
   const data = Buffer.from('<ECF>firmado</ECF>');
@@ -107,9 +136,17 @@ describe('openP12', () => {
     assertUsableSigner(opened(openP12(p12, password)), demo.certificatePem);
   });
 
-  for (const [name, passwordWithAccents] of [['legacy', 'Contraseña-ÁÉ'], ['AES', 'Contraseña-ÁÉ']] as const) {
+  for (const [name, passwordWithAccents] of [
+    ['legacy', 'Contraseña-ÁÉ'],
+    ['AES', 'Contraseña-ÁÉ'],
+  ] as const) {
     it(`opens an openssl ${name} .p12 whose password has an ñ and accents`, withOpenssl, () => {
-      const p12 = opensslP12(demo.privateKeyPem, demo.certificatePem, passwordWithAccents, ...(name === 'legacy' ? ['-legacy'] : []));
+      const p12 = opensslP12(
+        demo.privateKeyPem,
+        demo.certificatePem,
+        passwordWithAccents,
+        ...(name === 'legacy' ? ['-legacy'] : []),
+      );
       assertUsableSigner(opened(openP12(p12, passwordWithAccents)), demo.certificatePem);
       assert.equal(failureCode(openP12(p12, 'Contrasena-AE')), 'p12_wrong_password');
     });
@@ -148,7 +185,9 @@ describe('openP12', () => {
 
   it('answers p12_key_mismatch when the key belongs to none of the certificates', () => {
     const other = createSelfSignedP12({ ...holder, commonName: 'Otra Empresa SRL' });
-    const p12 = forgeP12(forge.pki.privateKeyFromPem(demo.privateKeyPem), [forge.pki.certificateFromPem(other.certificatePem)]);
+    const p12 = forgeP12(forge.pki.privateKeyFromPem(demo.privateKeyPem), [
+      forge.pki.certificateFromPem(other.certificatePem),
+    ]);
     assert.equal(failureCode(openP12(p12, password)), 'p12_key_mismatch');
   });
 
@@ -163,7 +202,23 @@ describe('openP12', () => {
   it('opens an EC .p12 made by openssl, which assessCertificate then rejects as not RSA', withOpenssl, () => {
     const key = join(dir, 'ec-key.pem');
     const certificate = join(dir, 'ec-cert.pem');
-    openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', certificate, '-subj', '/CN=Firma EC/serialNumber=131000001', '-days', '30');
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      certificate,
+      '-subj',
+      '/CN=Firma EC/serialNumber=131000001',
+      '-days',
+      '30',
+    );
     const p12 = opensslP12(readFileSync(key, 'utf8'), readFileSync(certificate, 'utf8'), password);
     const result = opened(openP12(p12, password));
     assert.equal(result.keyType, 'ec');
@@ -186,17 +241,26 @@ describe('assessCertificate', () => {
 
   it('reports certificate_not_yet_valid before notBefore and certificate_expired after notAfter', () => {
     const early = assessCertificate(certificate(), new Date(notBefore.getTime() - 1000));
-    assert.deepEqual(early.map((finding) => finding.code), ['certificate_not_yet_valid']);
+    assert.deepEqual(
+      early.map((finding) => finding.code),
+      ['certificate_not_yet_valid'],
+    );
     assert.match(early[0]!.message, /2026-01-01T00:00:00.000Z/);
     const late = assessCertificate(certificate(), new Date(notAfter.getTime() + 1000));
-    assert.deepEqual(late.map((finding) => finding.code), ['certificate_expired']);
+    assert.deepEqual(
+      late.map((finding) => finding.code),
+      ['certificate_expired'],
+    );
   });
 
   it('reports certificate_key_too_small for a 1024-bit RSA key', () => {
     const small = createSelfSignedP12({ ...holder, keyBits: 1024 });
     const result = opened(openP12(small.p12, password));
     assert.equal(result.keyBits, 1024);
-    assert.deepEqual(assessCertificate(result, now).map((finding) => finding.code), ['certificate_key_too_small']);
+    assert.deepEqual(
+      assessCertificate(result, now).map((finding) => finding.code),
+      ['certificate_key_too_small'],
+    );
   });
 });
 
@@ -204,8 +268,14 @@ describe('createSelfSignedP12', () => {
   it('puts the RNC in the subject serialNumber and makes a file openssl itself can read', withOpenssl, () => {
     const path = join(dir, 'demo.p12');
     writeFileSync(path, demo.p12);
-    const text = execFileSync('openssl', ['pkcs12', '-in', path, '-passin', `pass:${password}`, '-nokeys'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const text = execFileSync('openssl', ['pkcs12', '-in', path, '-passin', `pass:${password}`, '-nokeys'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     assert.ok(text.includes(demo.certificatePem.trim()));
-    assert.match(new X509Certificate(demo.certificatePem).subject, /^CN=Demo Comercial SRL\nserialNumber=131000001\nO=Demo Comercial SRL$/);
+    assert.match(
+      new X509Certificate(demo.certificatePem).subject,
+      /^CN=Demo Comercial SRL\nserialNumber=131000001\nO=Demo Comercial SRL$/,
+    );
   });
 });

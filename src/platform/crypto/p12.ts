@@ -27,10 +27,12 @@ export interface OpenedCertificate {
   keyBits: number | undefined;
 }
 
-export type P12ErrorCode = 'p12_unreadable' | 'p12_wrong_password' | 'p12_no_private_key' | 'p12_no_certificate' | 'p12_key_mismatch';
+export type P12ErrorCode =
+  'p12_unreadable' | 'p12_wrong_password' | 'p12_no_private_key' | 'p12_no_certificate' | 'p12_key_mismatch';
 export type P12Result = { ok: true; value: OpenedCertificate } | { ok: false; code: P12ErrorCode; message: string };
 
-export type CertificateFindingCode = 'certificate_not_rsa' | 'certificate_not_yet_valid' | 'certificate_expired' | 'certificate_key_too_small';
+export type CertificateFindingCode =
+  'certificate_not_rsa' | 'certificate_not_yet_valid' | 'certificate_expired' | 'certificate_key_too_small';
 export interface CertificateFinding {
   code: CertificateFindingCode;
   message: string;
@@ -43,18 +45,28 @@ export function openP12(p12: Buffer, password: string): P12Result {
   if (!read.ok) return read;
   const contents = read.value;
   if (contents.keys.length === 0) {
-    return failure('p12_no_private_key', 'The .p12 file holds no private key; export it again including the private key.');
+    return failure(
+      'p12_no_private_key',
+      'The .p12 file holds no private key; export it again including the private key.',
+    );
   }
   if (contents.certificates.length === 0) return failure('p12_no_certificate', 'The .p12 file holds no certificate.');
 
   const keys = contents.keys.map(toPrivateKey);
   const certificates = contents.certificates.map(toCertificate);
-  if (!keys.every(isPresent)) return failure('p12_unreadable', 'The private key in the .p12 file is of a kind that cannot be read.');
-  if (!certificates.every(isPresent)) return failure('p12_unreadable', 'A certificate in the .p12 file cannot be read.');
+  if (!keys.every(isPresent))
+    return failure('p12_unreadable', 'The private key in the .p12 file is of a kind that cannot be read.');
+  if (!certificates.every(isPresent))
+    return failure('p12_unreadable', 'A certificate in the .p12 file cannot be read.');
 
   for (const privateKey of keys) {
     const certificate = certificates.find((candidate) => belongsTogether(candidate, privateKey));
-    if (certificate) return describe(privateKey, certificate, certificates.filter((other) => other !== certificate));
+    if (certificate)
+      return describe(
+        privateKey,
+        certificate,
+        certificates.filter((other) => other !== certificate),
+      );
   }
   return failure('p12_key_mismatch', 'The private key in the .p12 file does not belong to any of its certificates.');
 }
@@ -63,16 +75,28 @@ export function openP12(p12: Buffer, password: string): P12Result {
 export function assessCertificate(opened: OpenedCertificate, now: Date): CertificateFinding[] {
   const findings: CertificateFinding[] = [];
   if (opened.keyType !== 'rsa') {
-    findings.push({ code: 'certificate_not_rsa', message: `The certificate has a ${opened.keyType} key; e-CF signatures (RSA-SHA256) need an RSA key.` });
+    findings.push({
+      code: 'certificate_not_rsa',
+      message: `The certificate has a ${opened.keyType} key; e-CF signatures (RSA-SHA256) need an RSA key.`,
+    });
   } else if (opened.keyBits === undefined || opened.keyBits < MIN_RSA_BITS) {
     const bits = opened.keyBits === undefined ? 'an unknown number of' : String(opened.keyBits);
-    findings.push({ code: 'certificate_key_too_small', message: `The certificate's RSA key has ${bits} bits; at least ${MIN_RSA_BITS} are required.` });
+    findings.push({
+      code: 'certificate_key_too_small',
+      message: `The certificate's RSA key has ${bits} bits; at least ${MIN_RSA_BITS} are required.`,
+    });
   }
   if (now < opened.notBefore) {
-    findings.push({ code: 'certificate_not_yet_valid', message: `The certificate is valid only from ${opened.notBefore.toISOString()}.` });
+    findings.push({
+      code: 'certificate_not_yet_valid',
+      message: `The certificate is valid only from ${opened.notBefore.toISOString()}.`,
+    });
   }
   if (now > opened.notAfter) {
-    findings.push({ code: 'certificate_expired', message: `The certificate expired on ${opened.notAfter.toISOString()}.` });
+    findings.push({
+      code: 'certificate_expired',
+      message: `The certificate expired on ${opened.notAfter.toISOString()}.`,
+    });
   }
   return findings;
 }

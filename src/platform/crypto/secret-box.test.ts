@@ -17,7 +17,10 @@ function changeFirstCharacter(part: string): string {
 
 describe('sealSecret and openSecret', () => {
   it('round-trips a string, a buffer and an empty value', () => {
-    assert.equal(openSecret(masterKey, sealSecret(masterKey, 'clave del .p12 ñ', context), context).toString('utf8'), 'clave del .p12 ñ');
+    assert.equal(
+      openSecret(masterKey, sealSecret(masterKey, 'clave del .p12 ñ', context), context).toString('utf8'),
+      'clave del .p12 ñ',
+    );
     const bytes = randomBytes(300);
     assert.deepEqual(openSecret(masterKey, sealSecret(masterKey, bytes, context), context), bytes);
     assert.equal(openSecret(masterKey, sealSecret(masterKey, '', context), context).length, 0);
@@ -36,7 +39,11 @@ describe('sealSecret and openSecret', () => {
     assert.notEqual(first, second);
   });
 
-  for (const [index, name] of [[1, 'IV'], [2, 'tag'], [3, 'ciphertext']] as const) {
+  for (const [index, name] of [
+    [1, 'IV'],
+    [2, 'tag'],
+    [3, 'ciphertext'],
+  ] as const) {
     it(`refuses a sealed secret whose ${name} was altered`, () => {
       const parts = sealedParts(sealSecret(masterKey, 'a secret worth keeping', context));
       parts[index] = changeFirstCharacter(parts[index]!);
@@ -85,7 +92,10 @@ describe('sealSecret and openSecret', () => {
   it('refuses an empty context and a master key that is not 32 bytes', () => {
     assert.throws(() => sealSecret(masterKey, 'a secret', ''), SecretBoxError);
     assert.throws(() => sealSecret(randomBytes(16), 'a secret', context), SecretBoxError);
-    assert.throws(() => openSecret(randomBytes(31), sealSecret(masterKey, 'a secret', context), context), SecretBoxError);
+    assert.throws(
+      () => openSecret(randomBytes(31), sealSecret(masterKey, 'a secret', context), context),
+      SecretBoxError,
+    );
   });
 });
 

@@ -60,7 +60,8 @@ function contextBytes(context: string): Buffer {
 
 function parseSealed(sealed: string): { iv: Buffer; tag: Buffer; ciphertext: Buffer } {
   const parts = sealed.split('.');
-  if (parts.length !== 4 || parts[0] !== VERSION) throw new SecretBoxError('sealed secret is malformed or of an unknown version');
+  if (parts.length !== 4 || parts[0] !== VERSION)
+    throw new SecretBoxError('sealed secret is malformed or of an unknown version');
   const [iv, tag, ciphertext] = parts.slice(1).map(decodePart);
   if (iv?.length !== IV_BYTES || tag?.length !== TAG_BYTES || ciphertext === undefined) {
     throw new SecretBoxError('sealed secret is malformed');

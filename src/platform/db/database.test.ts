@@ -27,13 +27,35 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
 
     it('applies every migration once, and a second run applies none', async () => {
       const first = await migrateToLatest(handle.db);
-      assert.deepEqual(first, ['20261121_0001_foundation', '20261121_0002_sequences', '20261121_0003_documents', '20261121_0004_allocations_idempotency', '20261121_0005_sending', '20261121_0006_taxpayers', '20261121_0007_rfce_artefact', '20261121_0008_received', '20261121_0009_commercial_approvals', '20261121_0010_webhooks', '20261121_0011_commercial_responses', '20261122_0012_document_sends', '20261122_0013_drop_documents_pending', '20261126_0014_certification', '20261126_0015_outbound_work', '20261126_0016_outbound_acecf', '20261126_0017_outbound_webhooks', '20261126_0018_outbound_documents', '20261126_0019_outbound_outbox']);
+      assert.deepEqual(first, [
+        '20261121_0001_foundation',
+        '20261121_0002_sequences',
+        '20261121_0003_documents',
+        '20261121_0004_allocations_idempotency',
+        '20261121_0005_sending',
+        '20261121_0006_taxpayers',
+        '20261121_0007_rfce_artefact',
+        '20261121_0008_received',
+        '20261121_0009_commercial_approvals',
+        '20261121_0010_webhooks',
+        '20261121_0011_commercial_responses',
+        '20261122_0012_document_sends',
+        '20261122_0013_drop_documents_pending',
+        '20261126_0014_certification',
+        '20261126_0015_outbound_work',
+        '20261126_0016_outbound_acecf',
+        '20261126_0017_outbound_webhooks',
+        '20261126_0018_outbound_documents',
+        '20261126_0019_outbound_outbox',
+      ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });
 
     it('reads numeric as an exact decimal string and counts as numbers', async () => {
       const { rows } = await sql<{ amount: string; total: number }>`
-        select 12345678901234567.89::numeric(20, 2) as amount, count(*) as total from generate_series(1, 3)`.execute(handle.db);
+        select 12345678901234567.89::numeric(20, 2) as amount, count(*) as total from generate_series(1, 3)`.execute(
+        handle.db,
+      );
       assert.deepEqual(rows, [{ amount: '12345678901234567.89', total: 3 }]);
     });
 
@@ -45,7 +67,10 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
     it('rolls back a failed transaction as a whole', async () => {
       await assert.rejects(
         handle.db.transaction().execute(async (trx) => {
-          await trx.insertInto('settings').values({ key: 'rollback-probe', value: 'x', updated_at: new Date() }).execute();
+          await trx
+            .insertInto('settings')
+            .values({ key: 'rollback-probe', value: 'x', updated_at: new Date() })
+            .execute();
           throw new Error('boom');
         }),
         /boom/,
@@ -107,21 +132,35 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
       });
       assert.deepEqual(committed, { ok: true, value: 'done' });
       const failed = await transact(handle.db, async (trx) => {
-        await trx.insertInto('settings').values({ key: 'transact-failed', value: '1', updated_at: new Date() }).execute();
+        await trx
+          .insertInto('settings')
+          .values({ key: 'transact-failed', value: '1', updated_at: new Date() })
+          .execute();
         return fail('validation_failed', 'nope');
       });
       assert.equal(failed.ok, false);
-      const keys = (await handle.db.selectFrom('settings').select('key').where('key', 'like', 'transact-%').execute()).map((row) => row.key);
+      const keys = (
+        await handle.db.selectFrom('settings').select('key').where('key', 'like', 'transact-%').execute()
+      ).map((row) => row.key);
       assert.deepEqual(keys, ['transact-ok']);
     });
 
     it('runs a statement marked prepared with its values, and on PostgreSQL by name, prepared once per connection', async () => {
-      const marked = (value: number) => sql<{ doubled: number }>`select ${value}::int8 * 2 as doubled, 'prepared-probe' as tag`;
+      const marked = (value: number) =>
+        sql<{ doubled: number }>`select ${value}::int8 * 2 as doubled, 'prepared-probe' as tag`;
       const answers = await transact(handle.db, async (trx) => {
         const first = await executePrepared(trx, marked(21));
         const second = await executePrepared(trx, marked(50));
-        const preparedHere = handle.kind === 'postgres' ? await sql<{ name: string }>`select name from pg_prepared_statements where statement like '%prepared-probe%'`.execute(trx) : { rows: [] };
-        return ok({ values: [first.rows[0]?.doubled, second.rows[0]?.doubled], prepared: preparedHere.rows.map((row) => row.name) });
+        const preparedHere =
+          handle.kind === 'postgres'
+            ? await sql<{
+                name: string;
+              }>`select name from pg_prepared_statements where statement like '%prepared-probe%'`.execute(trx)
+            : { rows: [] };
+        return ok({
+          values: [first.rows[0]?.doubled, second.rows[0]?.doubled],
+          prepared: preparedHere.rows.map((row) => row.name),
+        });
       });
       assert.ok(answers.ok);
       assert.deepEqual(answers.value.values, [42, 100]);
@@ -153,11 +192,14 @@ describe('data directory lock', () => {
   it('refuses a second holder with a message naming the directory and the process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ecf-lock-'));
     const release = lockDataDir(dir);
-    assert.throws(() => lockDataDir(dir), (error: unknown) => {
-      assert.ok(error instanceof DataDirInUseError);
-      assert.match(error.message, new RegExp(`${dir}.*process ${process.pid}`));
-      return true;
-    });
+    assert.throws(
+      () => lockDataDir(dir),
+      (error: unknown) => {
+        assert.ok(error instanceof DataDirInUseError);
+        assert.match(error.message, new RegExp(`${dir}.*process ${process.pid}`));
+        return true;
+      },
+    );
     release();
     lockDataDir(dir)();
     rmSync(dir, { recursive: true, force: true });

@@ -26,9 +26,7 @@ export interface DatabaseHandle {
 
 /** `poolSize`: connections per process (DATABASE_POOL_SIZE; its default and the reasons for it are in config.ts). */
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize: number }
-  | { kind: 'pglite'; dataDir: string }
-  | { kind: 'pglite-memory' };
+  { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' };
 
 const pgTypes = new pg.TypeOverrides();
 pgTypes.setTypeParser(INT8_OID, parseInt8);
@@ -58,7 +56,12 @@ function openPostgres(url: string, poolSize: number): DatabaseHandle {
     kind: 'postgres',
     db,
     executor,
-    probe: (timeoutMs) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs, 'PostgreSQL'),
+    probe: (timeoutMs) =>
+      withTimeout(
+        sql`select 1`.execute(db).then(() => undefined),
+        timeoutMs,
+        'PostgreSQL',
+      ),
     close: () => db.destroy(),
   };
 }
@@ -72,7 +75,12 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
       kind: 'pglite',
       db,
       executor: gateway,
-      probe: (timeoutMs) => withTimeout(gateway.executeSql('select 1', []).then(() => undefined), timeoutMs, 'Embedded database'),
+      probe: (timeoutMs) =>
+        withTimeout(
+          gateway.executeSql('select 1', []).then(() => undefined),
+          timeoutMs,
+          'Embedded database',
+        ),
       async close() {
         await db.destroy();
         await gateway.close();

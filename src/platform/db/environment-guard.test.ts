@@ -20,7 +20,9 @@ describe('a database serves one fiscal environment', () => {
     await drop();
   });
 
-  const stored = async () => (await handle.db.selectFrom('settings').select('value').where('key', '=', 'fiscal_environment').executeTakeFirst())?.value;
+  const stored = async () =>
+    (await handle.db.selectFrom('settings').select('value').where('key', '=', 'fiscal_environment').executeTakeFirst())
+      ?.value;
 
   it('takes the environment of its first instance, and refuses an instance of another one, naming both', async () => {
     await checkDatabaseEnvironment(handle.db, 'CERT');
@@ -36,9 +38,16 @@ describe('a database serves one fiscal environment', () => {
 
   it('gives a database from before the check the environment of its API keys', async () => {
     await handle.db.deleteFrom('settings').where('key', '=', 'fiscal_environment').execute();
-    await sql`insert into companies (id, rnc, legal_name, plan, capabilities, permissions) values ('cmp_guard', '131000001', 'Guard SRL', 'basic', '{}', 'current')`.execute(handle.db);
-    await sql`insert into api_keys (id, company_id, environment, name, scopes, key_hash, display_prefix) values ('key_guard', 'cmp_guard', 'TEST', 'old key', '{}', 'x', 'ecf_test_x')`.execute(handle.db);
-    await assert.rejects(checkDatabaseEnvironment(handle.db, 'PRODUCTION'), /serves FISCAL_ENV=TEST; this instance is FISCAL_ENV=PRODUCTION/);
+    await sql`insert into companies (id, rnc, legal_name, plan, capabilities, permissions) values ('cmp_guard', '131000001', 'Guard SRL', 'basic', '{}', 'current')`.execute(
+      handle.db,
+    );
+    await sql`insert into api_keys (id, company_id, environment, name, scopes, key_hash, display_prefix) values ('key_guard', 'cmp_guard', 'TEST', 'old key', '{}', 'x', 'ecf_test_x')`.execute(
+      handle.db,
+    );
+    await assert.rejects(
+      checkDatabaseEnvironment(handle.db, 'PRODUCTION'),
+      /serves FISCAL_ENV=TEST; this instance is FISCAL_ENV=PRODUCTION/,
+    );
     assert.equal(await stored(), undefined, 'nothing recorded for the refused instance');
     await checkDatabaseEnvironment(handle.db, 'TEST');
     assert.equal(await stored(), 'TEST');

@@ -7,8 +7,13 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from './database.js';
 
 export class DatabaseEnvironmentError extends Error {
-  constructor(readonly configured: FiscalEnvironment, readonly stored: string) {
-    super(`This database serves FISCAL_ENV=${stored}; this instance is FISCAL_ENV=${configured}. Use one database (DATABASE_URL, or DATA_DIR when embedded) per fiscal environment.`);
+  constructor(
+    readonly configured: FiscalEnvironment,
+    readonly stored: string,
+  ) {
+    super(
+      `This database serves FISCAL_ENV=${stored}; this instance is FISCAL_ENV=${configured}. Use one database (DATABASE_URL, or DATA_DIR when embedded) per fiscal environment.`,
+    );
     this.name = 'DatabaseEnvironmentError';
   }
 }
@@ -20,9 +25,18 @@ export async function checkDatabaseEnvironment(db: Db, environment: FiscalEnviro
   let stored = await storedEnvironment(db);
   if (stored === undefined) {
     // A database from before this check: it belongs to the environment its API keys were issued for.
-    const other = await db.selectFrom('api_keys').select('environment').where('environment', '<>', environment).limit(1).executeTakeFirst();
+    const other = await db
+      .selectFrom('api_keys')
+      .select('environment')
+      .where('environment', '<>', environment)
+      .limit(1)
+      .executeTakeFirst();
     if (other !== undefined) throw new DatabaseEnvironmentError(environment, other.environment);
-    await db.insertInto('settings').values({ key: settingKey, value: environment, updated_at: new Date() }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
+    await db
+      .insertInto('settings')
+      .values({ key: settingKey, value: environment, updated_at: new Date() })
+      .onConflict((conflict) => conflict.column('key').doNothing())
+      .execute();
     stored = await storedEnvironment(db);
   }
   if (stored !== environment) throw new DatabaseEnvironmentError(environment, stored ?? 'none');

@@ -20,7 +20,11 @@ export type UnexecutedStatement = OperationNodeSource;
  * `prepared`: run it as a prepared statement (prepared.ts), for a call site whose parts always have the same shape
  * (the same columns, the same number of rows), so its text never varies; a batch of any size must say false.
  */
-export async function executeAsOneStatement(executor: Db | Trx, parts: readonly UnexecutedStatement[], options: { prepared: boolean }): Promise<void> {
+export async function executeAsOneStatement(
+  executor: Db | Trx,
+  parts: readonly UnexecutedStatement[],
+  options: { prepared: boolean },
+): Promise<void> {
   if (parts.length === 0) return;
   const ctes = sql.join(
     parts.map((part, index) => sql`${sql.raw(`s${String(index)}`)} as (${part})`),

@@ -9,7 +9,14 @@
 // value that must match a partial index's predicate (an ON CONFLICT ... WHERE naming the index, a WHERE that should
 // use it) must be written as a literal (sql.lit), or the generic plan cannot use the index, or errors.
 import { createHash } from 'node:crypto';
-import { sql, type Compilable, type CompiledQuery, type QueryExecutorProvider, type QueryResult, type RawBuilder } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type CompiledQuery,
+  type QueryExecutorProvider,
+  type QueryResult,
+  type RawBuilder,
+} from 'kysely';
 import type pg from 'pg';
 
 const maxPreparedTexts = 64;
@@ -31,7 +38,10 @@ interface PreparedExecutor extends QueryExecutorProvider {
  * Runs `query` (raw SQL or a query builder) as a prepared statement on PostgreSQL (see above); its text must not
  * vary with its values. Any Kysely instance or transaction of the process's pools: the service's or the sandbox's.
  */
-export function executePrepared<R>(executor: PreparedExecutor, query: RawBuilder<R> | Compilable<R>): Promise<QueryResult<R>> {
+export function executePrepared<R>(
+  executor: PreparedExecutor,
+  query: RawBuilder<R> | Compilable<R>,
+): Promise<QueryResult<R>> {
   const compiled = sql<R>`${query}`.compile(executor);
   markPrepared(compiled.sql);
   return executor.executeQuery(compiled);

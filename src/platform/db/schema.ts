@@ -102,7 +102,16 @@ export interface DomainEventsTable {
   dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
-export type DocumentStatus = 'signed' | 'queued' | 'sending' | 'in_process' | 'accepted' | 'accepted_conditional' | 'rejected' | 'send_failed' | 'not_found';
+export type DocumentStatus =
+  | 'signed'
+  | 'queued'
+  | 'sending'
+  | 'in_process'
+  | 'accepted'
+  | 'accepted_conditional'
+  | 'rejected'
+  | 'send_failed'
+  | 'not_found';
 export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml' | 'rfce-xml' | 'acecf-xml';
 
 export interface DocumentsTable {

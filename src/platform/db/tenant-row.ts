@@ -5,6 +5,10 @@
 import type { FiscalEnvironment } from '../../config.js';
 
 /** `row` when it is the tenant's; undefined for another company's or environment's, as for no row at all. */
-export function tenantRow<T extends { company_id: string; environment: string }>(row: T | undefined, companyId: string, environment: FiscalEnvironment): T | undefined {
+export function tenantRow<T extends { company_id: string; environment: string }>(
+  row: T | undefined,
+  companyId: string,
+  environment: FiscalEnvironment,
+): T | undefined {
   return row !== undefined && row.company_id === companyId && row.environment === environment ? row : undefined;
 }

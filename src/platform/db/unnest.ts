@@ -13,9 +13,14 @@ export interface InputColumn {
  * `unnest($1::type[], ...) as alias(name, ...)`: the columns as a table named `alias`. With `ordinality`, a last
  * column of that name numbers the rows from 1, in the order of the values.
  */
-export function unnested(columns: readonly InputColumn[], alias: string, options: { ordinality?: string } = {}): RawBuilder<unknown> {
+export function unnested(
+  columns: readonly InputColumn[],
+  alias: string,
+  options: { ordinality?: string } = {},
+): RawBuilder<unknown> {
   const arrays = columns.map((column) => sql`${[...column.values]}::${sql.raw(column.type)}[]`);
   const names = columns.map((column) => sql.ref(column.name));
-  if (options.ordinality === undefined) return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(names)})`;
+  if (options.ordinality === undefined)
+    return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(names)})`;
   return sql`unnest(${sql.join(arrays)}) with ordinality as ${sql.raw(alias)}(${sql.join([...names, sql.ref(options.ordinality)])})`;
 }

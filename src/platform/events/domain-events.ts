@@ -56,12 +56,18 @@ export async function recordDomainEvent<T extends EventType>(executor: Db | Trx,
  * statement (platform/db/one-statement.ts), which cannot read each other's rows, so only for an event without a
  * dedupe key (always recorded).
  */
-export function domainEventInsertStatements<T extends EventType>(executor: Db | Trx, event: DomainEvent<T>): UnexecutedStatement[] {
-  if (event.dedupeKey !== undefined) throw new Error('domainEventInsertStatements: an event with a dedupe key is recorded with recordDomainEvent');
+export function domainEventInsertStatements<T extends EventType>(
+  executor: Db | Trx,
+  event: DomainEvent<T>,
+): UnexecutedStatement[] {
+  if (event.dedupeKey !== undefined)
+    throw new Error('domainEventInsertStatements: an event with a dedupe key is recorded with recordDomainEvent');
   const row = domainEventRow(event);
   return [
     executor.insertInto('domain_events').values(row),
-    executor.insertInto('outbound_work').values({ target: outboxTarget, item_id: row.id, environment: row.environment, due_at: row.occurred_at }),
+    executor
+      .insertInto('outbound_work')
+      .values({ target: outboxTarget, item_id: row.id, environment: row.environment, due_at: row.occurred_at }),
   ];
 }
 
@@ -84,9 +90,21 @@ export function domainEventRow<T extends EventType>(event: DomainEvent<T>) {
 /** A batch's outbox events, one per row of the batch, as the `outbox_*` columns of its input (platform/db/unnest.ts). */
 export function outboxColumns(events: readonly DomainEvent[]): InputColumn[] {
   const rows = events.map(domainEventRow);
-  const column = (name: keyof (typeof rows)[number], type = 'text'): InputColumn => ({ name: `outbox_${name}`, type, values: rows.map((row) => row[name]) });
+  const column = (name: keyof (typeof rows)[number], type = 'text'): InputColumn => ({
+    name: `outbox_${name}`,
+    type,
+    values: rows.map((row) => row[name]),
+  });
   // jsonb travels as text: pg writes a JS array parameter as a PostgreSQL array, not as JSON.
-  return [column('id'), column('company_id'), column('environment'), column('type'), column('payload'), column('dedupe_key'), column('occurred_at', 'timestamptz')];
+  return [
+    column('id'),
+    column('company_id'),
+    column('environment'),
+    column('type'),
+    column('payload'),
+    column('dedupe_key'),
+    column('occurred_at', 'timestamptz'),
+  ];
 }
 
 /**

@@ -12,18 +12,37 @@ const text = (description?: string) => Type.String(description === undefined ? {
  * An object whose payload may carry more than it lists: its schema says so, and its type too, which TypeBox's
  * Static does not derive from the option.
  */
-const openObject = <Properties extends TProperties>(properties: Properties) => Type.Object(properties, { additionalProperties: true }) as TObject<Properties> & { additionalProperties: true };
-const DgiiMessages = Type.Array(Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }), { description: "DGII's messages." });
+const openObject = <Properties extends TProperties>(properties: Properties) =>
+  Type.Object(properties, { additionalProperties: true }) as TObject<Properties> & { additionalProperties: true };
+const DgiiMessages = Type.Array(
+  Type.Object({ codigo: Type.Union([Type.String(), Type.Null()]), valor: Type.String() }),
+  { description: "DGII's messages." },
+);
 
 const documentBase = {
   documentId: text('The document (doc_…).'),
   eNCF: text(),
   ecfType: text('31, 32, 33, 34, 41, 43, 44, 45, 46 or 47.'),
 };
-const documentVerdict = Type.Object({ ...documentBase, status: text(), estado: Type.Union([Type.String(), Type.Null()], { description: "DGII's estado." }), mensajes: DgiiMessages });
-const receivedBase = { receivedDocumentId: text('The received document.'), issuerRnc: text('RNCEmisor.'), eNCF: text(), ecfType: Type.Union([Type.String(), Type.Null()]) };
+const documentVerdict = Type.Object({
+  ...documentBase,
+  status: text(),
+  estado: Type.Union([Type.String(), Type.Null()], { description: "DGII's estado." }),
+  mensajes: DgiiMessages,
+});
+const receivedBase = {
+  receivedDocumentId: text('The received document.'),
+  issuerRnc: text('RNCEmisor.'),
+  eNCF: text(),
+  ecfType: Type.Union([Type.String(), Type.Null()]),
+};
 const allocation = Type.Object({ allocationId: text(), ecfType: text(), deviceId: text() });
-const annulment = Type.Object({ annulmentId: text(), total: Type.Integer(), estado: Type.Union([Type.String(), Type.Null()]), mensajes: DgiiMessages });
+const annulment = Type.Object({
+  annulmentId: text(),
+  total: Type.Integer(),
+  estado: Type.Union([Type.String(), Type.Null()]),
+  mensajes: DgiiMessages,
+});
 const certification = Type.Object({ processId: text(), status: text() });
 
 interface EventTypeEntry {
@@ -32,40 +51,133 @@ interface EventTypeEntry {
 }
 
 export const eventTypes = {
-  'document.signed': { description: 'A document was created, signed and archived (from JSON or handed in as signed XML). Nothing was sent.', data: Type.Object({ ...documentBase, status: Type.Literal('signed'), origin: Type.Optional(Type.Literal('signed_xml')) }) },
-  'document.queued': { description: 'A document was queued for DGII (enviar or reintentar).', data: Type.Object({ ...documentBase, status: Type.Literal('queued') }) },
+  'document.signed': {
+    description:
+      'A document was created, signed and archived (from JSON or handed in as signed XML). Nothing was sent.',
+    data: Type.Object({
+      ...documentBase,
+      status: Type.Literal('signed'),
+      origin: Type.Optional(Type.Literal('signed_xml')),
+    }),
+  },
+  'document.queued': {
+    description: 'A document was queued for DGII (enviar or reintentar).',
+    data: Type.Object({ ...documentBase, status: Type.Literal('queued') }),
+  },
   'document.accepted': { description: 'DGII accepted the document.', data: documentVerdict },
-  'document.accepted_conditional': { description: 'DGII accepted the document with observations (Aceptado Condicional).', data: documentVerdict },
+  'document.accepted_conditional': {
+    description: 'DGII accepted the document with observations (Aceptado Condicional).',
+    data: documentVerdict,
+  },
   'document.rejected': { description: 'DGII rejected the document.', data: documentVerdict },
-  'document.send_failed': { description: 'Sending ran out of attempts (DGII unreachable or an unresolved outcome); eligible for reintentar.', data: Type.Object({ ...documentBase, reason: text(), attempts: Type.Integer() }) },
-  'document.not_found': { description: 'DGII has no record of the trackId it gave; eligible for reintentar.', data: Type.Object({ ...documentBase, trackId: Type.Union([Type.String(), Type.Null()]) }) },
-  'document.commercial_approval_received': { description: 'The buyer of one of our documents sent its commercial approval or rejection (ACECF).', data: Type.Object({ ...documentBase, decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), reason: Type.Union([Type.String(), Type.Null()]), rncComprador: text() }) },
-  'received_document.received': { description: 'An e-CF sent to the company was received and acknowledged (ARECF Estado 0).', data: Type.Object({ ...receivedBase, status: Type.Literal('received'), codigoMotivoNoRecibido: Type.Null() }) },
-  'received_document.not_received': { description: 'An e-CF sent to the company was refused (ARECF Estado 1, with the reason code 1-4).', data: Type.Object({ ...receivedBase, status: Type.Literal('not_received'), codigoMotivoNoRecibido: text() }) },
-  'received_document.commercial_response_created': { description: 'The company answered a received e-CF commercially: the ACECF is signed, archived and on its way.', data: Type.Object({ ...receivedBase, decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), reason: Type.Union([Type.String(), Type.Null()]) }) },
-  'received_document.commercial_response_delivered': { description: 'Our commercial response (ACECF) to a received e-CF was delivered to one target (the issuer or DGII).', data: openObject({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer() }) },
-  'received_document.commercial_response_failed': { description: 'Our commercial response (ACECF) to a received e-CF could not be delivered to one target.', data: openObject({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer(), reason: text() }) },
+  'document.send_failed': {
+    description: 'Sending ran out of attempts (DGII unreachable or an unresolved outcome); eligible for reintentar.',
+    data: Type.Object({ ...documentBase, reason: text(), attempts: Type.Integer() }),
+  },
+  'document.not_found': {
+    description: 'DGII has no record of the trackId it gave; eligible for reintentar.',
+    data: Type.Object({ ...documentBase, trackId: Type.Union([Type.String(), Type.Null()]) }),
+  },
+  'document.commercial_approval_received': {
+    description: 'The buyer of one of our documents sent its commercial approval or rejection (ACECF).',
+    data: Type.Object({
+      ...documentBase,
+      decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      rncComprador: text(),
+    }),
+  },
+  'received_document.received': {
+    description: 'An e-CF sent to the company was received and acknowledged (ARECF Estado 0).',
+    data: Type.Object({ ...receivedBase, status: Type.Literal('received'), codigoMotivoNoRecibido: Type.Null() }),
+  },
+  'received_document.not_received': {
+    description: 'An e-CF sent to the company was refused (ARECF Estado 1, with the reason code 1-4).',
+    data: Type.Object({ ...receivedBase, status: Type.Literal('not_received'), codigoMotivoNoRecibido: text() }),
+  },
+  'received_document.commercial_response_created': {
+    description: 'The company answered a received e-CF commercially: the ACECF is signed, archived and on its way.',
+    data: Type.Object({
+      ...receivedBase,
+      decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+      reason: Type.Union([Type.String(), Type.Null()]),
+    }),
+  },
+  'received_document.commercial_response_delivered': {
+    description: 'Our commercial response (ACECF) to a received e-CF was delivered to one target (the issuer or DGII).',
+    data: openObject({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer() }),
+  },
+  'received_document.commercial_response_failed': {
+    description: 'Our commercial response (ACECF) to a received e-CF could not be delivered to one target.',
+    data: openObject({ ...receivedBase, target: text('issuer or dgii.'), attempts: Type.Integer(), reason: text() }),
+  },
   'annulment.accepted': { description: 'DGII accepted an annulment (ANECF) of unused numbers.', data: annulment },
   'annulment.rejected': { description: 'DGII rejected an annulment; its numbers are given back.', data: annulment },
   'annulment.failed': { description: 'DGII could not be reached for an annulment; reintentar.', data: annulment },
-  'sequence.low_stock': { description: 'The numbers left of an e-CF type fell to the warning threshold (once per range).', data: Type.Object({ ecfType: text(), remaining: Type.Integer(), rangeId: text() }) },
-  'sequence.expiring': { description: 'The range in use expires within the warning window (once per range).', data: Type.Object({ ecfType: text(), rangeId: text(), expiresOn: text('dd-MM-yyyy.') }) },
-  'sequence.exhausted': { description: 'Every number of an e-CF type has been used (once per range).', data: Type.Object({ ecfType: text(), rangeId: text() }) },
-  'allocation.reserved': { description: 'A block of e-NCF was reserved for offline use.', data: Type.Object({ allocationId: text(), ecfType: text(), deviceId: text(), from: text(), to: text() }) },
-  'allocation.cancelled': { description: 'A reserved block was cancelled; its unused numbers await annulment.', data: allocation },
-  'allocation.expired': { description: 'A reserved block expired; its unused numbers await annulment.', data: allocation },
-  'certificate.expiring': { description: "The company's signing certificate expires within 30 days (once per certificate).", data: Type.Object({ certificateId: text(), notAfter: Type.String({ format: 'date-time' }), daysLeft: Type.Integer() }) },
-  'certification.process_updated': { description: 'A certification process changed state (CERT).', data: certification },
-  'certification.step_updated': { description: 'A step of a certification process opened, was done or failed (CERT).', data: Type.Object({ processId: text(), step: Type.Integer(), key: Type.Union([text(), Type.Null()]), status: text() }) },
-  'certification.case_updated': { description: 'A certification case changed state (CERT).', data: openObject({ processId: text(), caseKey: text(), status: text() }) },
-  'webhook.endpoint_disabled': { description: `One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`, data: Type.Object({ endpointId: text(), url: text(), reason: text() }) },
-  'webhook.test': { description: 'A test delivery asked for with POST /notificaciones/:id/prueba; sent to that endpoint only.', data: Type.Object({ endpointId: text(), message: text() }) },
+  'sequence.low_stock': {
+    description: 'The numbers left of an e-CF type fell to the warning threshold (once per range).',
+    data: Type.Object({ ecfType: text(), remaining: Type.Integer(), rangeId: text() }),
+  },
+  'sequence.expiring': {
+    description: 'The range in use expires within the warning window (once per range).',
+    data: Type.Object({ ecfType: text(), rangeId: text(), expiresOn: text('dd-MM-yyyy.') }),
+  },
+  'sequence.exhausted': {
+    description: 'Every number of an e-CF type has been used (once per range).',
+    data: Type.Object({ ecfType: text(), rangeId: text() }),
+  },
+  'allocation.reserved': {
+    description: 'A block of e-NCF was reserved for offline use.',
+    data: Type.Object({ allocationId: text(), ecfType: text(), deviceId: text(), from: text(), to: text() }),
+  },
+  'allocation.cancelled': {
+    description: 'A reserved block was cancelled; its unused numbers await annulment.',
+    data: allocation,
+  },
+  'allocation.expired': {
+    description: 'A reserved block expired; its unused numbers await annulment.',
+    data: allocation,
+  },
+  'certificate.expiring': {
+    description: "The company's signing certificate expires within 30 days (once per certificate).",
+    data: Type.Object({
+      certificateId: text(),
+      notAfter: Type.String({ format: 'date-time' }),
+      daysLeft: Type.Integer(),
+    }),
+  },
+  'certification.process_updated': {
+    description: 'A certification process changed state (CERT).',
+    data: certification,
+  },
+  'certification.step_updated': {
+    description: 'A step of a certification process opened, was done or failed (CERT).',
+    data: Type.Object({
+      processId: text(),
+      step: Type.Integer(),
+      key: Type.Union([text(), Type.Null()]),
+      status: text(),
+    }),
+  },
+  'certification.case_updated': {
+    description: 'A certification case changed state (CERT).',
+    data: openObject({ processId: text(), caseKey: text(), status: text() }),
+  },
+  'webhook.endpoint_disabled': {
+    description: `One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`,
+    data: Type.Object({ endpointId: text(), url: text(), reason: text() }),
+  },
+  'webhook.test': {
+    description: 'A test delivery asked for with POST /notificaciones/:id/prueba; sent to that endpoint only.',
+    data: Type.Object({ endpointId: text(), message: text() }),
+  },
 } as const satisfies Record<string, EventTypeEntry>;
 
 export type EventType = keyof typeof eventTypes;
 
 /** A schema's payload: the type of what it lists, and of anything more where it allows more (openObject). */
-type PayloadOf<Schema extends TSchema> = Static<Schema> & (Schema extends { additionalProperties: true } ? Record<string, unknown> : unknown);
+type PayloadOf<Schema extends TSchema> = Static<Schema> &
+  (Schema extends { additionalProperties: true } ? Record<string, unknown> : unknown);
 
 /** The payload of each event type, as its published schema describes it. */
 export type EventPayloads = { [K in EventType]: PayloadOf<(typeof eventTypes)[K]['data']> };

@@ -4,10 +4,7 @@ import type { Scope } from './scopes.js';
 
 /** Who may call a route; every route declares one in its definition. */
 export type RouteAuth =
-  | { kind: 'public' }
-  | { kind: 'apiKey'; scope: Scope | 'any' }
-  | { kind: 'ops' }
-  | { kind: 'cloud' };
+  { kind: 'public' } | { kind: 'apiKey'; scope: Scope | 'any' } | { kind: 'ops' } | { kind: 'cloud' };
 
 export interface Principal {
   companyId: string;

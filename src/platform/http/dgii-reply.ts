@@ -18,12 +18,20 @@ export function wantsXml(request: FastifyRequest): boolean {
 type ReplyFields = Readonly<Record<string, string | readonly string[]>>;
 
 function xmlOf(root: string, fields: ReplyFields): string {
-  const elements = Object.entries(fields).flatMap(([name, value]) => (typeof value === 'string' ? [value] : value).map((text) => `<${name}>${escapeText(text)}</${name}>`));
+  const elements = Object.entries(fields).flatMap(([name, value]) =>
+    (typeof value === 'string' ? [value] : value).map((text) => `<${name}>${escapeText(text)}</${name}>`),
+  );
   return `${xmlDeclaration}<${root}>${elements.join('')}</${root}>`;
 }
 
 /** The same fields as JSON, or as XML under `root` (a list repeating its element) when the client asks for XML. */
-export function sendDgiiReply(request: FastifyRequest, reply: FastifyReply, status: number, root: string, fields: ReplyFields): FastifyReply {
+export function sendDgiiReply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  root: string,
+  fields: ReplyFields,
+): FastifyReply {
   reply.code(status);
   if (wantsXml(request)) return reply.type('application/xml; charset=utf-8').send(xmlOf(root, fields));
   return reply.send(fields);

@@ -14,7 +14,11 @@ export function envelope<T>(request: FastifyRequest, data: T, extra: Partial<Met
 }
 
 /** A page of a list: `meta.nextCursor` is what to pass as `cursor` next, null at the end. */
-export function listEnvelope<T>(request: FastifyRequest, items: T[], nextCursor: string | null): { data: T[]; meta: Meta & { nextCursor: string | null } } {
+export function listEnvelope<T>(
+  request: FastifyRequest,
+  items: T[],
+  nextCursor: string | null,
+): { data: T[]; meta: Meta & { nextCursor: string | null } } {
   return { data: items, meta: { correlationId: request.id, timestamp: new Date().toISOString(), nextCursor } };
 }
 
@@ -30,7 +34,9 @@ export const ListMetaSchema = Type.Object(
   {
     correlationId: Type.String(),
     timestamp: Type.String({ format: 'date-time' }),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null at the end.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null at the end.',
+    }),
   },
   { $id: 'ListMeta' },
 );

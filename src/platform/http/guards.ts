@@ -18,7 +18,11 @@ function notFound(request: FastifyRequest): ProblemError {
 }
 
 /** Runs on every request before the body is read: headers alone decide 401/403 (and 404 for disabled routes). */
-export async function checkHeaders(request: FastifyRequest, auth: RouteAuth, deps: { config: Config; authenticator: ApiKeyAuthenticator }): Promise<void> {
+export async function checkHeaders(
+  request: FastifyRequest,
+  auth: RouteAuth,
+  deps: { config: Config; authenticator: ApiKeyAuthenticator },
+): Promise<void> {
   switch (auth.kind) {
     case 'public':
     case 'cloud':
@@ -28,12 +32,14 @@ export async function checkHeaders(request: FastifyRequest, auth: RouteAuth, dep
       if (deps.config.opsToken === undefined) throw notFound(request);
       const header = request.headers.authorization ?? '';
       const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!sameSecret(token, deps.config.opsToken)) throw problem('ops_token_invalid', 'Send Authorization: Bearer <OPS_TOKEN>.');
+      if (!sameSecret(token, deps.config.opsToken))
+        throw problem('ops_token_invalid', 'Send Authorization: Bearer <OPS_TOKEN>.');
       return;
     }
     case 'apiKey': {
       const raw = request.headers['x-api-key'];
-      if (typeof raw !== 'string' || raw === '') throw problem('api_key_missing', 'Send your API key in the x-api-key header.');
+      if (typeof raw !== 'string' || raw === '')
+        throw problem('api_key_missing', 'Send your API key in the x-api-key header.');
       const result = await deps.authenticator.authenticate(raw);
       if (!result.ok) throw new ProblemError(result.failure);
       const principal = result.value;

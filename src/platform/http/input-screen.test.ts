@@ -7,7 +7,12 @@ describe('the text every request must carry', () => {
     assert.equal(jsonFieldError({ a: [{ b: 'ok' }, { c: 'x\u0000' }] })?.pointer, '/a/1/c');
     assert.equal(jsonFieldError({ 'a/b~': { 'k\u0000': 1 } })?.pointer, '/a~1b~0/k\u0000');
     assert.equal(jsonFieldError('\u0000')?.pointer, '/');
-    assert.deepEqual(jsonFieldError({ a: 'x\u0000' }), { pointer: '/a', in: 'body', code: 'forbidden_character', detail: 'U+0000 (NUL) is not allowed in text.' });
+    assert.deepEqual(jsonFieldError({ a: 'x\u0000' }), {
+      pointer: '/a',
+      in: 'body',
+      code: 'forbidden_character',
+      detail: 'U+0000 (NUL) is not allowed in text.',
+    });
     assert.equal(jsonFieldError({ a: ['fine', 1, null, true, { b: 'ñ\uD83D\uDE00' }] }), undefined);
   });
 
@@ -55,7 +60,12 @@ describe('the text every request must carry', () => {
   });
 
   it('names a NUL in path parameters and query values, repeated query keys included', () => {
-    assert.deepEqual(textFieldError('params', { id: 'doc\u0000' }), { pointer: '/id', in: 'params', code: 'forbidden_character', detail: 'U+0000 (NUL) is not allowed in text.' });
+    assert.deepEqual(textFieldError('params', { id: 'doc\u0000' }), {
+      pointer: '/id',
+      in: 'params',
+      code: 'forbidden_character',
+      detail: 'U+0000 (NUL) is not allowed in text.',
+    });
     assert.equal(textFieldError('query', { status: ['sent', 'x\u0000'] })?.pointer, '/status');
     assert.equal(textFieldError('query', { ['a\u0000']: 'x' })?.pointer, '/a\u0000');
     assert.equal(textFieldError('query', { limit: '10', cursor: 'abc' }), undefined);

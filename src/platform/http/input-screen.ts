@@ -15,11 +15,18 @@ export const maxJsonDepth = 32;
 type Where = FieldError['in'];
 
 function pointerOf(path: readonly (string | number)[]): string {
-  return path.length === 0 ? '/' : `/${path.map((part) => String(part).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+  return path.length === 0
+    ? '/'
+    : `/${path.map((part) => String(part).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
 }
 
 function nulError(where: Where, path: readonly (string | number)[]): FieldError {
-  return { pointer: pointerOf(path), in: where, code: 'forbidden_character', detail: 'U+0000 (NUL) is not allowed in text.' };
+  return {
+    pointer: pointerOf(path),
+    in: where,
+    code: 'forbidden_character',
+    detail: 'U+0000 (NUL) is not allowed in text.',
+  };
 }
 
 /** The first NUL in path parameters or query values (a repeated query key is a list), as a field error. */
@@ -103,10 +110,16 @@ export function jsonFieldError(body: unknown): FieldError | undefined {
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= maxJsonDepth) {
-      return { pointer: pointerOf(pathOf(next)), in: 'body', code: 'too_deep', detail: `JSON nested more than ${maxJsonDepth} levels deep is not accepted.` };
+      return {
+        pointer: pointerOf(pathOf(next)),
+        in: 'body',
+        code: 'too_deep',
+        detail: `JSON nested more than ${maxJsonDepth} levels deep is not accepted.`,
+      };
     }
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index] as unknown, depth: depth + 1, parent: next, key: index });
+      for (let index = value.length - 1; index >= 0; index--)
+        pending.push({ value: value[index] as unknown, depth: depth + 1, parent: next, key: index });
       continue;
     }
     const keys = Object.keys(value);

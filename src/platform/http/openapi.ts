@@ -16,11 +16,18 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
           opsToken: { type: 'http', scheme: 'bearer', description: 'OPS_TOKEN' },
-          cloudSignature: { type: 'apiKey', in: 'header', name: 'webhook-signature', description: 'HMAC-SHA256 over `webhook-id.webhook-timestamp.body` with CLOUD_SIGNING_SECRET.' },
+          cloudSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'webhook-signature',
+            description: 'HMAC-SHA256 over `webhook-id.webhook-timestamp.body` with CLOUD_SIGNING_SECRET.',
+          },
         },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/docs-json', { schema: { hide: true } }, () => app.swagger());

@@ -21,7 +21,13 @@ async function bareServer() {
 }
 
 function routeAt(url: string, auth: RouteAuth) {
-  return defineRoute({ method: 'GET', url, auth, docs: { operationId: 'x', summary: 'x', tags: [] }, handler: () => 'ok' });
+  return defineRoute({
+    method: 'GET',
+    url,
+    auth,
+    docs: { operationId: 'x', summary: 'x', tags: [] },
+    handler: () => 'ok',
+  });
 }
 
 describe('route registration', () => {
@@ -35,9 +41,12 @@ describe('route registration', () => {
   for (const [url, auth, required] of refused) {
     it(`refuses ${url} guarded by ${auth.kind}: SPEC §5 requires ${required}`, async () => {
       const { app, catalogue } = await bareServer();
-      assert.throws(() => {
-        registerRoutes(app, [routeAt(url, auth)], catalogue);
-      }, new RegExp(`must be guarded by ${required}`));
+      assert.throws(
+        () => {
+          registerRoutes(app, [routeAt(url, auth)], catalogue);
+        },
+        new RegExp(`must be guarded by ${required}`),
+      );
       assert.equal(catalogue.length, 0);
       await app.close();
     });
@@ -45,7 +54,11 @@ describe('route registration', () => {
 
   it('registers a Spanish route and its English alias from one definition', async () => {
     const { app, catalogue } = await bareServer();
-    registerRoutes(app, [{ ...routeAt('/api/v1/empresa', { kind: 'apiKey', scope: 'any' }), alias: '/api/v1/company' }], catalogue);
+    registerRoutes(
+      app,
+      [{ ...routeAt('/api/v1/empresa', { kind: 'apiKey', scope: 'any' }), alias: '/api/v1/company' }],
+      catalogue,
+    );
     await app.ready();
     assert.deepEqual(
       catalogue.map((entry) => [entry.method, entry.url, entry.alias]),

@@ -15,7 +15,13 @@ import type { RouteAuth } from './auth.js';
 import { ref } from './schema-ref.js';
 import { ProblemSchema } from './schemas.js';
 
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Logger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  Logger,
+  TypeBoxTypeProvider
+>;
 
 export interface RouteDocs {
   operationId: string;
@@ -25,7 +31,16 @@ export interface RouteDocs {
 }
 
 export type AppRoute<S extends FastifySchema = FastifySchema> = Omit<
-  RouteOptions<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RouteGenericInterface, unknown, S, TypeBoxTypeProvider, Logger>,
+  RouteOptions<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    RouteGenericInterface,
+    unknown,
+    S,
+    TypeBoxTypeProvider,
+    Logger
+  >,
   'config'
 > & {
   /** The English-named alias kept for existing integrations. */
@@ -55,14 +70,22 @@ const problemResponses = {
   '5xx': { description: 'A dependency or the service failed; quote `correlationId`.', content: problemContent },
 };
 
-const statusDescriptions: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 503: 'Not ready' };
+const statusDescriptions: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No content',
+  503: 'Not ready',
+};
 
 /** Gives each declared response a description, so OpenAPI never says "Default Response". */
 function described(responses: Record<string, object>): Record<string, object> {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => [
       status,
-      'description' in response ? response : { ...response, description: statusDescriptions[status] ?? `HTTP ${status}` },
+      'description' in response
+        ? response
+        : { ...response, description: statusDescriptions[status] ?? `HTTP ${status}` },
     ]),
   );
 }
@@ -76,7 +99,8 @@ const securityByAuth = {
 
 function register(app: App, route: AppRoute, url: string, isAlias: boolean, catalogue: CatalogueEntry[]): void {
   const { alias: _alias, auth, docs, schema, xmlBody, ...rest } = route;
-  const scopeNote = auth.kind === 'apiKey' ? `\n\nScope: \`${auth.scope === 'any' ? 'any valid key' : auth.scope}\`.` : '';
+  const scopeNote =
+    auth.kind === 'apiKey' ? `\n\nScope: \`${auth.scope === 'any' ? 'any valid key' : auth.scope}\`.` : '';
   app.route({
     ...rest,
     url,
@@ -85,7 +109,8 @@ function register(app: App, route: AppRoute, url: string, isAlias: boolean, cata
       ...schema,
       operationId: isAlias ? `${docs.operationId}Alias` : docs.operationId,
       summary: docs.summary,
-      description: `${docs.description ?? ''}${scopeNote}${isAlias ? `\n\nDeprecated English alias of \`${route.url}\`.` : ''}`.trim(),
+      description:
+        `${docs.description ?? ''}${scopeNote}${isAlias ? `\n\nDeprecated English alias of \`${route.url}\`.` : ''}`.trim(),
       tags: docs.tags,
       security: [...securityByAuth[auth.kind]],
       ...(isAlias ? { deprecated: true } : {}),

@@ -15,7 +15,15 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
 import { ListMetaSchema, MetaSchema } from './envelope.js';
-import { clientErrorFailure, frameworkFailure, maxBodyBytes, rawProblemResponse, sendExpectationFailed, sendProblem, toFailure } from './error-mapping.js';
+import {
+  clientErrorFailure,
+  frameworkFailure,
+  maxBodyBytes,
+  rawProblemResponse,
+  sendExpectationFailed,
+  sendProblem,
+  toFailure,
+} from './error-mapping.js';
 import { checkHeaders, checkSignedMessage } from './guards.js';
 import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
@@ -67,14 +75,23 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     loggerInstance: log,
     bodyLimit: maxBodyBytes,
     genReqId: (request) => correlationIdOf(request),
-    logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready' }),
+    logController: new LogController({
+      requestIdLogLabel: 'correlationId',
+      disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready',
+    }),
     schemaController: {
       compilersFactory: {
         // Bodies are taken as sent: a number where the schema says string is an error, not quietly converted.
         // Query strings and path parameters arrive as text, so they alone are coerced.
         buildValidator: ((externalSchemas: Record<string, AnySchema>, serverOptions: object) => {
-          const strict = buildAjvValidator(externalSchemas, { ...serverOptions, customOptions: { ...ajvOptions, coerceTypes: false } }) as unknown as RouteCompiler;
-          const coercing = buildAjvValidator(externalSchemas, { ...serverOptions, customOptions: { ...ajvOptions, coerceTypes: 'array' } }) as unknown as RouteCompiler;
+          const strict = buildAjvValidator(externalSchemas, {
+            ...serverOptions,
+            customOptions: { ...ajvOptions, coerceTypes: false },
+          }) as unknown as RouteCompiler;
+          const coercing = buildAjvValidator(externalSchemas, {
+            ...serverOptions,
+            customOptions: { ...ajvOptions, coerceTypes: 'array' },
+          }) as unknown as RouteCompiler;
           return (route: Parameters<RouteCompiler>[0]) => (route.httpPart === 'body' ? strict(route) : coercing(route));
         }) as unknown as ValidatorFactory,
       },
@@ -95,7 +112,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       log.debug({ err: error }, 'client error');
-      const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+      const inFlight =
+        (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
       if (socket.writable && !inFlight) {
         const { failure, status } = clientErrorFailure(error.code);
         socket.write(rawProblemResponse(failure, status, randomUUID()));
@@ -110,7 +128,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   });
   // CONNECT (a proxy's tunnel) never reaches the router: without a listener Node drops the connection unanswered.
   app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    socket.end(rawProblemResponse({ code: 'method_not_allowed', detail: 'CONNECT is not served here.' }, 405, correlationIdOf(request)));
+    socket.end(
+      rawProblemResponse(
+        { code: 'method_not_allowed', detail: 'CONNECT is not served here.' },
+        405,
+        correlationIdOf(request),
+      ),
+    );
   });
 
   const catalogue: CatalogueEntry[] = [];
@@ -142,7 +166,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     const scan = scanJsonText(text);
     if (scan.tooManyValues) {
       const detail = `The body holds more than ${String(maxJsonValues)} JSON values.`;
-      done(new ProblemError({ code: 'payload_too_large', detail, errors: [{ pointer: '/', in: 'body', code: 'too_many_values', detail }] }), undefined);
+      done(
+        new ProblemError({
+          code: 'payload_too_large',
+          detail,
+          errors: [{ pointer: '/', in: 'body', code: 'too_many_values', detail }],
+        }),
+        undefined,
+      );
       return;
     }
     void parseJson(request, text, (error, value) => {
@@ -159,7 +190,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       return;
     }
     if (request.routeOptions.config.xmlBody !== true) {
-      done(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }), undefined);
+      done(
+        Object.assign(new Error('Unsupported Media Type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }),
+        undefined,
+      );
       return;
     }
     done(null, body);
@@ -172,9 +206,12 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   });
 
   app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config.auth?.kind === 'cloud') checkSignedMessage(request, { config, clock: options.clock });
+    if (request.routeOptions.config.auth?.kind === 'cloud')
+      checkSignedMessage(request, { config, clock: options.clock });
     // No route, nothing to refuse: the answer is 404/405 whatever the path holds.
-    const refused = request.is404 ? undefined : (textFieldError('params', request.params) ?? textFieldError('query', request.query));
+    const refused = request.is404
+      ? undefined
+      : (textFieldError('params', request.params) ?? textFieldError('query', request.query));
     if (refused !== undefined) throw refusal('validation_failed', refused);
     await Promise.resolve();
   });
@@ -210,7 +247,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     // Fastify answers HEAD wherever it answers GET.
     const allowed = found.includes('GET') ? [...found, 'HEAD'] : found;
     if (allowed.length > 0) {
-      return sendProblem(request, reply, { code: 'method_not_allowed', detail: `${request.method} is not allowed here; use ${allowed.join(', ')}.`, headers: { allow: allowed.join(', ') } }, 405);
+      return sendProblem(
+        request,
+        reply,
+        {
+          code: 'method_not_allowed',
+          detail: `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+          headers: { allow: allowed.join(', ') },
+        },
+        405,
+      );
     }
     return sendProblem(request, reply, { code: 'route_not_found', detail: `No route ${request.method} ${path}.` }, 404);
   });

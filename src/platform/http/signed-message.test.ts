@@ -31,13 +31,48 @@ describe('signed messages (Standard Webhooks scheme)', () => {
   });
 
   const refusals: [string, Record<string, string>, string, string][] = [
-    ['a missing signature header', { 'webhook-id': 'msg_1', 'webhook-timestamp': String(nowSeconds) }, body, 'signature_missing'],
-    ['a changed body', headers('msg_1', nowSeconds, signMessage(secret, 'msg_1', nowSeconds, body)), `${body} `, 'signature_invalid'],
-    ['another id', headers('msg_2', nowSeconds, signMessage(secret, 'msg_1', nowSeconds, body)), body, 'signature_invalid'],
-    ['another secret', headers('msg_1', nowSeconds, signMessage(`${secret}x`, 'msg_1', nowSeconds, body)), body, 'signature_invalid'],
-    ['a timestamp 301 s old', headers('msg_1', nowSeconds - 301, signMessage(secret, 'msg_1', nowSeconds - 301, body)), body, 'signature_stale'],
-    ['a timestamp 301 s ahead', headers('msg_1', nowSeconds + 301, signMessage(secret, 'msg_1', nowSeconds + 301, body)), body, 'signature_stale'],
-    ['a timestamp in milliseconds', headers('msg_1', now.getTime(), signMessage(secret, 'msg_1', now.getTime(), body)), body, 'signature_invalid'],
+    [
+      'a missing signature header',
+      { 'webhook-id': 'msg_1', 'webhook-timestamp': String(nowSeconds) },
+      body,
+      'signature_missing',
+    ],
+    [
+      'a changed body',
+      headers('msg_1', nowSeconds, signMessage(secret, 'msg_1', nowSeconds, body)),
+      `${body} `,
+      'signature_invalid',
+    ],
+    [
+      'another id',
+      headers('msg_2', nowSeconds, signMessage(secret, 'msg_1', nowSeconds, body)),
+      body,
+      'signature_invalid',
+    ],
+    [
+      'another secret',
+      headers('msg_1', nowSeconds, signMessage(`${secret}x`, 'msg_1', nowSeconds, body)),
+      body,
+      'signature_invalid',
+    ],
+    [
+      'a timestamp 301 s old',
+      headers('msg_1', nowSeconds - 301, signMessage(secret, 'msg_1', nowSeconds - 301, body)),
+      body,
+      'signature_stale',
+    ],
+    [
+      'a timestamp 301 s ahead',
+      headers('msg_1', nowSeconds + 301, signMessage(secret, 'msg_1', nowSeconds + 301, body)),
+      body,
+      'signature_stale',
+    ],
+    [
+      'a timestamp in milliseconds',
+      headers('msg_1', now.getTime(), signMessage(secret, 'msg_1', now.getTime(), body)),
+      body,
+      'signature_invalid',
+    ],
   ];
   for (const [name, given, sentBody, code] of refusals) {
     it(`refuses ${name} with ${code}`, () => {
@@ -48,7 +83,12 @@ describe('signed messages (Standard Webhooks scheme)', () => {
 
   it('accepts a timestamp at the edge of the 5-minute window', () => {
     const edge = nowSeconds - 300;
-    const result = verifySignedMessage({ secret, headers: headers('msg_1', edge, signMessage(secret, 'msg_1', edge, body)), body, now });
+    const result = verifySignedMessage({
+      secret,
+      headers: headers('msg_1', edge, signMessage(secret, 'msg_1', edge, body)),
+      body,
+      now,
+    });
     assert.equal(result.ok, true);
   });
 });

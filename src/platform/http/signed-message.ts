@@ -23,7 +23,12 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /** The verified message id, or why the message is refused. */
-export function verifySignedMessage(input: { secret: string; headers: IncomingHttpHeaders; body: string; now: Date }): Result<string> {
+export function verifySignedMessage(input: {
+  secret: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  now: Date;
+}): Result<string> {
   const id = header(input.headers, 'webhook-id');
   const timestamp = header(input.headers, 'webhook-timestamp');
   const signatures = header(input.headers, 'webhook-signature');
@@ -33,7 +38,10 @@ export function verifySignedMessage(input: { secret: string; headers: IncomingHt
   if (!/^\d{1,12}$/.test(timestamp)) return fail('signature_invalid', 'webhook-timestamp must be Unix seconds.');
   const age = Math.floor(input.now.getTime() / 1_000) - Number(timestamp);
   if (Math.abs(age) > signatureToleranceSeconds) {
-    return fail('signature_stale', `webhook-timestamp is ${age} s from now; at most ${signatureToleranceSeconds} s is accepted.`);
+    return fail(
+      'signature_stale',
+      `webhook-timestamp is ${age} s from now; at most ${signatureToleranceSeconds} s is accepted.`,
+    );
   }
   const expected = Buffer.from(signMessage(input.secret, id, Number(timestamp), input.body));
   const matches = signatures.split(' ').some((candidate) => {

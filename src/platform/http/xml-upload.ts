@@ -7,9 +7,7 @@ import type { FastifyRequest } from 'fastify';
 /** Documents larger than this are refused (SPEC §8: receiver requests are capped at 5 MB). */
 export const maxXmlUploadBytes = 5 * 1024 * 1024;
 
-export type XmlUpload =
-  | { ok: true; xml: Buffer; filename: string }
-  | { ok: false; status: number; mensaje: string };
+export type XmlUpload = { ok: true; xml: Buffer; filename: string } | { ok: false; status: number; mensaje: string };
 
 export interface XmlUploadOptions {
   /**
@@ -21,13 +19,26 @@ export interface XmlUploadOptions {
   allowXmlBody?: boolean;
 }
 
-export async function readXmlUpload(request: FastifyRequest, options: XmlUploadOptions = { requireContentLength: true }): Promise<XmlUpload> {
-  if (options.requireContentLength === true && request.headers['content-length'] === undefined) return { ok: false, status: 400, mensaje: 'Multipart cannot be empty' };
+export async function readXmlUpload(
+  request: FastifyRequest,
+  options: XmlUploadOptions = { requireContentLength: true },
+): Promise<XmlUpload> {
+  if (options.requireContentLength === true && request.headers['content-length'] === undefined)
+    return { ok: false, status: 400, mensaje: 'Multipart cannot be empty' };
   if (options.allowXmlBody === true && Buffer.isBuffer(request.body)) {
-    return request.body.length === 0 ? { ok: false, status: 400, mensaje: 'El cuerpo XML está vacío.' } : { ok: true, xml: request.body, filename: '' };
+    return request.body.length === 0
+      ? { ok: false, status: 400, mensaje: 'El cuerpo XML está vacío.' }
+      : { ok: true, xml: request.body, filename: '' };
   }
   if (!request.isMultipart()) {
-    return { ok: false, status: 415, mensaje: options.allowXmlBody === true ? 'Se espera multipart/form-data con el archivo en el campo xml, o application/xml.' : 'Se espera multipart/form-data con el archivo en el campo xml.' };
+    return {
+      ok: false,
+      status: 415,
+      mensaje:
+        options.allowXmlBody === true
+          ? 'Se espera multipart/form-data con el archivo en el campo xml, o application/xml.'
+          : 'Se espera multipart/form-data con el archivo en el campo xml.',
+    };
   }
   let xml: Buffer | undefined;
   let filename = '';
@@ -43,8 +54,14 @@ export async function readXmlUpload(request: FastifyRequest, options: XmlUploadO
     }
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') return { ok: false, status: 413, mensaje: `El archivo excede el tamaño máximo de ${String(maxXmlUploadBytes)} bytes.` };
-    if (code === 'FST_FILES_LIMIT') return { ok: false, status: 400, mensaje: 'Se espera un solo archivo, en el campo xml.' };
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      return {
+        ok: false,
+        status: 413,
+        mensaje: `El archivo excede el tamaño máximo de ${String(maxXmlUploadBytes)} bytes.`,
+      };
+    if (code === 'FST_FILES_LIMIT')
+      return { ok: false, status: 400, mensaje: 'Se espera un solo archivo, en el campo xml.' };
     return { ok: false, status: 400, mensaje: 'Multipart cannot be empty' };
   }
   if (xml === undefined || xml.length === 0) return { ok: false, status: 400, mensaje: 'El campo xml es requerido.' };

@@ -4,7 +4,18 @@ import type { LogLevel } from '../../config.js';
 export type { Logger } from 'pino';
 
 // Secrets never reach the log: API keys, bearer tokens, certificate files and their passwords, master keys.
-const secretFields = ['password', 'apiKey', 'token', 'secret', 'p12', 'p12Base64', 'privateKey', 'privateKeyPem', 'masterKey', 'authorization'];
+const secretFields = [
+  'password',
+  'apiKey',
+  'token',
+  'secret',
+  'p12',
+  'p12Base64',
+  'privateKey',
+  'privateKeyPem',
+  'masterKey',
+  'authorization',
+];
 export const redactedPaths = [
   'req.headers["x-api-key"]',
   'req.headers.authorization',

@@ -52,7 +52,12 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
       ({ handle, drop } = await target());
       await migrateToLatest(handle.db);
       metrics = createMetrics();
-      queue = await openQueue({ executor: handle.executor, roles: { work: true, schedule: true }, log: createLogger('silent'), metrics });
+      queue = await openQueue({
+        executor: handle.executor,
+        roles: { work: true, schedule: true },
+        log: createLogger('silent'),
+        metrics,
+      });
       await queue.run({ jobs: [record, flaky] as AnyJob[], schedules: [{ job: record, cron: '0 4 * * *' }] });
     });
     after(async () => {
@@ -82,11 +87,18 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
         }),
         /business failure/,
       );
-      const { rows } = await sql<{ count: number }>`select count(*) as count from pgboss.job where name = 'test.record' and data->>'correlationId' = 'corr-rolled-back'`.execute(handle.db);
+      const { rows } = await sql<{
+        count: number;
+      }>`select count(*) as count from pgboss.job where name = 'test.record' and data->>'correlationId' = 'corr-rolled-back'`.execute(
+        handle.db,
+      );
       assert.equal(rows[0]?.count, 0);
       await queue.enqueue(record, { n: 3 }, { correlationId: 'corr-after' });
       await until('a later job', () => seen.some((entry) => entry.payload.n === 3));
-      assert.equal(seen.some((entry) => entry.payload.n === 2), false);
+      assert.equal(
+        seen.some((entry) => entry.payload.n === 2),
+        false,
+      );
     });
 
     it('retries a failing job by its policy and counts both outcomes', async () => {
@@ -99,7 +111,11 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
     });
 
     it('registers the schedules in America/Santo_Domingo time', async () => {
-      const { rows } = await sql<{ name: string; cron: string; timezone: string }>`select name, cron, timezone from pgboss.schedule`.execute(handle.db);
+      const { rows } = await sql<{
+        name: string;
+        cron: string;
+        timezone: string;
+      }>`select name, cron, timezone from pgboss.schedule`.execute(handle.db);
       assert.deepEqual(rows, [{ name: 'test.record', cron: '0 4 * * *', timezone: 'America/Santo_Domingo' }]);
     });
 
@@ -114,4 +130,7 @@ queueSuite('the test back end', async () => {
   return { handle: await openDatabase(database.target), drop: () => database.drop() };
 });
 
-queueSuite('embedded PGlite', async () => ({ handle: await openDatabase({ kind: 'pglite-memory' }), drop: () => Promise.resolve() }));
+queueSuite('embedded PGlite', async () => ({
+  handle: await openDatabase({ kind: 'pglite-memory' }),
+  drop: () => Promise.resolve(),
+}));

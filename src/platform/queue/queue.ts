@@ -82,7 +82,9 @@ export async function openQueue(options: {
     supervise: roles.work || roles.schedule,
     schedule: roles.schedule,
     migrate: true,
-    ...(options.maintenanceIntervalSeconds === undefined ? {} : { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds }),
+    ...(options.maintenanceIntervalSeconds === undefined
+      ? {}
+      : { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds }),
   });
   boss.on('error', (error) => {
     log.error({ err: error }, 'job queue error');
@@ -92,7 +94,8 @@ export async function openQueue(options: {
   return {
     async run({ jobs, schedules }) {
       const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
-      for (const name of retiredQueues) if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
+      for (const name of retiredQueues)
+        if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
       for (const job of jobs) {
         const policy = {
           name: job.name,
@@ -132,17 +135,24 @@ export async function openQueue(options: {
           const batchSize = Math.min(maxBatch, concurrency);
           for (let loop = 0; loop < Math.ceil(concurrency / batchSize); loop++) {
             const worker: { id?: string } = {};
-            worker.id = await boss.work<JobEnvelope<never>>(job.name, { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true }, async (items) => {
-              await Promise.all(items.map(runOne));
-              if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
-            });
+            worker.id = await boss.work<JobEnvelope<never>>(
+              job.name,
+              { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true },
+              async (items) => {
+                await Promise.all(items.map(runOne));
+                if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
+              },
+            );
           }
         }
       }
 
       if (roles.schedule) {
         for (const schedule of schedules) {
-          const envelope: JobEnvelope<Record<string, never>> = { correlationId: `schedule:${schedule.job.name}`, payload: {} };
+          const envelope: JobEnvelope<Record<string, never>> = {
+            correlationId: `schedule:${schedule.job.name}`,
+            payload: {},
+          };
           await boss.schedule(schedule.job.name, schedule.cron, envelope, { tz: scheduleTimeZone });
         }
       }

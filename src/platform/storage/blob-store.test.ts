@@ -25,7 +25,12 @@ interface S3rverServer {
   run(): Promise<{ port: number }>;
   close(): Promise<void>;
 }
-type S3rverConstructor = new (options: { address: string; port: number; silent: boolean; directory: string }) => S3rverServer;
+type S3rverConstructor = new (options: {
+  address: string;
+  port: number;
+  silent: boolean;
+  directory: string;
+}) => S3rverServer;
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
 
 interface Harness {
@@ -34,7 +39,8 @@ interface Harness {
   dispose(): Promise<void>;
 }
 
-const xml = '<?xml version="1.0" encoding="UTF-8"?><ECF><RazonSocialEmisor>Panadería Ñoño &amp; Cía, S.R.L. — Año 2025 ✓ 𝄞</RazonSocialEmisor></ECF>';
+const xml =
+  '<?xml version="1.0" encoding="UTF-8"?><ECF><RazonSocialEmisor>Panadería Ñoño &amp; Cía, S.R.L. — Año 2025 ✓ 𝄞</RazonSocialEmisor></ECF>';
 
 function expectedBlob(key: string, bytes: Uint8Array): StoredBlob {
   return { key, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.byteLength };
@@ -72,7 +78,15 @@ function blobStoreContract(kind: BlobStore['kind'], open: () => Promise<Harness>
 
     it('returns the exact bytes of binary content, including every byte value and invalid UTF-8', async () => {
       const key = 'cmp_abc/doc_123/pdf/v1.bin';
-      const bytes = new Uint8Array([...Array.from({ length: 256 }, (_, i) => i), 0xc3, 0x28, 0xff, 0xfe, 0x00, ...randomBytes(200_000)]);
+      const bytes = new Uint8Array([
+        ...Array.from({ length: 256 }, (_, i) => i),
+        0xc3,
+        0x28,
+        0xff,
+        0xfe,
+        0x00,
+        ...randomBytes(200_000),
+      ]);
       const stored = await store.put(key, bytes, { contentType: 'application/octet-stream' });
       assert.deepEqual(stored, expectedBlob(key, bytes));
       assert.deepEqual(await store.get(key), Buffer.from(bytes));
@@ -126,7 +140,9 @@ function blobStoreContract(kind: BlobStore['kind'], open: () => Promise<Harness>
     it('lets exactly one of several concurrent puts with different bytes win', async () => {
       const key = 'cmp_abc/doc_race/signed-xml/v1.xml';
       const candidates = Array.from({ length: 6 }, (_, i) => Buffer.from(`${xml}<!-- writer ${i} -->`, 'utf8'));
-      const results = await Promise.allSettled(candidates.map((bytes) => store.put(key, bytes, { contentType: 'application/xml' })));
+      const results = await Promise.allSettled(
+        candidates.map((bytes) => store.put(key, bytes, { contentType: 'application/xml' })),
+      );
       const winners = results.flatMap((result, i) => (result.status === 'fulfilled' ? [i] : []));
       assert.equal(winners.length, 1);
       const winner = winners[0]!;
@@ -140,19 +156,37 @@ function blobStoreContract(kind: BlobStore['kind'], open: () => Promise<Harness>
     it('lets every concurrent put of the same bytes succeed with the same result', async () => {
       const key = 'cmp_abc/doc_same_race/signed-xml/v1.xml';
       const bytes = Buffer.from(xml, 'utf8');
-      const results = await Promise.all(Array.from({ length: 6 }, () => store.put(key, bytes, { contentType: 'application/xml' })));
-      assert.deepEqual(results, Array.from({ length: 6 }, () => expectedBlob(key, bytes)));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => store.put(key, bytes, { contentType: 'application/xml' })),
+      );
+      assert.deepEqual(
+        results,
+        Array.from({ length: 6 }, () => expectedBlob(key, bytes)),
+      );
       assert.deepEqual(await store.get(key), bytes);
     });
 
     it('writes fresh keys (several into one new directory at once) with the same results, and still refuses different bytes over one', async () => {
-      const keys = ['source-json.v1.json', 'source-xml.v1.xml', 'signed-xml.v1.xml'].map((name) => `documents/cmp_abc/doc_fresh/${name}`);
+      const keys = ['source-json.v1.json', 'source-xml.v1.xml', 'signed-xml.v1.xml'].map(
+        (name) => `documents/cmp_abc/doc_fresh/${name}`,
+      );
       const contents = keys.map((key) => Buffer.from(`${xml}<!-- ${key} -->`, 'utf8'));
-      const results = await Promise.all(keys.map((key, i) => store.put(key, contents[i]!, { contentType: 'application/xml', fresh: true })));
-      assert.deepEqual(results, keys.map((key, i) => expectedBlob(key, contents[i]!)));
+      const results = await Promise.all(
+        keys.map((key, i) => store.put(key, contents[i]!, { contentType: 'application/xml', fresh: true })),
+      );
+      assert.deepEqual(
+        results,
+        keys.map((key, i) => expectedBlob(key, contents[i]!)),
+      );
       for (const [i, key] of keys.entries()) assert.deepEqual(await store.get(key), contents[i]);
-      await assert.rejects(store.put(keys[0]!, Buffer.from('other'), { contentType: 'application/xml', fresh: true }), isBlobExists(keys[0]!));
-      assert.deepEqual(await store.put(keys[1]!, contents[1]!, { contentType: 'application/xml', fresh: true }), results[1]);
+      await assert.rejects(
+        store.put(keys[0]!, Buffer.from('other'), { contentType: 'application/xml', fresh: true }),
+        isBlobExists(keys[0]!),
+      );
+      assert.deepEqual(
+        await store.put(keys[1]!, contents[1]!, { contentType: 'application/xml', fresh: true }),
+        results[1],
+      );
       assert.deepEqual(await store.get(keys[0]!), contents[0]);
     });
 
@@ -325,10 +359,16 @@ describe('s3 blob store specifics', () => {
       const bytes = Buffer.from(xml, 'utf8');
       const key = 'cmp_abc/doc_locked/signed-xml/v1.xml';
       const retainUntil = new Date('2035-06-30T00:00:00Z');
-      assert.deepEqual(await store.put(key, bytes, { contentType: 'application/xml', retainUntil }), expectedBlob(key, bytes));
+      assert.deepEqual(
+        await store.put(key, bytes, { contentType: 'application/xml', retainUntil }),
+        expectedBlob(key, bytes),
+      );
       assert.deepEqual(await store.get(key), bytes);
       const daysKey = 'cmp_abc/doc_locked_days/signed-xml/v1.xml';
-      assert.deepEqual(await store.put(daysKey, bytes, { contentType: 'application/xml' }), expectedBlob(daysKey, bytes));
+      assert.deepEqual(
+        await store.put(daysKey, bytes, { contentType: 'application/xml' }),
+        expectedBlob(daysKey, bytes),
+      );
       assert.deepEqual(await store.get(daysKey), bytes);
     } finally {
       await store.close();
@@ -344,8 +384,13 @@ describe('s3 blob store specifics', () => {
         if (request.method === 'HEAD') response.writeHead(404).end();
         else if (request.method === 'PUT') {
           response.writeHead(412, { 'content-type': 'application/xml' });
-          response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
-        } else response.writeHead(200, { 'content-type': 'application/xml', 'content-length': winner.byteLength }).end(winner);
+          response.end(
+            '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>',
+          );
+        } else
+          response
+            .writeHead(200, { 'content-type': 'application/xml', 'content-length': winner.byteLength })
+            .end(winner);
       });
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
@@ -354,7 +399,10 @@ describe('s3 blob store specifics', () => {
     try {
       const key = 'cmp_abc/doc_lost_race/signed-xml/v1.xml';
       assert.deepEqual(await store.put(key, winner, { contentType: 'application/xml' }), expectedBlob(key, winner));
-      await assert.rejects(store.put(key, Buffer.from('<other/>'), { contentType: 'application/xml' }), isBlobExists(key));
+      await assert.rejects(
+        store.put(key, Buffer.from('<other/>'), { contentType: 'application/xml' }),
+        isBlobExists(key),
+      );
     } finally {
       await store.close();
       stub.closeAllConnections();
@@ -366,9 +414,24 @@ describe('s3 blob store specifics', () => {
   const retainUntil = new Date('2036-01-01T00:00:00Z');
   const lockCases = [
     ['no retention asked or configured', undefined, undefined, {}],
-    ['the configured days from now', undefined, 3_650, { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: new Date('2035-02-27T12:00:00Z') }],
-    ['the given date over configured days', retainUntil, 3_650, { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: retainUntil }],
-    ['the given date with no days configured', retainUntil, undefined, { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: retainUntil }],
+    [
+      'the configured days from now',
+      undefined,
+      3_650,
+      { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: new Date('2035-02-27T12:00:00Z') },
+    ],
+    [
+      'the given date over configured days',
+      retainUntil,
+      3_650,
+      { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: retainUntil },
+    ],
+    [
+      'the given date with no days configured',
+      retainUntil,
+      undefined,
+      { ObjectLockMode: 'COMPLIANCE', ObjectLockRetainUntilDate: retainUntil },
+    ],
   ] as const;
   for (const [name, until, days, expected] of lockCases) {
     it(`asks for COMPLIANCE retention until ${name}`, () => {

@@ -47,7 +47,10 @@ export class BlobExistsError extends Error {
 }
 
 export class InvalidBlobKeyError extends Error {
-  constructor(readonly key: string, reason: string) {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
     super(`Invalid blob key "${key.slice(0, 80)}": ${reason}`);
     this.name = 'InvalidBlobKeyError';
   }
@@ -89,7 +92,8 @@ export function sha256Hex(bytes: Uint8Array): string {
 export async function readArchived(blobs: BlobStore, stored: { blob_key: string; sha256: string }): Promise<Buffer> {
   const bytes = await blobs.get(stored.blob_key);
   if (bytes === undefined) throw new Error(`archived blob ${stored.blob_key} is missing`);
-  if (sha256Hex(bytes) !== stored.sha256) throw new Error(`archived blob ${stored.blob_key} does not match its recorded SHA-256`);
+  if (sha256Hex(bytes) !== stored.sha256)
+    throw new Error(`archived blob ${stored.blob_key} does not match its recorded SHA-256`);
   return bytes;
 }
 

@@ -15,9 +15,15 @@ describe('createFsWriter', () => {
 
   it('writes files asked for together into a new directory, read-only, with their exact bytes', async () => {
     const dir = join(root, 'a', 'doc_1');
-    const files = ['one.xml', 'two.xml', 'three.json'].map((name, i) => ({ path: join(dir, name), bytes: Buffer.from(`<x>${'ñ'.repeat(i * 1000)}</x>`) }));
+    const files = ['one.xml', 'two.xml', 'three.json'].map((name, i) => ({
+      path: join(dir, name),
+      bytes: Buffer.from(`<x>${'ñ'.repeat(i * 1000)}</x>`),
+    }));
     const outcomes = await Promise.all(files.map((file) => writer.write({ ...file, mode: 'in-place' })));
-    assert.deepEqual(outcomes, files.map(() => ({ outcome: 'written' })));
+    assert.deepEqual(
+      outcomes,
+      files.map(() => ({ outcome: 'written' })),
+    );
     for (const file of files) {
       assert.deepEqual(readFileSync(file.path), file.bytes);
       assert.equal(statSync(file.path).mode & 0o777, 0o444);
@@ -28,7 +34,9 @@ describe('createFsWriter', () => {
     const path = join(root, 'b', 'kept.xml');
     assert.deepEqual(await writer.write({ path, bytes: Buffer.from('first'), mode: 'link' }), { outcome: 'written' });
     assert.deepEqual(await writer.write({ path, bytes: Buffer.from('second'), mode: 'link' }), { outcome: 'exists' });
-    assert.deepEqual(await writer.write({ path, bytes: Buffer.from('third'), mode: 'in-place' }), { outcome: 'exists' });
+    assert.deepEqual(await writer.write({ path, bytes: Buffer.from('third'), mode: 'in-place' }), {
+      outcome: 'exists',
+    });
     assert.equal(readFileSync(path, 'utf8'), 'first');
     assert.deepEqual(readdirSync(join(root, 'b')), ['kept.xml']);
   });
@@ -39,26 +47,42 @@ describe('createFsWriter', () => {
       writer.write({ path: join(root, 'plain-file', 'x.xml'), bytes: Buffer.from('x'), mode: 'in-place' }),
       writer.write({ path: join(root, 'c', 'y.xml'), bytes: Buffer.from('y'), mode: 'in-place' }),
     ]);
-    assert.deepEqual({ ...bad, message: undefined }, { outcome: 'failed', code: 'EEXIST', message: undefined }, 'a file stands where the directory should be');
+    assert.deepEqual(
+      { ...bad, message: undefined },
+      { outcome: 'failed', code: 'EEXIST', message: undefined },
+      'a file stands where the directory should be',
+    );
     assert.deepEqual(good, { outcome: 'written' });
   });
 
   it('writes everything asked for while its threads are busy, each write with its own outcome', async () => {
     // Asked for over many ticks, so later writes wait for a busy thread and go in a shared batch.
     const taken = join(root, 'e', 'taken.xml');
-    assert.deepEqual(await writer.write({ path: taken, bytes: Buffer.from('first'), mode: 'in-place' }), { outcome: 'written' });
-    const files = Array.from({ length: 60 }, (_, i) => ({ path: i === 30 ? taken : join(root, 'e', `f${String(i)}.xml`), bytes: Buffer.from(`file ${String(i)}`) }));
+    assert.deepEqual(await writer.write({ path: taken, bytes: Buffer.from('first'), mode: 'in-place' }), {
+      outcome: 'written',
+    });
+    const files = Array.from({ length: 60 }, (_, i) => ({
+      path: i === 30 ? taken : join(root, 'e', `f${String(i)}.xml`),
+      bytes: Buffer.from(`file ${String(i)}`),
+    }));
     const outcomes: Promise<unknown>[] = [];
     for (const file of files) {
       outcomes.push(writer.write({ ...file, mode: file.path === taken ? 'in-place' : 'link' }));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    assert.deepEqual(await Promise.all(outcomes), files.map((_, i) => (i === 30 ? { outcome: 'exists' } : { outcome: 'written' })));
-    for (const [i, file] of files.entries()) assert.equal(readFileSync(file.path, 'utf8'), i === 30 ? 'first' : `file ${String(i)}`);
+    assert.deepEqual(
+      await Promise.all(outcomes),
+      files.map((_, i) => (i === 30 ? { outcome: 'exists' } : { outcome: 'written' })),
+    );
+    for (const [i, file] of files.entries())
+      assert.equal(readFileSync(file.path, 'utf8'), i === 30 ? 'first' : `file ${String(i)}`);
   });
 
   it('starts its threads again after close', async () => {
     await writer.close();
-    assert.deepEqual(await writer.write({ path: join(root, 'd', 'again.xml'), bytes: Buffer.from('again'), mode: 'in-place' }), { outcome: 'written' });
+    assert.deepEqual(
+      await writer.write({ path: join(root, 'd', 'again.xml'), bytes: Buffer.from('again'), mode: 'in-place' }),
+      { outcome: 'written' },
+    );
   });
 });

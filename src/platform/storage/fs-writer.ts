@@ -16,7 +16,8 @@ export interface FileWrite {
 }
 
 /** `exists`: the final name was already there (nothing was written); `failed`: the error's code and message. */
-export type WriteOutcome = { outcome: 'written' } | { outcome: 'exists' } | { outcome: 'failed'; code: string | undefined; message: string };
+export type WriteOutcome =
+  { outcome: 'written' } | { outcome: 'exists' } | { outcome: 'failed'; code: string | undefined; message: string };
 
 /**
  * The writer thread's program, as JavaScript source: it must start the same way from the compiled build and under
@@ -107,7 +108,10 @@ parentPort.on('message', (batch) => {
  * from queueing behind each other.
  */
 export function createFsWriter(threads = 2) {
-  const writers = Array.from({ length: threads }, () => new RequestThread(() => new Worker(writerSource, { eval: true }), { name: 'file writer' }));
+  const writers = Array.from(
+    { length: threads },
+    () => new RequestThread(() => new Worker(writerSource, { eval: true }), { name: 'file writer' }),
+  );
   // At most `threads` batches run at once, so one thread is free whenever a batch starts.
   const write = groupCommit(
     (writes: FileWrite[]) => {

@@ -42,7 +42,9 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
     // The default (WHEN_SUPPORTED) streams a trailing checksum with aws-chunked encoding, which S3-compatible
     // servers such as s3rver do not understand; Content-MD5 below covers integrity instead.
     requestChecksumCalculation: 'WHEN_REQUIRED',
-    ...(accessKeyId !== undefined && secretAccessKey !== undefined ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    ...(accessKeyId !== undefined && secretAccessKey !== undefined
+      ? { credentials: { accessKeyId, secretAccessKey } }
+      : {}),
   });
   const bucket = s3.bucket;
   const serialize = keyedQueue();

@@ -16,8 +16,15 @@ const spawn = () => new Worker(source, { eval: true });
 describe('a thread that answers requests', () => {
   it('answers in order, and an error reply fails that request alone', async () => {
     const thread = new RequestThread(spawn, { name: 'test' });
-    const answers = await Promise.allSettled([thread.request({ ms: 5 }), thread.request({ ms: 1, fail: true }), thread.request({ ms: 2 })]);
-    assert.deepEqual(answers.map((answer) => (answer.status === 'fulfilled' ? answer.value : (answer.reason as Error).message)), [5, 'asked to fail', 2]);
+    const answers = await Promise.allSettled([
+      thread.request({ ms: 5 }),
+      thread.request({ ms: 1, fail: true }),
+      thread.request({ ms: 2 }),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => (answer.status === 'fulfilled' ? answer.value : (answer.reason as Error).message)),
+      [5, 'asked to fail', 2],
+    );
     assert.equal(thread.pending, 0);
     await thread.stop();
   });
@@ -25,10 +32,17 @@ describe('a thread that answers requests', () => {
   it('past its deadline, stops the thread, fails the late request, and serves the ones queued behind it on a new thread', async () => {
     const thread = new RequestThread(spawn, { name: 'test', deadlineMs: 300 });
     const started = performance.now();
-    const [late, queued, after] = await Promise.allSettled([thread.request({ ms: 5_000 }), thread.request({ ms: 10 }), thread.request({ ms: 20 })]);
+    const [late, queued, after] = await Promise.allSettled([
+      thread.request({ ms: 5_000 }),
+      thread.request({ ms: 10 }),
+      thread.request({ ms: 20 }),
+    ]);
     assert.equal(late.status, 'rejected');
-    assert.match((late).reason instanceof Error ? ((late).reason).message : '', /took more than 300 ms/);
-    assert.deepEqual([queued, after].map((answer) => (answer.status === 'fulfilled' ? answer.value : 'failed')), [10, 20]);
+    assert.match(late.reason instanceof Error ? late.reason.message : '', /took more than 300 ms/);
+    assert.deepEqual(
+      [queued, after].map((answer) => (answer.status === 'fulfilled' ? answer.value : 'failed')),
+      [10, 20],
+    );
     // The 5 s request was cut off, not waited for.
     assert.ok(performance.now() - started < 4_000);
     await thread.stop();

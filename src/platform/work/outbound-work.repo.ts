@@ -60,7 +60,10 @@ export function claimUpdate(terms: ClaimTerms) {
 
 /** Takes the items of `terms` in ONE statement (claimableRows, then claimUpdate). */
 export async function claimDue(db: Db, terms: ClaimTerms): Promise<ClaimedRow[]> {
-  const result = await executePrepared(db, sql<ClaimedRow>`with due as (${claimableRows(terms)}) ${claimUpdate(terms)}`);
+  const result = await executePrepared(
+    db,
+    sql<ClaimedRow>`with due as (${claimableRows(terms)}) ${claimUpdate(terms)}`,
+  );
   return result.rows;
 }
 
@@ -69,7 +72,11 @@ export async function claimDue(db: Db, terms: ClaimTerms): Promise<ClaimedRow[]>
  * time and loses any lease (its worker's outcome will not be recorded); `resetAttempts` starts its count again (a
  * person asked for it again).
  */
-export async function enqueue(executor: Executor, items: readonly { target: string; itemId: string; environment: FiscalEnvironment; dueAt: Date }[], options: { resetAttempts: boolean } = { resetAttempts: true }): Promise<void> {
+export async function enqueue(
+  executor: Executor,
+  items: readonly { target: string; itemId: string; environment: FiscalEnvironment; dueAt: Date }[],
+  options: { resetAttempts: boolean } = { resetAttempts: true },
+): Promise<void> {
   if (items.length === 0) return;
   await executePrepared(
     executor,
@@ -86,10 +93,17 @@ export async function enqueue(executor: Executor, items: readonly { target: stri
  * undefined deletes it (done, or no attempt left). The row stays locked until the transaction ends, so the outcome
  * is recorded under the lease. Whether the lease was still this worker's.
  */
-export async function settle(trx: Trx, item: { target: string; itemId: string; leaseId: string }, next: { dueAt: Date; attempts: number } | undefined): Promise<boolean> {
+export async function settle(
+  trx: Trx,
+  item: { target: string; itemId: string; leaseId: string },
+  next: { dueAt: Date; attempts: number } | undefined,
+): Promise<boolean> {
   const result =
     next === undefined
-      ? await executePrepared(trx, sql`delete from outbound_work where target = ${item.target} and item_id = ${item.itemId} and lease_id = ${item.leaseId} returning item_id`)
+      ? await executePrepared(
+          trx,
+          sql`delete from outbound_work where target = ${item.target} and item_id = ${item.itemId} and lease_id = ${item.leaseId} returning item_id`,
+        )
       : await executePrepared(
           trx,
           sql`

@@ -55,7 +55,13 @@ describe('outbound work engine', () => {
     });
   });
 
-  const queued = async () => (await handle.db.selectFrom('outbound_work').selectAll().orderBy('item_id').execute()).map((row) => ({ id: row.item_id, due: row.due_at.toISOString(), leased: row.lease_id !== null, attempts: row.attempts }));
+  const queued = async () =>
+    (await handle.db.selectFrom('outbound_work').selectAll().orderBy('item_id').execute()).map((row) => ({
+      id: row.item_id,
+      due: row.due_at.toISOString(),
+      leased: row.lease_id !== null,
+      attempts: row.attempts,
+    }));
   const runDue = async () => {
     for (const claimed of await engine.claim(10)) await engine.work(claimed);
   };
@@ -64,7 +70,10 @@ describe('outbound work engine', () => {
     await engine.enqueue(handle.db, ['a']);
     await engine.enqueue(handle.db, ['b'], new Date('2026-11-26T12:05:00Z'));
     const claimed = await engine.claim(10);
-    assert.deepEqual(claimed.map((one) => [one.id, one.attempt.number]), [['a', 1]]);
+    assert.deepEqual(
+      claimed.map((one) => [one.id, one.attempt.number]),
+      [['a', 1]],
+    );
     assert.deepEqual(await queued(), [
       { id: 'a', due: '2026-11-26T12:01:00.000Z', leased: true, attempts: 1 },
       { id: 'b', due: '2026-11-26T12:05:00.000Z', leased: false, attempts: 0 },
@@ -73,20 +82,42 @@ describe('outbound work engine', () => {
     assert.deepEqual(await engine.claim(10), []);
     await engine.work(claimed[0] as (typeof claimed)[number]);
     assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'done', result: 'ok', attempts: 1 } }]);
-    assert.deepEqual((await queued()).map((row) => row.id), ['b']);
+    assert.deepEqual(
+      (await queued()).map((row) => row.id),
+      ['b'],
+    );
   });
 
   it('counts an error of its own as a failed attempt, backs off, and ends exhausted with the reason', async () => {
     perform = () => Promise.reject(new Error('the archived bytes are gone'));
     await engine.enqueue(handle.db, ['a']);
     await runDue();
-    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'retry', reason: 'an error of this service: the archived bytes are gone', attempts: 1, maxAttempts: 3, at: new Date('2026-11-26T12:00:01Z'), ours: true } });
+    assert.deepEqual(recorded.at(-1), {
+      id: 'a',
+      settlement: {
+        kind: 'retry',
+        reason: 'an error of this service: the archived bytes are gone',
+        attempts: 1,
+        maxAttempts: 3,
+        at: new Date('2026-11-26T12:00:01Z'),
+        ours: true,
+      },
+    });
     assert.deepEqual(await queued(), [{ id: 'a', due: '2026-11-26T12:00:01.000Z', leased: false, attempts: 1 }]);
     clock.advance(1_000);
     await runDue();
     clock.advance(2_000);
     await runDue();
-    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'exhausted', reason: 'an error of this service: the archived bytes are gone', attempts: 3, maxAttempts: 3, ours: true } });
+    assert.deepEqual(recorded.at(-1), {
+      id: 'a',
+      settlement: {
+        kind: 'exhausted',
+        reason: 'an error of this service: the archived bytes are gone',
+        attempts: 3,
+        maxAttempts: 3,
+        ours: true,
+      },
+    });
     assert.deepEqual(await queued(), []);
   });
 
@@ -96,22 +127,34 @@ describe('outbound work engine', () => {
     await runDue();
     assert.deepEqual(await queued(), [{ id: 'a', due: '2026-11-26T12:10:00.000Z', leased: false, attempts: 1 }]);
     clock.set(new Date('2026-11-26T12:10:00Z'));
-    perform = () => Promise.resolve({ kind: 'deferred', reason: 'breaker open', until: new Date('2026-11-26T12:11:00Z') });
+    perform = () =>
+      Promise.resolve({ kind: 'deferred', reason: 'breaker open', until: new Date('2026-11-26T12:11:00Z') });
     await runDue();
     assert.deepEqual(await queued(), [{ id: 'a', due: '2026-11-26T12:11:00.000Z', leased: false, attempts: 1 }]);
-    assert.deepEqual(recorded.at(-1), { id: 'a', settlement: { kind: 'deferred', reason: 'breaker open', attempts: 1, at: new Date('2026-11-26T12:11:00Z') } });
+    assert.deepEqual(recorded.at(-1), {
+      id: 'a',
+      settlement: { kind: 'deferred', reason: 'breaker open', attempts: 1, at: new Date('2026-11-26T12:11:00Z') },
+    });
   });
 
   it('asks again without a failure and starts the count again, however often (a verdict still to come)', async () => {
-    perform = () => Promise.resolve({ kind: 'again', at: new Date(clock.now().getTime() + 1_000), reason: 'in process' });
+    perform = () =>
+      Promise.resolve({ kind: 'again', at: new Date(clock.now().getTime() + 1_000), reason: 'in process' });
     await engine.enqueue(handle.db, ['a']);
     for (let poll = 1; poll <= 5; poll++) {
       await runDue();
-      assert.deepEqual(await queued(), [{ id: 'a', due: new Date(clock.now().getTime() + 1_000).toISOString(), leased: false, attempts: 0 }]);
+      assert.deepEqual(await queued(), [
+        { id: 'a', due: new Date(clock.now().getTime() + 1_000).toISOString(), leased: false, attempts: 0 },
+      ]);
       clock.advance(1_000);
     }
     assert.equal(recorded.length, 5);
-    assert.deepEqual(recorded.at(-1)?.settlement, { kind: 'again', attempts: 1, at: clock.now(), reason: 'in process' });
+    assert.deepEqual(recorded.at(-1)?.settlement, {
+      kind: 'again',
+      attempts: 1,
+      at: clock.now(),
+      reason: 'in process',
+    });
   });
 
   it('takes one item now, due or not, unless a running lease holds it', async () => {
@@ -123,7 +166,7 @@ describe('outbound work engine', () => {
     assert.deepEqual(await engine.claimNow('b'), [], 'not queued');
   });
 
-  it('takes up a dead worker\'s item after its lease, and records nothing of the stale worker\'s late result', async () => {
+  it("takes up a dead worker's item after its lease, and records nothing of the stale worker's late result", async () => {
     await engine.enqueue(handle.db, ['a']);
     const [stale] = await engine.claim(10);
     assert.ok(stale !== undefined);
@@ -144,7 +187,18 @@ describe('outbound work engine', () => {
       clock.advance(60_000);
     }
     assert.deepEqual(await engine.claim(10), []);
-    assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'exhausted', reason: 'attempt 3 never finished: its worker stopped or lost its database', attempts: 3, maxAttempts: 3, ours: true } }]);
+    assert.deepEqual(recorded, [
+      {
+        id: 'a',
+        settlement: {
+          kind: 'exhausted',
+          reason: 'attempt 3 never finished: its worker stopped or lost its database',
+          attempts: 3,
+          maxAttempts: 3,
+          ours: true,
+        },
+      },
+    ]);
     assert.deepEqual(await queued(), []);
   });
 
@@ -172,11 +226,22 @@ describe('outbound work engine', () => {
     await failing.enqueue(handle.db, ['a', 'c']);
     for (const claimed of await failing.claim(10)) await failing.work(claimed);
     assert.equal(calls, 2);
-    assert.deepEqual(recorded, [{ id: 'a', settlement: { kind: 'exhausted', reason: 'an error of this service while recording the outcome: a constraint refused it', attempts: 1, maxAttempts: 3, ours: true } }]);
+    assert.deepEqual(recorded, [
+      {
+        id: 'a',
+        settlement: {
+          kind: 'exhausted',
+          reason: 'an error of this service while recording the outcome: a constraint refused it',
+          attempts: 1,
+          maxAttempts: 3,
+          ours: true,
+        },
+      },
+    ]);
     assert.deepEqual(await queued(), []);
   });
 
-  it('a claim\'s cost is the work waiting: two workers claiming at once never take the same item', async () => {
+  it("a claim's cost is the work waiting: two workers claiming at once never take the same item", async () => {
     items = new Set(Array.from({ length: 40 }, (_, i) => `item-${String(i).padStart(2, '0')}`));
     await engine.enqueue(handle.db, [...items]);
     const [first, second] = await Promise.all([engine.claim(25), engine.claim(25)]);

@@ -52,7 +52,15 @@ export type Outcome<Done, Failure = never> =
 /** What the engine made of an outcome, for the target to record in its history (in the settling transaction). */
 export type Settlement<Done, Failure = never> =
   | { kind: 'done'; result: Done; attempts: number }
-  | { kind: 'retry'; reason: string; attempts: number; maxAttempts: number; at: Date; failure?: Failure; ours?: boolean }
+  | {
+      kind: 'retry';
+      reason: string;
+      attempts: number;
+      maxAttempts: number;
+      at: Date;
+      failure?: Failure;
+      ours?: boolean;
+    }
   | { kind: 'deferred'; reason: string; attempts: number; at: Date }
   | { kind: 'again'; attempts: number; at: Date; reason?: string }
   | { kind: 'exhausted'; reason: string; attempts: number; maxAttempts: number; failure?: Failure; ours?: boolean };
@@ -116,28 +124,75 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; clock: Clock; log: Logger; environment: FiscalEnvironment; target: WorkTarget<Item, Done, Failure>; random?: () => number }): WorkEngine<Item> {
+export function createWorkEngine<Item, Done, Failure = never>(deps: {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  environment: FiscalEnvironment;
+  target: WorkTarget<Item, Done, Failure>;
+  random?: () => number;
+}): WorkEngine<Item> {
   const { db, clock, log, environment, target } = deps;
   const { policy } = target;
   const random = deps.random ?? Math.random;
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
-  const recordDone = target.recordDone === undefined ? undefined : groupCommit(target.recordDone.bind(target), { maxBatch: 200, isolateFailures: true });
+  const recordDone =
+    target.recordDone === undefined
+      ? undefined
+      : groupCommit(target.recordDone.bind(target), { maxBatch: 200, isolateFailures: true });
 
   /** The settlement of an outcome and what it does to the queue row (deleted when undefined). */
-  function settlementOf(outcome: Outcome<Done, Failure>, attempts: number): { settlement: Settlement<Done, Failure>; next: { dueAt: Date; attempts: number } | undefined } {
+  function settlementOf(
+    outcome: Outcome<Done, Failure>,
+    attempts: number,
+  ): { settlement: Settlement<Done, Failure>; next: { dueAt: Date; attempts: number } | undefined } {
     switch (outcome.kind) {
       case 'done':
         return { settlement: { kind: 'done', result: outcome.result, attempts }, next: undefined };
       case 'deferred':
-        return { settlement: { kind: 'deferred', reason: outcome.reason, attempts: attempts - 1, at: outcome.until }, next: { dueAt: outcome.until, attempts: attempts - 1 } };
+        return {
+          settlement: { kind: 'deferred', reason: outcome.reason, attempts: attempts - 1, at: outcome.until },
+          next: { dueAt: outcome.until, attempts: attempts - 1 },
+        };
       case 'again':
-        return { settlement: { kind: 'again', attempts, at: outcome.at, ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) }, next: { dueAt: outcome.at, attempts: 0 } };
+        return {
+          settlement: {
+            kind: 'again',
+            attempts,
+            at: outcome.at,
+            ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+          },
+          next: { dueAt: outcome.at, attempts: 0 },
+        };
       case 'failed': {
-        const failure = { ...(outcome.failure === undefined ? {} : { failure: outcome.failure }), ...(outcome.ours === true ? { ours: true } : {}) };
-        if (outcome.final === true || attempts >= policy.maxAttempts) return { settlement: { kind: 'exhausted', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, ...failure }, next: undefined };
+        const failure = {
+          ...(outcome.failure === undefined ? {} : { failure: outcome.failure }),
+          ...(outcome.ours === true ? { ours: true } : {}),
+        };
+        if (outcome.final === true || attempts >= policy.maxAttempts)
+          return {
+            settlement: {
+              kind: 'exhausted',
+              reason: outcome.reason,
+              attempts,
+              maxAttempts: policy.maxAttempts,
+              ...failure,
+            },
+            next: undefined,
+          };
         const backoff = later(policy.retryDelayMs(attempts, random()));
         const at = outcome.retryAt !== undefined && outcome.retryAt > backoff ? outcome.retryAt : backoff;
-        return { settlement: { kind: 'retry', reason: outcome.reason, attempts, maxAttempts: policy.maxAttempts, at, ...failure }, next: { dueAt: at, attempts } };
+        return {
+          settlement: {
+            kind: 'retry',
+            reason: outcome.reason,
+            attempts,
+            maxAttempts: policy.maxAttempts,
+            at,
+            ...failure,
+          },
+          next: { dueAt: at, attempts },
+        };
       }
     }
   }
@@ -151,7 +206,10 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
     const { settlement, next } = settlementOf(outcome, attempt.number);
     if (recordDone !== undefined && settlement.kind === 'done') {
       try {
-        if (!(await recordDone({ item, result: settlement.result, leaseId: attempt.leaseId, attempts: attempt.number }))) log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
+        if (
+          !(await recordDone({ item, result: settlement.result, leaseId: attempt.leaseId, attempts: attempt.number }))
+        )
+          log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
         return;
       } catch (error) {
         log.warn({ err: error, target: target.name, id }, 'recording a success with others failed; recording it alone');
@@ -170,7 +228,16 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
       await record(settlement, next);
     } catch (error) {
       log.error({ err: error, target: target.name, id }, 'recording an outcome failed');
-      await record({ kind: 'exhausted', reason: `an error of this service while recording the outcome: ${describe(error)}`, attempts: attempt.number, maxAttempts: policy.maxAttempts, ours: true }, undefined);
+      await record(
+        {
+          kind: 'exhausted',
+          reason: `an error of this service while recording the outcome: ${describe(error)}`,
+          attempts: attempt.number,
+          maxAttempts: policy.maxAttempts,
+          ours: true,
+        },
+        undefined,
+      );
     }
   }
 
@@ -184,18 +251,37 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
   }
 
   async function claim(which: repo.ClaimWhich): Promise<ClaimedWork<Item>[]> {
-    const terms: repo.ClaimTerms = { target: target.name, environment, now: clock.now(), leaseId: newId('lse'), leaseUntil: later(policy.leaseMs), which };
+    const terms: repo.ClaimTerms = {
+      target: target.name,
+      environment,
+      now: clock.now(),
+      leaseId: newId('lse'),
+      leaseUntil: later(policy.leaseMs),
+      which,
+    };
     const rows = await claimItems(terms);
     const claimed: ClaimedWork<Item>[] = [];
     for (const { itemId, attempts, item } of rows) {
       const attempt = { number: attempts, leaseId: terms.leaseId };
       if (item === undefined) {
         // Its history row is gone or settled elsewhere (a purge, a company deleted): nothing to do, nothing to record.
-        await transact(db, async (trx) => ok(await repo.settle(trx, { target: target.name, itemId, leaseId: terms.leaseId }, undefined)));
+        await transact(db, async (trx) =>
+          ok(await repo.settle(trx, { target: target.name, itemId, leaseId: terms.leaseId }, undefined)),
+        );
         log.warn({ target: target.name, id: itemId }, 'queued work without its item: removed');
       } else if (attempts > policy.maxAttempts) {
         // Every attempt allowed was started and none was settled: each worker died or lost its database mid-way.
-        await settle(itemId, item, { number: policy.maxAttempts, leaseId: terms.leaseId }, { kind: 'failed', reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`, final: true, ours: true });
+        await settle(
+          itemId,
+          item,
+          { number: policy.maxAttempts, leaseId: terms.leaseId },
+          {
+            kind: 'failed',
+            reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`,
+            final: true,
+            ours: true,
+          },
+        );
       } else {
         claimed.push({ id: itemId, item, attempt });
       }
@@ -220,13 +306,19 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: { db: Db; cl
 
     async enqueue(executor, itemIds, dueAt) {
       const at = dueAt ?? clock.now();
-      await repo.enqueue(executor, itemIds.map((itemId) => ({ target: target.name, itemId, environment, dueAt: at })));
+      await repo.enqueue(
+        executor,
+        itemIds.map((itemId) => ({ target: target.name, itemId, environment, dueAt: at })),
+      );
     },
   };
 }
 
 /** The workers' loop over one target's due items (platform/queue/claim-loop.ts). */
-export function startWorkLoop<Item>(engine: WorkEngine<Item>, options: { name: string; log: Logger; batchSize: number; concurrency: number; restMs: number }): ClaimLoop {
+export function startWorkLoop<Item>(
+  engine: WorkEngine<Item>,
+  options: { name: string; log: Logger; batchSize: number; concurrency: number; restMs: number },
+): ClaimLoop {
   return startClaimLoop({
     name: options.name,
     claim: (limit) => engine.claim(limit),

@@ -65,12 +65,14 @@ export class SheetScan implements XmlHandler {
     const r = attributes.get('r');
     if (name === 'row') {
       this.rowNumber = r === undefined ? this.rowNumber + 1 : Number(r);
-      if (!Number.isInteger(this.rowNumber) || this.rowNumber < 1 || this.rowNumber > maxRow) throw this.fail(`has a row numbered "${r ?? ''}"`);
+      if (!Number.isInteger(this.rowNumber) || this.rowNumber < 1 || this.rowNumber > maxRow)
+        throw this.fail(`has a row numbered "${r ?? ''}"`);
       this.row = { number: this.rowNumber, cells: [] };
       this.column = -1;
     } else if (name === 'c') {
       this.column = r === undefined ? this.column + 1 : columnOf(r);
-      if (this.column < 0 || this.column > maxColumn) throw this.fail(`has a cell "${r ?? ''}" outside columns A to XFD`);
+      if (this.column < 0 || this.column > maxColumn)
+        throw this.fail(`has a cell "${r ?? ''}" outside columns A to XFD`);
       this.cell = { type: attributes.get('t') ?? 'n', value: undefined, inline: undefined };
     } else if (this.cell === undefined) return;
     else if (name === 'v') this.into = 'value';
@@ -110,7 +112,8 @@ export class SheetScan implements XmlHandler {
       case 's': {
         if (value === undefined) return undefined;
         const text = /^\d+$/.test(value.trim()) ? this.sharedStrings[Number(value)] : undefined;
-        if (text === undefined) throw this.fail(`row ${this.rowNumber} refers to shared string "${value}", which the workbook lacks`);
+        if (text === undefined)
+          throw this.fail(`row ${this.rowNumber} refers to shared string "${value}", which the workbook lacks`);
         return text;
       }
       case 'str':

@@ -56,7 +56,8 @@ export async function openXlsx(path: string, options: XlsxReadOptions = {}): Pro
       scanner.end();
     };
 
-    if (!entries.has('xl/workbook.xml')) throw new XlsxError(`${path} is not an xlsx workbook: it has no xl/workbook.xml`);
+    if (!entries.has('xl/workbook.xml'))
+      throw new XlsxError(`${path} is not an xlsx workbook: it has no xl/workbook.xml`);
     const sheets: { name: string; relationship: string | undefined }[] = [];
     await scan('xl/workbook.xml', {
       open(name, attributes) {
@@ -77,7 +78,8 @@ export async function openXlsx(path: string, options: XlsxReadOptions = {}): Pro
         },
       });
     }
-    const sharedStringsPart = [...relationships.values()].find((r) => r.type.endsWith('/sharedStrings'))?.part ?? 'xl/sharedStrings.xml';
+    const sharedStringsPart =
+      [...relationships.values()].find((r) => r.type.endsWith('/sharedStrings'))?.part ?? 'xl/sharedStrings.xml';
     let sharedStrings: Promise<string[]> | undefined;
     const readSharedStrings = async () => {
       const scanner = new SharedStringsScan();
@@ -91,12 +93,18 @@ export async function openXlsx(path: string, options: XlsxReadOptions = {}): Pro
       async *rows(sheet: string) {
         const found = sheets.find((candidate) => candidate.name === sheet);
         if (found === undefined) {
-          throw new XlsxError(`${path} has no sheet named "${sheet}" (its sheets: ${sheetNames.map((name) => `"${name}"`).join(', ')})`);
+          throw new XlsxError(
+            `${path} has no sheet named "${sheet}" (its sheets: ${sheetNames.map((name) => `"${name}"`).join(', ')})`,
+          );
         }
         const part = found.relationship === undefined ? undefined : relationships.get(found.relationship)?.part;
-        if (part === undefined || !entries.has(part.toLowerCase())) throw new XlsxError(`${path} names a sheet "${sheet}" whose part is missing`);
+        if (part === undefined || !entries.has(part.toLowerCase()))
+          throw new XlsxError(`${path} names a sheet "${sheet}" whose part is missing`);
         sharedStrings ??= readSharedStrings();
-        const handler = new SheetScan(await sharedStrings, (detail) => new XlsxError(`sheet "${sheet}" in ${path} ${detail}`));
+        const handler = new SheetScan(
+          await sharedStrings,
+          (detail) => new XlsxError(`sheet "${sheet}" in ${path} ${detail}`),
+        );
         const scanner = new XmlScanner(handler, (detail) => new XlsxError(`${part} in ${path} ${detail}`));
         for await (const text of inflate(zip, path, entries.get(part.toLowerCase()), part, maxBytes)) {
           scanner.write(text);
@@ -116,7 +124,11 @@ export async function openXlsx(path: string, options: XlsxReadOptions = {}): Pro
 }
 
 /** The rows of the named sheets, in memory: for workbooks small enough to hold. */
-export async function readXlsxSheets(path: string, sheetNames: readonly string[], options: XlsxReadOptions = {}): Promise<Map<string, XlsxRow[]>> {
+export async function readXlsxSheets(
+  path: string,
+  sheetNames: readonly string[],
+  options: XlsxReadOptions = {},
+): Promise<Map<string, XlsxRow[]>> {
   const workbook = await openXlsx(path, options);
   try {
     const sheets = new Map<string, XlsxRow[]>();
@@ -144,13 +156,20 @@ async function openZip(path: string): Promise<yauzl.ZipFile> {
     } finally {
       await file?.close();
     }
-    if (magic.equals(Buffer.from('d0cf11e0a1b11ae1', 'hex'))) throw new XlsxError(`${path} is a legacy .xls or a password-protected workbook, not an xlsx`);
+    if (magic.equals(Buffer.from('d0cf11e0a1b11ae1', 'hex')))
+      throw new XlsxError(`${path} is a legacy .xls or a password-protected workbook, not an xlsx`);
     throw new XlsxError(`${path} is not an xlsx workbook: it is not a zip file`);
   }
 }
 
 /** A part's text as it inflates, counting the bytes that actually come out rather than trusting the declared size. */
-async function* inflate(zip: yauzl.ZipFile, path: string, entry: yauzl.Entry | undefined, part: string, maxBytes: number): AsyncGenerator<string> {
+async function* inflate(
+  zip: yauzl.ZipFile,
+  path: string,
+  entry: yauzl.Entry | undefined,
+  part: string,
+  maxBytes: number,
+): AsyncGenerator<string> {
   if (entry === undefined) throw new XlsxError(`${path} has no ${part}`);
   const tooBig = () => new XlsxError(`${part} in ${path} inflates past ${maxBytes} bytes, the bound for one part`);
   if (entry.uncompressedSize > maxBytes) throw tooBig();

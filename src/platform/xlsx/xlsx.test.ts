@@ -25,14 +25,23 @@ const rels = 'http://schemas.openxmlformats.org/officeDocument/2006/relationship
 
 /** A workbook written part by part: the sheets in tab order, each pointing at the part file it names. */
 function handWritten(sheets: { name: string; part: string; xml: string }[], sharedStrings?: string): string {
-  return saved(writeZip([
-    ['xl/workbook.xml', `<workbook xmlns="${main}" xmlns:r="${rels}"><sheets>${sheets.map((sheet, i) => `<sheet name="${sheet.name}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`],
-    ['xl/_rels/workbook.xml.rels', `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets.map((sheet, i) => `<Relationship Id="rId${i + 1}" Type="${rels}/worksheet" Target="${sheet.part}"/>`).join('')}</Relationships>`],
-    ...sheets.map((sheet): [string, string] => [`xl/${sheet.part}`, sheet.xml]),
-    ...(sharedStrings === undefined ? [] : [['xl/sharedStrings.xml', sharedStrings] as [string, string]]),
-  ]));
+  return saved(
+    writeZip([
+      [
+        'xl/workbook.xml',
+        `<workbook xmlns="${main}" xmlns:r="${rels}"><sheets>${sheets.map((sheet, i) => `<sheet name="${sheet.name}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`,
+      ],
+      [
+        'xl/_rels/workbook.xml.rels',
+        `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets.map((sheet, i) => `<Relationship Id="rId${i + 1}" Type="${rels}/worksheet" Target="${sheet.part}"/>`).join('')}</Relationships>`,
+      ],
+      ...sheets.map((sheet): [string, string] => [`xl/${sheet.part}`, sheet.xml]),
+      ...(sharedStrings === undefined ? [] : [['xl/sharedStrings.xml', sharedStrings] as [string, string]]),
+    ]),
+  );
 }
-const worksheet = (rows: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<worksheet xmlns="${main}"><sheetData>${rows}</sheetData></worksheet>`;
+const worksheet = (rows: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<worksheet xmlns="${main}"><sheetData>${rows}</sheetData></worksheet>`;
 
 /** One part of a zip as text, read with yauzl rather than the reader under test. */
 async function partOf(bytes: Buffer, name: string): Promise<string> {
@@ -55,7 +64,10 @@ async function rowsOf(path: string, sheet: string): Promise<XlsxRow[]> {
 }
 
 async function refusal(path: string, sheet = 'Hoja1'): Promise<string> {
-  const error: unknown = await rowsOf(path, sheet).then(() => undefined, (caught: unknown) => caught);
+  const error: unknown = await rowsOf(path, sheet).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof XlsxError, `expected an XlsxError, got ${String(error)}`);
   assert.doesNotMatch(error.message, /\n/);
   return error.message;
@@ -70,7 +82,10 @@ describe('xlsx round trip', () => {
       [],
       [null, 'line\r\nbreak\tand tab', '_x0041_ stays literal', '😀 astral', 1e21],
     ];
-    const bytes = writeXlsx([{ name: 'ECF', rows }, { name: 'Otra hoja', rows: [[undefined, 'sola']] }]);
+    const bytes = writeXlsx([
+      { name: 'ECF', rows },
+      { name: 'Otra hoja', rows: [[undefined, 'sola']] },
+    ]);
     const path = saved(bytes);
     const workbook = await openXlsx(path);
     try {
@@ -100,7 +115,9 @@ describe('xlsx round trip', () => {
 
   it('round-trips a 25 × 5,215 sheet of repeated labels, and shared strings keep it small', async () => {
     const width = 5_215;
-    const rows = Array.from({ length: 25 }, (_, r) => Array.from({ length: width }, (_, c) => (c % 7 === 3 ? r * c : `campo ${c % 40}`)));
+    const rows = Array.from({ length: 25 }, (_, r) =>
+      Array.from({ length: width }, (_, c) => (c % 7 === 3 ? r * c : `campo ${c % 40}`)),
+    );
     const bytes = writeXlsx([{ name: 'Ancho', rows }]);
     assert.ok(bytes.length < 2_000_000, `${bytes.length} bytes`);
     assert.match(await partOf(bytes, 'xl/sharedStrings.xml'), /uniqueCount="40"/);
@@ -113,7 +130,18 @@ describe('xlsx round trip', () => {
   });
 
   it('writes a zip that Python zipfile finds sound, of parts that Python expat finds well formed', (context) => {
-    const path = saved(writeXlsx([{ name: 'Señal', rows: [['á & <b>', 1], [null, '  x ']] }, { name: 'Dos', rows: [] }]));
+    const path = saved(
+      writeXlsx([
+        {
+          name: 'Señal',
+          rows: [
+            ['á & <b>', 1],
+            [null, '  x '],
+          ],
+        },
+        { name: 'Dos', rows: [] },
+      ]),
+    );
     const script = [
       'import zipfile, sys, xml.etree.ElementTree as ET',
       'z = zipfile.ZipFile(sys.argv[1])',
@@ -127,30 +155,55 @@ describe('xlsx round trip', () => {
       return;
     }
     assert.equal(python.stderr, '');
-    assert.equal(python.stdout, "None\nTrue\n['Relationships', 'Relationships', 'Types', 'sst', 'styleSheet', 'workbook', 'worksheet', 'worksheet']\n");
+    assert.equal(
+      python.stdout,
+      "None\nTrue\n['Relationships', 'Relationships', 'Types', 'sst', 'styleSheet', 'workbook', 'worksheet', 'worksheet']\n",
+    );
   });
 
   it('names columns A, Z, AA, XFD', () => {
     assert.deepEqual([0, 25, 26, 701, 702, 16_383].map(columnName), ['A', 'Z', 'AA', 'ZZ', 'AAA', 'XFD']);
   });
 
-  const unwritable: [string, XlsxCellValue][] = [['NaN', Number.NaN], ['Infinity', Number.POSITIVE_INFINITY], ['a NUL character', 'a\u0000b'], ['a lone surrogate', '\uD800'], ['U+FFFE', '\uFFFE']];
+  const unwritable: [string, XlsxCellValue][] = [
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a NUL character', 'a\u0000b'],
+    ['a lone surrogate', '\uD800'],
+    ['U+FFFE', '\uFFFE'],
+  ];
   for (const [name, value] of unwritable) {
     it(`refuses to write ${name}`, () => {
       assert.throws(() => writeXlsx([{ name: 'ECF', rows: [[value]] }]), RangeError);
     });
   }
   it('refuses sheet names Excel refuses', () => {
-    for (const name of ['', 'a/b', 'x'.repeat(32), "'quoted'"]) assert.throws(() => writeXlsx([{ name, rows: [] }]), RangeError, name);
-    assert.throws(() => writeXlsx([{ name: 'ECF', rows: [] }, { name: 'ecf', rows: [] }]), /two sheets/);
+    for (const name of ['', 'a/b', 'x'.repeat(32), "'quoted'"])
+      assert.throws(() => writeXlsx([{ name, rows: [] }]), RangeError, name);
+    assert.throws(
+      () =>
+        writeXlsx([
+          { name: 'ECF', rows: [] },
+          { name: 'ecf', rows: [] },
+        ]),
+      /two sheets/,
+    );
   });
 });
 
 describe('xlsx reader', () => {
   it('maps sheet names to parts through the workbook relationships, not by part name', async () => {
     const path = handWritten([
-      { name: 'Resumen', part: 'worksheets/sheet2.xml', xml: worksheet('<row r="1"><c r="A1" t="inlineStr"><is><t>resumen</t></is></c></row>') },
-      { name: 'ECF', part: 'worksheets/sheet1.xml', xml: worksheet('<row r="1"><c r="A1" t="inlineStr"><is><t>ecf</t></is></c></row>') },
+      {
+        name: 'Resumen',
+        part: 'worksheets/sheet2.xml',
+        xml: worksheet('<row r="1"><c r="A1" t="inlineStr"><is><t>resumen</t></is></c></row>'),
+      },
+      {
+        name: 'ECF',
+        part: 'worksheets/sheet1.xml',
+        xml: worksheet('<row r="1"><c r="A1" t="inlineStr"><is><t>ecf</t></is></c></row>'),
+      },
     ]);
     const workbook = await openXlsx(path);
     try {
@@ -163,17 +216,25 @@ describe('xlsx reader', () => {
 
   it('reads inline strings, formula strings, booleans, errors, rich and phonetic shared strings, and Excel escapes', async () => {
     const sst = `<sst xmlns="${main}"><si><r><rPr><b/></rPr><t>Rich</t></r><r><t xml:space="preserve"> text </t></r><rPh><t>ignored</t></rPh></si><si><t>a_x000D_b _x005F_x0041_</t></si></sst>`;
-    const path = handWritten([{
-      name: 'Hoja1',
-      part: 'worksheets/data.xml',
-      xml: worksheet(
-        '<row r="2" spans="1:9"><c r="A2" t="s"><v>0</v></c><c t="s"><v>1</v></c><c r="D2" t="inlineStr"><is><r><t>in</t></r><r><t>line</t></r></is></c>' +
-        '<c r="E2" t="str"><f>A1&amp;"x"</f><v>R&#xe9;sultat &lt;1&gt;</v></c><c r="F2" t="b"><v>1</v></c><c r="G2" t="b"><v>0</v></c><c r="H2" t="e"><v>#N/A</v></c><c r="I2" s="3"/></row>' +
-        '<row><c r="AA3"><v>007</v></c><c r="B3" t="inlineStr"><is><t><![CDATA[<raw> & ]]></t></is></c></row><row r="9" ht="20" customHeight="1"><c r="A9" s="1"/></row>',
-      ),
-    }], sst);
+    const path = handWritten(
+      [
+        {
+          name: 'Hoja1',
+          part: 'worksheets/data.xml',
+          xml: worksheet(
+            '<row r="2" spans="1:9"><c r="A2" t="s"><v>0</v></c><c t="s"><v>1</v></c><c r="D2" t="inlineStr"><is><r><t>in</t></r><r><t>line</t></r></is></c>' +
+              '<c r="E2" t="str"><f>A1&amp;"x"</f><v>R&#xe9;sultat &lt;1&gt;</v></c><c r="F2" t="b"><v>1</v></c><c r="G2" t="b"><v>0</v></c><c r="H2" t="e"><v>#N/A</v></c><c r="I2" s="3"/></row>' +
+              '<row><c r="AA3"><v>007</v></c><c r="B3" t="inlineStr"><is><t><![CDATA[<raw> & ]]></t></is></c></row><row r="9" ht="20" customHeight="1"><c r="A9" s="1"/></row>',
+          ),
+        },
+      ],
+      sst,
+    );
     assert.deepEqual(await rowsOf(path, 'Hoja1'), [
-      { number: 2, cells: ['Rich text ', 'a\rb _x0041_', undefined, 'inline', 'Résultat <1>', 'TRUE', 'FALSE', '#N/A'] },
+      {
+        number: 2,
+        cells: ['Rich text ', 'a\rb _x0041_', undefined, 'inline', 'Résultat <1>', 'TRUE', 'FALSE', '#N/A'],
+      },
       { number: 3, cells: [undefined, '<raw> & ', ...Array<undefined>(24).fill(undefined), '007'] },
     ]);
   });
@@ -199,7 +260,10 @@ describe('xlsx reader', () => {
   });
 
   it('refuses a legacy .xls, saying so', async () => {
-    assert.match(await refusal(saved(Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(1024)]))), /legacy \.xls/);
+    assert.match(
+      await refusal(saved(Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(1024)]))),
+      /legacy \.xls/,
+    );
   });
 
   it('refuses an empty zip', async () => {
@@ -217,7 +281,10 @@ describe('xlsx reader', () => {
   });
 
   const hostile: [string, string][] = [
-    ['a DOCTYPE', `<?xml version="1.0"?><!DOCTYPE worksheet [<!ENTITY x SYSTEM "file:///etc/hostname">]>${worksheet('<row><c t="str"><v>&x;</v></c></row>').replace(/^<\?xml[^>]*>\n/, '')}`],
+    [
+      'a DOCTYPE',
+      `<?xml version="1.0"?><!DOCTYPE worksheet [<!ENTITY x SYSTEM "file:///etc/hostname">]>${worksheet('<row><c t="str"><v>&x;</v></c></row>').replace(/^<\?xml[^>]*>\n/, '')}`,
+    ],
     ['a lower-case doctype', `<!doctype worksheet>${worksheet('')}`],
     ['an ENTITY declaration', `${worksheet('')}<!ENTITY lol "lol">`],
   ];
@@ -247,7 +314,9 @@ describe('xlsx reader', () => {
   it('stops inflating a part that passes the size bound', async () => {
     const path = saved(writeXlsx([{ name: 'Hoja1', rows: Array.from({ length: 200 }, (_, i) => [i]) }]));
     assert.equal((await rowsOf(path, 'Hoja1')).length, 200);
-    const error: unknown = await readXlsxSheets(path, ['Hoja1'], { maxPartBytes: 1_000 }).catch((caught: unknown) => caught);
+    const error: unknown = await readXlsxSheets(path, ['Hoja1'], { maxPartBytes: 1_000 }).catch(
+      (caught: unknown) => caught,
+    );
     assert.ok(error instanceof XlsxError);
     assert.match(error.message, /xl\/worksheets\/sheet1\.xml .*inflates past 1000 bytes/);
   });
@@ -259,12 +328,19 @@ describe('xml scanner', () => {
     const scan = (size: number) => {
       const events: string[] = [];
       const scanner = new XmlScanner(
-        { open: (name, attributes) => events.push(`<${name} ${JSON.stringify([...attributes])}`), close: (name) => events.push(`/${name}`), text: (text) => events.push(text) },
+        {
+          open: (name, attributes) => events.push(`<${name} ${JSON.stringify([...attributes])}`),
+          close: (name) => events.push(`/${name}`),
+          text: (text) => events.push(text),
+        },
         (detail) => new Error(detail),
       );
       for (let at = 0; at < xml.length; at += size) scanner.write(xml.slice(at, at + size));
       scanner.end();
-      return events.filter((event) => event !== '').join('|').replace(/\|(?=[^</])/g, ''); // text may arrive split
+      return events
+        .filter((event) => event !== '')
+        .join('|')
+        .replace(/\|(?=[^</])/g, ''); // text may arrive split
     };
     const whole = scan(xml.length);
     assert.equal(whole, '<root [["xmlns:x","u"],["a","1 > 0"]]|<c [["r","A1"]]café & té <&> |/c|<e []|/e\nend|/root');

@@ -93,7 +93,8 @@ export class XmlScanner {
     if (body.startsWith('/')) {
       const name = body.slice(1).trimEnd();
       const expected = this.openElements.pop();
-      if (name !== expected) throw this.malformed(`</${name}> closes ${expected === undefined ? 'nothing' : `<${expected}>`}`);
+      if (name !== expected)
+        throw this.malformed(`</${name}> closes ${expected === undefined ? 'nothing' : `<${expected}>`}`);
       this.handler.close?.(localName(name));
       return;
     }
@@ -103,7 +104,7 @@ export class XmlScanner {
     if (name === undefined) throw this.malformed(`<${body.slice(0, 20)}> is not a tag`);
     if (this.openElements.length === 0 && this.rootSeen) throw this.malformed('it has a second root element');
     const attributes = new Map<string, string>();
-    for (let at = name.length; at < inner.length; ) {
+    for (let at = name.length; at < inner.length;) {
       attribute.lastIndex = at;
       const match = attribute.exec(inner);
       if (match === null) {
@@ -155,5 +156,12 @@ function localName(name: string): string {
 
 /** XML 1.0 §2.2 Char. */
 export function isXmlChar(code: number): boolean {
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }

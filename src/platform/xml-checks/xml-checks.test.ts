@@ -14,7 +14,10 @@ import { createXmlChecks, offThreadBytes, type XmlChecks } from './xml-checks.js
 
 /** A signed e-CF 31 of `lines` lines: past offThreadBytes from a few hundred lines on. */
 function signedEcfWithLines(lines: number): Buffer {
-  const document = structuredClone(ecfDocuments['31']) as { DetallesItems: { Item: Record<string, unknown>[] }; Encabezado: Record<string, unknown> };
+  const document = structuredClone(ecfDocuments['31']) as {
+    DetallesItems: { Item: Record<string, unknown>[] };
+    Encabezado: Record<string, unknown>;
+  };
   const first = document.DetallesItems.Item[0] as Record<string, unknown>;
   document.DetallesItems.Item = Array.from({ length: lines }, (_, i) => ({ ...first, NumeroLinea: String(i + 1) }));
   // The totals no longer match the lines; neither the XSD nor the signature cares, and that is all these checks read.
@@ -50,7 +53,11 @@ describe('XML checks on the XML thread', () => {
   });
 
   it('refuses a large tampered e-CF there exactly as here: Estado 1 for the signature, 422 errors for intake', async () => {
-    const xml = Buffer.from(signedEcfWithLines(600).toString('utf8').replace('<NumeroLinea>600</NumeroLinea>', '<NumeroLinea>601</NumeroLinea>'));
+    const xml = Buffer.from(
+      signedEcfWithLines(600)
+        .toString('utf8')
+        .replace('<NumeroLinea>600</NumeroLinea>', '<NumeroLinea>601</NumeroLinea>'),
+    );
     const here = readReceivedEcf(xml, schemas);
     assert.deepEqual([here.kind, here.kind === 'not_received' ? here.reason : undefined], ['not_received', '2']);
     assert.deepEqual(await checks.readReceivedEcf(xml), here);

@@ -6,7 +6,12 @@
 // would answer nothing. The functions are the fiscal ones; only where they run changes, and the answer is the same.
 import { readReceivedEcf, type ReceptionReading } from '../../fiscal/receiving/received-ecf.js';
 import { error } from '../../fiscal/finding.js';
-import { checkSignedEcf, readSignedEcf, type SignedEcfCheck, type SignedEcfReading } from '../../fiscal/receiving/signed-ecf-check.js';
+import {
+  checkSignedEcf,
+  readSignedEcf,
+  type SignedEcfCheck,
+  type SignedEcfReading,
+} from '../../fiscal/receiving/signed-ecf-check.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import { startXmlThread, type XmlTask } from './xml-thread.js';
 
@@ -49,11 +54,22 @@ export function createXmlChecks(options: XmlChecksOptions): XmlChecks {
   }
 
   return {
-    readReceivedEcf: (xml) => run('readReceivedEcf', xml, (bytes) => readReceivedEcf(bytes, schemas), { kind: 'unreadable', message: unprocessable }),
+    readReceivedEcf: (xml) =>
+      run('readReceivedEcf', xml, (bytes) => readReceivedEcf(bytes, schemas), {
+        kind: 'unreadable',
+        message: unprocessable,
+      }),
     checkSignedEcf: (xml) =>
-      run('checkSignedEcf', xml, (bytes) => checkSignedEcf(bytes, schemas), { ok: false, detail: unprocessable, errors: [{ pointer: '/', code: 'xml_unprocessable', detail: unprocessable }] }),
+      run('checkSignedEcf', xml, (bytes) => checkSignedEcf(bytes, schemas), {
+        ok: false,
+        detail: unprocessable,
+        errors: [{ pointer: '/', code: 'xml_unprocessable', detail: unprocessable }],
+      }),
     readSignedEcf: (xml) =>
-      run('readSignedEcf', xml, readSignedEcf, { verdict: { ok: false, problems: [{ code: 'xml_unprocessable', message: unprocessable }] }, parsed: { ok: false, findings: [error('/', 'xml_unprocessable', unprocessable)] } }),
+      run('readSignedEcf', xml, readSignedEcf, {
+        verdict: { ok: false, problems: [{ code: 'xml_unprocessable', message: unprocessable }] },
+        parsed: { ok: false, findings: [error('/', 'xml_unprocessable', unprocessable)] },
+      }),
     close: () => thread.stop(),
   };
 }

@@ -28,5 +28,13 @@ const shim = `const { workerData } = require('node:worker_threads');
 })();`;
 
 export function startXmlThread(xsdDir: string | undefined): RequestThread {
-  return new RequestThread(() => new Worker(shim, { eval: true, workerData: { entryUrl, tsxApiUrl, xsdDir }, resourceLimits: { maxOldGenerationSizeMb: heapMegabytes } }), { name: 'XML', deadlineMs });
+  return new RequestThread(
+    () =>
+      new Worker(shim, {
+        eval: true,
+        workerData: { entryUrl, tsxApiUrl, xsdDir },
+        resourceLimits: { maxOldGenerationSizeMb: heapMegabytes },
+      }),
+    { name: 'XML', deadlineMs },
+  );
 }

@@ -24,35 +24,54 @@ const laughs = [
 
 describe('hostile XML', () => {
   const forbidden: [string, string | Uint8Array][] = [
-    ['an external entity (XXE) naming file:///etc/hostname', '<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/hostname">]><ECF>&x;</ECF>'],
-    ['a parameter entity loading an external DTD', '<!DOCTYPE ECF [<!ENTITY % p SYSTEM "http://127.0.0.1:9/x.dtd"> %p;]><ECF/>'],
+    [
+      'an external entity (XXE) naming file:///etc/hostname',
+      '<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/hostname">]><ECF>&x;</ECF>',
+    ],
+    [
+      'a parameter entity loading an external DTD',
+      '<!DOCTYPE ECF [<!ENTITY % p SYSTEM "http://127.0.0.1:9/x.dtd"> %p;]><ECF/>',
+    ],
     ['billion laughs', laughs],
     ['a plain DOCTYPE', '<!DOCTYPE ECF><ECF/>'],
     ['a DOCTYPE in lower case', '<!doctype ECF><ECF/>'],
-    ['a DOCTYPE as bytes', new TextEncoder().encode('<!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/hostname">]><ECF>&x;</ECF>')],
+    [
+      'a DOCTYPE as bytes',
+      new TextEncoder().encode('<!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/hostname">]><ECF>&x;</ECF>'),
+    ],
     ['a 6 MB document', validEcf31().replace('<DetallesItems>', `<DetallesItems>${' '.repeat(6 * 1024 * 1024)}`)],
     ['6 MB of bytes', new Uint8Array(6 * 1024 * 1024).fill(0x20)],
   ];
   for (const [name, xml] of forbidden) {
     it(`refuses ${name} before parsing`, () => {
       const findings = set.validate('e-CF-31', xml);
-      assert.deepEqual(findings.map((finding) => finding.code), ['xml_forbidden']);
+      assert.deepEqual(
+        findings.map((finding) => finding.code),
+        ['xml_forbidden'],
+      );
       assert.equal(findings[0]?.path, '/');
     });
   }
 
   // Declaring UTF-16 cannot hide a DOCTYPE from the byte scan: the parser is told the bytes are UTF-8.
   it('reads a UTF-16 document as UTF-8, so a hidden DOCTYPE is malformed, not parsed', () => {
-    const text = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/hostname">]><ECF>&x;</ECF>';
+    const text =
+      '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/hostname">]><ECF>&x;</ECF>';
     const utf16 = new Uint8Array([0xff, 0xfe, ...Array.from(text).flatMap((char) => [char.charCodeAt(0), 0])]);
     const result = codes(utf16);
-    assert.ok(result.length > 0 && result.every((code) => code === 'xml_malformed' || code === 'xml_forbidden'), result.join());
+    assert.ok(
+      result.length > 0 && result.every((code) => code === 'xml_malformed' || code === 'xml_forbidden'),
+      result.join(),
+    );
   });
 
   it('honours a smaller bound', () => {
     const small = compileSchemaSet(readOfficialXsds(), { maxXmlBytes: 1_000 });
     try {
-      assert.deepEqual(small.validate('e-CF-31', validEcf31()).map((finding) => finding.code), ['xml_forbidden']);
+      assert.deepEqual(
+        small.validate('e-CF-31', validEcf31()).map((finding) => finding.code),
+        ['xml_forbidden'],
+      );
     } finally {
       small.dispose();
     }
@@ -66,7 +85,10 @@ describe('malformed XML', () => {
     ['text that is not XML', 'not xml at all'],
     ['an undeclared entity', '<ECF>&x;</ECF>'],
     ['two roots', '<ECF/><ECF/>'],
-    ['bytes that are not UTF-8', new Uint8Array([0x3c, 0x45, 0x43, 0x46, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x45, 0x43, 0x46, 0x3e])],
+    [
+      'bytes that are not UTF-8',
+      new Uint8Array([0x3c, 0x45, 0x43, 0x46, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x45, 0x43, 0x46, 0x3e]),
+    ],
     ['a tag name with a space', '<E CF/>'],
     // The screen's nesting bound (fiscal/xml/xml-shape.ts) stops it before libxml2, whose own depth limit is 256.
     ['elements nested 10,000 deep', `${'<a>'.repeat(10_000)}${'</a>'.repeat(10_000)}`],
@@ -75,7 +97,10 @@ describe('malformed XML', () => {
     it(`reports ${name} as xml_malformed`, () => {
       const findings = set.validate('e-CF-31', xml);
       assert.ok(findings.length > 0);
-      assert.deepEqual([...new Set(findings.map((finding) => finding.code))], ['xml_malformed' satisfies XsdFindingCode]);
+      assert.deepEqual(
+        [...new Set(findings.map((finding) => finding.code))],
+        ['xml_malformed' satisfies XsdFindingCode],
+      );
       assert.ok(findings.every((finding) => finding.message.length > 0 && !finding.message.endsWith('\n')));
       if (line !== undefined) assert.equal(findings[0]?.line, line);
     });
@@ -97,7 +122,8 @@ describe('memory', () => {
     const before = process.memoryUsage().rss;
     diag.configure({ enabled: true });
     try {
-      for (let i = 0; i < 2_000; i++) set.validate('e-CF-31', i % 3 === 0 ? invalid : i % 3 === 1 ? valid : '<ECF><oops></ECF>');
+      for (let i = 0; i < 2_000; i++)
+        set.validate('e-CF-31', i % 3 === 0 ? invalid : i % 3 === 1 ? valid : '<ECF><oops></ECF>');
       assert.deepEqual(diag.report(), {});
     } finally {
       diag.configure({ enabled: false });

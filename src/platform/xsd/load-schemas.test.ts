@@ -37,7 +37,10 @@ describe('loadSchemaSet', () => {
   it('without a directory says so once and returns nothing', async () => {
     const log = recordingLog();
     assert.equal(await loadSchemaSet(undefined, log), undefined);
-    assert.deepEqual(log.lines.map((line) => line.message), ['no XSD directory configured (ECF_XSD_DIR); documents are checked against the model only']);
+    assert.deepEqual(
+      log.lines.map((line) => line.message),
+      ['no XSD directory configured (ECF_XSD_DIR); documents are checked against the model only'],
+    );
   });
 
   it('compiles the official directory and logs each repair once', async () => {
@@ -55,7 +58,11 @@ describe('loadSchemaSet', () => {
   });
 
   it("reads DGII's own file names unchanged", async () => {
-    const dgiiName = (name: string) => name.replace(/^(e-CF|RFCE)-(\d+)\.xsd$/, '$1 $2 v.1.0.xsd').replace(/^(ARECF)\.xsd$/, '$1 v1.0.xsd').replace(/^(ACECF|ANECF|Semilla)\.xsd$/, '$1 v.1.0.xsd');
+    const dgiiName = (name: string) =>
+      name
+        .replace(/^(e-CF|RFCE)-(\d+)\.xsd$/, '$1 $2 v.1.0.xsd')
+        .replace(/^(ARECF)\.xsd$/, '$1 v1.0.xsd')
+        .replace(/^(ACECF|ANECF|Semilla)\.xsd$/, '$1 v.1.0.xsd');
     const set = await loadSchemaSet(copyOfficial(dgiiName), recordingLog());
     assert.ok(set !== undefined);
     set.dispose();
@@ -71,6 +78,9 @@ describe('loadSchemaSet', () => {
   });
 
   it('names a directory it cannot read', async () => {
-    await assert.rejects(loadSchemaSet(join(tmpdir(), 'no-such-ecf-xsd-dir'), recordingLog()), /ECF_XSD_DIR .*no-such-ecf-xsd-dir cannot be read/);
+    await assert.rejects(
+      loadSchemaSet(join(tmpdir(), 'no-such-ecf-xsd-dir'), recordingLog()),
+      /ECF_XSD_DIR .*no-such-ecf-xsd-dir cannot be read/,
+    );
   });
 });

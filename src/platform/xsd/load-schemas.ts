@@ -1,6 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compileSchemaSet, kindOfSchemaFile, schemaKinds, type SchemaSet, type SchemaSetOptions } from '../../fiscal/xsd/index.js';
+import {
+  compileSchemaSet,
+  kindOfSchemaFile,
+  schemaKinds,
+  type SchemaSet,
+  type SchemaSetOptions,
+} from '../../fiscal/xsd/index.js';
 
 /** The slice of a logger this needs; pino's Logger fits. */
 export interface SchemaLog {
@@ -18,9 +24,16 @@ export class XsdDirectoryError extends Error {
  * DGII's official schemas, read from the operator's directory (never copied into this repository), repaired in
  * memory and compiled once. Without a directory the service still runs: the document model is the only check.
  */
-export async function loadSchemaSet(dir: string | undefined, log: SchemaLog, options?: SchemaSetOptions): Promise<SchemaSet | undefined> {
+export async function loadSchemaSet(
+  dir: string | undefined,
+  log: SchemaLog,
+  options?: SchemaSetOptions,
+): Promise<SchemaSet | undefined> {
   if (dir === undefined) {
-    log.info({ xsdDir: null }, 'no XSD directory configured (ECF_XSD_DIR); documents are checked against the model only');
+    log.info(
+      { xsdDir: null },
+      'no XSD directory configured (ECF_XSD_DIR); documents are checked against the model only',
+    );
     return undefined;
   }
   const files = await readSchemaFiles(dir);
@@ -35,14 +48,20 @@ async function readSchemaFiles(dir: string): Promise<Map<string, string>> {
   try {
     names = await readdir(dir);
   } catch (error) {
-    throw new XsdDirectoryError(`ECF_XSD_DIR ${dir} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new XsdDirectoryError(
+      `ECF_XSD_DIR ${dir} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const schemaFiles = names.filter((name) => kindOfSchemaFile(name) !== undefined);
   const found = new Set(schemaFiles.map((name) => kindOfSchemaFile(name)));
   const missing = schemaKinds.filter((kind) => !found.has(kind));
   if (missing.length > 0) {
-    throw new XsdDirectoryError(`ECF_XSD_DIR ${dir} lacks the XSD for ${missing.map((kind) => `${kind} (${kind}.xsd)`).join(', ')}`);
+    throw new XsdDirectoryError(
+      `ECF_XSD_DIR ${dir} lacks the XSD for ${missing.map((kind) => `${kind} (${kind}.xsd)`).join(', ')}`,
+    );
   }
-  const entries = await Promise.all(schemaFiles.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const));
+  const entries = await Promise.all(
+    schemaFiles.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const),
+  );
   return new Map(entries);
 }

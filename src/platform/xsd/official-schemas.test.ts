@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { XmlDocument } from 'libxml2-wasm';
-import { compileSchemaSet, compileXsd, detectKind, repairSchema, SchemaCompileError, schemaKinds } from '../../fiscal/xsd/index.js';
+import {
+  compileSchemaSet,
+  compileXsd,
+  detectKind,
+  repairSchema,
+  SchemaCompileError,
+  schemaKinds,
+} from '../../fiscal/xsd/index.js';
 import { ecfNote, readDgiiSample, readOfficialXsds, validEcf31 } from '../../../test/support/dgii-files.js';
 
 const files = readOfficialXsds();
@@ -21,7 +28,9 @@ function official(fileName: string): string {
 describe('the official XSDs', () => {
   // README, "Known defects of the official files": which file needs which repair, and how many times.
   const expectedRepairs: Record<string, RegExp[]> = {
-    'e-CF-31.xsd': [/^e-CF-31\.xsd:476: trimmed the name " IndicadorServicioTodoIncluidoType" to "IndicadorServicioTodoIncluidoType"$/],
+    'e-CF-31.xsd': [
+      /^e-CF-31\.xsd:476: trimmed the name " IndicadorServicioTodoIncluidoType" to "IndicadorServicioTodoIncluidoType"$/,
+    ],
     'RFCE-32.xsd': Array.from({ length: 4 }, () => /^RFCE-32\.xsd:\d+: replaced 1 "\(\?:" with "\("/),
     'ACECF.xsd': [/^ACECF\.xsd:72: replaced 1 "\(\?:" with "\("/],
     'e-CF-33.xsd': [/^e-CF-33\.xsd:1525: dropped the "\^" and "\$" anchors of the pattern "\^\[a-zA-Z/],
@@ -55,12 +64,15 @@ describe('the official XSDs', () => {
   ];
   for (const [fileName, problem] of unpublishable) {
     it(`${fileName} as published does not compile, and the error says why`, () => {
-      assert.throws(() => compileXsd(fileName, official(fileName)), (error: unknown) => {
-        assert.ok(error instanceof SchemaCompileError);
-        assert.equal(error.fileName, fileName);
-        assert.match(error.message, problem);
-        return true;
-      });
+      assert.throws(
+        () => compileXsd(fileName, official(fileName)),
+        (error: unknown) => {
+          assert.ok(error instanceof SchemaCompileError);
+          assert.equal(error.fileName, fileName);
+          assert.match(error.message, problem);
+          return true;
+        },
+      );
     });
   }
 
@@ -115,7 +127,10 @@ describe('DGII samples against the official XSDs', () => {
   // The ACECF "sample" is the multipart body DGII's simulator delivers, not a bare document.
   it('the simulator ACECF body is not XML as a whole', () => {
     const findings = set.validate('ACECF', readDgiiSample('commercial_approval_response.xml'));
-    assert.deepEqual(findings.map((finding) => finding.code), ['xml_malformed']);
+    assert.deepEqual(
+      findings.map((finding) => finding.code),
+      ['xml_malformed'],
+    );
   });
 
   // DGII's own simulator writes MontoTotal 35400, which ACECF's Decimal18D2Validation pattern (two decimals,
@@ -125,7 +140,13 @@ describe('DGII samples against the official XSDs', () => {
     const xml = body.slice(body.indexOf('<?xml'), body.lastIndexOf('</ACECF>') + '</ACECF>'.length);
     assert.equal(detectKind(xml), 'ACECF');
     const findings = set.validate('ACECF', xml);
-    assert.deepEqual(findings.map((finding) => finding.path), ['/ACECF/DetalleAprobacionComercial/MontoTotal']);
-    assert.deepEqual(set.validate('ACECF', xml.replace('<MontoTotal>35400</MontoTotal>', '<MontoTotal>35400.00</MontoTotal>')), []);
+    assert.deepEqual(
+      findings.map((finding) => finding.path),
+      ['/ACECF/DetalleAprobacionComercial/MontoTotal'],
+    );
+    assert.deepEqual(
+      set.validate('ACECF', xml.replace('<MontoTotal>35400</MontoTotal>', '<MontoTotal>35400.00</MontoTotal>')),
+      [],
+    );
   });
 });

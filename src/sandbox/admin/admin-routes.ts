@@ -8,8 +8,18 @@ import { loadCounterpartIdentity } from '../counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { sandboxServices } from '../http/sandbox-route.js';
 import { certificateFingerprint } from '../http/sessions.js';
-import { sandboxEnvironments, sandboxFaultModes, type SandboxEnvironment, type SandboxFaultMode } from '../state/schema.js';
-import { maintenanceWindows, maintenanceWindowsSetting, statusEnvironments, type MaintenanceWindow } from '../services/service-status-windows.js';
+import {
+  sandboxEnvironments,
+  sandboxFaultModes,
+  type SandboxEnvironment,
+  type SandboxFaultMode,
+} from '../state/schema.js';
+import {
+  maintenanceWindows,
+  maintenanceWindowsSetting,
+  statusEnvironments,
+  type MaintenanceWindow,
+} from '../services/service-status-windows.js';
 import { processingDelayMs, writeSetting } from '../state/settings.js';
 import { forgetState } from '../state/state-cache.js';
 import { addRange, upsertTaxpayer } from '../state/taxpayers.js';
@@ -26,7 +36,11 @@ const taxpayerBody = {
     electronic: { type: 'boolean' },
     active: { type: 'boolean' },
     acceptAnyCertificate: { type: 'boolean' },
-    certificates: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'PEM certificates or SHA-256 fingerprints (hex) delegated to act for it' },
+    certificates: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'PEM certificates or SHA-256 fingerprints (hex) delegated to act for it',
+    },
     receptionUrl: { type: ['string', 'null'] },
     approvalUrl: { type: ['string', 'null'] },
     authenticationUrl: { type: ['string', 'null'] },
@@ -116,7 +130,8 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
       if (token !== undefined) {
         admin.addHook('onRequest', async (request, reply) => {
           const given = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-          if (given === undefined || !sameToken(given, token)) await reply.code(401).send({ message: 'Sandbox admin token required (Authorization: Bearer <token>).' });
+          if (given === undefined || !sameToken(given, token))
+            await reply.code(401).send({ message: 'Sandbox admin token required (Authorization: Bearer <token>).' });
         });
       }
 
@@ -126,7 +141,9 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
         try {
           fingerprints = (body.certificates ?? []).map(fingerprintOf);
         } catch {
-          return reply.code(400).send({ message: 'certificates: each entry is a PEM certificate or a SHA-256 fingerprint in hex.' });
+          return reply
+            .code(400)
+            .send({ message: 'certificates: each entry is a PEM certificate or a SHA-256 fingerprint in hex.' });
         }
         await upsertTaxpayer(db, {
           rnc: body.rnc,
@@ -146,28 +163,61 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
         const { rnc: id } = request.params as { rnc: string };
         const taxpayer = await db.selectFrom('sandbox_taxpayers').selectAll().where('rnc', '=', id).executeTakeFirst();
         if (taxpayer === undefined) return reply.code(404).send({ message: `No taxpayer ${id} is registered.` });
-        const delegations = await db.selectFrom('sandbox_delegations').select('certificate_sha256').where('rnc', '=', id).execute();
+        const delegations = await db
+          .selectFrom('sandbox_delegations')
+          .select('certificate_sha256')
+          .where('rnc', '=', id)
+          .execute();
         const ranges = await db.selectFrom('sandbox_ranges').selectAll().where('rnc', '=', id).orderBy('id').execute();
         return { ...taxpayer, delegatedCertificates: delegations.map((row) => row.certificate_sha256), ranges };
       });
 
       admin.post('/taxpayers/:rnc/ranges', { schema: { body: rangeBody } }, async (request, reply) => {
         const { rnc: id } = request.params as { rnc: string };
-        const body = request.body as { environment: SandboxEnvironment; type: string; from: number; to: number; expiresOn?: string | null };
+        const body = request.body as {
+          environment: SandboxEnvironment;
+          type: string;
+          from: number;
+          to: number;
+          expiresOn?: string | null;
+        };
         if (body.to < body.from) return reply.code(400).send({ message: 'to must be at least from.' });
-        const taxpayer = await db.selectFrom('sandbox_taxpayers').select('rnc').where('rnc', '=', id).executeTakeFirst();
-        if (taxpayer === undefined) return reply.code(404).send({ message: `No taxpayer ${id} is registered; register it first.` });
-        await addRange(db, id, { environment: body.environment, type: body.type, firstSequence: body.from, lastSequence: body.to, expiresOn: body.expiresOn ?? null });
+        const taxpayer = await db
+          .selectFrom('sandbox_taxpayers')
+          .select('rnc')
+          .where('rnc', '=', id)
+          .executeTakeFirst();
+        if (taxpayer === undefined)
+          return reply.code(404).send({ message: `No taxpayer ${id} is registered; register it first.` });
+        await addRange(db, id, {
+          environment: body.environment,
+          type: body.type,
+          firstSequence: body.from,
+          lastSequence: body.to,
+          expiresOn: body.expiresOn ?? null,
+        });
         return reply.code(201).send({ rnc: id, ...body });
       });
 
       admin.get('/faults', async () => db.selectFrom('sandbox_faults').selectAll().orderBy('id').execute());
 
       admin.post('/faults', { schema: { body: faultBody } }, async (request, reply) => {
-        const body = request.body as { service: string; mode: SandboxFaultMode; probability?: number; count?: number; delayMs?: number };
+        const body = request.body as {
+          service: string;
+          mode: SandboxFaultMode;
+          probability?: number;
+          count?: number;
+          delayMs?: number;
+        };
         const row = await db
           .insertInto('sandbox_faults')
-          .values({ service: body.service, mode: body.mode, probability: body.probability ?? 1, remaining: body.count ?? null, delay_ms: body.delayMs ?? 0 })
+          .values({
+            service: body.service,
+            mode: body.mode,
+            probability: body.probability ?? 1,
+            remaining: body.count ?? null,
+            delay_ms: body.delayMs ?? 0,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         forgetState(db);
@@ -191,7 +241,22 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
 
       admin.get('/documents', async (request) => {
         const query = request.query as { encf?: string; rnc?: string };
-        let select = db.selectFrom('sandbox_documents').select(['track_id', 'environment', 'channel', 'rnc_emisor', 'encf', 'type', 'received_at', 'ready_at', 'outcome', 'secuencia_utilizada', 'messages']).orderBy('received_at');
+        let select = db
+          .selectFrom('sandbox_documents')
+          .select([
+            'track_id',
+            'environment',
+            'channel',
+            'rnc_emisor',
+            'encf',
+            'type',
+            'received_at',
+            'ready_at',
+            'outcome',
+            'secuencia_utilizada',
+            'messages',
+          ])
+          .orderBy('received_at');
         if (query.encf !== undefined) select = select.where('encf', '=', query.encf);
         if (query.rnc !== undefined) select = select.where('rnc_emisor', '=', query.rnc);
         return select.execute();
@@ -203,13 +268,21 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
         const query = request.query as { rnc?: string; environment?: string };
         let documents = db
           .selectFrom('sandbox_documents')
-          .select((eb) => ['environment', 'rnc_emisor', 'channel', 'type', 'outcome', eb.fn.countAll<number>().as('count')])
+          .select((eb) => [
+            'environment',
+            'rnc_emisor',
+            'channel',
+            'type',
+            'outcome',
+            eb.fn.countAll<number>().as('count'),
+          ])
           .groupBy(['environment', 'rnc_emisor', 'channel', 'type', 'outcome'])
           .orderBy('environment')
           .orderBy('rnc_emisor')
           .orderBy('type');
         if (query.rnc !== undefined) documents = documents.where('rnc_emisor', '=', query.rnc);
-        if (query.environment !== undefined) documents = documents.where('environment', '=', query.environment as SandboxEnvironment);
+        if (query.environment !== undefined)
+          documents = documents.where('environment', '=', query.environment as SandboxEnvironment);
         let arrivals = db
           .selectFrom('sandbox_arrivals')
           .select((eb) => ['environment', 'rnc', 'service', eb.fn.countAll<number>().as('count')])
@@ -228,7 +301,12 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
             outcome: outcomeNames[row.outcome] ?? String(row.outcome),
             count: row.count,
           })),
-          arrivals: (await arrivals.execute()).map((row) => ({ environment: row.environment, rnc: row.rnc, service: row.service, count: row.count })),
+          arrivals: (await arrivals.execute()).map((row) => ({
+            environment: row.environment,
+            rnc: row.rnc,
+            service: row.service,
+            count: row.count,
+          })),
         };
       });
 
@@ -237,22 +315,46 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
 
       admin.get('/exchanges', async () => db.selectFrom('sandbox_exchanges').selectAll().orderBy('id').execute());
 
-      const settings = async () => ({ processingDelayMs: await processingDelayMs(db), maintenanceWindows: await maintenanceWindows(db) });
+      const settings = async () => ({
+        processingDelayMs: await processingDelayMs(db),
+        maintenanceWindows: await maintenanceWindows(db),
+      });
 
       admin.get('/settings', settings);
 
       admin.put('/settings', { schema: { body: settingsBody } }, async (request) => {
         const body = request.body as { processingDelayMs?: number; maintenanceWindows?: MaintenanceWindow[] };
         if (body.processingDelayMs !== undefined) await writeSetting(db, 'processing_delay_ms', body.processingDelayMs);
-        if (body.maintenanceWindows !== undefined) await writeSetting(db, maintenanceWindowsSetting, body.maintenanceWindows);
+        if (body.maintenanceWindows !== undefined)
+          await writeSetting(db, maintenanceWindowsSetting, body.maintenanceWindows);
         return settings();
       });
 
       admin.post('/reset', async (_request, reply) => {
-        for (const table of ['sandbox_cert_records', 'sandbox_cert_inbox', 'sandbox_cert_postulaciones', 'sandbox_cert_sets', 'sandbox_directory_entries', 'sandbox_documents', 'sandbox_sequence_uses', 'sandbox_approvals', 'sandbox_arrivals', 'sandbox_faults', 'sandbox_seeds', 'sandbox_tokens', 'sandbox_exchanges', 'sandbox_ranges', 'sandbox_delegations', 'sandbox_taxpayers'] as const) {
+        for (const table of [
+          'sandbox_cert_records',
+          'sandbox_cert_inbox',
+          'sandbox_cert_postulaciones',
+          'sandbox_cert_sets',
+          'sandbox_directory_entries',
+          'sandbox_documents',
+          'sandbox_sequence_uses',
+          'sandbox_approvals',
+          'sandbox_arrivals',
+          'sandbox_faults',
+          'sandbox_seeds',
+          'sandbox_tokens',
+          'sandbox_exchanges',
+          'sandbox_ranges',
+          'sandbox_delegations',
+          'sandbox_taxpayers',
+        ] as const) {
           await db.deleteFrom(table).execute();
         }
-        await db.deleteFrom('sandbox_settings').where('key', 'in', ['processing_delay_ms', maintenanceWindowsSetting]).execute();
+        await db
+          .deleteFrom('sandbox_settings')
+          .where('key', 'in', ['processing_delay_ms', maintenanceWindowsSetting])
+          .execute();
         forgetState(db);
         // The counterpart taxpayer is part of the emulator, not of a test's setup: it comes back at once.
         await loadCounterpartIdentity(db, context.clock);

@@ -31,15 +31,27 @@ function sameAmount(a: string | undefined, b: string): boolean {
   }
 }
 
-type Compared = Pick<ReceivedAcecf, 'RNCEmisor' | 'eNCF' | 'FechaEmision' | 'MontoTotal' | 'RNCComprador' | 'Estado'> & { Version: string | undefined };
+type Compared = Pick<
+  ReceivedAcecf,
+  'RNCEmisor' | 'eNCF' | 'FechaEmision' | 'MontoTotal' | 'RNCComprador' | 'Estado'
+> & { Version: string | undefined };
 
 function mismatchOf(approval: Compared, row: Record<string, unknown>): string | undefined {
   const detail = row['DetalleAprobacionComercial'];
-  for (const field of ['Version', 'RNCEmisor', 'eNCF', 'FechaEmision', 'MontoTotal', 'RNCComprador', 'Estado'] as const) {
+  for (const field of [
+    'Version',
+    'RNCEmisor',
+    'eNCF',
+    'FechaEmision',
+    'MontoTotal',
+    'RNCComprador',
+    'Estado',
+  ] as const) {
     const expected = textAt(detail, [field]) ?? '';
     const given = approval[field];
     const same = field === 'MontoTotal' ? sameAmount(given, expected) : given === expected;
-    if (!same) return `${emulatorMarker} La aprobación comercial de ${approval.eNCF} no coincide con el set de aprobaciones en ${field}: el set dice ${JSON.stringify(expected)}, la aprobación ${JSON.stringify(given ?? null)}.`;
+    if (!same)
+      return `${emulatorMarker} La aprobación comercial de ${approval.eNCF} no coincide con el set de aprobaciones en ${field}: el set dice ${JSON.stringify(expected)}, la aprobación ${JSON.stringify(given ?? null)}.`;
   }
   return undefined;
 }
@@ -48,26 +60,46 @@ function mismatchOf(approval: Compared, row: Record<string, unknown>): string | 
  * DGII's verdict on an ACECF whose buyer (the taxpayer who signs it) has a postulación in progress in CerteCF;
  * undefined when certification has nothing to say (then the ACECF is judged as usual).
  */
-export async function approvalStageVerdict(context: SandboxContext, environment: SandboxEnvironment, approval: Compared): Promise<StageVerdict | undefined> {
+export async function approvalStageVerdict(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  approval: Compared,
+): Promise<StageVerdict | undefined> {
   if (environment !== 'certecf') return undefined;
   const postulacion = await postulacionInProgress(context.db, approval.RNCComprador);
   if (postulacion === undefined) return undefined;
   if (postulacion.step !== step.approvalTests) {
-    return { status: 400, accepted: false, mensaje: [dgiiCertificationMessages.notInApprovalStage(approval.RNCComprador)], note: 'refused:certification_stage' };
+    return {
+      status: 400,
+      accepted: false,
+      mensaje: [dgiiCertificationMessages.notInApprovalStage(approval.RNCComprador)],
+      note: 'refused:certification_stage',
+    };
   }
   const cases = (await setById(context.db, postulacion.set_id))?.cases ?? [];
-  const row = deriveAcecfCases(cases, postulacion.rnc).find((candidate) => textAt(candidate.payload, ['DetalleAprobacionComercial', 'eNCF']) === approval.eNCF);
+  const row = deriveAcecfCases(cases, postulacion.rnc).find(
+    (candidate) => textAt(candidate.payload, ['DetalleAprobacionComercial', 'eNCF']) === approval.eNCF,
+  );
   if (row === undefined) {
-    return { status: 400, accepted: false, mensaje: [`${emulatorMarker} La aprobación comercial de ${approval.eNCF} no corresponde a ninguna fila del set de aprobaciones de la postulación.`], note: 'refused:not_in_set' };
+    return {
+      status: 400,
+      accepted: false,
+      mensaje: [
+        `${emulatorMarker} La aprobación comercial de ${approval.eNCF} no corresponde a ninguna fila del set de aprobaciones de la postulación.`,
+      ],
+      note: 'refused:not_in_set',
+    };
   }
   const mismatch = mismatchOf(approval, row.payload);
-  if (mismatch !== undefined) return { status: 400, accepted: false, mensaje: [mismatch], note: 'refused:differs_from_set' };
+  if (mismatch !== undefined)
+    return { status: 400, accepted: false, mensaje: [mismatch], note: 'refused:differs_from_set' };
   const moment = momentOf(postulacion);
   return {
     status: 200,
     accepted: true,
     mensaje: [],
     note: 'accepted',
-    settle: () => countAccepted(context, moment, { kind: 'acecf', encf: approval.eNCF, type: approval.eNCF.slice(1, 3) }),
+    settle: () =>
+      countAccepted(context, moment, { kind: 'acecf', encf: approval.eNCF, type: approval.eNCF.slice(1, 3) }),
   };
 }

@@ -18,7 +18,9 @@ const repeatedInRfce: ReadonlySet<string> = new Set(['FormaDePago', 'ImpuestoAdi
 function rfceJsonOf(tree: XmlTree): Json {
   const out: Json = {};
   for (const [name, occurrences] of Object.entries(tree)) {
-    const values = occurrences.map((occurrence) => (typeof occurrence === 'string' ? occurrence : rfceJsonOf(occurrence)));
+    const values = occurrences.map((occurrence) =>
+      typeof occurrence === 'string' ? occurrence : rfceJsonOf(occurrence),
+    );
     // A second occurrence of a single element stays visible as an array, so the comparison names it.
     out[name] = repeatedInRfce.has(name) || values.length > 1 ? values : values[0];
   }
@@ -43,7 +45,11 @@ const freePointers: Readonly<Record<'ecf' | 'rfce', readonly string[]>> = {
 const shown = (value: unknown) => (value === undefined ? 'nada' : JSON.stringify(value));
 
 /** The first leaf, in the set row's order, where the document differs from it; undefined when they are equal. */
-export function firstDifference(row: Json, document: Json, free: readonly string[]): { pointer: string; expected: unknown; received: unknown } | undefined {
+export function firstDifference(
+  row: Json,
+  document: Json,
+  free: readonly string[],
+): { pointer: string; expected: unknown; received: unknown } | undefined {
   const expected = leavesOf(row);
   const received = leavesOf(document);
   for (const pointer of free) {
@@ -53,19 +59,32 @@ export function firstDifference(row: Json, document: Json, free: readonly string
   for (const [pointer, value] of expected) {
     if (received.get(pointer) !== value) return { pointer, expected: value, received: received.get(pointer) };
   }
-  for (const [pointer, value] of received) if (!expected.has(pointer)) return { pointer, expected: undefined, received: value };
+  for (const [pointer, value] of received)
+    if (!expected.has(pointer)) return { pointer, expected: undefined, received: value };
   return undefined;
 }
 
 /** Why an e-CF or RFCE that passed DGII's usual checks is not the set's; undefined when it is. */
-export function dataTestRefusal(cases: readonly SetCase[], channel: 'ecf' | 'rfce', encf: string, xml: Buffer): SandboxMessage | undefined {
+export function dataTestRefusal(
+  cases: readonly SetCase[],
+  channel: 'ecf' | 'rfce',
+  encf: string,
+  xml: Buffer,
+): SandboxMessage | undefined {
   const row = setRowFor(cases, channel === 'ecf' ? 'ECF' : 'RFCE', encf);
   const what = channel === 'ecf' ? 'e-CF' : 'RFCE';
   if (row === undefined) {
-    return { codigo: emulatorCodes.notInSet, valor: `${emulatorMarker} El ${what} ${encf} no corresponde a ninguna fila del set de pruebas de la postulación.` };
+    return {
+      codigo: emulatorCodes.notInSet,
+      valor: `${emulatorMarker} El ${what} ${encf} no corresponde a ninguna fila del set de pruebas de la postulación.`,
+    };
   }
   const document = documentJson(channel, xml);
-  if (document === undefined) return { codigo: emulatorCodes.differsFromSet, valor: `${emulatorMarker} El ${what} ${encf} no pudo leerse para compararlo con el set de pruebas.` };
+  if (document === undefined)
+    return {
+      codigo: emulatorCodes.differsFromSet,
+      valor: `${emulatorMarker} El ${what} ${encf} no pudo leerse para compararlo con el set de pruebas.`,
+    };
   const difference = firstDifference(row.payload, document, freePointers[channel]);
   if (difference === undefined) return undefined;
   return {

@@ -46,12 +46,29 @@ export async function dgiiTestIdentity(context: Pick<SandboxContext, 'db' | 'clo
     stored = { privateKeyPem: created.privateKeyPem, certificatePem: created.certificatePem };
     await writeSetting(db, settingKey, stored);
   }
-  const registered = await db.selectFrom('sandbox_taxpayers').select('rnc').where('rnc', '=', dgiiTestRnc).executeTakeFirst();
+  const registered = await db
+    .selectFrom('sandbox_taxpayers')
+    .select('rnc')
+    .where('rnc', '=', dgiiTestRnc)
+    .executeTakeFirst();
   // An operator may have registered 131880681 already: its entry is left as it is, the certificate added.
-  if (registered === undefined) await upsertTaxpayer(db, { rnc: dgiiTestRnc, name: dgiiTestName, certificateSha256: [certificateFingerprint(stored.certificatePem)] });
+  if (registered === undefined)
+    await upsertTaxpayer(db, {
+      rnc: dgiiTestRnc,
+      name: dgiiTestName,
+      certificateSha256: [certificateFingerprint(stored.certificatePem)],
+    });
   else {
-    await db.insertInto('sandbox_delegations').values({ rnc: dgiiTestRnc, certificate_sha256: certificateFingerprint(stored.certificatePem) }).onConflict((conflict) => conflict.doNothing()).execute();
+    await db
+      .insertInto('sandbox_delegations')
+      .values({ rnc: dgiiTestRnc, certificate_sha256: certificateFingerprint(stored.certificatePem) })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
     forgetState(db);
   }
-  return { rnc: dgiiTestRnc, name: dgiiTestName, key: { privateKey: createPrivateKey(stored.privateKeyPem), certificatePem: stored.certificatePem } };
+  return {
+    rnc: dgiiTestRnc,
+    name: dgiiTestName,
+    key: { privateKey: createPrivateKey(stored.privateKeyPem), certificatePem: stored.certificatePem },
+  };
 }

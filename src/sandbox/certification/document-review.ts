@@ -37,7 +37,8 @@ export interface Review {
  * a burned e-NCF 1209. The sandbox's general codes stay as they are outside certification.
  */
 function inDgiiWords(verdict: Verdict): Verdict {
-  if (verdict.reason === 'reference_unknown') return { ...verdict, mensajes: [dgiiCertificationMessages.referenceNotIssued] };
+  if (verdict.reason === 'reference_unknown')
+    return { ...verdict, mensajes: [dgiiCertificationMessages.referenceNotIssued] };
   if (verdict.reason === 'encf_already_used') return { ...verdict, mensajes: [dgiiCertificationMessages.sequenceUsed] };
   return verdict;
 }
@@ -48,7 +49,8 @@ function refusedBy(message: SandboxMessage): Verdict {
 }
 
 async function registeredName(context: SandboxContext, rnc: string): Promise<string | undefined> {
-  return (await context.db.selectFrom('sandbox_taxpayers').select('name').where('rnc', '=', rnc).executeTakeFirst())?.name;
+  return (await context.db.selectFrom('sandbox_taxpayers').select('name').where('rnc', '=', rnc).executeTakeFirst())
+    ?.name;
 }
 
 const isAccepted = (verdict: Verdict) => verdict.outcome === 1 || verdict.outcome === 4;
@@ -56,13 +58,16 @@ const isAccepted = (verdict: Verdict) => verdict.outcome === 1 || verdict.outcom
 export async function reviewForCertification(context: SandboxContext, input: ReviewInput): Promise<Review | undefined> {
   if (input.environment !== 'certecf') return undefined;
   const postulacion = await postulacionInProgress(context.db, input.facts.rncEmisor);
-  if (postulacion === undefined || (postulacion.step !== step.dataTests && postulacion.step !== step.simulation)) return undefined;
+  if (postulacion === undefined || (postulacion.step !== step.dataTests && postulacion.step !== step.simulation))
+    return undefined;
   const moment = momentOf(postulacion);
   let verdict = inDgiiWords(input.verdict);
   if (isAccepted(verdict)) {
     const cases = (await setById(context.db, postulacion.set_id))?.cases ?? [];
     const refusal =
-      postulacion.step === step.dataTests ? dataTestRefusal(cases, input.channel, input.facts.encf, input.xml) : simulationRefusal(cases, input.facts.encf, input.xml, await registeredName(context, postulacion.rnc));
+      postulacion.step === step.dataTests
+        ? dataTestRefusal(cases, input.channel, input.facts.encf, input.xml)
+        : simulationRefusal(cases, input.facts.encf, input.xml, await registeredName(context, postulacion.rnc));
     if (refusal !== undefined) verdict = refusedBy(refusal);
   }
   const { channel, facts } = input;
@@ -74,7 +79,12 @@ export async function reviewForCertification(context: SandboxContext, input: Rev
         await resetAfterRejection(context, moment);
         return;
       }
-      await countAccepted(context, moment, { kind: channel, encf: facts.encf, type: facts.tipoeCF, securityCode: channel === 'rfce' ? facts.codigoSeguridadeCF : undefined });
+      await countAccepted(context, moment, {
+        kind: channel,
+        encf: facts.encf,
+        type: facts.tipoeCF,
+        securityCode: channel === 'rfce' ? facts.codigoSeguridadeCF : undefined,
+      });
     },
   };
 }

@@ -4,7 +4,15 @@
 // what failed in the inbox (WL: a failure sends the postulación back).
 import type { SandboxContext } from '../http/context.js';
 import { setById } from '../state/cert-sets.js';
-import { addInboxMessage, postulacionById, updatePostulacion, withPostulacion, type CertTrx, type Postulacion, type PostulacionChange } from '../state/postulaciones.js';
+import {
+  addInboxMessage,
+  postulacionById,
+  updatePostulacion,
+  withPostulacion,
+  type CertTrx,
+  type Postulacion,
+  type PostulacionChange,
+} from '../state/postulaciones.js';
 import type { ReceiverUrls } from '../state/schema.js';
 import { actionRefused, wrongStep, type ActionResult } from './portal-results.js';
 import { emulatorMarker, inboxTexts, lastCancellableStep, step } from './portal-steps.js';
@@ -26,7 +34,8 @@ interface Transition {
 /** Moves the postulación from one step to another, if it is at `from`. */
 async function transition(context: SandboxContext, postulacionId: number, move: Transition): Promise<ActionResult> {
   const result = await withPostulacion(context.db, postulacionId, async (trx, postulacion): Promise<ActionResult> => {
-    if (postulacion.cancelled || postulacion.step !== move.from) return wrongStep(postulacion, move.action, [move.from]);
+    if (postulacion.cancelled || postulacion.step !== move.from)
+      return wrongStep(postulacion, move.action, [move.from]);
     const refused = await move.withRow?.(trx, postulacion);
     if (refused !== undefined) return refused;
     const now = context.clock.now();
@@ -39,10 +48,19 @@ async function transition(context: SandboxContext, postulacionId: number, move: 
 }
 
 export function validatePostulacion(context: SandboxContext, id: number): Promise<ActionResult> {
-  return transition(context, id, { action: 'validate', from: step.registered, to: step.dataTests, message: 'DGII validated the postulación: the data tests (step 2) are open.' });
+  return transition(context, id, {
+    action: 'validate',
+    from: step.registered,
+    to: step.dataTests,
+    message: 'DGII validated the postulación: the data tests (step 2) are open.',
+  });
 }
 
-export function uploadPrintedRepresentations(context: SandboxContext, id: number, files: readonly PrintedFile[]): Promise<ActionResult> {
+export function uploadPrintedRepresentations(
+  context: SandboxContext,
+  id: number,
+  files: readonly PrintedFile[],
+): Promise<ActionResult> {
   const checked = checkPrintedRepresentations(files);
   if (!checked.ok) return Promise.resolve(actionRefused(400, checked.message));
   return transition(context, id, {
@@ -55,10 +73,20 @@ export function uploadPrintedRepresentations(context: SandboxContext, id: number
 }
 
 export function approvePrintedRepresentations(context: SandboxContext, id: number): Promise<ActionResult> {
-  return transition(context, id, { action: 'approve-printed-representations', from: step.printedReview, to: step.testUrls, inbox: inboxTexts.printedApproved, message: 'Printed representations approved.' });
+  return transition(context, id, {
+    action: 'approve-printed-representations',
+    from: step.printedReview,
+    to: step.testUrls,
+    inbox: inboxTexts.printedApproved,
+    message: 'Printed representations approved.',
+  });
 }
 
-export function rejectPrintedRepresentations(context: SandboxContext, id: number, observations: string): Promise<ActionResult> {
+export function rejectPrintedRepresentations(
+  context: SandboxContext,
+  id: number,
+  observations: string,
+): Promise<ActionResult> {
   return transition(context, id, {
     action: 'reject-printed-representations',
     from: step.printedReview,
@@ -68,7 +96,11 @@ export function rejectPrintedRepresentations(context: SandboxContext, id: number
   });
 }
 
-export function confirmTestUrls(context: SandboxContext, id: number, given: Partial<ReceiverUrls>): Promise<ActionResult> {
+export function confirmTestUrls(
+  context: SandboxContext,
+  id: number,
+  given: Partial<ReceiverUrls>,
+): Promise<ActionResult> {
   return transition(context, id, {
     action: 'confirm-test-urls',
     from: step.testUrls,
@@ -89,7 +121,13 @@ async function guarded(context: SandboxContext, test: () => Promise<ReceiverTest
 }
 
 /** The second half of steps 9 and 11: on to the next step, or back to the one that started the test. */
-async function finishTest(context: SandboxContext, id: number, at: number, passed: ReceiverTestResult, texts: { done: string; failed: (detail: string) => string }): Promise<ActionResult> {
+async function finishTest(
+  context: SandboxContext,
+  id: number,
+  at: number,
+  passed: ReceiverTestResult,
+  texts: { done: string; failed: (detail: string) => string },
+): Promise<ActionResult> {
   const moved = await withPostulacion(context.db, id, async (trx, postulacion): Promise<ActionResult> => {
     // Cancelled (or moved by another request) while DGII was testing: the test's result no longer applies.
     if (postulacion.cancelled || postulacion.step !== at) return wrongStep(postulacion, 'Finishing the test', [at]);
@@ -97,27 +135,52 @@ async function finishTest(context: SandboxContext, id: number, at: number, passe
     const to = passed.ok ? at + 1 : at - 1;
     await updatePostulacion(trx, postulacion, { step: to }, now, true);
     await addInboxMessage(trx, postulacion.id, passed.ok ? texts.done : texts.failed(passed.detail), now);
-    return passed.ok ? { ok: true, outcome: 'advanced', message: texts.done } : { ok: true, outcome: 'returned', message: texts.failed(passed.detail) };
+    return passed.ok
+      ? { ok: true, outcome: 'advanced', message: texts.done }
+      : { ok: true, outcome: 'returned', message: texts.failed(passed.detail) };
   });
   return moved ?? actionRefused(404, 'The postulación is gone.');
 }
 
 /** "Enviar prueba de comprobantes": 8 → 9, DGII's e-CF to the receiver, then 10 or back to 8. */
 export async function sendTestDocuments(context: SandboxContext, id: number): Promise<ActionResult> {
-  const start = await transition(context, id, { action: 'send-test-documents', from: step.receptionTestStart, to: step.receptionTest, message: 'DGII is sending its test e-CF.' });
+  const start = await transition(context, id, {
+    action: 'send-test-documents',
+    from: step.receptionTestStart,
+    to: step.receptionTest,
+    message: 'DGII is sending its test e-CF.',
+  });
   const started = start.ok ? await postulacionById(context.db, id) : undefined;
   if (started === undefined) return start;
   const passed = await guarded(context, () => testEcfReception(context, started.rnc, started.test_urls));
-  return finishTest(context, id, step.receptionTest, passed, { done: inboxTexts.receptionTestDone, failed: inboxTexts.receptionTestFailed });
+  return finishTest(context, id, step.receptionTest, passed, {
+    done: inboxTexts.receptionTestDone,
+    failed: inboxTexts.receptionTestFailed,
+  });
 }
 
 /** "Enviar prueba de aprobaciones comerciales": 10 → 11, DGII's ACECFs to the receiver, then 12 or back to 10. */
 export async function sendTestApprovals(context: SandboxContext, id: number): Promise<ActionResult> {
-  const start = await transition(context, id, { action: 'send-test-approvals', from: step.approvalTestStart, to: step.approvalTest, message: 'DGII is sending its test commercial approvals.' });
+  const start = await transition(context, id, {
+    action: 'send-test-approvals',
+    from: step.approvalTestStart,
+    to: step.approvalTest,
+    message: 'DGII is sending its test commercial approvals.',
+  });
   const started = start.ok ? await postulacionById(context.db, id) : undefined;
   if (started === undefined) return start;
-  const passed = await guarded(context, async () => testApprovalReception(context, started.rnc, started.test_urls, (await setById(context.db, started.set_id))?.cases ?? []));
-  return finishTest(context, id, step.approvalTest, passed, { done: inboxTexts.approvalTestDone, failed: inboxTexts.approvalTestFailed });
+  const passed = await guarded(context, async () =>
+    testApprovalReception(
+      context,
+      started.rnc,
+      started.test_urls,
+      (await setById(context.db, started.set_id))?.cases ?? [],
+    ),
+  );
+  return finishTest(context, id, step.approvalTest, passed, {
+    done: inboxTexts.approvalTestDone,
+    failed: inboxTexts.approvalTestFailed,
+  });
 }
 
 /** 12 → 13; the URLs go to DGII's production directory (research §1: "They go to the OFV directory"). */
@@ -129,7 +192,11 @@ export function confirmProductionUrls(context: SandboxContext, id: number, urls:
     change: { production_urls: urls },
     message: 'Production URLs confirmed and written to the eCF directory.',
     withRow: async (trx, postulacion) => {
-      const entry = { reception_url: urls.receptionUrl, approval_url: urls.approvalUrl, authentication_url: urls.authenticationUrl };
+      const entry = {
+        reception_url: urls.receptionUrl,
+        approval_url: urls.approvalUrl,
+        authentication_url: urls.authenticationUrl,
+      };
       await trx
         .insertInto('sandbox_directory_entries')
         .values({ environment: 'ecf', rnc: postulacion.rnc, ...entry })
@@ -141,28 +208,52 @@ export function confirmProductionUrls(context: SandboxContext, id: number, urls:
 }
 
 /** 13 → 14 with the declaration the portal issued, signed by a certificate delegated for the RNC. */
-export async function submitSwornDeclaration(context: SandboxContext, id: number, xml: string, expected: Postulacion): Promise<ActionResult> {
+export async function submitSwornDeclaration(
+  context: SandboxContext,
+  id: number,
+  xml: string,
+  expected: Postulacion,
+): Promise<ActionResult> {
   // Checked before the row is held: the delegation is read through the sandbox's shared state, not the transaction.
-  const problem = expected.step === step.swornDeclaration ? await signedDeclarationProblem(context, xml, { rnc: expected.rnc, code: expected.declaration_code }) : undefined;
+  const problem =
+    expected.step === step.swornDeclaration
+      ? await signedDeclarationProblem(context, xml, { rnc: expected.rnc, code: expected.declaration_code })
+      : undefined;
   if (problem !== undefined) return actionRefused(400, problem);
   return transition(context, id, {
     action: 'sworn-declaration',
     from: step.swornDeclaration,
     to: step.statusCheck,
     message: 'Sworn declaration received.',
-    withRow: (_trx, postulacion) => Promise.resolve(postulacion.declaration_code === expected.declaration_code ? undefined : actionRefused(400, 'A newer declaration was issued meanwhile: sign that one.')),
+    withRow: (_trx, postulacion) =>
+      Promise.resolve(
+        postulacion.declaration_code === expected.declaration_code
+          ? undefined
+          : actionRefused(400, 'A newer declaration was issued meanwhile: sign that one.'),
+      ),
   });
 }
 
 export function verifyStatus(context: SandboxContext, id: number): Promise<ActionResult> {
-  return transition(context, id, { action: 'verify-status', from: step.statusCheck, to: step.finished, inbox: inboxTexts.finished, message: 'Status verified: Finalizado.' });
+  return transition(context, id, {
+    action: 'verify-status',
+    from: step.statusCheck,
+    to: step.finished,
+    inbox: inboxTexts.finished,
+    message: 'Status verified: Finalizado.',
+  });
 }
 
 /** PCERT §2.1: cancellable in steps 1–13, with a reason; a new postulación may follow. */
 export async function cancelPostulacion(context: SandboxContext, id: number, reason: string): Promise<ActionResult> {
   const result = await withPostulacion(context.db, id, async (trx, postulacion): Promise<ActionResult> => {
     if (postulacion.cancelled || postulacion.step > lastCancellableStep) {
-      return { ok: false, status: 409, message: `A postulación is cancelled in steps 1 to ${String(lastCancellableStep)}; the postulación of ${postulacion.rnc} is ${postulacion.cancelled ? 'cancelled already' : `at step ${String(postulacion.step)}`}.`, step: postulacion.step };
+      return {
+        ok: false,
+        status: 409,
+        message: `A postulación is cancelled in steps 1 to ${String(lastCancellableStep)}; the postulación of ${postulacion.rnc} is ${postulacion.cancelled ? 'cancelled already' : `at step ${String(postulacion.step)}`}.`,
+        step: postulacion.step,
+      };
     }
     const now = context.clock.now();
     await updatePostulacion(trx, postulacion, { cancelled: true, cancel_reason: reason }, now);

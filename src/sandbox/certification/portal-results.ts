@@ -7,7 +7,9 @@ import { stepName } from './portal-steps.js';
  * returned: sent back to an earlier step; cancelled. */
 export type ActionOutcome = 'advanced' | 'recorded' | 'reset' | 'returned' | 'cancelled';
 
-export type ActionResult = { ok: true; outcome: ActionOutcome; message: string } | { ok: false; status: 400 | 404 | 409; message: string; step?: number; stepName?: string };
+export type ActionResult =
+  | { ok: true; outcome: ActionOutcome; message: string }
+  | { ok: false; status: 400 | 404 | 409; message: string; step?: number; stepName?: string };
 
 export function actionRefused(status: 400 | 404 | 409, message: string): ActionResult {
   return { ok: false, status, message };
@@ -17,7 +19,14 @@ const described = (number: number) => `${String(number)} (${stepName(number)})`;
 
 /** 409: the portal shows an action only at its step (its stepper is strictly linear, research §1). */
 export function wrongStep(postulacion: Postulacion, action: string, steps: readonly number[]): ActionResult {
-  if (postulacion.cancelled) return { ok: false, status: 409, message: `The postulación of ${postulacion.rnc} was cancelled.`, step: postulacion.step, stepName: stepName(postulacion.step) };
+  if (postulacion.cancelled)
+    return {
+      ok: false,
+      status: 409,
+      message: `The postulación of ${postulacion.rnc} was cancelled.`,
+      step: postulacion.step,
+      stepName: stepName(postulacion.step),
+    };
   return {
     ok: false,
     status: 409,

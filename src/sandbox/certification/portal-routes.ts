@@ -42,7 +42,12 @@ const urlsBody = {
   properties: { receptionUrl: url, approvalUrl: url, authenticationUrl: url },
 } as const;
 const optionalUrlsBody = { ...urlsBody, required: [] } as const;
-const xmlBody = { type: 'object', required: ['xml'], additionalProperties: false, properties: { xml: { type: 'string', minLength: 1 } } } as const;
+const xmlBody = {
+  type: 'object',
+  required: ['xml'],
+  additionalProperties: false,
+  properties: { xml: { type: 'string', minLength: 1 } },
+} as const;
 const printedBody = {
   type: 'object',
   required: ['files'],
@@ -51,11 +56,22 @@ const printedBody = {
     files: {
       type: 'array',
       maxItems: 20,
-      items: { type: 'object', required: ['slot', 'pdfBase64'], additionalProperties: false, properties: { slot: { type: 'string' }, pdfBase64: { type: 'string', minLength: 1 } } },
+      items: {
+        type: 'object',
+        required: ['slot', 'pdfBase64'],
+        additionalProperties: false,
+        properties: { slot: { type: 'string' }, pdfBase64: { type: 'string', minLength: 1 } },
+      },
     },
   },
 } as const;
-const textBody = (name: string) => ({ type: 'object', required: [name], additionalProperties: false, properties: { [name]: { type: 'string', minLength: 1, maxLength: 2000 } } }) as const;
+const textBody = (name: string) =>
+  ({
+    type: 'object',
+    required: [name],
+    additionalProperties: false,
+    properties: { [name]: { type: 'string', minLength: 1, maxLength: 2000 } },
+  }) as const;
 
 /** 10 MB of PDFs, base64 (4/3) in JSON, with room to spare. */
 const printedBodyLimit = 16 * 1024 * 1024;
@@ -71,17 +87,30 @@ function badUrl(urls: Urls): string | undefined {
 
 export function portalRoutes(admin: FastifyInstance, context: SandboxContext): void {
   const { db } = context;
-  const fail = (reply: FastifyReply, status: number, message: string, more: object = {}) => reply.code(status).send({ message, ...more });
+  const fail = (reply: FastifyReply, status: number, message: string, more: object = {}) =>
+    reply.code(status).send({ message, ...more });
 
   admin.addContentTypeParser(xlsxType, { parseAs: 'buffer', bodyLimit: workbookBodyLimit }, (_request, body, done) => {
     done(null, body);
   });
 
   /** The postulación in progress (or finished) of the route's RNC, or the answer that says why there is none. */
-  async function postulacionOf(rnc: string, reply: FastifyReply): Promise<{ ok: true; postulacion: Postulacion } | { ok: false; reply: FastifyReply }> {
-    if (!rncPattern.test(rnc)) return { ok: false, reply: fail(reply, 400, `${rnc} is not an RNC (9 digits) or a cédula (11 digits).`) };
+  async function postulacionOf(
+    rnc: string,
+    reply: FastifyReply,
+  ): Promise<{ ok: true; postulacion: Postulacion } | { ok: false; reply: FastifyReply }> {
+    if (!rncPattern.test(rnc))
+      return { ok: false, reply: fail(reply, 400, `${rnc} is not an RNC (9 digits) or a cédula (11 digits).`) };
     const found = await currentPostulacion(db, rnc);
-    if (found === undefined) return { ok: false, reply: fail(reply, 404, `RNC ${rnc} has no postulación (a cancelled one does not count): POST /sandbox-admin/certification/${rnc} first.`) };
+    if (found === undefined)
+      return {
+        ok: false,
+        reply: fail(
+          reply,
+          404,
+          `RNC ${rnc} has no postulación (a cancelled one does not count): POST /sandbox-admin/certification/${rnc} first.`,
+        ),
+      };
     return { ok: true, postulacion: found };
   }
 
@@ -91,18 +120,33 @@ export function portalRoutes(admin: FastifyInstance, context: SandboxContext): v
       return reply.code(status).send(body);
     }
     const postulacion = await latestPostulacion(db, rnc);
-    return reply.send({ outcome: result.outcome, message: result.message, postulacion: postulacion === undefined ? null : await postulacionView(context, postulacion) });
+    return reply.send({
+      outcome: result.outcome,
+      message: result.message,
+      postulacion: postulacion === undefined ? null : await postulacionView(context, postulacion),
+    });
   }
 
   /** An action route: the postulación, then the action on it. */
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- Body names what the route's schema validated.
-  function action<Body>(name: string, options: { body?: object; bodyLimit?: number }, run: (postulacion: Postulacion, body: Body) => Promise<ActionResult>): void {
-    admin.post(`/certification/:rnc/actions/${name}`, { ...(options.body === undefined ? {} : { schema: { body: options.body } }), ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }) }, async (request, reply) => {
-      const { rnc } = request.params as { rnc: string };
-      const found = await postulacionOf(rnc, reply);
-      if (!found.ok) return found.reply;
-      return answer(reply, rnc, await run(found.postulacion, request.body as Body));
-    });
+  function action<Body>(
+    name: string,
+    options: { body?: object; bodyLimit?: number },
+    run: (postulacion: Postulacion, body: Body) => Promise<ActionResult>,
+  ): void {
+    admin.post(
+      `/certification/:rnc/actions/${name}`,
+      {
+        ...(options.body === undefined ? {} : { schema: { body: options.body } }),
+        ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+      },
+      async (request, reply) => {
+        const { rnc } = request.params as { rnc: string };
+        const found = await postulacionOf(rnc, reply);
+        if (!found.ok) return found.reply;
+        return answer(reply, rnc, await run(found.postulacion, request.body as Body));
+      },
+    );
   }
 
   admin.post('/certification/:rnc', { schema: { body: urlsBody } }, async (request, reply) => {
@@ -111,14 +155,28 @@ export function portalRoutes(admin: FastifyInstance, context: SandboxContext): v
     const urls = request.body as ReceiverUrls;
     const wrong = badUrl(urls);
     if (wrong !== undefined) return fail(reply, 400, wrong);
-    const taxpayer = await db.selectFrom('sandbox_taxpayers').select(['electronic', 'active']).where('rnc', '=', rnc).executeTakeFirst();
-    if (taxpayer === undefined) return fail(reply, 404, `No taxpayer ${rnc} is registered; register it first (POST /sandbox-admin/taxpayers).`);
-    if (!taxpayer.electronic || !taxpayer.active) return fail(reply, 409, `Taxpayer ${rnc} is not an active electronic taxpayer; only one may apply for certification.`);
+    const taxpayer = await db
+      .selectFrom('sandbox_taxpayers')
+      .select(['electronic', 'active'])
+      .where('rnc', '=', rnc)
+      .executeTakeFirst();
+    if (taxpayer === undefined)
+      return fail(reply, 404, `No taxpayer ${rnc} is registered; register it first (POST /sandbox-admin/taxpayers).`);
+    if (!taxpayer.electronic || !taxpayer.active)
+      return fail(
+        reply,
+        409,
+        `Taxpayer ${rnc} is not an active electronic taxpayer; only one may apply for certification.`,
+      );
     const now = context.clock.now();
     const created = await createPostulacion(db, rnc, urls, now);
     if (created === undefined) {
       const existing = await currentPostulacion(db, rnc);
-      return fail(reply, 409, `RNC ${rnc} already has a postulación (step ${String(existing?.step ?? '?')}); cancel it first to apply again.`);
+      return fail(
+        reply,
+        409,
+        `RNC ${rnc} already has a postulación (step ${String(existing?.step ?? '?')}); cancel it first to apply again.`,
+      );
     }
     // DGII authorises CerteCF sequences for the tests; the sandbox gives its pre-certification ranges where none are.
     await ensureTestRanges(db, rnc, 'certecf', now);
@@ -137,14 +195,23 @@ export function portalRoutes(admin: FastifyInstance, context: SandboxContext): v
     const query = request.query as { regenerate?: string; seed?: string; defects?: string };
     const defects = (query.defects ?? '').split(',').filter((defect) => defect !== '');
     const unknown = defects.find((defect) => !(setDefects as readonly string[]).includes(defect));
-    if (unknown !== undefined) return fail(reply, 400, `defects: ${unknown} is not a known defect (${setDefects.join(', ')}).`);
+    if (unknown !== undefined)
+      return fail(reply, 400, `defects: ${unknown} is not a known defect (${setDefects.join(', ')}).`);
     if (query.seed !== undefined && !/^\d{1,9}$/.test(query.seed)) return fail(reply, 400, 'seed is a whole number.');
-    if (query.regenerate !== undefined && query.regenerate !== 'true' && query.regenerate !== 'false') return fail(reply, 400, 'regenerate is true or false.');
+    if (query.regenerate !== undefined && query.regenerate !== 'true' && query.regenerate !== 'false')
+      return fail(reply, 400, 'regenerate is true or false.');
     const found = await postulacionOf(rnc, reply);
     if (!found.ok) return found.reply;
-    const issued = await issueSet(context, found.postulacion.id, { regenerate: query.regenerate === 'true', seed: query.seed === undefined ? undefined : Number(query.seed), defects: defects as SetDefect[] });
+    const issued = await issueSet(context, found.postulacion.id, {
+      regenerate: query.regenerate === 'true',
+      seed: query.seed === undefined ? undefined : Number(query.seed),
+      defects: defects as SetDefect[],
+    });
     if (!issued.ok) return answer(reply, rnc, issued.refusal);
-    return reply.type(xlsxType).header('content-disposition', `attachment; filename="${issued.set.name}"`).send(setWorkbook(issued.set.cases));
+    return reply
+      .type(xlsxType)
+      .header('content-disposition', `attachment; filename="${issued.set.name}"`)
+      .send(setWorkbook(issued.set.cases));
   });
 
   admin.post('/certification/:rnc/set', { bodyLimit: workbookBodyLimit }, async (request, reply) => {
@@ -155,7 +222,12 @@ export function portalRoutes(admin: FastifyInstance, context: SandboxContext): v
     let reading;
     if (type === xlsxType && Buffer.isBuffer(request.body)) reading = await casesOfWorkbook(request.body);
     else if (type === 'application/json') reading = casesOfSetFile(request.body);
-    else return fail(reply, 415, `Send the set file as application/json ({label, cases}) or DGII's workbook as ${xlsxType}.`);
+    else
+      return fail(
+        reply,
+        415,
+        `Send the set file as application/json ({label, cases}) or DGII's workbook as ${xlsxType}.`,
+      );
     if (!reading.ok) return fail(reply, 400, 'This is not a certification set.', { problems: reading.problems });
     return answer(reply, rnc, await registerSet(context, found.postulacion.id, reading.cases));
   });
@@ -166,25 +238,48 @@ export function portalRoutes(admin: FastifyInstance, context: SandboxContext): v
     if (!found.ok) return found.reply;
     const download = await swornDeclarationDownload(context, found.postulacion.id);
     if (!download.ok) return answer(reply, rnc, download.refusal);
-    return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="declaracion-jurada-${rnc}.xml"`).send(download.xml);
+    return reply
+      .type('application/xml; charset=utf-8')
+      .header('content-disposition', `attachment; filename="declaracion-jurada-${rnc}.xml"`)
+      .send(download.xml);
   });
 
   action('validate', {}, (postulacion) => validatePostulacion(context, postulacion.id));
-  action<{ xml: string }>('upload-consumer-invoice', { body: xmlBody }, (postulacion, body) => uploadConsumerInvoice(context, postulacion.id, body.xml));
-  action<{ files: PrintedFile[] }>('upload-printed-representations', { body: printedBody, bodyLimit: printedBodyLimit }, (postulacion, body) => uploadPrintedRepresentations(context, postulacion.id, body.files));
-  action('approve-printed-representations', {}, (postulacion) => approvePrintedRepresentations(context, postulacion.id));
-  action<{ observations: string }>('reject-printed-representations', { body: textBody('observations') }, (postulacion, body) => rejectPrintedRepresentations(context, postulacion.id, body.observations));
+  action<{ xml: string }>('upload-consumer-invoice', { body: xmlBody }, (postulacion, body) =>
+    uploadConsumerInvoice(context, postulacion.id, body.xml),
+  );
+  action<{ files: PrintedFile[] }>(
+    'upload-printed-representations',
+    { body: printedBody, bodyLimit: printedBodyLimit },
+    (postulacion, body) => uploadPrintedRepresentations(context, postulacion.id, body.files),
+  );
+  action('approve-printed-representations', {}, (postulacion) =>
+    approvePrintedRepresentations(context, postulacion.id),
+  );
+  action<{ observations: string }>(
+    'reject-printed-representations',
+    { body: textBody('observations') },
+    (postulacion, body) => rejectPrintedRepresentations(context, postulacion.id, body.observations),
+  );
   action<Urls | undefined>('confirm-test-urls', { body: optionalUrlsBody }, async (postulacion, body) => {
     const wrong = badUrl(body ?? {});
-    return wrong === undefined ? confirmTestUrls(context, postulacion.id, body ?? {}) : { ok: false, status: 400, message: wrong };
+    return wrong === undefined
+      ? confirmTestUrls(context, postulacion.id, body ?? {})
+      : { ok: false, status: 400, message: wrong };
   });
   action('send-test-documents', {}, (postulacion) => sendTestDocuments(context, postulacion.id));
   action('send-test-approvals', {}, (postulacion) => sendTestApprovals(context, postulacion.id));
   action<ReceiverUrls>('confirm-production-urls', { body: urlsBody }, async (postulacion, body) => {
     const wrong = badUrl(body);
-    return wrong === undefined ? confirmProductionUrls(context, postulacion.id, body) : { ok: false, status: 400, message: wrong };
+    return wrong === undefined
+      ? confirmProductionUrls(context, postulacion.id, body)
+      : { ok: false, status: 400, message: wrong };
   });
-  action<{ xml: string }>('sworn-declaration', { body: xmlBody }, (postulacion, body) => submitSwornDeclaration(context, postulacion.id, body.xml, postulacion));
+  action<{ xml: string }>('sworn-declaration', { body: xmlBody }, (postulacion, body) =>
+    submitSwornDeclaration(context, postulacion.id, body.xml, postulacion),
+  );
   action('verify-status', {}, (postulacion) => verifyStatus(context, postulacion.id));
-  action<{ reason: string }>('cancel', { body: textBody('reason') }, (postulacion, body) => cancelPostulacion(context, postulacion.id, body.reason));
+  action<{ reason: string }>('cancel', { body: textBody('reason') }, (postulacion, body) =>
+    cancelPostulacion(context, postulacion.id, body.reason),
+  );
 }

@@ -59,11 +59,13 @@ export const inboxTexts = {
   dataTestsDone: 'Las pruebas de datos de eCF han sido completadas satisfactoriamente.',
   approvalTestsDone: 'Las pruebas de datos de aprobación comercial han sido completadas satisfactoriamente.',
   simulationDone: 'Las pruebas de simulación de eCF han sido completadas satisfactoriamente.',
-  printedRejected: (observations: string) => `La representación impresa ha sido rechazada. Observaciones: ${observations}`,
+  printedRejected: (observations: string) =>
+    `La representación impresa ha sido rechazada. Observaciones: ${observations}`,
   printedApproved: 'La representación impresa ha sido aprobada.',
   receptionTestFailed: (detail: string) => `La prueba de recepción de e-CF no fue satisfactoria: ${detail}`,
   receptionTestDone: 'La prueba de recepción de e-CF fue completada satisfactoriamente.',
-  approvalTestFailed: (detail: string) => `La prueba de recepción de aprobaciones comerciales no fue satisfactoria: ${detail}`,
+  approvalTestFailed: (detail: string) =>
+    `La prueba de recepción de aprobaciones comerciales no fue satisfactoria: ${detail}`,
   approvalTestDone: 'La prueba de recepción de aprobaciones comerciales fue completada satisfactoriamente.',
   finished: 'Su postulación ha finalizado: ha sido certificado como emisor electrónico.',
 } as const;
@@ -73,7 +75,8 @@ export const dgiiCertificationMessages = {
   referenceNotIssued: { codigo: 614, valor: 'El eNCF modificado no ha sido emitido' },
   sequenceUsed: { codigo: 1209, valor: 'Este número de secuencia ya ha sido utilizado' },
   // WL (research §4): DGII's refusal of an ACECF outside step 3; it resets nothing.
-  notInApprovalStage: (rnc: string) => `El contribuyente de rnc ${rnc} no se encuentra en la etapa de prueba de datos de aprobación comercial`,
+  notInApprovalStage: (rnc: string) =>
+    `El contribuyente de rnc ${rnc} no se encuentra en la etapa de prueba de datos de aprobación comercial`,
 } as const;
 
 /**

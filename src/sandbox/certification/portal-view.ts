@@ -43,7 +43,9 @@ function countedFor(postulacion: Postulacion, records: readonly CertRecord[], nu
 function documentCounters(tally: StepTally, expected: StepTally): DocumentCounters {
   const types = [...new Set([...Object.keys(expected.ecf), ...Object.keys(tally.ecf)])].sort();
   return {
-    ecf: Object.fromEntries(types.map((type) => [type, { accepted: tally.ecf[type] ?? 0, expected: expected.ecf[type] ?? 0 }])),
+    ecf: Object.fromEntries(
+      types.map((type) => [type, { accepted: tally.ecf[type] ?? 0, expected: expected.ecf[type] ?? 0 }]),
+    ),
     rfce: { accepted: tally.rfce, expected: expected.rfce },
     consumerInvoiceUploads: { accepted: tally.consumerInvoiceUploads, expected: expected.consumerInvoiceUploads },
   };
@@ -65,7 +67,10 @@ export async function postulacionView(context: SandboxContext, postulacion: Post
       '3': { approvals: { accepted: tally(step.approvalTests).approvals, expected: expected.approvals } },
       '4': documentCounters(tally(step.simulation), expected),
     },
-    inbox: (await inboxOf(context.db, postulacion.id)).map((message) => ({ at: message.at.toISOString(), text: message.text })),
+    inbox: (await inboxOf(context.db, postulacion.id)).map((message) => ({
+      at: message.at.toISOString(),
+      text: message.text,
+    })),
     urls: { test: postulacion.test_urls, production: postulacion.production_urls },
     setName: set?.name ?? null,
     printedRepresentations: postulacion.printed_representations,

@@ -16,17 +16,25 @@ export function checkPrintedRepresentations(files: readonly PrintedFile[]): Prin
   const slots: { slot: string; bytes: number }[] = [];
   let total = 0;
   for (const file of files) {
-    if (!(printedSlots as readonly string[]).includes(file.slot)) return { ok: false, message: `Slot ${file.slot} is not one of the portal's: ${printedSlots.join(', ')}.` };
-    if (slots.some((taken) => taken.slot === file.slot)) return { ok: false, message: `Slot ${file.slot} is given twice.` };
+    if (!(printedSlots as readonly string[]).includes(file.slot))
+      return { ok: false, message: `Slot ${file.slot} is not one of the portal's: ${printedSlots.join(', ')}.` };
+    if (slots.some((taken) => taken.slot === file.slot))
+      return { ok: false, message: `Slot ${file.slot} is given twice.` };
     const compact = file.pdfBase64.replace(/\s+/g, '');
     if (!base64.test(compact)) return { ok: false, message: `Slot ${file.slot}: pdfBase64 is not base64.` };
     const pdf = Buffer.from(compact, 'base64');
-    if (!pdf.subarray(0, 5).equals(Buffer.from('%PDF-'))) return { ok: false, message: `Slot ${file.slot}: the file is not a PDF (it does not start with %PDF-).` };
+    if (!pdf.subarray(0, 5).equals(Buffer.from('%PDF-')))
+      return { ok: false, message: `Slot ${file.slot}: the file is not a PDF (it does not start with %PDF-).` };
     total += pdf.length;
     slots.push({ slot: file.slot, bytes: pdf.length });
   }
   const missing = printedSlots.filter((slot) => !slots.some((taken) => taken.slot === slot));
-  if (missing.length > 0) return { ok: false, message: `The portal asks for one PDF per slot; missing: ${missing.join(', ')}.` };
-  if (total > maxPrintedBytes) return { ok: false, message: `The files weigh ${String(total)} bytes; the portal takes at most ${String(maxPrintedBytes)} (10 MB) in all.` };
+  if (missing.length > 0)
+    return { ok: false, message: `The portal asks for one PDF per slot; missing: ${missing.join(', ')}.` };
+  if (total > maxPrintedBytes)
+    return {
+      ok: false,
+      message: `The files weigh ${String(total)} bytes; the portal takes at most ${String(maxPrintedBytes)} (10 MB) in all.`,
+    };
   return { ok: true, slots };
 }

@@ -14,7 +14,15 @@ import { parseXmlTree } from '../../fiscal/parse/index.js';
 import { buildAcecf } from '../../fiscal/responses/acecf.js';
 import { signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
 import { issueEcf, judgeArecf, recordExchange } from '../counterpart/counterpart-issuer.js';
-import { authenticateAt, endpointUrl, httpUrl, postXml, standardPaths, type Authenticated, type Caller } from '../counterpart/counterpart-outbound.js';
+import {
+  authenticateAt,
+  endpointUrl,
+  httpUrl,
+  postXml,
+  standardPaths,
+  type Authenticated,
+  type Caller,
+} from '../counterpart/counterpart-outbound.js';
 import type { SandboxContext } from '../http/context.js';
 import type { ReceiverUrls } from '../state/schema.js';
 import { dgiiTestIdentity, type DgiiTestIdentity } from './dgii-test-identity.js';
@@ -47,14 +55,22 @@ function authenticationFailure(authenticated: Exclude<Authenticated, { ok: true 
   }
 }
 
-async function authenticate(context: SandboxContext, identity: DgiiTestIdentity, urls: ReceiverUrls): Promise<{ ok: true; token: string | undefined } | { ok: false; detail: string }> {
+async function authenticate(
+  context: SandboxContext,
+  identity: DgiiTestIdentity,
+  urls: ReceiverUrls,
+): Promise<{ ok: true; token: string | undefined } | { ok: false; detail: string }> {
   const caller: Caller = { key: identity.key, validationPath: dgiiValidationPath, requireDateTimeExpiry: true };
   const authenticated = await authenticateAt(context, httpUrl(urls.authenticationUrl), caller);
   return authenticated.ok ? authenticated : { ok: false, detail: authenticationFailure(authenticated) };
 }
 
 /** What DGII makes of the receiver's answer to an e-CF: undefined when it is a good ARECF. */
-function arecfProblem(context: SandboxContext, body: string, expected: { encf: string; buyer: string; issuerRnc: string }): string | undefined {
+function arecfProblem(
+  context: SandboxContext,
+  body: string,
+  expected: { encf: string; buyer: string; issuerRnc: string },
+): string | undefined {
   const parsed = parseXmlTree(body);
   // .NET's XmlReader on a body that is not XML (WL: a JSON answer), and its validation on another root (WL).
   if (!parsed.ok) return 'Data at the root level is invalid. Line 1, position 1.';
@@ -66,7 +82,12 @@ function arecfProblem(context: SandboxContext, body: string, expected: { encf: s
 }
 
 /** Step 9: DGII's e-CF to the taxpayer's reception URL, each answered by a valid ARECF with Estado 0. */
-export async function testEcfReception(context: SandboxContext, rnc: string, urls: ReceiverUrls, count = receptionTestDocuments): Promise<ReceiverTestResult> {
+export async function testEcfReception(
+  context: SandboxContext,
+  rnc: string,
+  urls: ReceiverUrls,
+  count = receptionTestDocuments,
+): Promise<ReceiverTestResult> {
   const identity = await dgiiTestIdentity(context);
   const session = await authenticate(context, identity, urls);
   if (!session.ok) return session;
@@ -99,25 +120,45 @@ export async function testEcfReception(context: SandboxContext, rnc: string, url
 }
 
 /** Step 11: one ACECF per step-3 row, mirrored (the taxpayer as issuer, 131880681 as buyer), each answered 200. */
-export async function testApprovalReception(context: SandboxContext, rnc: string, urls: ReceiverUrls, cases: readonly SetCase[]): Promise<ReceiverTestResult> {
+export async function testApprovalReception(
+  context: SandboxContext,
+  rnc: string,
+  urls: ReceiverUrls,
+  cases: readonly SetCase[],
+): Promise<ReceiverTestResult> {
   const identity = await dgiiTestIdentity(context);
   const session = await authenticate(context, identity, urls);
   if (!session.ok) return session;
   const approvalBase = httpUrl(urls.approvalUrl);
-  if (approvalBase === undefined) return { ok: false, detail: `La URL de aprobación comercial ${urls.approvalUrl} no es válida.` };
+  if (approvalBase === undefined)
+    return { ok: false, detail: `La URL de aprobación comercial ${urls.approvalUrl} no es válida.` };
   const target = endpointUrl(approvalBase, standardPaths.aprobacionComercial);
   const failures: string[] = [];
   for (const row of deriveAcecfCases(cases, rnc)) {
     const field = (name: string) => textAt(row.payload, ['DetalleAprobacionComercial', name]) ?? '';
     const encf = field('eNCF');
-    const built = buildAcecf({ RNCEmisor: rnc, eNCF: encf, FechaEmision: field('FechaEmision'), MontoTotal: field('MontoTotal'), RNCComprador: identity.rnc, Estado: '1', FechaHoraAprobacionComercial: formatDgiiTimestamp(context.clock.now()) });
+    const built = buildAcecf({
+      RNCEmisor: rnc,
+      eNCF: encf,
+      FechaEmision: field('FechaEmision'),
+      MontoTotal: field('MontoTotal'),
+      RNCComprador: identity.rnc,
+      Estado: '1',
+      FechaHoraAprobacionComercial: formatDgiiTimestamp(context.clock.now()),
+    });
     if (!built.ok) {
       failures.push(`${encf}: la aprobación comercial no pudo construirse.`);
       continue;
     }
     const sentAt = context.clock.now();
     // DT: the file is named RNCComprador + eNCF.
-    const answer = await postXml(context, target, signCanonicalDocument(built.xml, identity.key), `${identity.rnc}${encf}.xml`, session.token);
+    const answer = await postXml(
+      context,
+      target,
+      signCanonicalDocument(built.xml, identity.key),
+      `${identity.rnc}${encf}.xml`,
+      session.token,
+    );
     const problem = !answer.ok ? answer.message : answer.status === 200 ? undefined : statusMessage(answer.status);
     await recordExchange(context, 'certecf', {
       kind: 'acecf',

@@ -13,7 +13,8 @@ export interface StepTally {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function textAt(value: unknown, path: readonly string[]): string | undefined {
   let current = value;
@@ -78,7 +79,11 @@ export function tallyOf(records: readonly CertRecord[]): StepTally {
 
 /** Steps 2 and 4 are done when every count reached the set's; step 3 when every approval came. */
 export function documentsComplete(tally: StepTally, expected: StepTally): boolean {
-  return Object.entries(expected.ecf).every(([type, count]) => (tally.ecf[type] ?? 0) >= count) && tally.rfce >= expected.rfce && tally.consumerInvoiceUploads >= expected.consumerInvoiceUploads;
+  return (
+    Object.entries(expected.ecf).every(([type, count]) => (tally.ecf[type] ?? 0) >= count) &&
+    tally.rfce >= expected.rfce &&
+    tally.consumerInvoiceUploads >= expected.consumerInvoiceUploads
+  );
 }
 
 export function approvalsComplete(tally: StepTally, expected: StepTally): boolean {

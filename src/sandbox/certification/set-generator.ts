@@ -100,11 +100,20 @@ interface Product {
   readonly weighed?: true;
 }
 
-function product(name: string, indicator: Indicator, price: [number, number], quantity: [number, number], more: Partial<Product> = {}): Product {
+function product(
+  name: string,
+  indicator: Indicator,
+  price: [number, number],
+  quantity: [number, number],
+  more: Partial<Product> = {},
+): Product {
   return { name, indicator, price, quantity, ...more };
 }
 
-const installation = product('SERVICIO DE INSTALACION ELECTRICA, HORA', '1', [950, 1500], [2, 16], { unit: '19', service: true });
+const installation = product('SERVICIO DE INSTALACION ELECTRICA, HORA', '1', [950, 1500], [2, 16], {
+  unit: '19',
+  service: true,
+});
 
 const hardware: readonly Product[] = [
   product('CEMENTO GRIS PORTLAND TIPO I, FUNDA 42.5 KG', '1', [520, 690], [5, 60], { unit: '43' }),
@@ -184,13 +193,28 @@ const servicesAbroad: readonly Product[] = [
 ];
 
 const companyNames = [
-  'DISTRIBUIDORA DEL CARIBE SRL', 'FERRETERIA LA ESQUINA SRL', 'COMERCIAL LOS PINOS SA', 'SUPLIDORA DEL CIBAO SRL',
-  'INVERSIONES MARENA SRL', 'CONSTRUCTORA RIO OZAMA SA', 'HOTELES COSTA AZUL DE PRUEBA SA', 'AGROINDUSTRIAL DEL SUR SRL',
-  'SERVICIOS TECNICOS ALFA SRL', 'COLEGIO LOS ALMENDROS SRL',
+  'DISTRIBUIDORA DEL CARIBE SRL',
+  'FERRETERIA LA ESQUINA SRL',
+  'COMERCIAL LOS PINOS SA',
+  'SUPLIDORA DEL CIBAO SRL',
+  'INVERSIONES MARENA SRL',
+  'CONSTRUCTORA RIO OZAMA SA',
+  'HOTELES COSTA AZUL DE PRUEBA SA',
+  'AGROINDUSTRIAL DEL SUR SRL',
+  'SERVICIOS TECNICOS ALFA SRL',
+  'COLEGIO LOS ALMENDROS SRL',
 ];
 const informalSuppliers = ['JOSE MARTINEZ', 'MARIA RODRIGUEZ', 'PEDRO GOMEZ', 'ANA PEREZ', 'LUIS FERNANDEZ'];
-const freeZoneNames = ['TEXTILES ZONA FRANCA DE PRUEBA SA', 'MANUFACTURAS DEL NORTE ZF SRL', 'ENSAMBLES INDUSTRIALES ZF SA'];
-const governmentNames = ['MINISTERIO DE PRUEBAS Y ENSAYOS', 'AYUNTAMIENTO MUNICIPAL DE PRUEBA', 'DIRECCION GENERAL DE EJEMPLOS'];
+const freeZoneNames = [
+  'TEXTILES ZONA FRANCA DE PRUEBA SA',
+  'MANUFACTURAS DEL NORTE ZF SRL',
+  'ENSAMBLES INDUSTRIALES ZF SA',
+];
+const governmentNames = [
+  'MINISTERIO DE PRUEBAS Y ENSAYOS',
+  'AYUNTAMIENTO MUNICIPAL DE PRUEBA',
+  'DIRECCION GENERAL DE EJEMPLOS',
+];
 const importers = [
   { name: 'CARIBBEAN IMPORTS LLC', country: 'ESTADOS UNIDOS', prefix: 'US-EIN-' },
   { name: 'GOURMET CACAO IMPORTERS INC', country: 'ESTADOS UNIDOS', prefix: 'US-EIN-' },
@@ -247,28 +271,51 @@ function defined(fields: Json): Json {
 function itemOf(line: Line, index: number): Json {
   const quantity = new Big(line.quantity);
   const gross = quantity.times(line.price);
-  const discount = line.discountPercent === undefined ? undefined : formatAmount(gross.times(line.discountPercent).div(100));
+  const discount =
+    line.discountPercent === undefined ? undefined : formatAmount(gross.times(line.discountPercent).div(100));
   const montoItem = formatAmount(gross.minus(discount ?? 0));
   const { retention, taxes, priceOtherCurrency } = line;
   return defined({
     NumeroLinea: String(index + 1),
     IndicadorFacturacion: line.product.indicator,
-    Retencion: retention === undefined ? undefined : defined({
-      IndicadorAgenteRetencionoPercepcion: '1',
-      MontoITBISRetenido: retention.itbisShare === undefined ? undefined : formatAmount(new Big(montoItem).times(itbisRate[line.product.indicator]).times(retention.itbisShare)),
-      MontoISRRetenido: formatAmount(new Big(montoItem).times(retention.isrRate)),
-    }),
+    Retencion:
+      retention === undefined
+        ? undefined
+        : defined({
+            IndicadorAgenteRetencionoPercepcion: '1',
+            MontoITBISRetenido:
+              retention.itbisShare === undefined
+                ? undefined
+                : formatAmount(new Big(montoItem).times(itbisRate[line.product.indicator]).times(retention.itbisShare)),
+            MontoISRRetenido: formatAmount(new Big(montoItem).times(retention.isrRate)),
+          }),
     NombreItem: line.product.name,
     IndicadorBienoServicio: line.product.service === true ? '2' : '1',
     CantidadItem: line.quantity,
     UnidadMedida: line.product.unit,
     PrecioUnitarioItem: line.price,
     DescuentoMonto: discount,
-    TablaSubDescuento: discount === undefined ? undefined : {
-      SubDescuento: [{ TipoSubDescuento: '%', SubDescuentoPorcentaje: `${String(line.discountPercent)}.00`, MontoSubDescuento: discount }],
-    },
-    TablaImpuestoAdicional: taxes === undefined ? undefined : { ImpuestoAdicional: taxes.map((TipoImpuesto) => ({ TipoImpuesto })) },
-    OtraMonedaDetalle: priceOtherCurrency === undefined ? undefined : { PrecioOtraMoneda: priceOtherCurrency, MontoItemOtraMoneda: formatAmount(quantity.times(priceOtherCurrency)) },
+    TablaSubDescuento:
+      discount === undefined
+        ? undefined
+        : {
+            SubDescuento: [
+              {
+                TipoSubDescuento: '%',
+                SubDescuentoPorcentaje: `${String(line.discountPercent)}.00`,
+                MontoSubDescuento: discount,
+              },
+            ],
+          },
+    TablaImpuestoAdicional:
+      taxes === undefined ? undefined : { ImpuestoAdicional: taxes.map((TipoImpuesto) => ({ TipoImpuesto })) },
+    OtraMonedaDetalle:
+      priceOtherCurrency === undefined
+        ? undefined
+        : {
+            PrecioOtraMoneda: priceOtherCurrency,
+            MontoItemOtraMoneda: formatAmount(quantity.times(priceOtherCurrency)),
+          },
     MontoItem: montoItem,
   });
 }
@@ -276,8 +323,12 @@ function itemOf(line: Line, index: number): Json {
 function paymentForms(formas: readonly string[], montoTotal: string): Json | undefined {
   if (formas.length === 0) return undefined;
   const share = new Big(montoTotal).div(formas.length).round(0, Big.roundDown);
-  const montos = formas.map((_, index) => (index < formas.length - 1 ? share : new Big(montoTotal).minus(share.times(formas.length - 1))));
-  return { FormaDePago: formas.map((FormaPago, index) => ({ FormaPago, MontoPago: formatAmount(montos[index] ?? share) })) };
+  const montos = formas.map((_, index) =>
+    index < formas.length - 1 ? share : new Big(montoTotal).minus(share.times(formas.length - 1)),
+  );
+  return {
+    FormaDePago: formas.map((FormaPago, index) => ({ FormaPago, MontoPago: formatAmount(montos[index] ?? share) })),
+  };
 }
 
 /** The issuer's name in DGII's sets: a placeholder, not the taxpayer's (research/certification.md §2). */
@@ -296,10 +347,16 @@ function ecfPayload(invoice: Invoice, rncEmisor: string, fechaVencimientoSecuenc
   const indicadorMontoGravado = typesWithIndicadorMontoGravado.includes(type) ? '0' : undefined;
   // Totales (and OtraMoneda) as the fiscal core computes them from the lines, so they agree exactly.
   const { totales, otraMoneda, findings } = computeTotals({
-    Encabezado: { IdDoc: defined({ TipoeCF: type, IndicadorMontoGravado: indicadorMontoGravado }), ...(invoice.currency === undefined ? {} : { OtraMoneda: invoice.currency }) },
+    Encabezado: {
+      IdDoc: defined({ TipoeCF: type, IndicadorMontoGravado: indicadorMontoGravado }),
+      ...(invoice.currency === undefined ? {} : { OtraMoneda: invoice.currency }),
+    },
     DetallesItems: { Item: items },
   });
-  if (findings.length > 0) throw new Error(`certification set: the lines of ${invoice.eNCF} do not add up: ${findings.map((finding) => finding.message).join('; ')}`);
+  if (findings.length > 0)
+    throw new Error(
+      `certification set: the lines of ${invoice.eNCF} do not add up: ${findings.map((finding) => finding.message).join('; ')}`,
+    );
   return defined({
     Encabezado: defined({
       Version: '1.0',
@@ -322,12 +379,15 @@ function ecfPayload(invoice: Invoice, rncEmisor: string, fechaVencimientoSecuenc
       OtraMoneda: otraMoneda,
     }),
     DetallesItems: { Item: items },
-    InformacionReferencia: reference === undefined ? undefined : {
-      NCFModificado: reference.of.eNCF,
-      FechaNCFModificado: dgiiDate(reference.of.emitted),
-      CodigoModificacion: reference.code,
-      RazonModificacion: reference.reason,
-    },
+    InformacionReferencia:
+      reference === undefined
+        ? undefined
+        : {
+            NCFModificado: reference.of.eNCF,
+            FechaNCFModificado: dgiiDate(reference.of.emitted),
+            CodigoModificacion: reference.code,
+            RazonModificacion: reference.reason,
+          },
   });
 }
 
@@ -376,7 +436,8 @@ class SetDraw {
 
   line(product: Product, more: Partial<Line> = {}): Line {
     const { dice } = this;
-    const quantity = product.weighed === true ? dice.decimal(...product.quantity, 2) : String(dice.int(...product.quantity));
+    const quantity =
+      product.weighed === true ? dice.decimal(...product.quantity, 2) : String(dice.int(...product.quantity));
     return { product, quantity, price: dice.decimal(...product.price, product.priceDecimals ?? 2), ...more };
   }
 
@@ -400,7 +461,14 @@ function returnedLine(invoice: Invoice): Line {
 }
 
 /** A note one day after the invoice it modifies, to the same buyer and with its TipoIngresos (research/certification.md §3). */
-function noteOf(draw: SetDraw, type: '33' | '34', of: Invoice, lines: readonly Line[], code: string, reason: string): Invoice {
+function noteOf(
+  draw: SetDraw,
+  type: '33' | '34',
+  of: Invoice,
+  lines: readonly Line[],
+  code: string,
+  reason: string,
+): Invoice {
   return {
     type,
     eNCF: draw.eNCF(type),
@@ -416,7 +484,13 @@ function noteOf(draw: SetDraw, type: '33' | '34', of: Invoice, lines: readonly L
 /** The 25 e-CF in set order: each type's in the order its sequence numbers them. */
 function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
   const { dice } = draw;
-  const invoice = (type: EcfType, buyer: Json | undefined, payment: Payment, lines: readonly Line[], more: Partial<Invoice> = {}): Invoice => ({
+  const invoice = (
+    type: EcfType,
+    buyer: Json | undefined,
+    payment: Payment,
+    lines: readonly Line[],
+    more: Partial<Invoice> = {},
+  ): Invoice => ({
     type,
     eNCF: draw.eNCF(type),
     emitted: draw.day(),
@@ -433,7 +507,16 @@ function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
   // DGII's sets use up to ~16 lines per document (research/certification.md §2).
   const manyLines = invoice('31', buyerA, cash, draw.lines([...hardware, ...groceries], 10, 16));
   const onCredit = invoice('31', buyerB, credit, draw.lines(hardware, 2, 4));
-  const fourDecimals = invoice('31', buyerC, { tipoPago: '1', formas: ['2'] }, draw.lines(hardware.filter((entry) => entry.priceDecimals === 4), 2, 3));
+  const fourDecimals = invoice(
+    '31',
+    buyerC,
+    { tipoPago: '1', formas: ['2'] },
+    draw.lines(
+      hardware.filter((entry) => entry.priceDecimals === 4),
+      2,
+      3,
+    ),
+  );
   const lineDiscount = invoice('31', buyerD, { tipoPago: '1', formas: ['3'] }, [
     draw.line(dice.pick(hardware), { discountPercent: dice.pick([5, 10, 15]) }),
     ...draw.lines(hardware, 1, 2),
@@ -444,7 +527,9 @@ function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
     draw.line(product('PLANTA ELECTRICA DIESEL 20 KW', '1', [215000, 240000], [1, 1], { unit: '43' })),
     draw.line(installation),
   ]);
-  const refrigerators = invoice('32', buyerF, { tipoPago: '1', formas: ['3'] }, [draw.line(product('REFRIGERADOR COMERCIAL 2 PUERTAS', '1', [72000, 90000], [3, 4], { unit: '43' }))]);
+  const refrigerators = invoice('32', buyerF, { tipoPago: '1', formas: ['3'] }, [
+    draw.line(product('REFRIGERADOR COMERCIAL 2 PUERTAS', '1', [72000, 90000], [3, 4], { unit: '43' })),
+  ]);
   // A few thousand pesos each: far under 250,000.00, so each goes to DGII as an RFCE.
   const finalConsumer = { RazonSocialComprador: 'CONSUMIDOR FINAL' };
   const small32 = [
@@ -453,18 +538,33 @@ function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
     invoice('32', finalConsumer, cash, draw.lines(restaurant, 2, 3, { taxes: ['001'] })),
     // CDT (002) and ISC telecomunicaciones (004).
     invoice('32', buyerG, { tipoPago: '1', formas: ['3'] }, draw.lines(telecom, 1, 2, { taxes: ['002', '004'] })),
-    invoice('32', finalConsumer, cash, draw.lines(groceries.filter((entry) => entry.weighed === true || entry.priceDecimals === 4), 2, 2)),
+    invoice(
+      '32',
+      finalConsumer,
+      cash,
+      draw.lines(
+        groceries.filter((entry) => entry.weighed === true || entry.priceDecimals === 4),
+        2,
+        2,
+      ),
+    ),
   ];
 
   const [supplierA, supplierB] = dice.sample(informalSuppliers, 2).map(company);
   // An informal supplier's service: its ITBIS retained in full, ISR at 10 %.
   const plumbing = invoice('41', supplierA, cash, [
-    draw.line(product('SERVICIO DE PLOMERIA Y REPARACIONES', '1', [3000, 9000], [1, 1], { service: true }), { retention: { itbisShare: '1', isrRate: '0.10' } }),
+    draw.line(product('SERVICIO DE PLOMERIA Y REPARACIONES', '1', [3000, 9000], [1, 1], { service: true }), {
+      retention: { itbisShare: '1', isrRate: '0.10' },
+    }),
   ]);
   // Farm produce (exempt: ITBIS retained 0, Formato e-CF n. 53) and scrap metal (30 % of its ITBIS retained), ISR at 2 %.
   const produce = invoice('41', supplierB, cash, [
-    draw.line(product('PLATANOS VERDES, RACIMO', '4', [250, 450], [5, 40], { unit: '43' }), { retention: { itbisShare: '1', isrRate: '0.02' } }),
-    draw.line(product('CHATARRA DE HIERRO, KG', '1', [9, 14], [200, 1500], { unit: '21', priceDecimals: 4 }), { retention: { itbisShare: '0.30', isrRate: '0.02' } }),
+    draw.line(product('PLATANOS VERDES, RACIMO', '4', [250, 450], [5, 40], { unit: '43' }), {
+      retention: { itbisShare: '1', isrRate: '0.02' },
+    }),
+    draw.line(product('CHATARRA DE HIERRO, KG', '1', [9, 14], [200, 1500], { unit: '21', priceDecimals: 4 }), {
+      retention: { itbisShare: '0.30', isrRate: '0.02' },
+    }),
   ]);
 
   const freight = draw.line(product('CARGO POR FLETE NO FACTURADO', '1', [1500, 4500], [1, 1], { service: true }));
@@ -478,17 +578,29 @@ function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
       : noteOf(draw, '34', fourDecimals, [returnedLine(fourDecimals)], '3', 'DEVOLUCION PARCIAL DE MERCANCIA'),
   ];
 
-  const minor43 = minorExpenses.map((products) => invoice('43', undefined, { tipoPago: '1', formas: [] }, draw.lines(products, 2, 3)));
+  const minor43 = minorExpenses.map((products) =>
+    invoice('43', undefined, { tipoPago: '1', formas: [] }, draw.lines(products, 2, 3)),
+  );
   const [zoneA, zoneB] = dice.sample(freeZoneNames, 2).map(company);
-  const special44 = [invoice('44', zoneA, credit, draw.lines(freeZoneSupplies, 1, 3)), invoice('44', zoneB, cash, draw.lines(freeZoneSupplies, 1, 2))];
-  const [governmentA, governmentB] = dice.sample(governmentNames, 2).map((name) => ({ RNCComprador: draw.rnc('401'), RazonSocialComprador: name }));
-  const government45 = [invoice('45', governmentA, credit, draw.lines(office, 2, 4)), invoice('45', governmentB, credit, draw.lines(office, 1, 3))];
+  const special44 = [
+    invoice('44', zoneA, credit, draw.lines(freeZoneSupplies, 1, 3)),
+    invoice('44', zoneB, cash, draw.lines(freeZoneSupplies, 1, 2)),
+  ];
+  const [governmentA, governmentB] = dice
+    .sample(governmentNames, 2)
+    .map((name) => ({ RNCComprador: draw.rnc('401'), RazonSocialComprador: name }));
+  const government45 = [
+    invoice('45', governmentA, credit, draw.lines(office, 2, 4)),
+    invoice('45', governmentB, credit, draw.lines(office, 1, 3)),
+  ];
 
-  const foreign = (entry: { name: string; prefix: string; country?: string }): Json => defined({
-    IdentificadorExtranjero: entry.prefix + (entry.prefix.startsWith('US') ? `${draw.digits(2)}-${draw.digits(7)}` : draw.digits(9)),
-    RazonSocialComprador: entry.name,
-    PaisComprador: entry.country,
-  });
+  const foreign = (entry: { name: string; prefix: string; country?: string }): Json =>
+    defined({
+      IdentificadorExtranjero:
+        entry.prefix + (entry.prefix.startsWith('US') ? `${draw.digits(2)}-${draw.digits(7)}` : draw.digits(9)),
+      RazonSocialComprador: entry.name,
+      PaisComprador: entry.country,
+    });
   const [importerA, importerB] = dice.sample(importers, 2).map(foreign);
   // Also stated in US dollars: the DOP price is the dollar price at TipoCambio (other currency is optional in the set).
   const tipoCambio = dice.decimal(57.5, 62.5, 2);
@@ -512,7 +624,23 @@ function invoicesOf(draw: SetDraw, defects: readonly SetDefect[]): Invoice[] {
     invoice('47', providerA, { tipoPago: '1', formas: ['2'] }, draw.lines(servicesAbroad, 1, 1, abroad)),
     invoice('47', providerB, { tipoPago: '1', formas: ['2'] }, draw.lines(servicesAbroad, 2, 3, abroad)),
   ];
-  return [manyLines, onCredit, fourDecimals, lineDiscount, generator, refrigerators, ...small32, ...notes, plumbing, produce, ...minor43, ...special44, ...government45, ...exports46, ...abroad47];
+  return [
+    manyLines,
+    onCredit,
+    fourDecimals,
+    lineDiscount,
+    generator,
+    refrigerators,
+    ...small32,
+    ...notes,
+    plumbing,
+    produce,
+    ...minor43,
+    ...special44,
+    ...government45,
+    ...exports46,
+    ...abroad47,
+  ];
 }
 
 /** The first sequence number of each type's e-NCF: one for every type, or per type (1 where a type is not given). */
@@ -523,7 +651,10 @@ const maxSequence = 9_999_999_999;
 function firstSequenceOf(start: SequenceStart | undefined): (type: EcfType) => number {
   return (type) => {
     const first = typeof start === 'number' ? start : (start?.[type] ?? 1);
-    if (!Number.isSafeInteger(first) || first < 1 || first > maxSequence - 50) throw new RangeError(`certification set: the first sequence of type ${type} (${String(first)}) is not a sequence number with room for the set`);
+    if (!Number.isSafeInteger(first) || first < 1 || first > maxSequence - 50)
+      throw new RangeError(
+        `certification set: the first sequence of type ${type} (${String(first)}) is not a sequence number with room for the set`,
+      );
     return first;
   };
 }
@@ -534,11 +665,23 @@ function firstSequenceOf(start: SequenceStart | undefined): (type: EcfType) => n
  * when not given): a set DGII issues again after a reset does not reuse the numbers the last one burned
  * (research/certification.md §3, "After a reset").
  */
-export function generateCertificationSet(input: { rnc: string; now: Date; seed?: number; defects?: readonly SetDefect[]; sequenceStart?: SequenceStart }): GeneratedCase[] {
-  if (checkTaxpayerId(input.rnc) !== undefined) throw new RangeError(`certification set: ${input.rnc} is not a valid RNC or cédula`);
+export function generateCertificationSet(input: {
+  rnc: string;
+  now: Date;
+  seed?: number;
+  defects?: readonly SetDefect[];
+  sequenceStart?: SequenceStart;
+}): GeneratedCase[] {
+  if (checkTaxpayerId(input.rnc) !== undefined)
+    throw new RangeError(`certification set: ${input.rnc} is not a valid RNC or cédula`);
   const today = calendarDateOf(input.now);
   // Dates of the set are in the past (DGII's: 2018, 2020); the sequences expire at the end of next year.
-  const draw = new SetDraw(new Dice(input.seed ?? 1), input.rnc, Math.min(2020, today.year - 1), firstSequenceOf(input.sequenceStart));
+  const draw = new SetDraw(
+    new Dice(input.seed ?? 1),
+    input.rnc,
+    Math.min(2020, today.year - 1),
+    firstSequenceOf(input.sequenceStart),
+  );
   const expiry = dgiiDate({ year: today.year + 1, month: 12, day: 31 });
   const ecf = invoicesOf(draw, input.defects ?? []).map((invoice): GeneratedCase => ({
     kind: 'ECF',
@@ -548,7 +691,9 @@ export function generateCertificationSet(input: { rnc: string; now: Date; seed?:
   }));
   // A type 32 under DOP 250,000.00 goes to DGII as an RFCE (Informe Técnico; research/dgii-protocol.md §8).
   const rfce = ecf
-    .filter((entry) => isConsumerSummary(entry.ecfType, textAt(entry.payload, ['Encabezado', 'Totales', 'MontoTotal']) ?? ''))
+    .filter((entry) =>
+      isConsumerSummary(entry.ecfType, textAt(entry.payload, ['Encabezado', 'Totales', 'MontoTotal']) ?? ''),
+    )
     .map((entry): GeneratedCase => ({ ...entry, kind: 'RFCE', payload: rfcePayloadOf(entry.payload) }));
   return [...ecf, ...rfce];
 }

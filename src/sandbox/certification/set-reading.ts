@@ -11,7 +11,6 @@ import { encfOfCase, textAt } from './set-composition.js';
 
 export type SetReading = { ok: true; cases: SetCase[] } | { ok: false; problems: string[] };
 
-
 /** Problems shown at most: enough to see what is wrong with a file. */
 const shownProblems = 10;
 
@@ -22,7 +21,8 @@ function refused(problems: string[]): SetReading {
 /** `{label?, cases: [{kind, caseKey, ecfType?, payload}]}`. */
 export function casesOfSetFile(body: unknown): SetReading {
   const cases = typeof body === 'object' && body !== null && 'cases' in body ? body.cases : undefined;
-  if (!Array.isArray(cases)) return refused(['A set file is {label, cases: [{kind, caseKey, ecfType, payload}]}: cases is missing.']);
+  if (!Array.isArray(cases))
+    return refused(['A set file is {label, cases: [{kind, caseKey, ecfType, payload}]}: cases is missing.']);
   const read: SetCase[] = [];
   const problems: string[] = [];
   for (const [index, entry] of (cases as unknown[]).entries()) {
@@ -33,10 +33,16 @@ export function casesOfSetFile(body: unknown): SetReading {
     if (kind === 'ACECF') continue;
     if (kind !== 'ECF' && kind !== 'RFCE') problems.push(`${at}: kind is ECF, RFCE or ACECF.`);
     else if (typeof caseKey !== 'string') problems.push(`${at}: caseKey is missing.`);
-    else if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) problems.push(`${at}: payload is missing.`);
+    else if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      problems.push(`${at}: payload is missing.`);
     else {
       const type = typeof ecfType === 'string' ? ecfType : textAt(payload, ['Encabezado', 'IdDoc', 'TipoeCF']);
-      read.push({ kind, caseKey, ...(type === undefined ? {} : { ecfType: type }), payload: payload as Record<string, unknown> });
+      read.push({
+        kind,
+        caseKey,
+        ...(type === undefined ? {} : { ecfType: type }),
+        payload: payload as Record<string, unknown>,
+      });
     }
   }
   return problems.length > 0 ? refused(problems) : checkedSet(read);
@@ -63,7 +69,10 @@ async function readWorkbook(path: string): Promise<SetReading> {
   try {
     const read = await casesOfWorkbookRows(workbook);
     if (!read.ok) return refused([`The workbook is not a DGII certification set: ${read.message}.`]);
-    if (read.findings.length > 0) return refused(read.findings.map(({ sheet, row, finding }) => `${sheet} row ${String(row)}: ${finding.message}.`));
+    if (read.findings.length > 0)
+      return refused(
+        read.findings.map(({ sheet, row, finding }) => `${sheet} row ${String(row)}: ${finding.message}.`),
+      );
     return checkedSet(read.cases);
   } finally {
     workbook.close();
@@ -80,7 +89,10 @@ function checkedSet(cases: readonly SetCase[]): SetReading {
   const ecf = cases.filter((setCase) => setCase.kind === 'ECF');
   if (ecf.length === 0) return refused(['The set has no ECF case.']);
   const issuers = new Set(cases.map((setCase) => textAt(setCase.payload, ['Encabezado', 'Emisor', 'RNCEmisor'])));
-  if (issuers.size !== 1) problems.push(`Every case of a set has the same RNCEmisor; these have ${[...issuers].map((rnc) => rnc ?? 'none').join(', ')}.`);
+  if (issuers.size !== 1)
+    problems.push(
+      `Every case of a set has the same RNCEmisor; these have ${[...issuers].map((rnc) => rnc ?? 'none').join(', ')}.`,
+    );
   const seen = new Set<string>();
   for (const setCase of cases) {
     const encf = encfOfCase(setCase);
@@ -88,15 +100,19 @@ function checkedSet(cases: readonly SetCase[]): SetReading {
     const type = textAt(setCase.payload, ['Encabezado', 'IdDoc', 'TipoeCF']);
     const name = `${setCase.kind} ${setCase.caseKey}`;
     if (encf === undefined || !/^E\d{12}$/.test(encf)) problems.push(`${name}: no e-NCF (Encabezado/IdDoc/eNCF).`);
-    else if (setCase.caseKey !== `${rnc ?? ''}${encf}`) problems.push(`${name}: the case key is not RNCEmisor + eNCF (${rnc ?? ''}${encf}).`);
-    if (type === undefined || !isEcfType(type) || encf?.slice(1, 3) !== type) problems.push(`${name}: TipoeCF ${type ?? 'missing'} is not the e-NCF's type.`);
+    else if (setCase.caseKey !== `${rnc ?? ''}${encf}`)
+      problems.push(`${name}: the case key is not RNCEmisor + eNCF (${rnc ?? ''}${encf}).`);
+    if (type === undefined || !isEcfType(type) || encf?.slice(1, 3) !== type)
+      problems.push(`${name}: TipoeCF ${type ?? 'missing'} is not the e-NCF's type.`);
     if (seen.has(name)) problems.push(`${name}: the key appears twice.`);
     seen.add(name);
   }
   const rfceKeys = new Set(cases.filter((setCase) => setCase.kind === 'RFCE').map((setCase) => setCase.caseKey));
   const routed = new Set(ecf.filter(isRfceRouted).map((setCase) => setCase.caseKey));
-  for (const key of rfceKeys) if (!routed.has(key)) problems.push(`RFCE ${key}: no ECF case of type 32 under DOP 250,000.00 has its key.`);
-  for (const key of routed) if (!rfceKeys.has(key)) problems.push(`ECF ${key}: a type 32 under DOP 250,000.00 needs its RFCE case.`);
+  for (const key of rfceKeys)
+    if (!routed.has(key)) problems.push(`RFCE ${key}: no ECF case of type 32 under DOP 250,000.00 has its key.`);
+  for (const key of routed)
+    if (!rfceKeys.has(key)) problems.push(`ECF ${key}: a type 32 under DOP 250,000.00 needs its RFCE case.`);
   for (const setCase of cases) {
     try {
       cellsOfCase(setCase.kind === 'ECF' ? 'ECF' : 'RFCE', setCase.payload);

@@ -1,7 +1,13 @@
 // The set workbook DGII's portal hands a taxpayer in step 2 (research/certification.md §2): sheets ECF and RFCE, one
 // row per case under DGII's headers (`CasoPrueba` first, every leaf with its indices), every cell text, `#e` for an
 // empty one. Written from the same column layout the converter reads, so converting it gives back the cases.
-import { caseKeyColumn, cellsOfCase, emptyCell, sheetHeaders, type SetSheet } from '../../fiscal/certification/index.js';
+import {
+  caseKeyColumn,
+  cellsOfCase,
+  emptyCell,
+  sheetHeaders,
+  type SetSheet,
+} from '../../fiscal/certification/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { writeXlsx } from '../../platform/xlsx/index.js';
 

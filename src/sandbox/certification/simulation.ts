@@ -27,7 +27,12 @@ function placeholdersOf(cases: readonly SetCase[]): Set<string> {
 }
 
 /** `registeredName`: the taxpayer's own name in DGII's registry, never a placeholder even if a given set used it. */
-export function simulationRefusal(cases: readonly SetCase[], encf: string, xml: Buffer, registeredName: string | undefined): SandboxMessage | undefined {
+export function simulationRefusal(
+  cases: readonly SetCase[],
+  encf: string,
+  xml: Buffer,
+  registeredName: string | undefined,
+): SandboxMessage | undefined {
   const name = issuerNameOf(xml);
   if (name === undefined || name === registeredName || !placeholdersOf(cases).has(name)) return undefined;
   return {

@@ -3,7 +3,16 @@
 // step 2 or 4 starts the step's counting over (the e-NCF it burned stay burned).
 import type { SandboxContext } from '../http/context.js';
 import { setById } from '../state/cert-sets.js';
-import { addInboxMessage, addRecord, recordsOf, updatePostulacion, withPostulacion, type CertTrx, type NewRecord, type Postulacion } from '../state/postulaciones.js';
+import {
+  addInboxMessage,
+  addRecord,
+  recordsOf,
+  updatePostulacion,
+  withPostulacion,
+  type CertTrx,
+  type NewRecord,
+  type Postulacion,
+} from '../state/postulaciones.js';
 import { approvalsComplete, compositionOf, documentsComplete, tallyOf } from './set-composition.js';
 import { inboxTexts, step } from './portal-steps.js';
 
@@ -32,7 +41,8 @@ async function advanceWhenComplete(context: SandboxContext, trx: CertTrx, postul
   const set = await setById(trx, postulacion.set_id);
   const expected = compositionOf(set?.cases, postulacion.rnc);
   const tally = tallyOf(await recordsOf(trx, postulacion, postulacion.step, postulacion.round));
-  const complete = postulacion.step === step.approvalTests ? approvalsComplete(tally, expected) : documentsComplete(tally, expected);
+  const complete =
+    postulacion.step === step.approvalTests ? approvalsComplete(tally, expected) : documentsComplete(tally, expected);
   if (!complete) return;
   const now = context.clock.now();
   await updatePostulacion(trx, postulacion, { step: postulacion.step + 1 }, now, true);
@@ -50,7 +60,12 @@ export async function countAccepted(context: SandboxContext, moment: StepMoment,
 }
 
 /** Within an open transaction: counts an upload and moves the step on when full. */
-export async function countInTransaction(context: SandboxContext, trx: CertTrx, postulacion: Postulacion, record: NewRecord): Promise<void> {
+export async function countInTransaction(
+  context: SandboxContext,
+  trx: CertTrx,
+  postulacion: Postulacion,
+  record: NewRecord,
+): Promise<void> {
   await addRecord(trx, postulacion, record, context.clock.now());
   await advanceWhenComplete(context, trx, postulacion);
 }
@@ -61,11 +76,17 @@ const resetTexts: Readonly<Record<number, string>> = {
 };
 
 /** Starts step 2 or 4 over (PCERT fn 4; research §3 "Zero-rejection guard"), with DGII's inbox message. */
-export async function resetInTransaction(context: SandboxContext, trx: CertTrx, postulacion: Postulacion, lead?: string): Promise<Postulacion> {
+export async function resetInTransaction(
+  context: SandboxContext,
+  trx: CertTrx,
+  postulacion: Postulacion,
+  lead?: string,
+): Promise<Postulacion> {
   const now = context.clock.now();
   const reset = await updatePostulacion(trx, postulacion, {}, now, true);
   const text = resetTexts[postulacion.step];
-  if (text !== undefined) await addInboxMessage(trx, postulacion.id, lead === undefined ? text : `${lead} ${text}`, now);
+  if (text !== undefined)
+    await addInboxMessage(trx, postulacion.id, lead === undefined ? text : `${lead} ${text}`, now);
   return reset;
 }
 

@@ -36,31 +36,57 @@ export function swornDeclarationXml(input: { rnc: string; name: string; code: st
 }
 
 /** Why a signed declaration is not taken; undefined when it is. */
-export async function signedDeclarationProblem(context: SandboxContext, xml: string, expected: { rnc: string; code: string | null }): Promise<string | undefined> {
+export async function signedDeclarationProblem(
+  context: SandboxContext,
+  xml: string,
+  expected: { rnc: string; code: string | null },
+): Promise<string | undefined> {
   const parsed = parseXmlTree(xml);
-  if (!parsed.ok || parsed.root !== declarationRoot) return `The file is not the sworn declaration the portal issued (a ${declarationRoot} XML).`;
+  if (!parsed.ok || parsed.root !== declarationRoot)
+    return `The file is not the sworn declaration the portal issued (a ${declarationRoot} XML).`;
   if (textOf(parsed.tree, 'RNC') !== expected.rnc) return `The declaration is not for RNC ${expected.rnc}.`;
-  if (expected.code === null || textOf(parsed.tree, 'CodigoDeclaracion') !== expected.code) return 'The declaration is not the one the portal issued last: download sworn-declaration.xml again and sign that one.';
+  if (expected.code === null || textOf(parsed.tree, 'CodigoDeclaracion') !== expected.code)
+    return 'The declaration is not the one the portal issued last: download sworn-declaration.xml again and sign that one.';
   const verified = verifyEnvelopedSignature(xml);
-  if (!verified.ok) return `The declaration's signature does not verify: ${verified.problems.map((problem) => problem.message).join('; ')}`;
-  if (!(await isDelegated(context, certificateFingerprint(verified.certificatePem), expected.rnc))) return `The certificate that signed the declaration is not delegated for RNC ${expected.rnc}.`;
+  if (!verified.ok)
+    return `The declaration's signature does not verify: ${verified.problems.map((problem) => problem.message).join('; ')}`;
+  if (!(await isDelegated(context, certificateFingerprint(verified.certificatePem), expected.rnc)))
+    return `The certificate that signed the declaration is not delegated for RNC ${expected.rnc}.`;
   return undefined;
 }
 
 export type DeclarationDownload = { ok: true; xml: string } | { ok: false; refusal: ActionResult };
 
 /** "Generar Archivo" at step 13: the same declaration on every download until it is signed and taken. */
-export async function swornDeclarationDownload(context: SandboxContext, postulacionId: number): Promise<DeclarationDownload> {
-  const download = await withPostulacion(context.db, postulacionId, async (trx, postulacion): Promise<DeclarationDownload> => {
-    if (postulacion.cancelled || postulacion.step !== step.swornDeclaration) return { ok: false, refusal: wrongStep(postulacion, 'Generating the sworn declaration', [step.swornDeclaration]) };
-    const now = context.clock.now();
-    let code = postulacion.declaration_code;
-    if (code === null) {
-      code = newDeclarationCode();
-      await updatePostulacion(trx, postulacion, { declaration_code: code }, now);
-    }
-    const taxpayer = await trx.selectFrom('sandbox_taxpayers').select('name').where('rnc', '=', postulacion.rnc).executeTakeFirst();
-    return { ok: true, xml: swornDeclarationXml({ rnc: postulacion.rnc, name: taxpayer?.name ?? postulacion.rnc, code, now }) };
-  });
+export async function swornDeclarationDownload(
+  context: SandboxContext,
+  postulacionId: number,
+): Promise<DeclarationDownload> {
+  const download = await withPostulacion(
+    context.db,
+    postulacionId,
+    async (trx, postulacion): Promise<DeclarationDownload> => {
+      if (postulacion.cancelled || postulacion.step !== step.swornDeclaration)
+        return {
+          ok: false,
+          refusal: wrongStep(postulacion, 'Generating the sworn declaration', [step.swornDeclaration]),
+        };
+      const now = context.clock.now();
+      let code = postulacion.declaration_code;
+      if (code === null) {
+        code = newDeclarationCode();
+        await updatePostulacion(trx, postulacion, { declaration_code: code }, now);
+      }
+      const taxpayer = await trx
+        .selectFrom('sandbox_taxpayers')
+        .select('name')
+        .where('rnc', '=', postulacion.rnc)
+        .executeTakeFirst();
+      return {
+        ok: true,
+        xml: swornDeclarationXml({ rnc: postulacion.rnc, name: taxpayer?.name ?? postulacion.rnc, code, now }),
+      };
+    },
+  );
   return download ?? { ok: false, refusal: actionRefused(404, 'The postulación is gone.') };
 }

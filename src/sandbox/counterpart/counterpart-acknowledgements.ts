@@ -22,7 +22,12 @@ export interface AcknowledgementAnswer {
  * The latest exchange for the e-NCF. `rnc` is the receiver the e-CF was addressed to (its buyer, as DGII's
  * documents record it); the counterpart's own RNC is taken too, since either side may be meant by the caller.
  */
-export async function acknowledgementOf(context: SandboxContext, environment: SandboxEnvironment, rnc: string, encf: string): Promise<AcknowledgementAnswer | undefined> {
+export async function acknowledgementOf(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  rnc: string,
+  encf: string,
+): Promise<AcknowledgementAnswer | undefined> {
   const issued = await context.db
     .selectFrom('sandbox_documents')
     .select('rnc_comprador')

@@ -13,20 +13,35 @@ import { readXmlUpload } from '../http/xml-upload.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { counterpartCaller } from './counterpart-authentication.js';
 
-type Check = { ok: true; rnc: string; encf: string } | { ok: false; mensaje: string; outcome: string; rnc?: string | undefined; encf?: string | undefined };
+type Check =
+  | { ok: true; rnc: string; encf: string }
+  | { ok: false; mensaje: string; outcome: string; rnc?: string | undefined; encf?: string | undefined };
 
 async function checkApproval(context: SandboxContext, environment: SandboxEnvironment, xml: Buffer): Promise<Check> {
   const parsed = parseXmlTree(xml);
-  if (!parsed.ok || parsed.root !== 'ACECF') return { ok: false, mensaje: 'El archivo enviado no es una aprobación comercial (ACECF) válida.', outcome: 'refused:specification' };
+  if (!parsed.ok || parsed.root !== 'ACECF')
+    return {
+      ok: false,
+      mensaje: 'El archivo enviado no es una aprobación comercial (ACECF) válida.',
+      outcome: 'refused:specification',
+    };
   const approval = readAcecf(parsed.tree);
   const rnc = approval?.RNCEmisor;
   const encf = approval?.eNCF;
   const refuse = (mensaje: string, outcome: string): Check => ({ ok: false, mensaje, outcome, rnc, encf });
-  if (context.schemas !== undefined && context.schemas.validate('ACECF', xml).length > 0) return refuse('La estructura del XML no es válida según el XSD de la aprobación comercial (ACECF).', 'refused:xsd');
-  if (approval === undefined || rnc === undefined || encf === undefined) return refuse('La aprobación comercial no indica RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador y Estado.', 'refused:specification');
-  if (!verifyEnvelopedSignature(xml).ok) return refuse('La firma digital de la aprobación comercial no es válida.', 'refused:signature');
-  if (rnc !== context.counterpart.rnc) return refuse(`El RNCEmisor ${rnc} no corresponde a este receptor (${context.counterpart.rnc}).`, 'refused:issuer');
-  if (!takesCommercialApproval(encf)) return refuse('Aprobación Comercial no es requerida para este tipo de e-CF.', 'refused:type');
+  if (context.schemas !== undefined && context.schemas.validate('ACECF', xml).length > 0)
+    return refuse('La estructura del XML no es válida según el XSD de la aprobación comercial (ACECF).', 'refused:xsd');
+  if (approval === undefined || rnc === undefined || encf === undefined)
+    return refuse(
+      'La aprobación comercial no indica RNCEmisor, eNCF, FechaEmision, MontoTotal, RNCComprador y Estado.',
+      'refused:specification',
+    );
+  if (!verifyEnvelopedSignature(xml).ok)
+    return refuse('La firma digital de la aprobación comercial no es válida.', 'refused:signature');
+  if (rnc !== context.counterpart.rnc)
+    return refuse(`El RNCEmisor ${rnc} no corresponde a este receptor (${context.counterpart.rnc}).`, 'refused:issuer');
+  if (!takesCommercialApproval(encf))
+    return refuse('Aprobación Comercial no es requerida para este tipo de e-CF.', 'refused:type');
   const issued = await context.db
     .selectFrom('sandbox_documents')
     .select(['rnc_comprador', 'fecha_emision', 'monto_total'])
@@ -36,8 +51,13 @@ async function checkApproval(context: SandboxContext, environment: SandboxEnviro
     .where('encf', '=', encf)
     .where('outcome', 'in', [1, 4])
     .executeTakeFirst();
-  if (issued === undefined) return refuse(`Factura no encontrada: ${rnc} no emitió el e-NCF ${encf}.`, 'refused:unknown_ecf');
-  const [mismatch] = acecfMismatches(approval, { RNCComprador: issued.rnc_comprador, FechaEmision: issued.fecha_emision, MontoTotal: issued.monto_total });
+  if (issued === undefined)
+    return refuse(`Factura no encontrada: ${rnc} no emitió el e-NCF ${encf}.`, 'refused:unknown_ecf');
+  const [mismatch] = acecfMismatches(approval, {
+    RNCComprador: issued.rnc_comprador,
+    FechaEmision: issued.fecha_emision,
+    MontoTotal: issued.monto_total,
+  });
   switch (mismatch) {
     case undefined:
       break;
@@ -51,8 +71,14 @@ async function checkApproval(context: SandboxContext, environment: SandboxEnviro
   return { ok: true, rnc, encf };
 }
 
-export async function receiveApproval(context: SandboxContext, environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const record = (outcome: string, rnc?: string, encf?: string) => recordArrival(context, { service: 'emisorreceptor', environment, rnc, encf, outcome: `approval:${outcome}` });
+export async function receiveApproval(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const record = (outcome: string, rnc?: string, encf?: string) =>
+    recordArrival(context, { service: 'emisorreceptor', environment, rnc, encf, outcome: `approval:${outcome}` });
   const caller = await counterpartCaller(context, request, environment);
   if (!caller.ok) {
     await record('unauthorized');
@@ -72,6 +98,10 @@ export async function receiveApproval(context: SandboxContext, environment: Sand
     await record('fault:reject', check.rnc, check.encf);
     return messageError(reply, 400, 'La aprobación comercial no pudo ser recibida.');
   }
-  await record(request.sandboxFault === 'accept_then_lose' ? 'fault:accept_then_lose' : 'received', check.rnc, check.encf);
+  await record(
+    request.sandboxFault === 'accept_then_lose' ? 'fault:accept_then_lose' : 'received',
+    check.rnc,
+    check.encf,
+  );
   return reply.code(200).send();
 }

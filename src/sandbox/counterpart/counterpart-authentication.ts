@@ -30,19 +30,34 @@ function universal(instant: Date): string {
   return `${instant.toISOString().slice(0, 19)}Z`;
 }
 
-export async function issueCounterpartSeed(context: SandboxContext, environment: SandboxEnvironment, reply: FastifyReply): Promise<FastifyReply> {
+export async function issueCounterpartSeed(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const now = context.clock.now();
   const valor = randomBytes(129).toString('base64');
   const seed = buildSemilla({ valor, fecha: seedDate(now) });
   if (!seed.ok) throw new Error('the counterpart built an invalid seed');
   await context.db
     .insertInto('sandbox_seeds')
-    .values({ value: `${counterpartPrefix}${valor}`, environment, issued_at: now, expires_at: new Date(now.getTime() + seedLifetimeMs), used_at: null })
+    .values({
+      value: `${counterpartPrefix}${valor}`,
+      environment,
+      issued_at: now,
+      expires_at: new Date(now.getTime() + seedLifetimeMs),
+      used_at: null,
+    })
     .execute();
   return reply.type('application/xml; charset=utf-8').send(seed.xml);
 }
 
-export async function validateCounterpartSeed(context: SandboxContext, environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function validateCounterpartSeed(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const upload = await readXmlUpload(request);
   if (!upload.ok) return messageError(reply, upload.status, upload.mensaje);
   const seed = parseSemilla(upload.xml);
@@ -59,7 +74,8 @@ export async function validateCounterpartSeed(context: SandboxContext, environme
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
-  if (taken.numUpdatedRows === 0n) return messageError(reply, 400, 'La semilla no es válida, ya fue utilizada o expiró.');
+  if (taken.numUpdatedRows === 0n)
+    return messageError(reply, 400, 'La semilla no es válida, ya fue utilizada o expiró.');
 
   const expires = new Date(now.getTime() + tokenLifetimeMs);
   const token = randomBytes(48).toString('base64url');
@@ -74,7 +90,11 @@ export async function validateCounterpartSeed(context: SandboxContext, environme
       expires_at: expires,
     })
     .execute();
-  return sendDgiiReply(request, reply, 200, 'RespuestaAutenticacion', { token, expira: universal(expires), expedido: universal(now) });
+  return sendDgiiReply(request, reply, 200, 'RespuestaAutenticacion', {
+    token,
+    expira: universal(expires),
+    expedido: universal(now),
+  });
 }
 
 /**
@@ -98,5 +118,7 @@ export async function counterpartCaller(
     .where('environment', '=', environment)
     .where('expires_at', '>', context.clock.now())
     .executeTakeFirst();
-  return row === undefined ? { ok: false } : { ok: true, session: { certificateSha256: row.certificate_sha256, holder: row.holder } };
+  return row === undefined
+    ? { ok: false }
+    : { ok: true, session: { certificateSha256: row.certificate_sha256, holder: row.holder } };
 }

@@ -7,7 +7,11 @@ import { formatDgiiDate, formatDgiiTimestamp } from '../../fiscal/dates.js';
 
 import type { TypeSentToReceiver } from '../../fiscal/receiving/received-ecf.js';
 
-export { isTypeSentToReceiver, typesSentToReceivers, type TypeSentToReceiver } from '../../fiscal/receiving/received-ecf.js';
+export {
+  isTypeSentToReceiver,
+  typesSentToReceivers,
+  type TypeSentToReceiver,
+} from '../../fiscal/receiving/received-ecf.js';
 
 export interface CounterpartInvoice {
   type: TypeSentToReceiver;
@@ -21,8 +25,25 @@ const dayMs = 86_400_000;
 
 /** Two lines: 2 × 500.00 taxed at 18 % and one exempt line of 250.00; 1,430.00 in all. */
 const taxedAndExemptItems = [
-  { NumeroLinea: '1', IndicadorFacturacion: '1', NombreItem: 'Martillo de carpintero 16 oz', IndicadorBienoServicio: '1', CantidadItem: '2', UnidadMedida: '43', PrecioUnitarioItem: '500.00', MontoItem: '1000.00' },
-  { NumeroLinea: '2', IndicadorFacturacion: '4', NombreItem: 'Libro técnico (exento)', IndicadorBienoServicio: '1', CantidadItem: '1', PrecioUnitarioItem: '250.00', MontoItem: '250.00' },
+  {
+    NumeroLinea: '1',
+    IndicadorFacturacion: '1',
+    NombreItem: 'Martillo de carpintero 16 oz',
+    IndicadorBienoServicio: '1',
+    CantidadItem: '2',
+    UnidadMedida: '43',
+    PrecioUnitarioItem: '500.00',
+    MontoItem: '1000.00',
+  },
+  {
+    NumeroLinea: '2',
+    IndicadorFacturacion: '4',
+    NombreItem: 'Libro técnico (exento)',
+    IndicadorBienoServicio: '1',
+    CantidadItem: '1',
+    PrecioUnitarioItem: '250.00',
+    MontoItem: '250.00',
+  },
 ];
 
 const taxedAndExemptTotals = {
@@ -42,9 +63,21 @@ function idDocFor(invoice: CounterpartInvoice): Record<string, unknown> {
     case '31':
       return { TipoeCF: '31', IndicadorMontoGravado: '0', TipoIngresos: '01', ...cashPayment };
     case '33':
-      return { TipoeCF: '33', IndicadorMontoGravado: '0', TipoIngresos: '01', TipoPago: '2', FechaLimitePago: formatDgiiDate(new Date(invoice.now.getTime() + 30 * dayMs)) };
+      return {
+        TipoeCF: '33',
+        IndicadorMontoGravado: '0',
+        TipoIngresos: '01',
+        TipoPago: '2',
+        FechaLimitePago: formatDgiiDate(new Date(invoice.now.getTime() + 30 * dayMs)),
+      };
     case '34':
-      return { TipoeCF: '34', IndicadorNotaCredito: '0', IndicadorMontoGravado: '0', TipoIngresos: '01', TipoPago: '1' };
+      return {
+        TipoeCF: '34',
+        IndicadorNotaCredito: '0',
+        IndicadorMontoGravado: '0',
+        TipoIngresos: '01',
+        TipoPago: '1',
+      };
     case '44':
       return { TipoeCF: '44', TipoIngresos: '01', TipoPago: '1' };
   }
@@ -71,7 +104,11 @@ export interface InvoiceSummary {
   totalItbis: string | null;
 }
 
-export function counterpartInvoice(invoice: CounterpartInvoice): { document: EcfJson; owned: ServiceOwnedFields; summary: InvoiceSummary } {
+export function counterpartInvoice(invoice: CounterpartInvoice): {
+  document: EcfJson;
+  owned: ServiceOwnedFields;
+  summary: InvoiceSummary;
+} {
   const emisor = {
     RNCEmisor: invoice.issuer.rnc,
     RazonSocialEmisor: invoice.issuer.name,
@@ -94,16 +131,35 @@ export function counterpartInvoice(invoice: CounterpartInvoice): { document: Ecf
     },
     DetallesItems: {
       Item: exempt
-        ? [{ NumeroLinea: '1', IndicadorFacturacion: '4', NombreItem: 'Tornillería industrial', IndicadorBienoServicio: '1', CantidadItem: '1', PrecioUnitarioItem: '1000.00', MontoItem: '1000.00' }]
+        ? [
+            {
+              NumeroLinea: '1',
+              IndicadorFacturacion: '4',
+              NombreItem: 'Tornillería industrial',
+              IndicadorBienoServicio: '1',
+              CantidadItem: '1',
+              PrecioUnitarioItem: '1000.00',
+              MontoItem: '1000.00',
+            },
+          ]
         : taxedAndExemptItems,
     },
     ...referenceFor(invoice),
   };
   // Types 32 and 34 carry no FechaVencimientoSecuencia (XSD); the others get the end of next year, like a fresh range.
-  const expiry = invoice.type === '34' ? {} : { fechaVencimientoSecuencia: `31-12-${String(new Date(invoice.now.getTime() - 4 * 3_600_000).getUTCFullYear() + 1)}` };
+  const expiry =
+    invoice.type === '34'
+      ? {}
+      : {
+          fechaVencimientoSecuencia: `31-12-${String(new Date(invoice.now.getTime() - 4 * 3_600_000).getUTCFullYear() + 1)}`,
+        };
   return {
     document,
     owned: { eNCF: invoice.eNCF, ...expiry, fechaHoraFirma: formatDgiiTimestamp(invoice.now) },
-    summary: { fechaEmision: emisor.FechaEmision, montoTotal: totals.MontoTotal, totalItbis: exempt ? null : taxedAndExemptTotals.TotalITBIS },
+    summary: {
+      fechaEmision: emisor.FechaEmision,
+      montoTotal: totals.MontoTotal,
+      totalItbis: exempt ? null : taxedAndExemptTotals.TotalITBIS,
+    },
   };
 }

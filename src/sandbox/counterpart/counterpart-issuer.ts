@@ -7,7 +7,12 @@ import { buildEcf } from '../../fiscal/build/index.js';
 import { encfOf } from '../../fiscal/encf.js';
 import { parseXmlTree, groupsOf } from '../../fiscal/parse/index.js';
 import { notReceivedReasons, readArecf } from '../../fiscal/responses/arecf.js';
-import { securityCode, signCanonicalDocument, verifyEnvelopedSignature, readSignatureValue } from '../../fiscal/xmldsig/index.js';
+import {
+  securityCode,
+  signCanonicalDocument,
+  verifyEnvelopedSignature,
+  readSignatureValue,
+} from '../../fiscal/xmldsig/index.js';
 import type { CounterpartIdentity, SandboxContext } from '../http/context.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { counterpartInvoice, type TypeSentToReceiver } from './counterpart-documents.js';
@@ -34,20 +39,36 @@ export interface Emission {
 export type SandboxIssuer = Pick<CounterpartIdentity, 'rnc' | 'name' | 'key'>;
 
 /** The issuer's next sequence number for a type: a counter per issuer, environment and type, taken atomically. */
-async function nextSequence(context: SandboxContext, environment: SandboxEnvironment, issuer: SandboxIssuer, type: string): Promise<number> {
+async function nextSequence(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  issuer: SandboxIssuer,
+  type: string,
+): Promise<number> {
   // The counterpart's counters keep their original key, so restarting on an older database goes on where it was.
-  const key = issuer.rnc === context.counterpart.rnc ? `counterpart_sequence:${environment}:${type}` : `issuer_sequence:${issuer.rnc}:${environment}:${type}`;
+  const key =
+    issuer.rnc === context.counterpart.rnc
+      ? `counterpart_sequence:${environment}:${type}`
+      : `issuer_sequence:${issuer.rnc}:${environment}:${type}`;
   const row = await context.db
     .insertInto('sandbox_settings')
     .values({ key, value: '1' })
-    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: sql<string>`to_jsonb((sandbox_settings.value #>> '{}')::bigint + 1)` }))
+    .onConflict((conflict) =>
+      conflict
+        .column('key')
+        .doUpdateSet({ value: sql<string>`to_jsonb((sandbox_settings.value #>> '{}')::bigint + 1)` }),
+    )
     .returning('value')
     .executeTakeFirstOrThrow();
   return Number(row.value);
 }
 
 async function buyerName(context: SandboxContext, rnc: string): Promise<string> {
-  const taxpayer = await context.db.selectFrom('sandbox_taxpayers').select('name').where('rnc', '=', rnc).executeTakeFirst();
+  const taxpayer = await context.db
+    .selectFrom('sandbox_taxpayers')
+    .select('name')
+    .where('rnc', '=', rnc)
+    .executeTakeFirst();
   return taxpayer?.name ?? 'CONTRIBUYENTE RECEPTOR DE PRUEBA';
 }
 
@@ -55,7 +76,11 @@ async function buyerName(context: SandboxContext, rnc: string): Promise<string> 
  * The issuer's e-CF to a buyer, signed, and reported to DGII as accepted: a real issuer sends to DGII before the
  * receiver, so DGII's services (consulta estado, timbre, aprobación comercial) know the e-CF the receiver got.
  */
-export async function issueEcf(context: SandboxContext, environment: SandboxEnvironment, request: { issuer: SandboxIssuer; buyerRnc: string; type: TypeSentToReceiver }): Promise<{ encf: string; xml: string }> {
+export async function issueEcf(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: { issuer: SandboxIssuer; buyerRnc: string; type: TypeSentToReceiver },
+): Promise<{ encf: string; xml: string }> {
   const { issuer } = request;
   const now = context.clock.now();
   const encf = encfOf(request.type, await nextSequence(context, environment, issuer, request.type));
@@ -67,7 +92,10 @@ export async function issueEcf(context: SandboxContext, environment: SandboxEnvi
     now,
   });
   const built = buildEcf(document, owned);
-  if (!built.ok) throw new Error(`the sandbox built an invalid e-CF ${request.type}: ${built.findings.map((finding) => finding.message).join('; ')}`);
+  if (!built.ok)
+    throw new Error(
+      `the sandbox built an invalid e-CF ${request.type}: ${built.findings.map((finding) => finding.message).join('; ')}`,
+    );
   const xml = signCanonicalDocument(built.xml, issuer.key);
   const trackId = randomUUID();
   await context.db
@@ -94,26 +122,49 @@ export async function issueEcf(context: SandboxContext, environment: SandboxEnvi
       xml,
     })
     .execute();
-  await context.db.insertInto('sandbox_sequence_uses').values({ environment, rnc: issuer.rnc, encf, used_by: 'ecf', track_id: trackId, used_at: now }).execute();
+  await context.db
+    .insertInto('sandbox_sequence_uses')
+    .values({ environment, rnc: issuer.rnc, encf, used_by: 'ecf', track_id: trackId, used_at: now })
+    .execute();
   return { encf, xml };
 }
 
 /** The ARECF a receiver answered, judged: well-formed, signed, valid per XSD, and about this e-CF and this buyer. */
-export function judgeArecf(context: SandboxContext, body: string, expected: { encf: string; buyer: string; issuerRnc?: string }): { valid: boolean; messages: string[]; estado?: string } {
+export function judgeArecf(
+  context: SandboxContext,
+  body: string,
+  expected: { encf: string; buyer: string; issuerRnc?: string },
+): { valid: boolean; messages: string[]; estado?: string } {
   const issuerRnc = expected.issuerRnc ?? context.counterpart.rnc;
   const parsed = parseXmlTree(body);
-  if (!parsed.ok || parsed.root !== 'ARECF') return { valid: false, messages: ['La respuesta no es un acuse de recibo (ARECF) en XML bien formado.'] };
+  if (!parsed.ok || parsed.root !== 'ARECF')
+    return { valid: false, messages: ['La respuesta no es un acuse de recibo (ARECF) en XML bien formado.'] };
   const messages: string[] = [];
   if (!verifyEnvelopedSignature(body).ok) messages.push('La firma digital del acuse de recibo no es válida.');
-  if (context.schemas !== undefined && context.schemas.validate('ARECF', body).length > 0) messages.push('La estructura del acuse de recibo no es válida según el XSD ARECF.');
+  if (context.schemas !== undefined && context.schemas.validate('ARECF', body).length > 0)
+    messages.push('La estructura del acuse de recibo no es válida según el XSD ARECF.');
   const detail = groupsOf(parsed.tree, 'DetalleAcusedeRecibo')[0];
-  const read = readArecf(Object.fromEntries(Object.entries(detail ?? {}).map(([name, values]) => [name, typeof values[0] === 'string' ? values[0] : undefined])));
+  const read = readArecf(
+    Object.fromEntries(
+      Object.entries(detail ?? {}).map(([name, values]) => [
+        name,
+        typeof values[0] === 'string' ? values[0] : undefined,
+      ]),
+    ),
+  );
   if (!read.ok) return { valid: false, messages: [...messages, 'El acuse de recibo no tiene los campos requeridos.'] };
   const arecf = read.value;
-  if (arecf.RNCEmisor !== issuerRnc) messages.push(`El RNCEmisor del acuse (${arecf.RNCEmisor}) no corresponde al emisor (${issuerRnc}).`);
-  if (arecf.eNCF !== expected.encf) messages.push(`El eNCF del acuse (${arecf.eNCF}) no corresponde al enviado (${expected.encf}).`);
-  if (arecf.RNCComprador !== expected.buyer) messages.push(`El RNCComprador del acuse (${arecf.RNCComprador}) no corresponde al comprador (${expected.buyer}).`);
-  messages.push(arecf.Estado === '0' ? 'Estado 0: e-CF Recibido.' : `Estado 1: e-CF No Recibido (${arecf.CodigoMotivoNoRecibido} ${notReceivedReasons[arecf.CodigoMotivoNoRecibido]}).`);
+  if (arecf.RNCEmisor !== issuerRnc)
+    messages.push(`El RNCEmisor del acuse (${arecf.RNCEmisor}) no corresponde al emisor (${issuerRnc}).`);
+  if (arecf.eNCF !== expected.encf)
+    messages.push(`El eNCF del acuse (${arecf.eNCF}) no corresponde al enviado (${expected.encf}).`);
+  if (arecf.RNCComprador !== expected.buyer)
+    messages.push(`El RNCComprador del acuse (${arecf.RNCComprador}) no corresponde al comprador (${expected.buyer}).`);
+  messages.push(
+    arecf.Estado === '0'
+      ? 'Estado 0: e-CF Recibido.'
+      : `Estado 1: e-CF No Recibido (${arecf.CodigoMotivoNoRecibido} ${notReceivedReasons[arecf.CodigoMotivoNoRecibido]}).`,
+  );
   return { valid: messages.length === 1, messages, estado: arecf.Estado };
 }
 
@@ -121,7 +172,17 @@ export function judgeArecf(context: SandboxContext, body: string, expected: { en
 export async function recordExchange(
   context: SandboxContext,
   environment: SandboxEnvironment,
-  exchange: { kind: 'ecf' | 'acecf'; rnc?: string; encf: string; targetUrl: string; sentAt: Date; httpStatus: number | null; responseXml: string | null; state: string; messages: string[] },
+  exchange: {
+    kind: 'ecf' | 'acecf';
+    rnc?: string;
+    encf: string;
+    targetUrl: string;
+    sentAt: Date;
+    httpStatus: number | null;
+    responseXml: string | null;
+    state: string;
+    messages: string[];
+  },
 ): Promise<void> {
   await context.db
     .insertInto('sandbox_exchanges')
@@ -140,12 +201,34 @@ export async function recordExchange(
     .execute();
 }
 
-export async function emitEcf(context: SandboxContext, environment: SandboxEnvironment, request: EmissionRequest): Promise<Emission> {
-  const { encf, xml } = await issueEcf(context, environment, { issuer: context.counterpart, buyerRnc: request.rnc, type: request.type });
+export async function emitEcf(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: EmissionRequest,
+): Promise<Emission> {
+  const { encf, xml } = await issueEcf(context, environment, {
+    issuer: context.counterpart,
+    buyerRnc: request.rnc,
+    type: request.type,
+  });
   const targetUrl = endpointUrl(request.receptionBase, standardPaths.recepcion);
   const sentAt = context.clock.now();
-  const finish = async (state: AcknowledgementState, messages: string[], httpStatus: number | null = null, responseXml: string | null = null): Promise<Emission> => {
-    await recordExchange(context, environment, { kind: 'ecf', encf, targetUrl, sentAt, httpStatus, responseXml, state, messages });
+  const finish = async (
+    state: AcknowledgementState,
+    messages: string[],
+    httpStatus: number | null = null,
+    responseXml: string | null = null,
+  ): Promise<Emission> => {
+    await recordExchange(context, environment, {
+      kind: 'ecf',
+      encf,
+      targetUrl,
+      sentAt,
+      httpStatus,
+      responseXml,
+      state,
+      messages,
+    });
     return { encf, xml, state, messages };
   };
   const session = await authenticateAt(context, request.authenticationBase);
@@ -154,6 +237,12 @@ export async function emitEcf(context: SandboxContext, environment: SandboxEnvir
   const sent = await postXml(context, targetUrl, xml, `${context.counterpart.rnc}${encf}.xml`, session.token);
   if (!sent.ok) return finish('no_answer', [sent.message]);
   const judged = judgeArecf(context, sent.body, { encf, buyer: request.rnc });
-  const messages = sent.status === 200 ? judged.messages : [`El receptor respondió HTTP ${String(sent.status)}.`, ...judged.messages];
-  return finish(judged.valid && sent.status === 200 ? 'arecf_valid' : 'arecf_invalid', messages, sent.status, sent.body);
+  const messages =
+    sent.status === 200 ? judged.messages : [`El receptor respondió HTTP ${String(sent.status)}.`, ...judged.messages];
+  return finish(
+    judged.valid && sent.status === 200 ? 'arecf_valid' : 'arecf_invalid',
+    messages,
+    sent.status,
+    sent.body,
+  );
 }

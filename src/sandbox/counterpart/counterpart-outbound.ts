@@ -45,16 +45,31 @@ async function send(context: SandboxContext, url: string, init: RequestInit): Pr
     const response = await context.fetch(url, { ...init, signal: AbortSignal.timeout(receiverTimeoutMs) });
     return { ok: true, status: response.status, body: await response.text() };
   } catch (error) {
-    const reason = error instanceof Error ? (error.name === 'TimeoutError' ? `sin respuesta en ${String(receiverTimeoutMs / 1000)} s` : error.message) : String(error);
+    const reason =
+      error instanceof Error
+        ? error.name === 'TimeoutError'
+          ? `sin respuesta en ${String(receiverTimeoutMs / 1000)} s`
+          : error.message
+        : String(error);
     return { ok: false, message: `No se pudo comunicar con ${url}: ${reason}.` };
   }
 }
 
-export function postXml(context: SandboxContext, url: string, xml: string, filename: string, token: string | undefined): Promise<Sent> {
+export function postXml(
+  context: SandboxContext,
+  url: string,
+  xml: string,
+  filename: string,
+  token: string | undefined,
+): Promise<Sent> {
   // A FormData of Blobs has a known length, so fetch sends a Content-Length (DGII-like receivers require one).
   const form = new FormData();
   form.append('xml', new Blob([xml], { type: 'text/xml' }), filename);
-  return send(context, url, { method: 'POST', body: form, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  return send(context, url, {
+    method: 'POST',
+    body: form,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
 }
 
 /** Who authenticates at a receiver, and how strictly it reads the answer. */
@@ -67,33 +82,62 @@ export interface Caller {
 }
 
 /** Why an authentication failed: the receiver could not be reached, answered an HTTP error, or gave no usable token. */
-export type AuthenticationFailure = { kind: 'unreachable' } | { kind: 'status'; status: number } | { kind: 'seed' } | { kind: 'token' };
+export type AuthenticationFailure =
+  { kind: 'unreachable' } | { kind: 'status'; status: number } | { kind: 'seed' } | { kind: 'token' };
 
-export type Authenticated = { ok: true; token: string | undefined } | { ok: false; message: string; failure: AuthenticationFailure };
+export type Authenticated =
+  { ok: true; token: string | undefined } | { ok: false; message: string; failure: AuthenticationFailure };
 
 /** The receiver's token, or no token when no authentication URL was given. */
-export async function authenticateAt(context: SandboxContext, base: URL | undefined, caller: Caller = { key: context.counterpart.key }): Promise<Authenticated> {
+export async function authenticateAt(
+  context: SandboxContext,
+  base: URL | undefined,
+  caller: Caller = { key: context.counterpart.key },
+): Promise<Authenticated> {
   if (base === undefined) return { ok: true, token: undefined };
   const seedUrl = endpointUrl(base, standardPaths.semilla);
   const seed = await send(context, seedUrl, { method: 'GET' });
   if (!seed.ok) return { ...seed, failure: { kind: 'unreachable' } };
-  if (seed.status !== 200) return { ok: false, message: `La semilla de ${seedUrl} respondió HTTP ${String(seed.status)}.`, failure: { kind: 'status', status: seed.status } };
+  if (seed.status !== 200)
+    return {
+      ok: false,
+      message: `La semilla de ${seedUrl} respondió HTTP ${String(seed.status)}.`,
+      failure: { kind: 'status', status: seed.status },
+    };
   let signed: string;
   try {
     signed = signXml(seed.body, caller.key);
   } catch {
-    return { ok: false, message: `La semilla de ${seedUrl} no es un XML que pueda firmarse.`, failure: { kind: 'seed' } };
+    return {
+      ok: false,
+      message: `La semilla de ${seedUrl} no es un XML que pueda firmarse.`,
+      failure: { kind: 'seed' },
+    };
   }
   const validationUrl = endpointUrl(base, caller.validationPath ?? standardPaths.validacionCertificado);
   const form = new FormData();
   form.append('xml', new Blob([signed], { type: 'text/xml' }), 'semilla.xml');
-  const answer = await send(context, validationUrl, { method: 'POST', body: form, headers: { accept: 'application/json' } });
+  const answer = await send(context, validationUrl, {
+    method: 'POST',
+    body: form,
+    headers: { accept: 'application/json' },
+  });
   if (!answer.ok) return { ...answer, failure: { kind: 'unreachable' } };
-  if (answer.status !== 200) return { ok: false, message: `${validationUrl} respondió HTTP ${String(answer.status)}: ${answer.body.slice(0, 300)}`, failure: { kind: 'status', status: answer.status } };
+  if (answer.status !== 200)
+    return {
+      ok: false,
+      message: `${validationUrl} respondió HTTP ${String(answer.status)}: ${answer.body.slice(0, 300)}`,
+      failure: { kind: 'status', status: answer.status },
+    };
   const token = tokenOf(answer.body);
-  if (token === undefined) return { ok: false, message: `${validationUrl} no devolvió un token.`, failure: { kind: 'token' } };
+  if (token === undefined)
+    return { ok: false, message: `${validationUrl} no devolvió un token.`, failure: { kind: 'token' } };
   if (caller.requireDateTimeExpiry === true && !isDateTime(token.expira)) {
-    return { ok: false, message: `${validationUrl} devolvió expira ${JSON.stringify(token.expira ?? null)}, que no es una fecha y hora.`, failure: { kind: 'token' } };
+    return {
+      ok: false,
+      message: `${validationUrl} devolvió expira ${JSON.stringify(token.expira ?? null)}, que no es una fecha y hora.`,
+      failure: { kind: 'token' },
+    };
   }
   return { ok: true, token: token.token };
 }
@@ -105,7 +149,13 @@ function isDateTime(value: unknown): boolean {
 function tokenOf(body: string): { token: string; expira: unknown } | undefined {
   try {
     const parsed = JSON.parse(body) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && 'token' in parsed && typeof parsed.token === 'string' && parsed.token !== '') {
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      'token' in parsed &&
+      typeof parsed.token === 'string' &&
+      parsed.token !== ''
+    ) {
       return { token: parsed.token, expira: 'expira' in parsed ? parsed.expira : undefined };
     }
   } catch {

@@ -19,7 +19,12 @@ type Received = ReceivedIdentifiers;
 type Verdict = { received: true } | { received: false; reason: NotReceivedReason; outcome: string };
 
 /** The receiver's verdict (fiscal/receiving), duplicates found in the arrivals log. Unreadable input is a specification error here too. */
-async function judge(context: SandboxContext, environment: SandboxEnvironment, xml: Buffer, identifiers: Received): Promise<Verdict> {
+async function judge(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  xml: Buffer,
+  identifiers: Received,
+): Promise<Verdict> {
   const verdict = await judgeReceivedEcf(xml, identifiers, {
     schemas: context.schemas,
     receiverRnc: context.counterpart.rnc,
@@ -41,14 +46,33 @@ async function judge(context: SandboxContext, environment: SandboxEnvironment, x
   return { received: false, reason: verdict.reason, outcome: verdict.outcome };
 }
 
-function sendArecf(context: SandboxContext, reply: FastifyReply, identifiers: Received, verdict: Verdict): FastifyReply {
+function sendArecf(
+  context: SandboxContext,
+  reply: FastifyReply,
+  identifiers: Received,
+  verdict: Verdict,
+): FastifyReply {
   // FARECF: RNCComprador is the RNC of the taxpayer issuing the acknowledgement, whoever the e-CF named.
-  const base = { ...identifiers, RNCComprador: context.counterpart.rnc, FechaHoraAcuseRecibo: formatDgiiTimestamp(context.clock.now()) };
-  const arecf = verdict.received ? buildArecf({ ...base, Estado: '0' }) : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
-  return reply.code(200).type('application/xml; charset=utf-8').send(signCanonicalDocument(arecf, context.counterpart.key));
+  const base = {
+    ...identifiers,
+    RNCComprador: context.counterpart.rnc,
+    FechaHoraAcuseRecibo: formatDgiiTimestamp(context.clock.now()),
+  };
+  const arecf = verdict.received
+    ? buildArecf({ ...base, Estado: '0' })
+    : buildArecf({ ...base, Estado: '1', CodigoMotivoNoRecibido: verdict.reason });
+  return reply
+    .code(200)
+    .type('application/xml; charset=utf-8')
+    .send(signCanonicalDocument(arecf, context.counterpart.key));
 }
 
-export async function receiveEcf(context: SandboxContext, environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function receiveEcf(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const caller = await counterpartCaller(context, request, environment);
   if (!caller.ok) {
     await recordArrival(context, { service: 'emisorreceptor', environment, outcome: 'unauthorized' });
@@ -65,7 +89,17 @@ export async function receiveEcf(context: SandboxContext, environment: SandboxEn
   // Faults only the service can act out: "reject" refuses what would have been received; "accept then lose"
   // acknowledges it but keeps no trace, so the same e-CF sent again is not a duplicate.
   if (request.sandboxFault === 'reject') verdict = { received: false, reason: '1', outcome: 'fault:reject' };
-  const outcome = verdict.received ? (request.sandboxFault === 'accept_then_lose' ? 'fault:accept_then_lose' : 'received') : verdict.outcome;
-  await recordArrival(context, { service: 'emisorreceptor', environment, rnc: identifiers.RNCEmisor, encf: identifiers.eNCF, outcome });
+  const outcome = verdict.received
+    ? request.sandboxFault === 'accept_then_lose'
+      ? 'fault:accept_then_lose'
+      : 'received'
+    : verdict.outcome;
+  await recordArrival(context, {
+    service: 'emisorreceptor',
+    environment,
+    rnc: identifiers.RNCEmisor,
+    encf: identifiers.eNCF,
+    outcome,
+  });
   return sendArecf(context, reply, identifiers, verdict);
 }

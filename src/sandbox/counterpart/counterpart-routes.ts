@@ -30,7 +30,8 @@ function fieldsOf(body: unknown): Record<string, string | undefined> {
   if (typeof body !== 'object' || body === null) return {};
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(body)) {
-    out[name.toLowerCase()] = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+    out[name.toLowerCase()] =
+      typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
   }
   return out;
 }
@@ -42,23 +43,44 @@ function optionalUrl(value: string | undefined): { ok: true; url: URL | undefine
   return url === undefined ? { ok: false } : { ok: true, url };
 }
 
-async function emission(context: SandboxContext, environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function emission(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const fields = fieldsOf(request.body);
   const rnc = fields['rnc'] ?? '';
   const type = (fields['tipoencf'] ?? '').replace(/^E/i, '');
   const reception = httpUrl(fields['urlrecepcion']);
   const authentication = optionalUrl(fields['urlautenticacion']);
-  if (!taxpayerId.test(rnc)) return messageError(reply, 400, 'El campo rnc es requerido: un RNC de 9 dígitos o una cédula de 11.');
-  if (!isTypeSentToReceiver(type)) return messageError(reply, 400, 'Tipo de comprobantes 32, 41, 43, 45, 46 y 47 no aplican para ser enviados a otro contribuyente; tipoEncf es 31, 33, 34 o 44.');
+  if (!taxpayerId.test(rnc))
+    return messageError(reply, 400, 'El campo rnc es requerido: un RNC de 9 dígitos o una cédula de 11.');
+  if (!isTypeSentToReceiver(type))
+    return messageError(
+      reply,
+      400,
+      'Tipo de comprobantes 32, 41, 43, 45, 46 y 47 no aplican para ser enviados a otro contribuyente; tipoEncf es 31, 33, 34 o 44.',
+    );
   if (reception === undefined) return messageError(reply, 400, 'El campo urlRecepcion es requerido: una URL http(s).');
   if (!authentication.ok) return messageError(reply, 400, 'El campo urlAutenticacion debe ser una URL http(s).');
-  const sent = await emitEcf(context, environment, { rnc, type, receptionBase: reception, authenticationBase: authentication.url });
+  const sent = await emitEcf(context, environment, {
+    rnc,
+    type,
+    receptionBase: reception,
+    authenticationBase: authentication.url,
+  });
   // DT: the simulator answers with the e-CF it sent; a JSON client gets it with what became of it.
   if (!wantsJson(request)) return reply.type('application/xml; charset=utf-8').send(sent.xml);
   return reply.send({ rnc, encf: sent.encf, estado: sent.state, mensajes: sent.messages, xml: sent.xml });
 }
 
-async function approval(context: SandboxContext, environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function approval(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const fields = fieldsOf(request.body);
   const rnc = fields['rnc'] ?? '';
   const encf = fields['encf'] ?? '';
@@ -66,29 +88,56 @@ async function approval(context: SandboxContext, environment: SandboxEnvironment
   const target = httpUrl(fields['urlaprobacioncomercial']);
   const authentication = optionalUrl(fields['urlautenticacion']);
   if (!taxpayerId.test(rnc)) return messageError(reply, 400, 'El campo rnc es requerido: el RNC del emisor del e-CF.');
-  if (!/^E\d{12}$/.test(encf)) return messageError(reply, 400, 'El campo encf es requerido: un e-NCF de 13 caracteres.');
-  if (estado !== '1' && estado !== '2') return messageError(reply, 400, 'El campo estadoAprobacion es 1 (e-CF Aceptado) o 2 (e-CF Rechazado).');
-  if (target === undefined) return messageError(reply, 400, 'El campo urlAprobacionComercial es requerido: una URL http(s).');
+  if (!/^E\d{12}$/.test(encf))
+    return messageError(reply, 400, 'El campo encf es requerido: un e-NCF de 13 caracteres.');
+  if (estado !== '1' && estado !== '2')
+    return messageError(reply, 400, 'El campo estadoAprobacion es 1 (e-CF Aceptado) o 2 (e-CF Rechazado).');
+  if (target === undefined)
+    return messageError(reply, 400, 'El campo urlAprobacionComercial es requerido: una URL http(s).');
   if (!authentication.ok) return messageError(reply, 400, 'El campo urlAutenticacion debe ser una URL http(s).');
-  const sent = await sendApproval(context, environment, { rnc, encf, estado, approvalBase: target, authenticationBase: authentication.url });
+  const sent = await sendApproval(context, environment, {
+    rnc,
+    encf,
+    estado,
+    approvalBase: target,
+    authenticationBase: authentication.url,
+  });
   if (!sent.ok) return messageError(reply, 400, sent.mensaje);
   // DT: the simulator answers with the ACECF it sent; a JSON client gets it with what became of it.
   if (!wantsJson(request)) return reply.type('application/xml; charset=utf-8').send(sent.xml);
-  return reply.send({ rnc, encf, estado: sent.state, codigoHttp: sent.httpStatus, mensajes: sent.messages, xml: sent.xml });
+  return reply.send({
+    rnc,
+    encf,
+    estado: sent.state,
+    codigoHttp: sent.httpStatus,
+    mensajes: sent.messages,
+    xml: sent.xml,
+  });
 }
 
 function acknowledgementXml(answer: AcknowledgementAnswer): string {
   return writeXmlDocument({
     name: 'RespuestaConsultaAcuseRecibo',
-    content: [leaf('rnc', answer.rnc), leaf('encf', answer.encf), leaf('estado', answer.estado), ...answer.mensajes.map((mensaje) => leaf('mensajes', mensaje))],
+    content: [
+      leaf('rnc', answer.rnc),
+      leaf('encf', answer.encf),
+      leaf('estado', answer.estado),
+      ...answer.mensajes.map((mensaje) => leaf('mensajes', mensaje)),
+    ],
   });
 }
 
-async function acknowledgement(context: SandboxContext, environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function acknowledgement(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const query = fieldsOf(request.query);
   const rnc = query['rnc'] ?? '';
   const encf = query['encf'] ?? '';
-  if (!taxpayerId.test(rnc) || !/^E\d{12}$/.test(encf)) return messageError(reply, 400, 'Los parámetros Rnc y Encf son requeridos.');
+  if (!taxpayerId.test(rnc) || !/^E\d{12}$/.test(encf))
+    return messageError(reply, 400, 'Los parámetros Rnc y Encf son requeridos.');
   const answer = await acknowledgementOf(context, environment, rnc, encf);
   if (answer === undefined) return messageError(reply, 404, `No se encontró un envío del e-NCF ${encf} al RNC ${rnc}.`);
   if (wantsXml(request)) return reply.type('application/xml; charset=utf-8').send(acknowledgementXml(answer));
@@ -96,15 +145,38 @@ async function acknowledgement(context: SandboxContext, environment: SandboxEnvi
 }
 
 export function counterpartRoutes(app: SandboxApp, context: SandboxContext): void {
-  const route = (method: 'GET' | 'POST', path: string, handle: (environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>): void => {
-    dgiiRoute(app, { method, service: 'emisorreceptor', path: `${base}${path}`, handler: (request, reply, environment) => handle(environment, request, reply) });
+  const route = (
+    method: 'GET' | 'POST',
+    path: string,
+    handle: (environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+  ): void => {
+    dgiiRoute(app, {
+      method,
+      service: 'emisorreceptor',
+      path: `${base}${path}`,
+      handler: (request, reply, environment) => handle(environment, request, reply),
+    });
   };
 
-  route('GET', '/fe/autenticacion/api/semilla', (environment, _request, reply) => issueCounterpartSeed(context, environment, reply));
-  route('POST', '/fe/autenticacion/api/validacioncertificado', (environment, request, reply) => validateCounterpartSeed(context, environment, request, reply));
-  route('POST', '/fe/recepcion/api/ecf', (environment, request, reply) => receiveEcf(context, environment, request, reply));
-  route('POST', '/fe/aprobacioncomercial/api/ecf', (environment, request, reply) => receiveApproval(context, environment, request, reply));
-  route('POST', '/api/emision/emisioncomprobantes', (environment, request, reply) => emission(context, environment, request, reply));
-  route('GET', '/api/emision/consultaacuserecibo', (environment, request, reply) => acknowledgement(context, environment, request, reply));
-  route('POST', '/api/emision/envioaprobacioncomercial', (environment, request, reply) => approval(context, environment, request, reply));
+  route('GET', '/fe/autenticacion/api/semilla', (environment, _request, reply) =>
+    issueCounterpartSeed(context, environment, reply),
+  );
+  route('POST', '/fe/autenticacion/api/validacioncertificado', (environment, request, reply) =>
+    validateCounterpartSeed(context, environment, request, reply),
+  );
+  route('POST', '/fe/recepcion/api/ecf', (environment, request, reply) =>
+    receiveEcf(context, environment, request, reply),
+  );
+  route('POST', '/fe/aprobacioncomercial/api/ecf', (environment, request, reply) =>
+    receiveApproval(context, environment, request, reply),
+  );
+  route('POST', '/api/emision/emisioncomprobantes', (environment, request, reply) =>
+    emission(context, environment, request, reply),
+  );
+  route('GET', '/api/emision/consultaacuserecibo', (environment, request, reply) =>
+    acknowledgement(context, environment, request, reply),
+  );
+  route('POST', '/api/emision/envioaprobacioncomercial', (environment, request, reply) =>
+    approval(context, environment, request, reply),
+  );
 }

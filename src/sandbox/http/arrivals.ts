@@ -18,7 +18,11 @@ export interface Arrival {
  * The log's insert for an arrival at `at`, run alone (recordArrival) or as part of a reception's one statement, where
  * the outcome may be an expression (it depends on whether the e-NCF could still be burned).
  */
-export function arrivalInsert(db: SandboxDb, arrival: Omit<Arrival, 'outcome'> & { outcome: string | Expression<string> }, at: Date) {
+export function arrivalInsert(
+  db: SandboxDb,
+  arrival: Omit<Arrival, 'outcome'> & { outcome: string | Expression<string> },
+  at: Date,
+) {
   return db.insertInto('sandbox_arrivals').values({
     service: arrival.service,
     environment: arrival.environment,

@@ -1,6 +1,11 @@
 // What every part of the sandbox is given: its state, time, log, DGII's schemas, the counterpart's identity and
 // the way out to other hosts (the counterpart calls receivers).
-import type { FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { SigningKey } from '../../fiscal/xmldsig/index.js';
@@ -29,4 +34,9 @@ export interface SandboxContext {
 }
 
 /** The sandbox's Fastify instance, logging with the service's pino logger. */
-export type SandboxApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Logger>;
+export type SandboxApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  Logger
+>;

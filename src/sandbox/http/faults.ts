@@ -10,7 +10,12 @@ import type { SandboxApp, SandboxContext } from './context.js';
 import { environmentOf, type SandboxService } from './sandbox-route.js';
 
 /** Services that receive documents: a fault there is written to the arrivals log too. */
-const receiving: ReadonlySet<SandboxService> = new Set(['recepcion', 'recepcionfc', 'anulacionrangos', 'aprobacioncomercial']);
+const receiving: ReadonlySet<SandboxService> = new Set([
+  'recepcion',
+  'recepcionfc',
+  'anulacionrangos',
+  'aprobacioncomercial',
+]);
 
 /** How long `timeout` holds a request when the fault gives no delay: longer than any sane client timeout. */
 const defaultTimeoutMs = 120_000;
@@ -58,7 +63,9 @@ async function takeFault(context: SandboxContext, service: SandboxService): Prom
 
 /** Whether a maintenance fault is active for the service (status routes report it). */
 export async function inMaintenance(context: SandboxContext, service: SandboxService): Promise<boolean> {
-  return (await activeFaults(context)).some((fault) => fault.service === service && fault.mode === 'maintenance' && !isSpent(fault));
+  return (await activeFaults(context)).some(
+    (fault) => fault.service === service && fault.mode === 'maintenance' && !isSpent(fault),
+  );
 }
 
 export function installFaults(app: SandboxApp, context: SandboxContext): void {

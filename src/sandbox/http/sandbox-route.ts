@@ -41,7 +41,11 @@ export interface DgiiRouteRequest extends FastifyRequest {
   params: { env: string };
 }
 
-export type DgiiHandler = (request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment) => Promise<unknown>;
+export type DgiiHandler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+) => Promise<unknown>;
 
 export interface DgiiRoute {
   method: 'GET' | 'POST';

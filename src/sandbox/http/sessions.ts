@@ -44,20 +44,21 @@ export function certificateHolder(certificatePem: string): string {
  * tokens are remembered (state-cache.ts); an unknown one is asked for again each time, as another process may
  * have issued it.
  */
-export async function sessionOf(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment): Promise<Session | undefined> {
+export async function sessionOf(
+  context: SandboxContext,
+  request: FastifyRequest,
+  environment: SandboxEnvironment,
+): Promise<Session | undefined> {
   const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   if (match?.[1] === undefined) return undefined;
   const tokenSha256 = sha256Hex(match[1]);
-  const row = await remembered(
-    context.db,
-    `token:${environment}:${tokenSha256}`,
-    () =>
-      context.db
-        .selectFrom('sandbox_tokens')
-        .select(['certificate_sha256', 'holder', 'expires_at'])
-        .where('token_sha256', '=', tokenSha256)
-        .where('environment', '=', environment)
-        .executeTakeFirst(),
+  const row = await remembered(context.db, `token:${environment}:${tokenSha256}`, () =>
+    context.db
+      .selectFrom('sandbox_tokens')
+      .select(['certificate_sha256', 'holder', 'expires_at'])
+      .where('token_sha256', '=', tokenSha256)
+      .where('environment', '=', environment)
+      .executeTakeFirst(),
   );
   if (row === undefined || row.expires_at.getTime() <= context.clock.now().getTime()) return undefined;
   return { certificateSha256: row.certificate_sha256, holder: row.holder };
@@ -73,8 +74,16 @@ export async function isDelegated(context: SandboxContext, certificateSha256: st
 
 /** Whether a certificate may act for at least one registered taxpayer (what validarsemilla requires). */
 export async function isDelegatedForAny(context: SandboxContext, certificateSha256: string): Promise<boolean> {
-  const open = await context.db.selectFrom('sandbox_taxpayers').select('rnc').where('accept_any_certificate', '=', true).executeTakeFirst();
+  const open = await context.db
+    .selectFrom('sandbox_taxpayers')
+    .select('rnc')
+    .where('accept_any_certificate', '=', true)
+    .executeTakeFirst();
   if (open !== undefined) return true;
-  const delegation = await context.db.selectFrom('sandbox_delegations').select('rnc').where('certificate_sha256', '=', certificateSha256).executeTakeFirst();
+  const delegation = await context.db
+    .selectFrom('sandbox_delegations')
+    .select('rnc')
+    .where('certificate_sha256', '=', certificateSha256)
+    .executeTakeFirst();
   return delegation !== undefined;
 }

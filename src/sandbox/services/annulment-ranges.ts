@@ -15,7 +15,12 @@ export const maxNumbersPerAnnulment = 1_000_000;
 
 /** The parts of the spans that no authorised range of the taxpayer covers (expired ranges count: voiding them
  * is what one does with numbers that can no longer be used). */
-export async function unauthorisedSpans(db: SandboxDb, environment: SandboxEnvironment, rnc: string, spans: readonly SequenceSpan[]): Promise<SequenceSpan[]> {
+export async function unauthorisedSpans(
+  db: SandboxDb,
+  environment: SandboxEnvironment,
+  rnc: string,
+  spans: readonly SequenceSpan[],
+): Promise<SequenceSpan[]> {
   const uncovered: SequenceSpan[] = [];
   for (const span of spans) {
     const ranges = await db
@@ -52,7 +57,14 @@ export interface VoidOutcome {
 
 /** Voids the unused numbers of the spans in one transaction. With `persist` false (the accept_then_lose fault) it
  * answers as if it had, and keeps nothing. */
-export async function voidSpans(db: SandboxDb, environment: SandboxEnvironment, rnc: string, spans: readonly SequenceSpan[], now: Date, persist: boolean): Promise<VoidOutcome> {
+export async function voidSpans(
+  db: SandboxDb,
+  environment: SandboxEnvironment,
+  rnc: string,
+  spans: readonly SequenceSpan[],
+  now: Date,
+  persist: boolean,
+): Promise<VoidOutcome> {
   const total = spans.reduce((sum, span) => sum + (span.to - span.from + 1), 0);
   if (!persist) {
     const excepted = await takenIn(db, environment, rnc, spans, undefined);
@@ -73,7 +85,13 @@ export async function voidSpans(db: SandboxDb, environment: SandboxEnvironment, 
   });
 }
 
-async function takenIn(db: SandboxDb, environment: SandboxEnvironment, rnc: string, spans: readonly SequenceSpan[], except: string | undefined): Promise<SequenceTaken[]> {
+async function takenIn(
+  db: SandboxDb,
+  environment: SandboxEnvironment,
+  rnc: string,
+  spans: readonly SequenceSpan[],
+  except: string | undefined,
+): Promise<SequenceTaken[]> {
   const taken: SequenceTaken[] = [];
   for (const span of spans) {
     let query = db
@@ -84,7 +102,8 @@ async function takenIn(db: SandboxDb, environment: SandboxEnvironment, rnc: stri
       // Same type and fixed width: the text order is the number order.
       .where('encf', '>=', encfOf(span.type, span.from))
       .where('encf', '<=', encfOf(span.type, span.to));
-    if (except !== undefined) query = query.where((eb) => eb.or([eb('track_id', 'is', null), eb('track_id', '!=', except)]));
+    if (except !== undefined)
+      query = query.where((eb) => eb.or([eb('track_id', 'is', null), eb('track_id', '!=', except)]));
     taken.push(...(await query.orderBy('encf').execute()));
   }
   return taken;
@@ -95,7 +114,12 @@ export function describeTaken(taken: readonly SequenceTaken[], limit: number): s
   const runs: { first: string; last: string; usedBy: SequenceTaken['used_by'] }[] = [];
   for (const item of taken) {
     const run = runs.at(-1);
-    if (run !== undefined && run.usedBy === item.used_by && Number(item.encf.slice(3)) === Number(run.last.slice(3)) + 1 && item.encf.slice(0, 3) === run.last.slice(0, 3)) {
+    if (
+      run !== undefined &&
+      run.usedBy === item.used_by &&
+      Number(item.encf.slice(3)) === Number(run.last.slice(3)) + 1 &&
+      item.encf.slice(0, 3) === run.last.slice(0, 3)
+    ) {
       run.last = item.encf;
     } else {
       runs.push({ first: item.encf, last: item.encf, usedBy: item.used_by });

@@ -16,7 +16,14 @@ import type { SandboxEnvironment } from '../state/schema.js';
 import { describeTaken, maxNumbersPerAnnulment, unauthorisedSpans, voidSpans } from './annulment-ranges.js';
 import { sendDgiiReply } from '../http/reply-format.js';
 import { encfOf } from '../../fiscal/encf.js';
-import { annulmentProblems, dgiiAnnulmentMessages, readAnnulment, spansOf, type AnnulmentRequest, type SequenceSpan } from './annulment-request.js';
+import {
+  annulmentProblems,
+  dgiiAnnulmentMessages,
+  readAnnulment,
+  spansOf,
+  type AnnulmentRequest,
+  type SequenceSpan,
+} from './annulment-request.js';
 import { actsFor, isElectronicTaxpayer, readSignedUpload } from './signed-upload.js';
 
 export const annulmentCodes = {
@@ -41,57 +48,112 @@ function refused(note: string, mensajes: string[]): Answer {
 }
 
 function describeSpan(span: SequenceSpan): string {
-  return span.from === span.to ? encfOf(span.type, span.from) : `${encfOf(span.type, span.from)} - ${encfOf(span.type, span.to)}`;
+  return span.from === span.to
+    ? encfOf(span.type, span.from)
+    : `${encfOf(span.type, span.from)} - ${encfOf(span.type, span.to)}`;
 }
 
 /** Everything decided from the request and the state: which numbers to void, or why none. */
-async function judge(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, session: Session, annulment: AnnulmentRequest, signerSha256: string): Promise<Answer> {
+async function judge(
+  context: SandboxContext,
+  request: FastifyRequest,
+  environment: SandboxEnvironment,
+  session: Session,
+  annulment: AnnulmentRequest,
+  signerSha256: string,
+): Promise<Answer> {
   const rnc = annulment.RncEmisor;
-  if (!(await isElectronicTaxpayer(context, rnc))) return refused('not_electronic', [`El RNC ${rnc} no está registrado como contribuyente electrónico activo.`]);
-  if (!(await actsFor(context, session, signerSha256, rnc))) return refused('not_delegated', [`${dgiiAnnulmentMessages.notDelegated}: ${rnc}`]);
+  if (!(await isElectronicTaxpayer(context, rnc)))
+    return refused('not_electronic', [`El RNC ${rnc} no está registrado como contribuyente electrónico activo.`]);
+  if (!(await actsFor(context, session, signerSha256, rnc)))
+    return refused('not_delegated', [`${dgiiAnnulmentMessages.notDelegated}: ${rnc}`]);
   const problems = annulmentProblems(annulment);
   if (problems.length > 0) return refused('invalid_blocks', problems);
   const spans = spansOf(annulment);
   const total = spans.reduce((sum, span) => sum + (span.to - span.from + 1), 0);
   if (total > maxNumbersPerAnnulment) {
-    return refused('too_large', [`El sandbox anula como máximo ${String(maxNumbersPerAnnulment)} secuencias por solicitud; esta incluye ${String(total)}. Divida la anulación.`]);
+    return refused('too_large', [
+      `El sandbox anula como máximo ${String(maxNumbersPerAnnulment)} secuencias por solicitud; esta incluye ${String(total)}. Divida la anulación.`,
+    ]);
   }
   const unauthorised = await unauthorisedSpans(context.db, environment, rnc, spans);
   if (unauthorised.length > 0) {
-    return refused('not_authorised', [dgiiAnnulmentMessages.couldNotVoid, ...unauthorised.map((span) => `${describeSpan(span)}: no autorizada al RNC ${rnc}`)]);
+    return refused('not_authorised', [
+      dgiiAnnulmentMessages.couldNotVoid,
+      ...unauthorised.map((span) => `${describeSpan(span)}: no autorizada al RNC ${rnc}`),
+    ]);
   }
-  if (request.sandboxFault === 'reject') return refused('fault_reject', [dgiiAnnulmentMessages.couldNotVoid, ...spans.map(describeSpan)]);
+  if (request.sandboxFault === 'reject')
+    return refused('fault_reject', [dgiiAnnulmentMessages.couldNotVoid, ...spans.map(describeSpan)]);
   const persist = request.sandboxFault !== 'accept_then_lose';
   const outcome = await voidSpans(context.db, environment, rnc, spans, context.clock.now(), persist);
   const lost = persist ? '' : ':lost';
-  if (outcome.voided === 0) return refused('all_used', [dgiiAnnulmentMessages.allUsed, ...describeTaken(outcome.excepted, listedRuns)]);
+  if (outcome.voided === 0)
+    return refused('all_used', [dgiiAnnulmentMessages.allUsed, ...describeTaken(outcome.excepted, listedRuns)]);
   if (outcome.excepted.length > 0) {
-    return { status: 200, outcome: 'voidedWithExceptions', mensajes: [dgiiAnnulmentMessages.voidedWithExceptions, ...describeTaken(outcome.excepted, listedRuns)], note: `voided:${String(outcome.voided)}/${String(total)}${lost}` };
+    return {
+      status: 200,
+      outcome: 'voidedWithExceptions',
+      mensajes: [dgiiAnnulmentMessages.voidedWithExceptions, ...describeTaken(outcome.excepted, listedRuns)],
+      note: `voided:${String(outcome.voided)}/${String(total)}${lost}`,
+    };
   }
-  return { status: 200, outcome: 'voided', mensajes: [`Las secuencias fueron anuladas correctamente (${String(total)}).`], note: `voided:${String(total)}${lost}` };
+  return {
+    status: 200,
+    outcome: 'voided',
+    mensajes: [`Las secuencias fueron anuladas correctamente (${String(total)}).`],
+    note: `voided:${String(total)}${lost}`,
+  };
 }
 
-async function annul(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, session: Session): Promise<{ rnc: string; answer: Answer }> {
+async function annul(
+  context: SandboxContext,
+  request: FastifyRequest,
+  environment: SandboxEnvironment,
+  session: Session,
+): Promise<{ rnc: string; answer: Answer }> {
   const upload = await readSignedUpload(context, request, 'ANECF', {
     notXml: dgiiAnnulmentMessages.notXml,
-    badStructure: 'La estructura del archivo XML no es válida, favor proveer un XML con una estructura válida, verificar el XSD correspondiente',
+    badStructure:
+      'La estructura del archivo XML no es válida, favor proveer un XML con una estructura válida, verificar el XSD correspondiente',
     badSignature: dgiiAnnulmentMessages.badSignature,
   });
   if (!upload.ok) return { rnc: '', answer: { ...refused(upload.reason, [upload.mensaje]), status: upload.status } };
   const annulment = readAnnulment(upload.tree);
-  if (annulment === undefined) return { rnc: '', answer: refused('structure', ['La estructura del archivo XML no es válida: faltan campos requeridos del ANECF.']) };
-  return { rnc: annulment.RncEmisor, answer: await judge(context, request, environment, session, annulment, upload.signerSha256) };
+  if (annulment === undefined)
+    return {
+      rnc: '',
+      answer: refused('structure', ['La estructura del archivo XML no es válida: faltan campos requeridos del ANECF.']),
+    };
+  return {
+    rnc: annulment.RncEmisor,
+    answer: await judge(context, request, environment, session, annulment, upload.signerSha256),
+  };
 }
 
-async function handle(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function handle(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const session = await sessionOf(context, request, environment);
   if (session === undefined) {
     await recordArrival(context, { service: 'anulacionrangos', environment, outcome: 'refused:no_session' });
     return unauthorized(reply);
   }
   const { rnc, answer } = await annul(context, request, environment, session);
-  await recordArrival(context, { service: 'anulacionrangos', environment, rnc: rnc === '' ? undefined : rnc, outcome: answer.note });
-  return sendDgiiReply(request, reply, answer.status, 'RespuestaAnulacionRango', { rnc, ...annulmentCodes[answer.outcome], mensajes: answer.mensajes });
+  await recordArrival(context, {
+    service: 'anulacionrangos',
+    environment,
+    rnc: rnc === '' ? undefined : rnc,
+    outcome: answer.note,
+  });
+  return sendDgiiReply(request, reply, answer.status, 'RespuestaAnulacionRango', {
+    rnc,
+    ...annulmentCodes[answer.outcome],
+    mensajes: answer.mensajes,
+  });
 }
 
 export function annulmentRoutes(app: SandboxApp, context: SandboxContext): void {

@@ -45,13 +45,25 @@ function issueToken(secret: string, holder: string, issued: Date, expires: Date)
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const header = encode({ alg: 'HS256', typ: 'JWT' });
   const seconds = (instant: Date) => Math.floor(instant.getTime() / 1000);
-  const payload = encode({ name: holder, jti: randomUUID(), nbf: seconds(issued), exp: seconds(expires), iat: seconds(issued), iss: 'DGII.FE', aud: 'USUARIOS.DGII.FE' });
+  const payload = encode({
+    name: holder,
+    jti: randomUUID(),
+    nbf: seconds(issued),
+    exp: seconds(expires),
+    iat: seconds(issued),
+    iss: 'DGII.FE',
+    aud: 'USUARIOS.DGII.FE',
+  });
   const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
   return `${header}.${payload}.${signature}`;
 }
 
 async function tokenSecret(context: SandboxContext): Promise<string> {
-  const existing = await context.db.selectFrom('sandbox_settings').select('value').where('key', '=', 'token_secret').executeTakeFirst();
+  const existing = await context.db
+    .selectFrom('sandbox_settings')
+    .select('value')
+    .where('key', '=', 'token_secret')
+    .executeTakeFirst();
   if (typeof existing?.value === 'string') return existing.value;
   const secret = randomBytes(32).toString('base64url');
   await context.db
@@ -62,17 +74,33 @@ async function tokenSecret(context: SandboxContext): Promise<string> {
   return tokenSecret(context);
 }
 
-async function issueSeed(context: SandboxContext, environment: SandboxEnvironment, reply: FastifyReply): Promise<FastifyReply> {
+async function issueSeed(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const now = context.clock.now();
   const valor = randomBytes(129).toString('base64'); // 172 characters, like DGII's
   await context.db
     .insertInto('sandbox_seeds')
-    .values({ value: valor, environment, issued_at: now, expires_at: new Date(now.getTime() + seedLifetimeMs), used_at: null })
+    .values({
+      value: valor,
+      environment,
+      issued_at: now,
+      expires_at: new Date(now.getTime() + seedLifetimeMs),
+      used_at: null,
+    })
     .execute();
   return reply.type('text/xml; charset=utf-8').send(seedXml(valor, seedDate(now)));
 }
 
-async function validateSeed(context: SandboxContext, environment: SandboxEnvironment, upload: Buffer, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function validateSeed(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  upload: Buffer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const seed = parseSemilla(upload);
   if (!seed.ok) return messageError(reply, 400, 'El archivo enviado no es una semilla válida.');
   const verified = verifyEnvelopedSignature(upload);
@@ -87,7 +115,8 @@ async function validateSeed(context: SandboxContext, environment: SandboxEnviron
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
-  if (taken.numUpdatedRows === 0n) return messageError(reply, 400, 'La semilla no es válida, ya fue utilizada o expiró.');
+  if (taken.numUpdatedRows === 0n)
+    return messageError(reply, 400, 'La semilla no es válida, ya fue utilizada o expiró.');
 
   const fingerprint = certificateFingerprint(verified.certificatePem);
   const holder = certificateHolder(verified.certificatePem);
@@ -98,9 +127,20 @@ async function validateSeed(context: SandboxContext, environment: SandboxEnviron
   const token = issueToken(await tokenSecret(context), holder, now, expires);
   await context.db
     .insertInto('sandbox_tokens')
-    .values({ token_sha256: sha256Hex(token), environment, certificate_sha256: fingerprint, holder, issued_at: now, expires_at: expires })
+    .values({
+      token_sha256: sha256Hex(token),
+      environment,
+      certificate_sha256: fingerprint,
+      holder,
+      issued_at: now,
+      expires_at: expires,
+    })
     .execute();
-  return sendDgiiReply(request, reply, 200, 'RespuestaAutenticacion', { token, expira: universal(expires), expedido: universal(now) });
+  return sendDgiiReply(request, reply, 200, 'RespuestaAutenticacion', {
+    token,
+    expira: universal(expires),
+    expedido: universal(now),
+  });
 }
 
 export function authenticationRoutes(app: SandboxApp, context: SandboxContext): void {

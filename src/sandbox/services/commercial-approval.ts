@@ -6,7 +6,13 @@
 // (whether the buyer accepted or rejected the e-CF: that is the document's Estado), "02" "Aprobacion Comercial
 // Rechazada" (HTTP 400, DGII's own spelling as observed) with the reasons when it did not (research §2).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acecfDecision, acecfMismatches, readAcecf, takesCommercialApproval, type ReceivedAcecf } from '../../fiscal/responses/acecf-read.js';
+import {
+  acecfDecision,
+  acecfMismatches,
+  readAcecf,
+  takesCommercialApproval,
+  type ReceivedAcecf,
+} from '../../fiscal/responses/acecf-read.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { recordArrival } from '../http/arrivals.js';
 import { unauthorized } from '../http/dgii-replies.js';
@@ -26,7 +32,8 @@ export const approvalVerdicts = {
 /** DT's validation messages, as published. */
 export const dgiiApprovalMessages = {
   notXml: 'Tipo de archivo no válido, favor proveer un XML',
-  badStructure: 'La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente',
+  badStructure:
+    'La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente',
   badSignature: 'La firma del XML no es válida',
   notDelegated: 'El RNC del certificado no está delegado para realizar transacciones para el RNC',
   notFound: 'Factura no encontrada para esta Aprobación comercial.',
@@ -52,7 +59,11 @@ function stateProblems(approval: ReceivedAcecf): string[] {
 }
 
 /** Why DGII would not take this approval for the e-CF it names; empty when it takes it. */
-async function approvalProblems(context: SandboxContext, environment: SandboxEnvironment, approval: ReceivedAcecf): Promise<string[]> {
+async function approvalProblems(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  approval: ReceivedAcecf,
+): Promise<string[]> {
   const state = stateProblems(approval);
   if (state.length > 0) return state;
   if (!takesCommercialApproval(approval.eNCF)) return [dgiiApprovalMessages.typeTakesNone];
@@ -68,10 +79,16 @@ async function approvalProblems(context: SandboxContext, environment: SandboxEnv
   if (documents.length === 0) return [dgiiApprovalMessages.notFound];
   const now = context.clock.now();
   // The verdict shows once processing is over (until then DGII says "En Proceso"): only then is it accepted.
-  const accepted = documents.find((document) => (document.outcome === 1 || document.outcome === 4) && document.ready_at.getTime() <= now.getTime());
+  const accepted = documents.find(
+    (document) => (document.outcome === 1 || document.outcome === 4) && document.ready_at.getTime() <= now.getTime(),
+  );
   if (accepted === undefined) return [dgiiApprovalMessages.noValidEcf];
   if (accepted.rnc_comprador === null) return [dgiiApprovalMessages.documentTakesNone];
-  const mismatches = acecfMismatches(approval, { RNCComprador: accepted.rnc_comprador, FechaEmision: accepted.fecha_emision, MontoTotal: accepted.monto_total });
+  const mismatches = acecfMismatches(approval, {
+    RNCComprador: accepted.rnc_comprador,
+    FechaEmision: accepted.fecha_emision,
+    MontoTotal: accepted.monto_total,
+  });
   return mismatches.map((field) => {
     switch (field) {
       case 'RNCComprador':
@@ -98,17 +115,33 @@ function versionOf(tree: XmlTree): string | undefined {
   return detail === undefined ? undefined : textOf(detail, 'Version');
 }
 
-const refusedWith = (note: string, mensaje: string[], status = 400): Verdict => ({ status, accepted: false, mensaje, note: `refused:${note}` });
+const refusedWith = (note: string, mensaje: string[], status = 400): Verdict => ({
+  status,
+  accepted: false,
+  mensaje,
+  note: `refused:${note}`,
+});
 
-async function judge(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, session: Session): Promise<{ approval?: ReceivedAcecf; xml?: string; verdict: Verdict }> {
+async function judge(
+  context: SandboxContext,
+  request: FastifyRequest,
+  environment: SandboxEnvironment,
+  session: Session,
+): Promise<{ approval?: ReceivedAcecf; xml?: string; verdict: Verdict }> {
   const upload = await readSignedUpload(context, request, 'ACECF', dgiiApprovalMessages);
   if (!upload.ok) return { verdict: refusedWith(upload.reason, [upload.mensaje], upload.status) };
   const approval = readAcecf(upload.tree);
-  if (approval === undefined) return { verdict: refusedWith('structure', [`${dgiiApprovalMessages.badStructure}. Faltan campos requeridos del ACECF.`]) };
+  if (approval === undefined)
+    return {
+      verdict: refusedWith('structure', [`${dgiiApprovalMessages.badStructure}. Faltan campos requeridos del ACECF.`]),
+    };
   const found = { approval, xml: upload.xml };
   // The buyer sends it: its certificate must act for the buyer.
   if (!(await actsFor(context, session, upload.signerSha256, approval.RNCComprador))) {
-    return { ...found, verdict: refusedWith('not_delegated', [`${dgiiApprovalMessages.notDelegated}: ${approval.RNCComprador}`]) };
+    return {
+      ...found,
+      verdict: refusedWith('not_delegated', [`${dgiiApprovalMessages.notDelegated}: ${approval.RNCComprador}`]),
+    };
   }
   const state = stateProblems(approval);
   if (state.length > 0) return { ...found, verdict: refusedWith('invalid', state) };
@@ -117,11 +150,17 @@ async function judge(context: SandboxContext, request: FastifyRequest, environme
   if (staged !== undefined && !staged.accepted) return { ...found, verdict: staged };
   const problems = staged === undefined ? await approvalProblems(context, environment, approval) : [];
   if (problems.length > 0) return { ...found, verdict: refusedWith('invalid', problems) };
-  if (request.sandboxFault === 'reject') return { ...found, verdict: refusedWith('fault_reject', [dgiiApprovalMessages.tryAgain]) };
+  if (request.sandboxFault === 'reject')
+    return { ...found, verdict: refusedWith('fault_reject', [dgiiApprovalMessages.tryAgain]) };
   return { ...found, verdict: staged ?? { status: 200, accepted: true, mensaje: [], note: 'accepted' } };
 }
 
-async function handle(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function handle(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const session = await sessionOf(context, request, environment);
   if (session === undefined) {
     await recordArrival(context, { service: 'aprobacioncomercial', environment, outcome: 'refused:no_session' });
@@ -132,14 +171,33 @@ async function handle(context: SandboxContext, request: FastifyRequest, reply: F
   if (approval !== undefined && xml !== undefined && !lost) {
     await context.db
       .insertInto('sandbox_approvals')
-      .values({ environment, rnc_emisor: approval.RNCEmisor, encf: approval.eNCF, rnc_comprador: approval.RNCComprador, estado: approval.Estado, received_at: context.clock.now(), accepted: verdict.accepted, xml })
+      .values({
+        environment,
+        rnc_emisor: approval.RNCEmisor,
+        encf: approval.eNCF,
+        rnc_comprador: approval.RNCComprador,
+        estado: approval.Estado,
+        received_at: context.clock.now(),
+        accepted: verdict.accepted,
+        xml,
+      })
       .execute();
   }
   if (!lost) await verdict.settle?.();
   // Logged under the e-CF it approves (issuer and e-NCF), the pair that names a document everywhere else.
-  await recordArrival(context, { service: 'aprobacioncomercial', environment, rnc: approval?.RNCEmisor, encf: approval?.eNCF, outcome: lost ? `${verdict.note}:lost` : verdict.note });
+  await recordArrival(context, {
+    service: 'aprobacioncomercial',
+    environment,
+    rnc: approval?.RNCEmisor,
+    encf: approval?.eNCF,
+    outcome: lost ? `${verdict.note}:lost` : verdict.note,
+  });
   const { codigo, estado } = verdict.accepted ? approvalVerdicts.accepted : approvalVerdicts.refused;
-  return sendDgiiReply(request, reply, verdict.status, 'RespuestaAprobacionComercial', { mensaje: verdict.mensaje, estado, codigo });
+  return sendDgiiReply(request, reply, verdict.status, 'RespuestaAprobacionComercial', {
+    mensaje: verdict.mensaje,
+    estado,
+    codigo,
+  });
 }
 
 export function commercialApprovalRoutes(app: SandboxApp, context: SandboxContext): void {

@@ -27,13 +27,28 @@ function ownBase(request: FastifyRequest, environment: SandboxEnvironment): stri
   return `${request.protocol}://${request.host}/${environment}/emisorreceptor`;
 }
 
-function counterpartEntry(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment): DirectoryEntry {
+function counterpartEntry(
+  context: SandboxContext,
+  request: FastifyRequest,
+  environment: SandboxEnvironment,
+): DirectoryEntry {
   const base = ownBase(request, environment);
-  return { nombre: context.counterpart.name, rnc: context.counterpart.rnc, urlRecepcion: base, urlAceptacion: base, urlOpcional: base };
+  return {
+    nombre: context.counterpart.name,
+    rnc: context.counterpart.rnc,
+    urlRecepcion: base,
+    urlAceptacion: base,
+    urlOpcional: base,
+  };
 }
 
 /** Registered, active electronic taxpayers that declared a reception URL, the counterpart first. */
-async function directory(context: SandboxContext, request: FastifyRequest, environment: SandboxEnvironment, rnc?: string): Promise<DirectoryEntry[]> {
+async function directory(
+  context: SandboxContext,
+  request: FastifyRequest,
+  environment: SandboxEnvironment,
+  rnc?: string,
+): Promise<DirectoryEntry[]> {
   let query = context.db
     .selectFrom('sandbox_taxpayers')
     .select(['name', 'rnc', 'reception_url', 'approval_url', 'authentication_url'])
@@ -61,18 +76,35 @@ async function directory(context: SandboxContext, request: FastifyRequest, envir
  * production ones (research/certification.md §1: "They go to the OFV directory"), which only eCF shows. A taxpayer
  * listed only there (no URL in the registry) is added.
  */
-async function withEnvironmentEntries(context: SandboxContext, environment: SandboxEnvironment, entries: DirectoryEntry[], rnc: string | undefined): Promise<void> {
+async function withEnvironmentEntries(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  entries: DirectoryEntry[],
+  rnc: string | undefined,
+): Promise<void> {
   let query = context.db
     .selectFrom('sandbox_directory_entries')
     .innerJoin('sandbox_taxpayers', 'sandbox_taxpayers.rnc', 'sandbox_directory_entries.rnc')
-    .select(['sandbox_taxpayers.name', 'sandbox_directory_entries.rnc', 'sandbox_directory_entries.reception_url', 'sandbox_directory_entries.approval_url', 'sandbox_directory_entries.authentication_url'])
+    .select([
+      'sandbox_taxpayers.name',
+      'sandbox_directory_entries.rnc',
+      'sandbox_directory_entries.reception_url',
+      'sandbox_directory_entries.approval_url',
+      'sandbox_directory_entries.authentication_url',
+    ])
     .where('sandbox_directory_entries.environment', '=', environment)
     .where('sandbox_taxpayers.electronic', '=', true)
     .where('sandbox_taxpayers.active', '=', true)
     .where('sandbox_directory_entries.rnc', '!=', context.counterpart.rnc);
   if (rnc !== undefined) query = query.where('sandbox_directory_entries.rnc', '=', rnc);
   for (const row of await query.execute()) {
-    const entry = { nombre: row.name, rnc: row.rnc, urlRecepcion: row.reception_url, urlAceptacion: row.approval_url, urlOpcional: row.authentication_url };
+    const entry = {
+      nombre: row.name,
+      rnc: row.rnc,
+      urlRecepcion: row.reception_url,
+      urlAceptacion: row.approval_url,
+      urlOpcional: row.authentication_url,
+    };
     const at = entries.findIndex((candidate) => candidate.rnc === row.rnc);
     if (at === -1) entries.push(entry);
     else entries[at] = entry;
@@ -90,11 +122,21 @@ export function queryParameter(request: FastifyRequest, name: string): string | 
   return undefined;
 }
 
-async function byRnc(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function byRnc(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const rnc = queryParameter(request, 'RNC')?.trim() ?? '';
   if (rnc === '') {
     // ASP.NET's answer to a missing required parameter.
-    return reply.code(400).send({ type: 'https://tools.ietf.org/html/rfc7231#section-6.5.1', title: 'One or more validation errors occurred.', status: 400, errors: { RNC: ['The RNC field is required.'] } });
+    return reply.code(400).send({
+      type: 'https://tools.ietf.org/html/rfc7231#section-6.5.1',
+      title: 'One or more validation errors occurred.',
+      status: 400,
+      errors: { RNC: ['The RNC field is required.'] },
+    });
   }
   const entries = await directory(context, request, environment, rnc);
   const [only] = entries;

@@ -88,8 +88,13 @@ function text(tree: XmlTree | undefined, name: string): string | undefined {
  */
 export function readDocumentFacts(xml: Buffer, expectedRoot: 'ECF' | 'RFCE'): FactsResult {
   const parsed = parseXmlTree(xml);
-  if (!parsed.ok) return { ok: false, mensaje: `El archivo no es un XML válido: ${parsed.findings.map((finding) => finding.message).join('; ')}` };
-  if (parsed.root !== expectedRoot) return { ok: false, mensaje: `El elemento raíz del documento debe ser ${expectedRoot}.` };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      mensaje: `El archivo no es un XML válido: ${parsed.findings.map((finding) => finding.message).join('; ')}`,
+    };
+  if (parsed.root !== expectedRoot)
+    return { ok: false, mensaje: `El elemento raíz del documento debe ser ${expectedRoot}.` };
   const encabezado = group(parsed.tree, 'Encabezado');
   const idDoc = group(encabezado, 'IdDoc');
   const emisor = group(encabezado, 'Emisor');
@@ -135,7 +140,8 @@ export function filenameMismatch(filename: string, facts: DocumentFacts): string
 function schemaFindings(context: SandboxContext, kind: SchemaKind, xml: Buffer, facts: DocumentFacts): string[] {
   if (context.schemas === undefined) return modelFindings(xml, facts);
   let subject: string | Buffer = xml;
-  if (facts.root === 'RFCE' && !facts.hasComprador) subject = xml.toString('utf8').replace('</Emisor>', '</Emisor><Comprador></Comprador>');
+  if (facts.root === 'RFCE' && !facts.hasComprador)
+    subject = xml.toString('utf8').replace('</Emisor>', '</Emisor><Comprador></Comprador>');
   return context.schemas.validate(kind, subject).map((finding) => `${finding.path}: ${finding.message}`);
 }
 
@@ -151,64 +157,129 @@ function modelFindings(xml: Buffer, facts: DocumentFacts): string[] {
   }
   const parsed = parseEcf(xml.toString('utf8'));
   const findings = parsed.ok ? structureFindings(facts.tipoeCF, parsed.document) : parsed.findings;
-  return findings.filter((finding) => finding.severity === 'error').map((finding) => `${finding.pointer}: ${finding.message}`);
+  return findings
+    .filter((finding) => finding.severity === 'error')
+    .map((finding) => `${finding.pointer}: ${finding.message}`);
 }
 
-export function schemaRefusal(context: SandboxContext, kind: SchemaKind, xml: Buffer, facts: DocumentFacts): Refusal | undefined {
+export function schemaRefusal(
+  context: SandboxContext,
+  kind: SchemaKind,
+  xml: Buffer,
+  facts: DocumentFacts,
+): Refusal | undefined {
   const findings = schemaFindings(context, kind, xml, facts);
   if (findings.length === 0) return undefined;
   const against = context.schemas === undefined ? `el modelo ${kind} (sin XSD de DGII)` : `el XSD ${kind}`;
   return {
     reason: 'schema',
-    mensajes: findings.slice(0, 20).map((finding) => ({ valor: `Estructura del XML no válida según ${against}: ${finding}`, codigo: messageCodes.schemaInvalid })),
+    mensajes: findings.slice(0, 20).map((finding) => ({
+      valor: `Estructura del XML no válida según ${against}: ${finding}`,
+      codigo: messageCodes.schemaInvalid,
+    })),
     secuenciaUtilizada: false,
   };
 }
 
-export type SignatureCheck = { ok: true; certificateSha256: string; securityCode: string } | { ok: false; refusal: Refusal };
+export type SignatureCheck =
+  { ok: true; certificateSha256: string; securityCode: string } | { ok: false; refusal: Refusal };
 
 /** DGII reads documents with whitespace-only text removed; verifyEnvelopedSignature tries that form too. */
 export function checkSignature(xml: Buffer): SignatureCheck {
   const verified = verifyEnvelopedSignature(xml);
   if (!verified.ok) {
     const detail = verified.problems.map((problem) => problem.message).join('; ');
-    return { ok: false, refusal: refusal('signature', messageCodes.signatureInvalid, `Firma digital o certificado no válido: ${detail}`, false) };
+    return {
+      ok: false,
+      refusal: refusal(
+        'signature',
+        messageCodes.signatureInvalid,
+        `Firma digital o certificado no válido: ${detail}`,
+        false,
+      ),
+    };
   }
-  return { ok: true, certificateSha256: certificateFingerprint(verified.certificatePem), securityCode: verified.securityCode };
+  return {
+    ok: true,
+    certificateSha256: certificateFingerprint(verified.certificatePem),
+    securityCode: verified.securityCode,
+  };
 }
 
 /** Both the certificate that signed the document and the one behind the session must act for the issuer. */
-export async function delegationRefusal(context: SandboxContext, signerSha256: string, sessionSha256: string, rnc: string): Promise<Refusal | undefined> {
+export async function delegationRefusal(
+  context: SandboxContext,
+  signerSha256: string,
+  sessionSha256: string,
+  rnc: string,
+): Promise<Refusal | undefined> {
   if (!(await isDelegated(context, signerSha256, rnc))) {
-    return refusal('signer_not_delegated', messageCodes.signerNotDelegated, `El certificado que firmó el documento no está delegado para el RNC ${rnc}.`, false);
+    return refusal(
+      'signer_not_delegated',
+      messageCodes.signerNotDelegated,
+      `El certificado que firmó el documento no está delegado para el RNC ${rnc}.`,
+      false,
+    );
   }
   if (!(await isDelegated(context, sessionSha256, rnc))) {
-    return refusal('session_not_delegated', messageCodes.sessionNotDelegated, `El usuario autenticado no está delegado para el RNC ${rnc}.`, false);
+    return refusal(
+      'session_not_delegated',
+      messageCodes.sessionNotDelegated,
+      `El usuario autenticado no está delegado para el RNC ${rnc}.`,
+      false,
+    );
   }
   return undefined;
 }
 
 export async function taxpayerRefusal(context: SandboxContext, rnc: string): Promise<Refusal | undefined> {
   const taxpayer = await taxpayerStanding(context.db, rnc);
-  if (taxpayer === undefined) return refusal('issuer_unknown', messageCodes.issuerUnknown, `El RNC emisor ${rnc} no existe.`, false);
-  if (!taxpayer.active) return refusal('issuer_inactive', messageCodes.issuerInactive, `El RNC emisor ${rnc} no está activo.`, false);
-  if (!taxpayer.electronic) return refusal('issuer_not_electronic', messageCodes.issuerNotElectronic, `El RNC emisor ${rnc} no está autorizado como emisor electrónico.`, false);
+  if (taxpayer === undefined)
+    return refusal('issuer_unknown', messageCodes.issuerUnknown, `El RNC emisor ${rnc} no existe.`, false);
+  if (!taxpayer.active)
+    return refusal('issuer_inactive', messageCodes.issuerInactive, `El RNC emisor ${rnc} no está activo.`, false);
+  if (!taxpayer.electronic)
+    return refusal(
+      'issuer_not_electronic',
+      messageCodes.issuerNotElectronic,
+      `El RNC emisor ${rnc} no está autorizado como emisor electrónico.`,
+      false,
+    );
   return undefined;
 }
 
 /** The e-NCF must be of the document's type, inside a range authorised to the issuer here, and not expired. */
-export async function sequenceRefusal(context: SandboxContext, environment: SandboxEnvironment, facts: DocumentFacts): Promise<Refusal | undefined> {
+export async function sequenceRefusal(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  facts: DocumentFacts,
+): Promise<Refusal | undefined> {
   const match = /^E(\d{2})(\d{10})$/.exec(facts.encf);
   if (match === null || match[1] !== facts.tipoeCF) {
-    return refusal('encf_type_mismatch', messageCodes.encfTypeMismatch, `El e-NCF ${facts.encf} no corresponde al TipoeCF ${facts.tipoeCF}.`, false);
+    return refusal(
+      'encf_type_mismatch',
+      messageCodes.encfTypeMismatch,
+      `El e-NCF ${facts.encf} no corresponde al TipoeCF ${facts.tipoeCF}.`,
+      false,
+    );
   }
   const range = await rangeFor(context.db, environment, facts.rncEmisor, facts.tipoeCF, Number(match[2]));
   if (range === undefined) {
-    return refusal('encf_not_authorised', messageCodes.encfNotAuthorised, `El e-NCF ${facts.encf} no está autorizado para el RNC ${facts.rncEmisor}.`, false);
+    return refusal(
+      'encf_not_authorised',
+      messageCodes.encfNotAuthorised,
+      `El e-NCF ${facts.encf} no está autorizado para el RNC ${facts.rncEmisor}.`,
+      false,
+    );
   }
   const expiresOn = range.expires_on;
   if (expiresOn !== null && expiresOn < isoDateOf(context.clock.now())) {
-    return refusal('encf_expired', messageCodes.encfExpired, `El e-NCF ${facts.encf} está vencido (la secuencia venció el ${expiresOn}).`, false);
+    return refusal(
+      'encf_expired',
+      messageCodes.encfExpired,
+      `El e-NCF ${facts.encf} está vencido (la secuencia venció el ${expiresOn}).`,
+      false,
+    );
   }
   return undefined;
 }
@@ -218,10 +289,20 @@ export async function sequenceRefusal(context: SandboxContext, environment: Sand
  * cases that leave the sequence usable does not include this one, and the e-NCF is in fact burned, so the answer
  * says secuenciaUtilizada true; the earlier use stays the one on record.
  */
-export async function usedSequenceRefusal(context: SandboxContext, environment: SandboxEnvironment, rnc: string, encf: string): Promise<Refusal | undefined> {
+export async function usedSequenceRefusal(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  rnc: string,
+  encf: string,
+): Promise<Refusal | undefined> {
   const uses = await executePrepared(
     context.db,
-    context.db.selectFrom('sandbox_sequence_uses').select('used_by').where('environment', '=', environment).where('rnc', '=', rnc).where('encf', '=', encf),
+    context.db
+      .selectFrom('sandbox_sequence_uses')
+      .select('used_by')
+      .where('environment', '=', environment)
+      .where('rnc', '=', rnc)
+      .where('encf', '=', encf),
   );
   if (uses.rows.length === 0) return undefined;
   return usedRefusal(encf);
@@ -239,7 +320,8 @@ export interface CommonChecksInput {
   sessionCertificateSha256: string;
 }
 
-export type CommonChecks = { ok: true; securityCode: string } | { ok: false; refusal: Refusal; securityCode: string | undefined };
+export type CommonChecks =
+  { ok: true; securityCode: string } | { ok: false; refusal: Refusal; securityCode: string | undefined };
 
 /**
  * Schema, signature, taxpayer, delegation, sequence, already used: in this order, the first refusal wins. The
@@ -261,5 +343,10 @@ export async function runCommonChecks(context: SandboxContext, input: CommonChec
 }
 
 export function injectedRejection(): Refusal {
-  return refusal('injected', messageCodes.injectedRejection, 'Rechazo inyectado por el sandbox (falla configurada para este servicio).', false);
+  return refusal(
+    'injected',
+    messageCodes.injectedRejection,
+    'Rechazo inyectado por el sandbox (falla configurada para este servicio).',
+    false,
+  );
 }

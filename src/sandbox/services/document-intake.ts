@@ -29,8 +29,14 @@ export async function takeDocument(
   reply: FastifyReply,
   target: { environment: SandboxEnvironment; service: SandboxService; root: 'ECF' | 'RFCE' },
 ): Promise<IntakeResult> {
-  const entry = (facts?: DocumentFacts) => ({ service: target.service, environment: target.environment, rnc: facts?.rncEmisor, encf: facts?.encf });
-  const arrival = (outcome: string, facts?: DocumentFacts, trackId?: string) => recordArrival(context, { ...entry(facts), trackId, outcome });
+  const entry = (facts?: DocumentFacts) => ({
+    service: target.service,
+    environment: target.environment,
+    rnc: facts?.rncEmisor,
+    encf: facts?.encf,
+  });
+  const arrival = (outcome: string, facts?: DocumentFacts, trackId?: string) =>
+    recordArrival(context, { ...entry(facts), trackId, outcome });
   const session = await sessionOf(context, request, target.environment);
   if (session === undefined) {
     await arrival('refused:unauthorized');
@@ -52,5 +58,14 @@ export async function takeDocument(
     await arrival('refused:filename', facts);
     return { ok: false, reply: messageError(reply, 400, misnamed) };
   }
-  return { ok: true, intake: { session, xml: upload.xml, facts, arrival: (outcome, trackId) => arrival(outcome, facts, trackId), arrivalEntry: entry(facts) } };
+  return {
+    ok: true,
+    intake: {
+      session,
+      xml: upload.xml,
+      facts,
+      arrival: (outcome, trackId) => arrival(outcome, facts, trackId),
+      arrivalEntry: entry(facts),
+    },
+  };
 }

@@ -10,7 +10,13 @@ import type { SandboxDocumentsTable, SandboxEnvironment, SandboxMessage } from '
 import { usedRefusal, type DocumentFacts, type Refusal } from './document-checks.js';
 
 /** consulta resultado's codes (research/dgii-protocol.md §2). */
-export const estados = { 0: 'No encontrado', 1: 'Aceptado', 2: 'Rechazado', 3: 'En Proceso', 4: 'Aceptado Condicional' } as const;
+export const estados = {
+  0: 'No encontrado',
+  1: 'Aceptado',
+  2: 'Rechazado',
+  3: 'En Proceso',
+  4: 'Aceptado Condicional',
+} as const;
 
 export interface Verdict {
   outcome: 1 | 2 | 4;
@@ -21,7 +27,12 @@ export interface Verdict {
 }
 
 export function rejected(refusal: Refusal): Verdict {
-  return { outcome: 2, secuenciaUtilizada: refusal.secuenciaUtilizada, mensajes: refusal.mensajes, reason: refusal.reason };
+  return {
+    outcome: 2,
+    secuenciaUtilizada: refusal.secuenciaUtilizada,
+    mensajes: refusal.mensajes,
+    reason: refusal.reason,
+  };
 }
 
 export interface ReceptionInput {
@@ -49,7 +60,10 @@ export async function recordReception(context: SandboxContext, input: ReceptionI
   const { db } = context;
   const { facts, verdict } = input;
   const now = context.clock.now();
-  const document = (outcome: Verdict['outcome'] | Expression<Verdict['outcome']>, messages: string | Expression<string>) =>
+  const document = (
+    outcome: Verdict['outcome'] | Expression<Verdict['outcome']>,
+    messages: string | Expression<string>,
+  ) =>
     db.insertInto('sandbox_documents').values({
       track_id: input.trackId,
       environment: input.environment,
@@ -74,7 +88,10 @@ export async function recordReception(context: SandboxContext, input: ReceptionI
   const arrival = (outcome: string | Expression<string>) => arrivalInsert(db, { ...input.arrival, outcome }, now);
 
   if (!verdict.secuenciaUtilizada) {
-    await executePrepared(db, sql`with stored as (${document(verdict.outcome, JSON.stringify(verdict.mensajes))}), arrived as (${arrival(input.arrival.outcomeOf(verdict))}) select 1`);
+    await executePrepared(
+      db,
+      sql`with stored as (${document(verdict.outcome, JSON.stringify(verdict.mensajes))}), arrived as (${arrival(input.arrival.outcomeOf(verdict))}) select 1`,
+    );
     return verdict;
   }
   // Every part sees the same snapshot: whether the e-NCF was burned here is what the `burned` part returned.
@@ -82,22 +99,42 @@ export async function recordReception(context: SandboxContext, input: ReceptionI
   const burned = sql<boolean>`exists (select 1 from burned)`;
   const use = db
     .insertInto('sandbox_sequence_uses')
-    .values({ environment: input.environment, rnc: facts.rncEmisor, encf: facts.encf, used_by: input.channel, track_id: input.trackId, used_at: now })
+    .values({
+      environment: input.environment,
+      rnc: facts.rncEmisor,
+      encf: facts.encf,
+      used_by: input.channel,
+      track_id: input.trackId,
+      used_at: now,
+    })
     .onConflict((conflict) => conflict.columns(['environment', 'rnc', 'encf']).doNothing())
     .returning('encf');
   const stored = document(
     sql<Verdict['outcome']>`case when ${burned} then ${verdict.outcome}::integer else ${taken.outcome}::integer end`,
     sql<string>`case when ${burned} then ${JSON.stringify(verdict.mensajes)}::jsonb else ${JSON.stringify(taken.mensajes)}::jsonb end`,
   );
-  const arrived = arrival(sql<string>`case when ${burned} then ${input.arrival.outcomeOf(verdict)} else ${input.arrival.outcomeOf(taken)} end`);
-  const result = await executePrepared(db, sql<{ burned: boolean }>`with burned as (${use}), stored as (${stored}), arrived as (${arrived}) select ${burned} as burned`);
+  const arrived = arrival(
+    sql<string>`case when ${burned} then ${input.arrival.outcomeOf(verdict)} else ${input.arrival.outcomeOf(taken)} end`,
+  );
+  const result = await executePrepared(
+    db,
+    sql<{
+      burned: boolean;
+    }>`with burned as (${use}), stored as (${stored}), arrived as (${arrived}) select ${burned} as burned`,
+  );
   return result.rows[0]?.burned === true ? verdict : taken;
 }
 
 export type StoredDocument = Omit<SandboxDocumentsTable, 'messages'> & { messages: SandboxMessage[] };
 
 /** Every document received for an e-NCF of an issuer, oldest first. */
-export async function documentsFor(context: SandboxContext, environment: SandboxEnvironment, rnc: string, encf: string, channel?: 'ecf' | 'rfce'): Promise<StoredDocument[]> {
+export async function documentsFor(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  rnc: string,
+  encf: string,
+  channel?: 'ecf' | 'rfce',
+): Promise<StoredDocument[]> {
   let query = context.db
     .selectFrom('sandbox_documents')
     .selectAll()
@@ -109,9 +146,16 @@ export async function documentsFor(context: SandboxContext, environment: Sandbox
 }
 
 /** What consultaresultado shows of a document: all but its XML, which it never shows (and is the bulk of the row). */
-export type DocumentResult = Pick<StoredDocument, 'rnc_emisor' | 'encf' | 'rnc_comprador' | 'received_at' | 'ready_at' | 'outcome' | 'secuencia_utilizada' | 'messages'>;
+export type DocumentResult = Pick<
+  StoredDocument,
+  'rnc_emisor' | 'encf' | 'rnc_comprador' | 'received_at' | 'ready_at' | 'outcome' | 'secuencia_utilizada' | 'messages'
+>;
 
-export async function documentByTrackId(context: SandboxContext, environment: SandboxEnvironment, trackId: string): Promise<DocumentResult | undefined> {
+export async function documentByTrackId(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  trackId: string,
+): Promise<DocumentResult | undefined> {
   // By the primary key alone, the environment checked here: with `environment = $1` in it too, the generic plan a
   // prepared statement settles on while the table is nearly empty reads the e-NCF index for the environment and
   // filters by trackId, which reads every document of the environment once the table has grown.
@@ -119,7 +163,17 @@ export async function documentByTrackId(context: SandboxContext, environment: Sa
     context.db,
     context.db
       .selectFrom('sandbox_documents')
-      .select(['environment', 'rnc_emisor', 'encf', 'rnc_comprador', 'received_at', 'ready_at', 'outcome', 'secuencia_utilizada', 'messages'])
+      .select([
+        'environment',
+        'rnc_emisor',
+        'encf',
+        'rnc_comprador',
+        'received_at',
+        'ready_at',
+        'outcome',
+        'secuencia_utilizada',
+        'messages',
+      ])
       .where('track_id', '=', trackId),
   );
   const found = documents.rows[0];
@@ -140,26 +194,46 @@ function isAccepted(document: StoredDocument): boolean {
  * The verdict that stands for an e-NCF: an accepted document, once ready, stays the one on record even if a copy
  * sent later was rejected as a duplicate (that rejection does not void the invoice); otherwise the latest one.
  */
-export function standingVerdict(context: SandboxContext, documents: readonly StoredDocument[]): StoredDocument | undefined {
+export function standingVerdict(
+  context: SandboxContext,
+  documents: readonly StoredDocument[],
+): StoredDocument | undefined {
   const ready = documents.filter((document) => isReady(context, document));
   return ready.findLast(isAccepted) ?? ready.at(-1);
 }
 
 /** Whether an e-NCF of this issuer was accepted (outcome 1 or 4) here, by either channel. */
-export async function wasAccepted(context: SandboxContext, environment: SandboxEnvironment, rnc: string, encf: string): Promise<boolean> {
+export async function wasAccepted(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  rnc: string,
+  encf: string,
+): Promise<boolean> {
   const documents = await documentsFor(context, environment, rnc, encf);
   return documents.some(isAccepted);
 }
 
 /** What queries show of a stored document: En Proceso (3) until its verdict is ready. */
-export function shownCode(context: SandboxContext, document: Pick<StoredDocument, 'ready_at' | 'outcome'>): 1 | 2 | 3 | 4 {
+export function shownCode(
+  context: SandboxContext,
+  document: Pick<StoredDocument, 'ready_at' | 'outcome'>,
+): 1 | 2 | 3 | 4 {
   return isReady(context, document) ? document.outcome : 3;
 }
 
 /** Only a session delegated for the issuer (or, where DGII allows it, the buyer) sees a document. */
-export async function mayView(context: SandboxContext, certificateSha256: string, document: Pick<StoredDocument, 'rnc_emisor' | 'rnc_comprador'>, buyerToo = false): Promise<boolean> {
+export async function mayView(
+  context: SandboxContext,
+  certificateSha256: string,
+  document: Pick<StoredDocument, 'rnc_emisor' | 'rnc_comprador'>,
+  buyerToo = false,
+): Promise<boolean> {
   if (await isDelegated(context, certificateSha256, document.rnc_emisor)) return true;
-  return buyerToo && document.rnc_comprador !== null && (await isDelegated(context, certificateSha256, document.rnc_comprador));
+  return (
+    buyerToo &&
+    document.rnc_comprador !== null &&
+    (await isDelegated(context, certificateSha256, document.rnc_comprador))
+  );
 }
 
 /** DGII's fechaRecepcion: US style `M/d/yyyy h:mm:ss AM` in GMT-4, e.g. "10/8/2026 11:22:49 AM" (§2). */
@@ -181,7 +255,11 @@ export function queryParameter(request: FastifyRequest, name: string): string | 
 }
 
 /** ASP.NET's answer to missing required query parameters, which is what DGII's services give. */
-export function missingParameters(names: readonly string[]): { title: string; status: 400; errors: Record<string, string[]> } {
+export function missingParameters(names: readonly string[]): {
+  title: string;
+  status: 400;
+  errors: Record<string, string[]>;
+} {
   return {
     title: 'One or more validation errors occurred.',
     status: 400,

@@ -15,7 +15,8 @@ export function isGroup(value: EcfValue | undefined): value is EcfObject {
  * check the three: e-NCF against TipoeCF, the sequence expiry against FechaEmision, a signing time not in the future).
  */
 export function structureFindings(tipoeCF: string, document: EcfObject): Finding[] {
-  if (!isEcfType(tipoeCF)) return [error('/Encabezado/IdDoc/TipoeCF', 'unknown_type', `TipoeCF ${tipoeCF} is not an e-CF type.`)];
+  if (!isEcfType(tipoeCF))
+    return [error('/Encabezado/IdDoc/TipoeCF', 'unknown_type', `TipoeCF ${tipoeCF} is not an e-CF type.`)];
   const encabezado = document['Encabezado'];
   const idDoc = isGroup(encabezado) ? encabezado['IdDoc'] : undefined;
   const withoutOwned: EcfObject = {
@@ -24,7 +25,9 @@ export function structureFindings(tipoeCF: string, document: EcfObject): Finding
       ? {
           Encabezado: {
             ...encabezado,
-            IdDoc: Object.fromEntries(Object.entries(idDoc).filter(([name]) => name !== 'eNCF' && name !== 'FechaVencimientoSecuencia')),
+            IdDoc: Object.fromEntries(
+              Object.entries(idDoc).filter(([name]) => name !== 'eNCF' && name !== 'FechaVencimientoSecuencia'),
+            ),
           },
         }
       : {}),

@@ -21,17 +21,41 @@ interface Judgement {
   securityCode: string | undefined;
 }
 
-async function judge(context: SandboxContext, environment: SandboxEnvironment, xml: Buffer, facts: DocumentFacts, sessionSha256: string): Promise<Judgement> {
+async function judge(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  xml: Buffer,
+  facts: DocumentFacts,
+  sessionSha256: string,
+): Promise<Judgement> {
   const kind = detectKind(xml);
   if (kind === undefined || !kind.startsWith('e-CF-')) {
-    return { verdict: rejected({ reason: 'schema', mensajes: [{ valor: `TipoeCF ${facts.tipoeCF} no es un tipo de e-CF.`, codigo: messageCodes.schemaInvalid }], secuenciaUtilizada: false }), securityCode: undefined };
+    return {
+      verdict: rejected({
+        reason: 'schema',
+        mensajes: [{ valor: `TipoeCF ${facts.tipoeCF} no es un tipo de e-CF.`, codigo: messageCodes.schemaInvalid }],
+        secuenciaUtilizada: false,
+      }),
+      securityCode: undefined,
+    };
   }
-  const common = await runCommonChecks(context, { environment, kind, xml, facts, sessionCertificateSha256: sessionSha256 });
+  const common = await runCommonChecks(context, {
+    environment,
+    kind,
+    xml,
+    facts,
+    sessionCertificateSha256: sessionSha256,
+  });
   if (!common.ok) return { verdict: rejected(common.refusal), securityCode: common.securityCode };
   return { verdict: await contentVerdict(context, environment, xml, facts), securityCode: common.securityCode };
 }
 
-async function receive(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function receive(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const taken = await takeDocument(context, request, reply, { environment, service: 'recepcion', root: 'ECF' });
   if (!taken.ok) return taken.reply;
   const { session, xml, facts, arrival, arrivalEntry } = taken.intake;
@@ -43,9 +67,17 @@ async function receive(context: SandboxContext, request: FastifyRequest, reply: 
     return reply.send({ trackId });
   }
   const judgement =
-    request.sandboxFault === 'reject' ? { verdict: rejected(injectedRejection()), securityCode: undefined } : await judge(context, environment, xml, facts, session.certificateSha256);
+    request.sandboxFault === 'reject'
+      ? { verdict: rejected(injectedRejection()), securityCode: undefined }
+      : await judge(context, environment, xml, facts, session.certificateSha256);
   // In CerteCF, a postulación in its data or simulation tests judges further and counts (certification/).
-  const review = await reviewForCertification(context, { environment, channel: 'ecf', facts, xml, verdict: judgement.verdict });
+  const review = await reviewForCertification(context, {
+    environment,
+    channel: 'ecf',
+    facts,
+    xml,
+    verdict: judgement.verdict,
+  });
   // The verdict burns the e-NCF unless another copy took it between our check and now (recordReception says so).
   const stored = await recordReception(context, {
     trackId,

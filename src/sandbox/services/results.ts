@@ -20,14 +20,28 @@ import {
   type StoredDocument,
 } from './reception-documents.js';
 
-async function resultByTrackId(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function resultByTrackId(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const session = await sessionOf(context, request, environment);
   if (session === undefined) return unauthorized(reply);
   const trackId = queryParameter(request, 'trackid');
   if (trackId === undefined) return reply.code(400).send(missingParameters(['trackid']));
   const document = await documentByTrackId(context, environment, trackId);
   if (document === undefined || !(await mayView(context, session.certificateSha256, document))) {
-    return reply.send({ trackId, codigo: '0', estado: estados[0], rnc: null, encf: null, secuenciaUtilizada: false, fechaRecepcion: null, mensajes: [] });
+    return reply.send({
+      trackId,
+      codigo: '0',
+      estado: estados[0],
+      rnc: null,
+      encf: null,
+      secuenciaUtilizada: false,
+      fechaRecepcion: null,
+      mensajes: [],
+    });
   }
   const codigo = shownCode(context, document);
   const decided = codigo !== 3;
@@ -49,7 +63,12 @@ function jsonAmount(amount: string | null | undefined): string {
   return amount !== null && amount !== undefined && /^\d+(\.\d+)?$/.test(amount) ? amount : 'null';
 }
 
-function estadoBody(codigo: 0 | 1 | 2 | 4, rncEmisor: string, encf: string, document: StoredDocument | undefined): string {
+function estadoBody(
+  codigo: 0 | 1 | 2 | 4,
+  rncEmisor: string,
+  encf: string,
+  document: StoredDocument | undefined,
+): string {
   const text = (value: string | null | undefined) => JSON.stringify(value ?? null);
   const fields: [string, string][] = [
     ['codigo', String(codigo)],
@@ -67,12 +86,20 @@ function estadoBody(codigo: 0 | 1 | 2 | 4, rncEmisor: string, encf: string, docu
   return `{${fields.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
 }
 
-async function statusOfEncf(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function statusOfEncf(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const session = await sessionOf(context, request, environment);
   if (session === undefined) return unauthorized(reply);
   const rncEmisor = queryParameter(request, 'rncemisor');
   const encf = queryParameter(request, 'ncfelectronico');
-  const missing = [rncEmisor === undefined ? 'rncemisor' : undefined, encf === undefined ? 'ncfelectronico' : undefined].filter((name): name is string => name !== undefined);
+  const missing = [
+    rncEmisor === undefined ? 'rncemisor' : undefined,
+    encf === undefined ? 'ncfelectronico' : undefined,
+  ].filter((name): name is string => name !== undefined);
   if (rncEmisor === undefined || encf === undefined) return reply.code(400).send(missingParameters(missing));
   const rncComprador = queryParameter(request, 'rnccomprador');
   const codigoSeguridad = queryParameter(request, 'codigoseguridad');
@@ -83,22 +110,35 @@ async function statusOfEncf(context: SandboxContext, request: FastifyRequest, re
     (await mayView(context, session.certificateSha256, document, true)) &&
     (rncComprador === undefined || rncComprador === document.rnc_comprador) &&
     (codigoSeguridad === undefined || codigoSeguridad === document.security_code);
-  const body = visible ? estadoBody(document.outcome, rncEmisor, encf, document) : estadoBody(0, rncEmisor, encf, undefined);
+  const body = visible
+    ? estadoBody(document.outcome, rncEmisor, encf, document)
+    : estadoBody(0, rncEmisor, encf, undefined);
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
-async function trackIdsOfEncf(context: SandboxContext, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function trackIdsOfEncf(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const session = await sessionOf(context, request, environment);
   if (session === undefined) return unauthorized(reply);
   const rncEmisor = queryParameter(request, 'rncemisor');
   const encf = queryParameter(request, 'encf');
-  const missing = [rncEmisor === undefined ? 'rncemisor' : undefined, encf === undefined ? 'encf' : undefined].filter((name): name is string => name !== undefined);
+  const missing = [rncEmisor === undefined ? 'rncemisor' : undefined, encf === undefined ? 'encf' : undefined].filter(
+    (name): name is string => name !== undefined,
+  );
   if (rncEmisor === undefined || encf === undefined) return reply.code(400).send(missingParameters(missing));
   // DT: the session must be delegated for the issuer, "de lo contrario, no podrá obtener los datos".
   if (!(await isDelegated(context, session.certificateSha256, rncEmisor))) return reply.send([]);
   const documents = await documentsFor(context, environment, rncEmisor, encf, 'ecf');
   return reply.send(
-    documents.map((document) => ({ trackId: document.track_id, estado: estados[shownCode(context, document)], fechaRecepcion: usReceptionDate(document.received_at) })),
+    documents.map((document) => ({
+      trackId: document.track_id,
+      estado: estados[shownCode(context, document)],
+      fechaRecepcion: usReceptionDate(document.received_at),
+    })),
   );
 }
 

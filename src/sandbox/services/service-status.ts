@@ -26,7 +26,11 @@ const listedServices: readonly (readonly [SandboxService, string])[] = [
 ];
 
 /** verificarestado's `ambiente`: 1 PreCertificación (TesteCF), 2 Producción (eCF), 3 Certificación (CerteCF). */
-const environmentByNumber: Readonly<Record<string, StatusEnvironment>> = { '1': 'PreCertificacion', '2': 'Produccion', '3': 'Certificacion' };
+const environmentByNumber: Readonly<Record<string, StatusEnvironment>> = {
+  '1': 'PreCertificacion',
+  '2': 'Produccion',
+  '3': 'Certificacion',
+};
 
 /** DT: obtenerestatus lists the pre-certification and production services. */
 const listedEnvironments: readonly StatusEnvironment[] = ['PreCertificacion', 'Produccion'];
@@ -39,22 +43,36 @@ async function statusOf(context: SandboxContext, service: SandboxService, enviro
   return environmentDown || (await inMaintenance(context, service)) ? unavailable : available;
 }
 
-async function allStatuses(context: SandboxContext): Promise<{ servicio: string; estatus: string; ambiente: StatusEnvironment }[]> {
+async function allStatuses(
+  context: SandboxContext,
+): Promise<{ servicio: string; estatus: string; ambiente: StatusEnvironment }[]> {
   const windows = await maintenanceWindows(context.db);
   const now = context.clock.now();
   const statuses = [];
   for (const ambiente of listedEnvironments) {
     const down = inWindow(windows, ambiente, now);
-    for (const [service, servicio] of listedServices) statuses.push({ servicio, estatus: await statusOf(context, service, down), ambiente });
+    for (const [service, servicio] of listedServices)
+      statuses.push({ servicio, estatus: await statusOf(context, service, down), ambiente });
   }
   return statuses;
 }
 
-async function environmentStatus(context: SandboxContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function environmentStatus(
+  context: SandboxContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const ambiente = environmentByNumber[queryParameter(request, 'ambiente')?.trim() ?? ''];
   if (ambiente === undefined) {
     // What ASP.NET answers a missing or unbindable parameter.
-    return reply.code(400).send({ type: 'https://tools.ietf.org/html/rfc7231#section-6.5.1', title: 'One or more validation errors occurred.', status: 400, errors: { ambiente: ['The value is not valid. Use 1 (PreCertificación), 2 (Producción) or 3 (Certificación).'] } });
+    return reply.code(400).send({
+      type: 'https://tools.ietf.org/html/rfc7231#section-6.5.1',
+      title: 'One or more validation errors occurred.',
+      status: 400,
+      errors: {
+        ambiente: ['The value is not valid. Use 1 (PreCertificación), 2 (Producción) or 3 (Certificación).'],
+      },
+    });
   }
   const down = inWindow(await maintenanceWindows(context.db), ambiente, context.clock.now());
   const statuses = await Promise.all(listedServices.map(([service]) => statusOf(context, service, down)));
@@ -70,6 +88,8 @@ export function serviceStatusRoutes(app: SandboxApp, context: SandboxContext): v
       handler: async (request, reply) => (hasApiKey(request) ? handler(request, reply) : reply.code(401).send()),
     });
   route('obtenerestatus', async (_request, reply) => reply.send(await allStatuses(context)));
-  route('obtenerventanasmantenimiento', async (_request, reply) => reply.send({ ventanaMantenimientos: await maintenanceWindows(context.db) }));
+  route('obtenerventanasmantenimiento', async (_request, reply) =>
+    reply.send({ ventanaMantenimientos: await maintenanceWindows(context.db) }),
+  );
   route('verificarestado', (request, reply) => environmentStatus(context, request, reply));
 }

@@ -65,13 +65,29 @@ function matches(document: StoredDocument, name: string, given: string): boolean
   }
 }
 
-async function findDocument(context: SandboxContext, environment: SandboxEnvironment, channel: Channel, given: ReadonlyMap<string, string>): Promise<StoredDocument | undefined> {
+async function findDocument(
+  context: SandboxContext,
+  environment: SandboxEnvironment,
+  channel: Channel,
+  given: ReadonlyMap<string, string>,
+): Promise<StoredDocument | undefined> {
   const rnc = given.get('RncEmisor');
   const encf = given.get('ENCF')?.toUpperCase();
   if (rnc === undefined || encf === undefined) return undefined;
   const documents = await context.db
     .selectFrom('sandbox_documents')
-    .select(['rnc_emisor', 'encf', 'outcome', 'monto_total', 'total_itbis', 'fecha_emision', 'fecha_firma', 'rnc_comprador', 'security_code', 'xml'])
+    .select([
+      'rnc_emisor',
+      'encf',
+      'outcome',
+      'monto_total',
+      'total_itbis',
+      'fecha_emision',
+      'fecha_firma',
+      'rnc_comprador',
+      'security_code',
+      'xml',
+    ])
     .where('environment', '=', environment)
     .where('channel', '=', channel)
     .where('rnc_emisor', '=', rnc)
@@ -94,14 +110,24 @@ function partyName(xml: string, party: 'Emisor' | 'Comprador'): string | undefin
 }
 
 async function registeredName(context: SandboxContext, rnc: string): Promise<string | undefined> {
-  const taxpayer = await context.db.selectFrom('sandbox_taxpayers').select('name').where('rnc', '=', rnc).executeTakeFirst();
+  const taxpayer = await context.db
+    .selectFrom('sandbox_taxpayers')
+    .select('name')
+    .where('rnc', '=', rnc)
+    .executeTakeFirst();
   return taxpayer?.name;
 }
 
 async function rowsFor(context: SandboxContext, channel: Channel, document: StoredDocument): Promise<TimbreRow[]> {
   const issuerName = (await registeredName(context, document.rnc_emisor)) ?? partyName(document.xml, 'Emisor') ?? '';
   const estado = document.outcome === 2 ? timbreStates.rejected : timbreStates.accepted;
-  if (channel === 'rfce') return [['RNC Emisor', document.rnc_emisor], ['Razón Social', issuerName], ['e-NCF', document.encf], ['Estado', estado]];
+  if (channel === 'rfce')
+    return [
+      ['RNC Emisor', document.rnc_emisor],
+      ['Razón Social', issuerName],
+      ['e-NCF', document.encf],
+      ['Estado', estado],
+    ];
   return [
     ['RNC Emisor', document.rnc_emisor],
     ['Razón social emisor', issuerName],
@@ -115,18 +141,37 @@ async function rowsFor(context: SandboxContext, channel: Channel, document: Stor
   ];
 }
 
-async function page(context: SandboxContext, channel: Channel, request: FastifyRequest, reply: FastifyReply, environment: SandboxEnvironment): Promise<FastifyReply> {
+async function page(
+  context: SandboxContext,
+  channel: Channel,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  environment: SandboxEnvironment,
+): Promise<FastifyReply> {
   const given = new Map<string, string>();
   for (const name of parametersOf[channel]) {
     const value = queryParameter(request, name);
     if (value !== undefined && value !== '') given.set(name, value);
   }
   const document = await findDocument(context, environment, channel, given);
-  const rows: TimbreRow[] = document === undefined ? [['Estado', timbreStates.notFound]] : await rowsFor(context, channel, document);
-  return reply.type('text/html; charset=utf-8').send(renderTimbrePage(channel === 'rfce' ? 'Consulta Timbre Factura de Consumo' : 'Consulta Timbre e-CF', rows));
+  const rows: TimbreRow[] =
+    document === undefined ? [['Estado', timbreStates.notFound]] : await rowsFor(context, channel, document);
+  return reply
+    .type('text/html; charset=utf-8')
+    .send(renderTimbrePage(channel === 'rfce' ? 'Consulta Timbre Factura de Consumo' : 'Consulta Timbre e-CF', rows));
 }
 
 export function timbreRoutes(app: SandboxApp, context: SandboxContext): void {
-  dgiiRoute(app, { method: 'GET', service: 'consultatimbre', path: '/consultatimbre', handler: (request, reply, environment) => page(context, 'ecf', request, reply, environment) });
-  dgiiRoute(app, { method: 'GET', service: 'consultatimbrefc', path: '/consultatimbrefc', handler: (request, reply, environment) => page(context, 'rfce', request, reply, environment) });
+  dgiiRoute(app, {
+    method: 'GET',
+    service: 'consultatimbre',
+    path: '/consultatimbre',
+    handler: (request, reply, environment) => page(context, 'ecf', request, reply, environment),
+  });
+  dgiiRoute(app, {
+    method: 'GET',
+    service: 'consultatimbrefc',
+    path: '/consultatimbrefc',
+    handler: (request, reply, environment) => page(context, 'rfce', request, reply, environment),
+  });
 }

@@ -13,7 +13,10 @@ export interface StoredSet {
   createdAt: Date;
 }
 
-export async function insertSet(db: SandboxDb, input: { rnc: string; name: string; cases: readonly SetCase[]; now: Date }): Promise<StoredSet> {
+export async function insertSet(
+  db: SandboxDb,
+  input: { rnc: string; name: string; cases: readonly SetCase[]; now: Date },
+): Promise<StoredSet> {
   const row = await db
     .insertInto('sandbox_cert_sets')
     .values({ rnc: input.rnc, name: input.name, cases: JSON.stringify(input.cases), created_at: input.now })
@@ -25,11 +28,17 @@ export async function insertSet(db: SandboxDb, input: { rnc: string; name: strin
 export async function setById(db: SandboxDb, id: number | null): Promise<StoredSet | undefined> {
   if (id === null) return undefined;
   const row = await db.selectFrom('sandbox_cert_sets').selectAll().where('id', '=', id).executeTakeFirst();
-  return row === undefined ? undefined : { id: row.id, rnc: row.rnc, name: row.name, cases: row.cases as SetCase[], createdAt: row.created_at };
+  return row === undefined
+    ? undefined
+    : { id: row.id, rnc: row.rnc, name: row.name, cases: row.cases as SetCase[], createdAt: row.created_at };
 }
 
 export async function setCount(db: SandboxDb, rnc: string): Promise<number> {
-  const row = await db.selectFrom('sandbox_cert_sets').select((eb) => eb.fn.countAll<string>().as('count')).where('rnc', '=', rnc).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('sandbox_cert_sets')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('rnc', '=', rnc)
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 

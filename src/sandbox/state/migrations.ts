@@ -74,7 +74,9 @@ const initial: Migration = {
         security_code text,
         xml text not null
       )`.execute(db);
-    await sql`create index sandbox_documents_by_encf on sandbox_documents (environment, rnc_emisor, encf, received_at)`.execute(db);
+    await sql`create index sandbox_documents_by_encf on sandbox_documents (environment, rnc_emisor, encf, received_at)`.execute(
+      db,
+    );
     await sql`
       create table sandbox_sequence_uses (
         environment text not null,
@@ -166,7 +168,9 @@ const certification: Migration = {
         updated_at timestamptz not null
       )`.execute(db);
     // One postulación at a time per RNC; a cancelled one makes room for a new one (PCERT §2.1).
-    await sql`create unique index sandbox_cert_postulaciones_active on sandbox_cert_postulaciones (rnc) where not cancelled`.execute(db);
+    await sql`create unique index sandbox_cert_postulaciones_active on sandbox_cert_postulaciones (rnc) where not cancelled`.execute(
+      db,
+    );
     await sql`
       create table sandbox_cert_records (
         id serial primary key,
@@ -179,7 +183,9 @@ const certification: Migration = {
         security_code text,
         recorded_at timestamptz not null
       )`.execute(db);
-    await sql`create index sandbox_cert_records_by_postulacion on sandbox_cert_records (postulacion_id, step, round)`.execute(db);
+    await sql`create index sandbox_cert_records_by_postulacion on sandbox_cert_records (postulacion_id, step, round)`.execute(
+      db,
+    );
     await sql`
       create table sandbox_cert_inbox (
         id serial primary key,
@@ -199,7 +205,10 @@ const certification: Migration = {
   },
 };
 
-const migrations: Record<string, Migration> = { '20261121_0001_sandbox': initial, '20261201_0002_sandbox_certification': certification };
+const migrations: Record<string, Migration> = {
+  '20261121_0001_sandbox': initial,
+  '20261201_0002_sandbox_certification': certification,
+};
 
 /** Applies the sandbox's pending migrations; returns their names. */
 export async function migrateSandbox(db: Kysely<unknown>): Promise<string[]> {
@@ -210,6 +219,9 @@ export async function migrateSandbox(db: Kysely<unknown>): Promise<string[]> {
     migrationLockTableName: 'sandbox_migration_lock',
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) throw new Error(`Sandbox migration failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`, { cause: error });
+  if (error !== undefined)
+    throw new Error(`Sandbox migration failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`, {
+      cause: error,
+    });
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }

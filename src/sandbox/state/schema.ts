@@ -148,7 +148,16 @@ export interface SandboxFaultsTable {
   created_at: CreatedAt;
 }
 
-export const sandboxFaultModes = ['timeout', 'reset', 'http500', 'http503', 'slow', 'accept_then_lose', 'reject', 'maintenance'] as const;
+export const sandboxFaultModes = [
+  'timeout',
+  'reset',
+  'http500',
+  'http503',
+  'slow',
+  'accept_then_lose',
+  'reject',
+  'maintenance',
+] as const;
 export type SandboxFaultMode = (typeof sandboxFaultModes)[number];
 
 export interface SandboxSettingsTable {

@@ -21,5 +21,9 @@ export async function writeSetting(db: SandboxDb, key: string, value: unknown): 
 
 /** Read on every reception: remembered (state-cache.ts). */
 export async function processingDelayMs(db: SandboxDb): Promise<number> {
-  return remembered(db, 'setting:processing_delay_ms', async () => (await readSetting<number>(db, 'processing_delay_ms')) ?? defaultProcessingDelayMs);
+  return remembered(
+    db,
+    'setting:processing_delay_ms',
+    async () => (await readSetting<number>(db, 'processing_delay_ms')) ?? defaultProcessingDelayMs,
+  );
 }

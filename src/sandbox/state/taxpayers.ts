@@ -53,14 +53,28 @@ export async function upsertTaxpayer(db: SandboxDb, input: TaxpayerInput): Promi
 }
 
 /** What every document's checks need of a taxpayer (remembered: state-cache.ts); undefined when not registered. */
-export function taxpayerStanding(db: SandboxDb, rnc: string): Promise<{ active: boolean; electronic: boolean; accept_any_certificate: boolean } | undefined> {
-  return remembered(db, `taxpayer:${rnc}`, () => db.selectFrom('sandbox_taxpayers').select(['active', 'electronic', 'accept_any_certificate']).where('rnc', '=', rnc).executeTakeFirst());
+export function taxpayerStanding(
+  db: SandboxDb,
+  rnc: string,
+): Promise<{ active: boolean; electronic: boolean; accept_any_certificate: boolean } | undefined> {
+  return remembered(db, `taxpayer:${rnc}`, () =>
+    db
+      .selectFrom('sandbox_taxpayers')
+      .select(['active', 'electronic', 'accept_any_certificate'])
+      .where('rnc', '=', rnc)
+      .executeTakeFirst(),
+  );
 }
 
 /** Whether the certificate is delegated to act for the taxpayer (remembered: state-cache.ts). */
 export function hasDelegation(db: SandboxDb, rnc: string, certificateSha256: string): Promise<boolean> {
   return remembered(db, `delegation:${rnc}:${certificateSha256}`, async () => {
-    const delegation = await db.selectFrom('sandbox_delegations').select('rnc').where('rnc', '=', rnc).where('certificate_sha256', '=', certificateSha256).executeTakeFirst();
+    const delegation = await db
+      .selectFrom('sandbox_delegations')
+      .select('rnc')
+      .where('rnc', '=', rnc)
+      .where('certificate_sha256', '=', certificateSha256)
+      .executeTakeFirst();
     return delegation !== undefined;
   });
 }
@@ -84,7 +98,13 @@ export async function addRange(db: SandboxDb, rnc: string, range: RangeInput): P
  * The range that authorises an e-NCF sequence number for a taxpayer and type, if any (expired ones included). The
  * taxpayer's ranges of that type are remembered (state-cache.ts), in the order the first match must come from.
  */
-export async function rangeFor(db: SandboxDb, environment: SandboxEnvironment, rnc: string, type: string, sequence: number) {
+export async function rangeFor(
+  db: SandboxDb,
+  environment: SandboxEnvironment,
+  rnc: string,
+  type: string,
+  sequence: number,
+) {
   const ranges = await remembered(db, `ranges:${environment}:${rnc}:${type}`, () =>
     db
       .selectFrom('sandbox_ranges')
@@ -107,8 +127,19 @@ const ecfTypeCodes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'
  * 50,000,000 for type 32), valid until 31 December of the following year, types 32 and 34 without expiry
  * (research/dgii-protocol.md §1.3, §9.1). For the embedded demo and quick trials.
  */
-export async function ensureTestRanges(db: SandboxDb, rnc: string, environment: SandboxEnvironment, now: Date): Promise<void> {
-  const existing = await db.selectFrom('sandbox_ranges').select('type').distinct().where('rnc', '=', rnc).where('environment', '=', environment).execute();
+export async function ensureTestRanges(
+  db: SandboxDb,
+  rnc: string,
+  environment: SandboxEnvironment,
+  now: Date,
+): Promise<void> {
+  const existing = await db
+    .selectFrom('sandbox_ranges')
+    .select('type')
+    .distinct()
+    .where('rnc', '=', rnc)
+    .where('environment', '=', environment)
+    .execute();
   const covered = new Set(existing.map((row) => row.type));
   const nextYear = new Date(now.getTime() - 4 * 3_600_000).getUTCFullYear() + 1;
   for (const type of ecfTypeCodes) {
