@@ -52,14 +52,19 @@ export interface Loop {
   stop(): Promise<void>;
 }
 
-export function defineLoop(name: string, role: LoopRole, run: () => { wake(): void; stop(): Promise<void> }): Loop {
+/** `run` starts the loop under the loop's name (its log lines say it). */
+export function defineLoop(
+  name: string,
+  role: LoopRole,
+  run: (name: string) => { wake(): void; stop(): Promise<void> },
+): Loop {
   let running: { wake(): void; stop(): Promise<void> } | undefined;
   return {
     name,
     role,
     wake: () => running?.wake(),
     start: () => {
-      running ??= run();
+      running ??= run(name);
     },
     stop: () => running?.stop() ?? Promise.resolve(),
   };

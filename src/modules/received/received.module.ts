@@ -7,7 +7,7 @@ import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './outgoing-response-delivery.js';
 import { commercialResponseRoutes } from './outgoing-response.routes.js';
 import { commercialResponseSchemas } from './outgoing-response.schema.js';
-import { createCommercialResponses } from './outgoing-response.service.js';
+import { createCommercialResponses, responseTargets } from './outgoing-response.service.js';
 import { receivedRoutes } from './received.routes.js';
 import { receivedSchemas } from './received.schema.js';
 import { createReceivedService, type ReceivedService } from './received.service.js';
@@ -38,9 +38,8 @@ export function receivedModule(
     retryDelayMs: config.commercialResponses.retryBaseMs,
     leaseMs,
   };
-  const targets: readonly ResponseDeliveryTarget[] = ['issuer', 'dgii'];
   const engines = Object.fromEntries(
-    targets.map((target) => [
+    responseTargets.map((target) => [
       target,
       createWorkEngine({
         db,
@@ -61,10 +60,10 @@ export function receivedModule(
       }),
     ]),
   ) as Record<ResponseDeliveryTarget, WorkEngine<unknown>>;
-  const loops = targets.map((target) =>
-    defineLoop(`commercial response to ${target}`, 'work', () =>
+  const loops = responseTargets.map((target) =>
+    defineLoop(`commercial response to ${target}`, 'work', (name) =>
       startWorkLoop(engines[target], {
-        name: `commercial response to ${target}`,
+        name,
         log,
         batchSize: 8,
         concurrency: 8,

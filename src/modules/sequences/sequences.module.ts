@@ -46,8 +46,8 @@ export function sequencesModule(
       policy: { maxAttempts: config.annulments.maxAttempts, retryDelayMs: config.annulments.retryBaseMs, leaseMs },
     }),
   });
-  const sender = defineLoop('annulment send', 'work', () =>
-    startWorkLoop(sends, { name: 'annulment send', log, batchSize: 4, concurrency: 4, restMs: 1_000 }),
+  const sender = defineLoop('annulment send', 'work', (name) =>
+    startWorkLoop(sends, { name, log, batchSize: 4, concurrency: 4, restMs: 1_000 }),
   );
   const annulments = createAnnulmentsService({
     db,

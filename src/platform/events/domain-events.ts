@@ -19,8 +19,7 @@ export const outboxTarget = 'outbox';
 /**
  * An event of a type the webhooks' catalogue lists (platform/events/event-catalogue.ts), with the payload its schema
  * describes. Neither an unlisted type (recorded, never delivered) nor another payload (delivered unlike its
- * published schema) compiles. Of several types, it is one of them with that type's payload. The catalogue is
- * imported as a type only: the outbox does not load the webhooks module.
+ * published schema) compiles. Of several types, it is one of them with that type's payload.
  */
 export type DomainEvent<T extends EventType = EventType> = {
   [K in T]: {
