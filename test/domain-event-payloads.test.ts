@@ -27,6 +27,7 @@ import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { nextRnc } from './support/test-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
+import { until } from './support/until.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,21 +46,6 @@ function closed(schema: unknown): unknown {
 function dgiiDay(days: number): string {
   const day = new Date(Date.now() - 4 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
   return day.split('-').reverse().join('-');
-}
-
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
 }
 
 describe('domain events: every payload a full flow records matches its published schema', { timeout: 300_000 }, () => {

@@ -14,6 +14,7 @@ import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { until } from './support/until.js';
 
 const onPostgres = await postgresAvailable();
 // Short DGII timeouts give short leases (an annulment's is 3 × (1 s + 2.5 s) + 5 s), long enough that a machine busy
@@ -79,20 +80,6 @@ describe(
     async function stop(worker: WorkerProcess, signal: NodeJS.Signals): Promise<void> {
       worker.child.kill(signal);
       await worker.exited;
-    }
-    async function until<T>(
-      read: () => Promise<T>,
-      done: (value: T) => boolean,
-      what: string,
-      timeoutMs = 60_000,
-    ): Promise<T> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await read();
-        if (done(value)) return value;
-        if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
-        await sleep(100);
-      }
     }
 
     describe('document sends (e-CF to DGII)', () => {
