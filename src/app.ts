@@ -1,116 +1,43 @@
 // The composition root: builds the platform adapters from config and wires the modules into the roles a
 // process runs (API, worker, scheduler). Nothing else constructs adapters.
-import type { DestinationStream } from 'pino';
-import { databaseTarget, type Config } from './config.js';
+import { databaseTarget } from './config.js';
 import { demoRnc } from './demo.js';
-import { createDgiiClient, createHttpTransport, type DgiiClient } from './dgii/index.js';
-import type { SchemaSet } from './fiscal/xsd/index.js';
-import { apiKeysModule, type ApiKeysService } from './modules/api-keys/index.js';
+import { configuredDgiiClient, createHttpTransport } from './dgii/index.js';
+import { apiKeysModule } from './modules/api-keys/index.js';
 import { cataloguesModule } from './modules/catalogues/index.js';
 import { approvalTestOf, certificationModule } from './modules/certification/index.js';
-import { companiesModule, type CompaniesService } from './modules/companies/index.js';
-import { controlPlaneModule, type ControlPlaneService } from './modules/control-plane/index.js';
+import { companiesModule } from './modules/companies/index.js';
+import { controlPlaneModule } from './modules/control-plane/index.js';
 import { dgiiSessionsModule, sessionTokenSealing } from './modules/dgii-sessions/index.js';
-import { documentsModule, type CommercialApprovals, type DocumentsService } from './modules/documents/index.js';
-import type { LoopRole, ModuleParts, Platform } from './modules/module.js';
+import { documentsModule } from './modules/documents/index.js';
+import { roleWorkOf, type ModuleParts, type Platform } from './modules/module.js';
 import { opsModule } from './modules/ops/index.js';
-import { receivedModule, type ReceivedService } from './modules/received/index.js';
+import { receivedModule } from './modules/received/index.js';
 import { receiverModule } from './modules/receiver/index.js';
-import { sendingModule, type SendingService } from './modules/sending/index.js';
-import { sequencesModule, type SequencesService } from './modules/sequences/index.js';
+import { sendingModule } from './modules/sending/index.js';
+import { sequencesModule } from './modules/sequences/index.js';
 import { taxpayersModule } from './modules/taxpayers/index.js';
 import { webhooksModule } from './modules/webhooks/index.js';
-import { createCache, type Cache } from './platform/cache/index.js';
-import { systemClock, type Clock } from './platform/clock.js';
-import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './platform/db/database.js';
+import { createCache } from './platform/cache/index.js';
+import { systemClock } from './platform/clock.js';
+import { openDatabase } from './platform/db/database.js';
 import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import type { App, CatalogueEntry } from './platform/http/route.js';
 import { registerRoutes } from './platform/http/route.js';
 import { createHttpServer } from './platform/http/server.js';
 import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
-import { createLogger, type Logger } from './platform/observability/logger.js';
+import { createLogger } from './platform/observability/logger.js';
 import { createMetrics } from './platform/observability/metrics.js';
-import { openQueue, type Queue } from './platform/queue/queue.js';
-import { createBlobStore, type BlobStore } from './platform/storage/index.js';
+import { openQueue } from './platform/queue/queue.js';
+import { createBlobStore } from './platform/storage/index.js';
 import { createXmlChecks } from './platform/xml-checks/index.js';
 import { loadSchemaSet } from './platform/xsd/index.js';
-import { dgiiTarget, type DgiiTarget } from './sandbox/index.js';
+import { dgiiTarget } from './sandbox/index.js';
 import { version } from './version.js';
 
-export interface Roles {
-  http: boolean;
-  work: boolean;
-  schedule: boolean;
-}
+import type { Application, BuildOptions, Services } from './application.js';
 
-export const allRoles: Roles = { http: true, work: true, schedule: true };
-
-export interface BuildOptions {
-  config: Config;
-  roles: Roles;
-  clock?: Clock;
-  /** Where logs go; stdout when absent. */
-  logDestination?: DestinationStream;
-  /** Overrides the database chosen from config (tests use a throwaway one). */
-  database?: DatabaseTarget;
-  /** Run the DGII sandbox beside the service and use it as DGII, when config.dgii.sandbox is `embedded`
-   * (`ecf start` asks for it). */
-  embeddedSandbox?: boolean;
-}
-
-export interface Services {
-  companies: CompaniesService;
-  apiKeys: ApiKeysService;
-  controlPlane: ControlPlaneService;
-  sequences: SequencesService;
-  documents: DocumentsService;
-  /** A buyer's ACECF about one of our e-CF (the receiver route's aprobacioncomercial). */
-  commercialApprovals: CommercialApprovals;
-  sending: SendingService;
-  /** e-CF other taxpayers sent to the company's receiver. */
-  received: ReceivedService;
-}
-
-export interface Application {
-  config: Config;
-  log: Logger;
-  database: DatabaseHandle;
-  queue: Queue;
-  cache: Cache;
-  blobs: BlobStore;
-  /** DGII's official schemas from ECF_XSD_DIR; undefined when none is configured (the model alone checks). */
-  schemas: SchemaSet | undefined;
-  services: Services;
-  dgii: DgiiTarget;
-  dgiiClient: DgiiClient;
-  /** Present when the process serves HTTP. */
-  http: { app: App; catalogue: CatalogueEntry[] } | undefined;
-  /** What the modules give each role in this configuration, whether or not this process runs it (README, "Roles"). */
-  roleWork: RoleWork;
-  close(): Promise<void>;
-}
-
-/** The loops each role runs, the jobs workers run and the schedules the scheduler keeps. */
-export interface RoleWork {
-  loops: Record<LoopRole, string[]>;
-  jobs: string[];
-  schedules: { job: string; cron: string }[];
-}
-
-function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
-  const loops = parts.flatMap((part) => part.loops ?? []);
-  return {
-    loops: {
-      work: loops.filter((loop) => loop.role === 'work').map((loop) => loop.name),
-      schedule: loops.filter((loop) => loop.role === 'schedule').map((loop) => loop.name),
-    },
-    jobs: parts.flatMap((part) => part.jobs ?? []).map((job) => job.name),
-    schedules: parts
-      .flatMap((part) => part.schedules ?? [])
-      .map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
-  };
-}
+export { allRoles, type Application, type BuildOptions, type Roles, type Services } from './application.js';
 
 export async function buildApplication(options: BuildOptions): Promise<Application> {
   const { config, roles } = options;
@@ -155,18 +82,11 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     closing(() => xmlChecks.close());
     const dgiiUrls = await dgiiTarget({ config, embedded: options.embeddedSandbox === true, db, clock, log, schemas });
     if (dgiiUrls.sandbox !== undefined) closing(() => dgiiUrls.sandbox?.close());
-    const timeouts = { connectMs: config.dgiiClient.connectTimeoutMs, responseMs: config.dgiiClient.responseTimeoutMs };
-    const dgii = createDgiiClient({
+    const dgii = configuredDgiiClient(config, {
       urls: dgiiUrls,
-      environment,
       clock,
       cache,
       log,
-      timeouts,
-      // The sender's and the poller's requests of one process may go to one host: neither waits for the other's sockets.
-      connectionsPerHost: 2 * config.sending.concurrency,
-      breaker: { failureThreshold: config.dgiiClient.breakerFailureThreshold, openMs: config.dgiiClient.breakerOpenMs },
-      statusApiKey: config.dgiiClient.statusApiKey,
       tokenSealing: sessionTokenSealing(masterKey),
       // Asked only once requests flow, when the sessions module below exists.
       credentials: (companyId) => dgiiSessions.credentialsOf(companyId),
@@ -174,7 +94,10 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     closing(() => {
       dgii.close();
     });
-    const receiverTransport = createHttpTransport(timeouts);
+    const receiverTransport = createHttpTransport({
+      connectMs: config.dgiiClient.connectTimeoutMs,
+      responseMs: config.dgiiClient.responseTimeoutMs,
+    });
     closing(() => {
       receiverTransport.close();
     });

@@ -1,6 +1,7 @@
 // The DGII client: one client for every DGII web service the flows use, with typed outcomes, a token cache,
 // circuit breakers and explicit timeouts. Infrastructure like platform/: it takes what it needs (credentials,
 // clock, cache, log) as arguments and imports no module.
+export { configuredDgiiClient } from './configured-client.js';
 export {
   createDgiiClient,
   type DgiiClient,

@@ -82,3 +82,24 @@ export interface ModuleParts {
   /** Forgets what this process keeps of a company once a change to it commits (another process's within seconds). */
   forgetCompany?: (companyId: string) => void;
 }
+
+/** The loops each role runs, the jobs workers run and the schedules the scheduler keeps. */
+export interface RoleWork {
+  loops: Record<LoopRole, string[]>;
+  jobs: string[];
+  schedules: { job: string; cron: string }[];
+}
+
+export function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
+  const loops = parts.flatMap((part) => part.loops ?? []);
+  return {
+    loops: {
+      work: loops.filter((loop) => loop.role === 'work').map((loop) => loop.name),
+      schedule: loops.filter((loop) => loop.role === 'schedule').map((loop) => loop.name),
+    },
+    jobs: parts.flatMap((part) => part.jobs ?? []).map((job) => job.name),
+    schedules: parts
+      .flatMap((part) => part.schedules ?? [])
+      .map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
+  };
+}
