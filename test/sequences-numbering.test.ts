@@ -109,7 +109,7 @@ function numberingSuite(label: string, options: { embedded: boolean; creators: n
       assert.ok(settled.ok);
       assert.equal(Number(settled.value.encf.slice(3)), Number(taken.value.encf.slice(3)) + 1);
       await transact(db, async (trx) => {
-        await sequences.settleNumber(trx, companyId, settled.value.encf).execute();
+        await sequences.settleNumberStatement(trx, companyId, settled.value.encf).execute();
         return ok(undefined);
       });
       assert.equal(await burnedRow(settled.value.encf), undefined);

@@ -55,7 +55,7 @@ export const notYetSent: Pick<DocumentRow, SendingColumn> = {
   final_at: null,
 };
 
-export function insertDocument(executor: Executor, row: NewDocument) {
+export function insertDocumentStatement(executor: Executor, row: NewDocument) {
   const {
     id,
     company_id,
@@ -99,11 +99,11 @@ export function insertDocument(executor: Executor, row: NewDocument) {
 }
 
 /** At least one row. */
-export function insertArtefacts(executor: Executor, rows: readonly ArtefactRow[]) {
+export function insertArtefactsStatement(executor: Executor, rows: readonly ArtefactRow[]) {
   return executor.insertInto('document_artefacts').values([...rows]);
 }
 
-export function insertEvent(
+export function insertEventStatement(
   executor: Executor,
   event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string },
 ) {

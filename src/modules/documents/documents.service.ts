@@ -255,9 +255,9 @@ export function createDocumentsService(deps: {
       db,
       [
         ...(input.settle === undefined ? [] : [input.settle]),
-        repo.insertDocument(db, row),
-        repo.insertArtefacts(db, artefacts),
-        repo.insertEvent(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
+        repo.insertDocumentStatement(db, row),
+        repo.insertArtefactsStatement(db, artefacts),
+        repo.insertEventStatement(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
         ...domainEventInsertStatements(db, {
           companyId,
           environment,
@@ -331,7 +331,7 @@ export function createDocumentsService(deps: {
           warnings,
           sourceJson,
           now,
-          settle: sequences.settleNumber(db, companyId, taken.value.encf),
+          settle: sequences.settleNumberStatement(db, companyId, taken.value.encf),
         });
         if (!recorded.ok) {
           await burn(`document ${id} could not be written: ${recorded.findings[0]?.message ?? 'unknown'}`);
@@ -433,7 +433,7 @@ export function createDocumentsService(deps: {
         false,
       );
       await repo
-        .insertArtefacts(db, rows)
+        .insertArtefactsStatement(db, rows)
         .onConflict((conflict) => conflict.columns(['document_id', 'kind', 'version']).doNothing())
         .execute();
       return bytes;

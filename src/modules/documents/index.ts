@@ -8,5 +8,10 @@ export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake
 export { createCommercialApprovals, type CommercialApprovals, type CommercialDecision } from './received-approvals.js';
 export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';
 // The documents table's row and its timeline, for the modules that move a document on (sending).
-export { documentsById, findDocument, insertEvent as insertDocumentEvent, type DocumentRow } from './documents.repo.js';
+export {
+  documentsById,
+  findDocument,
+  insertEventStatement as documentEventInsertStatement,
+  type DocumentRow,
+} from './documents.repo.js';
 export { documentsModule } from './documents.module.js';

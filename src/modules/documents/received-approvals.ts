@@ -241,7 +241,7 @@ export function createCommercialApprovals(deps: {
           received_at: now,
         });
         if (!first) return ok(false);
-        await repo.insertArtefacts(trx, artefacts).execute();
+        await repo.insertArtefactsStatement(trx, artefacts).execute();
         const signed =
           approval.FechaHoraAprobacionComercial === undefined ? '' : ` of ${approval.FechaHoraAprobacionComercial}`;
         const test = certificationTest
@@ -252,7 +252,13 @@ export function createCommercialApprovals(deps: {
             ? `ACECF${signed} from buyer ${approval.RNCComprador}: approved (Estado 1)${test}`
             : `ACECF${signed} from buyer ${approval.RNCComprador}: rejected (Estado 2): ${reason}${test}`;
         await repo
-          .insertEvent(trx, { documentId: row.id, at: now, type: `commercial.${outcome}`, status: null, cause })
+          .insertEventStatement(trx, {
+            documentId: row.id,
+            at: now,
+            type: `commercial.${outcome}`,
+            status: null,
+            cause,
+          })
           .execute();
         await recordDomainEvent(trx, {
           companyId,

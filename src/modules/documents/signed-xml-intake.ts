@@ -76,7 +76,7 @@ export function createSignedXmlIntake(deps: {
         const claimed = await sequences.claimNumber(trx, companyId, encf, id);
         if (!claimed.ok) return claimed;
         await repo
-          .insertDocument(trx, {
+          .insertDocumentStatement(trx, {
             id,
             company_id: companyId,
             environment,
@@ -107,7 +107,7 @@ export function createSignedXmlIntake(deps: {
           })
           .execute();
         await repo
-          .insertArtefacts(
+          .insertArtefactsStatement(
             trx,
             await archiveArtefacts(
               blobs,
@@ -119,7 +119,7 @@ export function createSignedXmlIntake(deps: {
           )
           .execute();
         await repo
-          .insertEvent(trx, {
+          .insertEventStatement(trx, {
             documentId: id,
             at: now,
             type: 'created',

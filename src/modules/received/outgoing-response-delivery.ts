@@ -246,7 +246,7 @@ export function createResponseDeliveryTarget(deps: {
           delivered_at: now,
         });
         await repo
-          .insertEvent(trx, {
+          .insertEventStatement(trx, {
             receivedDocumentId: id,
             at: now,
             type: `commercial_response.${target}.delivered`,
@@ -271,7 +271,7 @@ export function createResponseDeliveryTarget(deps: {
           lease_until: null,
         });
         await repo
-          .insertEvent(trx, {
+          .insertEventStatement(trx, {
             receivedDocumentId: id,
             at: now,
             type: `commercial_response.${target}.deferred`,
@@ -288,7 +288,7 @@ export function createResponseDeliveryTarget(deps: {
           next_attempt_at: null,
         });
         await repo
-          .insertEvent(trx, {
+          .insertEventStatement(trx, {
             receivedDocumentId: id,
             at: now,
             type: `commercial_response.${target}.exhausted`,
@@ -312,7 +312,7 @@ export function createResponseDeliveryTarget(deps: {
           next_attempt_at: settlement.at,
         });
         await repo
-          .insertEvent(trx, {
+          .insertEventStatement(trx, {
             receivedDocumentId: id,
             at: now,
             type: `commercial_response.${target}.failed`,

@@ -199,7 +199,7 @@ export function createCommercialResponses(deps: {
 
         const stored = await archive({ companyId, receivedId: id, receivedAt: row.received_at }, signed);
         await repo
-          .insertArtefacts(trx, [
+          .insertArtefactsStatement(trx, [
             {
               received_document_id: id,
               kind: 'acecf-xml',
@@ -238,7 +238,7 @@ export function createCommercialResponses(deps: {
         await responses.setCommercialStatus(trx, id, decision, now);
         const estado = decision === 'approved' ? 'Estado 1 (e-CF Aceptado)' : `Estado 2 (e-CF Rechazado: ${reason})`;
         await repo
-          .insertEvent(trx, {
+          .insertEventStatement(trx, {
             receivedDocumentId: id,
             at: now,
             type: 'commercial_response.created',

@@ -20,11 +20,11 @@ export type ReceivedEventRow = Selectable<ReceivedDocumentEventsTable>;
 
 type Executor = Db | Trx;
 
-export function insertArtefacts(executor: Executor, rows: readonly ReceivedArtefactRow[]) {
+export function insertArtefactsStatement(executor: Executor, rows: readonly ReceivedArtefactRow[]) {
   return executor.insertInto('received_artefacts').values([...rows]);
 }
 
-export function insertEvent(
+export function insertEventStatement(
   executor: Executor,
   event: { receivedDocumentId: string; at: Date; type: string; status: string | null; cause: string },
 ) {

@@ -49,7 +49,7 @@ import {
   type WorkTarget,
 } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import { insertDocumentEvent, type DocumentsService } from '../documents/index.js';
+import { documentEventInsertStatement, type DocumentsService } from '../documents/index.js';
 import * as repo from './sending.repo.js';
 
 /** How long one answer of DGII's status service is reused. */
@@ -195,7 +195,7 @@ export function createDelivery(deps: {
     status: DocumentStatus | null,
     cause: string,
   ): Promise<void> {
-    await insertDocumentEvent(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
+    await documentEventInsertStatement(trx, { documentId: row.id, at: clock.now(), type, status, cause }).execute();
   }
 
   // ---- What DGII's answers change, as one-statement changes (recorded together, or alone in the engine's

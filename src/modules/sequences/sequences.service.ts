@@ -42,18 +42,18 @@ export interface SequencesService {
   getRange(companyId: string, rangeId: string): Promise<Result<RangeView>>;
   /**
    * The next e-NCF of the type, taken in order and at once recorded as burned with `cause` (what it is being taken
-   * for): if the work stops before settleNumber, the number stays accounted for and awaits annulment.
+   * for): if the work stops before settleNumberStatement, the number stays accounted for and awaits annulment.
    */
   takeNumber(companyId: string, ecfType: string, cause: string): Promise<Result<TakenNumber>>;
   /** Records a taken number as burned, with the cause (again: the cause is replaced). It awaits annulment unless
-   * settleNumber clears it because the work it was taken for finished. */
+   * settleNumberStatement clears it because the work it was taken for finished. */
   burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
   /**
    * The write that says the work a number was taken (and provisionally burned) for has finished: it is used, not
    * burned. Unexecuted: it must commit with that work's own writes (sent with them by executeAsOneStatement, or
    * executed in the work's transaction).
    */
-  settleNumber(
+  settleNumberStatement(
     executor: Db | Trx,
     companyId: string,
     encf: string,
@@ -408,7 +408,7 @@ export function createSequencesService(deps: {
       });
     },
 
-    settleNumber(executor, companyId, encf) {
+    settleNumberStatement(executor, companyId, encf) {
       return repo.deleteBurned(executor, companyId, environment, encf);
     },
   };
