@@ -5,7 +5,7 @@ import { demoRnc } from './demo.js';
 import { configuredDgiiClient, createHttpTransport } from './dgii/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { cataloguesModule } from './modules/catalogues/index.js';
-import { approvalTestOf, certificationModule } from './modules/certification/index.js';
+import { receivedApprovalTestOf, certificationModule } from './modules/certification/index.js';
 import { companiesModule } from './modules/companies/index.js';
 import { controlPlaneModule } from './modules/control-plane/index.js';
 import { dgiiSessionsModule, sessionTokenSealing } from './modules/dgii-sessions/index.js';
@@ -129,7 +129,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const documents = documentsModule(platform, {
       companies: companies.companies,
       sequences: sequences.sequences,
-      certificationApprovalTest: approvalTestOf(db, environment),
+      certificationApprovalTest: receivedApprovalTestOf(db, environment),
     });
     const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
     const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
@@ -172,7 +172,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
       receiverModule(platform, {
         received: received.received,
-        commercialApprovals: documents.commercialApprovals,
+        receivedApprovals: documents.receivedApprovals,
         localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined),
       }),
     ];
@@ -216,7 +216,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       controlPlane: controlPlane.controlPlane,
       sequences: sequences.sequences,
       documents: documents.documents,
-      commercialApprovals: documents.commercialApprovals,
+      receivedApprovals: documents.receivedApprovals,
       sending: sending.sending,
       received: received.received,
     };

@@ -7,7 +7,7 @@ import type { SchemaSet } from './fiscal/xsd/index.js';
 import type { ApiKeysService } from './modules/api-keys/index.js';
 import type { CompaniesService } from './modules/companies/index.js';
 import type { ControlPlaneService } from './modules/control-plane/index.js';
-import type { CommercialApprovals, DocumentsService } from './modules/documents/index.js';
+import type { ReceivedApprovals, DocumentsService } from './modules/documents/index.js';
 import type { RoleWork } from './modules/module.js';
 import type { ReceivedService } from './modules/received/index.js';
 import type { SendingService } from './modules/sending/index.js';
@@ -49,7 +49,7 @@ export interface Services {
   sequences: SequencesService;
   documents: DocumentsService;
   /** A buyer's ACECF about one of our e-CF (the receiver route's aprobacioncomercial). */
-  commercialApprovals: CommercialApprovals;
+  receivedApprovals: ReceivedApprovals;
   sending: SendingService;
   /** e-CF other taxpayers sent to the company's receiver. */
   received: ReceivedService;

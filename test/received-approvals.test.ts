@@ -139,10 +139,7 @@ describe('commercial approvals received for our e-CF (ACECF)', () => {
     return response.json<{ data: DocumentBody }>().data;
   };
   const receive = (xml: string | Buffer, company = companyId) =>
-    app.application.services.commercialApprovals.receive(
-      company,
-      Buffer.isBuffer(xml) ? xml : Buffer.from(xml, 'utf8'),
-    );
+    app.application.services.receivedApprovals.receive(company, Buffer.isBuffer(xml) ? xml : Buffer.from(xml, 'utf8'));
   const sign = (xml: string) => signCanonicalDocument(xml, buyer);
   const domainEventsOf = (documentId: string) =>
     app.application.database.db

@@ -4,7 +4,7 @@ export { createCertificationService, type CertificationService } from './certifi
 export type { ReceiverLinks } from './checklist.js';
 export { certificationUsage, runCertificationCommand } from './certification.command.js';
 export { createLane } from './lane.js';
-export { approvalTestOf } from './received-approvals-test.js';
+export { receivedApprovalTestOf } from './received-approvals-test.js';
 export { startLaneLoop } from './lane-loop.js';
 export { createCaseChanges } from './case-changes.js';
 export { certificationModule } from './certification.module.js';

@@ -10,7 +10,7 @@ import * as repo from './certification.repo.js';
  * button is clicked, which may be before step 10 is confirmed here) and `encf` is one of its set's
  * (received-approvals.ts).
  */
-export function approvalTestOf(db: Db, environment: FiscalEnvironment) {
+export function receivedApprovalTestOf(db: Db, environment: FiscalEnvironment) {
   return async (companyId: string, encf: string): Promise<boolean> => {
     if (environment !== 'CERT') return false;
     const process = await repo.activeProcess(db, companyId, environment);

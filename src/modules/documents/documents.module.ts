@@ -2,7 +2,7 @@ import type { Platform, ModuleParts } from '../module.js';
 import type { AppRoute } from '../../platform/http/route.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
-import { createCommercialApprovals, type CommercialApprovals } from './received-approvals.js';
+import { createReceivedApprovals, type ReceivedApprovals } from './received-approvals.js';
 import { documentViewRoutes } from './document-views.routes.js';
 import { documentJobs } from './documents.jobs.js';
 import { documentRoutes } from './documents.routes.js';
@@ -18,10 +18,10 @@ export function documentsModule(
     sequences: SequencesService;
     certificationApprovalTest: (companyId: string, encf: string) => Promise<boolean>;
   },
-): ModuleParts & { documents: DocumentsService; commercialApprovals: CommercialApprovals } {
+): ModuleParts & { documents: DocumentsService; receivedApprovals: ReceivedApprovals } {
   const { companies, sequences } = needs;
   const documents = createDocumentsService({ db, clock, blobs, environment, companies, sequences, xmlChecks });
-  const commercialApprovals = createCommercialApprovals({
+  const receivedApprovals = createReceivedApprovals({
     db,
     clock,
     blobs,
@@ -33,7 +33,7 @@ export function documentsModule(
   const jobs = documentJobs({ db, clock });
   return {
     documents,
-    commercialApprovals,
+    receivedApprovals,
     schemas: documentSchemas,
     routes: [
       ...documentRoutes(

@@ -5,7 +5,7 @@ export { createDocumentsService, type DocumentsService } from './documents.servi
 export { createIdempotency, type Idempotency } from './idempotency.js';
 export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';
 // A buyer's ACECF about one of our e-CF, handed in by the receiver route (modules/receiver).
-export { createCommercialApprovals, type CommercialApprovals, type CommercialDecision } from './received-approvals.js';
+export { createReceivedApprovals, type ReceivedApprovals, type CommercialDecision } from './received-approvals.js';
 export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';
 // The documents table's row and its timeline, for the modules that move a document on (sending).
 export {

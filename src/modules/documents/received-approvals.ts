@@ -32,7 +32,7 @@ import * as repo from './documents.repo.js';
 
 export type CommercialDecision = 'approved' | 'rejected';
 
-export interface CommercialApprovals {
+export interface ReceivedApprovals {
   /** Records the buyer's ACECF `xml` (exact bytes) for one of the company's documents. */
   receive(companyId: string, xml: Buffer): Promise<Result<{ documentId: string; decision: CommercialDecision }>>;
 }
@@ -53,7 +53,7 @@ function recordedOf(row: repo.DocumentRow): Record<AcecfMismatch, string | null>
   return { RNCComprador: row.rnc_comprador, FechaEmision: row.fecha_emision, MontoTotal: row.monto_total };
 }
 
-export function createCommercialApprovals(deps: {
+export function createReceivedApprovals(deps: {
   db: Db;
   clock: Clock;
   blobs: BlobStore;
@@ -66,7 +66,7 @@ export function createCommercialApprovals(deps: {
    * (research/certification.md §1, "Step 11 in detail"). Such a buyer mismatch is recorded, not refused.
    */
   certificationApprovalTest?: (companyId: string, encf: string) => Promise<boolean>;
-}): CommercialApprovals {
+}): ReceivedApprovals {
   const { db, clock, blobs, environment, companies, schemas } = deps;
 
   /** A second ACECF for a document that has one: the same bytes are the first answer again, others are refused. */

@@ -7,12 +7,12 @@ export {
   type ReceivedService,
   type ReceivingCompany,
 } from './received.service.js';
-export { commercialResponseRoutes } from './outgoing-response.routes.js';
-export { commercialResponseSchemas, CommercialResponseView } from './outgoing-response.schema.js';
-export { commercialResponseOf } from './outgoing-response-view.js';
+export { outgoingResponseRoutes } from './outgoing-response.routes.js';
+export { outgoingResponseSchemas, CommercialResponseView } from './outgoing-response.schema.js';
+export { outgoingResponseOf } from './outgoing-response-view.js';
 export {
-  createCommercialResponses,
-  type CommercialResponses,
+  createOutgoingResponses,
+  type OutgoingResponses,
   type ScheduleResponseDelivery,
 } from './outgoing-response.service.js';
 export {

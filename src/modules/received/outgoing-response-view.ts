@@ -5,7 +5,7 @@ import * as responses from './outgoing-response.repo.js';
 import type { CommercialResponseView } from './outgoing-response.schema.js';
 
 /** The commercial response of a received document with its deliveries, or null before one is made. */
-export async function commercialResponseOf(db: Db, receivedId: string): Promise<CommercialResponseView | null> {
+export async function outgoingResponseOf(db: Db, receivedId: string): Promise<CommercialResponseView | null> {
   const response = await responses.findResponse(db, receivedId);
   if (response === undefined) return null;
   const deliveries = await responses.deliveriesOf(db, receivedId);

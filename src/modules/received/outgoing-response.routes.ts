@@ -4,11 +4,11 @@ import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { CommercialResponseRequest, ReceivedWithResponseView } from './outgoing-response.schema.js';
-import type { CommercialResponses } from './outgoing-response.service.js';
+import type { OutgoingResponses } from './outgoing-response.service.js';
 
 const ReceivedParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export function commercialResponseRoutes(responses: CommercialResponses) {
+export function outgoingResponseRoutes(responses: OutgoingResponses) {
   return [
     defineRoute({
       method: 'POST',

@@ -63,7 +63,7 @@ export const ReceivedWithResponseView = Type.Object(
 );
 export type ReceivedWithResponseView = Static<typeof ReceivedWithResponseView>;
 
-export const commercialResponseSchemas = [
+export const outgoingResponseSchemas = [
   CommercialResponseRequest,
   ResponseDeliveryView,
   CommercialResponseView,

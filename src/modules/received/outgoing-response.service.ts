@@ -36,7 +36,7 @@ export type ScheduleResponseDelivery = (
   target: ResponseDeliveryTarget,
 ) => Promise<void>;
 
-export interface CommercialResponses {
+export interface OutgoingResponses {
   /** Makes the company's commercial response to a received document: `created` false when it repeats the one made. */
   respond(
     companyId: string,
@@ -76,7 +76,7 @@ function decisionOf(request: CommercialResponseRequest): Result<Decision> {
   return ok({ decision: 'rejected', reason });
 }
 
-export function createCommercialResponses(deps: {
+export function createOutgoingResponses(deps: {
   db: Db;
   clock: Clock;
   blobs: BlobStore;
@@ -87,7 +87,7 @@ export function createCommercialResponses(deps: {
   scheduleDelivery: ScheduleResponseDelivery;
   /** Deliveries were queued and committed: this process's workers may take them at once. */
   queued?: () => void;
-}): CommercialResponses {
+}): OutgoingResponses {
   const { db, clock, blobs, environment, schemas, companies, received, scheduleDelivery } = deps;
 
   /** Archives the signed bytes write-once; a version left by a transaction that rolled back is skipped. */

@@ -5,9 +5,9 @@ import type { CompaniesService } from '../companies/index.js';
 import { defineLoop } from '../module.js';
 import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './outgoing-response-delivery.js';
-import { commercialResponseRoutes } from './outgoing-response.routes.js';
-import { commercialResponseSchemas } from './outgoing-response.schema.js';
-import { createCommercialResponses, responseTargets } from './outgoing-response.service.js';
+import { outgoingResponseRoutes } from './outgoing-response.routes.js';
+import { outgoingResponseSchemas } from './outgoing-response.schema.js';
+import { createOutgoingResponses, responseTargets } from './outgoing-response.service.js';
 import { receivedRoutes } from './received.routes.js';
 import { receivedSchemas } from './received.schema.js';
 import { createReceivedService, type ReceivedService } from './received.service.js';
@@ -71,7 +71,7 @@ export function receivedModule(
       }),
     ),
   );
-  const commercialResponses = createCommercialResponses({
+  const commercialResponses = createOutgoingResponses({
     db,
     clock,
     blobs,
@@ -86,8 +86,8 @@ export function receivedModule(
   });
   return {
     received,
-    schemas: [...receivedSchemas, ...commercialResponseSchemas],
-    routes: [...receivedRoutes(received), ...commercialResponseRoutes(commercialResponses)] as AppRoute[],
+    schemas: [...receivedSchemas, ...outgoingResponseSchemas],
+    routes: [...receivedRoutes(received), ...outgoingResponseRoutes(commercialResponses)] as AppRoute[],
     loops,
   };
 }

@@ -22,7 +22,7 @@ import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
 import type { ReceivedWithResponseView } from './outgoing-response.schema.js';
-import { commercialResponseOf } from './outgoing-response-view.js';
+import { outgoingResponseOf } from './outgoing-response-view.js';
 import * as repo from './received.repo.js';
 import type { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
 
@@ -297,7 +297,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       const [artefacts, timeline, commercialResponse] = await Promise.all([
         repo.artefactsOf(db, [id]),
         repo.eventsOf(db, id),
-        commercialResponseOf(db, id),
+        outgoingResponseOf(db, id),
       ]);
       return ok({ ...view(row, artefacts, timeline), commercialResponse });
     },

@@ -1,5 +1,5 @@
 import type { Platform, ModuleParts } from '../module.js';
-import type { CommercialApprovals } from '../documents/index.js';
+import type { ReceivedApprovals } from '../documents/index.js';
 import type { ReceivedService } from '../received/index.js';
 import { registerReceiverRoutes } from './receiver.routes.js';
 import { createReceiver } from './receiver.service.js';
@@ -7,7 +7,7 @@ import { createReceiver } from './receiver.service.js';
 /** DGII's receiver standard (/{env}/{service}/fe/...): its own scope, DGII-style answers, no API key. */
 export function receiverModule(
   { config, db, cache, clock }: Platform,
-  needs: { received: ReceivedService; commercialApprovals: CommercialApprovals; localCompany: string | undefined },
+  needs: { received: ReceivedService; receivedApprovals: ReceivedApprovals; localCompany: string | undefined },
 ): ModuleParts {
   const receiver = createReceiver({
     db,
@@ -16,7 +16,7 @@ export function receiverModule(
     config,
     localCompany: needs.localCompany,
     received: needs.received,
-    receiveApproval: (companyId, xml) => needs.commercialApprovals.receive(companyId, xml),
+    receiveApproval: (companyId, xml) => needs.receivedApprovals.receive(companyId, xml),
   });
   return {
     registerHttp: (app, catalogue) => registerReceiverRoutes(app, receiver, catalogue),
