@@ -1,16 +1,15 @@
-// The composition root: builds the platform adapters from config and wires the modules into the roles a
-// process runs (API, worker, scheduler). Nothing else constructs adapters.
-import { databaseTarget } from './config.js';
+// The composition root: wires the modules onto the platform adapters (src/open-platform.ts) and into the roles a
+// process runs (API, worker, scheduler).
 import { demoRnc } from './demo.js';
-import { configuredDgiiClient, createHttpTransport } from './dgii/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { cataloguesModule } from './modules/catalogues/index.js';
 import { receivedApprovalTestOf, certificationModule } from './modules/certification/index.js';
 import { companiesModule } from './modules/companies/index.js';
 import { controlPlaneModule } from './modules/control-plane/index.js';
-import { dgiiSessionsModule, sessionTokenSealing } from './modules/dgii-sessions/index.js';
+import { dgiiSessionsModule } from './modules/dgii-sessions/index.js';
 import { documentsModule } from './modules/documents/index.js';
-import { roleWorkOf, type ModuleParts, type Platform } from './modules/module.js';
+import { roleWorkOf, type ModuleParts } from './modules/module.js';
+import { openPlatform } from './open-platform.js';
 import { opsModule } from './modules/ops/index.js';
 import { receivedModule } from './modules/received/index.js';
 import { receiverModule } from './modules/receiver/index.js';
@@ -18,21 +17,10 @@ import { sendingModule } from './modules/sending/index.js';
 import { sequencesModule } from './modules/sequences/index.js';
 import { taxpayersModule } from './modules/taxpayers/index.js';
 import { webhooksModule } from './modules/webhooks/index.js';
-import { createCache } from './platform/cache/index.js';
-import { systemClock } from './platform/clock.js';
-import { openDatabase } from './platform/db/database.js';
-import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
-import { migrateToLatest } from './platform/db/migrate.js';
+import { Closers } from './platform/closers.js';
 import { registerRoutes } from './platform/http/route.js';
 import { createHttpServer } from './platform/http/server.js';
-import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
-import { createLogger } from './platform/observability/logger.js';
-import { createMetrics } from './platform/observability/metrics.js';
 import { openQueue } from './platform/queue/queue.js';
-import { createBlobStore } from './platform/storage/index.js';
-import { createXmlChecks } from './platform/xml-checks/index.js';
-import { loadSchemaSet } from './platform/xsd/index.js';
-import { dgiiTarget } from './sandbox/index.js';
 import { version } from './version.js';
 
 import type { Application, BuildOptions, Services } from './application.js';
@@ -41,80 +29,12 @@ export { allRoles, type Application, type BuildOptions, type Roles, type Service
 
 export async function buildApplication(options: BuildOptions): Promise<Application> {
   const { config, roles } = options;
-  const clock = options.clock ?? systemClock;
-  const log = createLogger(config.logLevel, options.logDestination);
-  const metrics = createMetrics();
-  const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
-  const environment = config.fiscalEnv;
-
-  const database = await openDatabase(options.database ?? databaseTarget(config));
-  const closers: (() => Promise<void>)[] = [() => database.close()];
-  const closing = (close: () => unknown) =>
-    closers.push(async () => {
-      await close();
-    });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    for (const closer of [...closers].reverse()) await closer();
-  };
+  const closers = new Closers();
   try {
-    const db = database.db;
-    const applied = await migrateToLatest(db);
-    if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
-    await checkMasterKey(db, masterKey);
-    await checkDatabaseEnvironment(db, environment);
-
-    const cache = await createCache(config.redisUrl, clock);
-    closing(() => cache.close());
-    const blobs = createBlobStore(config.storage);
-    closing(() => blobs.close());
-    const schemas = await loadSchemaSet(config.xsdDir, log);
-    closing(() => schemas?.dispose());
-    const xmlChecks = createXmlChecks({
-      schemas,
-      xsdDir: config.xsdDir,
-      onThreadFailure: (error) => {
-        log.error({ err: error }, 'the XML thread failed; the document is refused');
-      },
-    });
-    closing(() => xmlChecks.close());
-    const dgiiUrls = await dgiiTarget({ config, embedded: options.embeddedSandbox === true, db, clock, log, schemas });
-    if (dgiiUrls.sandbox !== undefined) closing(() => dgiiUrls.sandbox?.close());
-    const dgii = configuredDgiiClient(config, {
-      urls: dgiiUrls,
-      clock,
-      cache,
-      log,
-      tokenSealing: sessionTokenSealing(masterKey),
-      // Asked only once requests flow, when the sessions module below exists.
-      credentials: (companyId) => dgiiSessions.credentialsOf(companyId),
-    });
-    closing(() => {
-      dgii.close();
-    });
-    const receiverTransport = createHttpTransport({
-      connectMs: config.dgiiClient.connectTimeoutMs,
-      responseMs: config.dgiiClient.responseTimeoutMs,
-    });
-    closing(() => {
-      receiverTransport.close();
-    });
-    const platform: Platform = {
-      config,
-      environment,
-      db,
-      clock,
-      log,
-      blobs,
-      cache,
-      masterKey,
-      dgii,
-      receiverTransport,
-      xmlChecks,
-      schemas,
-    };
+    const { platform, database, metrics, dgiiUrls } = await openPlatform(options, closers, (companyId) =>
+      dgiiSessions.credentialsOf(companyId),
+    );
+    const { db, environment, clock, log, cache, blobs, schemas, dgii } = platform;
 
     // The modules, each built from the platform and the services of those above it.
     const companies = companiesModule(platform);
@@ -141,7 +61,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       metrics,
       maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
     });
-    closing(() => queue.stop());
+    closers.add(() => queue.stop());
     const parts: ModuleParts[] = [
       opsModule({
         probes: {
@@ -185,7 +105,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     for (const loop of parts.flatMap((part) => part.loops ?? [])) {
       if (!roles[loop.role]) continue;
       loop.start();
-      closing(() => loop.stop());
+      closers.add(() => loop.stop());
     }
 
     let http: Application['http'];
@@ -206,7 +126,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       );
       for (const part of parts) await part.registerHttp?.(server.app, server.catalogue);
       await server.app.ready();
-      closing(() => server.app.close());
+      closers.add(() => server.app.close());
       http = server;
     }
 
@@ -233,10 +153,10 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       dgiiClient: dgii,
       http,
       roleWork: roleWorkOf(parts),
-      close,
+      close: () => closers.close(),
     };
   } catch (error) {
-    await close();
+    await closers.close();
     throw error;
   }
 }

@@ -1,0 +1,103 @@
+// The platform adapters a process needs, built from config: the database (migrated and checked), cache, blob
+// store, DGII's schemas and the XML thread, the DGII target and client. buildApplication (src/app.ts) wires the
+// modules onto them; nothing else constructs adapters.
+import { databaseTarget } from './config.js';
+import { configuredDgiiClient, createHttpTransport, type DgiiCredentials } from './dgii/index.js';
+import { sessionTokenSealing } from './modules/dgii-sessions/index.js';
+import type { Platform } from './modules/module.js';
+import { createCache } from './platform/cache/index.js';
+import { systemClock } from './platform/clock.js';
+import type { Closers } from './platform/closers.js';
+import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
+import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
+import { createLogger } from './platform/observability/logger.js';
+import { createMetrics, type Metrics } from './platform/observability/metrics.js';
+import { createBlobStore } from './platform/storage/index.js';
+import { createXmlChecks } from './platform/xml-checks/index.js';
+import { loadSchemaSet } from './platform/xsd/index.js';
+import { dgiiTarget, type DgiiTarget } from './sandbox/index.js';
+
+import type { BuildOptions } from './application.js';
+
+export interface OpenedPlatform {
+  platform: Platform;
+  database: DatabaseHandle;
+  metrics: Metrics;
+  dgiiUrls: DgiiTarget;
+}
+
+/** Opens every adapter, registering each with `closers` as soon as it is open, so a failure part-way closes
+ * what was opened. `credentials` is asked only once requests flow (the DGII sessions module owns them). */
+export async function openPlatform(
+  options: BuildOptions,
+  closers: Closers,
+  credentials: (companyId: string) => Promise<DgiiCredentials | undefined>,
+): Promise<OpenedPlatform> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const log = createLogger(config.logLevel, options.logDestination);
+  const metrics = createMetrics();
+  const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
+  const environment = config.fiscalEnv;
+
+  const database = await openDatabase(options.database ?? databaseTarget(config));
+  closers.add(() => database.close());
+  const db = database.db;
+  const applied = await migrateToLatest(db);
+  if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
+  await checkMasterKey(db, masterKey);
+  await checkDatabaseEnvironment(db, environment);
+
+  const cache = await createCache(config.redisUrl, clock);
+  closers.add(() => cache.close());
+  const blobs = createBlobStore(config.storage);
+  closers.add(() => blobs.close());
+  const schemas = await loadSchemaSet(config.xsdDir, log);
+  closers.add(() => schemas?.dispose());
+  const xmlChecks = createXmlChecks({
+    schemas,
+    xsdDir: config.xsdDir,
+    onThreadFailure: (error) => {
+      log.error({ err: error }, 'the XML thread failed; the document is refused');
+    },
+  });
+  closers.add(() => xmlChecks.close());
+  const dgiiUrls = await dgiiTarget({ config, embedded: options.embeddedSandbox === true, db, clock, log, schemas });
+  closers.add(() => dgiiUrls.sandbox?.close());
+  const dgii = configuredDgiiClient(config, {
+    urls: dgiiUrls,
+    clock,
+    cache,
+    log,
+    tokenSealing: sessionTokenSealing(masterKey),
+    credentials,
+  });
+  closers.add(() => {
+    dgii.close();
+  });
+  const receiverTransport = createHttpTransport({
+    connectMs: config.dgiiClient.connectTimeoutMs,
+    responseMs: config.dgiiClient.responseTimeoutMs,
+  });
+  closers.add(() => {
+    receiverTransport.close();
+  });
+
+  const platform: Platform = {
+    config,
+    environment,
+    db,
+    clock,
+    log,
+    blobs,
+    cache,
+    masterKey,
+    dgii,
+    receiverTransport,
+    xmlChecks,
+    schemas,
+  };
+  return { platform, database, metrics, dgiiUrls };
+}
