@@ -72,11 +72,20 @@ const Legend = Type.Object(
   {
     code: Type.String({
       description:
-        'Stable: type_name, encf, sequence_expiry, modified_encf, modification_code, security_code, signature_date.',
+        'Stable: type_name, encf, sequence_expiry, modified_encf, modification_code, security_code, signature_date, deferred_sending, contingency.',
     }),
     text: Type.String({ description: 'The text to print, in Spanish as DGII words it (Informe Técnico e-CF §17.2).' }),
   },
   { $id: 'PrintableLegend' },
+);
+
+const PrintableAmount = Type.Object(
+  {
+    code: Type.String({ description: 'The DGII element the amount comes from, e.g. MontoTotal.' }),
+    label: Type.String({ description: 'The label printed beside it.' }),
+    amount: Type.String(),
+  },
+  { $id: 'PrintableAmount' },
 );
 
 const PrintableLine = Type.Object(
@@ -93,6 +102,10 @@ const PrintableLine = Type.Object(
     discount: Type.Union([Type.String(), Type.Null()]),
     surcharge: Type.Union([Type.String(), Type.Null()]),
     amount: Type.String({ description: "MontoItem: the 'Valor' column." }),
+    itbis: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The line's ITBIS, which the XML does not carry: MontoItem at its indicator's rate (the part that is ITBIS when prices include it). Shown only; totals are the XML's.",
+    }),
   },
   { $id: 'PrintableLine' },
 );
@@ -102,7 +115,9 @@ export const PrintableDocument = Type.Object(
     id: Type.String(),
     status: Type.String(),
     ecfType: Type.String(),
-    typeName: Type.String({ description: 'The type in words (Formato e-CF), printed top right.' }),
+    typeName: Type.String({
+      description: 'The type in words as Ley 32-23 and the Informe Técnico name it, printed top right.',
+    }),
     eNCF: Type.String(),
     sequenceExpiry: Type.Union([Type.String(), Type.Null()], {
       description: 'FechaVencimientoSecuencia; none for 32 and 34.',
@@ -139,6 +154,31 @@ export const PrintableDocument = Type.Object(
     totals: Type.Record(Type.String(), Type.String(), {
       description:
         'The amounts of Totales as written (DGII element names), e.g. MontoGravadoTotal, MontoExento, TotalITBIS, MontoTotal.',
+    }),
+    totalLines: Type.Array(ref(PrintableAmount), {
+      description: 'The totals box in print order, with DGII labels: only the amounts the XML carries.',
+    }),
+    pagination: Type.Union(
+      [
+        Type.Object({
+          totalPages: Type.Integer(),
+          pages: Type.Array(
+            Type.Object({
+              number: Type.Integer(),
+              fromLine: Type.Integer(),
+              toLine: Type.Integer(),
+              subtotals: Type.Array(ref(PrintableAmount)),
+            }),
+          ),
+        }),
+        Type.Null(),
+      ],
+      { description: "The XML's Paginacion: the PDF puts exactly these lines on each page. Null: no Paginacion." },
+    ),
+    deferredSending: Type.Boolean({ description: 'IndicadorEnvioDiferido 1: the 24-hour legend is printed.' }),
+    contingency: Type.Boolean({
+      description:
+        'Recorded when the e-CF was issued while DGII could not be reached: the 72-hour contingency legend is printed.',
     }),
     currency: Type.Union([
       Type.Object({ code: Type.String(), exchangeRate: Type.Union([Type.String(), Type.Null()]) }),
@@ -197,6 +237,7 @@ export const PrintableDocument = Type.Object(
             discount: null,
             surcharge: null,
             amount: '1000.00',
+            itbis: '180.00',
           },
         ],
         totals: {
@@ -207,6 +248,14 @@ export const PrintableDocument = Type.Object(
           TotalITBIS1: '180.00',
           MontoTotal: '1180.00',
         },
+        totalLines: [
+          { code: 'MontoGravadoTotal', label: 'Subtotal Gravado', amount: '1000.00' },
+          { code: 'TotalITBIS', label: 'Total ITBIS', amount: '180.00' },
+          { code: 'MontoTotal', label: 'Total', amount: '1180.00' },
+        ],
+        pagination: null,
+        deferredSending: false,
+        contingency: false,
         currency: null,
         securityCode: 'AbC12+',
         signatureDate: '21-11-2026 10:30:00',
@@ -273,6 +322,7 @@ export const documentViewSchemas = [
   DocumentIntegrity,
   NormalizedDocument,
   Legend,
+  PrintableAmount,
   PrintableLine,
   PrintableDocument,
   TimelineEvent,

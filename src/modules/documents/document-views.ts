@@ -132,7 +132,16 @@ export function createDocumentViews(deps: {
           `The archived signed XML of ${id} cannot be printed: ${failed.join('; ')}. See GET /api/v1/documentos/${id}/normalizado.`,
         );
       }
-      return ok(printableOf(document, { id: row.id, status: row.status, environment, securityCode: code }));
+      return ok(
+        printableOf(document, {
+          id: row.id,
+          status: row.status,
+          environment,
+          securityCode: code,
+          acceptedByDgii: row.status === 'accepted' || row.status === 'accepted_conditional',
+          contingency: row.issued_in_contingency,
+        }),
+      );
     },
 
     async timeline(companyId, id) {

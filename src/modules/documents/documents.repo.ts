@@ -35,7 +35,8 @@ type SendingColumn =
   | 'poll_count'
   | 'next_poll_at'
   | 'sent_at'
-  | 'final_at';
+  | 'final_at'
+  | 'issued_in_contingency';
 export type NewDocument = Omit<DocumentRow, SendingColumn>;
 
 export const notYetSent: Pick<DocumentRow, SendingColumn> = {
@@ -53,6 +54,7 @@ export const notYetSent: Pick<DocumentRow, SendingColumn> = {
   next_poll_at: null,
   sent_at: null,
   final_at: null,
+  issued_in_contingency: false,
 };
 
 export function insertDocumentStatement(executor: Executor, row: NewDocument) {

@@ -3,14 +3,15 @@
 // type in words, e-NCF, sequence expiry, modified e-NCF and modification code in words for notes; issuer; buyer;
 // lines with "E" beside exempt items; totals; QR, "Código de Seguridad" and "Fecha de Firma Digital"). Legends carry
 // only DGII's own wording. Type 32 under DOP 250,000 differs in its QR (ConsultaTimbreFC, four parameters), an
-// optional buyer RNC and no sequence expiry. Layout, pagination and the QR image are the printer's business.
+// optional buyer RNC and no sequence expiry. Layout and the QR image are the printer's (modules/printing); the
+// pagination the XML declares (Paginacion) is read here, so the printer follows it exactly.
+import Big from 'big.js';
 import type { FiscalEnvironment } from '../../config.js';
 import type { EcfObject, EcfValue } from '../../fiscal/build/index.js';
 import type { CatalogueEntry } from '../../fiscal/model/index.js';
 import { codigosModificacion, municipios, provincias, unidadesMedida } from '../../fiscal/model/index.js';
-import { tiposECF } from '../../fiscal/model/generated/catalogues.js';
 import { isConsumerSummary, timbreUrl } from '../../fiscal/timbre-url.js';
-import type { DocumentStatus } from '../../platform/db/schema.js';
+import { formatAmount } from '../../fiscal/totals/index.js';
 import type { PrintableDocument } from './document-views.schema.js';
 
 function group(value: EcfValue | undefined): EcfObject | undefined {
@@ -42,14 +43,83 @@ function inWords(
   return { code, name: label.includes('\t') ? (label.split('\t').pop() ?? label).trim() : label };
 }
 
-const receivedByDgii: ReadonlySet<DocumentStatus> = new Set<DocumentStatus>(['accepted', 'accepted_conditional']);
+/** The type printed top right, as Ley 32-23 and the Informe Técnico (§4) name it: the Formato's table is shorter
+ * for 41 and 43-47 ("Compras Electrónico", ...), and those short names are not the documents' legal names. */
+export const typeTitles: Readonly<Record<string, string>> = {
+  '31': 'Factura de Crédito Fiscal Electrónica',
+  '32': 'Factura de Consumo Electrónica',
+  '33': 'Nota de Débito Electrónica',
+  '34': 'Nota de Crédito Electrónica',
+  '41': 'Comprobante Electrónico de Compras',
+  '43': 'Comprobante Electrónico para Gastos Menores',
+  '44': 'Comprobante Electrónico para Regímenes Especiales',
+  '45': 'Comprobante Electrónico Gubernamental',
+  '46': 'Comprobante Electrónico para Exportaciones',
+  '47': 'Comprobante Electrónico para Pagos al Exterior',
+};
+
+/** The legends of the Modelos ilustrativos (3.1 and 4.1), verbatim. */
+export const deferredSendingLegend =
+  'e-CF emitido en modalidad Envío Diferido, podrá ser consultado para su validez fiscal, a partir de las veinticuatro (24) horas.';
+export const contingencyLegend =
+  'e-CF emitido en modalidad de Contingencia, el cual podrá ser consultado para su validez fiscal, a partir de las setenta y dos (72) horas.';
+
+// The amounts of Totales printed in the totals box, in the models' order, when the XML carries them. Retentions
+// and perceptions are not printed (Formato column I: N).
+const totalLabels: readonly [string, string][] = [
+  ['MontoGravadoTotal', 'Subtotal Gravado'],
+  ['MontoExento', 'Subtotal Exento'],
+  ['MontoImpuestoSelectivoConsumoEspecifico', 'Total ISC Específico'],
+  ['MontoImpuestoSelectivoConsumoAdvalorem', 'Total ISC Ad Valorem'],
+  ['OtrosImpuestosAdicionales', 'Otros Impuestos Adicionales'],
+  ['TotalITBIS', 'Total ITBIS'],
+  ['MontoNoFacturable', 'Monto No Facturable'],
+  ['MontoTotal', 'Total'],
+];
+
+// A page's subtotals (Paginacion/Pagina), labelled as Informe Técnico fn. 56 and model 1.7 print them.
+const pageSubtotalLabels: readonly [string, string][] = [
+  ['SubtotalMontoGravadoPagina', 'Subtotal Gravado Página'],
+  ['SubtotalExentoPagina', 'Subtotal Exento Página'],
+  ['SubtotalItbisPagina', 'Subtotal ITBIS Página'],
+  ['SubtotalImpuestoSelectivoConsumoEspecificoPagina', 'Subtotal ISC Página'],
+  ['SubtotalImpuestoAdicionalPagina', 'Subtotal Impuesto Adicional Página'],
+  ['SubtotalMontoNoFacturablePagina', 'Subtotal No Facturable Página'],
+  ['MontoSubtotalPagina', 'Monto Total Página'],
+];
+
+function labelled(node: EcfObject | undefined, labels: readonly [string, string][]) {
+  return labels.flatMap(([code, label]) => {
+    const amount = textAt(node, code);
+    return amount === undefined ? [] : [{ code, label, amount }];
+  });
+}
+
+const defaultItbisRates: Readonly<Record<string, string>> = { '1': '18', '2': '16', '3': '0' };
+
+/**
+ * The ITBIS of one line, which the XML does not carry (Informe Técnico §17.2.2, "si aplica"): MontoItem at the
+ * rate of its indicator as Totales states it, or the part of it that is ITBIS when prices include the tax
+ * (IndicadorMontoGravado 1). Shown only; the totals printed are always the XML's own.
+ */
+function lineItbis(amount: string, indicator: string, totals: EcfObject | undefined, taxIncluded: boolean) {
+  const rate = textAt(totals, `ITBIS${indicator}`) ?? defaultItbisRates[indicator];
+  if (rate === undefined || !/^\d+(\.\d+)?$/.test(amount)) return null;
+  const base = new Big(amount);
+  const ratio = new Big(rate).div(100);
+  return formatAmount(taxIncluded ? base.minus(base.div(ratio.plus(1))) : base.times(ratio));
+}
 
 export interface PrintableContext {
   id: string;
-  status: DocumentStatus;
+  status: string;
   environment: FiscalEnvironment;
   /** From the SignatureValue of the archived signed XML. */
   securityCode: string;
+  /** DGII accepted it (with or without conditions): only then can its RI support a fiscal credit. */
+  acceptedByDgii: boolean;
+  /** Recorded when the e-CF was issued while DGII could not be reached (the 72-hour legend); never recomputed. */
+  contingency: boolean;
 }
 
 export function printableOf(document: EcfObject, context: PrintableContext): PrintableDocument {
@@ -62,7 +132,7 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
   const reference = group(document['InformacionReferencia']);
 
   const ecfType = textAt(idDoc, 'TipoeCF') ?? '';
-  const typeName = tiposECF.find((entry) => entry.code === ecfType)?.label ?? ecfType;
+  const typeName = typeTitles[ecfType] ?? ecfType;
   const eNCF = textAt(idDoc, 'eNCF') ?? '';
   const sequenceExpiry = orNull(textAt(idDoc, 'FechaVencimientoSecuencia'));
   const issueDate = textAt(issuer, 'FechaEmision') ?? '';
@@ -71,6 +141,8 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
   const montoTotal = textAt(totals, 'MontoTotal') ?? '0.00';
   const signatureDate = textAt(document, 'FechaHoraFirma') ?? '';
   const consumerSummary = isConsumerSummary(ecfType, montoTotal);
+  const taxIncluded = textAt(idDoc, 'IndicadorMontoGravado') === '1';
+  const deferredSending = textAt(idDoc, 'IndicadorEnvioDiferido') === '1';
 
   const lines = groups(group(document['DetallesItems'])?.['Item']).map((item) => {
     const billingIndicator = textAt(item, 'IndicadorFacturacion') ?? '';
@@ -88,6 +160,7 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
       discount: orNull(textAt(item, 'DescuentoMonto')),
       surcharge: orNull(textAt(item, 'RecargoMonto')),
       amount: textAt(item, 'MontoItem') ?? '',
+      itbis: exempt ? null : lineItbis(textAt(item, 'MontoItem') ?? '', billingIndicator, totals, taxIncluded),
     };
   });
 
@@ -111,7 +184,9 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
   legends.push({ code: 'signature_date', text: `Fecha de Firma Digital: ${signatureDate}` });
   // Informe Técnico §17: an RI of an e-CF DGII has not received, or has rejected, cannot support a fiscal credit.
   // Said to the integrator, not printed: the document may well be accepted by the time the paper is read.
-  const notices: PrintableDocument['notices'] = receivedByDgii.has(context.status)
+  if (deferredSending) legends.push({ code: 'deferred_sending', text: deferredSendingLegend });
+  if (context.contingency) legends.push({ code: 'contingency', text: contingencyLegend });
+  const notices: PrintableDocument['notices'] = context.acceptedByDgii
     ? []
     : [
         {
@@ -157,6 +232,10 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
           },
     lines,
     totals: totalAmounts,
+    totalLines: labelled(totals, totalLabels),
+    pagination: paginationOf(group(document['Paginacion']), textAt(idDoc, 'TotalPaginas')),
+    deferredSending,
+    contingency: context.contingency,
     currency:
       otherCurrency === undefined
         ? null
@@ -182,4 +261,16 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
     legends,
     notices,
   };
+}
+
+/** Paginacion, when the XML has one (more than one page): which lines each page holds and its subtotals. */
+function paginationOf(node: EcfObject | undefined, totalPages: string | undefined): PrintableDocument['pagination'] {
+  if (node === undefined) return null;
+  const pages = groups(node['Pagina']).map((page) => ({
+    number: Number(textAt(page, 'PaginaNo') ?? '0'),
+    fromLine: Number(textAt(page, 'NoLineaDesde') ?? '0'),
+    toLine: Number(textAt(page, 'NoLineaHasta') ?? '0'),
+    subtotals: labelled(page, pageSubtotalLabels),
+  }));
+  return { totalPages: totalPages === undefined ? pages.length : Number(totalPages), pages };
 }

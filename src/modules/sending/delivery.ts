@@ -137,10 +137,15 @@ type SendDone =
   | { kind: 'track'; trackId: string; cause: string }
   | { kind: 'verdict'; verdict: Verdict; source: string; sent: boolean };
 
+/** Transient failures that are not DGII out of reach: it answered, with something we cannot use. */
+const cannotBeRead: ReadonlySet<string> = new Set(['bad_response', 'unexpected_status']);
+
 /** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
 interface NotTaken {
   untaken: true;
   counted: boolean;
+  /** DGII could not be reached (unavailable, the connection failed): the e-CF is issued in contingency. */
+  unreachable: boolean;
 }
 
 /** What a poll got: DGII's verdict, or, after enough questions, that DGII has no record of the trackId. */
@@ -336,11 +341,14 @@ export function createDelivery(deps: {
     row: repo.DocumentRow,
     detail: string,
     at: Date,
-    counted: boolean,
+    failure: NotTaken,
   ): Promise<void> {
+    const { counted } = failure;
     const attempts = row.send_attempts + (counted ? 1 : 0);
     await repo.updateDocument(trx, row.id, {
       status: 'queued',
+      // A recorded fact, set once and never cleared: the printed representation carries the contingency legend.
+      ...(failure.unreachable ? { issued_in_contingency: true } : {}),
       send_attempts: attempts,
       send_lease_id: null,
       send_lease_until: null,
@@ -438,14 +446,18 @@ export function createDelivery(deps: {
         await repo.changeDocumentsIf(trx, [sendDoneChange(claimed, settlement.result)]);
         return;
       case 'deferred':
-        await recordNotTaken(trx, row, settlement.reason, settlement.at, false);
+        await recordNotTaken(trx, row, settlement.reason, settlement.at, {
+          untaken: true,
+          counted: false,
+          unreachable: true,
+        });
         return;
       case 'again':
         await recordUncertain(trx, row, settlement.reason ?? 'no answer', settlement.at);
         return;
       case 'retry':
         if (settlement.failure === undefined) await recordUncertain(trx, row, settlement.reason, settlement.at);
-        else await recordNotTaken(trx, row, settlement.reason, settlement.at, settlement.failure.counted);
+        else await recordNotTaken(trx, row, settlement.reason, settlement.at, settlement.failure);
         return;
       case 'exhausted': {
         if (settlement.failure !== undefined) {
@@ -550,13 +562,18 @@ export function createDelivery(deps: {
   }
 
   /** Not taken: a counted attempt (retried, or `send_failed` once attempts run out by the document's count). */
-  function notTaken(row: repo.DocumentRow, reason: string, retryAt?: Date): Outcome<SendDone, NotTaken> {
+  function notTaken(
+    row: repo.DocumentRow,
+    reason: string,
+    retryAt: Date | undefined,
+    unreachable: boolean,
+  ): Outcome<SendDone, NotTaken> {
     return {
       kind: 'failed',
       reason,
       retryAt,
       final: row.send_attempts + 1 >= policy.maxAttempts,
-      failure: { untaken: true, counted: true },
+      failure: { untaken: true, counted: true, unreachable },
     };
   }
 
@@ -588,20 +605,32 @@ export function createDelivery(deps: {
             reason: `${outcome.reason}: ${outcome.detail}`,
             until: outcome.retryAt ?? later(retryBackoff(row.send_attempts)),
           };
-        return notTaken(row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt);
+        return notTaken(
+          row,
+          `${outcome.reason}: ${outcome.detail}`,
+          outcome.retryAt,
+          !cannotBeRead.has(outcome.reason),
+        );
       case 'uncertain':
         return unknownYet(row, `${outcome.reason}: ${outcome.detail}`);
       case 'unauthorized':
         return notTaken(
           row,
           `DGII refused the authentication (${outcome.reason})${describeMessages(outcome.messages)}`,
+          undefined,
+          false,
         );
       case 'no_credentials': {
         const detail =
           'the company has no certificate nor DGII session to authenticate with: install its certificate, then retry';
         // Taken from `sending`, it may be at DGII: it must be asked, not failed; the question waits like an uncertain one.
         if (previous === 'sending') return unknownYet(row, detail);
-        return { kind: 'failed', reason: detail, final: true, failure: { untaken: true, counted: false } };
+        return {
+          kind: 'failed',
+          reason: detail,
+          final: true,
+          failure: { untaken: true, counted: false, unreachable: false },
+        };
       }
     }
   }
@@ -679,7 +708,7 @@ export function createDelivery(deps: {
         reason,
         ours: true,
         final: row.send_attempts + 1 >= policy.maxAttempts,
-        failure: { untaken: true, counted: true },
+        failure: { untaken: true, counted: true, unreachable: false },
       };
     }
   }

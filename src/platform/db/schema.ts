@@ -148,6 +148,8 @@ export interface DocumentsTable {
   next_poll_at: Date | null;
   sent_at: Date | null;
   final_at: Date | null;
+  /** A send attempt found DGII out of reach before DGII took it: the RI's contingency legend (migration 0021). */
+  issued_in_contingency: Generated<boolean>;
 }
 
 /** reception: the e-CF goes to DGII's reception (trackId, polled); rfce: a type 32 under DOP 250,000 goes as an RFCE. */
