@@ -11,6 +11,7 @@ import { documentsModule } from './modules/documents/index.js';
 import { roleWorkOf, type ModuleParts } from './modules/module.js';
 import { openPlatform } from './open-platform.js';
 import { opsModule } from './modules/ops/index.js';
+import { printingModule } from './modules/printing/index.js';
 import { receivedModule } from './modules/received/index.js';
 import { receiverModule } from './modules/receiver/index.js';
 import { sendingModule } from './modules/sending/index.js';
@@ -73,6 +74,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         metrics,
       }),
       companies,
+      printingModule(),
       controlPlane,
       apiKeys,
       sequences,

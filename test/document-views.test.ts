@@ -10,11 +10,8 @@ import { normaliseEcf } from '../src/fiscal/build/index.js';
 import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import type {
-  DocumentTimeline,
-  NormalizedDocument,
-  PrintableDocument,
-} from '../src/modules/documents/document-views.schema.js';
+import type { DocumentTimeline, NormalizedDocument } from '../src/modules/documents/document-views.schema.js';
+import type { PrintableDocument } from '../src/modules/printing/index.js';
 import { assertProblem } from './support/assert-problem.js';
 import { buyerRnc, ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { startTestApp, type TestApp } from './support/test-app.js';

@@ -49,6 +49,7 @@ export const problemCodes = [
   'payload_too_large',
   'uri_too_long',
   'unsupported_media_type',
+  'not_acceptable',
   'expectation_failed',
   'certificate_unreadable',
   'certificate_unusable',

@@ -13,7 +13,7 @@ import {
   SchemaParams,
 } from './catalogues.schema.js';
 import type { CataloguesService } from './catalogues.service.js';
-import { notModified } from './http-cache.js';
+import { notModified, releaseCacheControl } from '../../platform/http/conditional-get.js';
 
 const notModifiedResponse = { 304: Type.Null({ description: 'Not modified: the If-None-Match ETag is current.' }) };
 
@@ -33,7 +33,7 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       schema: { response: { 200: Envelope(Type.Array(CatalogueSummary)), ...notModifiedResponse } },
       handler: async (request, reply) => {
         const { catalogues: list, etag } = catalogues.list();
-        if (notModified(request, reply, etag)) return reply;
+        if (notModified(request, reply, etag, releaseCacheControl)) return reply;
         return reply.send(envelope(request, list));
       },
     }),
@@ -56,7 +56,7 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       },
       handler: async (request, reply) => {
         const page = unwrap(catalogues.entries(request.params.catalog, request.query));
-        if (notModified(request, reply, page.etag)) return reply;
+        if (notModified(request, reply, page.etag, releaseCacheControl)) return reply;
         return reply.send(listEnvelope(request, page.items, page.nextCursor));
       },
     }),
@@ -77,7 +77,7 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       schema: { params: SchemaParams, response: { 200: Envelope(EcfJsonSchema), ...notModifiedResponse } },
       handler: async (request, reply) => {
         const { schema, etag } = unwrap(await catalogues.schema(companyOf(request.principal), request.params.type));
-        if (notModified(request, reply, etag)) return reply;
+        if (notModified(request, reply, etag, releaseCacheControl)) return reply;
         return reply.send(envelope(request, schema));
       },
     }),

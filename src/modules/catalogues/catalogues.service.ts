@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, pageLimits } from '../../platform/paging.js
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { CatalogueQuery, CatalogueSummary } from './catalogues.schema.js';
 import { ecfExample } from './ecf-examples.js';
-import { etagOf } from './http-cache.js';
+import { etagOf } from '../../platform/http/conditional-get.js';
 
 export const cataloguesUrl = '/api/v1/catalogos';
 

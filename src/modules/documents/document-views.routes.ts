@@ -5,7 +5,8 @@ import { Envelope, envelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { DocumentTimeline, NormalizedDocument, PrintableDocument } from './document-views.schema.js';
+import { PrintableDocument } from '../printing/index.js';
+import { DocumentTimeline, NormalizedDocument } from './document-views.schema.js';
 import type { DocumentsService } from './documents.service.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

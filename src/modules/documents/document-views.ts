@@ -11,9 +11,9 @@ import type { Db } from '../../platform/db/database.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
-import type { DocumentTimeline, NormalizedDocument, PrintableDocument } from './document-views.schema.js';
+import type { DocumentTimeline, NormalizedDocument } from './document-views.schema.js';
+import { printableOf, type PrintableDocument } from '../printing/index.js';
 import * as repo from './documents.repo.js';
-import { printableOf } from './printable.js';
 
 /** Plain functions (no `this`), so the documents service can hand them on as its own. */
 export interface DocumentViews {

@@ -50,6 +50,7 @@ export const problemCatalogue = {
   payload_too_large: { status: 413, title: 'The request body is too large' },
   uri_too_long: { status: 414, title: 'A path segment is too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  not_acceptable: { status: 406, title: 'None of the accepted media types can be answered' },
   expectation_failed: { status: 417, title: 'Only Expect: 100-continue is supported' },
   certificate_unreadable: { status: 422, title: 'The certificate file could not be opened' },
   certificate_unusable: { status: 422, title: 'The certificate cannot be used for signing' },

@@ -12,7 +12,7 @@ import type { CatalogueEntry } from '../../fiscal/model/index.js';
 import { codigosModificacion, municipios, provincias, unidadesMedida } from '../../fiscal/model/index.js';
 import { isConsumerSummary, timbreUrl } from '../../fiscal/timbre-url.js';
 import { formatAmount } from '../../fiscal/totals/index.js';
-import type { PrintableDocument } from './document-views.schema.js';
+import type { PrintableDocument } from './printable.schema.js';
 
 function group(value: EcfValue | undefined): EcfObject | undefined {
   return typeof value === 'object' && !Array.isArray(value) ? (value as EcfObject) : undefined;
@@ -116,8 +116,9 @@ export interface PrintableContext {
   environment: FiscalEnvironment;
   /** From the SignatureValue of the archived signed XML. */
   securityCode: string;
-  /** DGII accepted it (with or without conditions): only then can its RI support a fiscal credit. */
-  acceptedByDgii: boolean;
+  /** DGII accepted it (with or without conditions): only then can its RI support a fiscal credit. Null when that
+   * is not ours to know (an e-CF another taxpayer sent us). */
+  acceptedByDgii: boolean | null;
   /** Recorded when the e-CF was issued while DGII could not be reached (the 72-hour legend); never recomputed. */
   contingency: boolean;
 }
@@ -186,14 +187,15 @@ export function printableOf(document: EcfObject, context: PrintableContext): Pri
   // Said to the integrator, not printed: the document may well be accepted by the time the paper is read.
   if (deferredSending) legends.push({ code: 'deferred_sending', text: deferredSendingLegend });
   if (context.contingency) legends.push({ code: 'contingency', text: contingencyLegend });
-  const notices: PrintableDocument['notices'] = context.acceptedByDgii
-    ? []
-    : [
-        {
-          code: 'not_accepted_yet',
-          text: 'DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit.',
-        },
-      ];
+  const notices: PrintableDocument['notices'] =
+    context.acceptedByDgii !== false
+      ? []
+      : [
+          {
+            code: 'not_accepted_yet',
+            text: 'DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit.',
+          },
+        ];
 
   return {
     id: context.id,

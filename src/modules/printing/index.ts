@@ -1,0 +1,3 @@
+export { printableOf, typeTitles, type PrintableContext } from './printable.js';
+export { PrintableDocument, printableSchemas } from './printable.schema.js';
+export { printingModule } from './printing.module.js';
