@@ -19,6 +19,7 @@ import * as outboundAcecf from './20261126_0016_outbound_acecf.js';
 import * as outboundWebhooks from './20261126_0017_outbound_webhooks.js';
 import * as outboundDocuments from './20261126_0018_outbound_documents.js';
 import * as outboundOutbox from './20261126_0019_outbound_outbox.js';
+import * as companyBranding from './20261126_0020_company_branding.js';
 import * as documentContingency from './20261126_0021_document_contingency.js';
 
 export const migrations: Record<string, Migration> = {
@@ -41,5 +42,6 @@ export const migrations: Record<string, Migration> = {
   '20261126_0017_outbound_webhooks': outboundWebhooks,
   '20261126_0018_outbound_documents': outboundDocuments,
   '20261126_0019_outbound_outbox': outboundOutbox,
+  '20261126_0020_company_branding': companyBranding,
   '20261126_0021_document_contingency': documentContingency,
 };

@@ -53,6 +53,7 @@ export const problemCodes = [
   'expectation_failed',
   'certificate_unreadable',
   'certificate_unusable',
+  'logo_unusable',
   'range_expired',
   'document_invalid',
   'idempotency_key_reused',

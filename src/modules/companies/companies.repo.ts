@@ -4,6 +4,8 @@ import type { CompaniesTable, CompanyCertificatesTable } from '../../platform/db
 import type { Trx } from '../../platform/db/transact.js';
 
 export type CompanyRow = Selectable<CompaniesTable>;
+/** The company without its logo bytes, which only the printed representation reads (findPrintBranding). */
+export type CompanyProfileRow = Omit<CompanyRow, 'print_logo'>;
 export type CertificateRow = Selectable<CompanyCertificatesTable>;
 
 /** Locks the row for the rest of the transaction, so concurrent changes to one company apply in turn. */
@@ -39,17 +41,38 @@ export async function receiverSegmentTaken(trx: Trx, segment: string, companyId:
   return row !== undefined;
 }
 
-/** The company and its active certificate in one query (the hot path of every document created). */
+/** The company (without its logo bytes) and its active certificate in one query (the hot path of every document). */
 export async function findCompanyWithCertificate(
   db: Db | Trx,
   id: string,
-): Promise<{ company: CompanyRow; certificate: CertificateRow | undefined } | undefined> {
+): Promise<{ company: CompanyProfileRow; certificate: CertificateRow | undefined } | undefined> {
   const row = await db
     .selectFrom('companies')
     .leftJoin('company_certificates as c', (join) =>
       join.onRef('c.company_id', '=', 'companies.id').on('c.status', '=', 'active'),
     )
-    .selectAll('companies')
+    .select([
+      'companies.id',
+      'companies.rnc',
+      'companies.legal_name',
+      'companies.trade_name',
+      'companies.address',
+      'companies.municipality',
+      'companies.province',
+      'companies.plan',
+      'companies.capabilities',
+      'companies.permissions',
+      'companies.suspended_reason',
+      'companies.certification_enabled',
+      'companies.created_at',
+      'companies.updated_at',
+      'companies.receiver_segment',
+      'companies.print_logo_sha256',
+      'companies.print_logo_width',
+      'companies.print_logo_height',
+      'companies.print_format',
+      'companies.print_footer',
+    ])
     .select([
       'c.id as c_id',
       'c.status as c_status',
@@ -115,6 +138,14 @@ export async function findCompanyWithCertificate(
           replaced_at: c_replaced_at,
         };
   return { company, certificate };
+}
+
+export function findPrintBranding(db: Db, id: string) {
+  return db
+    .selectFrom('companies')
+    .select(['print_logo', 'print_logo_sha256', 'print_format', 'print_footer'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findActiveCertificate(db: Db | Trx, companyId: string): Promise<CertificateRow | undefined> {

@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { ref } from '../../platform/http/schema-ref.js';
+import { paperFormats } from './branding.js';
 import { capabilities } from './capabilities.js';
+import { logoLimits } from './logo.js';
 
 // Lengths follow the e-CF issuer fields they feed (RazonSocialEmisor 150, NombreComercial 150,
 // DireccionEmisor 100; municipality and province are DGII's six-digit codes).
@@ -21,6 +23,38 @@ const companyFields = {
   }),
 };
 
+const PaperFormat = Type.Enum(paperFormats, { description: 'a4, carta (US Letter), or an 80 mm or 58 mm roll.' });
+
+// Base64 of at most logoLimits.maxBytes: four characters for every three bytes, padded.
+const maxLogoBase64Length = Math.ceil(logoLimits.maxBytes / 3) * 4;
+
+/** What the printed representation (RI PDF) shows of the company; a field left out keeps its value. */
+const BrandingInput = Type.Object(
+  {
+    logoBase64: Type.Optional(
+      Type.Union([
+        Type.String({
+          minLength: 4,
+          maxLength: maxLogoBase64Length,
+          pattern: '^[A-Za-z0-9+/]+={0,2}$',
+          contentEncoding: 'base64',
+          description: `PNG or JPEG, base64, at most ${logoLimits.maxBytes / 1024} KiB, ${logoLimits.minSide} × ${logoLimits.minSide} to ${logoLimits.maxWidth} × ${logoLimits.maxHeight} px (not resized); kept as an 8-bit PNG. null removes it.`,
+        }),
+        Type.Null(),
+      ]),
+    ),
+    defaultFormat: Type.Optional(PaperFormat),
+    footerNote: Type.Optional(
+      Type.Union([
+        // Printed small above the footer: no control characters but the line feed.
+        Type.String({ minLength: 1, maxLength: 300, pattern: '^[^\\u0000-\\u0009\\u000B-\\u001F\\u007F]*$' }),
+        Type.Null(),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const CompanyId = Type.String({ pattern: '^cmp_[A-Za-z0-9]{1,40}$' });
 
 export const CompanyProvision = Type.Object(
@@ -38,6 +72,7 @@ export const CompanyProvision = Type.Object(
     capabilities: companyFields.capabilities,
     certificationEnabled: Type.Optional(companyFields.certificationEnabled),
     receiverSegment: Type.Optional(companyFields.receiverSegment),
+    branding: Type.Optional(BrandingInput),
   },
   { additionalProperties: false },
 );
@@ -55,6 +90,7 @@ export const CompanyUpdate = Type.Object(
     capabilities: Type.Optional(companyFields.capabilities),
     certificationEnabled: Type.Optional(companyFields.certificationEnabled),
     receiverSegment: Type.Optional(Type.Union([companyFields.receiverSegment, Type.Null()])),
+    branding: Type.Optional(BrandingInput),
   },
   { additionalProperties: false },
 );
@@ -118,6 +154,19 @@ export const Company = Type.Object(
     suspendedReason: Type.Union([Type.String(), Type.Null()]),
     certificationEnabled: Type.Boolean(),
     certificate: Type.Union([ref(CertificateSummary), Type.Null()]),
+    branding: Type.Object({
+      logo: Type.Union([
+        Type.Object({
+          sha256: Type.String({ description: 'Of the stored PNG, as normalised.' }),
+          width: Type.Integer(),
+          height: Type.Integer(),
+          mediaType: Type.Literal('image/png'),
+        }),
+        Type.Null(),
+      ]),
+      defaultFormat: PaperFormat,
+      footerNote: Type.Union([Type.String(), Type.Null()]),
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },

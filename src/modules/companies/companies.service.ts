@@ -9,6 +9,7 @@ import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
+import { brandingChanges, brandingView, toPrintBranding, type PrintBranding } from './branding.js';
 import { capabilities, capabilityScopes } from './capabilities.js';
 import * as repo from './companies.repo.js';
 import type {
@@ -44,7 +45,7 @@ function certificateSummary(row: repo.CertificateRow): CertificateSummary {
   };
 }
 
-function toCompany(row: repo.CompanyRow, certificate: repo.CertificateRow | undefined): Company {
+function toCompany(row: repo.CompanyProfileRow, certificate: repo.CertificateRow | undefined): Company {
   return {
     id: row.id,
     rnc: row.rnc,
@@ -57,6 +58,7 @@ function toCompany(row: repo.CompanyRow, certificate: repo.CertificateRow | unde
     suspendedReason: row.suspended_reason,
     certificationEnabled: row.certification_enabled,
     certificate: certificate === undefined ? null : certificateSummary(certificate),
+    branding: brandingView(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -67,19 +69,24 @@ const keyContext = (companyId: string) => `certificate-key:${companyId}`;
 /** Enough for the companies an instance signs for at once; the oldest entry goes first. */
 const maxCachedIdentities = 1_000;
 
+function sameValue(stored: unknown, given: unknown): boolean {
+  // Bytes (the logo) compare by content: JSON would spell a Buffer and PGlite's Uint8Array differently.
+  if (stored instanceof Uint8Array || given instanceof Uint8Array)
+    return stored instanceof Uint8Array && given instanceof Uint8Array && Buffer.compare(stored, given) === 0;
+  return JSON.stringify(stored) === JSON.stringify(given);
+}
+
 /** Field-by-field comparison, so re-applying the same change reports `changed: false`. */
 function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boolean {
-  return Object.entries(changes).some(
-    ([field, value]) => JSON.stringify(row[field as keyof repo.CompanyRow]) !== JSON.stringify(value),
-  );
+  return Object.entries(changes).some(([field, value]) => !sameValue(row[field as keyof repo.CompanyRow], value));
 }
 
 export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: Buffer }) {
   const { db, clock, masterKey } = deps;
-  const recentIssuers = new RecentReads<{ company: repo.CompanyRow; certificate: repo.CertificateRow | undefined }>(
-    recentReadMs,
-    (found) => found.company.id,
-  );
+  const recentIssuers = new RecentReads<{
+    company: repo.CompanyProfileRow;
+    certificate: repo.CertificateRow | undefined;
+  }>(recentReadMs, (found) => found.company.id);
   // Parsed signing keys by certificate id (a replaced certificate has a new id, so it is never served stale).
   const identities = new Map<string, SigningIdentity>();
 
@@ -156,16 +163,21 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         capabilities: input.capabilities,
         certification_enabled: input.certificationEnabled ?? false,
       };
+      // Decoded and checked before the row is locked: a logo takes some milliseconds to normalise.
+      const branding = brandingChanges(input.branding);
+      if (!branding.ok) return branding;
       const existing = await repo.lockCompanyByRnc(trx, input.rnc);
       const segment = await receiverSegmentOf(trx, input.receiverSegment, existing?.id, input.rnc);
       if (!segment.ok) return segment;
-      if (existing !== undefined) return ok(await applyChanges(trx, existing, { ...fields, ...segment.value }));
+      if (existing !== undefined)
+        return ok(await applyChanges(trx, existing, { ...fields, ...segment.value, ...branding.value }));
       const now = clock.now();
       const row = await repo.insertCompany(trx, {
         id: newId('cmp'),
         rnc: input.rnc,
         ...fields,
         ...segment.value,
+        ...branding.value,
         permissions: 'current',
         suspended_reason: null,
         created_at: now,
@@ -175,6 +187,8 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     },
 
     async update(trx: Trx, input: CompanyUpdate): Promise<Result<Change<repo.CompanyRow>>> {
+      const branding = brandingChanges(input.branding);
+      if (!branding.ok) return branding;
       const found = await lockExisting(trx, input.companyId);
       if (!found.ok) return found;
       const changes: Partial<repo.CompanyRow> = {
@@ -189,7 +203,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       };
       const segment = await receiverSegmentOf(trx, input.receiverSegment, found.value.id, found.value.rnc);
       if (!segment.ok) return segment;
-      return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value }));
+      return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value, ...branding.value }));
     },
 
     async setPermissions(
@@ -304,6 +318,14 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         scopes: principal.scopes,
         effectiveScopes: [...principal.effectiveScopes].sort(),
       };
+    },
+
+    /** The logo, paper and footer note the printed representation uses; read each time (the renderer caches the
+     * logo by its sha256). */
+    async printBrandingOf(companyId: string): Promise<PrintBranding> {
+      const row = await repo.findPrintBranding(db, companyId);
+      if (row === undefined) throw new Error(`No company ${companyId} to print for`);
+      return toPrintBranding(row);
     },
 
     /** The company's signing key; undefined when no certificate is installed. The active certificate is read every

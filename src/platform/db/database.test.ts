@@ -47,6 +47,8 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
         '20261126_0017_outbound_webhooks',
         '20261126_0018_outbound_documents',
         '20261126_0019_outbound_outbox',
+        '20261126_0020_company_branding',
+        '20261126_0021_document_contingency',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });

@@ -21,6 +21,14 @@ export interface CompaniesTable {
   updated_at: Timestamp;
   /** The service segment of its receiver URLs, lower-case (migration 0008); null: its RNC. */
   receiver_segment: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The printed representation's branding (migration 0020): the logo as normalised PNG bytes (PGlite reads a
+   * Uint8Array, PostgreSQL a Buffer), its sha256 and size, all four set or null together. */
+  print_logo: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  print_logo_sha256: ColumnType<string | null, string | null | undefined, string | null>;
+  print_logo_width: ColumnType<number | null, number | null | undefined, number | null>;
+  print_logo_height: ColumnType<number | null, number | null | undefined, number | null>;
+  print_format: ColumnType<'a4' | 'carta' | '80mm' | '58mm', 'a4' | 'carta' | '80mm' | '58mm' | undefined>;
+  print_footer: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CompanyCertificatesTable {

@@ -54,6 +54,7 @@ export const problemCatalogue = {
   expectation_failed: { status: 417, title: 'Only Expect: 100-continue is supported' },
   certificate_unreadable: { status: 422, title: 'The certificate file could not be opened' },
   certificate_unusable: { status: 422, title: 'The certificate cannot be used for signing' },
+  logo_unusable: { status: 422, title: 'The logo is not a PNG or JPEG image of an accepted size' },
   range_expired: { status: 422, title: 'The sequence expiry date has passed' },
   document_invalid: { status: 422, title: 'The e-CF does not pass the fiscal rules or the official schema' },
   idempotency_key_reused: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
