@@ -212,7 +212,7 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     // The checklist names one accepted document per printed-representation slot, with its printed data.
     const printed = (await read()).checklist.find((item) => item.id === 'printed_representation_documents');
     assert.equal(printed?.status, 'ok', JSON.stringify(printed));
-    assert.equal(printed.links.length, 11);
+    assert.equal(printed.links.length, 12);
     const impresion = await fetch(`${credentials.baseUrl}${printed.links[0] ?? ''}`, {
       headers: { 'x-api-key': credentials.apiKey },
     });

@@ -34,6 +34,7 @@ export const problemCodes = [
   'range_exhausted',
   'allocation_exceeds_range',
   'document_not_sendable',
+  'document_not_printable',
   'document_not_retryable',
   'dgii_session_refused',
   'annulment_invalid',

@@ -21,7 +21,12 @@ import type { CompaniesService } from '../companies/index.js';
 import { createCaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';
 import type { CaseView, ProcessView, RunAnswer, SetFile } from './certification.schema.js';
-import { checklistOf, type ReceiverLinks } from './checklist.js';
+import {
+  checklistOf,
+  printedRepresentationSlots,
+  type PrintedRepresentationSlot,
+  type ReceiverLinks,
+} from './checklist.js';
 import { laneOrder, referencesOutside, waitingFor } from './lane.js';
 import { startProcess } from './process-start.js';
 import { reconcileProcess } from './reconcile.js';
@@ -43,6 +48,8 @@ export interface CertificationService {
   confirm(actor: Actor, id: string, key: string, note: string | undefined): Promise<Result<ProcessView>>;
   cancel(actor: Actor, id: string, reason: string): Promise<Result<ProcessView>>;
   complete(actor: Actor, id: string): Promise<Result<ProcessView>>;
+  /** Step 5's eleven slots, each with the accepted simulation document whose RI goes in it (null: none yet). */
+  printedRepresentationSlots(companyId: string, id: string): Promise<Result<PrintedRepresentationSlot[]>>;
 }
 
 export function createCertificationService(deps: {
@@ -174,6 +181,14 @@ export function createCertificationService(deps: {
       return process === undefined
         ? fail('certification_not_found', `No certification process ${id}.`)
         : ok(await read(db, companyId, process, guarded.value.certificateNotAfter));
+    },
+
+    async printedRepresentationSlots(companyId, id) {
+      const guarded = await guard(companyId, false);
+      if (!guarded.ok) return guarded;
+      const process = await reconciled(companyId, id);
+      if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
+      return ok(printedRepresentationSlots(await repo.casesOf(db, id)));
     },
 
     async cases(companyId, id, status) {

@@ -118,10 +118,15 @@ export function checklistOf(input: {
       title: 'One accepted document per printed-representation slot',
       status: slots.every((slot) => slot.documentId !== null) ? 'ok' : 'pending',
       required: false,
-      detail: `Print these and upload the PDFs in the portal (10 MB in all); the QR must open CerteCF's ConsultaTimbre, with the security code and signing date under it: ${slots.map((slot) => `${slot.slot} ${slot.documentId ?? '(none accepted yet)'}`).join(', ')}.`,
-      links: slots.flatMap((slot) =>
-        slot.documentId === null ? [] : [`/api/v1/documentos/${slot.documentId}/impresion`],
-      ),
+      detail: `Download the eleven PDFs in one zip (GET /api/v1/certificacion/${input.process.id}/representaciones-impresas) and upload them in the portal (10 MB in all); the QR must open CerteCF's ConsultaTimbre, with the security code and signing date under it: ${slots.map((slot) => `${slot.slot} ${slot.documentId ?? '(none accepted yet)'}`).join(', ')}.`,
+      links: [
+        ...slots.flatMap((slot) =>
+          slot.documentId === null ? [] : [`/api/v1/documentos/${slot.documentId}/impresion`],
+        ),
+        ...(slots.every((slot) => slot.documentId !== null)
+          ? [`/api/v1/certificacion/${input.process.id}/representaciones-impresas`]
+          : []),
+      ],
     });
   }
   const unsettled = cases.filter((row) => row.status !== 'accepted');
@@ -141,8 +146,14 @@ export function checklistOf(input: {
   return items;
 }
 
+export interface PrintedRepresentationSlot {
+  /** 31, 32 (DOP 250,000 or more), 32<250k, 33, 34, 41, 43, 44, 45, 46, 47. */
+  slot: string;
+  documentId: string | null;
+}
+
 /** The portal's 11 slots (research/certification.md §1, step 5), each with an accepted simulation document. */
-function printedRepresentationSlots(cases: readonly CaseRow[]): { slot: string; documentId: string | null }[] {
+export function printedRepresentationSlots(cases: readonly CaseRow[]): PrintedRepresentationSlot[] {
   const simulated = cases.filter((row) => row.step === 4 && row.kind === 'ECF');
   if (simulated.length === 0) return [];
   const slotOf = (row: CaseRow) =>

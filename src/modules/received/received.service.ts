@@ -20,6 +20,7 @@ import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
+import { printableOf, type PrintableDocument } from '../printing/index.js';
 import { archiveReceivedArtefacts, receivedArtefactKinds } from './artefacts.js';
 import type { ReceivedWithResponseView } from './outgoing-response.schema.js';
 import { outgoingResponseOf } from './outgoing-response-view.js';
@@ -57,6 +58,8 @@ export interface ReceivedService {
   /** One received document with its timeline, and its commercial response with that response's deliveries. */
   get(companyId: string, id: string): Promise<Result<ReceivedWithResponseView>>;
   artefact(companyId: string, id: string, kind: string): Promise<Result<ReceivedArtefact>>;
+  /** The printed representation's data, read from the received signed XML as archived. */
+  printable(companyId: string, id: string): Promise<Result<PrintableDocument>>;
 }
 
 export interface ReceivedDeps {
@@ -311,6 +314,36 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       if (artefact === undefined) return fail('artefact_not_found', `Received document ${id} has no ${kind}.`);
       const bytes = await readArchived(blobs, artefact);
       return ok({ bytes, contentType: artefact.content_type, sha256: artefact.sha256, version: artefact.version });
+    },
+
+    async printable(companyId, id) {
+      const row = await repo.findReceived(db, companyId, environment, id);
+      if (row === undefined) return fail('document_not_found', `No received document ${id}.`);
+      // An e-CF answered "not received" (bad signature, not addressed to us, ...) has no valid printed form.
+      if (row.status !== 'received')
+        return fail(
+          'document_not_printable',
+          `Received document ${id} was not received (ARECF Estado 1, CodigoMotivoNoRecibido ${row.reason_code ?? '?'}): it has no printed representation.`,
+        );
+      const artefact = await repo.findArtefact(db, id, 'received-xml');
+      if (artefact === undefined) throw new Error(`received document ${id} has no received-xml artefact`);
+      const { verdict, parsed } = await xmlChecks.readSignedEcf(await readArchived(blobs, artefact));
+      if (!verdict.ok || !parsed.ok)
+        return fail(
+          'document_integrity_failed',
+          `The archived XML of received document ${id} no longer reads as the signed e-CF it was: it cannot be printed.`,
+        );
+      return ok(
+        printableOf(parsed.document, {
+          id: row.id,
+          status: row.status,
+          environment,
+          securityCode: verdict.securityCode,
+          // Whether DGII accepted it, and whether its issuer was in contingency, are the issuer's facts, not ours.
+          acceptedByDgii: null,
+          contingency: false,
+        }),
+      );
     },
   };
 }

@@ -35,6 +35,7 @@ export const problemCatalogue = {
   range_exhausted: { status: 409, title: 'Every number of the authorised ranges of this type has been used' },
   allocation_exceeds_range: { status: 409, title: 'The range in use has fewer numbers left than the block asks for' },
   document_not_sendable: { status: 409, title: 'The document cannot be sent from its current state' },
+  document_not_printable: { status: 409, title: 'The document has no printed representation' },
   document_not_retryable: { status: 409, title: 'The document is not eligible for a retry' },
   dgii_session_refused: { status: 422, title: 'DGII refused the signed seed' },
   annulment_invalid: { status: 422, title: 'Some numbers cannot be annulled' },
