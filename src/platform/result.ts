@@ -81,6 +81,7 @@ export const problemCodes = [
   'certification_step_blocked',
   'certification_incomplete',
   'certification_set_invalid',
+  'pagination_overflow',
   'rate_limited',
   'headers_too_large',
   'internal_error',

@@ -15,3 +15,6 @@ export {
   type DocumentRow,
 } from './documents.repo.js';
 export { documentsModule } from './documents.module.js';
+// The data of the printed representation, for the renderer (modules/printing) and its callers.
+export type { PrintableDocument } from './document-views.schema.js';
+export { contingencyLegend, deferredSendingLegend, printableOf, type PrintableContext } from './printable.js';

@@ -91,6 +91,10 @@ export const problemCatalogue = {
   certification_step_blocked: { status: 409, title: 'The steps before this one are not done' },
   certification_incomplete: { status: 409, title: 'The certification process is not complete' },
   certification_set_invalid: { status: 422, title: 'The certification set has defects' },
+  pagination_overflow: {
+    status: 422,
+    title: "A page of the e-CF's pagination holds more lines than its printed page can",
+  },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'The request headers are too large' },
   internal_error: { status: 500, title: 'Internal error' },
