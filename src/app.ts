@@ -47,14 +47,18 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       },
     });
     const sequences = sequencesModule(platform, { companies: companies.companies });
+    const printing = printingModule(platform, {
+      settingsOf: (companyId) => companies.companies.printSettingsOf(companyId),
+    });
     const documents = documentsModule(platform, {
       companies: companies.companies,
       sequences: sequences.sequences,
+      printing: printing.printing,
       certificationApprovalTest: receivedApprovalTestOf(db, environment),
     });
     const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
     const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
-    const received = receivedModule(platform, { companies: companies.companies });
+    const received = receivedModule(platform, { companies: companies.companies, printing: printing.printing });
     const queue = await openQueue({
       executor: database.executor,
       roles,
@@ -74,7 +78,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         metrics,
       }),
       companies,
-      printingModule(),
+      printing,
       controlPlane,
       apiKeys,
       sequences,
@@ -88,6 +92,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         documents: documents.documents,
         sending: sending.sending,
         dgiiSessions,
+        printing: printing.printing,
       }),
       cataloguesModule({ companies: companies.companies }),
       taxpayersModule(platform),

@@ -90,7 +90,7 @@ describe('company branding', () => {
     assert.deepEqual(branding.logo, { sha256, width, height, mediaType: 'image/png' });
     assert.doesNotMatch(body, new RegExp(bytes.toString('base64').slice(0, 40).replace(/[+/]/g, '\\$&')));
 
-    const printing = await t.application.services.companies.printBrandingOf(companyId);
+    const printing = await t.application.services.companies.printSettingsOf(companyId);
     assert.equal(printing.logoSha256, sha256);
     assert.ok(printing.logoPng?.equals(bytes));
     return bytes;
@@ -99,7 +99,7 @@ describe('company branding', () => {
   it('shows no logo, A4 and no footer note for a company never branded', async () => {
     const { companyId, apiKey } = await newCompany();
     assert.deepEqual((await brandingView(apiKey)).branding, { logo: null, defaultFormat: 'a4', footerNote: null });
-    assert.deepEqual(await t.application.services.companies.printBrandingOf(companyId), {
+    assert.deepEqual(await t.application.services.companies.printSettingsOf(companyId), {
       logoPng: null,
       logoSha256: null,
       defaultFormat: 'a4',
@@ -144,7 +144,7 @@ describe('company branding', () => {
       print_logo_height: null,
     });
     assert.equal((await brandingView(apiKey)).branding.logo, null);
-    assert.equal((await t.application.services.companies.printBrandingOf(companyId)).logoPng, null);
+    assert.equal((await t.application.services.companies.printSettingsOf(companyId)).logoPng, null);
     assertOutcome(await setBranding(companyId, { logoBase64: null }), 'unchanged');
   });
 
@@ -185,7 +185,7 @@ describe('company branding', () => {
       assert.equal(error.code, code);
       assert.match(error.detail, detail);
       assert.deepEqual(await storedLogo(companyId), before);
-      assert.equal((await t.application.services.companies.printBrandingOf(companyId)).footerNote, null);
+      assert.equal((await t.application.services.companies.printSettingsOf(companyId)).footerNote, null);
       const recorded = await t.application.database.db
         .selectFrom('cloud_messages')
         .select('id')
@@ -221,7 +221,7 @@ describe('company branding', () => {
 
     assertOutcome(await setBranding(companyId, { defaultFormat: 'carta', footerNote: null }), 'applied');
     assert.deepEqual((await brandingView(apiKey)).branding, { logo: null, defaultFormat: 'carta', footerNote: null });
-    const printing = await t.application.services.companies.printBrandingOf(companyId);
+    const printing = await t.application.services.companies.printSettingsOf(companyId);
     assert.deepEqual([printing.defaultFormat, printing.footerNote], ['carta', null]);
   });
 
@@ -290,7 +290,7 @@ describe('company branding on the embedded database (PGlite)', () => {
     const update = { companyId, branding: { logoBase64: pngOf(48, 24).toString('base64') } };
     assertOutcome(await t.sendEvent('company.updated', update), 'applied');
     assertOutcome(await t.sendEvent('company.updated', update), 'unchanged');
-    const printing = await t.application.services.companies.printBrandingOf(companyId);
+    const printing = await t.application.services.companies.printSettingsOf(companyId);
     assert.ok(Buffer.isBuffer(printing.logoPng));
     assert.equal(createHash('sha256').update(printing.logoPng).digest('hex'), printing.logoSha256);
     assert.deepEqual([PNG.sync.read(printing.logoPng).width, PNG.sync.read(printing.logoPng).height], [48, 24]);

@@ -3,6 +3,7 @@ import type { AppRoute } from '../../platform/http/route.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { DgiiSessionsService } from '../dgii-sessions/index.js';
 import type { DocumentsService } from '../documents/index.js';
+import type { PrintingService } from '../printing/index.js';
 import type { SendingService } from '../sending/index.js';
 import { defineLoop } from '../module.js';
 import { createCaseChanges } from './case-changes.js';
@@ -10,6 +11,7 @@ import { certificationRoutes } from './certification.routes.js';
 import { certificationSchemas } from './certification.schema.js';
 import { createCertificationService } from './certification.service.js';
 import { createLane } from './lane.js';
+import { createPrintedRepresentationsExport } from './printed-representations.js';
 import { startLaneLoop } from './lane-loop.js';
 
 /** DGII's certification process, its serial lanes worked by the workers (CERT only: elsewhere no process exists). */
@@ -20,6 +22,7 @@ export function certificationModule(
     documents: DocumentsService;
     sending: SendingService;
     dgiiSessions: DgiiSessionsService;
+    printing: PrintingService;
   },
 ): ModuleParts {
   const { config, db, clock, log, blobs, environment, dgii } = platform;
@@ -60,7 +63,10 @@ export function certificationModule(
   });
   return {
     schemas: certificationSchemas,
-    routes: certificationRoutes(certification) as AppRoute[],
+    routes: certificationRoutes(
+      certification,
+      createPrintedRepresentationsExport({ certification, documents, printing: needs.printing }),
+    ) as AppRoute[],
     loops: environment === 'CERT' ? [lanes] : [],
   };
 }

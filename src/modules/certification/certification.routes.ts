@@ -18,6 +18,8 @@ import {
   StepParams,
 } from './certification.schema.js';
 import type { Actor, CertificationService } from './certification.service.js';
+import type { PrintedRepresentationsExport } from './printed-representations.js';
+import { PrintQuery } from '../printing/index.js';
 
 const auth = { kind: 'apiKey', scope: 'certification:manage' } as const;
 const tags = ['Certification'];
@@ -27,7 +29,9 @@ function actorOf(request: { principal?: { companyId: string; keyId: string } | u
   return { companyId: request.principal.companyId, keyId: request.principal.keyId, correlationId: request.id };
 }
 
-export function certificationRoutes(certification: CertificationService) {
+const Zip = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
+
+export function certificationRoutes(certification: CertificationService, printed: PrintedRepresentationsExport) {
   return [
     defineRoute({
       method: 'GET',
@@ -71,6 +75,31 @@ export function certificationRoutes(certification: CertificationService) {
       schema: { params: ProcessParams, response: { 200: Envelope(ref(ProcessView)) } },
       handler: async (request) =>
         envelope(request, unwrap(await certification.get(actorOf(request).companyId, request.params.id))),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/certificacion/:id/representaciones-impresas',
+      alias: '/api/v1/certification/:id/printed-representations',
+      auth,
+      docs: {
+        operationId: 'getCertificationPrintedRepresentations',
+        summary: 'Step 5: the eleven printed representations (PDF) of the accepted simulation documents, in one zip',
+        description:
+          "One PDF per portal slot (31, 32, 32-menor-250k, 33, 34, 41, 43, 44, 45, 46, 47), named `{slot}_{RNCEmisor}{eNCF}-{formato}.pdf`, on the paper `formato` names (else the company's), with its branding. 409 `printed_representations_incomplete` names the slots without an accepted document; 422 `printed_representations_too_large` when the PDFs exceed the portal's 10 MB.",
+        tags,
+      },
+      schema: {
+        params: ProcessParams,
+        querystring: PrintQuery,
+        response: { 200: { description: 'The zip.', content: { 'application/zip': { schema: Zip } } } },
+      },
+      handler: async (request, reply) => {
+        const zip = unwrap(await printed.zip(actorOf(request).companyId, request.params.id, request.query.formato));
+        return reply
+          .type('application/zip')
+          .header('content-disposition', `attachment; filename="${zip.filename}"`)
+          .send(zip.bytes);
+      },
     }),
     defineRoute({
       method: 'GET',

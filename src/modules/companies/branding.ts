@@ -1,21 +1,9 @@
 // The company's branding for the printed representation: what the control plane may set, how it is stored, and what
 // the company view and the PDF renderer read back.
 import { fail, ok, type Result } from '../../platform/result.js';
+import type { PaperFormat, PrintSettings } from '../printing/index.js';
 import type { CompanyProfileRow, CompanyRow } from './companies.repo.js';
 import { normaliseLogo } from './logo.js';
-
-/** The paper the printed representation is laid out for: ISO A4, US Letter ("carta"), and the two receipt rolls. */
-export type PaperFormat = 'a4' | 'carta' | '80mm' | '58mm';
-export const paperFormats: readonly PaperFormat[] = ['a4', 'carta', '80mm', '58mm'];
-
-/** What the renderer needs of a company; it caches the logo by logoSha256. */
-export interface PrintBranding {
-  /** 8-bit RGBA PNG, not interlaced. */
-  logoPng: Buffer | null;
-  logoSha256: string | null;
-  defaultFormat: PaperFormat;
-  footerNote: string | null;
-}
 
 export interface BrandingInput {
   logoBase64?: string | null;
@@ -70,9 +58,9 @@ export function brandingView(row: CompanyProfileRow): BrandingView {
   };
 }
 
-export function toPrintBranding(
+export function toPrintSettings(
   row: Pick<BrandingColumns, 'print_logo' | 'print_logo_sha256' | 'print_format' | 'print_footer'>,
-): PrintBranding {
+): PrintSettings {
   // PostgreSQL reads bytea as a Buffer, PGlite as a Uint8Array: the renderer gets a Buffer either way, uncopied.
   const logo = row.print_logo;
   return {

@@ -4,7 +4,7 @@ import type { CompaniesTable, CompanyCertificatesTable } from '../../platform/db
 import type { Trx } from '../../platform/db/transact.js';
 
 export type CompanyRow = Selectable<CompaniesTable>;
-/** The company without its logo bytes, which only the printed representation reads (findPrintBranding). */
+/** The company without its logo bytes, which only the printed representation reads (findPrintSettings). */
 export type CompanyProfileRow = Omit<CompanyRow, 'print_logo'>;
 export type CertificateRow = Selectable<CompanyCertificatesTable>;
 
@@ -140,7 +140,7 @@ export async function findCompanyWithCertificate(
   return { company, certificate };
 }
 
-export function findPrintBranding(db: Db, id: string) {
+export function findPrintSettings(db: Db, id: string) {
   return db
     .selectFrom('companies')
     .select(['print_logo', 'print_logo_sha256', 'print_format', 'print_footer'])

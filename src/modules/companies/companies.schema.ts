@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ref } from '../../platform/http/schema-ref.js';
-import { paperFormats } from './branding.js';
+import { paperFormats } from '../printing/index.js';
 import { capabilities } from './capabilities.js';
 import { logoLimits } from './logo.js';
 

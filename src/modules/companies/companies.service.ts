@@ -9,7 +9,8 @@ import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
-import { brandingChanges, brandingView, toPrintBranding, type PrintBranding } from './branding.js';
+import type { PrintSettings } from '../printing/index.js';
+import { brandingChanges, brandingView, toPrintSettings } from './branding.js';
 import { capabilities, capabilityScopes } from './capabilities.js';
 import * as repo from './companies.repo.js';
 import type {
@@ -322,10 +323,10 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
 
     /** The logo, paper and footer note the printed representation uses; read each time (the renderer caches the
      * logo by its sha256). */
-    async printBrandingOf(companyId: string): Promise<PrintBranding> {
-      const row = await repo.findPrintBranding(db, companyId);
+    async printSettingsOf(companyId: string): Promise<PrintSettings> {
+      const row = await repo.findPrintSettings(db, companyId);
       if (row === undefined) throw new Error(`No company ${companyId} to print for`);
-      return toPrintBranding(row);
+      return toPrintSettings(row);
     },
 
     /** The company's signing key; undefined when no certificate is installed. The active certificate is read every

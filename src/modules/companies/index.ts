@@ -1,4 +1,3 @@
-export { paperFormats, type PaperFormat, type PrintBranding } from './branding.js';
 export { capabilities, capabilityScopes, type Capability } from './capabilities.js';
 export { companyRoutes } from './companies.routes.js';
 export {

@@ -5,13 +5,13 @@ import { Envelope, envelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { PrintableDocument } from '../printing/index.js';
+import { PrintQuery, printableResponses, replyPrintable, type PrintingService } from '../printing/index.js';
 import { DocumentTimeline, NormalizedDocument } from './document-views.schema.js';
 import type { DocumentsService } from './documents.service.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export function documentViewRoutes(documents: DocumentsService) {
+export function documentViewRoutes(documents: DocumentsService, printing: PrintingService) {
   return [
     defineRoute({
       method: 'GET',
@@ -36,12 +36,20 @@ export function documentViewRoutes(documents: DocumentsService) {
       docs: {
         operationId: 'getPrintableDocument',
         summary:
-          'The data of the printed representation (RI): issuer, buyer, lines, totals, security code, signature date, QR URL and the legends DGII requires',
+          'The printed representation (RI): its data as JSON (issuer, buyer, lines, totals, security code, signature date, QR URL, legends), or its PDF with Accept: application/pdf',
+        description:
+          "One resource in two media types. JSON is the default; `Accept: application/pdf` answers the PDF DGII reviews in certification step 5, read from the signed XML only, on the paper `formato` names (else the company's), with the company's logo and footer note. Its bytes are deterministic: the ETag is their SHA-256 and If-None-Match answers 304. An Accept that allows neither answers 406.",
         tags: ['Documents'],
       },
-      schema: { params: DocumentParams, response: { 200: Envelope(ref(PrintableDocument)) } },
-      handler: async (request) =>
-        envelope(request, unwrap(await documents.printable(companyOf(request.principal), request.params.id))),
+      schema: { params: DocumentParams, querystring: PrintQuery, response: printableResponses },
+      handler: (request, reply) => {
+        const companyId = companyOf(request.principal);
+        return replyPrintable(request, reply, {
+          printing,
+          printable: () => documents.printable(companyId, request.params.id),
+          settings: () => printing.settingsOf(companyId, true),
+        });
+      },
     }),
     defineRoute({
       method: 'GET',

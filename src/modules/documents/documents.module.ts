@@ -1,6 +1,7 @@
 import type { Platform, ModuleParts } from '../module.js';
 import type { AppRoute } from '../../platform/http/route.js';
 import type { CompaniesService } from '../companies/index.js';
+import type { PrintingService } from '../printing/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { createReceivedApprovals, type ReceivedApprovals } from './received-approvals.js';
 import { documentViewRoutes } from './document-views.routes.js';
@@ -16,6 +17,7 @@ export function documentsModule(
   needs: {
     companies: CompaniesService;
     sequences: SequencesService;
+    printing: PrintingService;
     certificationApprovalTest: (companyId: string, encf: string) => Promise<boolean>;
   },
 ): ModuleParts & { documents: DocumentsService; receivedApprovals: ReceivedApprovals } {
@@ -41,7 +43,7 @@ export function documentsModule(
         createIdempotency({ db, clock, environment }),
         createSignedXmlIntake({ db, clock, blobs, environment, companies, sequences, xmlChecks }),
       ),
-      ...documentViewRoutes(documents),
+      ...documentViewRoutes(documents, needs.printing),
     ] as AppRoute[],
     jobs: Object.values(jobs),
     schedules: [{ job: jobs.purgeIdempotencyKeys, cron: '41 3 * * *' }],

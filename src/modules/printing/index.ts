@@ -1,3 +1,21 @@
-export { printableOf, typeTitles, type PrintableContext } from './printable.js';
+// The printed representation (RI) of an e-CF (Informe Técnico e-CF §17): its data, read from the signed XML, and
+// its PDF in A4, Letter and thermal rolls.
+export { createPrinter, rendererVersion, type Printer, type RenderedPdf, type RenderRequest } from './printer.js';
+export { linesPerPage, type PrintBranding } from './layout.js';
+export { paperFormats, type PaperFormat } from './paper.js';
+export {
+  contingencyLegend,
+  deferredSendingLegend,
+  printableOf,
+  typeTitles,
+  type PrintableContext,
+} from './printable.js';
 export { PrintableDocument, printableSchemas } from './printable.schema.js';
 export { printingModule } from './printing.module.js';
+export {
+  createPrintingService,
+  type PrintedPdf,
+  type PrintingService,
+  type PrintSettings,
+} from './printing.service.js';
+export { PrintQuery, printableResponses, replyPrintable } from './printable-reply.js';

@@ -1,7 +1,15 @@
-import type { ModuleParts } from '../module.js';
+import type { ModuleParts, Platform } from '../module.js';
 import { printableSchemas } from './printable.schema.js';
+import { createPrinter } from './printer.js';
+import { createPrintingService, type PrintingService, type PrintSettings } from './printing.service.js';
 
 /** The printed representation: its data (the JSON view documents and received documents answer) and its PDF. */
-export function printingModule(): ModuleParts {
-  return { schemas: printableSchemas };
+export function printingModule(
+  { log }: Platform,
+  needs: { settingsOf: (companyId: string) => Promise<PrintSettings> },
+): ModuleParts & { printing: PrintingService } {
+  return {
+    printing: createPrintingService({ printer: createPrinter({ log }), settingsOf: needs.settingsOf }),
+    schemas: printableSchemas,
+  };
 }

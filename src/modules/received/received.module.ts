@@ -2,6 +2,7 @@ import type { Platform, ModuleParts } from '../module.js';
 import type { AppRoute } from '../../platform/http/route.js';
 import { createWorkEngine, startWorkLoop, type WorkEngine } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
+import type { PrintingService } from '../printing/index.js';
 import { defineLoop } from '../module.js';
 import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './outgoing-response-delivery.js';
@@ -18,7 +19,7 @@ import { createReceivedService, type ReceivedService } from './received.service.
  */
 export function receivedModule(
   platform: Platform,
-  { companies }: { companies: CompaniesService },
+  { companies, printing }: { companies: CompaniesService; printing: PrintingService },
 ): ModuleParts & { received: ReceivedService } {
   const { config, db, clock, log, blobs, environment, dgii, xmlChecks, schemas, receiverTransport } = platform;
   const received = createReceivedService({
@@ -87,7 +88,7 @@ export function receivedModule(
   return {
     received,
     schemas: [...receivedSchemas, ...outgoingResponseSchemas],
-    routes: [...receivedRoutes(received), ...outgoingResponseRoutes(commercialResponses)] as AppRoute[],
+    routes: [...receivedRoutes(received, printing), ...outgoingResponseRoutes(commercialResponses)] as AppRoute[],
     loops,
   };
 }

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
+import { PrintQuery, printableResponses, replyPrintable, type PrintingService } from '../printing/index.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { receivedArtefactKinds } from './artefacts.js';
 import { ReceivedWithResponseView } from './outgoing-response.schema.js';
@@ -16,7 +17,7 @@ const ArtefactParams = Type.Object({
 /** Archived bytes, sent as they are (never re-encoded: a signed XML must not change by one byte). */
 const Bytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 
-export function receivedRoutes(received: ReceivedService) {
+export function receivedRoutes(received: ReceivedService, printing: PrintingService) {
   return [
     defineRoute({
       method: 'GET',
@@ -48,6 +49,29 @@ export function receivedRoutes(received: ReceivedService) {
       schema: { params: ReceivedParams, response: { 200: Envelope(ref(ReceivedWithResponseView)) } },
       handler: async (request) =>
         envelope(request, unwrap(await received.get(companyOf(request.principal), request.params.id))),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/recibidos/:id/impresion',
+      alias: '/api/v1/received/:id/printable',
+      auth: { kind: 'apiKey', scope: 'received:read' },
+      docs: {
+        operationId: 'getReceivedPrintable',
+        summary:
+          'The printed representation of a received e-CF, read from the signed XML its issuer sent: JSON data, or its PDF with Accept: application/pdf',
+        description:
+          "As GET /api/v1/documentos/{id}/impresion, for an e-CF another taxpayer issued: the paper is the company's default (or `formato`), without the company's logo or note (the document is not its own). One answered 'not received' has no printed representation (409).",
+        tags: ['Received documents'],
+      },
+      schema: { params: ReceivedParams, querystring: PrintQuery, response: printableResponses },
+      handler: (request, reply) => {
+        const companyId = companyOf(request.principal);
+        return replyPrintable(request, reply, {
+          printing,
+          printable: () => received.printable(companyId, request.params.id),
+          settings: () => printing.settingsOf(companyId, false),
+        });
+      },
     }),
     defineRoute({
       method: 'GET',

@@ -92,8 +92,17 @@ export const problemCatalogue = {
   certification_active_exists: { status: 409, title: 'The company already has an active certification process' },
   certification_not_active: { status: 409, title: 'The certification process is no longer active' },
   certification_step_blocked: { status: 409, title: 'The steps before this one are not done' },
+  printed_representations_incomplete: {
+    status: 409,
+    title: 'Not every printed-representation slot has an accepted document',
+  },
+  printed_representations_too_large: { status: 422, title: "The printed representations exceed the portal's 10 MB" },
   certification_incomplete: { status: 409, title: 'The certification process is not complete' },
   certification_set_invalid: { status: 422, title: 'The certification set has defects' },
+  pagination_overflow: {
+    status: 422,
+    title: "A page of the e-CF's pagination holds more lines than its printed page can",
+  },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'The request headers are too large' },
   internal_error: { status: 500, title: 'Internal error' },
