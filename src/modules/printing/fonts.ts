@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { create, type Font } from 'fontkit';
+import { create, type Font, type GlyphRun } from 'fontkit';
 
 export type FontWeight = 'regular' | 'bold' | 'boldOblique';
 
@@ -33,40 +33,62 @@ export function fonts(): Readonly<Record<FontWeight, Font>> {
 /** A text's width in points at a size, as pdfkit will set it. */
 export type Measure = (text: string, size: number, weight: FontWeight) => number;
 
-// Width per chunk in font units. pdfkit lays out text one word at a time (each chunk ending at a space, the space
-// included) and caches nothing across documents; measuring the same chunks with the same fontkit call gives
-// exactly its widths (kerning and ligatures included), and words repeat enough for a cache to pay.
-const chunkWidths: Record<FontWeight, Map<string, number>> = {
-  regular: new Map(),
-  bold: new Map(),
-  boldOblique: new Map(),
-};
-const chunkCacheLimit = 50_000;
+// Shaping a word (fontkit's OpenType lookups) costs 20-50 µs, more than setting it. pdfkit lays text out one
+// chunk at a time (each chunk ending at a space, the space included) and caches the runs per document only. Here
+// the runs are shaped once per process, exactly as pdfkit's layoutRun() makes them (positions in thousandths of
+// an em, advanceWidth added), and the painter hands this same cache to pdfkit: widths measured for the layout are
+// the widths pdfkit sets, and no word is shaped twice. pdfkit reads cached runs without changing them. Amounts make
+// many chunks unique, so the cache starts afresh past a bound (about 1 KB a run).
+type Runs = Record<string, GlyphRun>;
+const runLimit = 20_000;
+let runs: Record<FontWeight, Runs> = freshRuns();
+let runCount = 0;
 
-function chunkWidth(font: Font, cache: Map<string, number>, chunk: string): number {
-  let width = cache.get(chunk);
-  if (width === undefined) {
-    width = font.layout(chunk).advanceWidth;
-    if (cache.size >= chunkCacheLimit) cache.clear();
-    cache.set(chunk, width);
+function freshRuns(): Record<FontWeight, Runs> {
+  return {
+    regular: Object.create(null) as Runs,
+    bold: Object.create(null) as Runs,
+    boldOblique: Object.create(null) as Runs,
+  };
+}
+
+/** The shared run cache of a weight, for pdfkit's EmbeddedFont.layoutCache. */
+export function shapedRuns(weight: FontWeight): Runs {
+  return runs[weight];
+}
+
+function shaped(weight: FontWeight, chunk: string): GlyphRun {
+  const cached = runs[weight][chunk];
+  if (cached !== undefined) return cached;
+  if (runCount >= runLimit) {
+    runs = freshRuns();
+    runCount = 0;
   }
-  return width;
+  const font = fonts()[weight];
+  const scale = 1000 / font.unitsPerEm;
+  const run = font.layout(chunk);
+  run.positions.forEach((position, index) => {
+    const scaled = position as unknown as Record<string, number>;
+    for (const key in scaled) scaled[key] = (scaled[key] ?? 0) * scale;
+    scaled['advanceWidth'] = (run.glyphs[index]?.advanceWidth ?? 0) * scale;
+  });
+  runs[weight][chunk] = run;
+  runCount++;
+  return run;
 }
 
 export const measure: Measure = (text, size, weight) => {
-  const font = fonts()[weight];
-  const cache = chunkWidths[weight];
-  let units = 0;
+  let thousandths = 0;
   let start = 0;
   for (let index = 0; index < text.length; index++) {
     const character = text[index];
     if (character === ' ' || character === '\t') {
-      units += chunkWidth(font, cache, text.slice(start, index + 1));
+      thousandths += shaped(weight, text.slice(start, index + 1)).advanceWidth;
       start = index + 1;
     }
   }
-  if (start < text.length) units += chunkWidth(font, cache, text.slice(start));
-  return (units * size) / font.unitsPerEm;
+  if (start < text.length) thousandths += shaped(weight, text.slice(start)).advanceWidth;
+  return (thousandths * size) / 1000;
 };
 
 // Latin-1 and ASCII are all in DejaVu: most text needs no per-character lookup.
