@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import yauzl from 'yauzl';
 import { signXml } from '../src/fiscal/xmldsig/index.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { freePort } from './support/free-port.js';
@@ -38,6 +39,18 @@ interface ProcessRead {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The entries of a zip, by name, in the zip's order. */
+async function zipEntries(zip: Buffer): Promise<Map<string, Buffer>> {
+  const file = await yauzl.fromBufferPromise(zip, { lazyEntries: true });
+  const entries = new Map<string, Buffer>();
+  for await (const entry of file.eachEntry()) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await file.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+    entries.set(entry.fileName, Buffer.concat(chunks));
+  }
+  return entries;
+}
 
 describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { timeout: 600_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ecf-cert-'));
@@ -218,10 +231,27 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     });
     assert.equal(impresion.status, 200);
 
-    // Steps 5-8: printed representations, their review, the test URLs, the reception test's start.
+    // Step 5's eleven PDFs, in one zip: each a PDF of its slot's document, together under the portal's 10 MB.
+    const zipResponse = await fetch(`${credentials.baseUrl}${printed.links[11] ?? ''}`, {
+      headers: { 'x-api-key': credentials.apiKey },
+    });
+    assert.equal(zipResponse.status, 200);
+    assert.equal(zipResponse.headers.get('content-type'), 'application/zip');
+    const pdfs = await zipEntries(Buffer.from(await zipResponse.arrayBuffer()));
     const slots = ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'];
+    assert.deepEqual(
+      [...pdfs.keys()].map((name) => name.split('_')[0]?.replace('-menor-250k', '<250k')),
+      slots,
+    );
+    for (const [name, bytes] of pdfs) assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-', name);
+    assert.ok([...pdfs.values()].reduce((sum, bytes) => sum + bytes.length, 0) < 10 * 1024 * 1024);
+
+    // Steps 5-8: printed representations, their review, the test URLs, the reception test's start.
     await act('upload-printed-representations', {
-      files: slots.map((slot) => ({ slot, pdfBase64: Buffer.from(`%PDF-1.4\n% ${slot}\n%%EOF\n`).toString('base64') })),
+      files: [...pdfs].map(([name, bytes]) => ({
+        slot: name.split('_')[0]?.replace('-menor-250k', '<250k'),
+        pdfBase64: bytes.toString('base64'),
+      })),
     });
     await confirm('representacion_impresa_envio');
     await act('approve-printed-representations');

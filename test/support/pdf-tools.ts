@@ -3,7 +3,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 
-const tools = ['pdftotext', 'pdftoppm', 'pdfinfo', 'pdffonts', 'zbarimg'] as const;
+const tools = ['pdftotext', 'pdftoppm', 'pdfinfo', 'pdffonts', 'pdfimages', 'zbarimg'] as const;
 const absent = tools.filter((tool) => spawnSync(tool, ['-v']).error !== undefined);
 
 /** Why a test is skipped when the tools are missing: loud, so a green run without the oracles is not mistaken. */

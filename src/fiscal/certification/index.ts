@@ -15,6 +15,8 @@ export { rfcePayloadOf } from './rfce-payload.js';
 export {
   certificationSteps,
   confirmationKeys,
+  maxPrintedBytes,
+  printedSlots,
   stepNumbered,
   stepOfKey,
   type CertificationStep,

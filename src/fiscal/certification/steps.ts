@@ -138,3 +138,8 @@ export function stepNumbered(number: number): CertificationStep {
   if (step === undefined) throw new Error(`no certification step ${String(number)}`);
   return step;
 }
+
+/** The printed representations step 5 asks for, one PDF per slot (research/certification.md §1: 11 named slots, 10 MB
+ * in all); `32` is a consumer invoice of DOP 250,000 or more. */
+export const printedSlots = ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
+export const maxPrintedBytes = 10 * 1024 * 1024;

@@ -1,6 +1,6 @@
 // What is left of a certification process, item by item (research/certification.md §6.10): the prerequisites,
 // then each of the portal's 14 steps with what is done, what blocks and what the operator must do next.
-import { certificationSteps } from '../../fiscal/certification/index.js';
+import { certificationSteps, printedSlots } from '../../fiscal/certification/index.js';
 import type { ChecklistItem } from './certification.schema.js';
 import type { CaseRow, ProcessRow, StepRow } from './certification.repo.js';
 
@@ -158,7 +158,7 @@ export function printedRepresentationSlots(cases: readonly CaseRow[]): PrintedRe
   if (simulated.length === 0) return [];
   const slotOf = (row: CaseRow) =>
     row.ecf_type === '32' ? (row.route === 'rfce' ? '32<250k' : '32') : (row.ecf_type ?? '');
-  return ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'].map((slot) => ({
+  return printedSlots.map((slot) => ({
     slot,
     documentId: simulated.find((row) => slotOf(row) === slot && row.status === 'accepted')?.document_id ?? null,
   }));

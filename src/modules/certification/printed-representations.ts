@@ -1,13 +1,11 @@
 // Certification step 5 (research/certification.md §1): the portal takes one printed representation per slot, as
 // PDF, 10 MB in all. One call gives the eleven, rendered from the accepted simulation documents, in one zip.
+import { maxPrintedBytes } from '../../fiscal/certification/index.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import { zipOf } from '../../platform/zip.js';
 import type { DocumentsService } from '../documents/index.js';
 import type { PaperFormat, PrintingService } from '../printing/index.js';
 import type { CertificationService } from './certification.service.js';
-
-/** DGII's limit on the step's uploads together (Proceso de Certificación, step 5). */
-export const portalUploadLimitBytes = 10 * 1024 * 1024;
 
 export interface PrintedRepresentationsZip {
   bytes: Buffer;
@@ -45,10 +43,10 @@ export function createPrintedRepresentationsExport(deps: {
         files.push({ name: `${fileSlot(slot.slot)}_${pdf.value.filename}`, bytes: pdf.value.bytes });
       }
       const total = files.reduce((sum, file) => sum + file.bytes.length, 0);
-      if (total > portalUploadLimitBytes)
+      if (total > maxPrintedBytes)
         return fail(
           'printed_representations_too_large',
-          `The eleven PDFs take ${String(total)} bytes, over the portal's ${String(portalUploadLimitBytes)} (10 MB): use a smaller logo, or 80mm for the consumer invoices.`,
+          `The eleven PDFs take ${String(total)} bytes, over the portal's ${String(maxPrintedBytes)} (10 MB): use a smaller logo, or 80mm for the consumer invoices.`,
         );
       return ok({ bytes: await zipOf(files), filename: `representaciones-impresas-${id}.zip` });
     },

@@ -45,10 +45,6 @@ export function stepName(number: number): string {
 /** PCERT §2.1: a postulación may be cancelled in steps 1 to 13. */
 export const lastCancellableStep = step.swornDeclaration;
 
-/** The printed representations step 5 asks for, one PDF per slot (research §1: 11 named slots, 10 MB in all). */
-export const printedSlots = ['31', '32', '32<250k', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
-export const maxPrintedBytes = 10 * 1024 * 1024;
-
 /** The portal's inbox. */
 export const inboxTexts = {
   // DGII's wording, quoted by BF from the portal (research §3).

@@ -1,7 +1,7 @@
 // Step 5, "Pruebas Simulación Representación Impresa" (research/certification.md §1): one PDF per named slot, eleven
 // slots, at most 10 MB in all. The portal only takes the files; DGII's review is step 6 (approved or rejected by
 // the operator here, as DGII's staff does it there).
-import { maxPrintedBytes, printedSlots } from './portal-steps.js';
+import { maxPrintedBytes, printedSlots } from '../../fiscal/certification/index.js';
 
 export interface PrintedFile {
   slot: string;
