@@ -244,7 +244,7 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     assert.equal(data.qr.url, created.timbreUrl);
     assert.equal(data.qr.consumerSummary, false);
     assert.match(data.qr.url, /^https:\/\/ecf\.dgii\.gov\.do\/[a-z]+\/ConsultaTimbre\?RncEmisor=/);
-    assert.match(data.qr.url, /&FechaFirma=21-11-2026%2010%3A30%3A00&/);
+    assert.match(data.qr.url, /&FechaFirma=21-11-2026%2010:30:00&/);
     const legends = Object.fromEntries(data.legends.map((legend) => [legend.code, legend.text]));
     assert.deepEqual(legends, {
       type_name: 'Factura de Crédito Fiscal Electrónica',

@@ -14,10 +14,10 @@ const invoice = {
 };
 
 describe('timbre (QR) URLs', () => {
-  it("builds ConsultaTimbre with DGII's parameters, the space in FechaFirma as %20", () => {
+  it("builds ConsultaTimbre with DGII's parameters, FechaFirma as DGII's examples write it (%20, literal colons)", () => {
     assert.equal(
       timbreUrl('TEST', invoice),
-      'https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=130000001&RncComprador=130000002&ENCF=E310000000001&FechaEmision=10-10-2020&MontoTotal=02.11&FechaFirma=10-10-2020%2009%3A00%3A00&CodigoSeguridad=dcp79q',
+      'https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=130000001&RncComprador=130000002&ENCF=E310000000001&FechaEmision=10-10-2020&MontoTotal=02.11&FechaFirma=10-10-2020%2009:00:00&CodigoSeguridad=dcp79q',
     );
   });
 

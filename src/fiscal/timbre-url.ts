@@ -18,7 +18,8 @@ export interface TimbreFields {
 }
 
 // Every value percent-encoded (the security code holds base64 characters such as + and /, and FechaFirma a
-// space, which must be %20, never +); encodeURIComponent leaves !'()* alone, so those are encoded too.
+// space, which must be %20, never +); encodeURIComponent leaves !'()* alone, so those are encoded too. FechaFirma's
+// colons stay literal, as DGII's examples print them (signatureDate below).
 function encode(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
@@ -26,8 +27,15 @@ function encode(value: string): string {
 function query(pairs: [string, string | undefined][]): string {
   return pairs
     .filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')
-    .map(([name, value]) => `${name}=${encode(value)}`)
+    .map(([name, value]) => `${name}=${name === 'FechaFirma' ? signatureDate(value) : encode(value)}`)
     .join('&');
+}
+
+// FechaFirma as both of DGII's examples write it (Descripción técnica, "Consulta timbre": `fechafirma=10-10-2020%2009:00:00`;
+// Informe Técnico §17: `FechaFirma=dd-MMyyyy%20HH:mm:ss`): the space as %20 and the colons literal, which a query may
+// hold (RFC 3986 §3.4). The reserved-character table that lists `:` as %3A is for the security code.
+function signatureDate(value: string): string {
+  return encode(value).replace(/%3A/g, ':');
 }
 
 /**

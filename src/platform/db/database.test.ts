@@ -49,6 +49,7 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
         '20261126_0019_outbound_outbox',
         '20261126_0020_company_branding',
         '20261126_0021_document_contingency',
+        '20261126_0022_timbre_url_colons',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });
