@@ -199,6 +199,11 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
       assert.ok(paused !== undefined, 'sending was not paused');
       assert.match(paused.cause, /maintenance window until/);
       assert.equal((await world.get(created.id)).status, 'queued');
+      // DGII out of reach when the e-CF was issued is a recorded fact: its printed representation says contingency.
+      const printed = await call('GET', `/api/v1/documentos/${created.id}/impresion`);
+      const printable = printed.json<{ data: { contingency: boolean; legends: { code: string; text: string }[] } }>();
+      assert.equal(printable.data.contingency, true, printed.body);
+      assert.match(printable.data.legends.find((legend) => legend.code === 'contingency')?.text ?? '', /setenta y dos/);
       const arrivals = await world.sandbox.admin('GET', `/arrivals?encf=${created.eNCF}`);
       assert.deepEqual(arrivals.body, []);
       // The next attempt waits for the window's end (to the minute DGII gives).

@@ -77,13 +77,19 @@ const totalLabels: readonly [string, string][] = [
   ['MontoTotal', 'Total'],
 ];
 
-// A page's subtotals (Paginacion/Pagina), labelled as Informe Técnico fn. 56 and model 1.7 print them.
+// A page's subtotals (Paginacion/Pagina), labelled as Informe Técnico fn. 56 and model 1.7 print them. The ISC and
+// other additional taxes sit one level down, in Pagina/SubtotalImpuestoAdicional.
 const pageSubtotalLabels: readonly [string, string][] = [
   ['SubtotalMontoGravadoPagina', 'Subtotal Gravado Página'],
   ['SubtotalExentoPagina', 'Subtotal Exento Página'],
   ['SubtotalItbisPagina', 'Subtotal ITBIS Página'],
-  ['SubtotalImpuestoSelectivoConsumoEspecificoPagina', 'Subtotal ISC Página'],
   ['SubtotalImpuestoAdicionalPagina', 'Subtotal Impuesto Adicional Página'],
+];
+const pageAdditionalTaxLabels: readonly [string, string][] = [
+  ['SubtotalImpuestoSelectivoConsumoEspecificoPagina', 'Subtotal ISC Página'],
+  ['SubtotalOtrosImpuesto', 'Subtotal Otros Impuestos Adicionales Página'],
+];
+const pageTotalLabels: readonly [string, string][] = [
   ['SubtotalMontoNoFacturablePagina', 'Subtotal No Facturable Página'],
   ['MontoSubtotalPagina', 'Monto Total Página'],
 ];
@@ -272,7 +278,11 @@ function paginationOf(node: EcfObject | undefined, totalPages: string | undefine
     number: Number(textAt(page, 'PaginaNo') ?? '0'),
     fromLine: Number(textAt(page, 'NoLineaDesde') ?? '0'),
     toLine: Number(textAt(page, 'NoLineaHasta') ?? '0'),
-    subtotals: labelled(page, pageSubtotalLabels),
+    subtotals: [
+      ...labelled(page, pageSubtotalLabels),
+      ...labelled(group(page['SubtotalImpuestoAdicional']), pageAdditionalTaxLabels),
+      ...labelled(page, pageTotalLabels),
+    ],
   }));
   return { totalPages: totalPages === undefined ? pages.length : Number(totalPages), pages };
 }

@@ -330,8 +330,9 @@ export async function claimForSending(db: Db, terms: ClaimTerms, rfceThreshold: 
 
 /**
  * DGII's maintenance window: up to `limit` documents whose send is due wait for its end instead, in ONE statement
- * (their queue rows due then, no attempt counted). A queued one records why (`dgii.not_taken`); a `sending` one,
- * which DGII may hold, is asked about when the window ends. How many were held.
+ * (their queue rows due then, no attempt counted). A queued one records why (`dgii.not_taken`) and is now issued in
+ * contingency (the printed representation's 72-hour legend; never cleared); a `sending` one, which DGII may hold, is
+ * asked about when the window ends. How many were held.
  */
 export async function holdDueSends(
   db: Db,
@@ -347,7 +348,9 @@ export async function holdDueSends(
       ), held as (
         update outbound_work w set due_at = ${terms.until} from due where w.target = ${terms.target} and w.item_id = due.item_id returning w.item_id
       ), documents_held as (
-        update documents d set send_due_at = ${terms.until}, updated_at = ${terms.now} from held h where d.id = h.item_id returning d.id, d.status
+        update documents d set send_due_at = ${terms.until}, updated_at = ${terms.now},
+          issued_in_contingency = d.issued_in_contingency or d.status = 'queued'
+        from held h where d.id = h.item_id returning d.id, d.status
       ), event as (
         insert into document_events (document_id, at, type, status, cause)
         select id, ${terms.now}, 'dgii.not_taken', 'queued', ${terms.cause} from documents_held where status = 'queued'
