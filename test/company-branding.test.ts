@@ -82,7 +82,7 @@ describe('company branding', () => {
     const bytes = Buffer.from(row.print_logo);
     const read = PNG.sync.read(bytes);
     assert.deepEqual([read.width, read.height], [width, height]);
-    assert.deepEqual([bytes[24], bytes[25], bytes[28]], [8, 6, 0], '8-bit RGBA, not interlaced');
+    assert.deepEqual([bytes[24], bytes[25], bytes[28]], [8, 2, 0], '8-bit RGB (flattened on white), not interlaced');
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     assert.equal(row.print_logo_sha256, sha256);
 
@@ -109,9 +109,12 @@ describe('company branding', () => {
 
   it('stores a PNG logo normalised, named by the sha256 of the stored bytes', async () => {
     const { companyId, apiKey } = await newCompany();
-    assertOutcome(await setBranding(companyId, { logoBase64: pngOf(240, 80).toString('base64') }), 'applied');
+    const opaque = pixels(240, 80);
+    for (let i = 3; i < opaque.length; i += 4) opaque[i] = 255;
+    assertOutcome(await setBranding(companyId, { logoBase64: pngOf(240, 80, opaque).toString('base64') }), 'applied');
     const stored = await assertLogoStored(companyId, apiKey, 240, 80);
-    assert.deepEqual(PNG.sync.read(stored).data, pixels(240, 80));
+    // Opaque pixels are kept exactly (transparency is flattened on white: src/modules/companies/logo.test.ts).
+    assert.deepEqual(PNG.sync.read(stored).data, opaque);
   });
 
   it('stores a JPEG logo as a PNG of the same size', async () => {

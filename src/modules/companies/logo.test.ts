@@ -71,10 +71,21 @@ function accepted(bytes: Buffer): NormalisedLogo {
   return result.value;
 }
 
-/** The stored PNG: 8-bit RGBA, not interlaced, only IHDR, IDAT and IEND; returns its pixels. */
+/** What RGBA pixels look like printed: each over white paper, opaque (alpha a: c·a/255 + 255·(1 − a/255)). */
+function onPaper(rgba: Buffer): Buffer {
+  const out = Buffer.from(rgba);
+  for (let i = 0; i < out.length; i += 4) {
+    const alpha = rgba[i + 3] ?? 255;
+    for (let c = 0; c < 3; c++) out[i + c] = Math.round(((rgba[i + c] ?? 0) * alpha + 255 * (255 - alpha)) / 255);
+    out[i + 3] = 255;
+  }
+  return out;
+}
+
+/** The stored PNG: 8-bit RGB, not interlaced, only IHDR, IDAT and IEND; returns its pixels (read back as RGBA). */
 function assertNormalised(logo: NormalisedLogo, width: number, height: number): Buffer {
   const { png } = logo;
-  assert.deepEqual([png[24], png[25], png[28]], [8, 6, 0], 'bit depth 8, colour type 6 (RGBA), no interlace');
+  assert.deepEqual([png[24], png[25], png[28]], [8, 2, 0], 'bit depth 8, colour type 2 (RGB), no interlace');
   const chunkTypes: string[] = [];
   for (let at = 8; at < png.length; at += 12 + png.readUInt32BE(at))
     chunkTypes.push(png.toString('latin1', at + 4, at + 8));
@@ -92,13 +103,21 @@ describe('normaliseLogo', () => {
     png.gamma = 0.45455;
     const input = PNG.sync.write(png);
     assert.ok(input.includes('gAMA'));
-    assert.deepEqual(assertNormalised(accepted(input), 40, 20), pixels(40, 20));
+    assert.deepEqual(assertNormalised(accepted(input), 40, 20), onPaper(pixels(40, 20)));
+  });
+
+  it('flattens transparency onto white paper: clear pixels white, opaque ones as they were', () => {
+    const data = Buffer.alloc(16 * 16 * 4);
+    for (let i = 0; i < data.length; i += 4) data.set(i < data.length / 2 ? [10, 20, 30, 0] : [10, 20, 30, 255], i);
+    const read = assertNormalised(accepted(pngOf(16, 16, data)), 16, 16);
+    assert.deepEqual([...read.subarray(0, 4)], [255, 255, 255, 255]);
+    assert.deepEqual([...read.subarray(read.length - 4)], [10, 20, 30, 255]);
   });
 
   it('writes an interlaced PNG without interlace, pixel for pixel', () => {
     const input = interlacedPngOf(37, 19, pixels(37, 19));
     assert.equal(input[28], 1);
-    assert.deepEqual(assertNormalised(accepted(input), 37, 19), pixels(37, 19));
+    assert.deepEqual(assertNormalised(accepted(input), 37, 19), onPaper(pixels(37, 19)));
   });
 
   it('brings a 16-bit PNG down to 8 bits a channel', () => {
@@ -108,7 +127,7 @@ describe('normaliseLogo', () => {
     png.data = sixteen;
     const input = PNG.sync.write(png, { bitDepth: 16, colorType: 6, inputHasAlpha: true });
     assert.equal(input[24], 16);
-    assert.deepEqual(assertNormalised(accepted(input), 24, 16), eight);
+    assert.deepEqual(assertNormalised(accepted(input), 24, 16), onPaper(eight));
   });
 
   it('turns a JPEG into an opaque PNG of the same size', () => {

@@ -1,9 +1,11 @@
 // The company logo for the printed representation, normalised once, when the control plane sends it: whatever PNG or
-// JPEG arrives is kept as one kind of file (8-bit RGBA PNG, not interlaced), so the PDF renderer embeds it as is and
-// caches it by sha256. Nothing is resampled: an image out of bounds is refused, for the operator to resize.
+// JPEG arrives is kept as one kind of file (8-bit RGB PNG, not interlaced, transparency flattened on white, the colour
+// of the paper), so the PDF renderer embeds it as is: pdfkit inflates an alpha channel through zlib's callbacks, which
+// would make a render asynchronous. Nothing is resampled: an image out of bounds is refused, for the operator to resize.
 import { createHash } from 'node:crypto';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { isPng, onWhite, pngHeader } from '../../platform/png.js';
 
 /** Printed research §4.2: up to 256 KB and 1,200 × 600 px; below 16 px a side nothing legible is left. */
 export const logoLimits = { maxBytes: 256 * 1024, maxWidth: 1200, maxHeight: 600, minSide: 16 } as const;
@@ -19,18 +21,10 @@ export type LogoProblemCode = 'logo_media_type' | 'logo_unreadable' | 'logo_dime
 
 export type LogoResult = { ok: true; value: NormalisedLogo } | { ok: false; code: LogoProblemCode; message: string };
 
-const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 function mediaTypeOf(bytes: Buffer): 'png' | 'jpeg' | undefined {
-  if (bytes.subarray(0, 8).equals(pngSignature)) return 'png';
+  if (isPng(bytes)) return 'png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   return undefined;
-}
-
-/** Width and height from the PNG's IHDR, read before decoding so a huge image is refused without inflating it. */
-function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
-  if (bytes.length < 24 || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
 /** Width and height from the JPEG's start-of-frame segment (any SOFn; C4, C8 and CC are other markers). */
@@ -70,7 +64,8 @@ export function normaliseLogo(bytes: Buffer): LogoResult {
   const kind = mediaTypeOf(bytes);
   if (kind === undefined) return refuse('logo_media_type', 'The logo must be a PNG or a JPEG image.');
   const unreadable = refuse('logo_unreadable', `The logo is not a readable ${kind.toUpperCase()} image.`);
-  const size = kind === 'png' ? pngSize(bytes) : jpegSize(bytes);
+  // Sized from the header before decoding, so a huge image is refused without inflating it.
+  const size = kind === 'png' ? (pngHeader(bytes) ?? undefined) : jpegSize(bytes);
   if (size === undefined) return unreadable;
   const outOfBounds = sizeProblem(size.width, size.height);
   if (outOfBounds !== undefined) return refuse('logo_dimensions', outOfBounds);
@@ -83,8 +78,8 @@ export function normaliseLogo(bytes: Buffer): LogoResult {
   if (image.width !== size.width || image.height !== size.height) return unreadable;
   // A fresh PNG carries no ancillary chunk over (gAMA, text, time): only IHDR, IDAT and IEND are written.
   const out = new PNG({ width: image.width, height: image.height });
-  out.data.set(image.data);
-  const png = PNG.sync.write(out, { colorType: 6, inputHasAlpha: true, bitDepth: 8 });
+  out.data.set(onWhite(image.data));
+  const png = PNG.sync.write(out, { colorType: 2, inputHasAlpha: true, bitDepth: 8 });
   return {
     ok: true,
     value: { png, sha256: createHash('sha256').update(png).digest('hex'), width: image.width, height: image.height },
