@@ -3,16 +3,16 @@
 // bottom right level with the QR bottom left, the security code and signature date under it; the legends and the
 // company's note above the footer. With several pages (G8-G10) the header, the table header and the QR block
 // repeat on every page, page subtotals close every page but the last, and the grand totals and legends close the
-// last; "Página No. X de Y" only when there is more than one page.
+// last; "Página No. X de Y" only when there is more than one page. This file lays out one page's parts; which lines
+// go on which page is sheet-pages.ts.
 import type { PrintableDocument } from './printable.schema.js';
-import { fail, ok, type Result } from '../../platform/result.js';
 import { amountsBlock, column, emptyBlock, qrSide, stampBlock, type Block } from './blocks.js';
 import type { Measure } from './fonts.js';
-import { derivedPageSubtotals, type LabelledAmount } from './page-subtotals.js';
+import type { LabelledAmount } from './page-subtotals.js';
 import { mm, type SheetGeometry } from './paper.js';
 import { lineHeight, paragraph, shifted, type Box, type PlanPage, type Style } from './plan.js';
 import { sheetTableColumns, tableHeaderBlock, tableRowBlock } from './sheet-table.js';
-import { buyerLines, documentLines, issueDateLine, issuerLines, legendTexts, pageFooter, stampLines } from './texts.js';
+import { buyerLines, documentLines, issueDateLine, issuerLines, legendTexts, stampLines } from './texts.js';
 
 type Line = PrintableDocument['lines'][number];
 
@@ -77,7 +77,7 @@ function headerBlock(
   return { boxes, height: Math.max(right.height, y + left.height) };
 }
 
-interface SheetParts {
+export interface SheetParts {
   geometry: SheetGeometry;
   /** Header, buyer and table header with their rules, placed from the top margin. */
   top: Block;
@@ -93,7 +93,7 @@ function rule(geometry: SheetGeometry, y: number): Box {
   return { kind: 'rule', x: geometry.left, y, width: geometry.width - geometry.left - geometry.right, dashed: false };
 }
 
-function parts(
+export function parts(
   printable: PrintableDocument,
   geometry: SheetGeometry,
   logo: { width: number; height: number } | null,
@@ -146,13 +146,18 @@ function parts(
 }
 
 /** The bottom of a page: the stamp and the amounts beside it, the legends (last page), the note and the footer. */
-interface Bottom {
+export interface Bottom {
   boxes: Box[];
   /** Where the table must end. */
   top: number;
 }
 
-function bottom(sheet: SheetParts, amounts: readonly LabelledAmount[], last: boolean, footer: string | null): Bottom {
+export function bottom(
+  sheet: SheetParts,
+  amounts: readonly LabelledAmount[],
+  last: boolean,
+  footer: string | null,
+): Bottom {
   const { geometry, measure } = sheet;
   const boxes: Box[] = [];
   let y = geometry.height - geometry.bottom - lineHeight(footerStyle.size);
@@ -187,11 +192,11 @@ function bottom(sheet: SheetParts, amounts: readonly LabelledAmount[], last: boo
   return { boxes, top: y - gap };
 }
 
-function rowsHeight(rows: readonly { block: Block }[]): number {
+export function rowsHeight(rows: readonly { block: Block }[]): number {
   return rows.reduce((height, row) => height + row.block.height, 0);
 }
 
-function page(sheet: SheetParts, rows: readonly { block: Block }[], end: Bottom): PlanPage {
+export function page(sheet: SheetParts, rows: readonly { block: Block }[], end: Bottom): PlanPage {
   const boxes: Box[] = [...sheet.top.boxes];
   let y = sheet.top.height;
   for (const row of rows) {
@@ -203,115 +208,6 @@ function page(sheet: SheetParts, rows: readonly { block: Block }[], end: Bottom)
 }
 
 /** Room for rows on a page whose bottom is `end`. */
-function capacity(sheet: SheetParts, end: Bottom): number {
+export function capacity(sheet: SheetParts, end: Bottom): number {
   return end.top - sheet.top.height;
-}
-
-export interface SheetInput {
-  printable: PrintableDocument;
-  geometry: SheetGeometry;
-  logo: { width: number; height: number } | null;
-  footerNote: string | null;
-  qrModules: number;
-  measure: Measure;
-}
-
-export function layoutSheet(input: SheetInput): Result<PlanPage[]> {
-  const { printable, measure } = input;
-  const sheet = parts(printable, input.geometry, input.logo, input.footerNote, input.qrModules, measure);
-  const pagination = printable.pagination;
-  if (pagination !== null) return declaredPages(sheet, printable, pagination);
-
-  const lastBottom = (footer: string | null) => bottom(sheet, printable.totalLines, true, footer);
-  if (rowsHeight(sheet.rows) <= capacity(sheet, lastBottom(null)))
-    return ok([page(sheet, sheet.rows, lastBottom(null))]);
-
-  // More than one page and no Paginacion: fill pages by capacity; the footer's text does not change heights.
-  const lines = printable.lines;
-  const middleRoom = capacity(sheet, bottom(sheet, derivedPageSubtotals(lines, lines), false, ''));
-  const lastRoom = capacity(sheet, lastBottom(''));
-  const groups: (typeof sheet.rows)[] = [[]];
-  for (const row of sheet.rows) {
-    if (row.block.height > Math.min(middleRoom, lastRoom))
-      return fail('pagination_overflow', `Line ${row.line.lineNumber} is taller than a page's table.`);
-    let current = groups[groups.length - 1] ?? [];
-    if (rowsHeight(current) + row.block.height > middleRoom) {
-      current = [];
-      groups.push(current);
-    }
-    current.push(row);
-  }
-  // The last page also holds the grand totals and legends: while its lines do not fit, its trailing lines move
-  // to a new last page (at least one line stays, as no line is taller than the last page's room).
-  for (let tail = groups[groups.length - 1] ?? []; rowsHeight(tail) > lastRoom;) {
-    const moved: typeof tail = [];
-    while (rowsHeight(tail) > lastRoom) {
-      const row = tail.pop();
-      if (row !== undefined) moved.unshift(row);
-    }
-    groups.push(moved);
-    tail = moved;
-  }
-  const total = groups.length;
-  return ok(
-    groups.map((rows, index) => {
-      const footer = pageFooter(index + 1, total);
-      const end =
-        index === total - 1
-          ? lastBottom(footer)
-          : bottom(
-              sheet,
-              derivedPageSubtotals(
-                rows.map((row) => row.line),
-                lines,
-              ),
-              false,
-              footer,
-            );
-      return page(sheet, rows, end);
-    }),
-  );
-}
-
-/** Paginacion followed exactly (G10): page k holds NoLineaDesde..NoLineaHasta and prints the XML's subtotals. */
-function declaredPages(
-  sheet: SheetParts,
-  printable: PrintableDocument,
-  pagination: NonNullable<PrintableDocument['pagination']>,
-): Result<PlanPage[]> {
-  const declared = pagination.pages;
-  const placed = new Set<Line>();
-  const pages: PlanPage[] = [];
-  for (const [index, declaredPage] of declared.entries()) {
-    const rows = sheet.rows.filter((row) => {
-      const number = Number(row.line.lineNumber);
-      return number >= declaredPage.fromLine && number <= declaredPage.toLine;
-    });
-    for (const row of rows) placed.add(row.line);
-    const last = index === declared.length - 1;
-    const footer = pageFooter(declaredPage.number, pagination.totalPages);
-    const end = last
-      ? bottom(sheet, printable.totalLines, true, footer)
-      : bottom(sheet, declaredPage.subtotals, false, footer);
-    if (rowsHeight(rows) > capacity(sheet, end))
-      return fail(
-        'pagination_overflow',
-        `Paginacion puts lines ${declaredPage.fromLine}-${declaredPage.toLine} on page ${declaredPage.number}, more than its table holds.`,
-      );
-    pages.push(page(sheet, rows, end));
-  }
-  const unplaced = printable.lines.find((line) => !placed.has(line));
-  if (unplaced !== undefined)
-    return fail('pagination_overflow', `Paginacion places line ${unplaced.lineNumber} on no page.`);
-  return ok(pages);
-}
-
-/** For tests and the builder: how many one-line items fit a page. */
-export function sheetRowCapacity(input: SheetInput): { middle: number; last: number; row: number } {
-  const sheet = parts(input.printable, input.geometry, input.logo, input.footerNote, input.qrModules, input.measure);
-  const lines = input.printable.lines;
-  const row = sheet.rows[0]?.block.height ?? 0;
-  const middle = capacity(sheet, bottom(sheet, derivedPageSubtotals(lines, lines), false, ''));
-  const last = capacity(sheet, bottom(sheet, input.printable.totalLines, true, ''));
-  return { middle, last, row };
 }

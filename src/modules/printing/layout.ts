@@ -6,7 +6,7 @@ import type { PrintableDocument } from './printable.schema.js';
 import { ok, type Result } from '../../platform/result.js';
 import { measure as fontMeasure, type Measure } from './fonts.js';
 import { layoutRoll } from './layout-roll.js';
-import { layoutSheet, sheetRowCapacity } from './layout-sheet.js';
+import { layoutSheet, sheetRowCapacity } from './sheet-pages.js';
 import { pngSize } from './logo.js';
 import { paperGeometry, type PaperFormat } from './paper.js';
 import type { Plan } from './plan.js';
