@@ -171,6 +171,22 @@ describe('printed representation over HTTP', () => {
     }
   });
 
+  it('documents both media types and the paper in OpenAPI, for documents and received documents', async () => {
+    const openapi = (await app.app.inject({ url: '/docs-json' })).json<{
+      paths: Record<
+        string,
+        { get: { parameters: { name: string }[]; responses: Record<string, { content?: object }> } }
+      >;
+    }>();
+    for (const path of ['/api/v1/documentos/{id}/impresion', '/api/v1/recibidos/{id}/impresion']) {
+      const operation = openapi.paths[path]?.get;
+      assert.ok(operation !== undefined, path);
+      assert.deepEqual(Object.keys(operation.responses['200']?.content ?? {}), ['application/json', 'application/pdf']);
+      assert.ok(operation.responses['304'] !== undefined, `${path} documents its 304`);
+      assert.ok(operation.parameters.some((parameter) => parameter.name === 'formato'));
+    }
+  });
+
   it('answers 406 for an Accept it cannot serve, naming what it offers', async () => {
     const document = await created();
     const response = await get(`/api/v1/documentos/${document.id}/impresion`, { accept: 'text/html' });
