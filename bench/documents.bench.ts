@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
+import type { Scope } from '../src/platform/http/scopes.js';
 import { postgresAvailable } from '../test/support/backends.js';
 import { ecfDocuments, issuerRnc } from '../test/support/ecf-documents.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
@@ -65,7 +66,7 @@ function paced(url: string, apiKey: string, body: string, rate: number, seconds:
  * A type-31 invoice with `lines` lines, alternating the fixture's taxed and exempt lines. Totales and FechaEmision
  * are left out, so the service computes them (and today's date keeps the document valid whenever the bench runs).
  */
-function invoiceWithLines(lines: number): string {
+export function invoiceWithLines(lines: number): string {
   const base = structuredClone(ecfDocuments['31']) as {
     Encabezado: Record<string, unknown> & { Emisor: Record<string, unknown> };
     DetallesItems: { Item: Record<string, unknown>[] };
@@ -77,8 +78,11 @@ function invoiceWithLines(lines: number): string {
   return JSON.stringify({ ...base, DetallesItems: { Item: items } });
 }
 
-/** A company with the fixture's RNC, a certificate and a type-31 range far larger than any run takes. */
-async function provision(testApp: TestApp): Promise<string> {
+/**
+ * A company with the fixture's RNC, a certificate and a type-31 range far larger than any run takes; the API key it
+ * returns has `scopes` besides the two this needs.
+ */
+export async function provision(testApp: TestApp, scopes: readonly Scope[] = []): Promise<string> {
   const companyId = await testApp.provisionCompany({ rnc: issuerRnc });
   const certificate = createSelfSignedP12({
     commonName: 'EMISOR DE PRUEBA',
@@ -94,7 +98,7 @@ async function provision(testApp: TestApp): Promise<string> {
   });
   if (installed.statusCode !== 200)
     throw new Error(`certificate install failed: ${installed.statusCode} ${installed.body}`);
-  const { apiKey } = await testApp.issueKey(companyId, ['documents:create', 'sequences:manage']);
+  const { apiKey } = await testApp.issueKey(companyId, ['documents:create', 'sequences:manage', ...scopes]);
   const range = await testApp.app.inject({
     method: 'POST',
     url: '/api/v1/secuencias/rangos',

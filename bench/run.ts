@@ -5,6 +5,7 @@ import { documentsBench } from './documents.bench.js';
 import { hostileXmlBench } from './hostile-xml.bench.js';
 import { httpBench } from './http.bench.js';
 import { pollingBench } from './polling.bench.js';
+import { printingBench } from './printing.bench.js';
 import { sendingBench } from './sending.bench.js';
 import { signingBench } from './signing.bench.js';
 import { taxpayersBench } from './taxpayers.bench.js';
@@ -18,6 +19,7 @@ const rows: BenchRow[] = [
   ...(await signingBench()),
   ...(await httpBench()),
   ...(await documentsBench()),
+  ...(await printingBench()),
   ...(await taxpayersBench()),
   ...(await sendingBench()),
   ...(await pollingBench()),

@@ -9,41 +9,8 @@ import { ecfDocuments, ownedFieldsFor } from '../test/support/ecf-documents.js';
 import type { SigningKey } from '../src/fiscal/xmldsig/index.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { syntheticCanonicalEcf } from '../test/support/synthetic-ecf.js';
-import { median } from './support/statistics.js';
+import { rateAgainst } from './support/rate.js';
 import type { BenchRow } from './support/table.js';
-
-const ROUNDS = 7;
-const ROUND_SECONDS = 0.25;
-
-/** Operations per second of `operation` over `seconds`. */
-function rate(operation: () => unknown, seconds: number): number {
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  let count = 0;
-  while (performance.now() < end) {
-    operation();
-    count++;
-  }
-  return count / ((performance.now() - start) / 1000);
-}
-
-/**
- * The median rate of `operation` and its median ratio to `baseline`, measured in alternating short rounds: on a
- * shared machine the load changes by the second, and a ratio taken from adjacent rounds survives that.
- */
-function rateAgainst(operation: () => unknown, baseline: () => unknown): { rate: number; ratio: number } {
-  rate(operation, 0.2);
-  rate(baseline, 0.2);
-  const rates: number[] = [];
-  const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const base = rate(baseline, ROUND_SECONDS);
-    const measured = rate(operation, ROUND_SECONDS);
-    rates.push(measured);
-    ratios.push(measured / base);
-  }
-  return { rate: median(rates), ratio: median(ratios) };
-}
 
 /** The realistic type-31 test document with its first line repeated up to `lines` lines. */
 function invoiceWithLines(lines: number): EcfJson {
@@ -66,12 +33,11 @@ function benchKey(): SigningKey {
 const perSecond = (value: number) => `${value.toFixed(0)} signs/s`;
 const kilobytes = (document: string) => `${(Buffer.byteLength(document) / 1024).toFixed(1)} KB`;
 
-// eslint-disable-next-line @typescript-eslint/require-await -- run.ts awaits every bench module alike
 export async function signingBench(): Promise<BenchRow[]> {
   const key = benchKey();
   const signedInfoSized = Buffer.alloc(700, 'a');
   const rawSign = () => sign('sha256', signedInfoSized, key.privateKey);
-  const raw = rateAgainst(rawSign, rawSign).rate;
+  const raw = (await rateAgainst(rawSign, rawSign)).rate;
   const rows: BenchRow[] = [
     { benchmark: 'raw node:crypto RSA-2048 sign (SHA-256, 700 B)', result: perSecond(raw), note: 'the ceiling' },
   ];
@@ -83,7 +49,7 @@ export async function signingBench(): Promise<BenchRow[]> {
     [535, undefined],
   ] as const) {
     const document = syntheticCanonicalEcf(lines);
-    const fast = rateAgainst(() => signCanonicalDocument(document, key), rawSign);
+    const fast = await rateAgainst(() => signCanonicalDocument(document, key), rawSign);
     const verdict =
       target === undefined
         ? ''
@@ -109,7 +75,7 @@ export async function signingBench(): Promise<BenchRow[]> {
       if (!built.ok) throw new Error(`bench document does not build: ${JSON.stringify(built.findings[0])}`);
       return signCanonicalDocument(built.xml, key);
     };
-    const measured = rateAgainst(buildAndSign, rawSign);
+    const measured = await rateAgainst(buildAndSign, rawSign);
     const verdict =
       target === undefined
         ? ''
@@ -124,7 +90,7 @@ export async function signingBench(): Promise<BenchRow[]> {
   }
 
   const small = syntheticCanonicalEcf(3);
-  const general = rateAgainst(() => signXml(small, key), rawSign);
+  const general = await rateAgainst(() => signXml(small, key), rawSign);
   rows.push({
     benchmark: `general signer (DOM + C14N), 3 lines, ${kilobytes(small)}`,
     result: perSecond(general.rate),

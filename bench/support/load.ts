@@ -7,7 +7,7 @@
 // Closed loop (`connections`): each connection sends its next request as soon as the last is answered; this gives
 // the saturated rate when every request needs its own body (autocannon sends one body).
 //
-// argv: the path of a JSON spec (LoadSpec); runLoad does this from a bench. Bodies are cycled in order. Prints one JSON line:
+// argv: the path of a JSON spec (LoadSpec); runLoad does this from a bench. Bodies (and urls) are cycled in order. Prints one JSON line:
 // { sent, ok, failed, unanswered, statuses, p50, p99, max, achievedRate } with latencies in milliseconds. Requests
 // still unanswered DRAIN_MS after the last send are counted as unanswered, with their age then as a lower bound of
 // their latency, so a server that cannot keep up ends the run instead of stretching it.
@@ -21,6 +21,8 @@ import { percentile } from './statistics.js';
 
 export interface LoadSpec {
   url: string;
+  /** When given, the requests go to these in turn instead of all to `url`: a GET of many resources. */
+  urls?: string[];
   /** POST by default; a GET sends no body (bodies: ['']). */
   method?: 'GET' | 'POST';
   headers: Record<string, string>;
@@ -47,7 +49,7 @@ export interface LoadResult {
 const DRAIN_MS = 3_000;
 
 async function main(spec: LoadSpec): Promise<LoadResult> {
-  const target = new URL(spec.url);
+  const targets = (spec.urls ?? [spec.url]).map((url) => new URL(url));
   const bodies = spec.bodies.map((body) => Buffer.from(body));
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = [];
@@ -56,12 +58,13 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
   let sent = 0;
 
   function send(scheduledAt: number): Promise<void> {
+    const target = targets[sent % targets.length] as URL;
     const body = bodies[sent++ % bodies.length] as Buffer;
     return new Promise((resolve) => {
       const method = spec.method ?? 'POST';
       const headers = method === 'POST' ? { ...spec.headers, 'content-length': String(body.length) } : spec.headers;
       const req = request(
-        { agent, host: target.hostname, port: target.port, path: target.pathname, method, headers },
+        { agent, host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers },
         (res) => {
           res.resume();
           res.once('end', () => {

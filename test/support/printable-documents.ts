@@ -8,11 +8,14 @@ import { contingencyLegend, deferredSendingLegend, type PrintableDocument } from
 type Line = PrintableDocument['lines'][number];
 type Amount = PrintableDocument['totalLines'][number];
 
-/** Line n: every fifth exempt, the others taxed at 18 %; "Artículo 007" and so on, so names sort and never repeat. */
-export function printableLine(number: number, name = `Artículo ${String(number).padStart(3, '0')}`): Line {
+/**
+ * Line n: every fifth exempt, the others taxed at 18 %; "Artículo 007" and so on, so names sort and never repeat.
+ * The unit price is 100 + n + 0.25, plus `cents`.
+ */
+export function printableLine(number: number, name = `Artículo ${String(number).padStart(3, '0')}`, cents = 0): Line {
   const exempt = number % 5 === 0;
   const quantity = (number % 3) + 1;
-  const unitPrice = new Big(100 + number).plus('0.25');
+  const unitPrice = new Big(100 + number).plus('0.25').plus(new Big(cents).div(100));
   const amount = unitPrice.times(quantity);
   return {
     lineNumber: String(number),
@@ -52,23 +55,32 @@ export interface PrintableOptions {
   sequenceExpiry?: string | null;
   legends?: boolean;
   names?: (number: number) => string;
+  /**
+   * Variant n (0 by default) has the e-NCF 42 + n and every unit price n cents higher: for n > 0 another document,
+   * its own amounts and QR, for benches that must miss the printer's cache.
+   */
+  variant?: number;
 }
 
 /** A type 31 with `lines` lines (3 by default), taxed and exempt. */
 export function printableInvoice(options: PrintableOptions = {}): PrintableDocument {
   const count = options.lines ?? 3;
-  const lines = Array.from({ length: count }, (_, index) => printableLine(index + 1, options.names?.(index + 1)));
+  const variant = options.variant ?? 0;
+  const lines = Array.from({ length: count }, (_, index) =>
+    printableLine(index + 1, options.names?.(index + 1), variant),
+  );
   const totalLines = totalsOf(lines);
   const montoTotal = totalLines[totalLines.length - 1]!.amount;
   const sequenceExpiry = options.sequenceExpiry === undefined ? '31-12-2027' : options.sequenceExpiry;
   const signatureDate = '15-11-2026 10:31:07';
   const securityCode = 'S/DQd+';
+  const eNCF = `E31${String(42 + variant).padStart(10, '0')}`;
   return {
     id: 'doc_printable',
     status: 'accepted',
     ecfType: '31',
     typeName: 'Factura de Crédito Fiscal Electrónica',
-    eNCF: 'E310000000042',
+    eNCF,
     sequenceExpiry,
     issueDate: '15-11-2026',
     issuer: {
@@ -96,7 +108,7 @@ export function printableInvoice(options: PrintableOptions = {}): PrintableDocum
         TipoeCF: '31',
         RNCEmisor: '131987656',
         RNCComprador: '130123454',
-        eNCF: 'E310000000042',
+        eNCF,
         FechaEmision: '15-11-2026',
         MontoTotal: montoTotal,
         FechaHoraFirma: signatureDate,
