@@ -1,9 +1,9 @@
 // The QR of the RI as a module matrix, drawn by the painter as vector rectangles. Why this way:
 // - `qrcode` segments the URL optimally (byte, alphanumeric and numeric runs mixed), which keeps the symbol small,
 //   and it was the fastest encoder measured (1.8-3 ms per URL);
-// - vectors are resolution-independent and deterministic, and cheap: pdfkit with a PNG QR (qrcode.toBuffer) gave
-//   52 PDFs/s against 168/s with rectangles (research/printed-representation.md §3);
-// - DGII's "versión 8" cannot hold an e-CF URL (209-239 characters need v9 at L, v10-11 at M; v8 holds 192 bytes
+// - vectors are resolution-independent and deterministic, and cheap: the peers' PNG QR (qrcode.toBuffer) made a
+//   one-page A4 about 3x slower in the same rounds (bench/printing.bench.ts; 40 against 123 PDFs/s here);
+// - DGII's "versión 8" cannot hold an e-CF URL (205-235 characters need v9 at L, v10-11 at M; v8 holds 192 bytes
 //   at L), so the version is left to the encoder. Level M, as the peers use: DGII names none.
 // The matrix is computed once per document and repeated on every page.
 import QRCode from 'qrcode';
