@@ -9,12 +9,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import yauzl from 'yauzl';
 import { signXml } from '../src/fiscal/xmldsig/index.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { freePort } from './support/free-port.js';
 import { testSigningKey, verifyWithXmlsec1Embedded, xmlsec1Available } from './support/xmldsig-kit.js';
 import { validateWithOfficialXsd, xmllintAvailable } from './support/xmllint.js';
+import { zipEntries } from './support/zip-entries.js';
 
 interface Credentials {
   apiKey: string;
@@ -39,18 +39,6 @@ interface ProcessRead {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The entries of a zip, by name, in the zip's order. */
-async function zipEntries(zip: Buffer): Promise<Map<string, Buffer>> {
-  const file = await yauzl.fromBufferPromise(zip, { lazyEntries: true });
-  const entries = new Map<string, Buffer>();
-  for await (const entry of file.eachEntry()) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await file.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
-    entries.set(entry.fileName, Buffer.concat(chunks));
-  }
-  return entries;
-}
 
 describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { timeout: 600_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ecf-cert-'));

@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import yauzl from 'yauzl';
 import { zipOf } from './zip.js';
-
-async function entriesOf(zip: Buffer): Promise<Map<string, Buffer>> {
-  const file = await yauzl.fromBufferPromise(zip, { lazyEntries: true });
-  const entries = new Map<string, Buffer>();
-  for await (const entry of file.eachEntry()) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await file.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
-    entries.set(entry.fileName, Buffer.concat(chunks));
-  }
-  return entries;
-}
+import { zipEntries } from '../../test/support/zip-entries.js';
 
 test('a zip holds the files byte for byte, and the same files always give the same bytes', async () => {
   const files = [
@@ -20,7 +9,7 @@ test('a zip holds the files byte for byte, and the same files always give the sa
     { name: '32-menor-250k_E320000000002.pdf', bytes: Buffer.alloc(70_000, 7) },
   ];
   const zip = await zipOf(files);
-  const entries = await entriesOf(zip);
+  const entries = await zipEntries(zip);
   assert.deepEqual(
     [...entries.keys()],
     files.map((file) => file.name),

@@ -1,6 +1,7 @@
-// The printed representation (RI) of an e-CF as PDF: printable data in, deterministic bytes out. A module
-// without routes; the document views and the delivery paths call it.
+// The printed representation (RI) of an e-CF as PDF: printable data in, deterministic bytes out. The printing
+// service (printing.service.ts) calls it for the impresion routes and the certification zip.
 import { createHash } from 'node:crypto';
+import { parseDgiiTimestamp } from '../../fiscal/dates.js';
 import type { PrintableDocument } from './printable.schema.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { ok, type Result } from '../../platform/result.js';
@@ -45,21 +46,6 @@ function printableDocument(document: PrintableDocument, replaced: Set<number>): 
   };
   const { qr, ...rest } = document;
   return { ...(clean(rest) as Omit<PrintableDocument, 'qr'>), qr };
-}
-
-/** FechaHoraFirma (dd-MM-yyyy HH:mm:ss, Dominican time, GMT-4 all year) as an instant. */
-function signatureInstant(signatureDate: string): Date {
-  const match = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/.exec(signatureDate);
-  if (match === null) return new Date(0);
-  const [day, month, year, hour, minute, second] = match.slice(1).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  return new Date(Date.UTC(year, month - 1, day, hour + 4, minute, second));
 }
 
 function remember<T>(cache: Map<string, T>, limit: number, key: string, value: T): void {
@@ -119,7 +105,8 @@ export function createPrinter(deps: { log: Logger }): Printer {
         title: `${clean.typeName} ${clean.eNCF}`,
         author: clean.issuer.legalName,
         creator: `ecf-service RI ${rendererVersion}`,
-        date: signatureInstant(printable.signatureDate),
+        // FechaHoraFirma as the PDF's creation date: the same document always gives the same /ID and bytes.
+        date: parseDgiiTimestamp(printable.signatureDate) ?? new Date(0),
         logoPng,
       },
       measure,
