@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // What the printed representation (the RI PDF) shows of the company, set by the control plane and kept only here,
-  // never copied into documents. The logo is stored as normalised at input (8-bit RGBA PNG, not interlaced) with its
+  // never copied into documents. The logo is stored as normalised at input (8-bit RGB PNG flattened on white, not interlaced) with its
   // sha256, by which the renderer caches it; its four columns are set or cleared together.
   await sql`
     alter table companies

@@ -20,3 +20,4 @@ export {
   type TransportOptions,
 } from './transport.js';
 export type * from './outcomes.js';
+export { dgiiOutOfReach } from './outcomes.js';

@@ -62,6 +62,25 @@ export type TransientReason =
   /** An HTTP status the client has no meaning for (e.g. 404: a misconfigured base URL). */
   | 'unexpected_status';
 
+/**
+ * Whether a transient failure means DGII could not be reached (down, unreachable, or refusing for now) rather than
+ * DGII answering something unusable: an e-CF not taken for the first reason is issued in contingency (the printed
+ * representation's 72-hour legend). Exhaustive, so a new reason must say which it is.
+ */
+export const dgiiOutOfReach: Readonly<Record<TransientReason, boolean>> = {
+  unavailable: true,
+  dns: true,
+  connect_refused: true,
+  connect_timeout: true,
+  connect_failed: true,
+  reset_before_sent: true,
+  response_timeout: true,
+  network: true,
+  server_unavailable: true,
+  bad_response: false,
+  unexpected_status: false,
+};
+
 export interface Transient {
   kind: 'transient';
   reason: TransientReason;

@@ -2,7 +2,7 @@
 // PDF, 10 MB in all. One call gives the eleven, rendered from the accepted simulation documents, in one zip.
 import { maxPrintedBytes } from '../../fiscal/certification/index.js';
 import { fail, ok, type Result } from '../../platform/result.js';
-import { zipOf } from '../../platform/zip.js';
+import { writeZip } from '../../platform/zip.js';
 import type { DocumentsService } from '../documents/index.js';
 import type { PaperFormat, PrintingService } from '../printing/index.js';
 import type { CertificationService } from './certification.service.js';
@@ -48,7 +48,10 @@ export function createPrintedRepresentationsExport(deps: {
           'printed_representations_too_large',
           `The eleven PDFs take ${String(total)} bytes, over the portal's ${String(maxPrintedBytes)} (10 MB): use a smaller logo, or 80mm for the consumer invoices.`,
         );
-      return ok({ bytes: await zipOf(files), filename: `representaciones-impresas-${id}.zip` });
+      return ok({
+        bytes: writeZip(files.map((file) => [file.name, file.bytes])),
+        filename: `representaciones-impresas-${id}.zip`,
+      });
     },
   };
 }

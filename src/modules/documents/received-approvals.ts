@@ -167,7 +167,7 @@ export function createReceivedApprovals(deps: {
           [at('RNCEmisor', 'not_the_issuer', `RNCEmisor must be ${company.rnc}.`)],
         );
       }
-      const row = await approvals.findDocumentByEncf(db, companyId, environment, approval.eNCF);
+      const row = await repo.findByEncf(db, companyId, environment, approval.eNCF);
       if (row === undefined)
         return fail('acecf_no_matching_document', `This company issued no e-CF ${approval.eNCF} in ${environment}.`, [
           at('eNCF', 'unknown_encf', `No document of this company has e-NCF ${approval.eNCF}.`),

@@ -3,13 +3,7 @@
 export { createPrinter, rendererVersion, type Printer, type RenderedPdf, type RenderRequest } from './printer.js';
 export { linesPerPage, type PrintBranding } from './layout.js';
 export { paperFormats, type PaperFormat } from './paper.js';
-export {
-  contingencyLegend,
-  deferredSendingLegend,
-  printableOf,
-  typeTitles,
-  type PrintableContext,
-} from './printable.js';
+export { contingencyLegend, deferredSendingLegend, printableOf, type PrintableContext } from './printable.js';
 export { PrintableDocument, printableSchemas } from './printable.schema.js';
 export { printingModule } from './printing.module.js';
 export {

@@ -11,7 +11,7 @@ import type { EcfObject, EcfValue } from '../../fiscal/build/index.js';
 import type { CatalogueEntry } from '../../fiscal/model/index.js';
 import { codigosModificacion, municipios, provincias, unidadesMedida } from '../../fiscal/model/index.js';
 import { isConsumerSummary, timbreUrl } from '../../fiscal/timbre-url.js';
-import { formatAmount } from '../../fiscal/totals/index.js';
+import { formatAmount, itbisRate, type BillingIndicator } from '../../fiscal/totals/index.js';
 import type { PrintableDocument } from './printable.schema.js';
 
 function group(value: EcfValue | undefined): EcfObject | undefined {
@@ -101,18 +101,19 @@ function labelled(node: EcfObject | undefined, labels: readonly [string, string]
   });
 }
 
-const defaultItbisRates: Readonly<Record<string, string>> = { '1': '18', '2': '16', '3': '0' };
-
 /**
  * The ITBIS of one line, which the XML does not carry (Informe Técnico §17.2.2, "si aplica"): MontoItem at the
  * rate of its indicator as Totales states it, or the part of it that is ITBIS when prices include the tax
  * (IndicadorMontoGravado 1). Shown only; the totals printed are always the XML's own.
  */
 function lineItbis(amount: string, indicator: string, totals: EcfObject | undefined, taxIncluded: boolean) {
-  const rate = textAt(totals, `ITBIS${indicator}`) ?? defaultItbisRates[indicator];
-  if (rate === undefined || !/^\d+(\.\d+)?$/.test(amount)) return null;
+  const stated = textAt(totals, `ITBIS${indicator}`);
+  const ratio =
+    stated !== undefined && /^\d+(\.\d+)?$/.test(stated)
+      ? new Big(stated).div(100)
+      : itbisRate(Number(indicator) as BillingIndicator);
+  if (ratio === undefined || !/^\d+(\.\d+)?$/.test(amount)) return null;
   const base = new Big(amount);
-  const ratio = new Big(rate).div(100);
   return formatAmount(taxIncluded ? base.minus(base.div(ratio.plus(1))) : base.times(ratio));
 }
 

@@ -1,10 +1,10 @@
 // The printed representation (RI) of an e-CF as PDF: printable data in, deterministic bytes out. The printing
 // service (printing.service.ts) calls it for the impresion routes and the certification zip.
-import { createHash } from 'node:crypto';
 import { parseDgiiTimestamp } from '../../fiscal/dates.js';
 import type { PrintableDocument } from './printable.schema.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { ok, type Result } from '../../platform/result.js';
+import { sha256Hex } from '../../platform/storage/blob-store.js';
 import { codePointName, measure, printable as printableText } from './fonts.js';
 import { layout, type PrintBranding } from './layout.js';
 import { embeddableLogo } from './logo.js';
@@ -63,7 +63,7 @@ export function createPrinter(deps: { log: Logger }): Printer {
 
   function logoFor(branding: PrintBranding): Buffer | null {
     if (branding.logoPng === null) return null;
-    const key = branding.logoSha256 ?? createHash('sha256').update(branding.logoPng).digest('hex');
+    const key = branding.logoSha256 ?? sha256Hex(branding.logoPng);
     let logo = logos.get(key);
     if (logo === undefined && !logos.has(key)) {
       logo = embeddableLogo(branding.logoPng);
@@ -75,8 +75,8 @@ export function createPrinter(deps: { log: Logger }): Printer {
   function render({ printable, format, branding }: RenderRequest): Result<RenderedPdf> {
     // status and notices are for the integrator and never printed: a status change must not miss the cache.
     const { status: _status, notices: _notices, ...printed } = printable;
-    const key = createHash('sha256')
-      .update(
+    const key = sha256Hex(
+      Buffer.from(
         JSON.stringify({
           printed,
           format,
@@ -84,8 +84,8 @@ export function createPrinter(deps: { log: Logger }): Printer {
           footerNote: branding.footerNote,
           rendererVersion,
         }),
-      )
-      .digest('hex');
+      ),
+    );
     const cached = rendered.get(key);
     if (cached !== undefined) {
       rendered.delete(key);
@@ -119,7 +119,7 @@ export function createPrinter(deps: { log: Logger }): Printer {
       );
     const result: RenderedPdf = {
       bytes,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      sha256: sha256Hex(bytes),
       pages: planned.value.pages.length,
       replacedCharacters,
     };

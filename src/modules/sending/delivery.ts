@@ -21,12 +21,13 @@
 // once attempts run out, and never given up: giving up would need a resend, and a resend without an answer could
 // send twice).
 import { maxRetryDelayMs, type Config, type FiscalEnvironment } from '../../config.js';
-import type {
-  DgiiClient,
-  DgiiMessage,
-  SendEcfOutcome,
-  SendRfceOutcome,
-  StatusByEncfOutcome,
+import {
+  dgiiOutOfReach,
+  type DgiiClient,
+  type DgiiMessage,
+  type SendEcfOutcome,
+  type SendRfceOutcome,
+  type StatusByEncfOutcome,
 } from '../../dgii/index.js';
 import { buildRfce } from '../../fiscal/responses/rfce.js';
 import { consumerSummaryThreshold } from '../../fiscal/timbre-url.js';
@@ -136,9 +137,6 @@ export interface ClaimedSend {
 type SendDone =
   | { kind: 'track'; trackId: string; cause: string }
   | { kind: 'verdict'; verdict: Verdict; source: string; sent: boolean };
-
-/** Transient failures that are not DGII out of reach: it answered, with something we cannot use. */
-const cannotBeRead: ReadonlySet<string> = new Set(['bad_response', 'unexpected_status']);
 
 /** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
 interface NotTaken {
@@ -605,12 +603,7 @@ export function createDelivery(deps: {
             reason: `${outcome.reason}: ${outcome.detail}`,
             until: outcome.retryAt ?? later(retryBackoff(row.send_attempts)),
           };
-        return notTaken(
-          row,
-          `${outcome.reason}: ${outcome.detail}`,
-          outcome.retryAt,
-          !cannotBeRead.has(outcome.reason),
-        );
+        return notTaken(row, `${outcome.reason}: ${outcome.detail}`, outcome.retryAt, dgiiOutOfReach[outcome.reason]);
       case 'uncertain':
         return unknownYet(row, `${outcome.reason}: ${outcome.detail}`);
       case 'unauthorized':

@@ -7,7 +7,8 @@ import { after, describe, it } from 'node:test';
 import yauzl from 'yauzl';
 import { openXlsx, readXlsxSheets, writeXlsx, XlsxError, type XlsxCellValue, type XlsxRow } from './index.js';
 import { XmlScanner } from './xml-scanner.js';
-import { columnName, writeZip } from './xlsx-writer.js';
+import { writeZip } from '../zip.js';
+import { columnName } from './xlsx-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xlsx-'));
 after(() => {
