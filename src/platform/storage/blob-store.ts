@@ -28,12 +28,41 @@ export interface BlobHead {
   sha256: string | undefined;
 }
 
+/** One stored object as a listing names it. */
+export interface ListedBlob {
+  key: string;
+  size: number;
+  /** When the object was written (file mtime, S3 LastModified). */
+  modifiedAt: Date;
+}
+
+export interface ListOptions {
+  /** Only keys that start with this. */
+  prefix?: string;
+  /** Only keys after this one (byte order). */
+  after?: string;
+  limit: number;
+}
+
+/** An object's S3 Object Lock retention; both fields undefined when it has none. */
+export interface ObjectRetention {
+  mode: 'COMPLIANCE' | 'GOVERNANCE' | undefined;
+  retainUntil: Date | undefined;
+}
+
 export interface BlobStore {
   readonly kind: 'fs' | 's3';
   /** Same bytes again: idempotent success. Different bytes: BlobExistsError, and the stored bytes stay. */
   put(key: string, bytes: Uint8Array, options: PutOptions): Promise<StoredBlob>;
   get(key: string): Promise<Buffer | undefined>;
   head(key: string): Promise<BlobHead | undefined>;
+  /**
+   * Up to `limit` objects in byte order of their keys (as S3 lists them), never the probe's: the archive verifier
+   * walks the store beside the records sorted the same way, to find what one has and the other lacks.
+   */
+  list(options: ListOptions): Promise<ListedBlob[]>;
+  /** The object's Object Lock retention (S3); undefined when the object is missing or the store has no such thing. */
+  retentionOf(key: string): Promise<ObjectRetention | undefined>;
   /** Writes, reads back and compares a small object under `_probe/`; rejects with a short reason. */
   probe(timeoutMs: number): Promise<void>;
   close(): Promise<void>;

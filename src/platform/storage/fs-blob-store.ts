@@ -3,7 +3,7 @@
 // sees a half-written file. The writes themselves happen on writer threads (fs-writer.ts).
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, readFile as readFileCallback } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -14,6 +14,8 @@ import {
   storedBlob,
   type BlobHead,
   type BlobStore,
+  type ListedBlob,
+  type ListOptions,
   type PutOptions,
   type StoredBlob,
 } from './blob-store.js';
@@ -81,7 +83,52 @@ export function createFsBlobStore(root: string): BlobStore {
     });
   }
 
-  return { kind: 'fs', put, get, head, probe, close: () => writer.close() };
+  /**
+   * Walks the directories in key order: entries sorted by their name as a key segment (a directory's with its '/'),
+   * skipping every directory whose keys all sort at or before `after` or outside `prefix`. Files a crashed write
+   * left under a temporary name ('.~' + uuid) are listed too: they are blobs no record names.
+   */
+  async function list(options: ListOptions): Promise<ListedBlob[]> {
+    const { prefix = '', after, limit } = options;
+    const found: ListedBlob[] = [];
+    const wanted = (keyPrefix: string) => keyPrefix.startsWith(prefix) || prefix.startsWith(keyPrefix);
+    const pastAfter = (dirKey: string) => after === undefined || !(after >= dirKey && !after.startsWith(dirKey));
+    async function walk(dirKey: string): Promise<void> {
+      let entries;
+      try {
+        entries = await readdir(join(base, ...dirKey.split('/')), { withFileTypes: true });
+      } catch (error) {
+        if (isMissing(error)) return;
+        throw error;
+      }
+      const named = entries
+        .map((entry) => ({ entry, key: `${dirKey}${entry.name}${entry.isDirectory() ? '/' : ''}` }))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const { entry, key } of named) {
+        if (found.length >= limit) return;
+        if (key === probePrefix || !wanted(key)) continue;
+        if (entry.isDirectory()) {
+          if (pastAfter(key)) await walk(key);
+        } else if (entry.isFile() && key.startsWith(prefix) && (after === undefined || key > after)) {
+          const stats = await stat(join(base, ...key.split('/')));
+          found.push({ key, size: stats.size, modifiedAt: stats.mtime });
+        }
+      }
+    }
+    await walk('');
+    return found;
+  }
+
+  return {
+    kind: 'fs',
+    put,
+    get,
+    head,
+    list,
+    retentionOf: () => Promise.resolve(undefined),
+    probe,
+    close: () => writer.close(),
+  };
 }
 
 async function hashFile(path: string): Promise<string> {

@@ -4,7 +4,15 @@ import { createFsBlobStore } from './fs-blob-store.js';
 import { createS3BlobStore } from './s3-blob-store.js';
 
 export { BlobExistsError, InvalidBlobKeyError, readArchived } from './blob-store.js';
-export type { BlobHead, BlobStore, PutOptions, StoredBlob } from './blob-store.js';
+export type {
+  BlobHead,
+  BlobStore,
+  ListedBlob,
+  ListOptions,
+  ObjectRetention,
+  PutOptions,
+  StoredBlob,
+} from './blob-store.js';
 export { createFsBlobStore } from './fs-blob-store.js';
 export { createS3BlobStore } from './s3-blob-store.js';
 

@@ -3,7 +3,9 @@
 // document before its ten years are up.
 import {
   GetObjectCommand,
+  GetObjectRetentionCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -19,6 +21,9 @@ import {
   storedBlob,
   type BlobHead,
   type BlobStore,
+  type ListedBlob,
+  type ListOptions,
+  type ObjectRetention,
   type PutOptions,
   type StoredBlob,
 } from './blob-store.js';
@@ -128,6 +133,46 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
     return readHead(key);
   }
 
+  async function list(options: ListOptions): Promise<ListedBlob[]> {
+    const found: ListedBlob[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: options.prefix,
+          StartAfter: token === undefined ? options.after : undefined,
+          ContinuationToken: token,
+          MaxKeys: Math.min(1000, options.limit - found.length + 1),
+        }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined || object.Key.startsWith(probePrefix)) continue;
+        if (found.length < options.limit)
+          found.push({ key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
+      }
+      token = page.IsTruncated === true && found.length < options.limit ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return found;
+  }
+
+  async function retentionOf(key: string): Promise<ObjectRetention | undefined> {
+    assertValidKey(key);
+    try {
+      const response = await client.send(new GetObjectRetentionCommand({ Bucket: bucket, Key: key }));
+      const mode = response.Retention?.Mode;
+      return {
+        mode: mode === 'COMPLIANCE' || mode === 'GOVERNANCE' ? mode : undefined,
+        retainUntil: response.Retention?.RetainUntilDate,
+      };
+    } catch (error) {
+      if (hasName(error, 'NoSuchKey')) return undefined;
+      // S3 answers this when the object has no retention set.
+      if (hasName(error, 'NoSuchObjectLockConfiguration')) return { mode: undefined, retainUntil: undefined };
+      throw error;
+    }
+  }
+
   async function probe(timeoutMs: number): Promise<void> {
     await probeWithin(timeoutMs, (abortSignal) =>
       serialize(probeKey, async () => {
@@ -153,7 +198,7 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
     return Promise.resolve();
   }
 
-  return { kind: 's3', put, get, head, probe, close };
+  return { kind: 's3', put, get, head, list, retentionOf, probe, close };
 }
 
 /** Runs tasks for the same key one after another, so a check-then-put in this process cannot interleave. */
