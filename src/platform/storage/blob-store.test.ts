@@ -1,13 +1,13 @@
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { S3Config } from '../../config.js';
+import { s3rverBucket, startS3rver, type S3rverInstance } from '../../../test/support/s3rver.js';
 import { objectLockFor } from './s3-blob-store.js';
 import {
   BlobExistsError,
@@ -18,20 +18,6 @@ import {
   type BlobStore,
   type StoredBlob,
 } from './index.js';
-
-// s3rver ships no type declarations, and a test file cannot declare an untyped module; load it through require
-// with the small part of its API we use.
-interface S3rverServer {
-  run(): Promise<{ port: number }>;
-  close(): Promise<void>;
-}
-type S3rverConstructor = new (options: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-}) => S3rverServer;
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
 
 interface Harness {
   store: BlobStore;
@@ -221,8 +207,127 @@ function blobStoreContract(kind: BlobStore['kind'], open: () => Promise<Harness>
         await assert.rejects(store.put(key, Buffer.from('x'), { contentType: 'text/plain' }), isInvalid);
         await assert.rejects(store.get(key), isInvalid);
         await assert.rejects(store.head(key), isInvalid);
+        await assert.rejects(store.retentionOf(key), isInvalid);
       });
     }
+
+    describe('list', () => {
+      // Byte order: '.' (2E) sorts before '/' (2F), so `a.b` comes before every key under `a/`, and `a/…` before
+      // `a0`. `_probe.txt` and `_probes/x` only look like the probe's keys, which live under `_probe/`.
+      const sorted = [
+        'Z',
+        '_probe.txt',
+        '_probes/x',
+        '_x',
+        'a-b',
+        'a.b',
+        'a/x',
+        'a/y/z',
+        'a0',
+        'ab',
+        'b.txt',
+        'cmp_abc/doc_1/v1.xml',
+      ];
+      const bytesOf = (key: string) => (key === 'b.txt' ? Buffer.alloc(0) : Buffer.from(`listed ${key}`));
+      const keysOf = (blobs: readonly { key: string }[]) => blobs.map((blob) => blob.key);
+      let listing: Harness;
+      let listed: BlobStore;
+      let putFrom: number;
+      let putTo: number;
+      before(async () => {
+        listing = await open();
+        listed = listing.store;
+        await listed.probe(5_000);
+        putFrom = Date.now();
+        for (const key of sorted.toReversed()) await listed.put(key, bytesOf(key), { contentType: 'text/plain' });
+        putTo = Date.now();
+        await listed.probe(5_000);
+      });
+      after(async () => {
+        await listing.dispose();
+      });
+
+      it("lists every key in byte order with its size and write time, never the probe's", async () => {
+        const all = await listed.list({ limit: 100 });
+        assert.deepEqual(keysOf(all), sorted);
+        for (const blob of all) {
+          assert.equal(blob.size, bytesOf(blob.key).byteLength, blob.key);
+          assert.ok(blob.modifiedAt instanceof Date, blob.key);
+          // S3 keeps whole seconds.
+          const time = blob.modifiedAt.getTime();
+          assert.ok(time >= Math.floor(putFrom / 1000) * 1000 && time <= putTo + 1000, `${blob.key} ${time}`);
+        }
+      });
+
+      const prefixCases = [
+        ['a', ['a-b', 'a.b', 'a/x', 'a/y/z', 'a0', 'ab']],
+        ['a/', ['a/x', 'a/y/z']],
+        ['a/y', ['a/y/z']],
+        ['a.', ['a.b']],
+        ['_probe', ['_probe.txt', '_probes/x']],
+        ['_probe/', []],
+        ['cmp_abc/doc_1/v1.xml', ['cmp_abc/doc_1/v1.xml']],
+        ['nothing', []],
+      ] as const;
+      for (const [prefix, expected] of prefixCases) {
+        it(`lists only the keys that start with "${prefix}"`, async () => {
+          assert.deepEqual(keysOf(await listed.list({ prefix, limit: 100 })), expected);
+        });
+      }
+
+      const afterCases = [
+        ['Z', 'an existing key', sorted.slice(1)],
+        ['a.b', 'the key just before a directory', sorted.slice(sorted.indexOf('a/x'))],
+        ['a', 'a directory name without its slash', sorted.slice(sorted.indexOf('a-b'))],
+        ['a/', 'a directory', sorted.slice(sorted.indexOf('a/x'))],
+        ['a/y', 'a directory inside one, without its slash', sorted.slice(sorted.indexOf('a/y/z'))],
+        ['a/y/z', 'the last key of a directory', sorted.slice(sorted.indexOf('a0'))],
+        ['a/w', 'a missing key inside a directory', sorted.slice(sorted.indexOf('a/x'))],
+        ['a/zz', 'a missing key past a directory', sorted.slice(sorted.indexOf('a0'))],
+        ['_probe/~', "a key among the probe's", sorted.slice(sorted.indexOf('_probes/x'))],
+        ['A', 'a missing key before all', sorted],
+        ['cmp_abc/doc_1/v1.xml', 'the last key', []],
+        ['zzz', 'a missing key after all', []],
+      ] as const;
+      for (const [afterKey, what, expected] of afterCases) {
+        it(`lists only the keys after "${afterKey}" (${what})`, async () => {
+          assert.deepEqual(keysOf(await listed.list({ after: afterKey, limit: 100 })), expected);
+        });
+      }
+
+      it('combines prefix and after', async () => {
+        assert.deepEqual(keysOf(await listed.list({ prefix: 'a/', after: 'a/x', limit: 100 })), ['a/y/z']);
+        assert.deepEqual(keysOf(await listed.list({ prefix: 'a/', after: 'a', limit: 100 })), ['a/x', 'a/y/z']);
+        assert.deepEqual(keysOf(await listed.list({ prefix: 'a/', after: 'a0', limit: 100 })), []);
+        assert.deepEqual(keysOf(await listed.list({ prefix: 'a', after: 'a.b', limit: 2 })), ['a/x', 'a/y/z']);
+      });
+
+      it('stops at the limit, and pages through everything by listing after the last key', async () => {
+        assert.deepEqual(keysOf(await listed.list({ limit: 1 })), ['Z']);
+        assert.deepEqual(keysOf(await listed.list({ limit: 3 })), sorted.slice(0, 3));
+        assert.deepEqual(await listed.list({ limit: 0 }), []);
+        for (const limit of [1, 2, 5]) {
+          const seen: string[] = [];
+          for (;;) {
+            const page = await listed.list({ after: seen.at(-1), limit });
+            assert.ok(page.length <= limit);
+            if (page.length === 0) break;
+            seen.push(...keysOf(page));
+          }
+          assert.deepEqual(seen, sorted, `pages of ${limit}`);
+        }
+      });
+    });
+
+    it(`reports ${kind === 'fs' ? 'no retention at all' : 'an empty retention'} for an object written without Object Lock, and undefined for a missing key`, async () => {
+      const key = 'cmp_abc/doc_unlocked/signed-xml/v1.xml';
+      await store.put(key, Buffer.from(xml, 'utf8'), { contentType: 'application/xml' });
+      assert.deepEqual(
+        await store.retentionOf(key),
+        kind === 'fs' ? undefined : { mode: undefined, retainUntil: undefined },
+      );
+      assert.equal(await store.retentionOf('cmp_abc/doc_unlocked/missing.xml'), undefined);
+    });
 
     it('probes successfully, repeatedly, when storage is up', async () => {
       await store.probe(5_000);
@@ -264,47 +369,13 @@ async function openFsHarness(): Promise<Harness> {
 function s3Config(port: number, overrides: Partial<S3Config> = {}): S3Config {
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    bucket: 'ecf-archive',
+    bucket: s3rverBucket,
     region: 'us-east-1',
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     forcePathStyle: true,
     objectLockDays: undefined,
     ...overrides,
-  };
-}
-
-interface S3rverInstance {
-  port: number;
-  client: S3Client;
-  stop(): Promise<void>;
-}
-
-async function startS3rver(): Promise<S3rverInstance> {
-  const directory = await mkdtemp(join(tmpdir(), 'ecf-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const { port } = await server.run();
-  const config = s3Config(port);
-  const client = new S3Client({
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  await client.send(new CreateBucketCommand({ Bucket: config.bucket }));
-  let running = true;
-  return {
-    port,
-    client,
-    async stop() {
-      client.destroy();
-      if (running) {
-        running = false;
-        await server.close();
-      }
-      await rm(directory, { recursive: true, force: true });
-    },
   };
 }
 
@@ -342,7 +413,7 @@ describe('s3 blob store specifics', () => {
   it('heads an object written without our metadata as having no sha256, and accepts the same bytes over it', async () => {
     const key = 'cmp_abc/doc_foreign/v1.xml';
     const bytes = Buffer.from(xml, 'utf8');
-    await s3rver.client.send(new PutObjectCommand({ Bucket: 'ecf-archive', Key: key, Body: bytes }));
+    await s3rver.client.send(new PutObjectCommand({ Bucket: s3rverBucket, Key: key, Body: bytes }));
     const store = createS3BlobStore(s3Config(s3rver.port));
     try {
       assert.deepEqual(await store.head(key), { size: bytes.byteLength, sha256: undefined });
@@ -353,7 +424,7 @@ describe('s3 blob store specifics', () => {
     }
   });
 
-  it('writes with Object Lock parameters, whether given per put or configured as a number of days', async () => {
+  it('writes COMPLIANCE retention until the given date, or for the configured days, and reads it back', async () => {
     const store = createS3BlobStore(s3Config(s3rver.port, { objectLockDays: 3_650 }));
     try {
       const bytes = Buffer.from(xml, 'utf8');
@@ -364,50 +435,150 @@ describe('s3 blob store specifics', () => {
         expectedBlob(key, bytes),
       );
       assert.deepEqual(await store.get(key), bytes);
+      assert.deepEqual(await store.retentionOf(key), { mode: 'COMPLIANCE', retainUntil });
+
       const daysKey = 'cmp_abc/doc_locked_days/signed-xml/v1.xml';
+      const before = Date.now();
       assert.deepEqual(
         await store.put(daysKey, bytes, { contentType: 'application/xml' }),
         expectedBlob(daysKey, bytes),
       );
+      const after = Date.now();
       assert.deepEqual(await store.get(daysKey), bytes);
+      const retention = await store.retentionOf(daysKey);
+      assert.equal(retention?.mode, 'COMPLIANCE');
+      const until = retention.retainUntil?.getTime() ?? Number.NaN;
+      const days = 3_650 * 86_400_000;
+      // S3 may keep whole seconds.
+      assert.ok(until >= before + days - 1_000 && until <= after + days, `${retention.retainUntil?.toISOString()}`);
     } finally {
       await store.close();
     }
   });
 
-  // s3rver ignores If-None-Match on PUT, so the answer AWS S3 gives a writer that lost the race is played by a stub.
-  it('settles a put that S3 refuses with 412 by comparing with the object the other writer stored', async () => {
-    const winner = Buffer.from(xml, 'utf8');
+  it('reports an empty retention for an object put past the adapter without Object Lock, and undefined for a missing key', async () => {
+    const key = 'cmp_abc/doc_raw_unlocked/signed-xml/v1.xml';
+    await s3rver.client.send(new PutObjectCommand({ Bucket: s3rverBucket, Key: key, Body: Buffer.from(xml, 'utf8') }));
+    const store = createS3BlobStore(s3Config(s3rver.port, { objectLockDays: 3_650 }));
+    try {
+      assert.deepEqual(await store.retentionOf(key), { mode: undefined, retainUntil: undefined });
+      assert.equal(await store.retentionOf('cmp_abc/doc_never_written/signed-xml/v1.xml'), undefined);
+      // A key that is only a prefix of others names no object.
+      assert.equal(await store.retentionOf('cmp_abc/doc_raw_unlocked'), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reports an empty retention in a bucket without Object Lock, where S3 refuses a put that asks for one', async () => {
+    const plain = await startS3rver({ objectLock: false });
+    const store = createS3BlobStore(s3Config(plain.port, { objectLockDays: 3_650 }));
+    try {
+      const key = 'cmp_abc/doc_plain/signed-xml/v1.xml';
+      await plain.client.send(new PutObjectCommand({ Bucket: s3rverBucket, Key: key, Body: Buffer.from(xml, 'utf8') }));
+      assert.deepEqual(await store.retentionOf(key), { mode: undefined, retainUntil: undefined });
+      assert.equal(await store.retentionOf('cmp_abc/doc_plain/signed-xml/missing.xml'), undefined);
+      await assert.rejects(
+        store.put('cmp_abc/doc_plain/signed-xml/v2.xml', Buffer.from(xml, 'utf8'), { contentType: 'application/xml' }),
+        (error: unknown) => error instanceof Error && error.name === 'InvalidRequest',
+      );
+    } finally {
+      await store.close();
+      await plain.stop();
+    }
+  });
+
+  it('pages through listings that S3 cuts short of MaxKeys, including pages that hold only probe keys', async () => {
+    // S3 returns at most 1,000 keys a request; a page size of 4 pages through 17 keys the same way.
+    const paged = await startS3rver({ pageSize: 4 });
+    const store = createS3BlobStore(s3Config(paged.port));
+    try {
+      const keys = Array.from({ length: 11 }, (_, i) => `bulk/${String(i).padStart(4, '0')}`);
+      const probeKeys = Array.from({ length: 5 }, (_, i) => `_probe/other-process-${i}`);
+      for (const Key of [...probeKeys, ...keys]) {
+        await paged.client.send(new PutObjectCommand({ Bucket: s3rverBucket, Key, Body: Key }));
+      }
+      await store.probe(5_000);
+      const keysOf = (blobs: readonly { key: string }[]) => blobs.map((blob) => blob.key);
+      const everything = await store.list({ limit: 100 });
+      assert.deepEqual(keysOf(everything), keys);
+      assert.ok(everything.every((blob) => blob.size === 9));
+      assert.deepEqual(keysOf(await store.list({ limit: 6 })), keys.slice(0, 6));
+      assert.deepEqual(keysOf(await store.list({ after: 'bulk/0003', limit: 100 })), keys.slice(4));
+      assert.deepEqual(keysOf(await store.list({ prefix: 'bulk/', after: 'bulk/0003', limit: 5 })), keys.slice(4, 9));
+      // Six probe keys lead the bucket: with a limit of 2 the first three pages hold nothing to return.
+      assert.deepEqual(keysOf(await store.list({ limit: 2 })), keys.slice(0, 2));
+    } finally {
+      await store.close();
+      await paged.stop();
+    }
+  });
+
+  async function withStub(
+    answer: (request: { method: string; url: string }) => { status: number; body?: string },
+    run: (store: BlobStore) => Promise<void>,
+  ): Promise<void> {
     const stub = createServer((request, response) => {
       request.resume();
       request.on('end', () => {
-        if (request.method === 'HEAD') response.writeHead(404).end();
-        else if (request.method === 'PUT') {
-          response.writeHead(412, { 'content-type': 'application/xml' });
-          response.end(
-            '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>',
-          );
-        } else
-          response
-            .writeHead(200, { 'content-type': 'application/xml', 'content-length': winner.byteLength })
-            .end(winner);
+        const { status, body } = answer({ method: request.method ?? '', url: request.url ?? '' });
+        response.writeHead(status, { 'content-type': 'application/xml' }).end(body);
       });
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     const { port } = stub.address() as { port: number };
     const store = createS3BlobStore(s3Config(port));
     try {
-      const key = 'cmp_abc/doc_lost_race/signed-xml/v1.xml';
-      assert.deepEqual(await store.put(key, winner, { contentType: 'application/xml' }), expectedBlob(key, winner));
-      await assert.rejects(
-        store.put(key, Buffer.from('<other/>'), { contentType: 'application/xml' }),
-        isBlobExists(key),
-      );
+      await run(store);
     } finally {
       await store.close();
       stub.closeAllConnections();
       await new Promise((resolve) => stub.close(resolve));
     }
+  }
+  const s3Error = (code: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
+
+  it('refuses a listing that S3 returns out of key byte order rather than pass it on', async () => {
+    const listing = (keys: string[]) =>
+      '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+      `<Name>${s3rverBucket}</Name><IsTruncated>false</IsTruncated>` +
+      keys.map((key) => `<Contents><Key>${key}</Key><Size>1</Size></Contents>`).join('') +
+      '</ListBucketResult>';
+    await withStub(
+      () => ({ status: 200, body: listing(['a/x', 'a.b']) }),
+      async (store) => {
+        await assert.rejects(
+          store.list({ limit: 10 }),
+          /S3 listed a\.b after a\/x: the listing is not in key byte order/,
+        );
+      },
+    );
+    await withStub(
+      () => ({ status: 200, body: listing(['a.b', 'a/x']) }),
+      async (store) => {
+        await assert.rejects(store.list({ after: 'a0', limit: 10 }), /S3 listed a\.b after a0/);
+      },
+    );
+  });
+
+  it('reads a refusal of GetObjectRetention as a missing object only when a HEAD finds none', async () => {
+    // S3 answers 405 MethodNotAllowed for a key whose current version is a delete marker.
+    await withStub(
+      ({ method }) => (method === 'HEAD' ? { status: 404 } : { status: 405, body: s3Error('MethodNotAllowed') }),
+      async (store) => {
+        assert.equal(await store.retentionOf('cmp_abc/doc_deleted/v1.xml'), undefined);
+      },
+    );
+    await withStub(
+      ({ method }) => (method === 'HEAD' ? { status: 200 } : { status: 403, body: s3Error('AccessDenied') }),
+      async (store) => {
+        await assert.rejects(
+          store.retentionOf('cmp_abc/doc_denied/v1.xml'),
+          (error: unknown) => error instanceof Error && error.name === 'AccessDenied',
+        );
+      },
+    );
   });
 
   const now = new Date('2025-03-01T12:00:00Z');

@@ -39,12 +39,15 @@ export interface ListedBlob {
 export interface ListOptions {
   /** Only keys that start with this. */
   prefix?: string;
-  /** Only keys after this one (byte order). */
+  /** Only keys after this one (byte order); it need not name an object. */
   after?: string;
   limit: number;
 }
 
-/** An object's S3 Object Lock retention; both fields undefined when it has none. */
+/**
+ * An object's S3 Object Lock retention as S3 reports it; both fields undefined when it has none. Nothing here says
+ * whether it is long enough: the caller compares `retainUntil` with what it expects.
+ */
 export interface ObjectRetention {
   mode: 'COMPLIANCE' | 'GOVERNANCE' | undefined;
   retainUntil: Date | undefined;
@@ -57,11 +60,16 @@ export interface BlobStore {
   get(key: string): Promise<Buffer | undefined>;
   head(key: string): Promise<BlobHead | undefined>;
   /**
-   * Up to `limit` objects in byte order of their keys (as S3 lists them), never the probe's: the archive verifier
-   * walks the store beside the records sorted the same way, to find what one has and the other lacks.
+   * Up to `limit` objects in byte order of their keys (UTF-8, as S3 lists them; see compareKeys), never the probe's:
+   * the archive verifier walks the store beside the records sorted the same way, to find what one has and the other
+   * lacks. The next page starts after the last key of this one.
    */
   list(options: ListOptions): Promise<ListedBlob[]>;
-  /** The object's Object Lock retention (S3); undefined when the object is missing or the store has no such thing. */
+  /**
+   * The object's Object Lock retention. S3: the retention of the key's current version, both fields undefined when
+   * it has none (or the bucket has no Object Lock), undefined when the object is missing. Filesystem: always
+   * undefined, as it has no such thing.
+   */
   retentionOf(key: string): Promise<ObjectRetention | undefined>;
   /** Writes, reads back and compares a small object under `_probe/`; rejects with a short reason. */
   probe(timeoutMs: number): Promise<void>;
@@ -108,6 +116,12 @@ export function assertValidKey(key: string): void {
   if (segments.some((segment) => segment.length > maxSegmentLength)) {
     throw new InvalidBlobKeyError(key, `may not have a segment longer than ${maxSegmentLength} characters`);
   }
+}
+
+/** The order `list` returns keys in: their UTF-8 bytes, as S3 lists them (not JavaScript's UTF-16 `<`). */
+export function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 export function sha256Hex(bytes: Uint8Array): string {

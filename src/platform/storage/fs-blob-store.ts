@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import {
   assertValidKey,
   BlobExistsError,
+  compareKeys,
   probePrefix,
   probeWithin,
   storedBlob,
@@ -92,7 +93,9 @@ export function createFsBlobStore(root: string): BlobStore {
     const { prefix = '', after, limit } = options;
     const found: ListedBlob[] = [];
     const wanted = (keyPrefix: string) => keyPrefix.startsWith(prefix) || prefix.startsWith(keyPrefix);
-    const pastAfter = (dirKey: string) => after === undefined || !(after >= dirKey && !after.startsWith(dirKey));
+    // A directory holds keys after `after` unless `after` sorts past the directory without being inside it.
+    const pastAfter = (dirKey: string) =>
+      after === undefined || compareKeys(after, dirKey) < 0 || after.startsWith(dirKey);
     async function walk(dirKey: string): Promise<void> {
       let entries;
       try {
@@ -102,14 +105,17 @@ export function createFsBlobStore(root: string): BlobStore {
         throw error;
       }
       const named = entries
-        .map((entry) => ({ entry, key: `${dirKey}${entry.name}${entry.isDirectory() ? '/' : ''}` }))
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        .map((entry) => {
+          const key = `${dirKey}${entry.name}${entry.isDirectory() ? '/' : ''}`;
+          return { entry, key, bytes: Buffer.from(key, 'utf8') };
+        })
+        .sort((a, b) => Buffer.compare(a.bytes, b.bytes));
       for (const { entry, key } of named) {
         if (found.length >= limit) return;
         if (key === probePrefix || !wanted(key)) continue;
         if (entry.isDirectory()) {
           if (pastAfter(key)) await walk(key);
-        } else if (entry.isFile() && key.startsWith(prefix) && (after === undefined || key > after)) {
+        } else if (entry.isFile() && key.startsWith(prefix) && (after === undefined || compareKeys(key, after) > 0)) {
           const stats = await stat(join(base, ...key.split('/')));
           found.push({ key, size: stats.size, modifiedAt: stats.mtime });
         }
@@ -119,13 +125,21 @@ export function createFsBlobStore(root: string): BlobStore {
     return found;
   }
 
+  /** A filesystem has no Object Lock: no retention to report, whether the key names an object or not. */
+  function retentionOf(key: string): Promise<undefined> {
+    return new Promise((resolve) => {
+      assertValidKey(key);
+      resolve(undefined);
+    });
+  }
+
   return {
     kind: 'fs',
     put,
     get,
     head,
     list,
-    retentionOf: () => Promise.resolve(undefined),
+    retentionOf,
     probe,
     close: () => writer.close(),
   };

@@ -16,6 +16,7 @@ import type { S3Config } from '../../config.js';
 import {
   assertValidKey,
   BlobExistsError,
+  compareKeys,
   probePrefix,
   probeWithin,
   storedBlob,
@@ -133,8 +134,16 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
     return readHead(key);
   }
 
+  /**
+   * Pages through ListObjectsV2: StartAfter on the first request, then each page's continuation token, until the
+   * limit is met or S3 has no more. A page can hold nothing but probe keys (each process leaves one), so an empty
+   * harvest is no reason to stop; only IsTruncated is. S3 promises byte order, and the verifier's merge depends on
+   * it: a server that breaks it (s3rver does) fails the listing here instead of misleading the merge.
+   */
   async function list(options: ListOptions): Promise<ListedBlob[]> {
     const found: ListedBlob[] = [];
+    if (options.limit <= 0) return found;
+    let last = options.after;
     let token: string | undefined;
     do {
       const page = await client.send(
@@ -143,19 +152,29 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
           Prefix: options.prefix,
           StartAfter: token === undefined ? options.after : undefined,
           ContinuationToken: token,
-          MaxKeys: Math.min(1000, options.limit - found.length + 1),
+          MaxKeys: Math.min(1000, options.limit - found.length),
         }),
       );
       for (const object of page.Contents ?? []) {
-        if (object.Key === undefined || object.Key.startsWith(probePrefix)) continue;
-        if (found.length < options.limit)
-          found.push({ key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
+        const key = object.Key;
+        if (key === undefined) continue;
+        if (last !== undefined && compareKeys(key, last) <= 0)
+          throw new Error(`S3 listed ${key} after ${last}: the listing is not in key byte order`);
+        last = key;
+        if (key.startsWith(probePrefix)) continue;
+        found.push({ key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
+        if (found.length >= options.limit) break;
       }
       token = page.IsTruncated === true && found.length < options.limit ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
     return found;
   }
 
+  /**
+   * GetObjectRetention, the API for this, rather than HeadObject: S3 puts x-amz-object-lock-mode and
+   * -retain-until-date on a HEAD only when the caller holds s3:GetObjectRetention, so a HEAD cannot tell a missing
+   * permission from a missing retention, while GetObjectRetention answers AccessDenied, which is thrown.
+   */
   async function retentionOf(key: string): Promise<ObjectRetention | undefined> {
     assertValidKey(key);
     try {
@@ -167,8 +186,15 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
       };
     } catch (error) {
       if (hasName(error, 'NoSuchKey')) return undefined;
-      // S3 answers this when the object has no retention set.
+      // 404 NoSuchObjectLockConfiguration: the object has no retention.
       if (hasName(error, 'NoSuchObjectLockConfiguration')) return { mode: undefined, retainUntil: undefined };
+      // Anything else may come before S3 looked for the object: 400 InvalidRequest ("Bucket is missing Object Lock
+      // Configuration") for every key of a bucket without Object Lock, or a 405 MethodNotAllowed when the key's
+      // current version is a delete marker. A HEAD tells whether the object is there.
+      if ((await readHead(key)) === undefined) return undefined;
+      // No Object Lock in the bucket, so no retention on the object either. Any other refusal is a real failure,
+      // never "no retention".
+      if (hasName(error, 'InvalidRequest')) return { mode: undefined, retainUntil: undefined };
       throw error;
     }
   }
