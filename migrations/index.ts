@@ -22,6 +22,7 @@ import * as outboundOutbox from './20261126_0019_outbound_outbox.js';
 import * as companyBranding from './20261126_0020_company_branding.js';
 import * as documentContingency from './20261126_0021_document_contingency.js';
 import * as timbreUrlColons from './20261126_0022_timbre_url_colons.js';
+import * as archiveVerification from './20261127_0023_archive_verification.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0020_company_branding': companyBranding,
   '20261126_0021_document_contingency': documentContingency,
   '20261126_0022_timbre_url_colons': timbreUrlColons,
+  '20261127_0023_archive_verification': archiveVerification,
 };

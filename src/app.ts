@@ -2,6 +2,7 @@
 // process runs (API, worker, scheduler).
 import { demoRnc } from './demo.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
+import { archiveModule } from './modules/archive/index.js';
 import { cataloguesModule } from './modules/catalogues/index.js';
 import { receivedApprovalTestOf, certificationModule } from './modules/certification/index.js';
 import { companiesModule } from './modules/companies/index.js';
@@ -59,6 +60,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
     const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
     const received = receivedModule(platform, { companies: companies.companies, printing: printing.printing });
+    const archive = archiveModule(platform, { metrics });
     const queue = await openQueue({
       executor: database.executor,
       roles,
@@ -96,6 +98,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       }),
       cataloguesModule({ companies: companies.companies }),
       taxpayersModule(platform),
+      archive,
       // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
       receiverModule(platform, {
         received: received.received,
@@ -146,6 +149,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       receivedApprovals: documents.receivedApprovals,
       sending: sending.sending,
       received: received.received,
+      archive: archive.archive,
     };
     return {
       config,

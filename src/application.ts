@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { DgiiClient } from './dgii/index.js';
 import type { SchemaSet } from './fiscal/xsd/index.js';
 import type { ApiKeysService } from './modules/api-keys/index.js';
+import type { ArchiveService } from './modules/archive/index.js';
 import type { CompaniesService } from './modules/companies/index.js';
 import type { ControlPlaneService } from './modules/control-plane/index.js';
 import type { ReceivedApprovals, DocumentsService } from './modules/documents/index.js';
@@ -53,6 +54,7 @@ export interface Services {
   sending: SendingService;
   /** e-CF other taxpayers sent to the company's receiver. */
   received: ReceivedService;
+  archive: ArchiveService;
 }
 
 export interface Application {

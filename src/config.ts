@@ -342,6 +342,27 @@ export const settings = {
     max: 1_000,
     doc: 'how many deliveries one worker POSTs at once; workers claim deliveries side by side, so more workers deliver more',
   },
+  ARCHIVE_VERIFY_DAYS: {
+    kind: 'integer',
+    default: 7,
+    min: 1,
+    max: 365,
+    doc: 'the rolling check of the archive starts a pass over every artefact this often',
+  },
+  ARCHIVE_VERIFY_MB_PER_S: {
+    kind: 'integer',
+    default: 8,
+    min: 0,
+    max: 10_000,
+    doc: 'the most the archive checks read from the store, in MB a second (`0`: no limit)',
+  },
+  ARCHIVE_ORPHAN_GRACE_MINUTES: {
+    kind: 'integer',
+    default: 60,
+    min: 0,
+    max: 10_080,
+    doc: 'a stored object no record names is an orphan finding only once it is this old (a write in progress is not)',
+  },
   TAXPAYERS_IMPORT_URL: {
     kind: 'url',
     protocols: ['http:', 'https:'],
@@ -493,6 +514,8 @@ export interface Config {
   /** Scheduled import of DGII's taxpayer listing: off unless a URL is set; cron in America/Santo_Domingo time. */
   taxpayersImport: { url: string | undefined; cron: string };
   webhooks: WebhooksConfig;
+  /** The archive verifier: a rolling pass every `verifyDays`, reads paced to `bytesPerSecond` (undefined: no limit). */
+  archive: { verifyDays: number; bytesPerSecond: number | undefined; orphanGraceMs: number };
 }
 
 /** Outbound webhooks (SPEC §6.1, DESIGN §5.5). */
@@ -717,6 +740,16 @@ function webhooks(env: Env, fiscalEnv: FiscalEnvironment, production: boolean): 
   });
 }
 
+function archive(env: Env): Config['archive'] {
+  const megabytes = integer(env, 'ARCHIVE_VERIFY_MB_PER_S') ?? settings.ARCHIVE_VERIFY_MB_PER_S.default;
+  return Object.freeze({
+    verifyDays: integer(env, 'ARCHIVE_VERIFY_DAYS') ?? settings.ARCHIVE_VERIFY_DAYS.default,
+    bytesPerSecond: megabytes === 0 ? undefined : megabytes * 1_000_000,
+    orphanGraceMs:
+      (integer(env, 'ARCHIVE_ORPHAN_GRACE_MINUTES') ?? settings.ARCHIVE_ORPHAN_GRACE_MINUTES.default) * 60_000,
+  });
+}
+
 export function parseConfig(env: Env): Config {
   const nodeEnv = choice(env, 'NODE_ENV') ?? settings.NODE_ENV.default;
   const fiscalEnv = choice(env, 'FISCAL_ENV') ?? settings.FISCAL_ENV.default;
@@ -780,6 +813,7 @@ export function parseConfig(env: Env): Config {
       cron: cron(env, 'TAXPAYERS_IMPORT_CRON') ?? settings.TAXPAYERS_IMPORT_CRON.default,
     }),
     webhooks: webhooks(env, fiscalEnv, production),
+    archive: archive(env),
   });
 }
 

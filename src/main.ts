@@ -24,6 +24,9 @@ const usage = (taxpayersUsage: string) => `Usage: ecf <command>
   migrate    apply pending database migrations and exit
   sandbox    the DGII sandbox alone: ecf sandbox [--port 4010] [--host H] [--admin]
   taxpayers  load DGII's taxpayer listing: ${taxpayersUsage}
+  archive    check the fiscal archive, or export a company's period for an audit:
+             ecf archive verify [--company <id|rnc>] [--from <yyyy-mm-dd>] [--to <yyyy-mm-dd>]
+             ecf archive export --company <id|rnc> --from <yyyy-mm-dd> --to <yyyy-mm-dd> --out <file.zip>
   certification  DGII's certification set workbook to the set file: ecf certification convert <workbook.xlsx> [--label <text>]
   help       this text
 
@@ -165,6 +168,12 @@ export async function run(argv: readonly string[]): Promise<void> {
       const { runTaxpayersCommand, TaxpayersArgumentError } = await import('./modules/taxpayers/index.js');
       expected.push(TaxpayersArgumentError);
       process.exitCode = await runTaxpayersCommand(argv.slice(1), databaseTarget(config));
+      return;
+    }
+    if (command === 'archive') {
+      const { runArchiveCommand, ArchiveArgumentError } = await import('./modules/archive/index.js');
+      expected.push(ArchiveArgumentError);
+      process.exitCode = await runArchiveCommand(argv.slice(1), config);
       return;
     }
     if (command === 'start' || command === 'serve' || command === 'worker' || command === 'scheduler') {

@@ -68,3 +68,10 @@ export function formatIsoDate(date: CalendarDate): string {
 export function isoDateOf(instant: Date): string {
   return formatIsoDate(calendarDateOf(instant));
 }
+
+/** The instant a GMT-4 calendar day `yyyy-MM-dd` begins; undefined for anything else. */
+export function startOfIsoDate(iso: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(iso)) return undefined;
+  const instant = new Date(`${iso}T00:00:00-04:00`);
+  return Number.isNaN(instant.getTime()) || isoDateOf(instant) !== iso ? undefined : instant;
+}

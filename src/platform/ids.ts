@@ -15,7 +15,23 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  'cmp' | 'crt' | 'key' | 'evt' | 'rng' | 'doc' | 'alc' | 'fjb' | 'lse' | 'anl' | 'rcv' | 'cpr' | 'cfm' | 'whk' | 'msg';
+  | 'cmp'
+  | 'crt'
+  | 'key'
+  | 'evt'
+  | 'rng'
+  | 'doc'
+  | 'alc'
+  | 'fjb'
+  | 'lse'
+  | 'anl'
+  | 'rcv'
+  | 'cpr'
+  | 'cfm'
+  | 'whk'
+  | 'msg'
+  | 'afn'
+  | 'aps';
 
 /** Characters after the prefix: 20 (119 random bits), but webhook deliveries (`msg_…`) have always had 24. */
 const randomLengths: Partial<Record<IdPrefix, number>> = { msg: 24 };

@@ -3,7 +3,7 @@
 // Integrity has three independent checks, because each catches a different failure: the SHA-256 recorded at
 // archiving (storage changed the bytes), the XMLDSig signature (the content changed after signing, even if someone
 // also rewrote the hash), and the record (the XML no longer says what the document row says).
-import { textAt } from '../../fiscal/rules/document-view.js';
+import { recordedFieldMismatches, type RecordedFields } from '../../fiscal/rules/record-fields.js';
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import type { EcfObject } from '../../fiscal/build/index.js';
@@ -31,22 +31,6 @@ interface SignedReading {
   securityCode: string | undefined;
 }
 
-/** The fields the document row copied from the XML when it was archived, compared with what the XML says now. */
-function recordMismatches(row: repo.DocumentRow, document: EcfObject | undefined, code: string | undefined): string[] {
-  if (document === undefined) return ['document'];
-  const expected: [string, string | null, string | undefined][] = [
-    ['eNCF', row.encf, textAt(document, ['Encabezado', 'IdDoc', 'eNCF'])],
-    ['TipoeCF', row.ecf_type, textAt(document, ['Encabezado', 'IdDoc', 'TipoeCF'])],
-    ['FechaEmision', row.fecha_emision, textAt(document, ['Encabezado', 'Emisor', 'FechaEmision'])],
-    ['MontoTotal', row.monto_total, textAt(document, ['Encabezado', 'Totales', 'MontoTotal'])],
-    ['FechaHoraFirma', row.fecha_hora_firma, textAt(document, ['FechaHoraFirma'])],
-  ];
-  const mismatches = expected.filter(([, recorded, written]) => recorded !== (written ?? null)).map(([name]) => name);
-  // Only a verified signature yields a trustworthy security code; without one the check above already failed.
-  if (code !== undefined && code !== row.security_code) mismatches.push('CodigoSeguridad');
-  return mismatches;
-}
-
 export function createDocumentViews(deps: {
   db: Db;
   blobs: BlobStore;
@@ -67,7 +51,7 @@ export function createDocumentViews(deps: {
     const parsed = reading?.parsed;
     const document = parsed?.ok === true ? parsed.document : undefined;
     const code = verdict?.ok === true ? verdict.securityCode : undefined;
-    const mismatches = recordMismatches(row, document, code);
+    const mismatches = recordedFieldMismatches(document, recordedFieldsOf(row), code);
     const view: NormalizedDocument = {
       id: row.id,
       eNCF: row.encf,
@@ -160,5 +144,22 @@ export function createDocumentViews(deps: {
         })),
       });
     },
+  };
+}
+
+/** The fields the document row copied from its signed XML when it was archived. */
+export function recordedFieldsOf(
+  row: Pick<
+    repo.DocumentRow,
+    'encf' | 'ecf_type' | 'fecha_emision' | 'monto_total' | 'fecha_hora_firma' | 'security_code'
+  >,
+): RecordedFields {
+  return {
+    eNCF: row.encf,
+    TipoeCF: row.ecf_type,
+    FechaEmision: row.fecha_emision,
+    MontoTotal: row.monto_total,
+    FechaHoraFirma: row.fecha_hora_firma,
+    CodigoSeguridad: row.security_code,
   };
 }

@@ -251,7 +251,9 @@ export function createAnnulmentsService(deps: {
           );
         // Signed once and archived: a retry sends these same bytes.
         const key = `annulments/${companyId}/${id}/anecf.v1.xml`;
-        await blobs.put(key, Buffer.from(signXml(built.xml, identity)), { contentType: 'application/xml' });
+        const stored = await blobs.put(key, Buffer.from(signXml(built.xml, identity)), {
+          contentType: 'application/xml',
+        });
         const row: Omit<repo.AnnulmentRow, 'attempts' | 'dgii_messages'> = {
           id,
           company_id: companyId,
@@ -259,6 +261,8 @@ export function createAnnulmentsService(deps: {
           status: 'pending',
           total: Number(built.total),
           blob_key: key,
+          sha256: stored.sha256,
+          size: stored.size,
           dgii_estado: null,
           dgii_codigo: null,
           created_at: now,

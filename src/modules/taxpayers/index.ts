@@ -1,4 +1,4 @@
-export { createProgress, type ProgressSink } from './import-progress.js';
+export { createProgress, type ProgressSink } from '../../platform/progress.js';
 export {
   describeReport,
   importRegistry,

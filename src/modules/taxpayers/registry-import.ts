@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ProgressSink } from './import-progress.js';
+import type { ProgressSink } from '../../platform/progress.js';
 import {
   decodeLine,
   detectLayout,

@@ -4,7 +4,7 @@
 import { systemClock } from '../../platform/clock.js';
 import { openDatabase, type DatabaseTarget } from '../../platform/db/database.js';
 import { migrateToLatest } from '../../platform/db/migrate.js';
-import { createProgress } from './import-progress.js';
+import { createProgress } from '../../platform/progress.js';
 import { describeReport, importRegistry, RegistryLayoutError } from './registry-import.js';
 import { RegistrySourceError } from './registry-source.js';
 

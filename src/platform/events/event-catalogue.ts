@@ -44,6 +44,23 @@ const annulment = Type.Object({
   mensajes: DgiiMessages,
 });
 const certification = Type.Object({ processId: text(), status: text() });
+const archiveFinding = Type.Object({
+  findingId: text('The finding (afn_…), as GET /internal/archive/findings lists it.'),
+  kind: text('missing_blob, content_mismatch, bad_signature, record_mismatch or short_retention.'),
+  severity: text('critical or warning.'),
+  detail: text(),
+  artefact: Type.Object({
+    key: text('The object key in the archive.'),
+    kind: Type.Union([Type.String(), Type.Null()], { description: 'signed-xml, received-xml, anecf-xml, …' }),
+  }),
+  owner: Type.Union(
+    [
+      Type.Object({ type: text('document, received_document, annulment or certification_case.'), id: text() }),
+      Type.Null(),
+    ],
+    { description: 'What the artefact belongs to.' },
+  ),
+});
 
 interface EventTypeEntry {
   description: string;
@@ -162,6 +179,15 @@ export const eventTypes = {
   'certification.case_updated': {
     description: 'A certification case changed state (CERT).',
     data: openObject({ processId: text(), caseKey: text(), status: text() }),
+  },
+  'archive.finding_opened': {
+    description:
+      "The archive verifier found one of the company's archived artefacts missing, altered, no longer verifying or not retained long enough.",
+    data: archiveFinding,
+  },
+  'archive.finding_resolved': {
+    description: 'A later check of the artefact passed: the archive finding is resolved.',
+    data: archiveFinding,
   },
   'webhook.endpoint_disabled': {
     description: `One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`,

@@ -1,4 +1,4 @@
-// How a long import shows it is alive: a redrawn bar with rows/s and ETA on a terminal, one plain line every few
+// How a long command (an import, an archive check or export) shows it is alive: a redrawn bar with rows/s and ETA on a terminal, one plain line every few
 // seconds otherwise (logs, CI, cron mail), where carriage returns would only make noise.
 
 export interface ImportProgress {
@@ -22,6 +22,10 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Width of the bar in characters. */
   width?: number;
+  /** What the plain lines start with (default `taxpayers import`). */
+  label?: string;
+  /** What `rows` counts (default `rows`). */
+  unit?: string;
 }
 
 const grouped = new Intl.NumberFormat('en-US');
@@ -64,7 +68,8 @@ export function createProgress(options: ProgressOptions): ProgressSink {
     const elapsed = (now() - started) / 1_000;
     const { fraction, rate, eta } = figures(progress, elapsed);
     const percent = fraction === undefined ? '' : `${Math.floor((final ? 1 : fraction) * 100)}%`;
-    const parts = [`${grouped.format(progress.rows)} rows`, `${grouped.format(Math.round(rate))} rows/s`];
+    const unit = options.unit ?? 'rows';
+    const parts = [`${grouped.format(progress.rows)} ${unit}`, `${grouped.format(Math.round(rate))} ${unit}/s`];
     if (final) parts.push(`in ${formatDuration(elapsed)}`);
     else if (eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
     if (options.tty) {
@@ -73,7 +78,7 @@ export function createProgress(options: ProgressOptions): ProgressSink {
         fraction === undefined ? '' : `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent.padStart(4)}  `;
       return `\r\x1b[K${bar}${parts.join('  ')}${final ? '\n' : ''}`;
     }
-    return `taxpayers import: ${percent === '' ? '' : `${percent}, `}${parts.join(', ')}\n`;
+    return `${options.label ?? 'taxpayers import'}: ${percent === '' ? '' : `${percent}, `}${parts.join(', ')}\n`;
   }
 
   return {

@@ -1,0 +1,246 @@
+// The archive verifier. It walks the records and the store side by side in the byte order of their keys, one slice
+// at a time: a key both have is read and checked (artefact-check.ts), a record without its object is a missing blob,
+// an object without a record, older than the grace period, an orphan. A slice ends where the shorter of the two
+// listings ended, so each key is judged with both sides in view. Reads are paced to a byte rate, and a slice's
+// verdicts are recorded together (findings.repo.ts) before the pass moves past it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isoDateOf, startOfIsoDate } from '../../fiscal/dates.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { BlobStore, ListedBlob } from '../../platform/storage/index.js';
+import type { XmlChecks } from '../../platform/xml-checks/index.js';
+import { contentFailure, retentionFailure, type Failure } from './artefact-check.js';
+import { recordVerdicts, type KeyVerdict } from './findings.repo.js';
+import {
+  prefixEnd,
+  recordsAfter,
+  recordsCreatedBetween,
+  type ArchivedArtefact,
+  type InventoryScope,
+} from './inventory.repo.js';
+
+export interface VerifierSettings {
+  /** Reads are paced to this many bytes a second; undefined: as fast as the store answers. */
+  bytesPerSecond: number | undefined;
+  /** An object younger than this without a record is a write in progress, not an orphan. */
+  orphanGraceMs: number;
+  /** S3 with Object Lock required: each object must be locked this many days past its record's creation. */
+  retentionDays: number | undefined;
+  /** Keys per slice. */
+  sliceSize: number;
+  /** Objects read at once. */
+  concurrency: number;
+}
+
+/** A pass's reach: a company's keys, of artefacts created in a period of GMT-4 days (both inclusive). */
+export interface PassScope {
+  companyId?: string;
+  from?: string;
+  to?: string;
+}
+
+export interface SliceResult {
+  /** The last key the slice covered; undefined when it found nothing. */
+  through: string | undefined;
+  /** Nothing after this slice in the scope. */
+  done: boolean;
+  artefacts: number;
+  bytes: number;
+  storedObjects: number;
+  /** Every failure found, one verdict per failing key. */
+  failing: KeyVerdict[];
+  opened: number;
+  resolved: number;
+}
+
+export interface Verifier {
+  /** Verifies the slice of `scope` after `position` (the last key done; undefined: from the start). */
+  verifySlice(scope: PassScope, position: string | undefined, pacer: Pacer): Promise<SliceResult>;
+  /** Checks up to `limit` artefacts created after `mark`, no later than `until`; returns them and their verdicts. */
+  verifyRecent(
+    mark: { createdAt: Date; key: string },
+    until: Date,
+    limit: number,
+    pacer: Pacer,
+  ): Promise<{ checked: ArchivedArtefact[]; failing: KeyVerdict[] }>;
+}
+
+export function createVerifier(deps: {
+  db: Db;
+  blobs: BlobStore;
+  xmlChecks: XmlChecks;
+  clock: Clock;
+  settings: VerifierSettings;
+}): Verifier {
+  const { db, blobs, xmlChecks, clock, settings } = deps;
+
+  async function failuresOf(artefact: ArchivedArtefact, pacer: Pacer): Promise<{ failures: Failure[]; bytes: number }> {
+    const bytes = await blobs.get(artefact.key);
+    await pacer(bytes?.byteLength ?? 0);
+    const failures: Failure[] = [];
+    const content = await contentFailure(artefact, bytes, xmlChecks);
+    if (content !== undefined) failures.push(content);
+    if (bytes !== undefined && settings.retentionDays !== undefined && blobs.kind === 's3') {
+      const retention = retentionFailure(artefact, await blobs.retentionOf(artefact.key), settings.retentionDays);
+      if (retention !== undefined) failures.push(retention);
+    }
+    return { failures, bytes: bytes?.byteLength ?? 0 };
+  }
+
+  async function verdictsOf(
+    artefacts: readonly ArchivedArtefact[],
+    listed: ReadonlyMap<string, ListedBlob> | undefined,
+    pacer: Pacer,
+  ): Promise<{ verdicts: KeyVerdict[]; bytes: number }> {
+    let bytes = 0;
+    const verdicts = await mapConcurrently(artefacts, settings.concurrency, async (artefact): Promise<KeyVerdict> => {
+      // In a slice the listing already says the object is gone: no read needed to know it.
+      if (listed !== undefined && !listed.has(artefact.key))
+        return {
+          key: artefact.key,
+          artefact,
+          failures: [{ kind: 'missing_blob', detail: `The store has no object ${artefact.key}.` }],
+        };
+      const checked = await failuresOf(artefact, pacer);
+      bytes += checked.bytes;
+      return { key: artefact.key, artefact, failures: checked.failures };
+    });
+    return { verdicts, bytes };
+  }
+
+  return {
+    async verifySlice(scope, position, pacer) {
+      const prefixes = prefixesOf(scope);
+      const inventoryScope = inventoryScopeOf(scope);
+      // The prefix the position is in (or the first after it).
+      const index = prefixes.findIndex(
+        (prefix) => position === undefined || position < prefixEnd(prefix) || prefix === '',
+      );
+      const prefix = prefixes[index];
+      if (prefix === undefined) return emptySlice(position);
+      const after = position !== undefined && position >= prefix ? position : undefined;
+      const size = settings.sliceSize;
+      // Records first: an object is put before its record is written, so every record read here has its object
+      // in the listing read after it.
+      const records = await recordsAfter(db, { prefix, after }, inventoryScope, size);
+      const objects = await blobs.list({ prefix, after, limit: size });
+      const ends = [
+        records.length === size ? records.at(-1)?.key : undefined,
+        objects.length === size ? objects.at(-1)?.key : undefined,
+      ].filter((key) => key !== undefined);
+      const end = ends.length === 0 ? undefined : ends.reduce((a, b) => (a < b ? a : b));
+      const within = (key: string) => end === undefined || key <= end;
+      const slicedRecords = records.filter((record) => within(record.key));
+      const slicedObjects = objects.filter((object) => within(object.key));
+      const listed = new Map(slicedObjects.map((object) => [object.key, object]));
+      const recorded = new Set(slicedRecords.map((record) => record.key));
+
+      const { verdicts, bytes } = await verdictsOf(slicedRecords, listed, pacer);
+      const now = clock.now();
+      for (const object of slicedObjects) {
+        if (recorded.has(object.key) || !inDateScope(object, scope)) continue;
+        if (now.getTime() - object.modifiedAt.getTime() < settings.orphanGraceMs) continue;
+        verdicts.push({
+          key: object.key,
+          artefact: undefined,
+          failures: [
+            {
+              kind: 'orphan_blob',
+              detail: `No record names the object ${object.key} (${String(object.size)} bytes, written ${object.modifiedAt.toISOString()}).`,
+            },
+          ],
+        });
+      }
+      const through = end ?? prefixEnd(prefix);
+      const outcome = await recordVerdicts(db, verdicts, now, {
+        after,
+        through,
+        listed: [...listed.keys()],
+      });
+      const lastPrefix = index === prefixes.length - 1;
+      return {
+        through: end ?? (lastPrefix ? (slicedRecords.at(-1)?.key ?? slicedObjects.at(-1)?.key ?? position) : through),
+        done: end === undefined && lastPrefix,
+        artefacts: slicedRecords.length,
+        bytes,
+        storedObjects: slicedObjects.length,
+        failing: verdicts.filter((verdict) => verdict.failures.length > 0),
+        opened: outcome.opened.length,
+        resolved: outcome.resolved.length,
+      };
+    },
+
+    async verifyRecent(mark, until, limit, pacer) {
+      const checked = await recordsCreatedBetween(db, mark, until, limit);
+      const { verdicts } = await verdictsOf(checked, undefined, pacer);
+      await recordVerdicts(db, verdicts, clock.now());
+      return { checked, failing: verdicts.filter((verdict) => verdict.failures.length > 0) };
+    },
+  };
+}
+
+function emptySlice(position: string | undefined): SliceResult {
+  return {
+    through: position,
+    done: true,
+    artefacts: 0,
+    bytes: 0,
+    storedObjects: 0,
+    failing: [],
+    opened: 0,
+    resolved: 0,
+  };
+}
+
+/** The key prefixes a scope covers, in key order: a company's four families, or the whole store. */
+function prefixesOf(scope: PassScope): string[] {
+  if (scope.companyId === undefined) return [''];
+  return ['annulments', 'certification', 'documents', 'received'].map(
+    (family) => `${family}/${scope.companyId ?? ''}/`,
+  );
+}
+
+export function inventoryScopeOf(scope: PassScope): InventoryScope {
+  const createdFrom = scope.from === undefined ? undefined : startOfIsoDate(scope.from);
+  const lastDay = scope.to === undefined ? undefined : startOfIsoDate(scope.to);
+  return {
+    ...(scope.companyId === undefined ? {} : { companyId: scope.companyId }),
+    ...(createdFrom === undefined ? {} : { createdFrom }),
+    ...(lastDay === undefined ? {} : { createdBefore: new Date(lastDay.getTime() + 86_400_000) }),
+  };
+}
+
+/** An object's day: the one its key names (documents and received ones are filed by day), else when it was written. */
+function inDateScope(object: ListedBlob, scope: PassScope): boolean {
+  if (scope.from === undefined && scope.to === undefined) return true;
+  const named = object.key.split('/')[2];
+  const day = named !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(named) ? named : isoDateOf(object.modifiedAt);
+  return (scope.from === undefined || day >= scope.from) && (scope.to === undefined || day <= scope.to);
+}
+
+/** Waits as long as reading `bytes` more takes at the configured rate. */
+export type Pacer = (bytes: number) => Promise<void>;
+
+export function createPacer(bytesPerSecond: number | undefined): Pacer {
+  const started = performance.now();
+  let total = 0;
+  return async (bytes) => {
+    if (bytesPerSecond === undefined) return;
+    total += bytes;
+    const wait = started + (total / bytesPerSecond) * 1000 - performance.now();
+    if (wait > 1) await sleep(wait);
+  };
+}
+
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
