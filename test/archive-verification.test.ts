@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { sha256Hex } from '../src/platform/storage/blob-store.js';
-import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
-import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
-import { opsToken, startTestApp, type TestApp } from './support/test-app.js';
+import { startArchiveWorld } from './support/archive-world.js';
+import { opsToken, type TestApp } from './support/test-app.js';
 
 interface Artefact {
   blob_key: string;
@@ -20,46 +19,12 @@ interface Artefact {
 describe('archive verification', () => {
   let app: TestApp;
   let companyId: string;
-  let key: string;
   const documents: string[] = [];
 
   before(async () => {
-    app = await startTestApp({
-      roles: { http: true, work: false, schedule: false },
-      env: { ARCHIVE_ORPHAN_GRACE_MINUTES: '0' },
-    });
-    companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({
-      commonName: 'EMPRESA DE PRUEBA',
-      serialNumber: issuerRnc,
-      notBefore: new Date('2026-01-01'),
-      notAfter: new Date('2030-01-01'),
-      password: 'clave',
-    });
-    const installed = await app.sendEvent('certificate.installed', {
-      companyId,
-      p12Base64: certificate.p12.toString('base64'),
-      password: 'clave',
-    });
-    assert.equal(installed.statusCode, 200, installed.body);
-    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
-    const range = await app.app.inject({
-      method: 'POST',
-      url: '/api/v1/secuencias/rangos',
-      headers: { 'x-api-key': key },
-      payload: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' },
-    });
-    assert.equal(range.statusCode, 201, range.body);
-    for (let i = 0; i < 5; i++) {
-      const created = await app.app.inject({
-        method: 'POST',
-        url: '/api/v1/documentos',
-        headers: { 'x-api-key': key },
-        payload: ecfDocuments['31'],
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      documents.push(created.json<{ data: { id: string } }>().data.id);
-    }
+    const world = await startArchiveWorld(5, { env: { ARCHIVE_ORPHAN_GRACE_MINUTES: '0' } });
+    ({ app, companyId } = world);
+    documents.push(...world.documents);
   });
   after(() => app.close());
 
