@@ -22,6 +22,8 @@ export interface TestApp {
   app: App;
   config: Config;
   dataDir: string;
+  /** The throwaway PostgreSQL database's URL; undefined on PGlite. */
+  databaseUrl: string | undefined;
   /** A signed call from the control plane. */
   cloud(
     method: 'GET' | 'POST' | 'DELETE',
@@ -119,6 +121,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     config,
     dataDir,
+    databaseUrl: database.url,
     cloud,
     sendEvent: (type, data, eventId) =>
       cloud(
