@@ -148,6 +148,16 @@ describe('archive verification', () => {
     const rest = await findings(`?limit=200&status=open&cursor=${paged.meta.nextCursor}`);
     assert.equal(rest.data.findings.length, 3);
 
+    const metrics = await app.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${opsToken}` },
+    });
+    assert.match(metrics.body, /^ecf_archive_findings_open\{kind="content_mismatch"\} 2$/m);
+    assert.match(metrics.body, /^ecf_archive_findings_open\{kind="orphan_blob"\} 1$/m);
+    assert.match(metrics.body, /^ecf_archive_findings_open\{kind="record_mismatch"\} 0$/m);
+    assert.match(metrics.body, /^ecf_archive_last_complete_pass_age_seconds -1$/m, 'no rolling pass has run');
+
     // The company hears of the four that are its documents' (an orphan belongs to no record).
     const opened = await sql<{ payload: { kind: string } }>`select payload from domain_events
       where company_id = ${companyId} and type = 'archive.finding_opened'`.execute(db());
