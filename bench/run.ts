@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
+import { archiveExportBench } from './archive-export.bench.js';
 import { certificationBench } from './certification.bench.js';
 import { claimsBench } from './claims.bench.js';
 import { documentsBench } from './documents.bench.js';
@@ -28,5 +29,6 @@ const rows: BenchRow[] = [
   ...(await webhooksBench()),
   ...(await certificationBench()),
   ...(await claimsBench()),
+  ...(await archiveExportBench()),
 ];
 printTable(rows);
