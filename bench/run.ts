@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
+import { archiveExportBench } from './archive-export.bench.js';
 import { archiveBench } from './archive.bench.js';
 import { certificationBench } from './certification.bench.js';
 import { claimsBench } from './claims.bench.js';
@@ -29,6 +30,7 @@ const rows: BenchRow[] = [
   ...(await webhooksBench()),
   ...(await certificationBench()),
   ...(await claimsBench()),
+  ...(await archiveExportBench()),
   ...(await archiveBench()),
 ];
 printTable(rows);
