@@ -2,7 +2,8 @@
 // finding's document and artefact, exit 1 when it found anything and 0 when clean, its findings recorded for the
 // route; on the embedded database it says in one line that the service must be stopped.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +14,10 @@ import { postgresAvailable } from './support/backends.js';
 import { startArchiveWorld, type ArchiveWorld } from './support/archive-world.js';
 import { issuerRnc } from './support/ecf-documents.js';
 import { opsToken } from './support/test-app.js';
+
+function toolAvailable(name: string): boolean {
+  return spawnSync(name, ['-v'], { stdio: 'ignore' }).error === undefined;
+}
 
 function capture() {
   const out: string[] = [];
@@ -51,6 +56,31 @@ describe('ecf archive verify', () => {
     assert.match(clean.stdout(), /^Verified 9 artefacts \(\d+ bytes\) and 9 stored objects: no findings/);
     assert.match(clean.stderr(), /archive verify: .*9 artefacts/);
 
+    // The export of the same company: every file with its checksum, checkable offline.
+    const zip = join(world.app.dataDir, 'audit.zip');
+    const exported = capture();
+    const period = ['--from', '2026-01-01', '--to', '2099-12-31'];
+    assert.equal(
+      await runArchiveCommand(['export', '--company', issuerRnc, ...period, '--out', zip], config, exported.io),
+      0,
+      exported.stderr(),
+    );
+    assert.match(exported.stdout(), /^Exported 3 documents, 0 received documents and 0 annulments \(9 files, /);
+    assert.match(exported.stderr(), /archive export: /);
+    if (toolAvailable('unzip')) {
+      const unpacked = join(world.app.dataDir, 'audit');
+      execFileSync('unzip', ['-q', zip, '-d', unpacked]);
+      const checked = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: unpacked, encoding: 'utf8' });
+      assert.equal(
+        checked
+          .trim()
+          .split('\n')
+          .filter((line) => line.endsWith(': OK')).length,
+        11,
+        checked,
+      );
+    }
+
     const [documentId] = world.documents as [string];
     const signed = await world.app.application.database.db
       .selectFrom('document_artefacts')
@@ -81,6 +111,20 @@ describe('ecf archive verify', () => {
     assert.deepEqual(lines.slice(1), [
       `missing_blob\tdocument ${documentId}\tsigned-xml\t${signed.blob_key}\tThe store has no object ${signed.blob_key}.`,
     ]);
+
+    // An export refuses to hand over an archive with a hole: exit 1 naming the file, no zip left behind.
+    const broken = capture();
+    const brokenZip = join(world.app.dataDir, 'broken.zip');
+    assert.equal(
+      await runArchiveCommand(
+        ['export', '--company', world.companyId, ...period, '--out', brokenZip],
+        config,
+        broken.io,
+      ),
+      1,
+    );
+    assert.match(broken.stderr(), /^ecf archive: .*signed-xml\.v1\.xml/);
+    assert.equal(existsSync(brokenZip), false);
 
     // Recorded as the scheduled pass records: the route lists it.
     const listed = await world.app.app.inject({
