@@ -27,8 +27,8 @@ import { signCanonicalDocument } from '../src/fiscal/xmldsig/index.js';
 import { createZipWriter } from '../src/modules/archive/export-zip.js';
 import { ArchiveExportError, exportArchive, type ExportSummary } from '../src/modules/archive/export.js';
 import { fixedClock } from '../src/platform/clock.js';
-import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { insertArchivedDocuments } from './support/archive-documents.js';
+import { installTestCertificate } from './support/archive-world.js';
 import { buyerRnc, ecfDocuments, issuerRnc, ownedFieldsFor } from './support/ecf-documents.js';
 import { nextRnc, startTestApp, type TestApp } from './support/test-app.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
@@ -93,19 +93,7 @@ describe('archive export of a company populated through the API', { timeout: 120
   before(async () => {
     app = await startTestApp({ clock, env: { RECEIVER_AUTH_MODE: 'disabled' } });
     companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({
-      commonName: 'EMISOR DE PRUEBA',
-      serialNumber: issuerRnc,
-      notBefore: new Date('2026-01-01'),
-      notAfter: new Date('2030-01-01'),
-      password: 'clave',
-    });
-    const installed = await app.sendEvent('certificate.installed', {
-      companyId,
-      p12Base64: certificate.p12.toString('base64'),
-      password: 'clave',
-    });
-    assert.equal(installed.statusCode, 200, installed.body);
+    await installTestCertificate(app, companyId, issuerRnc);
     key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage', 'sequences:read']))
       .apiKey;
     for (const [type, last] of [

@@ -15,10 +15,9 @@ import pg from 'pg';
 import { buildApplication } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { runArchiveCommand } from '../src/modules/archive/archive.command.js';
-import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
+import { startArchiveWorld } from './support/archive-world.js';
 import { postgresAvailable } from './support/backends.js';
-import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
-import { cloudSecret, opsToken, startTestApp, type TestApp } from './support/test-app.js';
+import { cloudSecret, opsToken, type TestApp } from './support/test-app.js';
 
 const run = promisify(execFile);
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -99,39 +98,9 @@ describe('archive restore', { skip: unavailable }, () => {
   }
 
   before(async () => {
-    app = await startTestApp({ roles: { http: true, work: false, schedule: false } });
-    const companyId = await app.provisionCompany({ rnc: issuerRnc });
-    const certificate = createSelfSignedP12({
-      commonName: 'EMPRESA DE PRUEBA',
-      serialNumber: issuerRnc,
-      notBefore: new Date('2026-01-01'),
-      notAfter: new Date('2030-01-01'),
-      password: 'clave',
-    });
-    const installed = await app.sendEvent('certificate.installed', {
-      companyId,
-      p12Base64: certificate.p12.toString('base64'),
-      password: 'clave',
-    });
-    assert.equal(installed.statusCode, 200, installed.body);
-    key = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
-    const range = await app.app.inject({
-      method: 'POST',
-      url: '/api/v1/secuencias/rangos',
-      headers: { 'x-api-key': key },
-      payload: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' },
-    });
-    assert.equal(range.statusCode, 201, range.body);
-    for (let i = 0; i < 4; i++) {
-      const document = await app.app.inject({
-        method: 'POST',
-        url: '/api/v1/documentos',
-        headers: { 'x-api-key': key },
-        payload: ecfDocuments['31'],
-      });
-      assert.equal(document.statusCode, 201, document.body);
-      documentId = document.json<{ data: { id: string } }>().data.id;
-    }
+    const world = await startArchiveWorld(4);
+    ({ app, apiKey: key } = world);
+    documentId = world.documents.at(-1) ?? assert.fail('four documents');
     const annulment = await app.app.inject({
       method: 'POST',
       url: '/api/v1/secuencias/anulaciones',

@@ -12,12 +12,11 @@ export interface ArchiveWorld {
   documents: string[];
 }
 
-export async function startArchiveWorld(documents: number, options: TestAppOptions = {}): Promise<ArchiveWorld> {
-  const app = await startTestApp({ roles: { http: true, work: false, schedule: false }, ...options });
-  const companyId = await app.provisionCompany({ rnc: issuerRnc });
+/** Installs a self-signed test certificate for `rnc` (valid 2026–2029) through the control plane. */
+export async function installTestCertificate(app: TestApp, companyId: string, rnc: string): Promise<void> {
   const certificate = createSelfSignedP12({
     commonName: 'EMPRESA DE PRUEBA',
-    serialNumber: issuerRnc,
+    serialNumber: rnc,
     notBefore: new Date('2026-01-01'),
     notAfter: new Date('2030-01-01'),
     password: 'clave',
@@ -28,6 +27,12 @@ export async function startArchiveWorld(documents: number, options: TestAppOptio
     password: 'clave',
   });
   assert.equal(installed.statusCode, 200, installed.body);
+}
+
+export async function startArchiveWorld(documents: number, options: TestAppOptions = {}): Promise<ArchiveWorld> {
+  const app = await startTestApp({ roles: { http: true, work: false, schedule: false }, ...options });
+  const companyId = await app.provisionCompany({ rnc: issuerRnc });
+  await installTestCertificate(app, companyId, issuerRnc);
   const apiKey = (await app.issueKey(companyId, ['documents:create', 'documents:read', 'sequences:manage'])).apiKey;
   const range = await app.app.inject({
     method: 'POST',
