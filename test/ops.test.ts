@@ -167,6 +167,15 @@ describe('operations routes without OPS_TOKEN', () => {
       assert.doesNotMatch(response.body, /ecf_http_request_duration_seconds/);
     });
   }
+
+  it('answers /internal/archive/findings 404 even with a bearer token', async () => {
+    const response = await testApp.app.inject({
+      url: '/internal/archive/findings',
+      headers: { authorization: `Bearer ${opsToken}` },
+    });
+    assert.equal(response.statusCode, 404);
+    assert.equal(response.json<{ code: string }>().code, 'route_not_found');
+  });
 });
 
 describe('operations routes with OPS_TOKEN', () => {
@@ -196,6 +205,23 @@ describe('operations routes with OPS_TOKEN', () => {
       assert.doesNotMatch(response.body, /ecf_http_request_duration_seconds/);
     });
   }
+
+  it('refuses /internal/archive/findings without the token, and lists findings with it', async () => {
+    const refusedFindings = await testApp.app.inject({ url: '/internal/archive/findings' });
+    assert.equal(refusedFindings.statusCode, 401);
+    assert.equal(refusedFindings.json<{ code: string }>().code, 'ops_token_invalid');
+    const listed = await testApp.app.inject({
+      url: '/internal/archive/findings?kind=missing_blob&status=open',
+      headers: { authorization: `Bearer ${opsToken}` },
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.deepEqual(listed.json<{ data: { findings: unknown[] } }>().data.findings, []);
+    const badKind = await testApp.app.inject({
+      url: '/internal/archive/findings?kind=rot',
+      headers: { authorization: `Bearer ${opsToken}` },
+    });
+    assert.equal(badKind.statusCode, 400, badKind.body);
+  });
 
   it('serves Prometheus text with the right token, labelled by route template', async () => {
     assert.equal((await testApp.app.inject({ url: '/health' })).statusCode, 200);
