@@ -39,7 +39,7 @@ describe('the rolling archive pass', () => {
   function worker(
     holder: string,
     log: SliceLog[],
-    options: { leaseMs: number; dieAfter?: number; tickBudgetMs?: number },
+    options: { leaseMs: number; dieAfter?: number; tickBudgetMs?: number; inSlice?: () => Promise<void> },
   ): ArchiveService {
     const db = world.app.application.database.db;
     const inner = createVerifier({
@@ -67,6 +67,7 @@ describe('the rolling archive pass', () => {
           if (options.dieAfter !== undefined && slices >= options.dieAfter) throw new Error(`${holder} was killed`);
           slices++;
           const started = performance.now();
+          await options.inSlice?.();
           const slice = await inner.verifySlice(scope, position, pacer);
           log.push({
             holder,
@@ -128,12 +129,44 @@ describe('the rolling archive pass', () => {
     await sql`delete from archive_passes`.execute(db);
     await sql`update archive_verifier set holder = null, lease_until = null`.execute(db);
     const log: SliceLog[] = [];
+    // worker-c's first slice waits at a gate, so worker-d surely tries while it is under way.
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let gated = true;
     // A tick budget of one slice: the pass takes several turns.
     const workers = [
-      worker('worker-c', log, { leaseMs: 2_000, tickBudgetMs: 0 }),
-      worker('worker-d', log, { leaseMs: 2_000, tickBudgetMs: 0 }),
+      worker('worker-c', log, {
+        leaseMs: 10_000,
+        tickBudgetMs: 0,
+        inSlice: async () => {
+          if (!gated) return;
+          gated = false;
+          entered();
+          await gate;
+        },
+      }),
+      worker('worker-d', log, { leaseMs: 10_000, tickBudgetMs: 0 }),
     ];
-    // Each worker ticks, rests a little and releases the lease now and then, so the two take turns.
+    const [c, d] = workers as [ArchiveService, ArchiveService];
+    const first = c.rollingTick();
+    await inside;
+    assert.equal(await d.rollingTick(), false, 'worker-d waits while worker-c holds the lease');
+    open();
+    assert.equal(await first, true);
+    await c.release();
+    assert.equal(await d.rollingTick(), true, 'worker-d takes over once worker-c lets go');
+    assert.deepEqual(
+      log.map((slice) => slice.holder),
+      ['worker-c', 'worker-d'],
+    );
+
+    // Then both tick side by side, each letting go now and then, until the pass is complete.
     const run = async (service: ArchiveService, seed: number) => {
       for (let turn = 0; turn < 40; turn++) {
         await service.rollingTick();
@@ -149,7 +182,6 @@ describe('the rolling archive pass', () => {
     const pass = await rollingPass();
     assert.ok(pass.completed_at !== null);
     assert.equal(pass.artefacts, 18);
-    assert.deepEqual(new Set(log.map((slice) => slice.holder)), new Set(['worker-c', 'worker-d']), 'both took turns');
     const ordered = [...log].sort((a, b) => a.started - b.started);
     for (let i = 1; i < ordered.length; i++) {
       const previous = ordered[i - 1] as SliceLog;

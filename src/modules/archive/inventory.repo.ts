@@ -43,28 +43,35 @@ const columns = sql`key, sha256, size, owner, owner_id as "ownerId", kind, compa
   fecha_emision as "fechaEmision", monto_total as "montoTotal", fecha_hora_firma as "fechaHoraFirma",
   security_code as "securityCode"`;
 
-// The document fields are those of the row's main XML only: the other artefacts are not copies of it.
-const artefacts = sql`(
-  select a.blob_key as key, a.sha256, a.size, 'document' as owner, a.document_id as owner_id, a.kind, d.company_id,
-    d.environment, a.created_at, d.status, d.encf, d.ecf_type, null::text as issuer_rnc, d.fecha_emision,
-    d.monto_total, d.fecha_hora_firma, d.security_code
-  from document_artefacts a join documents d on d.id = a.document_id
-  union all
-  select r.blob_key, r.sha256, r.size, 'received_document', r.received_document_id, r.kind, d.company_id,
-    d.environment, r.created_at, d.status, d.encf, d.ecf_type, d.issuer_rnc, d.fecha_emision, d.monto_total, null,
-    null
-  from received_artefacts r join received_documents d on d.id = r.received_document_id
-  union all
-  select n.blob_key, n.sha256, n.size, 'annulment', n.id, 'anecf-xml', n.company_id, n.environment, n.created_at,
-    n.status, null, null, null, null, null, null, null
-  from annulments n
-  union all
-  select c.signed_blob_key, c.signed_sha256, null, 'certification_case', c.process_id || '/' || c.case_key,
-    'acecf-xml', p.company_id, p.environment, coalesce(c.sent_at, c.updated_at), c.status, null, null, null, null,
-    null, null, null
+// One branch per table that records archived files. The document fields are those of the row's main XML only: the
+// other artefacts are not copies of it.
+const branches = [
+  sql`(select a.blob_key as key, a.sha256, a.size, 'document' as owner, a.document_id as owner_id, a.kind,
+    d.company_id, d.environment, a.created_at, d.status, d.encf, d.ecf_type, null::text as issuer_rnc,
+    d.fecha_emision, d.monto_total, d.fecha_hora_firma, d.security_code
+  from document_artefacts a join documents d on d.id = a.document_id)`,
+  sql`(select r.blob_key as key, r.sha256, r.size, 'received_document' as owner, r.received_document_id as owner_id,
+    r.kind, d.company_id, d.environment, r.created_at, d.status, d.encf, d.ecf_type, d.issuer_rnc, d.fecha_emision,
+    d.monto_total, null::text as fecha_hora_firma, null::text as security_code
+  from received_artefacts r join received_documents d on d.id = r.received_document_id)`,
+  sql`(select n.blob_key as key, n.sha256, n.size, 'annulment' as owner, n.id as owner_id, 'anecf-xml' as kind,
+    n.company_id, n.environment, n.created_at, n.status::text, null::text as encf, null::text as ecf_type,
+    null::text as issuer_rnc, null::text as fecha_emision, null::text as monto_total, null::text as fecha_hora_firma,
+    null::text as security_code
+  from annulments n)`,
+  sql`(select c.signed_blob_key as key, c.signed_sha256 as sha256, null::integer as size,
+    'certification_case' as owner, c.process_id || '/' || c.case_key as owner_id, 'acecf-xml' as kind, p.company_id,
+    p.environment, coalesce(c.sent_at, c.updated_at) as created_at, c.status::text, null::text as encf,
+    null::text as ecf_type, null::text as issuer_rnc, null::text as fecha_emision, null::text as monto_total,
+    null::text as fecha_hora_firma, null::text as security_code
   from certification_cases c join certification_processes p on p.id = c.process_id
-  where c.signed_blob_key is not null
-) as artefacts`;
+  where c.signed_blob_key is not null)`,
+];
+
+const artefacts = sql`(${sql.join(
+  branches.map((branch) => sql`select * from ${branch} as branch`),
+  sql` union all `,
+)}) as artefacts`;
 
 function scopeConditions(scope: InventoryScope): RawBuilder<unknown>[] {
   return [
@@ -89,9 +96,19 @@ export async function recordsAfter(
     ...scopeConditions(scope),
   ];
   const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
-  const result = await sql<ArchivedArtefact>`select ${columns} from ${artefacts} ${where}
-    order by key collate "C" limit ${limit}`.execute(db);
-  return result.rows.map(normalised);
+  // A query per table, each an ordered scan of its key index cut at `limit`, merged here: the first `limit` keys of
+  // all of them. One ORDER BY over their union would sort every key after `after` on each slice.
+  const lists = await Promise.all(
+    branches.map(async (branch) => {
+      const result = await sql<ArchivedArtefact>`select ${columns} from ${branch} as branch ${where}
+        order by key collate "C" limit ${limit}`.execute(db);
+      return result.rows.map(normalised);
+    }),
+  );
+  return lists
+    .flat()
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, limit);
 }
 
 /**
