@@ -108,30 +108,73 @@ export function createVerifier(deps: {
     return { verdicts, bytes };
   }
 
+  /** The listing a slice after `position` was read from: the records first, then the store's objects. */
+  async function readListing(scope: PassScope, position: string | undefined): Promise<SliceListing | undefined> {
+    const prefixes = prefixesOf(scope);
+    // The prefix the position is in (or the first after it).
+    const index = prefixes.findIndex(
+      (prefix) => position === undefined || position < prefixEnd(prefix) || prefix === '',
+    );
+    const prefix = prefixes[index];
+    if (prefix === undefined) return undefined;
+    const after = position !== undefined && position >= prefix ? position : undefined;
+    const size = settings.sliceSize;
+    // Records first: an object is put before its record is written, so every record read here has its object
+    // in the listing read after it.
+    const records = await recordsAfter(db, { prefix, after }, inventoryScopeOf(scope), size);
+    const objects = await blobs.list({ prefix, after, limit: size });
+    const ends = [
+      records.length === size ? records.at(-1)?.key : undefined,
+      objects.length === size ? objects.at(-1)?.key : undefined,
+    ].filter((key) => key !== undefined);
+    const end = ends.length === 0 ? undefined : ends.reduce((a, b) => (a < b ? a : b));
+    const within = (key: string) => end === undefined || key <= end;
+    return {
+      prefix,
+      index,
+      lastPrefix: index === prefixes.length - 1,
+      after,
+      end,
+      slicedRecords: records.filter((record) => within(record.key)),
+      slicedObjects: objects.filter((object) => within(object.key)),
+    };
+  }
+
+  // One listing read ahead: the next slice's, started while the current slice's objects are read. It is used only
+  // by the call it was read for (same scope, same position) and only while young: a listing read a little earlier
+  // is as sound as one read now (its records were still read before its objects), and what was written since it
+  // is checked by the recent check, as it is for any slice.
+  let ahead: { key: string; at: number; listing: Promise<SliceListing | undefined> } | undefined;
+
+  function prefetch(scope: PassScope, position: string | undefined): void {
+    const listing = readListing(scope, position);
+    // A failure is the next call's to report, when it reads again; none is left unhandled here.
+    listing.catch(() => undefined);
+    ahead = { key: listingKey(scope, position), at: performance.now(), listing };
+  }
+
+  function listingAfter(scope: PassScope, position: string | undefined): Promise<SliceListing | undefined> {
+    const taken = ahead;
+    ahead = undefined;
+    if (
+      taken !== undefined &&
+      taken.key === listingKey(scope, position) &&
+      performance.now() - taken.at < prefetchMaxAgeMs
+    )
+      return taken.listing.catch(() => readListing(scope, position));
+    return readListing(scope, position);
+  }
+
   return {
     async verifySlice(scope, position, pacer) {
-      const prefixes = prefixesOf(scope);
-      const inventoryScope = inventoryScopeOf(scope);
-      // The prefix the position is in (or the first after it).
-      const index = prefixes.findIndex(
-        (prefix) => position === undefined || position < prefixEnd(prefix) || prefix === '',
-      );
-      const prefix = prefixes[index];
-      if (prefix === undefined) return emptySlice(position);
-      const after = position !== undefined && position >= prefix ? position : undefined;
-      const size = settings.sliceSize;
-      // Records first: an object is put before its record is written, so every record read here has its object
-      // in the listing read after it.
-      const records = await recordsAfter(db, { prefix, after }, inventoryScope, size);
-      const objects = await blobs.list({ prefix, after, limit: size });
-      const ends = [
-        records.length === size ? records.at(-1)?.key : undefined,
-        objects.length === size ? objects.at(-1)?.key : undefined,
-      ].filter((key) => key !== undefined);
-      const end = ends.length === 0 ? undefined : ends.reduce((a, b) => (a < b ? a : b));
-      const within = (key: string) => end === undefined || key <= end;
-      const slicedRecords = records.filter((record) => within(record.key));
-      const slicedObjects = objects.filter((object) => within(object.key));
+      const listing = await listingAfter(scope, position);
+      if (listing === undefined) return emptySlice(position);
+      const { prefix, lastPrefix, after, slicedRecords, slicedObjects, end } = listing;
+      const through = end ?? prefixEnd(prefix);
+      const next = end ?? (lastPrefix ? (slicedRecords.at(-1)?.key ?? slicedObjects.at(-1)?.key ?? position) : through);
+      const done = end === undefined && lastPrefix;
+      // The next slice's records and listing are read while this one's objects are (they start where this ends).
+      if (!done) prefetch(scope, next);
       const listed = new Map(slicedObjects.map((object) => [object.key, object]));
       const recorded = new Set(slicedRecords.map((record) => record.key));
 
@@ -151,16 +194,14 @@ export function createVerifier(deps: {
           ],
         });
       }
-      const through = end ?? prefixEnd(prefix);
       const outcome = await recordVerdicts(db, verdicts, now, {
         after,
         through,
         listed: [...listed.keys()],
       });
-      const lastPrefix = index === prefixes.length - 1;
       return {
-        through: end ?? (lastPrefix ? (slicedRecords.at(-1)?.key ?? slicedObjects.at(-1)?.key ?? position) : through),
-        done: end === undefined && lastPrefix,
+        through: next,
+        done,
         artefacts: slicedRecords.length,
         bytes,
         storedObjects: slicedObjects.length,
@@ -177,6 +218,26 @@ export function createVerifier(deps: {
       return { checked, failing: verdicts.filter((verdict) => verdict.failures.length > 0) };
     },
   };
+}
+
+/** A slice's share of the records and of the store's listing, both cut where the shorter listing ended. */
+interface SliceListing {
+  prefix: string;
+  /** The prefix's place among the scope's; lastPrefix: it is the last. */
+  index: number;
+  lastPrefix: boolean;
+  after: string | undefined;
+  /** Where the slice ends; undefined: both listings ended before their limit. */
+  end: string | undefined;
+  slicedRecords: ArchivedArtefact[];
+  slicedObjects: ListedBlob[];
+}
+
+/** How long a listing read ahead stays usable (see listingAfter). */
+const prefetchMaxAgeMs = 30_000;
+
+function listingKey(scope: PassScope, position: string | undefined): string {
+  return JSON.stringify([scope.companyId, scope.from, scope.to, position]);
 }
 
 function emptySlice(position: string | undefined): SliceResult {
