@@ -181,15 +181,22 @@ export function createVerifier(deps: {
       const { verdicts, bytes } = await verdictsOf(slicedRecords, listed, pacer);
       const now = clock.now();
       for (const object of slicedObjects) {
-        if (recorded.has(object.key) || !inDateScope(object, scope)) continue;
-        if (now.getTime() - object.modifiedAt.getTime() < settings.orphanGraceMs) continue;
+        if (recorded.has(object.key)) continue;
+        // No record names it: its size and write time, from the listing when it carries them, else from the store.
+        const head =
+          object.size !== undefined && object.modifiedAt !== undefined
+            ? { size: object.size, modifiedAt: object.modifiedAt }
+            : await blobs.head(object.key);
+        // Gone since the listing: nothing to report.
+        if (head === undefined || !inDateScope(object.key, head.modifiedAt, scope)) continue;
+        if (now.getTime() - head.modifiedAt.getTime() < settings.orphanGraceMs) continue;
         verdicts.push({
           key: object.key,
           artefact: undefined,
           failures: [
             {
               kind: 'orphan_blob',
-              detail: `No record names the object ${object.key} (${String(object.size)} bytes, written ${object.modifiedAt.toISOString()}).`,
+              detail: `No record names the object ${object.key} (${String(head.size)} bytes, written ${head.modifiedAt.toISOString()}).`,
             },
           ],
         });
@@ -272,10 +279,10 @@ export function inventoryScopeOf(scope: PassScope): InventoryScope {
 }
 
 /** An object's day: the one its key names (documents and received ones are filed by day), else when it was written. */
-function inDateScope(object: ListedBlob, scope: PassScope): boolean {
+function inDateScope(key: string, modifiedAt: Date, scope: PassScope): boolean {
   if (scope.from === undefined && scope.to === undefined) return true;
-  const named = object.key.split('/')[2];
-  const day = named !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(named) ? named : isoDateOf(object.modifiedAt);
+  const named = key.split('/')[2];
+  const day = named !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(named) ? named : isoDateOf(modifiedAt);
   return (scope.from === undefined || day >= scope.from) && (scope.to === undefined || day <= scope.to);
 }
 

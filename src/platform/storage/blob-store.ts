@@ -26,14 +26,20 @@ export interface BlobHead {
   size: number;
   /** Undefined when the object was written without our metadata (S3 only). */
   sha256: string | undefined;
-}
-
-/** One stored object as a listing names it. */
-export interface ListedBlob {
-  key: string;
-  size: number;
   /** When the object was written (file mtime, S3 LastModified). */
   modifiedAt: Date;
+}
+
+/**
+ * One stored object as a listing names it. Its size and write time come with it when the listing carries them
+ * (S3's does); the filesystem's leaves them out, as a stat per file cost the archive verifier more than the rest
+ * of the listing and it needs them only for the rare object no record names: `head` has them.
+ */
+export interface ListedBlob {
+  key: string;
+  size?: number;
+  /** When the object was written (file mtime, S3 LastModified). */
+  modifiedAt?: Date;
 }
 
 export interface ListOptions {
@@ -62,7 +68,8 @@ export interface BlobStore {
   /**
    * Up to `limit` objects in byte order of their keys (UTF-8, as S3 lists them; see compareKeys), never the probe's:
    * the archive verifier walks the store beside the records sorted the same way, to find what one has and the other
-   * lacks. The next page starts after the last key of this one.
+   * lacks. The next page starts after the last key of this one. Size and write time only where the store lists
+   * them without a request per object (ListedBlob).
    */
   list(options: ListOptions): Promise<ListedBlob[]>;
   /**
