@@ -17,7 +17,8 @@ export function verifierSettingsOf(config: Platform['config']): VerifierSettings
     orphanGraceMs: config.archive.orphanGraceMs,
     retentionDays: config.storage.kind === 's3' ? config.storage.s3.objectLockDays : undefined,
     sliceSize: 500,
-    concurrency: 8,
+    concurrency: 16,
+    checkThreads: 2,
   };
 }
 
@@ -67,6 +68,7 @@ export function archiveModule(
         state.wake();
         await running;
         await archive.release();
+        await verifier.close();
       },
     };
   });

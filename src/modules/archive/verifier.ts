@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { BlobStore, ListedBlob } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { contentFailure, retentionFailure, type Failure } from './artefact-check.js';
+import { checkOnThread, startCheckThread, type CheckedItem } from './check-thread.js';
 import { recordVerdicts, type KeyVerdict } from './findings.repo.js';
 import {
   prefixEnd,
@@ -30,6 +31,11 @@ export interface VerifierSettings {
   sliceSize: number;
   /** Objects read at once. */
   concurrency: number;
+  /**
+   * Filesystem: the threads that read and check the artefacts (check-thread.ts), the event loop only sending them
+   * batches; 0: all on the event loop, `concurrency` reads at a time.
+   */
+  checkThreads?: number;
 }
 
 /** A pass's reach: a company's keys, of artefacts created in a period of GMT-4 days (both inclusive). */
@@ -63,7 +69,12 @@ export interface Verifier {
     limit: number,
     pacer: Pacer,
   ): Promise<{ checked: ArchivedArtefact[]; failing: KeyVerdict[] }>;
+  /** Stops the check threads (the next check starts them again). */
+  close(): Promise<void>;
 }
+
+/** Artefacts a check thread takes at once: enough to make a message cheap beside the work, few enough to pace. */
+const threadBatch = 32;
 
 export function createVerifier(deps: {
   db: Db;
@@ -73,6 +84,39 @@ export function createVerifier(deps: {
   settings: VerifierSettings;
 }): Verifier {
   const { db, blobs, xmlChecks, clock, settings } = deps;
+  const filePath = blobs.filePath?.bind(blobs);
+  const threads =
+    filePath === undefined ? [] : Array.from({ length: settings.checkThreads ?? 0 }, () => startCheckThread());
+
+  /** The content checks of `artefacts` on the check threads, two batches in flight on each; pacing per batch. */
+  async function checkedOnThreads(
+    artefacts: readonly ArchivedArtefact[],
+    pathOf: (key: string) => string,
+    pacer: Pacer,
+  ): Promise<{ failures: Failure[]; bytes: number }[]> {
+    const batches: ArchivedArtefact[][] = [];
+    for (let i = 0; i < artefacts.length; i += threadBatch) batches.push(artefacts.slice(i, i + threadBatch));
+    let turn = 0;
+    const done = await mapConcurrently(batches, threads.length * 2, async (batch) => {
+      const thread = threads[turn++ % threads.length];
+      let checked: CheckedItem[] | undefined;
+      try {
+        if (thread !== undefined)
+          checked = await checkOnThread(
+            thread,
+            batch.map((artefact) => ({ artefact, path: pathOf(artefact.key) })),
+          );
+      } catch {
+        // The thread failed under this batch (or died): it is checked here instead, the store read as usual.
+        checked = undefined;
+      }
+      if (checked === undefined)
+        return mapConcurrently(batch, settings.concurrency, (artefact) => failuresOf(artefact, pacer));
+      await pacer(checked.reduce((sum, item) => sum + item.bytes, 0));
+      return checked.map((item) => ({ failures: item.failure === undefined ? [] : [item.failure], bytes: item.bytes }));
+    });
+    return done.flat();
+  }
 
   async function failuresOf(artefact: ArchivedArtefact, pacer: Pacer): Promise<{ failures: Failure[]; bytes: number }> {
     const bytes = await blobs.get(artefact.key);
@@ -93,14 +137,27 @@ export function createVerifier(deps: {
     pacer: Pacer,
   ): Promise<{ verdicts: KeyVerdict[]; bytes: number }> {
     let bytes = 0;
+    // In a slice the listing already says which objects are gone: no read needed to know it.
+    const gone = (artefact: ArchivedArtefact) => listed !== undefined && !listed.has(artefact.key);
+    const missing = (artefact: ArchivedArtefact): KeyVerdict => ({
+      key: artefact.key,
+      artefact,
+      failures: [{ kind: 'missing_blob', detail: `The store has no object ${artefact.key}.` }],
+    });
+    if (threads.length > 0 && filePath !== undefined) {
+      const present = artefacts.filter((artefact) => !gone(artefact));
+      const checked = await checkedOnThreads(present, filePath, pacer);
+      const byKey = new Map(present.map((artefact, index) => [artefact.key, checked[index]]));
+      const verdicts = artefacts.map((artefact): KeyVerdict => {
+        const result = byKey.get(artefact.key);
+        if (result === undefined) return missing(artefact);
+        bytes += result.bytes;
+        return { key: artefact.key, artefact, failures: result.failures };
+      });
+      return { verdicts, bytes };
+    }
     const verdicts = await mapConcurrently(artefacts, settings.concurrency, async (artefact): Promise<KeyVerdict> => {
-      // In a slice the listing already says the object is gone: no read needed to know it.
-      if (listed !== undefined && !listed.has(artefact.key))
-        return {
-          key: artefact.key,
-          artefact,
-          failures: [{ kind: 'missing_blob', detail: `The store has no object ${artefact.key}.` }],
-        };
+      if (gone(artefact)) return missing(artefact);
       const checked = await failuresOf(artefact, pacer);
       bytes += checked.bytes;
       return { key: artefact.key, artefact, failures: checked.failures };
@@ -223,6 +280,10 @@ export function createVerifier(deps: {
       const { verdicts } = await verdictsOf(checked, undefined, pacer);
       await recordVerdicts(db, verdicts, clock.now());
       return { checked, failing: verdicts.filter((verdict) => verdict.failures.length > 0) };
+    },
+
+    async close() {
+      await Promise.all(threads.map((thread) => thread.stop()));
     },
   };
 }

@@ -78,6 +78,11 @@ export interface BlobStore {
    * undefined, as it has no such thing.
    */
   retentionOf(key: string): Promise<ObjectRetention | undefined>;
+  /**
+   * Filesystem only: the file that holds the key's bytes (whether or not it exists), for a reader on another thread
+   * (the archive verifier's check threads read and check whole slices there). S3 has no such thing.
+   */
+  filePath?(key: string): string;
   /** Writes, reads back and compares a small object under `_probe/`; rejects with a short reason. */
   probe(timeoutMs: number): Promise<void>;
   close(): Promise<void>;

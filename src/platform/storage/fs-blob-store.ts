@@ -140,6 +140,7 @@ export function createFsBlobStore(root: string): BlobStore {
     head,
     list,
     retentionOf,
+    filePath: pathOf,
     probe,
     close: () => writer.close(),
   };
