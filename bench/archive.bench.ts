@@ -12,7 +12,8 @@
 // round, then the median. The raw read lists the blob directory and reads and hashes every file, 8 at a time as the
 // verifier does. PostgreSQL when it answers (its CPU is not this process's), PGlite otherwise.
 // BENCH_ARCHIVE_PROFILE=<file> writes a CPU profile of the (last) pass; BENCH_ARCHIVE_DOCUMENTS=<n> sizes the archive
-// (a multiple of 40) for a quicker look.
+// (a multiple of 40) for a quicker look; BENCH_ARCHIVE_CPU=1 prints each pass's wall and CPU time (this process's
+// threads; PostgreSQL's are its own) and the memory before the timed passes (the app and its setup).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFile as readFileCallback, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +31,7 @@ const ORIGINALS = 40;
 const ROUNDS = 2;
 const CONCURRENCY = 8;
 const RATIO_GOAL = 0.7;
+const showCpu = process.env['BENCH_ARCHIVE_CPU'] !== undefined;
 
 const readWhole = promisify(readFileCallback);
 
@@ -111,8 +113,14 @@ async function timed<T>(run: () => Promise<T>): Promise<{ result: T; seconds: nu
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
   }, 50);
   const start = performance.now();
+  const cpu = process.cpuUsage();
   try {
     const result = await run();
+    const used = process.cpuUsage(cpu);
+    if (showCpu)
+      console.error(
+        `wall ${((performance.now() - start) / 1000).toFixed(3)} s, cpu user ${(used.user / 1e6).toFixed(3)} s sys ${(used.system / 1e6).toFixed(3)} s`,
+      );
     return {
       result,
       seconds: (performance.now() - start) / 1000,
@@ -143,6 +151,7 @@ export async function archiveBench(): Promise<BenchRow[]> {
     const raw: { seconds: number; bytes: number; files: number }[] = [];
     const verify: { seconds: number; bytes: number; artefacts: number; peakRss: number }[] = [];
     await rawPass(blobRoot); // the page cache warmed for both
+    if (showCpu) console.error('memory before the timed passes', process.memoryUsage());
     for (let round = 0; round < ROUNDS; round++) {
       const read = await timed(() => rawPass(blobRoot));
       raw.push({ seconds: read.seconds, ...read.result });

@@ -136,11 +136,16 @@ async function verify(
     unit: 'artefacts',
   });
   const done = { rows: 0, bytes: 0, totalBytes: totals.bytes };
-  const report = await archive.runPass(scope, (slice) => {
-    done.rows += slice.artefacts;
-    done.bytes += slice.bytes;
-    progress.update(done);
-  });
+  let report;
+  try {
+    report = await archive.runPass(scope, (slice) => {
+      done.rows += slice.artefacts;
+      done.bytes += slice.bytes;
+      progress.update(done);
+    });
+  } finally {
+    await verifier.close();
+  }
   progress.finish(done);
   const failures = report.failing.flatMap((verdict) => verdict.failures.map((failure) => ({ verdict, failure })));
   io.stdout.write(

@@ -16,8 +16,9 @@ export function verifierSettingsOf(config: Platform['config']): VerifierSettings
     bytesPerSecond: config.archive.bytesPerSecond,
     orphanGraceMs: config.archive.orphanGraceMs,
     retentionDays: config.storage.kind === 's3' ? config.storage.s3.objectLockDays : undefined,
-    sliceSize: 500,
-    concurrency: 8,
+    sliceSize: 2000,
+    concurrency: 16,
+    checkThreads: 2,
   };
 }
 
@@ -67,6 +68,7 @@ export function archiveModule(
         state.wake();
         await running;
         await archive.release();
+        await verifier.close();
       },
     };
   });

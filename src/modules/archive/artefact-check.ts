@@ -34,7 +34,7 @@ const signedKinds = new Set(['signed-xml', 'rfce-xml', 'acecf-xml', 'received-xm
 export async function contentFailure(
   artefact: ArchivedArtefact,
   bytes: Buffer | undefined,
-  xmlChecks: XmlChecks,
+  xmlChecks: Pick<XmlChecks, 'readSignedEcf'>,
 ): Promise<Failure | undefined> {
   if (bytes === undefined) return { kind: 'missing_blob', detail: `The store has no object ${artefact.key}.` };
   const sha256 = sha256Hex(bytes);

@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { BlobStore, ListedBlob } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import { contentFailure, retentionFailure, type Failure } from './artefact-check.js';
+import { checkOnThread, startCheckThread, type CheckedItem } from './check-thread.js';
 import { recordVerdicts, type KeyVerdict } from './findings.repo.js';
 import {
   prefixEnd,
@@ -30,6 +31,11 @@ export interface VerifierSettings {
   sliceSize: number;
   /** Objects read at once. */
   concurrency: number;
+  /**
+   * Filesystem: the threads that read and check the artefacts (check-thread.ts), the event loop only sending them
+   * batches; 0: all on the event loop, `concurrency` reads at a time.
+   */
+  checkThreads?: number;
 }
 
 /** A pass's reach: a company's keys, of artefacts created in a period of GMT-4 days (both inclusive). */
@@ -63,7 +69,12 @@ export interface Verifier {
     limit: number,
     pacer: Pacer,
   ): Promise<{ checked: ArchivedArtefact[]; failing: KeyVerdict[] }>;
+  /** Stops the check threads (the next check starts them again). */
+  close(): Promise<void>;
 }
+
+/** Artefacts a check thread takes at once: enough to make a message cheap beside the work, few enough to pace. */
+const threadBatch = 32;
 
 export function createVerifier(deps: {
   db: Db;
@@ -73,6 +84,39 @@ export function createVerifier(deps: {
   settings: VerifierSettings;
 }): Verifier {
   const { db, blobs, xmlChecks, clock, settings } = deps;
+  const filePath = blobs.filePath?.bind(blobs);
+  const threads =
+    filePath === undefined ? [] : Array.from({ length: settings.checkThreads ?? 0 }, () => startCheckThread());
+
+  /** The content checks of `artefacts` on the check threads, two batches in flight on each; pacing per batch. */
+  async function checkedOnThreads(
+    artefacts: readonly ArchivedArtefact[],
+    pathOf: (key: string) => string,
+    pacer: Pacer,
+  ): Promise<{ failures: Failure[]; bytes: number }[]> {
+    const batches: ArchivedArtefact[][] = [];
+    for (let i = 0; i < artefacts.length; i += threadBatch) batches.push(artefacts.slice(i, i + threadBatch));
+    let turn = 0;
+    const done = await mapConcurrently(batches, threads.length * 2, async (batch) => {
+      const thread = threads[turn++ % threads.length];
+      let checked: CheckedItem[] | undefined;
+      try {
+        if (thread !== undefined)
+          checked = await checkOnThread(
+            thread,
+            batch.map((artefact) => ({ artefact, path: pathOf(artefact.key) })),
+          );
+      } catch {
+        // The thread failed under this batch (or died): it is checked here instead, the store read as usual.
+        checked = undefined;
+      }
+      if (checked === undefined)
+        return mapConcurrently(batch, settings.concurrency, (artefact) => failuresOf(artefact, pacer));
+      await pacer(checked.reduce((sum, item) => sum + item.bytes, 0));
+      return checked.map((item) => ({ failures: item.failure === undefined ? [] : [item.failure], bytes: item.bytes }));
+    });
+    return done.flat();
+  }
 
   async function failuresOf(artefact: ArchivedArtefact, pacer: Pacer): Promise<{ failures: Failure[]; bytes: number }> {
     const bytes = await blobs.get(artefact.key);
@@ -93,14 +137,27 @@ export function createVerifier(deps: {
     pacer: Pacer,
   ): Promise<{ verdicts: KeyVerdict[]; bytes: number }> {
     let bytes = 0;
+    // In a slice the listing already says which objects are gone: no read needed to know it.
+    const gone = (artefact: ArchivedArtefact) => listed !== undefined && !listed.has(artefact.key);
+    const missing = (artefact: ArchivedArtefact): KeyVerdict => ({
+      key: artefact.key,
+      artefact,
+      failures: [{ kind: 'missing_blob', detail: `The store has no object ${artefact.key}.` }],
+    });
+    if (threads.length > 0 && filePath !== undefined) {
+      const present = artefacts.filter((artefact) => !gone(artefact));
+      const checked = await checkedOnThreads(present, filePath, pacer);
+      const byKey = new Map(present.map((artefact, index) => [artefact.key, checked[index]]));
+      const verdicts = artefacts.map((artefact): KeyVerdict => {
+        const result = byKey.get(artefact.key);
+        if (result === undefined) return missing(artefact);
+        bytes += result.bytes;
+        return { key: artefact.key, artefact, failures: result.failures };
+      });
+      return { verdicts, bytes };
+    }
     const verdicts = await mapConcurrently(artefacts, settings.concurrency, async (artefact): Promise<KeyVerdict> => {
-      // In a slice the listing already says the object is gone: no read needed to know it.
-      if (listed !== undefined && !listed.has(artefact.key))
-        return {
-          key: artefact.key,
-          artefact,
-          failures: [{ kind: 'missing_blob', detail: `The store has no object ${artefact.key}.` }],
-        };
+      if (gone(artefact)) return missing(artefact);
       const checked = await failuresOf(artefact, pacer);
       bytes += checked.bytes;
       return { key: artefact.key, artefact, failures: checked.failures };
@@ -108,59 +165,107 @@ export function createVerifier(deps: {
     return { verdicts, bytes };
   }
 
+  /** The listing a slice after `position` was read from: the records first, then the store's objects. */
+  async function readListing(scope: PassScope, position: string | undefined): Promise<SliceListing | undefined> {
+    const prefixes = prefixesOf(scope);
+    // The prefix the position is in (or the first after it).
+    const index = prefixes.findIndex(
+      (prefix) => position === undefined || position < prefixEnd(prefix) || prefix === '',
+    );
+    const prefix = prefixes[index];
+    if (prefix === undefined) return undefined;
+    const after = position !== undefined && position >= prefix ? position : undefined;
+    const size = settings.sliceSize;
+    // Records first: an object is put before its record is written, so every record read here has its object
+    // in the listing read after it.
+    const records = await recordsAfter(db, { prefix, after }, inventoryScopeOf(scope), size);
+    const objects = await blobs.list({ prefix, after, limit: size });
+    const ends = [
+      records.length === size ? records.at(-1)?.key : undefined,
+      objects.length === size ? objects.at(-1)?.key : undefined,
+    ].filter((key) => key !== undefined);
+    const end = ends.length === 0 ? undefined : ends.reduce((a, b) => (a < b ? a : b));
+    const within = (key: string) => end === undefined || key <= end;
+    return {
+      prefix,
+      index,
+      lastPrefix: index === prefixes.length - 1,
+      after,
+      end,
+      slicedRecords: records.filter((record) => within(record.key)),
+      slicedObjects: objects.filter((object) => within(object.key)),
+    };
+  }
+
+  // One listing read ahead: the next slice's, started while the current slice's objects are read. It is used only
+  // by the call it was read for (same scope, same position) and only while young: a listing read a little earlier
+  // is as sound as one read now (its records were still read before its objects), and what was written since it
+  // is checked by the recent check, as it is for any slice.
+  let ahead: { key: string; at: number; listing: Promise<SliceListing | undefined> } | undefined;
+
+  function prefetch(scope: PassScope, position: string | undefined): void {
+    const listing = readListing(scope, position);
+    // A failure is the next call's to report, when it reads again; none is left unhandled here.
+    listing.catch(() => undefined);
+    ahead = { key: listingKey(scope, position), at: performance.now(), listing };
+  }
+
+  function listingAfter(scope: PassScope, position: string | undefined): Promise<SliceListing | undefined> {
+    const taken = ahead;
+    ahead = undefined;
+    if (
+      taken !== undefined &&
+      taken.key === listingKey(scope, position) &&
+      performance.now() - taken.at < prefetchMaxAgeMs
+    )
+      return taken.listing.catch(() => readListing(scope, position));
+    return readListing(scope, position);
+  }
+
   return {
     async verifySlice(scope, position, pacer) {
-      const prefixes = prefixesOf(scope);
-      const inventoryScope = inventoryScopeOf(scope);
-      // The prefix the position is in (or the first after it).
-      const index = prefixes.findIndex(
-        (prefix) => position === undefined || position < prefixEnd(prefix) || prefix === '',
-      );
-      const prefix = prefixes[index];
-      if (prefix === undefined) return emptySlice(position);
-      const after = position !== undefined && position >= prefix ? position : undefined;
-      const size = settings.sliceSize;
-      // Records first: an object is put before its record is written, so every record read here has its object
-      // in the listing read after it.
-      const records = await recordsAfter(db, { prefix, after }, inventoryScope, size);
-      const objects = await blobs.list({ prefix, after, limit: size });
-      const ends = [
-        records.length === size ? records.at(-1)?.key : undefined,
-        objects.length === size ? objects.at(-1)?.key : undefined,
-      ].filter((key) => key !== undefined);
-      const end = ends.length === 0 ? undefined : ends.reduce((a, b) => (a < b ? a : b));
-      const within = (key: string) => end === undefined || key <= end;
-      const slicedRecords = records.filter((record) => within(record.key));
-      const slicedObjects = objects.filter((object) => within(object.key));
+      const listing = await listingAfter(scope, position);
+      if (listing === undefined) return emptySlice(position);
+      const { prefix, lastPrefix, after, slicedRecords, slicedObjects, end } = listing;
+      const through = end ?? prefixEnd(prefix);
+      const next = end ?? (lastPrefix ? (slicedRecords.at(-1)?.key ?? slicedObjects.at(-1)?.key ?? position) : through);
+      const done = end === undefined && lastPrefix;
+      // The next slice's records and listing are read while this one's objects are (they start where this ends).
+      if (!done) prefetch(scope, next);
       const listed = new Map(slicedObjects.map((object) => [object.key, object]));
       const recorded = new Set(slicedRecords.map((record) => record.key));
 
       const { verdicts, bytes } = await verdictsOf(slicedRecords, listed, pacer);
       const now = clock.now();
       for (const object of slicedObjects) {
-        if (recorded.has(object.key) || !inDateScope(object, scope)) continue;
-        if (now.getTime() - object.modifiedAt.getTime() < settings.orphanGraceMs) continue;
+        if (recorded.has(object.key)) continue;
+        // No record names it: its size and write time, from the listing when it carries them, else from the store.
+        const head =
+          object.size !== undefined && object.modifiedAt !== undefined
+            ? { size: object.size, modifiedAt: object.modifiedAt }
+            : await blobs.head(object.key);
+        // Gone since the listing: nothing to report.
+        if (head === undefined || !inDateScope(object.key, head.modifiedAt, scope)) continue;
+        if (now.getTime() - head.modifiedAt.getTime() < settings.orphanGraceMs) continue;
         verdicts.push({
           key: object.key,
           artefact: undefined,
           failures: [
             {
               kind: 'orphan_blob',
-              detail: `No record names the object ${object.key} (${String(object.size)} bytes, written ${object.modifiedAt.toISOString()}).`,
+              detail: `No record names the object ${object.key} (${String(head.size)} bytes, written ${head.modifiedAt.toISOString()}).`,
             },
           ],
         });
       }
-      const through = end ?? prefixEnd(prefix);
       const outcome = await recordVerdicts(db, verdicts, now, {
         after,
         through,
         listed: [...listed.keys()],
       });
-      const lastPrefix = index === prefixes.length - 1;
       return {
-        through: end ?? (lastPrefix ? (slicedRecords.at(-1)?.key ?? slicedObjects.at(-1)?.key ?? position) : through),
-        done: end === undefined && lastPrefix,
+        through: next,
+        done,
         artefacts: slicedRecords.length,
         bytes,
         storedObjects: slicedObjects.length,
@@ -176,7 +281,31 @@ export function createVerifier(deps: {
       await recordVerdicts(db, verdicts, clock.now());
       return { checked, failing: verdicts.filter((verdict) => verdict.failures.length > 0) };
     },
+
+    async close() {
+      await Promise.all(threads.map((thread) => thread.stop()));
+    },
   };
+}
+
+/** A slice's share of the records and of the store's listing, both cut where the shorter listing ended. */
+interface SliceListing {
+  prefix: string;
+  /** The prefix's place among the scope's; lastPrefix: it is the last. */
+  index: number;
+  lastPrefix: boolean;
+  after: string | undefined;
+  /** Where the slice ends; undefined: both listings ended before their limit. */
+  end: string | undefined;
+  slicedRecords: ArchivedArtefact[];
+  slicedObjects: ListedBlob[];
+}
+
+/** How long a listing read ahead stays usable (see listingAfter). */
+const prefetchMaxAgeMs = 30_000;
+
+function listingKey(scope: PassScope, position: string | undefined): string {
+  return JSON.stringify([scope.companyId, scope.from, scope.to, position]);
 }
 
 function emptySlice(position: string | undefined): SliceResult {
@@ -211,10 +340,10 @@ export function inventoryScopeOf(scope: PassScope): InventoryScope {
 }
 
 /** An object's day: the one its key names (documents and received ones are filed by day), else when it was written. */
-function inDateScope(object: ListedBlob, scope: PassScope): boolean {
+function inDateScope(key: string, modifiedAt: Date, scope: PassScope): boolean {
   if (scope.from === undefined && scope.to === undefined) return true;
-  const named = object.key.split('/')[2];
-  const day = named !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(named) ? named : isoDateOf(object.modifiedAt);
+  const named = key.split('/')[2];
+  const day = named !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(named) ? named : isoDateOf(modifiedAt);
   return (scope.from === undefined || day >= scope.from) && (scope.to === undefined || day <= scope.to);
 }
 

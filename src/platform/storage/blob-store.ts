@@ -26,14 +26,20 @@ export interface BlobHead {
   size: number;
   /** Undefined when the object was written without our metadata (S3 only). */
   sha256: string | undefined;
-}
-
-/** One stored object as a listing names it. */
-export interface ListedBlob {
-  key: string;
-  size: number;
   /** When the object was written (file mtime, S3 LastModified). */
   modifiedAt: Date;
+}
+
+/**
+ * One stored object as a listing names it. Its size and write time come with it when the listing carries them
+ * (S3's does); the filesystem's leaves them out, as a stat per file cost the archive verifier more than the rest
+ * of the listing and it needs them only for the rare object no record names: `head` has them.
+ */
+export interface ListedBlob {
+  key: string;
+  size?: number;
+  /** When the object was written (file mtime, S3 LastModified). */
+  modifiedAt?: Date;
 }
 
 export interface ListOptions {
@@ -62,7 +68,8 @@ export interface BlobStore {
   /**
    * Up to `limit` objects in byte order of their keys (UTF-8, as S3 lists them; see compareKeys), never the probe's:
    * the archive verifier walks the store beside the records sorted the same way, to find what one has and the other
-   * lacks. The next page starts after the last key of this one.
+   * lacks. The next page starts after the last key of this one. Size and write time only where the store lists
+   * them without a request per object (ListedBlob).
    */
   list(options: ListOptions): Promise<ListedBlob[]>;
   /**
@@ -71,6 +78,11 @@ export interface BlobStore {
    * undefined, as it has no such thing.
    */
   retentionOf(key: string): Promise<ObjectRetention | undefined>;
+  /**
+   * Filesystem only: the file that holds the key's bytes (whether or not it exists), for a reader on another thread
+   * (the archive verifier's check threads read and check whole slices there). S3 has no such thing.
+   */
+  filePath?(key: string): string;
   /** Writes, reads back and compares a small object under `_probe/`; rejects with a short reason. */
   probe(timeoutMs: number): Promise<void>;
   close(): Promise<void>;

@@ -66,7 +66,7 @@ export function createFsBlobStore(root: string): BlobStore {
     try {
       const stats = await stat(path);
       if (!stats.isFile()) return undefined;
-      return { size: stats.size, sha256: await hashFile(path) };
+      return { size: stats.size, sha256: await hashFile(path), modifiedAt: stats.mtime };
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -87,7 +87,8 @@ export function createFsBlobStore(root: string): BlobStore {
   /**
    * Walks the directories in key order: entries sorted by their name as a key segment (a directory's with its '/'),
    * skipping every directory whose keys all sort at or before `after` or outside `prefix`. Files a crashed write
-   * left under a temporary name ('.~' + uuid) are listed too: they are blobs no record names.
+   * left under a temporary name ('.~' + uuid) are listed too: they are blobs no record names. The directory
+   * entries say which names are files; no file is stat'ed, so no size or write time (ListedBlob: head has them).
    */
   async function list(options: ListOptions): Promise<ListedBlob[]> {
     const { prefix = '', after, limit } = options;
@@ -116,8 +117,7 @@ export function createFsBlobStore(root: string): BlobStore {
         if (entry.isDirectory()) {
           if (pastAfter(key)) await walk(key);
         } else if (entry.isFile() && key.startsWith(prefix) && (after === undefined || compareKeys(key, after) > 0)) {
-          const stats = await stat(join(base, ...key.split('/')));
-          found.push({ key, size: stats.size, modifiedAt: stats.mtime });
+          found.push({ key });
         }
       }
     }
@@ -140,6 +140,7 @@ export function createFsBlobStore(root: string): BlobStore {
     head,
     list,
     retentionOf,
+    filePath: pathOf,
     probe,
     close: () => writer.close(),
   };

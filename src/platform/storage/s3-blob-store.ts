@@ -72,7 +72,11 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
   async function readHead(key: string): Promise<BlobHead | undefined> {
     try {
       const response = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      return { size: response.ContentLength ?? 0, sha256: response.Metadata?.sha256 };
+      return {
+        size: response.ContentLength ?? 0,
+        sha256: response.Metadata?.sha256,
+        modifiedAt: response.LastModified ?? new Date(0),
+      };
     } catch (error) {
       if (hasName(error, 'NotFound') || hasName(error, 'NoSuchKey')) return undefined;
       throw error;
