@@ -16,7 +16,7 @@ export function verifierSettingsOf(config: Platform['config']): VerifierSettings
     bytesPerSecond: config.archive.bytesPerSecond,
     orphanGraceMs: config.archive.orphanGraceMs,
     retentionDays: config.storage.kind === 's3' ? config.storage.s3.objectLockDays : undefined,
-    sliceSize: 2000,
+    sliceSize: 500,
     concurrency: 16,
     checkThreads: 2,
   };
