@@ -4,8 +4,7 @@
 // independent of the content and checked apart (retentionFailure).
 import { verifyEnvelopedSignature } from '../../fiscal/xmldsig/index.js';
 import { recordedFieldMismatches, type RecordedFields } from '../../fiscal/rules/record-fields.js';
-import { sha256Hex } from '../../platform/storage/blob-store.js';
-import type { ObjectRetention } from '../../platform/storage/index.js';
+import { sha256Hex, type ObjectRetention } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { ArchivedArtefact } from './inventory.repo.js';
 

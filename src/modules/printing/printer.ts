@@ -4,7 +4,7 @@ import { parseDgiiTimestamp } from '../../fiscal/dates.js';
 import type { PrintableDocument } from './printable.schema.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { ok, type Result } from '../../platform/result.js';
-import { sha256Hex } from '../../platform/storage/blob-store.js';
+import { sha256Hex } from '../../platform/storage/index.js';
 import { codePointName, measure, printable as printableText } from './fonts.js';
 import { layout, type PrintBranding } from './layout.js';
 import { embeddableLogo } from './logo.js';

@@ -13,7 +13,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
-import { readArchived, type BlobStore } from '../../platform/storage/index.js';
+import { sha256Hex, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, Settlement, WorkTarget } from '../../platform/work/work-engine.js';
 import * as repo from './annulments.repo.js';
 import type { AnnulmentIssuer } from './annulments.service.js';
@@ -129,12 +129,11 @@ export function createAnnulmentSendTarget(deps: {
 
     async perform(row, attempt): Promise<Outcome<Answer>> {
       await repo.markSending(db, row.id, attempt.number, clock.now());
-      // Checked against the SHA-256 recorded when it was archived (rows from before migration 0023 have none).
-      const xml =
-        row.sha256 === null
-          ? await blobs.get(row.blob_key)
-          : await readArchived(blobs, { blob_key: row.blob_key, sha256: row.sha256 });
+      const xml = await blobs.get(row.blob_key);
       if (xml === undefined) throw new Error(`annulment ${row.id}: its signed ANECF is missing from the archive`);
+      // What is sent again is what was archived (rows from before migration 0023 have no SHA-256 on record).
+      if (row.sha256 !== null && sha256Hex(xml) !== row.sha256)
+        throw new Error(`annulment ${row.id}: its signed ANECF does not match its recorded SHA-256`);
       const signer = await issuer(row.company_id);
       if (signer === undefined) throw new Error(`annulment ${row.id}: its company is missing`);
       const outcome = await dgii.sendAnecf(row.company_id, { xml, fileName: `${signer.rnc}ANECF${row.id}.xml` });

@@ -3,7 +3,7 @@ import type { BlobStore } from './blob-store.js';
 import { createFsBlobStore } from './fs-blob-store.js';
 import { createS3BlobStore } from './s3-blob-store.js';
 
-export { BlobExistsError, compareKeys, InvalidBlobKeyError, readArchived } from './blob-store.js';
+export { BlobExistsError, compareKeys, InvalidBlobKeyError, readArchived, sha256Hex } from './blob-store.js';
 export type {
   BlobHead,
   BlobStore,
