@@ -3,8 +3,8 @@
 // does all of each one's check there: the read (synchronous: on its own thread it blocks nothing, and it costs a
 // third of the CPU of the event loop's four thread-pool trips per file), the SHA-256 and, for signed XML, the
 // signature and the reading (artefact-check.ts). Only the verdicts come back.
-import { Worker } from 'node:worker_threads';
-import { RequestThread } from '../../platform/threads/request-thread.js';
+import type { RequestThread } from '../../platform/threads/request-thread.js';
+import { startModuleThread } from '../../platform/threads/module-thread.js';
 import type { Failure } from './artefact-check.js';
 import type { ArchivedArtefact } from './inventory.repo.js';
 
@@ -24,26 +24,13 @@ const heapMegabytes = 1_024;
 /** A batch is a few dozen artefacts; past this something is wrong, and the batches queued behind it go on. */
 const deadlineMs = 60_000;
 
-// As the XML thread's: from the sources the thread registers tsx's loader itself; the build runs the compiled entry.
-const fromSources = import.meta.url.endsWith('.ts');
-const entryUrl = new URL(`./check-thread-entry${fromSources ? '.ts' : '.js'}`, import.meta.url).href;
-const tsxApiUrl = fromSources ? import.meta.resolve('tsx/esm/api') : undefined;
-const shim = `const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsxApiUrl !== undefined) (await import(workerData.tsxApiUrl)).register();
-  await import(workerData.entryUrl);
-})();`;
-
 export function startCheckThread(): RequestThread {
-  return new RequestThread(
-    () =>
-      new Worker(shim, {
-        eval: true,
-        workerData: { entryUrl, tsxApiUrl },
-        resourceLimits: { maxOldGenerationSizeMb: heapMegabytes },
-      }),
-    { name: 'archive check', deadlineMs },
-  );
+  return startModuleThread({
+    entry: new URL('./check-thread-entry', import.meta.url),
+    name: 'archive check',
+    heapMegabytes,
+    deadlineMs,
+  });
 }
 
 /** Checks `items` on `thread`; their results in the same order. */

@@ -2,8 +2,8 @@
 // use and again after it dies). One is enough: it runs beside the event loop on the second core, and documents this
 // large are rare (a busy receiver gets 5-30 KB e-CF). Its JavaScript heap is capped, so a document that would need
 // more stops the thread, not the process (libxml2's WebAssembly memory and buffers are outside that cap).
-import { Worker } from 'node:worker_threads';
-import { RequestThread } from '../threads/request-thread.js';
+import type { RequestThread } from '../threads/request-thread.js';
+import { startModuleThread } from '../threads/module-thread.js';
 
 export type XmlTask = 'readReceivedEcf' | 'checkSignedEcf' | 'readSignedEcf';
 
@@ -15,26 +15,12 @@ const heapMegabytes = 1_024;
  */
 const deadlineMs = 30_000;
 
-// The entry is TypeScript when the service runs from its sources (tests, `npm run dev`): the thread registers
-// tsx's loader itself (resolved here, from this module, not from the working directory), as a thread does not
-// inherit the loader of the thread that starts it. The build runs the compiled entry and needs no tsx.
-const fromSources = import.meta.url.endsWith('.ts');
-const entryUrl = new URL(`./xml-thread-entry${fromSources ? '.ts' : '.js'}`, import.meta.url).href;
-const tsxApiUrl = fromSources ? import.meta.resolve('tsx/esm/api') : undefined;
-const shim = `const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsxApiUrl !== undefined) (await import(workerData.tsxApiUrl)).register();
-  await import(workerData.entryUrl);
-})();`;
-
 export function startXmlThread(xsdDir: string | undefined): RequestThread {
-  return new RequestThread(
-    () =>
-      new Worker(shim, {
-        eval: true,
-        workerData: { entryUrl, tsxApiUrl, xsdDir },
-        resourceLimits: { maxOldGenerationSizeMb: heapMegabytes },
-      }),
-    { name: 'XML', deadlineMs },
-  );
+  return startModuleThread({
+    entry: new URL('./xml-thread-entry', import.meta.url),
+    name: 'XML',
+    heapMegabytes,
+    deadlineMs,
+    data: { xsdDir },
+  });
 }
