@@ -48,6 +48,7 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.equal(invoice.dgii.route, 'reception');
     assert.match(invoice.dgii.trackId ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(invoice.dgii.estado, 'Aceptado');
+    assert.equal(invoice.dgii.attempts, 1, 'one attempt made: the one DGII took');
     const timeline = (await call('GET', `/api/v1/documentos/${invoice.id}/cronologia`)).json<{
       data: { events: { type: string; status: string | null }[] };
     }>().data.events;
@@ -83,6 +84,7 @@ describe('sending to DGII (sandbox)', { timeout: 300_000 }, () => {
     assert.ok(done.dgii !== null);
     assert.equal(done.dgii.route, 'rfce');
     assert.equal(done.dgii.trackId, null);
+    assert.equal(done.dgii.attempts, 1);
     const signed = await call('GET', `/api/v1/documentos/${done.id}/artefactos/signed-xml`);
     assert.equal(signed.statusCode, 200);
     assert.match(signed.body, /^<\?xml[^>]*\?><ECF>/);

@@ -133,9 +133,10 @@ export interface ClaimedSend {
   signedXml: SignedXmlEntry | undefined;
 }
 
-/** What a send attempt got: a trackId, or a verdict (`sent`: given at sending, so the attempt counts). */
+/** What a send attempt got: a trackId or a verdict; `sent`: got by sending, so the attempt counts (not when found
+ * by asking DGII about an attempt already counted). */
 type SendDone =
-  | { kind: 'track'; trackId: string; cause: string }
+  | { kind: 'track'; trackId: string; cause: string; sent: boolean }
   | { kind: 'verdict'; verdict: Verdict; source: string; sent: boolean };
 
 /** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
@@ -261,8 +262,9 @@ export function createDelivery(deps: {
   ): repo.DocumentChange {
     const { row, leaseId } = claimed;
     const now = clock.now();
+    const attempted = done.sent ? { send_attempts: row.send_attempts + 1 } : {};
     if (done.kind === 'verdict') {
-      const sent = done.sent ? { sent_at: row.sent_at ?? now, send_attempts: row.send_attempts + 1 } : {};
+      const sent = done.sent ? { sent_at: row.sent_at ?? now, ...attempted } : {};
       return verdictChange(row, { leaseId }, done.verdict, done.source, sent, settleWork);
     }
     // `row` is as claimed: no one else changes a document while its lease is this worker's.
@@ -276,6 +278,7 @@ export function createDelivery(deps: {
       poll_count: 0,
       next_poll_at: firstPoll,
       sent_at: row.sent_at ?? now,
+      ...attempted,
       updated_at: now,
     };
     return {
@@ -581,7 +584,12 @@ export function createDelivery(deps: {
       case 'received':
         return {
           kind: 'done',
-          result: { kind: 'track', trackId: outcome.trackId, cause: `DGII received it: trackId ${outcome.trackId}` },
+          result: {
+            kind: 'track',
+            trackId: outcome.trackId,
+            cause: `DGII received it: trackId ${outcome.trackId}`,
+            sent: true,
+          },
         };
       case 'accepted':
       case 'conditional':
@@ -651,6 +659,7 @@ export function createDelivery(deps: {
                 kind: 'track',
                 trackId: known.trackId,
                 cause: `DGII already had it: trackId ${known.trackId} (found by asking about ${row.encf})`,
+                sent: false,
               },
             };
           case 'verdict':
