@@ -13,6 +13,8 @@ export type ReceiverAuthMode = (typeof receiverAuthModes)[number];
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
+const logFormats = ['auto', 'pretty', 'json'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 /**
  * The longest one retry waits, per retry policy; the first delay is configured (the *_RETRY_BASE_MS settings) and
@@ -199,6 +201,12 @@ export const settings = {
     default: 'info',
     defaultNote: '`silent` under `NODE_ENV=test`',
     doc: 'the least severe level logged; `silent` logs nothing',
+  },
+  LOG_FORMAT: {
+    kind: 'choice',
+    values: logFormats,
+    default: 'auto',
+    doc: '`auto`: one human-readable line per entry when stdout is a terminal and `NODE_ENV` is `development`, JSON lines otherwise; `pretty` or `json` choose one',
   },
   ECF_XSD_DIR: {
     kind: 'text',
@@ -490,6 +498,8 @@ export interface Config {
   /** The company the receiver's local test path (`/{env}/emisorreceptor/fe/...`) serves: an RNC or a company id; absent: the demo company when the sandbox is embedded, else none. */
   receiverLocalCompany: string | undefined;
   logLevel: LogLevel;
+  /** `auto`: pretty on a terminal outside production (platform/observability/logger.ts). */
+  logFormat: LogFormat;
   /** Directory holding DGII's official XSDs; absent: the model alone validates. */
   xsdDir: string | undefined;
   /** Public base URL used in demo credentials and links; defaults to http://HOST:PORT. */
@@ -780,6 +790,7 @@ export function parseConfig(env: Env): Config {
     receiverAuthMode: choice(env, 'RECEIVER_AUTH_MODE') ?? settings.RECEIVER_AUTH_MODE.default,
     receiverLocalCompany: text(env, 'RECEIVER_LOCAL_COMPANY'),
     logLevel: choice(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : settings.LOG_LEVEL.default),
+    logFormat: choice(env, 'LOG_FORMAT') ?? settings.LOG_FORMAT.default,
     xsdDir: text(env, 'ECF_XSD_DIR'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL'),
     dgii: dgii(env, fiscalEnv),

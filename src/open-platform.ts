@@ -12,7 +12,7 @@ import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
 import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
-import { createLogger } from './platform/observability/logger.js';
+import { createLogger, logLines } from './platform/observability/logger.js';
 import { createMetrics, type Metrics } from './platform/observability/metrics.js';
 import { createBlobStore } from './platform/storage/index.js';
 import { createXmlChecks } from './platform/xml-checks/index.js';
@@ -37,7 +37,7 @@ export async function openPlatform(
 ): Promise<OpenedPlatform> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const log = createLogger(config.logLevel, options.logDestination);
+  const log = createLogger(config.logLevel, options.logDestination, logLines(config));
   const metrics = createMetrics();
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
   const environment = config.fiscalEnv;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { databaseTarget, type Config } from './config.js';
 import { systemClock } from './platform/clock.js';
 import { openDatabase } from './platform/db/database.js';
-import { createLogger } from './platform/observability/logger.js';
+import { createLogger, logLines } from './platform/observability/logger.js';
 import { loadSchemaSet } from './platform/xsd/index.js';
 import { createSandbox } from './sandbox/index.js';
 
@@ -46,7 +46,7 @@ export async function runSandbox(
   config: Config,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const options = parseSandboxArguments(argv, config);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, logLines(config));
   const database = await openDatabase(databaseTarget(config, join(config.dataDir, 'sandbox')));
   try {
     const schemas = await loadSchemaSet(config.xsdDir, log);

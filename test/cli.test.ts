@@ -23,16 +23,18 @@ function ecf(args: string[], env: Record<string, string>) {
   });
 }
 
-/** Starts a long-running role, waits for `ready` in its output, stops it with SIGTERM; returns code and output. */
+/** Starts a long-running role, waits for `ready` in its output, stops it with SIGTERM; returns code and output.
+ * `terminal`: run under `script`, which gives it a pseudo-terminal as a developer's shell would. */
 function runRole(
   args: string[],
   env: Record<string, string>,
   ready: RegExp,
+  terminal = false,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-      env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
-    });
+    const command = [process.execPath, '--import', 'tsx', 'src/main.ts', ...args];
+    const [file, ...argv] = terminal ? ['script', '-qec', command.join(' '), '/dev/null'] : command;
+    const child = spawn(file ?? '', argv, { env: { ...cleanEnv, LOG_LEVEL: 'info', ...env } });
     let output = '';
     let signalled = false;
     const timer = setTimeout(() => {
@@ -120,6 +122,16 @@ describe('ecf command', { timeout: 240_000 }, () => {
       if (role === 'serve') assert.doesNotMatch(output, /Demo company/, 'serve never provisions the demo');
     });
   }
+
+  it('logs one human-readable line per entry on a terminal in development', async () => {
+    const env: Record<string, string> = { DATA_DIR: dataDir, MASTER_KEY: masterKey, PORT: '0' };
+    if (database.url !== undefined) env.DATABASE_URL = database.url;
+    const { output } = await runRole(['worker'], env, /ecf-service running/, true);
+    // eslint-disable-next-line no-control-regex -- the terminal's colour codes
+    const text = output.replace(/\x1b\[[0-9;]*m/g, '');
+    assert.match(text, /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: ecf-service running/m, text);
+    assert.doesNotMatch(text, /"msg":/, 'no JSON line on a terminal');
+  });
 
   it('refuses, in one line, to start an instance of another fiscal environment on a database that serves TEST, and a master key the data was not sealed with', async () => {
     const env: Record<string, string> = { DATA_DIR: dataDir, MASTER_KEY: masterKey, PORT: '0' };

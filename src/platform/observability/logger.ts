@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from '../../config.js';
+import pinoPretty from 'pino-pretty';
+import type { Config, LogLevel } from '../../config.js';
 
 export type { Logger } from 'pino';
 
@@ -24,7 +25,30 @@ export const redactedPaths = [
   ...secretFields.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
 ];
 
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+export type LogLines = 'pretty' | 'json';
+
+/** LOG_FORMAT `auto`: a person reads a terminal in development; anything else (a file, a collector) gets JSON. */
+export function logLines(
+  config: Pick<Config, 'logFormat' | 'nodeEnv'>,
+  terminal: boolean = process.stdout.isTTY, // undefined when not a terminal, whatever the type says
+): LogLines {
+  if (config.logFormat !== 'auto') return config.logFormat;
+  return terminal && config.nodeEnv === 'development' ? 'pretty' : 'json';
+}
+
+export function createLogger(level: LogLevel, destination?: DestinationStream, lines: LogLines = 'json'): Logger {
   const options = { level, redact: { paths: redactedPaths, censor: '[redacted]' }, base: { service: 'ecf-service' } };
+  if (lines === 'pretty') return pino(options, prettyStream(destination));
   return destination === undefined ? pino(options) : pino(options, destination);
+}
+
+/** pino-pretty as a stream on this thread (not a transport, which would start a worker thread), after redaction:
+ * `time LEVEL: message {fields}` on one line, colours only on a terminal that supports them. */
+function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  return pinoPretty({
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    singleLine: true,
+    ...(destination === undefined ? {} : { destination, colorize: false }),
+  });
 }
