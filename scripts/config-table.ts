@@ -1,12 +1,12 @@
-// The README's configuration table, generated from the declarations in src/config.ts so that a default, a range
-// or a meaning is written once. test/config-readme.test.ts fails when the README's table differs from this.
-// Run: npx tsx scripts/config-table.ts   (rewrites the table in README.md between its markers)
+// The configuration reference's table (docs/configuration.md), generated from the declarations in src/config.ts so
+// that a default, a range or a meaning is written once. test/config-readme.test.ts fails when the table differs.
+// Run: npx tsx scripts/config-table.ts   (rewrites the table in docs/configuration.md between its markers)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { settings, type Setting } from '../src/config.js';
 
-export const readmePath = fileURLToPath(new URL('../README.md', import.meta.url));
+export const configDocPath = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 export const tableStart =
   '<!-- config-table: generated from src/config.ts by `npx tsx scripts/config-table.ts`; do not edit by hand -->';
 export const tableEnd = '<!-- /config-table -->';
@@ -38,7 +38,7 @@ export function accepts(setting: Setting): string {
   }
 }
 
-/** The README's default column: the declared value, what it is derived from, or unset. */
+/** The table's default column: the declared value, what it is derived from, or unset. */
 export function shownDefault(setting: Setting): string {
   if (setting.default === undefined) return setting.defaultNote ?? 'unset';
   return setting.defaultNote === undefined
@@ -56,21 +56,21 @@ export function renderConfigTable(): string {
   return ['| variable | default | accepts | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
-/** The README's table as it stands: the lines between the markers. */
-export function readmeTable(readme: string): string | undefined {
-  const start = readme.indexOf(tableStart);
-  const end = readme.indexOf(tableEnd);
+/** The table as it stands in the document: the lines between the markers. */
+export function documentedTable(doc: string): string | undefined {
+  const start = doc.indexOf(tableStart);
+  const end = doc.indexOf(tableEnd);
   if (start === -1 || end < start) return undefined;
-  return readme.slice(start + tableStart.length, end).trim();
+  return doc.slice(start + tableStart.length, end).trim();
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const readme = readFileSync(readmePath, 'utf8');
-  const current = readmeTable(readme);
-  if (current === undefined) throw new Error(`README.md has no ${tableStart} … ${tableEnd} section`);
-  const start = readme.indexOf(tableStart) + tableStart.length;
+  const doc = readFileSync(configDocPath, 'utf8');
+  if (documentedTable(doc) === undefined)
+    throw new Error(`docs/configuration.md has no ${tableStart} … ${tableEnd} section`);
+  const start = doc.indexOf(tableStart) + tableStart.length;
   writeFileSync(
-    readmePath,
-    `${readme.slice(0, start)}\n\n${renderConfigTable()}\n\n${readme.slice(readme.indexOf(tableEnd))}`,
+    configDocPath,
+    `${doc.slice(0, start)}\n\n${renderConfigTable()}\n\n${doc.slice(doc.indexOf(tableEnd))}`,
   );
 }

@@ -26,14 +26,14 @@ export const maxRetryDelayMs = {
   commercialResponses: 30 * 60_000,
 } as const;
 
-/** One environment variable: how it is read, its default and what it means (the README's configuration table). */
+/** One environment variable: how it is read, its default and what it means (the table of docs/configuration.md). */
 interface Declared {
-  /** What it means, as the README says it. */
+  /** What it means, as docs/configuration.md says it. */
   doc: string;
-  /** The README's default when it is not one plain value: derived from other settings, or made at start. */
+  /** The documented default when it is not one plain value: derived from other settings, or made at start. */
   defaultNote?: string;
 }
-/** A text's `shape` says what it is, for the README; a secret shorter than its `minLength` is refused. */
+/** A text's `shape` says what it is, for docs/configuration.md; a secret shorter than its `minLength` is refused. */
 export type Setting = Declared &
   (
     | { kind: 'integer'; default: number | undefined; min: number; max: number }
@@ -48,9 +48,10 @@ export type Setting = Declared &
 const minutes = (ms: number) => String(ms / 60_000);
 
 /**
- * Every variable the service reads, in the README's order. A default is written here and nowhere else: parseConfig
- * and the code that needs one without a Config (settings.X.default) take it from here, and the README's table is
- * generated from this (scripts/config-table.ts; test/config-readme.test.ts fails when they differ).
+ * Every variable the service reads, in the order docs/configuration.md lists them. A default is written here and
+ * nowhere else: parseConfig and the code that needs one without a Config (settings.X.default) take it from here, and
+ * the table of docs/configuration.md is generated from this (scripts/config-table.ts; test/config-readme.test.ts
+ * fails when they differ).
  */
 export const settings = {
   PORT: { kind: 'integer', default: 3000, min: 0, max: 65_535, doc: 'HTTP port (`0` picks a free one)' },
@@ -180,7 +181,7 @@ export const settings = {
     kind: 'text',
     default: undefined,
     minLength: 24,
-    doc: 'shared secret of the control plane (below); unset = `/internal/cloud/v1/*` answer 404. `whsec_<base64>` is decoded as Standard Webhooks does',
+    doc: 'shared secret of the control plane (API guide, "Tenancy"); unset = `/internal/cloud/v1/*` answer 404. `whsec_<base64>` is decoded as Standard Webhooks does',
   },
   RECEIVER_AUTH_MODE: {
     kind: 'choice',

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { signXml } from '../src/fiscal/xmldsig/index.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { freePort } from './support/free-port.js';
+import { unconfiguredEnv } from './support/unconfigured-env.js';
 import { testSigningKey, verifyWithXmlsec1Embedded, xmlsec1Available } from './support/xmldsig-kit.js';
 import { validateWithOfficialXsd, xmllintAvailable } from './support/xmllint.js';
 import { zipEntries } from './support/zip-entries.js';
@@ -48,29 +49,13 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
 
   before(async () => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+    const env = unconfiguredEnv({
       FISCAL_ENV: 'CERT',
       DATA_DIR: dataDir,
       PORT: String(port),
       LOG_LEVEL: 'warn',
       ECF_XSD_DIR: officialXsdDir,
-    };
-    for (const name of [
-      'DATABASE_URL',
-      'REDIS_URL',
-      'STORAGE',
-      'MASTER_KEY',
-      'NODE_ENV',
-      'OPS_TOKEN',
-      'DGII_BASE_URL',
-      'DGII_FC_BASE_URL',
-      'DGII_STATUS_BASE_URL',
-      'DGII_SANDBOX',
-      'SANDBOX_PORT',
-      'SANDBOX_ADMIN_TOKEN',
-    ])
-      env[name] = undefined;
+    });
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from './support/free-port.js';
+import { unconfiguredEnv } from './support/unconfigured-env.js';
 
 interface Started {
   child: ChildProcess;
@@ -16,36 +17,14 @@ interface Started {
 
 const sandboxAdminToken = 'embedded-start-test-admin-token';
 
-/** The environment of a machine with nothing installed: no DATABASE_URL, no REDIS_URL. */
-function embeddedEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    SANDBOX_ADMIN_TOKEN: sandboxAdminToken,
-  };
-  for (const name of [
-    'DATABASE_URL',
-    'REDIS_URL',
-    'STORAGE',
-    'MASTER_KEY',
-    'NODE_ENV',
-    'FISCAL_ENV',
-    'OPS_TOKEN',
-    'DGII_BASE_URL',
-    'DGII_FC_BASE_URL',
-    'DGII_STATUS_BASE_URL',
-    'DGII_SANDBOX',
-    'SANDBOX_PORT',
-  ])
-    env[name] = undefined;
-  return env;
-}
-
 function start(dataDir: string, port: number): Started {
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
-    env: embeddedEnv(dataDir, port),
+    env: unconfiguredEnv({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      SANDBOX_ADMIN_TOKEN: sandboxAdminToken,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

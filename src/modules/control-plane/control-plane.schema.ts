@@ -7,7 +7,7 @@ import {
   PermissionsChange,
 } from '../companies/index.js';
 
-/** The control plane's events (DESIGN §6.2 leaves their shapes to us; README documents them). */
+/** The control plane's events (DESIGN §6.2 leaves their shapes to us; docs/api.md, "Tenancy", documents them). */
 
 const strict = { additionalProperties: false } as const;
 const AnyEvent = Type.Union([
