@@ -70,7 +70,7 @@ function referenceDocument(): PrintableDocument {
     sequenceExpiry: '31-12-2027',
     issueDate: '01-01-2027',
     issuer: {
-      rnc: '131000000',
+      rnc: '131000002',
       legalName: 'Razón Social del Emisor, S.R.L.',
       tradeName: 'Nombre Comercial',
       branch: 'Sucursal Principal',
@@ -78,7 +78,7 @@ function referenceDocument(): PrintableDocument {
       municipality: place,
       province: { code: '010000', name: 'DISTRITO NACIONAL' },
     },
-    buyer: { rnc: '131000001', foreignId: null, legalName: 'Razón Social del Comprador, S.R.L.', address: null },
+    buyer: { rnc: '131000012', foreignId: null, legalName: 'Razón Social del Comprador, S.R.L.', address: null },
     reference: {
       modifiedNcf: 'E310000000001',
       modifiedNcfDate: null,
