@@ -4,7 +4,13 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { idempotentRoutes } from './idempotent-routes.js';
 import type { paths } from './schema.js';
 
-export type EcfClient = Client<paths>;
+/**
+ * What the client's `data` and `error` are typed from: the JSON the service answers by default and its problems.
+ * The PDF, XML and archived artefacts are read with `parseAs: 'text' | 'arrayBuffer' | 'blob'`.
+ */
+export type JsonMedia = 'application/json' | 'application/problem+json';
+
+export type EcfClient = Client<paths, JsonMedia>;
 
 export interface EcfClientOptions {
   /** Where the service answers, e.g. `http://localhost:3000`. */
@@ -28,7 +34,7 @@ const idempotencyKeys: Middleware = {
 };
 
 export function createEcfClient(options: EcfClientOptions): EcfClient {
-  const client = createClient<paths>({
+  const client = createClient<paths, JsonMedia>({
     baseUrl: options.baseUrl,
     headers: { 'x-api-key': options.apiKey },
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
