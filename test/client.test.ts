@@ -274,9 +274,7 @@ describe('the generated client against the real app (sandbox)', { timeout: 300_0
     const visited: string[] = [];
     for await (const document of listAll((cursor) => {
       cursors.push(cursor);
-      return ecf.GET('/api/v1/documentos', {
-        params: { query: { limit: 2, ...(cursor === undefined ? {} : { cursor }) } },
-      });
+      return ecf.GET('/api/v1/documentos', { params: { query: { limit: 2, cursor } } });
     }))
       visited.push(document.id);
     // The last page says there is none after it (nextCursor null): no empty page is asked for.
