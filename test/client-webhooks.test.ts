@@ -72,13 +72,19 @@ describe('client webhook verifier', () => {
     }
   });
 
-  it('takes Fetch Headers, Node header objects and the raw bytes alike', async () => {
+  it('takes Fetch Headers, header objects in any case and the raw bytes alike', async () => {
     const secret = newSecret();
     const body = eventBody();
     const headers = signedHeaders([secret], body);
     assert.equal(await ourVerdict(secret, new Headers(headers), body), 'ok');
     assert.equal(await ourVerdict(secret, headers, Buffer.from(body)), 'ok');
     assert.equal(await ourVerdict(secret, headers, new TextEncoder().encode(body)), 'ok');
+    const capitalised = {
+      'Webhook-Id': headers['webhook-id'],
+      'Webhook-Timestamp': headers['webhook-timestamp'],
+      'Webhook-Signature': headers['webhook-signature'],
+    };
+    assert.equal(await ourVerdict(secret, capitalised, body), 'ok');
   });
 
   it('accepts either secret of a rotation and refuses any other', async () => {

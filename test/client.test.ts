@@ -287,7 +287,7 @@ describe('the generated client against the real app (sandbox)', { timeout: 300_0
     );
   });
 
-  it('verifies a real delivery from the app with verifyWebhook, and refuses it tampered', async () => {
+  it('verifies real deliveries from the app with verifyWebhook, across a rotation, and refuses them tampered', async () => {
     const { data: endpoint } = await ok(
       ecf.POST('/api/v1/notificaciones', { body: { url: `${receiver.url}/client`, events: ['document.accepted'] } }),
     );
@@ -314,6 +314,22 @@ describe('the generated client against the real app (sandbox)', { timeout: 300_0
     for (const refusal of refusals) {
       assert.ok(refusal instanceof WebhookVerificationError, String(refusal));
       assert.equal(refusal.reason, 'signature_invalid');
+    }
+
+    // After a rotation, deliveries carry two signatures: the old secret and the new one both verify.
+    const { data: rotated } = await ok(
+      ecf.POST('/api/v1/notificaciones/{id}/rotar-secreto', { params: { path: { id: endpoint.id } } }),
+    );
+    assert.notEqual(rotated.secret, endpoint.secret);
+    const { data: test } = await ok(
+      ecf.POST('/api/v1/notificaciones/{id}/prueba', { params: { path: { id: endpoint.id } } }),
+    );
+    const [probe] = await receiver.waitFor(1, (arrived) => arrived.headers['webhook-id'] === test.deliveryId);
+    assert.ok(probe !== undefined);
+    assert.equal(String(probe.headers['webhook-signature']).split(' ').length, 2);
+    for (const secret of [rotated.secret, endpoint.secret]) {
+      const verified = await verifyWebhook({ secret, headers: probe.headers, body: probe.body });
+      assert.equal(verified.type, 'webhook.test');
     }
   });
 });

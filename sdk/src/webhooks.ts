@@ -34,7 +34,11 @@ export class WebhookVerificationError extends Error {
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
-  const value = headers instanceof Headers ? headers.get(name) : headers[name];
+  // Node gives header names in lower case; other frameworks keep the sender's case.
+  const value =
+    headers instanceof Headers
+      ? headers.get(name)
+      : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   const text = Array.isArray(value) ? value[0] : value;
   return text === null || text === undefined || text === '' ? undefined : text;
 }
