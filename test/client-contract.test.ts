@@ -1,6 +1,7 @@
 // The committed client (sdk/openapi.json and the generated files of sdk/src) is exactly what the generator makes
 // from the contract the app serves now: a route or schema changed without `npm run client` fails here.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -32,6 +33,14 @@ describe('generated client', { timeout: 300_000 }, () => {
       const difference = firstDifference(readFileSync(file, 'utf8'), generated);
       assert.equal(difference, undefined, `${path} is stale (${difference ?? ''}): run npm run client`);
     }
+  });
+
+  it('type-checks on web APIs alone, without Node', () => {
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'sdk', '--noEmit'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   });
 
   it('declares the creation of documents idempotent, and the contract is OpenAPI 3.1', () => {
