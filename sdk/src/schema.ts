@@ -2621,7 +2621,7 @@ export interface components {
          *       "sequenceExpiry": "31-12-2027",
          *       "issueDate": "21-11-2026",
          *       "issuer": {
-         *         "rnc": "131987654",
+         *         "rnc": "131987656",
          *         "legalName": "Empresa de Prueba SRL",
          *         "tradeName": null,
          *         "branch": null,
@@ -2636,7 +2636,7 @@ export interface components {
          *         }
          *       },
          *       "buyer": {
-         *         "rnc": "130123456",
+         *         "rnc": "130123454",
          *         "foreignId": null,
          *         "legalName": "Cliente de Prueba SRL",
          *         "address": null
@@ -2691,7 +2691,7 @@ export interface components {
          *       "securityCode": "AbC12+",
          *       "signatureDate": "21-11-2026 10:30:00",
          *       "qr": {
-         *         "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=131987654&…",
+         *         "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=131987656&…",
          *         "consumerSummary": false
          *       },
          *       "legends": [
