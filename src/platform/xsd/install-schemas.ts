@@ -2,7 +2,7 @@
 // kept byte for byte as DGII publishes them (renamed to one name per kind); the known defects are repaired in
 // memory at every load, by the same loader the service uses, which also proves here that the set compiles.
 import { createHash } from 'node:crypto';
-import { access, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SchemaCompileError } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../clock.js';
@@ -63,6 +63,8 @@ export async function installSchemaSet(source: XsdSource, dataDir: string, clock
     const repairs = await compileInstalled(staging, files);
     const manifest = { installedAt: clock.now().toISOString(), source: source.label, files, repairs };
     await writeFile(join(staging, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
+    // mkdtemp makes it 0700; DGII's files are public, and the service may run as another user than the installer.
+    await chmod(staging, 0o755);
     await swapIn(staging, target);
     return { dir: target, files, repairs };
   } finally {

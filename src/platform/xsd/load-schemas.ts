@@ -26,7 +26,8 @@ export class XsdDirectoryError extends Error {
 
 /**
  * DGII's official schemas, read from the operator's directory or the set `ecf xsd install` put under DATA_DIR (never
- * copied into this repository), repaired in memory and compiled once. Without a directory the service still runs: the document model is the only check.
+ * copied into this repository), repaired in memory and compiled once. Without a directory the service still runs:
+ * the document model is the only check, and the warning says how to install them.
  */
 export async function loadSchemaSet(
   dir: string | undefined,
