@@ -212,8 +212,9 @@ export const settings = {
   ECF_XSD_DIR: {
     kind: 'text',
     default: undefined,
+    defaultNote: '`DATA_DIR/xsd` when `ecf xsd install` put a set there, else unset',
     shape: 'a directory',
-    doc: "directory holding DGII's official XSDs, for schema validation of e-CF (tests point it at `../shared/dgii/xsd`); unset = the model alone validates",
+    doc: "directory holding DGII's official XSDs, for schema validation of e-CF (tests point it at `../shared/dgii/xsd`); when set it wins over an installed set. `ecf xsd install <dir|zip|URL>` installs them into `DATA_DIR/xsd`; with neither, the model alone validates and the start warns",
   },
   PUBLIC_BASE_URL: {
     kind: 'url',

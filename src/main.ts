@@ -28,6 +28,7 @@ const usage = (taxpayersUsage: string) => `Usage: ecf <command>
              ecf archive verify [--company <id|rnc>] [--from <yyyy-mm-dd>] [--to <yyyy-mm-dd>]
              ecf archive export --company <id|rnc> --from <yyyy-mm-dd> --to <yyyy-mm-dd> --out <file.zip>
   certification  DGII's certification set workbook to the set file: ecf certification convert <workbook.xlsx> [--label <text>]
+  xsd        install DGII's XSDs under DATA_DIR, where the service finds them: ecf xsd install <dir|file.zip|URL>
   help       this text
 
 Configuration comes from the environment; see README.md.`;
@@ -174,6 +175,11 @@ export async function run(argv: readonly string[]): Promise<void> {
       const { runArchiveCommand, ArchiveArgumentError } = await import('./modules/archive/index.js');
       expected.push(ArchiveArgumentError);
       process.exitCode = await runArchiveCommand(argv.slice(1), config);
+      return;
+    }
+    if (command === 'xsd') {
+      const { runXsdCommand } = await import('./xsd-command.js');
+      process.exitCode = await runXsdCommand(argv.slice(1), config);
       return;
     }
     if (command === 'start' || command === 'serve' || command === 'worker' || command === 'scheduler') {

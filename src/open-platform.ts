@@ -16,7 +16,7 @@ import { createLogger, logLines } from './platform/observability/logger.js';
 import { createMetrics, type Metrics } from './platform/observability/metrics.js';
 import { createBlobStore } from './platform/storage/index.js';
 import { createXmlChecks } from './platform/xml-checks/index.js';
-import { loadSchemaSet } from './platform/xsd/index.js';
+import { findXsdDir, loadSchemaSet } from './platform/xsd/index.js';
 import { dgiiTarget, type DgiiTarget } from './sandbox/index.js';
 
 import type { BuildOptions } from './application.js';
@@ -54,11 +54,12 @@ export async function openPlatform(
   closers.add(() => cache.close());
   const blobs = createBlobStore(config.storage);
   closers.add(() => blobs.close());
-  const schemas = await loadSchemaSet(config.xsdDir, log);
+  const xsdDir = await findXsdDir(config);
+  const schemas = await loadSchemaSet(xsdDir, log);
   closers.add(() => schemas?.dispose());
   const xmlChecks = createXmlChecks({
     schemas,
-    xsdDir: config.xsdDir,
+    xsdDir,
     onThreadFailure: (error) => {
       log.error({ err: error }, 'the XML thread failed; the document is refused');
     },

@@ -1,11 +1,12 @@
 // `ecf sandbox`: the DGII sandbox on its own, for integrators trying the protocol without DGII. State in
-// DATABASE_URL when set, else in its own PGlite directory under DATA_DIR; DGII's XSDs from ECF_XSD_DIR.
+// DATABASE_URL when set, else in its own PGlite directory under DATA_DIR; DGII's XSDs from ECF_XSD_DIR or
+// the set `ecf xsd install` put under DATA_DIR.
 import { join } from 'node:path';
 import { databaseTarget, type Config } from './config.js';
 import { systemClock } from './platform/clock.js';
 import { openDatabase } from './platform/db/database.js';
 import { createLogger, logLines } from './platform/observability/logger.js';
-import { loadSchemaSet } from './platform/xsd/index.js';
+import { findXsdDir, loadSchemaSet } from './platform/xsd/index.js';
 import { createSandbox } from './sandbox/index.js';
 
 export interface SandboxArguments {
@@ -49,7 +50,7 @@ export async function runSandbox(
   const log = createLogger(config.logLevel, undefined, logLines(config));
   const database = await openDatabase(databaseTarget(config, join(config.dataDir, 'sandbox')));
   try {
-    const schemas = await loadSchemaSet(config.xsdDir, log);
+    const schemas = await loadSchemaSet(await findXsdDir(config), log);
     const sandbox = await createSandbox({
       db: database.db,
       clock: systemClock,

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { SchemaSet } from '../fiscal/xsd/index.js';
 import type { Clock } from '../platform/clock.js';
+import { xsdInstallHint } from '../platform/xsd/load-schemas.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { loadCounterpartIdentity } from './counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from './http/context.js';
@@ -52,7 +53,7 @@ export async function createSandbox<Tables>(options: SandboxOptions<Tables>): Pr
   };
   if (options.schemas === undefined)
     context.log.warn(
-      'DGII sandbox: no XSD directory configured (ECF_XSD_DIR); documents are checked against the e-CF model only',
+      `DGII sandbox: no DGII XSDs found; documents are checked against the e-CF model only; ${xsdInstallHint}`,
     );
 
   // DGII's routes are case-insensitive (research/dgii-protocol.md §1.1).

@@ -14,7 +14,8 @@ import {
   type RegistryRow,
   type RejectReason,
 } from './registry-file.js';
-import { openRegistrySource, RegistrySourceError, type DownloadOptions } from './registry-source.js';
+import type { DownloadOptions } from '../../platform/download.js';
+import { openRegistrySource, RegistrySourceError } from './registry-source.js';
 import { upsertTaxpayers } from './taxpayers.repo.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { DownloadError, downloadToFile, type DownloadOptions } from '../../platform/download.js';
 
 export class RegistrySourceError extends Error {
   constructor(message: string) {
@@ -26,14 +27,6 @@ export interface RegistrySource {
   close(): Promise<void>;
 }
 
-export interface DownloadOptions {
-  /** Aborts a download that has not finished in this time. */
-  timeoutMs?: number;
-  /** How many times a cut-short download is resumed with a Range request. */
-  resumeAttempts?: number;
-  fetch?: typeof fetch;
-}
-
 const isUrl = (location: string) => /^https?:\/\//i.test(location);
 
 export async function openRegistrySource(location: string, download: DownloadOptions = {}): Promise<RegistrySource> {
@@ -42,11 +35,11 @@ export async function openRegistrySource(location: string, download: DownloadOpt
   const removeDir = () => rm(dir, { recursive: true, force: true });
   try {
     const path = join(dir, 'listing');
-    await downloadTo(location, path, download);
+    await downloadToFile(location, path, download);
     return await openFile(path, location, removeDir);
   } catch (error) {
     await removeDir();
-    throw error;
+    throw error instanceof DownloadError ? new RegistrySourceError(error.message) : error;
   }
 }
 
@@ -103,56 +96,4 @@ async function openFile(path: string, label: string, cleanup: () => Promise<void
   }
   zip.close();
   throw new RegistrySourceError(`${label} holds no .TXT or .CSV listing`);
-}
-
-async function sizeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
-  }
-}
-
-async function downloadTo(url: string, path: string, options: DownloadOptions): Promise<void> {
-  const doFetch = options.fetch ?? fetch;
-  const signal = AbortSignal.timeout(options.timeoutMs ?? 30 * 60_000);
-  const attempts = options.resumeAttempts ?? 3;
-  let written = 0;
-  let expected: number | undefined;
-  for (let attempt = 0; attempt <= attempts; attempt++) {
-    const headers: Record<string, string> = written > 0 ? { range: `bytes=${written}-` } : {};
-    let response: Response;
-    try {
-      response = await doFetch(url, { headers, signal, redirect: 'follow' });
-    } catch (error) {
-      if (attempt < attempts && written > 0) continue;
-      throw new RegistrySourceError(`cannot download ${url}: ${(error as Error).message}`);
-    }
-    if (written > 0 && response.status !== 206) {
-      throw new RegistrySourceError(
-        `${url} was cut short at ${written} bytes and the server does not resume (HTTP ${response.status})`,
-      );
-    }
-    if (written === 0 && response.status !== 200)
-      throw new RegistrySourceError(`cannot download ${url}: HTTP ${response.status}`);
-    if (response.body === null) throw new RegistrySourceError(`cannot download ${url}: empty response`);
-    if (written === 0) {
-      const length = Number(response.headers.get('content-length') ?? Number.NaN);
-      expected = Number.isSafeInteger(length) ? length : undefined;
-    }
-    // Each chunk is on disk before the next is read, so a cut leaves exactly what arrived, to resume from.
-    const file = await open(path, written === 0 ? 'w' : 'a');
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) await file.write(chunk);
-    } catch (error) {
-      await file.close();
-      written = await sizeOf(path);
-      if (attempt < attempts && expected !== undefined && !signal.aborted) continue;
-      throw new RegistrySourceError(`download of ${url} failed: ${(error as Error).message}`);
-    }
-    await file.close();
-    written = await sizeOf(path);
-    if (expected === undefined || written >= expected) return;
-  }
-  throw new RegistrySourceError(`download of ${url} stopped at ${written} of ${String(expected)} bytes`);
 }

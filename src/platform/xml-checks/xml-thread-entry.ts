@@ -14,7 +14,7 @@ interface Request {
 }
 
 const { xsdDir } = workerData as { xsdDir: string | undefined };
-const silent = { info: () => undefined };
+const silent = { info: () => undefined, warn: () => undefined };
 const schemas = loadSchemaSet(xsdDir, silent);
 
 function answer(request: Request, set: SchemaSet | undefined): unknown {

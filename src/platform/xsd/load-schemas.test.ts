@@ -7,9 +7,18 @@ import { createLogger } from '../observability/logger.js';
 import { officialXsdDir, validEcf31 } from '../../../test/support/dgii-files.js';
 import { loadSchemaSet, XsdDirectoryError, type SchemaLog } from './index.js';
 
-function recordingLog(): SchemaLog & { lines: { fields: Record<string, unknown>; message: string }[] } {
-  const lines: { fields: Record<string, unknown>; message: string }[] = [];
-  return { lines, info: (fields, message) => lines.push({ fields, message }) };
+interface LogLine {
+  level: 'info' | 'warn';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+function recordingLog(): SchemaLog & { lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const recorder = (level: LogLine['level']) => (fields: Record<string, unknown>, message: string) => {
+    lines.push({ level, fields, message });
+  };
+  return { lines, info: recorder('info'), warn: recorder('warn') };
 }
 
 const temporary: string[] = [];
@@ -34,12 +43,14 @@ describe('loadSchemaSet', () => {
     assert.equal(await loadSchemaSet(undefined, log), undefined);
   });
 
-  it('without a directory says so once and returns nothing', async () => {
+  it('without a directory warns once, naming the command that installs them, and returns nothing', async () => {
     const log = recordingLog();
     assert.equal(await loadSchemaSet(undefined, log), undefined);
     assert.deepEqual(
-      log.lines.map((line) => line.message),
-      ['no XSD directory configured (ECF_XSD_DIR); documents are checked against the model only'],
+      log.lines.map((line) => `${line.level}: ${line.message}`),
+      [
+        'warn: no DGII XSDs found (ECF_XSD_DIR unset, none installed under DATA_DIR/xsd); documents are checked against the model only; run: ecf xsd install <dir|zip|URL>',
+      ],
     );
   });
 

@@ -11,7 +11,11 @@ import {
 /** The slice of a logger this needs; pino's Logger fits. */
 export interface SchemaLog {
   info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
 }
+
+/** What an operator runs to have the XSDs found by default (src/xsd-command.ts). */
+export const xsdInstallHint = 'run: ecf xsd install <dir|zip|URL>';
 
 export class XsdDirectoryError extends Error {
   constructor(message: string) {
@@ -21,8 +25,9 @@ export class XsdDirectoryError extends Error {
 }
 
 /**
- * DGII's official schemas, read from the operator's directory (never copied into this repository), repaired in
- * memory and compiled once. Without a directory the service still runs: the document model is the only check.
+ * DGII's official schemas, read from the operator's directory or the set `ecf xsd install` put under DATA_DIR (never
+ * copied into this repository), repaired in memory and compiled once. Without a directory the service still runs:
+ * the document model is the only check, and the warning says how to install them.
  */
 export async function loadSchemaSet(
   dir: string | undefined,
@@ -30,9 +35,9 @@ export async function loadSchemaSet(
   options?: SchemaSetOptions,
 ): Promise<SchemaSet | undefined> {
   if (dir === undefined) {
-    log.info(
+    log.warn(
       { xsdDir: null },
-      'no XSD directory configured (ECF_XSD_DIR); documents are checked against the model only',
+      `no DGII XSDs found (ECF_XSD_DIR unset, none installed under DATA_DIR/xsd); documents are checked against the model only; ${xsdInstallHint}`,
     );
     return undefined;
   }
