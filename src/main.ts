@@ -31,7 +31,7 @@ const usage = (taxpayersUsage: string) => `Usage: ecf <command>
   xsd        install DGII's XSDs under DATA_DIR, where the service finds them: ecf xsd install <dir|file.zip|URL>
   help       this text
 
-Configuration comes from the environment; see README.md.`;
+Configuration comes from the environment; see docs/configuration.md.`;
 
 // `start` runs app.js's allRoles.
 const roleSets: Record<'serve' | 'worker' | 'scheduler', Roles> = {
