@@ -1,7 +1,14 @@
 // SPEC §4.5: the official catalogues and the JSON Schema of each e-CF type. Reference data changes only with a
 // release, so every answer carries an ETag and Cache-Control and a matching If-None-Match gets a 304.
 import { Type } from 'typebox';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  Envelope,
+  envelope,
+  envelopeExample,
+  ListEnvelope,
+  listEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import {
@@ -26,6 +33,17 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listCatalogues',
+        examples: {
+          response: envelopeExample([
+            {
+              key: 'provincias',
+              title: { es: 'Provincias', en: 'Provinces' },
+              count: 32,
+              source: 'Formato Comprobante Fiscal Electrónico (e-CF) y XSD e-CF',
+              version: '1.0',
+            },
+          ]),
+        },
         summary: 'Every official catalogue: key, title (es/en), number of entries and the DGII material it comes from',
         description: 'ETag and Cache-Control; send If-None-Match to get 304 when nothing changed.',
         tags: ['Catalogues'],
@@ -44,6 +62,12 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listCatalogueEntries',
+        examples: {
+          response: listExample([
+            { code: '010000', name: 'DISTRITO NACIONAL' },
+            { code: '020000', name: 'PROVINCIA AZUA' },
+          ]),
+        },
         summary:
           'The entries of a catalogue in official order, paged (limit, cursor) and searchable by code or name (q, accents ignored)',
         description: 'An unknown catalogue answers 404 naming the valid keys. ETag and Cache-Control as for the list.',
@@ -67,6 +91,15 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getEcfJsonSchema',
+        examples: {
+          response: envelopeExample({
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            title: 'e-CF 31: Factura de Crédito Fiscal Electrónica',
+            type: 'object',
+            properties: { Encabezado: { type: 'object' }, DetallesItems: { type: 'object' } },
+            required: ['Encabezado', 'DetallesItems'],
+          }),
+        },
         summary:
           'The JSON Schema (2020-12) of the document-creation body of an e-CF type, generated from the e-CF model',
         description:

@@ -1,8 +1,9 @@
 // The DGII session routes (SPEC §4.3): a real connection test, and a session for a company that signs outside.
 import { Type } from 'typebox';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { problem, unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
+import { signedSeedIllustration } from '../../platform/http/signed-xml-examples.js';
 import { xmlOfBody } from '../../platform/http/xml-body.js';
 import type { DgiiSessionsService } from './dgii-sessions.service.js';
 
@@ -46,6 +47,16 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
       auth: { kind: 'apiKey', scope: 'certification:manage' },
       docs: {
         operationId: 'testDgiiConnection',
+        examples: {
+          response: envelopeExample({
+            ok: true,
+            steps: [
+              { step: 'credentials', ok: true, outcome: 'certificate', detail: '', durationMs: 0 },
+              { step: 'authentication', ok: true, outcome: 'session', detail: '', durationMs: 412 },
+            ],
+            sessionExpiresAt: '2026-11-27T15:30:00.000Z',
+          }),
+        },
         summary:
           "A real test of the connection, the certificate and DGII's authentication in the key's environment, step by step",
         tags: ['DGII'],
@@ -63,6 +74,12 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'issueDgiiSeed',
+        examples: {
+          response: envelopeExample({
+            seedXml:
+              '<?xml version="1.0" encoding="utf-8"?><SemillaModel><valor>UaXCNIBZB6Ja6MTCzU+PFLTq…</valor><fecha>2026-11-27T10:30:00.7430000-04:00</fecha></SemillaModel>',
+          }),
+        },
         summary: 'A one-time DGII seed, for a company that signs outside the service',
         tags: ['DGII'],
       },
@@ -77,6 +94,10 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
       xmlBody: true,
       docs: {
         operationId: 'injectDgiiSession',
+        examples: {
+          response: envelopeExample({ expiresAt: '2026-11-27T15:30:00.000Z' }),
+          request: { xml: signedSeedIllustration },
+        },
         summary:
           "Hand in the signed seed: DGII's session is stored for the company (encrypted) and used until it expires",
         description:

@@ -1,11 +1,17 @@
 // Derived views of a document (SPEC §4.2): normalizado, impresion, cronologia. Strictly company-scoped: another
 // company's document id answers 404, the same as an id that does not exist.
 import { Type } from 'typebox';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { componentExample, Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { PrintQuery, printableResponses, replyPrintable, type PrintingService } from '../printing/index.js';
+import {
+  PrintQuery,
+  printableExample,
+  printableResponses,
+  replyPrintable,
+  type PrintingService,
+} from '../printing/index.js';
 import { DocumentTimeline, NormalizedDocument } from './document-views.schema.js';
 import type { DocumentsService } from './documents.service.js';
 
@@ -20,6 +26,7 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getNormalizedDocument',
+        examples: { response: envelopeExample(componentExample(NormalizedDocument)) },
         summary:
           'The DGII-shaped model rebuilt from the archived signed XML, with its integrity: SHA-256 still as recorded, signature still valid',
         tags: ['Documents'],
@@ -35,6 +42,7 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getPrintableDocument',
+        examples: { response: printableExample },
         summary:
           'The printed representation (RI): its data as JSON (issuer, buyer, lines, totals, security code, signature date, QR URL, legends), or its PDF with Accept: application/pdf',
         description:
@@ -58,6 +66,7 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getDocumentTimeline',
+        examples: { response: envelopeExample(componentExample(DocumentTimeline)) },
         summary: 'Every state change and event of the document, oldest first, with time and cause',
         tags: ['Documents'],
       },

@@ -153,7 +153,7 @@ export const PrintableDocument = Type.Object(
         sequenceExpiry: '31-12-2027',
         issueDate: '21-11-2026',
         issuer: {
-          rnc: '131987654',
+          rnc: '999999992',
           legalName: 'Empresa de Prueba SRL',
           tradeName: null,
           branch: null,
@@ -161,7 +161,7 @@ export const PrintableDocument = Type.Object(
           municipality: { code: '010101', name: 'SANTO DOMINGO DE GUZMÁN (D. M.).' },
           province: { code: '010000', name: 'DISTRITO NACIONAL' },
         },
-        buyer: { rnc: '130123456', foreignId: null, legalName: 'Cliente de Prueba SRL', address: null },
+        buyer: { rnc: '130123454', foreignId: null, legalName: 'Cliente de Prueba SRL', address: null },
         reference: null,
         lines: [
           {

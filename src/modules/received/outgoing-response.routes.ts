@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { CommercialResponseRequest, ReceivedWithResponseView } from './outgoing-response.schema.js';
+import { receivedExample } from './received.schema.js';
 import type { OutgoingResponses } from './outgoing-response.service.js';
 
 const ReceivedParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -17,6 +18,31 @@ export function outgoingResponseRoutes(responses: OutgoingResponses) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'respondCommercially',
+        examples: {
+          response: envelopeExample({
+            ...receivedExample,
+            commercialStatus: 'approved',
+            commercialResponse: {
+              decision: 'approved',
+              reason: null,
+              fechaHoraAprobacionComercial: '27-11-2026 10:45:00',
+              createdAt: '2026-11-27T14:45:00.000Z',
+              deliveries: [
+                {
+                  target: 'issuer',
+                  status: 'pending',
+                  attempts: 0,
+                  lastError: null,
+                  url: 'https://fe.distribuidora-ejemplo.com.do/fe/aprobacioncomercial/api/ecf',
+                  nextAttemptAt: null,
+                  deliveredAt: null,
+                  answer: null,
+                },
+              ],
+            },
+          }),
+          request: { decision: 'approved' },
+        },
         summary:
           'Approve or reject a received e-CF commercially: signs an ACECF and delivers it to the issuer and DGII (202)',
         description:

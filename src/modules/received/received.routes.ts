@@ -1,12 +1,26 @@
 import { Type } from 'typebox';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  Envelope,
+  envelope,
+  envelopeExample,
+  listEnvelope,
+  ListEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
-import { PrintQuery, printableResponses, replyPrintable, type PrintingService } from '../printing/index.js';
+import {
+  PrintQuery,
+  printableExample,
+  printableResponses,
+  replyPrintable,
+  type PrintingService,
+} from '../printing/index.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { receivedArtefactKinds } from './artefacts.js';
 import { ReceivedWithResponseView } from './outgoing-response.schema.js';
-import { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
+import { ListReceivedQuery, ReceivedDocumentView, receivedExample } from './received.schema.js';
+import { signedEcfIllustration } from '../../platform/http/signed-xml-examples.js';
 import type { ReceivedService } from './received.service.js';
 
 const ReceivedParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -26,6 +40,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'listReceivedDocuments',
+        examples: { response: listExample([receivedExample]) },
         summary: 'List the e-CF other taxpayers sent to the company, newest first',
         tags: ['Received documents'],
       },
@@ -42,6 +57,20 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'getReceivedDocument',
+        examples: {
+          response: envelopeExample({
+            ...receivedExample,
+            commercialResponse: null,
+            timeline: [
+              {
+                at: '2026-11-27T14:30:00.000Z',
+                type: 'received',
+                status: 'received',
+                cause: 'e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered',
+              },
+            ],
+          }),
+        },
         summary:
           'One received document: issuer, e-NCF, amounts, the ARECF answered, timeline, and the commercial response with its deliveries',
         tags: ['Received documents'],
@@ -57,6 +86,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'getReceivedPrintable',
+        examples: { response: printableExample },
         summary:
           'The printed representation of a received e-CF, read from the signed XML its issuer sent: JSON data, or its PDF with Accept: application/pdf',
         description:
@@ -80,6 +110,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'getReceivedArtefact',
+        examples: { response: { 'application/xml': signedEcfIllustration } },
         summary: 'Download an artefact (received-xml, arecf-xml, acecf-xml) exactly as archived',
         tags: ['Received documents'],
       },

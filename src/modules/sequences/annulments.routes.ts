@@ -1,7 +1,14 @@
 // Annulments of unused e-NCF (/api/v1/secuencias/anulaciones): request (202), list, the burned numbers awaiting
 // one, read, retry.
 import { Type } from 'typebox';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  envelope,
+  Envelope,
+  envelopeExample,
+  listEnvelope,
+  ListEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
@@ -14,6 +21,17 @@ import {
 } from './annulments.schema.js';
 import type { AnnulmentsService } from './annulments.service.js';
 
+const annulmentExample = {
+  id: 'anl_dfAp0mf16vJ3tDZBrjXY',
+  status: 'pending',
+  total: 9,
+  spans: [{ ecfType: '34', from: 'E340000000002', to: 'E340000000010', count: 9, kind: 'unissued' }],
+  attempts: 0,
+  dgii: { estado: null, codigo: null, mensajes: [] },
+  createdAt: '2026-11-27T14:30:00.000Z',
+  updatedAt: '2026-11-27T14:30:00.000Z',
+};
+
 export function annulmentRoutes(annulments: AnnulmentsService) {
   return [
     defineRoute({
@@ -23,6 +41,10 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
       docs: {
         operationId: 'requestAnnulment',
+        examples: {
+          response: envelopeExample(annulmentExample),
+          request: { ranges: [{ ecfType: '34', from: 'E340000000002', to: 'E340000000010' }] },
+        },
         summary: 'Ask DGII to annul unused e-NCF (202): an ANECF is signed and sent by a job',
         description:
           "Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.",
@@ -39,7 +61,12 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       url: '/api/v1/secuencias/anulaciones',
       alias: '/api/v1/sequences/annulments',
       auth: { kind: 'apiKey', scope: 'sequences:read' },
-      docs: { operationId: 'listAnnulments', summary: 'Annulment requests, newest first', tags: ['Sequences'] },
+      docs: {
+        operationId: 'listAnnulments',
+        examples: { response: listExample([annulmentExample]) },
+        summary: 'Annulment requests, newest first',
+        tags: ['Sequences'],
+      },
       schema: { querystring: ListAnnulmentsQuery, response: { 200: ListEnvelope(ref(AnnulmentView)) } },
       handler: async (request) => {
         const page = unwrap(await annulments.list(companyOf(request.principal), request.query));
@@ -53,6 +80,17 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'listBurnedNumbers',
+        examples: {
+          response: envelopeExample([
+            {
+              ecfType: '32',
+              from: 'E320000000460',
+              to: 'E320000000501',
+              count: 42,
+              causes: ['allocation alc_IJfpiUehnPLfkkyCRy2u cancelled'],
+            },
+          ]),
+        },
         summary:
           'Numbers consumed by failures that still await annulment, grouped into contiguous spans ready to annul',
         tags: ['Sequences'],
@@ -67,6 +105,15 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'getAnnulment',
+        examples: {
+          response: envelopeExample({
+            ...annulmentExample,
+            status: 'accepted',
+            attempts: 1,
+            dgii: { estado: 'Aceptado', codigo: '1', mensajes: [] },
+            updatedAt: '2026-11-27T14:31:12.000Z',
+          }),
+        },
         summary: "An annulment request: its spans, its state and DGII's answer",
         tags: ['Sequences'],
       },
@@ -81,6 +128,7 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
       docs: {
         operationId: 'retryAnnulment',
+        examples: { response: envelopeExample({ ...annulmentExample, attempts: 3 }) },
         summary: 'Send a failed annulment again (202): the same signed ANECF',
         description: 'Only `failed` requests; others answer 409 `annulment_not_retryable`.',
         tags: ['Sequences'],

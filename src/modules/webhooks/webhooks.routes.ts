@@ -1,7 +1,14 @@
 // Webhooks (SPEC §4.7), all under `webhooks:manage`: event types, endpoints, deliveries.
 import { Type } from 'typebox';
 import { settings } from '../../config.js';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  Envelope,
+  envelope,
+  envelopeExample,
+  listEnvelope,
+  ListEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
@@ -19,6 +26,33 @@ import {
 } from './webhooks.schema.js';
 import type { WebhooksService } from './webhooks.service.js';
 
+const endpointExample = {
+  id: 'whk_yOF6t8Li0F3cZyoamYxg',
+  url: 'https://erp.example.com/hooks/ecf',
+  events: ['document.accepted', 'document.rejected'],
+  description: 'ERP',
+  state: 'enabled',
+  disabledReason: null,
+  failingSince: null,
+  previousSecretValidUntil: null,
+  createdAt: '2026-11-27T14:30:00.000Z',
+  updatedAt: '2026-11-27T14:30:00.000Z',
+};
+const secretExample = 'whsec_e+nh4dH7DQStUfTegEvJZpMbwIXQ+awlbddNB/xXJX8=';
+const deliveryExample = {
+  deliveryId: 'msg_QxZ2ynVW16fNt41GsAZulKG7',
+  endpointId: 'whk_yOF6t8Li0F3cZyoamYxg',
+  eventId: 'evt_HY1oGxSbOc2g4G4TZwx8',
+  eventType: 'document.accepted',
+  status: 'succeeded',
+  attemptCount: 1,
+  nextAttemptAt: null,
+  lastError: null,
+  createdAt: '2026-11-27T14:31:09.000Z',
+  updatedAt: '2026-11-27T14:31:10.000Z',
+  attempts: [{ at: '2026-11-27T14:31:10.000Z', statusCode: 200, durationMs: 184, error: null, response: 'ok' }],
+};
+
 const auth = { kind: 'apiKey', scope: 'webhooks:manage' } as const;
 const tags = ['Webhooks'];
 const signing =
@@ -34,6 +68,15 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'listWebhookEventTypes',
+        examples: {
+          response: envelopeExample([
+            {
+              type: 'document.accepted',
+              description: 'DGII accepted the document.',
+              dataSchema: { type: 'object', required: ['documentId', 'eNCF', 'ecfType', 'status'] },
+            },
+          ]),
+        },
         summary: "The event types webhooks deliver, with the JSON schema of each one's data",
         tags,
       },
@@ -47,6 +90,14 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'createWebhookEndpoint',
+        examples: {
+          response: envelopeExample({ ...endpointExample, secret: secretExample }),
+          request: {
+            url: 'https://erp.example.com/hooks/ecf',
+            events: ['document.accepted', 'document.rejected'],
+            description: 'ERP',
+          },
+        },
         summary: 'Create a webhook endpoint; its signing secret is shown in this answer only',
         description: signing,
         tags,
@@ -62,7 +113,12 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones',
       alias: '/api/v1/webhooks',
       auth,
-      docs: { operationId: 'listWebhookEndpoints', summary: "The company's webhook endpoints, newest first", tags },
+      docs: {
+        operationId: 'listWebhookEndpoints',
+        examples: { response: listExample([endpointExample]) },
+        summary: "The company's webhook endpoints, newest first",
+        tags,
+      },
       schema: { querystring: ListEndpointsQuery, response: { 200: ListEnvelope(ref(EndpointView)) } },
       handler: async (request) => {
         const page = unwrap(await webhooks.list(companyOf(request.principal), request.query));
@@ -76,6 +132,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'listWebhookDeliveries',
+        examples: { response: listExample([deliveryExample]) },
         summary: 'Deliveries, newest first, with every attempt (filters endpointId, status)',
         tags,
       },
@@ -92,6 +149,9 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'resendWebhookDelivery',
+        examples: {
+          response: envelopeExample({ ...deliveryExample, status: 'pending', updatedAt: '2026-11-27T15:00:00.000Z' }),
+        },
         summary: 'Attempt a delivery again now (202): the same delivery id, a fresh timestamp and signature',
         tags,
       },
@@ -108,7 +168,12 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones/:id',
       alias: '/api/v1/webhooks/:id',
       auth,
-      docs: { operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (never its secret)', tags },
+      docs: {
+        operationId: 'getWebhookEndpoint',
+        examples: { response: envelopeExample(endpointExample) },
+        summary: 'A webhook endpoint (never its secret)',
+        tags,
+      },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointView)) } },
       handler: async (request) =>
         envelope(request, unwrap(await webhooks.get(companyOf(request.principal), request.params.id))),
@@ -120,6 +185,18 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'updateWebhookEndpoint',
+        examples: {
+          response: envelopeExample({
+            ...endpointExample,
+            events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
+            description: 'ERP (producción)',
+            updatedAt: '2026-11-27T15:00:00.000Z',
+          }),
+          request: {
+            events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
+            description: 'ERP (producción)',
+          },
+        },
         summary: 'Change the URL, events, description or state of an endpoint',
         tags,
       },
@@ -134,6 +211,14 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'rotateWebhookSecret',
+        examples: {
+          response: envelopeExample({
+            ...endpointExample,
+            previousSecretValidUntil: '2026-11-28T15:00:00.000Z',
+            updatedAt: '2026-11-27T15:00:00.000Z',
+            secret: secretExample,
+          }),
+        },
         summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`,
         tags,
       },
@@ -148,6 +233,15 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'testWebhookEndpoint',
+        examples: {
+          response: envelopeExample({
+            ...deliveryExample,
+            eventType: 'webhook.test',
+            status: 'pending',
+            attemptCount: 0,
+            attempts: [],
+          }),
+        },
         summary: 'Send a `webhook.test` delivery to this endpoint (202)',
         tags,
       },
