@@ -201,6 +201,13 @@ describe('the examples of the OpenAPI contract', { timeout: 300_000 }, () => {
     for (const [name, schema] of Object.entries(contract.components.schemas)) {
       const { examples, ...rest } = schema;
       if (Array.isArray(examples)) check(`components.schemas.${name}`, rest, examples);
+      // The union is exclusive (TipoeCF is an enum per type): each type's example matches exactly one member.
+      if (Array.isArray(examples) && name.startsWith('EcfDocument') && name !== 'EcfDocumentBody')
+        check(
+          `EcfDocumentBody with the example of ${name}`,
+          { $ref: '#/components/schemas/EcfDocumentBody' },
+          examples,
+        );
     }
     assert.deepEqual(failures, []);
     assert.ok(checked >= 100, `only ${String(checked)} examples checked`);

@@ -27,6 +27,24 @@ function withComponentRefs(value: unknown): unknown {
   );
 }
 
+/** "Not sent" refers to itself (a list of empties is empty), which a generated TypeScript client cannot type
+ * (openapi-typescript: TS2502). Here it is unrolled six lists or groups deep (the model nests groups 5 deep): an
+ * emptiness deeper than that is left to the service's own check. */
+function notSentForGenerators(notSent: JsonSchema, depth = 6): JsonSchema {
+  const below = depth === 0 ? [] : [notSentForGenerators({}, depth - 1)];
+  return {
+    ...(notSent['description'] === undefined ? {} : { description: notSent['description'] }),
+    anyOf: [
+      { type: 'null' },
+      { const: '' },
+      ...below.flatMap((inner) => [
+        { type: 'array', items: inner },
+        { type: 'object', additionalProperties: inner },
+      ]),
+    ],
+  };
+}
+
 /** `EcfDocumentBody` as the union, `EcfDocument31` … `EcfDocument47`, and their data types. */
 export function ecfDocumentContractSchemas(): Record<string, object> {
   const components: Record<string, object> = {};
@@ -43,6 +61,7 @@ export function ecfDocumentContractSchemas(): Record<string, object> {
     components[`EcfDocument${type}`] = withComponentRefs(schema) as object;
   }
   for (const [name, def] of Object.entries(defs)) components[defComponentName(name)] = withComponentRefs(def) as object;
+  components[defComponentName('notSent')] = notSentForGenerators(defs['notSent'] as JsonSchema);
   components['EcfDocumentBody'] = {
     description:
       'The e-CF as DGII-shaped JSON, one schema per TipoeCF (an enum in each, so exactly one applies). These are the ' +
