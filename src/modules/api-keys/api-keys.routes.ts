@@ -45,15 +45,15 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
       auth: { kind: 'cloud' },
       docs: {
         operationId: 'issueApiKey',
+        summary: 'Issue an API key (the full key is shown once)',
+        tags: ['Control plane'],
         examples: {
+          request: { name: 'ERP producción', scopes: ['documents:create', 'documents:read', 'documents:send'] },
           response: envelopeExample({
             ...keyExample,
             apiKey: 'ecf_test_oamHqLQWRYUfsXCS_lKF4CHObq8jhFL4K7AyRLmAgouDePtjO28Iq80',
           }),
-          request: { name: 'ERP producción', scopes: ['documents:create', 'documents:read', 'documents:send'] },
         },
-        summary: 'Issue an API key (the full key is shown once)',
-        tags: ['Control plane'],
       },
       schema: { params: CompanyParams, body: ref(IssueApiKey), response: { 201: Envelope(ref(IssuedApiKey)) } },
       handler: async (request, reply) => {
@@ -79,13 +79,13 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
       auth: { kind: 'cloud' },
       docs: {
         operationId: 'listApiKeys',
+        summary: "List a company's API keys (metadata only)",
+        tags: ['Control plane'],
         examples: {
           response: envelopeExample([
             { ...keyExample, status: 'active', revokedAt: null, lastUsedAt: '2026-11-27T15:02:41.000Z' },
           ]),
         },
-        summary: "List a company's API keys (metadata only)",
-        tags: ['Control plane'],
       },
       schema: { params: CompanyParams, response: { 200: Envelope(Type.Array(ref(ApiKeyMetadata))) } },
       handler: async (request) => {

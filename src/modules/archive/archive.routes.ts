@@ -47,11 +47,11 @@ export function archiveRoutes(archive: ArchiveService) {
       auth: { kind: 'ops' },
       docs: {
         operationId: 'archiveFindings',
-        examples: { response: listExample(findingsExample) },
         summary: 'Integrity findings of the fiscal archive, with a summary of the checks',
         description:
           'What the archive verifier found: blobs missing or altered, signatures that no longer verify, records the XML contradicts, short Object Lock retention, orphan blobs. A finding resolves when a later check of its artefact passes. Newest first.',
         tags: ['Operations'],
+        examples: { response: listExample(findingsExample) },
       },
       schema: { querystring: ListFindingsQuery, response: { 200: ArchiveFindings } },
       handler: async (request) => {

@@ -33,6 +33,9 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listCatalogues',
+        summary: 'Every official catalogue: key, title (es/en), number of entries and the DGII material it comes from',
+        description: 'ETag and Cache-Control; send If-None-Match to get 304 when nothing changed.',
+        tags: ['Catalogues'],
         examples: {
           response: envelopeExample([
             {
@@ -44,9 +47,6 @@ export function catalogueRoutes(catalogues: CataloguesService) {
             },
           ]),
         },
-        summary: 'Every official catalogue: key, title (es/en), number of entries and the DGII material it comes from',
-        description: 'ETag and Cache-Control; send If-None-Match to get 304 when nothing changed.',
-        tags: ['Catalogues'],
       },
       schema: { response: { 200: Envelope(Type.Array(CatalogueSummary)), ...notModifiedResponse } },
       handler: async (request, reply) => {
@@ -62,16 +62,16 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listCatalogueEntries',
+        summary:
+          'The entries of a catalogue in official order, paged (limit, cursor) and searchable by code or name (q, accents ignored)',
+        description: 'An unknown catalogue answers 404 naming the valid keys. ETag and Cache-Control as for the list.',
+        tags: ['Catalogues'],
         examples: {
           response: listExample([
             { code: '010000', name: 'DISTRITO NACIONAL' },
             { code: '020000', name: 'PROVINCIA AZUA' },
           ]),
         },
-        summary:
-          'The entries of a catalogue in official order, paged (limit, cursor) and searchable by code or name (q, accents ignored)',
-        description: 'An unknown catalogue answers 404 naming the valid keys. ETag and Cache-Control as for the list.',
-        tags: ['Catalogues'],
       },
       schema: {
         params: CatalogueParams,
@@ -91,6 +91,12 @@ export function catalogueRoutes(catalogues: CataloguesService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getEcfJsonSchema',
+        summary:
+          'The JSON Schema (2020-12) of the document-creation body of an e-CF type, generated from the e-CF model',
+        description:
+          'Obligations of the type, lengths, patterns and catalogue codes, as the API checks them; DireccionEmisor is optional when the company profile has an address. ' +
+          'An unknown type answers 404 naming the ten types. ETag and Cache-Control; send If-None-Match to get 304.',
+        tags: ['Catalogues'],
         examples: {
           response: envelopeExample({
             $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -100,12 +106,6 @@ export function catalogueRoutes(catalogues: CataloguesService) {
             required: ['Encabezado', 'DetallesItems'],
           }),
         },
-        summary:
-          'The JSON Schema (2020-12) of the document-creation body of an e-CF type, generated from the e-CF model',
-        description:
-          'Obligations of the type, lengths, patterns and catalogue codes, as the API checks them; DireccionEmisor is optional when the company profile has an address. ' +
-          'An unknown type answers 404 naming the ten types. ETag and Cache-Control; send If-None-Match to get 304.',
-        tags: ['Catalogues'],
       },
       schema: { params: SchemaParams, response: { 200: Envelope(EcfJsonSchema), ...notModifiedResponse } },
       handler: async (request, reply) => {

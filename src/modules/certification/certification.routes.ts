@@ -167,9 +167,9 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'getLatestCertification',
-        examples: { response: envelopeExample(processExample) },
         summary: 'The latest certification process with its checklist (null when none was started)',
         tags,
+        examples: { response: envelopeExample(processExample) },
       },
       schema: { response: { 200: Envelope(Type.Union([ref(ProcessView), Type.Null()])) } },
       handler: async (request) => envelope(request, unwrap(await certification.latest(actorOf(request).companyId))),
@@ -181,11 +181,11 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'startCertification',
-        examples: { response: envelopeExample(processExample), request: certificationSetExample },
         summary: 'Import a converted set and start a process (201)',
         description:
           "The whole set is checked first: its shape, unique keys, every RFCE case paired with its type-32 case under DOP 250,000, and every ECF case built verbatim (the set's e-NCF and values, nothing recomputed) through the model, the fiscal rules and the builder, each leaf written exactly as the set has it. Any defect answers 422 `certification_set_invalid` listing every defective case with its pointers, and nothing is created. Without ACECF cases, the approvals of step 3 are derived from the set. Cases DGII accepted in an earlier process carry over; an e-NCF DGII rejected answers 422 `encf_burned`. One active process per company (409).",
         tags,
+        examples: { request: certificationSetExample, response: envelopeExample(processExample) },
       },
       schema: { body: ref(SetFile), response: { 201: Envelope(ref(ProcessView)) } },
       handler: async (request, reply) =>
@@ -198,9 +198,9 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'getCertification',
-        examples: { response: envelopeExample(processExample) },
         summary: 'A process: its steps, checklist, confirmations and timeline',
         tags,
+        examples: { response: envelopeExample(processExample) },
       },
       schema: { params: ProcessParams, response: { 200: Envelope(ref(ProcessView)) } },
       handler: async (request) =>
@@ -213,11 +213,11 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'getCertificationPrintedRepresentations',
-        examples: { response: { 'application/zip': 'PK\u0003\u0004…' } },
         summary: 'Step 5: the eleven printed representations (PDF) of the accepted simulation documents, in one zip',
         description:
           "One PDF per portal slot (31, 32, 32-menor-250k, 33, 34, 41, 43, 44, 45, 46, 47), named `{slot}_{RNCEmisor}{eNCF}-{formato}.pdf`, on the paper `formato` names (else the company's), with its branding. 409 `printed_representations_incomplete` names the slots without an accepted document; 422 `printed_representations_too_large` when the PDFs exceed the portal's 10 MB.",
         tags,
+        examples: { response: { 'application/zip': 'PK\u0003\u0004…' } },
       },
       schema: {
         params: ProcessParams,
@@ -239,6 +239,8 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'listCertificationCases',
+        summary: 'The cases of a process, in the order they are run; `status` filters',
+        tags,
         examples: {
           response: envelopeExample([
             {
@@ -261,8 +263,6 @@ export function certificationRoutes(certification: CertificationService, printed
             },
           ]),
         },
-        summary: 'The cases of a process, in the order they are run; `status` filters',
-        tags,
       },
       schema: {
         params: ProcessParams,
@@ -288,6 +288,10 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'runCertification',
+        summary: "Hand up to `limit` pending cases to the process's serial lane (202)",
+        description:
+          'The lane sends one case at a time and the next only once DGII judged it: invoices first, a note only once the invoice it modifies is accepted, type 32 under DOP 250,000 as an RFCE written from the signed full e-CF, the approvals once step 2 is done. Documents go through the usual pipeline (archived, sent exactly once, followed to the verdict); nothing is re-signed on a retry. A DGII rejection fails the process. A case in `error` (DGII out of reach) is handed in again, with its same document. Follow the cases with GET .../casos.',
+        tags,
         examples: {
           response: envelopeExample({
             processId: 'cpr_ky5frqPuKSjEllgVdaBi',
@@ -296,10 +300,6 @@ export function certificationRoutes(certification: CertificationService, printed
             remaining: 1,
           }),
         },
-        summary: "Hand up to `limit` pending cases to the process's serial lane (202)",
-        description:
-          'The lane sends one case at a time and the next only once DGII judged it: invoices first, a note only once the invoice it modifies is accepted, type 32 under DOP 250,000 as an RFCE written from the signed full e-CF, the approvals once step 2 is done. Documents go through the usual pipeline (archived, sent exactly once, followed to the verdict); nothing is re-signed on a retry. A DGII rejection fails the process. A case in `error` (DGII out of reach) is handed in again, with its same document. Follow the cases with GET .../casos.',
-        tags,
       },
       schema: { params: ProcessParams, querystring: RunQuery, response: { 202: Envelope(ref(RunAnswer)) } },
       handler: async (request, reply) =>
@@ -319,14 +319,14 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'confirmCertificationStep',
-        examples: {
-          response: envelopeExample(confirmedExample),
-          request: { note: 'Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.' },
-        },
         summary: "Confirm a manual step done in DGII's portal (recorded for audit; uploads nothing)",
         description:
           'Keys and steps: registrado 1, representacion_impresa_envio 5, representacion_impresa_validacion 6, url_servicio_prueba 7, url_pruebas_comunicacion 8, inicio_prueba_aprobaciones 10, url_produccion 12, declaracion_jurada 13, verificacion_estatus 14. Only once every step before it is done (409 `certification_step_blocked` naming them); an unknown key is 404.',
         tags,
+        examples: {
+          request: { note: 'Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.' },
+          response: envelopeExample(confirmedExample),
+        },
       },
       schema: { params: StepParams, body: ConfirmBody, response: { 200: Envelope(ref(ProcessView)) } },
       handler: async (request) =>
@@ -344,17 +344,17 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'cancelCertification',
+        summary: 'Cancel an active process, with the reason',
+        tags,
         examples: {
+          request: { reason: 'El set se descargó de nuevo: hay que empezar con el corregido.' },
           response: envelopeExample({
             ...confirmedExample,
             status: 'cancelled',
             cancelReason: 'El set se descargó de nuevo: hay que empezar con el corregido.',
             endedAt: '2026-11-27T15:10:00.000Z',
           }),
-          request: { reason: 'El set se descargó de nuevo: hay que empezar con el corregido.' },
         },
-        summary: 'Cancel an active process, with the reason',
-        tags,
       },
       schema: { params: ProcessParams, body: CancelBody, response: { 200: Envelope(ref(ProcessView)) } },
       handler: async (request) =>
@@ -367,12 +367,12 @@ export function certificationRoutes(certification: CertificationService, printed
       auth,
       docs: {
         operationId: 'completeCertification',
-        examples: {
-          response: envelopeExample({ ...confirmedExample, status: 'completed', endedAt: '2026-12-04T18:00:00.000Z' }),
-        },
         summary:
           'Complete a process: every step done, every case accepted (409 with the open checklist items otherwise)',
         tags,
+        examples: {
+          response: envelopeExample({ ...confirmedExample, status: 'completed', endedAt: '2026-12-04T18:00:00.000Z' }),
+        },
       },
       schema: { params: ProcessParams, response: { 200: Envelope(ref(ProcessView)) } },
       handler: async (request) =>

@@ -49,9 +49,9 @@ export function companyRoutes(companies: CompaniesService) {
       auth: { kind: 'apiKey', scope: 'any' },
       docs: {
         operationId: 'getCompany',
-        examples: { response: envelopeExample(companyExample) },
         summary: 'The company, its entitlement, access by capability, and the key',
         tags: ['Company'],
+        examples: { response: envelopeExample(companyExample) },
       },
       schema: { response: { 200: Envelope(ref(CompanyView)) } },
       handler: async (request) => {

@@ -13,13 +13,10 @@ export function controlPlaneRoutes(controlPlane: ControlPlaneService) {
       auth: { kind: 'cloud' },
       docs: {
         operationId: 'receiveControlPlaneEvent',
+        summary: 'Apply a provisioning or permissions event from the control plane',
+        description: `Event types: ${eventTypes.map((type) => `\`${type}\``).join(', ')}. The event id is the webhook-id header; a replayed id answers 409.`,
+        tags: ['Control plane'],
         examples: {
-          response: envelopeExample({
-            eventId: 'msg_8ccafc87-4d94-41e6-a076-11755027e829',
-            type: 'company.provisioned',
-            companyId: 'cmp_o3al1GAokwQfspl5Mgub',
-            outcome: 'applied',
-          }),
           request: {
             type: 'company.provisioned',
             data: {
@@ -29,10 +26,13 @@ export function controlPlaneRoutes(controlPlane: ControlPlaneService) {
               capabilities: ['issuing', 'receiving', 'webhooks'],
             },
           },
+          response: envelopeExample({
+            eventId: 'msg_8ccafc87-4d94-41e6-a076-11755027e829',
+            type: 'company.provisioned',
+            companyId: 'cmp_o3al1GAokwQfspl5Mgub',
+            outcome: 'applied',
+          }),
         },
-        summary: 'Apply a provisioning or permissions event from the control plane',
-        description: `Event types: ${eventTypes.map((type) => `\`${type}\``).join(', ')}. The event id is the webhook-id header; a replayed id answers 409.`,
-        tags: ['Control plane'],
       },
       schema: { body: ref(ControlPlaneEvent), response: { 200: Envelope(ref(EventOutcome)) } },
       handler: async (request) => {

@@ -47,6 +47,9 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
       auth: { kind: 'apiKey', scope: 'certification:manage' },
       docs: {
         operationId: 'testDgiiConnection',
+        summary:
+          "A real test of the connection, the certificate and DGII's authentication in the key's environment, step by step",
+        tags: ['DGII'],
         examples: {
           response: envelopeExample({
             ok: true,
@@ -57,9 +60,6 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
             sessionExpiresAt: '2026-11-27T15:30:00.000Z',
           }),
         },
-        summary:
-          "A real test of the connection, the certificate and DGII's authentication in the key's environment, step by step",
-        tags: ['DGII'],
       },
       schema: { response: { 200: Envelope(ConnectionTest) } },
       handler: async (request) => {
@@ -74,14 +74,14 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'issueDgiiSeed',
+        summary: 'A one-time DGII seed, for a company that signs outside the service',
+        tags: ['DGII'],
         examples: {
           response: envelopeExample({
             seedXml:
               '<?xml version="1.0" encoding="utf-8"?><SemillaModel><valor>UaXCNIBZB6Ja6MTCzU+PFLTq…</valor><fecha>2026-11-27T10:30:00.7430000-04:00</fecha></SemillaModel>',
           }),
         },
-        summary: 'A one-time DGII seed, for a company that signs outside the service',
-        tags: ['DGII'],
       },
       schema: { response: { 200: Envelope(Seed) } },
       handler: async (request) => envelope(request, unwrap(await sessions.issueSeed())),
@@ -94,15 +94,15 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
       xmlBody: true,
       docs: {
         operationId: 'injectDgiiSession',
-        examples: {
-          response: envelopeExample({ expiresAt: '2026-11-27T15:30:00.000Z' }),
-          request: { xml: signedSeedIllustration },
-        },
         summary:
           "Hand in the signed seed: DGII's session is stored for the company (encrypted) and used until it expires",
         description:
           'Used when the company has no certificate installed here; with one, the service authenticates by itself. 422 `dgii_session_refused` when DGII refuses the signature (e.g. a certificate not delegated for the company).',
         tags: ['DGII'],
+        examples: {
+          request: { xml: signedSeedIllustration },
+          response: envelopeExample({ expiresAt: '2026-11-27T15:30:00.000Z' }),
+        },
       },
       schema: { body: SignedSeedBody, response: { 200: Envelope(Session) } },
       handler: async (request) => {

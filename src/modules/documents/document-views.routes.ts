@@ -26,10 +26,10 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getNormalizedDocument',
-        examples: { response: envelopeExample(componentExample(NormalizedDocument)) },
         summary:
           'The DGII-shaped model rebuilt from the archived signed XML, with its integrity: SHA-256 still as recorded, signature still valid',
         tags: ['Documents'],
+        examples: { response: envelopeExample(componentExample(NormalizedDocument)) },
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(NormalizedDocument)) } },
       handler: async (request) =>
@@ -42,12 +42,12 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getPrintableDocument',
-        examples: { response: printableExample },
         summary:
           'The printed representation (RI): its data as JSON (issuer, buyer, lines, totals, security code, signature date, QR URL, legends), or its PDF with Accept: application/pdf',
         description:
           "One resource in two media types. JSON is the default; `Accept: application/pdf` answers the PDF DGII reviews in certification step 5, read from the signed XML only, on the paper `formato` names (else the company's), with the company's logo and footer note. Its bytes are deterministic: the ETag is their SHA-256 and If-None-Match answers 304. An Accept that allows neither answers 406.",
         tags: ['Documents'],
+        examples: { response: printableExample },
       },
       schema: { params: DocumentParams, querystring: PrintQuery, response: printableResponses },
       handler: (request, reply) => {
@@ -66,9 +66,9 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getDocumentTimeline',
-        examples: { response: envelopeExample(componentExample(DocumentTimeline)) },
         summary: 'Every state change and event of the document, oldest first, with time and cause',
         tags: ['Documents'],
+        examples: { response: envelopeExample(componentExample(DocumentTimeline)) },
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentTimeline)) } },
       handler: async (request) =>

@@ -58,10 +58,10 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       xmlBody: true,
       docs: {
         operationId: 'submitSignedXml',
-        examples: { response: envelopeExample(documentViewExample), request: { xml: signedEcfIllustration } },
         summary:
           'Hand in an e-CF signed elsewhere: its signature and schema are checked, its e-NCF claimed, its bytes archived as received',
         tags: ['Documents'],
+        examples: { request: { xml: signedEcfIllustration }, response: envelopeExample(documentViewExample) },
       },
       schema: { body: SignedXmlBody, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
@@ -83,9 +83,9 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       auth: { kind: 'apiKey', scope: 'documents:create' },
       docs: {
         operationId: 'createDocument',
-        examples: { response: envelopeExample(documentViewExample), request: ecfExample('31') },
         summary: 'Validate, number, sign and archive an e-CF from JSON (nothing is sent to DGII)',
         tags: ['Documents'],
+        examples: { request: ecfExample('31'), response: envelopeExample(documentViewExample) },
       },
       schema: { body: ref(EcfDocumentBody), headers: CreateHeaders, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
@@ -141,9 +141,9 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listDocuments',
-        examples: { response: listExample([documentViewExample]) },
         summary: "List the company's documents, newest first",
         tags: ['Documents'],
+        examples: { response: listExample([documentViewExample]) },
       },
       schema: { querystring: ListDocumentsQuery, response: { 200: ListEnvelope(ref(DocumentView)) } },
       handler: async (request) => {
@@ -158,6 +158,8 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getDocument',
+        summary: 'One document: state, e-NCF, totals, security code, QR URL, artefacts',
+        tags: ['Documents'],
         examples: {
           response: envelopeExample({
             ...documentViewExample,
@@ -176,8 +178,6 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
             updatedAt: '2026-11-27T14:31:09.000Z',
           }),
         },
-        summary: 'One document: state, e-NCF, totals, security code, QR URL, artefacts',
-        tags: ['Documents'],
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentView)) } },
       handler: async (request) =>
@@ -190,14 +190,14 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'getDocumentArtefact',
+        summary: 'Download an artefact (source-json, source-xml, signed-xml, rfce-xml, acecf-xml) exactly as archived',
+        tags: ['Documents'],
         examples: {
           response: {
             'application/xml': signedEcfIllustration,
             'application/json': '{"Encabezado":{"IdDoc":{"TipoeCF":"31"}}}',
           },
         },
-        summary: 'Download an artefact (source-json, source-xml, signed-xml, rfce-xml, acecf-xml) exactly as archived',
-        tags: ['Documents'],
       },
       schema: {
         params: ArtefactParams,

@@ -31,9 +31,9 @@ export function opsRoutes(deps: {
       auth: { kind: 'public' },
       docs: {
         operationId: 'health',
-        examples: { response: { 'application/json': { status: 'ok' } } },
         summary: 'Process liveness',
         tags: ['Operations'],
+        examples: { response: { 'application/json': { status: 'ok' } } },
       },
       schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
       handler: () => ({ status: 'ok' as const }),
@@ -44,10 +44,10 @@ export function opsRoutes(deps: {
       auth: { kind: 'public' },
       docs: {
         operationId: 'ready',
-        examples: { response: { 'application/json': readinessExample } },
         summary: 'Readiness of the database, the queue, the cache and the object storage',
         description: 'Each dependency is probed for real, with a short timeout. DGII is not checked.',
         tags: ['Operations'],
+        examples: { response: { 'application/json': readinessExample } },
       },
       schema: { response: { 200: Readiness, 503: Readiness } },
       handler: async (request, reply) => {
@@ -61,9 +61,9 @@ export function opsRoutes(deps: {
       auth: { kind: 'ops' },
       docs: {
         operationId: 'metrics',
-        examples: { response: { 'text/plain': metricsExample } },
         summary: 'Prometheus metrics',
         tags: ['Operations'],
+        examples: { response: { 'text/plain': metricsExample } },
       },
       // Documented under its real media type; a bare schema would be listed as application/json.
       schema: {

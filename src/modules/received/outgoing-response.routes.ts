@@ -18,7 +18,13 @@ export function outgoingResponseRoutes(responses: OutgoingResponses) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'respondCommercially',
+        summary:
+          'Approve or reject a received e-CF commercially: signs an ACECF and delivers it to the issuer and DGII (202)',
+        description:
+          "Only for a received document acknowledged with ARECF Estado 0 (else 409 `received_not_accepted`) whose type takes a commercial approval (else 422 `acecf_not_applicable`). The ACECF is built from the e-CF (RNCEmisor, eNCF, FechaEmision, MontoTotal), signed with the company's certificate, checked against DGII's ACECF.xsd and archived as the `acecf-xml` artefact; then jobs deliver those bytes to the issuer's receiver (its `aprobacioncomercial` URL from DGII's directory, authenticating with its seed flow when it offers one) and to DGII's ACECF service, each with its own state, retries and timeline events. A commercial response is made once: the same request again answers 200 with the response already made; a different one is 409 `commercial_response_exists` naming the first decision.",
+        tags: ['Received documents'],
         examples: {
+          request: { decision: 'approved' },
           response: envelopeExample({
             ...receivedExample,
             commercialStatus: 'approved',
@@ -41,13 +47,7 @@ export function outgoingResponseRoutes(responses: OutgoingResponses) {
               ],
             },
           }),
-          request: { decision: 'approved' },
         },
-        summary:
-          'Approve or reject a received e-CF commercially: signs an ACECF and delivers it to the issuer and DGII (202)',
-        description:
-          "Only for a received document acknowledged with ARECF Estado 0 (else 409 `received_not_accepted`) whose type takes a commercial approval (else 422 `acecf_not_applicable`). The ACECF is built from the e-CF (RNCEmisor, eNCF, FechaEmision, MontoTotal), signed with the company's certificate, checked against DGII's ACECF.xsd and archived as the `acecf-xml` artefact; then jobs deliver those bytes to the issuer's receiver (its `aprobacioncomercial` URL from DGII's directory, authenticating with its seed flow when it offers one) and to DGII's ACECF service, each with its own state, retries and timeline events. A commercial response is made once: the same request again answers 200 with the response already made; a different one is 409 `commercial_response_exists` naming the first decision.",
-        tags: ['Received documents'],
       },
       schema: {
         params: ReceivedParams,

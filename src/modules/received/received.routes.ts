@@ -40,9 +40,9 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'listReceivedDocuments',
-        examples: { response: listExample([receivedExample]) },
         summary: 'List the e-CF other taxpayers sent to the company, newest first',
         tags: ['Received documents'],
+        examples: { response: listExample([receivedExample]) },
       },
       schema: { querystring: ListReceivedQuery, response: { 200: ListEnvelope(ref(ReceivedDocumentView)) } },
       handler: async (request) => {
@@ -57,6 +57,9 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'getReceivedDocument',
+        summary:
+          'One received document: issuer, e-NCF, amounts, the ARECF answered, timeline, and the commercial response with its deliveries',
+        tags: ['Received documents'],
         examples: {
           response: envelopeExample({
             ...receivedExample,
@@ -71,9 +74,6 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
             ],
           }),
         },
-        summary:
-          'One received document: issuer, e-NCF, amounts, the ARECF answered, timeline, and the commercial response with its deliveries',
-        tags: ['Received documents'],
       },
       schema: { params: ReceivedParams, response: { 200: Envelope(ref(ReceivedWithResponseView)) } },
       handler: async (request) =>
@@ -86,12 +86,12 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'getReceivedPrintable',
-        examples: { response: printableExample },
         summary:
           'The printed representation of a received e-CF, read from the signed XML its issuer sent: JSON data, or its PDF with Accept: application/pdf',
         description:
           "As GET /api/v1/documentos/{id}/impresion, for an e-CF another taxpayer issued: the paper is the company's default (or `formato`), without the company's logo or note (the document is not its own). One answered 'not received' has no printed representation (409).",
         tags: ['Received documents'],
+        examples: { response: printableExample },
       },
       schema: { params: ReceivedParams, querystring: PrintQuery, response: printableResponses },
       handler: (request, reply) => {
@@ -110,9 +110,9 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
       auth: { kind: 'apiKey', scope: 'received:read' },
       docs: {
         operationId: 'getReceivedArtefact',
-        examples: { response: { 'application/xml': signedEcfIllustration } },
         summary: 'Download an artefact (received-xml, arecf-xml, acecf-xml) exactly as archived',
         tags: ['Received documents'],
+        examples: { response: { 'application/xml': signedEcfIllustration } },
       },
       schema: {
         params: ArtefactParams,

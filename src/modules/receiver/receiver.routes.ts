@@ -156,9 +156,9 @@ export function receiverRoutes(deps: ReceiverDeps) {
       auth: { kind: 'public' },
       docs: {
         operationId: 'receiverSeed',
-        examples: { response: { 'application/xml': seedExample } },
         summary: 'A one-time seed (SemillaModel) to sign for a receiver token',
         tags,
+        examples: { response: { 'application/xml': seedExample } },
       },
       schema: {
         params: Segments,
@@ -176,16 +176,16 @@ export function receiverRoutes(deps: ReceiverDeps) {
       ...post,
       docs: {
         operationId: 'receiverValidateCertificate',
+        summary:
+          'Exchange the signed seed for a receiver token valid one hour ({token, expira, expedido}, JSON or XML by Accept)',
+        tags,
         examples: {
+          request: signedSeedIllustration,
           response: {
             'application/json': tokenExample,
             'application/xml': `<?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>${tokenExample.token}</token><expira>${tokenExample.expira}</expira><expedido>${tokenExample.expedido}</expedido></RespuestaAutenticacion>`,
           },
-          request: signedSeedIllustration,
         },
-        summary:
-          'Exchange the signed seed for a receiver token valid one hour ({token, expira, expedido}, JSON or XML by Accept)',
-        tags,
       },
       schema: {
         params: Segments,
@@ -217,9 +217,9 @@ export function receiverRoutes(deps: ReceiverDeps) {
       ...post,
       docs: {
         operationId: 'receiverReceiveEcf',
-        examples: { response: { 'application/xml': arecfExample }, request: signedEcfIllustration },
         summary: 'Receive an e-CF from another taxpayer; answers its signed acknowledgement (ARECF)',
         tags,
+        examples: { request: signedEcfIllustration, response: { 'application/xml': arecfExample } },
       },
       schema: {
         params: Segments,
@@ -254,13 +254,13 @@ export function receiverRoutes(deps: ReceiverDeps) {
       ...post,
       docs: {
         operationId: 'receiverReceiveApproval',
-        examples: {
-          response: { 'application/json': { mensaje: 'Aprobación comercial recibida.' } },
-          request: signedAcecfIllustration,
-        },
         summary:
           "Receive a buyer's commercial approval or rejection (ACECF) of one of the company's e-CF: 200 recorded, 400 not",
         tags,
+        examples: {
+          request: signedAcecfIllustration,
+          response: { 'application/json': { mensaje: 'Aprobación comercial recibida.' } },
+        },
       },
       schema: {
         params: Segments,

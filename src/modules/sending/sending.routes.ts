@@ -52,11 +52,11 @@ export function sendingRoutes(sending: SendingService) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'sendDocument',
-        examples: { response: envelopeExample(queuedExample) },
         summary: 'Queue a signed document for DGII (202); follow it with GET /documentos/:id',
         description:
           "A `signed` document becomes `queued`, its send due at once, in one transaction; the worker sends the archived signed bytes (a type 32 under DOP 250,000 as an RFCE) and the document moves to `in_process`, then to DGII's verdict. A document already queued, on its way or final answers 202 too, with `changed: false` and its current state: nothing is queued twice. A document in `send_failed` or `not_found` answers 409 `document_not_sendable`: use `reintentar`, which checks it is safe to send again.",
         tags: ['Sending'],
+        examples: { response: envelopeExample(queuedExample) },
       },
       schema: { params: DocumentParams, response: { 202: Envelope(ref(SendAnswer)) } },
       handler: async (request, reply) =>
@@ -71,6 +71,10 @@ export function sendingRoutes(sending: SendingService) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'refreshDocumentStatus',
+        summary: 'Ask DGII now where the document stands',
+        description:
+          'For a document `in_process`, asks DGII for the verdict of its trackId now instead of waiting for the next poll. For a send whose outcome was uncertain, asks DGII about the e-NCF now. Other states answer as they are (`changed: false`).',
+        tags: ['Sending'],
         examples: {
           response: envelopeExample({
             ...queuedExample,
@@ -80,10 +84,6 @@ export function sendingRoutes(sending: SendingService) {
             trackId: '5f6a1c2e-8b7d-4e3f-9a01-2b3c4d5e6f70',
           }),
         },
-        summary: 'Ask DGII now where the document stands',
-        description:
-          'For a document `in_process`, asks DGII for the verdict of its trackId now instead of waiting for the next poll. For a send whose outcome was uncertain, asks DGII about the e-NCF now. Other states answer as they are (`changed: false`).',
-        tags: ['Sending'],
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(SendAnswer)) } },
       handler: async (request) =>
@@ -96,14 +96,14 @@ export function sendingRoutes(sending: SendingService) {
       auth: { kind: 'apiKey', scope: 'documents:send' },
       docs: {
         operationId: 'retryDocument',
-        examples: {
-          response: envelopeExample({ ...queuedExample, detail: 'queued for DGII again (POST reintentar)' }),
-        },
         summary:
           'Queue again a document that failed, that DGII has no record of, or that DGII rejected without consuming its e-NCF (202)',
         description:
           'Eligible: `send_failed`, `not_found`, and `rejected` when DGII said the e-NCF was not consumed (secuenciaUtilizada false). Any other state answers 409 `document_not_retryable` with the reason.',
         tags: ['Sending'],
+        examples: {
+          response: envelopeExample({ ...queuedExample, detail: 'queued for DGII again (POST reintentar)' }),
+        },
       },
       schema: { params: DocumentParams, response: { 202: Envelope(ref(SendAnswer)) } },
       handler: async (request, reply) =>
@@ -118,10 +118,10 @@ export function sendingRoutes(sending: SendingService) {
       auth: { kind: 'apiKey', scope: 'documents:read' },
       docs: {
         operationId: 'listFailedJobs',
-        examples: { response: listExample([failedJobExample]) },
         summary: 'Fiscal jobs that ran out of attempts, newest first (filter open)',
         description: 'A job closes when its document reaches a final state.',
         tags: ['Sending'],
+        examples: { response: listExample([failedJobExample]) },
       },
       schema: { querystring: ListFailedJobsQuery, response: { 200: ListEnvelope(ref(FailedJobView)) } },
       handler: async (request) => {
@@ -135,10 +135,10 @@ export function sendingRoutes(sending: SendingService) {
       auth: { kind: 'ops' },
       docs: {
         operationId: 'dgiiHealth',
-        examples: { response: { 'application/json': dgiiHealthExample } },
         summary:
           "DGII's availability, the circuit breakers and the documents pending, for this instance's environment; sends nothing",
         tags: ['Operations'],
+        examples: { response: { 'application/json': dgiiHealthExample } },
       },
       schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },
       handler: async () => sending.health(),

@@ -40,14 +40,14 @@ export function allocationRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:allocate' },
       docs: {
         operationId: 'reserveAllocation',
-        examples: {
-          response: envelopeExample(allocationExample),
-          request: { ecfType: '32', deviceId: 'caja-01', count: 500, expiresAt: '2027-12-31T23:59:59-04:00' },
-        },
         summary: 'Reserve a block of consecutive e-NCF for a device that issues offline',
         description:
           'The block comes from the first usable range of the type, in order, and from that range only: when it has fewer numbers left than `count`, the answer is 409 `allocation_exceeds_range` saying how many are left. Nobody else gets the numbers; those the device has not reported when the block is cancelled or expires become burned (awaiting annulment).',
         tags: ['Sequences'],
+        examples: {
+          request: { ecfType: '32', deviceId: 'caja-01', count: 500, expiresAt: '2027-12-31T23:59:59-04:00' },
+          response: envelopeExample(allocationExample),
+        },
       },
       schema: { body: ref(ReserveAllocation), response: { 201: Envelope(ref(AllocationView)) } },
       handler: async (request, reply) => {
@@ -62,9 +62,9 @@ export function allocationRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'listAllocations',
-        examples: { response: listExample([{ ...allocationExample, used: 37, remaining: 463 }]) },
         summary: 'List the offline blocks, newest first (filters status, deviceId)',
         tags: ['Sequences'],
+        examples: { response: listExample([{ ...allocationExample, used: 37, remaining: 463 }]) },
       },
       schema: { querystring: ListAllocationsQuery, response: { 200: ListEnvelope(ref(AllocationView)) } },
       handler: async (request) => {
@@ -79,9 +79,9 @@ export function allocationRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'getAllocation',
-        examples: { response: envelopeExample({ ...allocationExample, used: 37, remaining: 463 }) },
         summary: 'An offline block: its numbers, how many were used, how many are left',
         tags: ['Sequences'],
+        examples: { response: envelopeExample({ ...allocationExample, used: 37, remaining: 463 }) },
       },
       schema: { params: AllocationParams, response: { 200: Envelope(ref(AllocationView)) } },
       handler: async (request) =>
@@ -94,6 +94,10 @@ export function allocationRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
       docs: {
         operationId: 'cancelAllocation',
+        summary: 'Cancel an offline block: its unused numbers become burned',
+        description:
+          'Only an active block can be cancelled; a block that has already ended (cancelled, expired or used up) answers 409 `allocation_not_active` and changes nothing.',
+        tags: ['Sequences'],
         examples: {
           response: envelopeExample({
             ...allocationExample,
@@ -104,10 +108,6 @@ export function allocationRoutes(sequences: SequencesService) {
             endedAt: '2026-11-28T22:00:00.000Z',
           }),
         },
-        summary: 'Cancel an offline block: its unused numbers become burned',
-        description:
-          'Only an active block can be cancelled; a block that has already ended (cancelled, expired or used up) answers 409 `allocation_not_active` and changes nothing.',
-        tags: ['Sequences'],
       },
       schema: { params: AllocationParams, response: { 200: Envelope(ref(AllocationView)) } },
       handler: async (request) =>

@@ -41,14 +41,14 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
       docs: {
         operationId: 'requestAnnulment',
-        examples: {
-          response: envelopeExample(annulmentExample),
-          request: { ranges: [{ ecfType: '34', from: 'E340000000002', to: 'E340000000010' }] },
-        },
         summary: 'Ask DGII to annul unused e-NCF (202): an ANECF is signed and sent by a job',
         description:
           "Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.",
         tags: ['Sequences'],
+        examples: {
+          request: { ranges: [{ ecfType: '34', from: 'E340000000002', to: 'E340000000010' }] },
+          response: envelopeExample(annulmentExample),
+        },
       },
       schema: { body: ref(RequestAnnulment), response: { 202: Envelope(ref(AnnulmentView)) } },
       handler: async (request, reply) =>
@@ -63,9 +63,9 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'listAnnulments',
-        examples: { response: listExample([annulmentExample]) },
         summary: 'Annulment requests, newest first',
         tags: ['Sequences'],
+        examples: { response: listExample([annulmentExample]) },
       },
       schema: { querystring: ListAnnulmentsQuery, response: { 200: ListEnvelope(ref(AnnulmentView)) } },
       handler: async (request) => {
@@ -80,6 +80,9 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'listBurnedNumbers',
+        summary:
+          'Numbers consumed by failures that still await annulment, grouped into contiguous spans ready to annul',
+        tags: ['Sequences'],
         examples: {
           response: envelopeExample([
             {
@@ -91,9 +94,6 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
             },
           ]),
         },
-        summary:
-          'Numbers consumed by failures that still await annulment, grouped into contiguous spans ready to annul',
-        tags: ['Sequences'],
       },
       schema: { response: { 200: Envelope(Type.Array(ref(BurnedSpan))) } },
       handler: async (request) => envelope(request, await annulments.burned(companyOf(request.principal))),
@@ -105,6 +105,8 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'getAnnulment',
+        summary: "An annulment request: its spans, its state and DGII's answer",
+        tags: ['Sequences'],
         examples: {
           response: envelopeExample({
             ...annulmentExample,
@@ -114,8 +116,6 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
             updatedAt: '2026-11-27T14:31:12.000Z',
           }),
         },
-        summary: "An annulment request: its spans, its state and DGII's answer",
-        tags: ['Sequences'],
       },
       schema: { params: AnnulmentParams, response: { 200: Envelope(ref(AnnulmentView)) } },
       handler: async (request) =>
@@ -128,10 +128,10 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
       docs: {
         operationId: 'retryAnnulment',
-        examples: { response: envelopeExample({ ...annulmentExample, attempts: 3 }) },
         summary: 'Send a failed annulment again (202): the same signed ANECF',
         description: 'Only `failed` requests; others answer 409 `annulment_not_retryable`.',
         tags: ['Sequences'],
+        examples: { response: envelopeExample({ ...annulmentExample, attempts: 3 }) },
       },
       schema: { params: AnnulmentParams, response: { 202: Envelope(ref(AnnulmentView)) } },
       handler: async (request, reply) =>

@@ -29,12 +29,12 @@ export function sequenceRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:manage' },
       docs: {
         operationId: 'registerRange',
-        examples: {
-          response: envelopeExample(rangeExample),
-          request: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' },
-        },
         summary: 'Register an e-NCF range DGII authorised',
         tags: ['Sequences'],
+        examples: {
+          request: { ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' },
+          response: envelopeExample(rangeExample),
+        },
       },
       schema: { body: ref(RegisterRange), response: { 201: Envelope(ref(RangeView)) } },
       handler: async (request, reply) => {
@@ -49,6 +49,8 @@ export function sequenceRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'listRanges',
+        summary: 'List the registered ranges, with their availability',
+        tags: ['Sequences'],
         examples: {
           response: listExample([
             {
@@ -58,8 +60,6 @@ export function sequenceRoutes(sequences: SequencesService) {
             },
           ]),
         },
-        summary: 'List the registered ranges, with their availability',
-        tags: ['Sequences'],
       },
       schema: { querystring: ListRangesQuery, response: { 200: Envelope(Type.Array(ref(RangeView))) } },
       handler: async (request) =>
@@ -72,9 +72,9 @@ export function sequenceRoutes(sequences: SequencesService) {
       auth: { kind: 'apiKey', scope: 'sequences:read' },
       docs: {
         operationId: 'getRange',
-        examples: { response: envelopeExample(rangeExample) },
         summary: 'A range and its availability (total, used, burned, remaining, expiry)',
         tags: ['Sequences'],
+        examples: { response: envelopeExample(rangeExample) },
       },
       schema: { params: RangeParams, response: { 200: Envelope(ref(RangeView)) } },
       handler: async (request) =>

@@ -29,11 +29,11 @@ export function taxpayerRoutes(taxpayers: TaxpayersService) {
       auth: { kind: 'apiKey', scope: 'taxpayers:read' },
       docs: {
         operationId: 'getTaxpayer',
-        examples: { response: envelopeExample(taxpayerExample) },
         summary: "A taxpayer in DGII's registry, by RNC or cédula",
         description:
           "The check digit is verified first (400 naming the rule). Then the registry loaded from DGII's public listing (404 when absent), and DGII's directory of electronic issuers when the service can reach it.",
         tags: ['Taxpayers'],
+        examples: { response: envelopeExample(taxpayerExample) },
       },
       schema: { params: TaxpayerParams, response: { 200: Envelope(ref(TaxpayerView)) } },
       handler: async (request) =>

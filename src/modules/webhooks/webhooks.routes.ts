@@ -68,6 +68,8 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'listWebhookEventTypes',
+        summary: "The event types webhooks deliver, with the JSON schema of each one's data",
+        tags,
         examples: {
           response: envelopeExample([
             {
@@ -77,8 +79,6 @@ export function webhookRoutes(webhooks: WebhooksService) {
             },
           ]),
         },
-        summary: "The event types webhooks deliver, with the JSON schema of each one's data",
-        tags,
       },
       schema: { response: { 200: Envelope(Type.Array(ref(EventTypeView))) } },
       handler: (request) => envelope(request, webhooks.eventTypes()),
@@ -90,17 +90,17 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint; its signing secret is shown in this answer only',
+        description: signing,
+        tags,
         examples: {
-          response: envelopeExample({ ...endpointExample, secret: secretExample }),
           request: {
             url: 'https://erp.example.com/hooks/ecf',
             events: ['document.accepted', 'document.rejected'],
             description: 'ERP',
           },
+          response: envelopeExample({ ...endpointExample, secret: secretExample }),
         },
-        summary: 'Create a webhook endpoint; its signing secret is shown in this answer only',
-        description: signing,
-        tags,
       },
       schema: { body: ref(CreateEndpoint), response: { 201: Envelope(ref(EndpointWithSecret)) } },
       handler: async (request, reply) =>
@@ -115,9 +115,9 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'listWebhookEndpoints',
-        examples: { response: listExample([endpointExample]) },
         summary: "The company's webhook endpoints, newest first",
         tags,
+        examples: { response: listExample([endpointExample]) },
       },
       schema: { querystring: ListEndpointsQuery, response: { 200: ListEnvelope(ref(EndpointView)) } },
       handler: async (request) => {
@@ -132,9 +132,9 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'listWebhookDeliveries',
-        examples: { response: listExample([deliveryExample]) },
         summary: 'Deliveries, newest first, with every attempt (filters endpointId, status)',
         tags,
+        examples: { response: listExample([deliveryExample]) },
       },
       schema: { querystring: ListDeliveriesQuery, response: { 200: ListEnvelope(ref(DeliveryView)) } },
       handler: async (request) => {
@@ -149,11 +149,11 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'resendWebhookDelivery',
+        summary: 'Attempt a delivery again now (202): the same delivery id, a fresh timestamp and signature',
+        tags,
         examples: {
           response: envelopeExample({ ...deliveryExample, status: 'pending', updatedAt: '2026-11-27T15:00:00.000Z' }),
         },
-        summary: 'Attempt a delivery again now (202): the same delivery id, a fresh timestamp and signature',
-        tags,
       },
       schema: { params: DeliveryParams, response: { 202: Envelope(ref(DeliveryView)) } },
       handler: async (request, reply) =>
@@ -170,9 +170,9 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'getWebhookEndpoint',
-        examples: { response: envelopeExample(endpointExample) },
         summary: 'A webhook endpoint (never its secret)',
         tags,
+        examples: { response: envelopeExample(endpointExample) },
       },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointView)) } },
       handler: async (request) =>
@@ -185,20 +185,20 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'updateWebhookEndpoint',
+        summary: 'Change the URL, events, description or state of an endpoint',
+        tags,
         examples: {
+          request: {
+            events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
+            description: 'ERP (producción)',
+          },
           response: envelopeExample({
             ...endpointExample,
             events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
             description: 'ERP (producción)',
             updatedAt: '2026-11-27T15:00:00.000Z',
           }),
-          request: {
-            events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
-            description: 'ERP (producción)',
-          },
         },
-        summary: 'Change the URL, events, description or state of an endpoint',
-        tags,
       },
       schema: { params: EndpointParams, body: ref(UpdateEndpoint), response: { 200: Envelope(ref(EndpointView)) } },
       handler: async (request) =>
@@ -211,6 +211,8 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'rotateWebhookSecret',
+        summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`,
+        tags,
         examples: {
           response: envelopeExample({
             ...endpointExample,
@@ -219,8 +221,6 @@ export function webhookRoutes(webhooks: WebhooksService) {
             secret: secretExample,
           }),
         },
-        summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`,
-        tags,
       },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointWithSecret)) } },
       handler: async (request) =>
@@ -233,6 +233,8 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth,
       docs: {
         operationId: 'testWebhookEndpoint',
+        summary: 'Send a `webhook.test` delivery to this endpoint (202)',
+        tags,
         examples: {
           response: envelopeExample({
             ...deliveryExample,
@@ -242,8 +244,6 @@ export function webhookRoutes(webhooks: WebhooksService) {
             attempts: [],
           }),
         },
-        summary: 'Send a `webhook.test` delivery to this endpoint (202)',
-        tags,
       },
       schema: { params: EndpointParams, response: { 202: Envelope(ref(DeliveryView)) } },
       handler: async (request, reply) =>
