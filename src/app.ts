@@ -127,6 +127,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         authenticator: apiKeys.apiKeys.authenticator,
         clock,
         version,
+        contractSchemas: parts.flatMap((part) => part.contractSchemas ?? []),
       });
       for (const part of parts) for (const schema of part.schemas ?? []) server.app.addSchema(schema);
       registerRoutes(

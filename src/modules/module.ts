@@ -8,6 +8,7 @@ import type { SchemaSet } from '../fiscal/xsd/index.js';
 import type { Cache } from '../platform/cache/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
+import type { ContractSchemas } from '../platform/http/openapi.js';
 import type { App, AppRoute, CatalogueEntry } from '../platform/http/route.js';
 import type { Logger } from '../platform/observability/logger.js';
 import type { AnyJob } from '../platform/queue/job.js';
@@ -74,6 +75,8 @@ export interface ModuleParts {
   /** TypeBox schemas the routes reference by $id. */
   schemas?: readonly object[];
   routes?: readonly AppRoute[];
+  /** Schemas for the OpenAPI contract only, never compiled for validation: they replace or join components by name. */
+  contractSchemas?: ContractSchemas;
   /** Routes that need a scope of their own (plugins, an error handler): registered after the plain routes. */
   registerHttp?: (app: App, catalogue: CatalogueEntry[]) => Promise<void>;
   jobs?: readonly AnyJob[];

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { recordMessageOnce } from '../control-plane/index.js';
 import { problem, unwrap } from '../../platform/http/problems.js';
 import { defineRoute } from '../../platform/http/route.js';
@@ -9,6 +9,16 @@ import { ref } from '../../platform/http/schema-ref.js';
 import { ApiKeyMetadata, IssueApiKey, IssuedApiKey } from './api-keys.schema.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { ApiKeysService } from './api-keys.service.js';
+
+const keyExample = {
+  keyId: 'key_oamHqLQWRYUfsXCS',
+  name: 'ERP producción',
+  environment: 'TEST',
+  scopes: ['documents:create', 'documents:read', 'documents:send'],
+  displayPrefix: 'ecf_test_oamHqL…',
+  createdAt: '2026-11-27T14:30:00.000Z',
+  expiresAt: null,
+};
 
 const CompanyParams = Type.Object({ companyId: Type.String({ minLength: 1, maxLength: 64 }) });
 const KeyParams = Type.Object({
@@ -37,6 +47,13 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
         operationId: 'issueApiKey',
         summary: 'Issue an API key (the full key is shown once)',
         tags: ['Control plane'],
+        examples: {
+          request: { name: 'ERP producción', scopes: ['documents:create', 'documents:read', 'documents:send'] },
+          response: envelopeExample({
+            ...keyExample,
+            apiKey: 'ecf_test_oamHqLQWRYUfsXCS_lKF4CHObq8jhFL4K7AyRLmAgouDePtjO28Iq80',
+          }),
+        },
       },
       schema: { params: CompanyParams, body: ref(IssueApiKey), response: { 201: Envelope(ref(IssuedApiKey)) } },
       handler: async (request, reply) => {
@@ -64,6 +81,11 @@ export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies:
         operationId: 'listApiKeys',
         summary: "List a company's API keys (metadata only)",
         tags: ['Control plane'],
+        examples: {
+          response: envelopeExample([
+            { ...keyExample, status: 'active', revokedAt: null, lastUsedAt: '2026-11-27T15:02:41.000Z' },
+          ]),
+        },
       },
       schema: { params: CompanyParams, response: { 200: Envelope(Type.Array(ref(ApiKeyMetadata))) } },
       handler: async (request) => {

@@ -49,6 +49,15 @@ function defaultedPaths(type: EcfType, hasAddress: boolean): Set<string> {
   return paths;
 }
 
+/** The JSON Schema of a type's creation body for a company with or without an address in its profile. */
+export function ecfCreationSchema(type: EcfType, hasAddress: boolean): JsonSchema {
+  return ecfJsonSchema(type, {
+    defaulted: defaultedPaths(type, hasAddress),
+    cataloguesUrl,
+    examples: [ecfExample(type)],
+  });
+}
+
 function ecfModelChildren(type: EcfType, path: string): string[] {
   const [first, second] = path.split('/');
   const group = ecfModel(type)
@@ -142,11 +151,7 @@ export function createCataloguesService(deps: {
       const cacheKey = `${type}:${String(hasAddress)}`;
       let entry = schemas.get(cacheKey);
       if (entry === undefined) {
-        const schema = ecfJsonSchema(type, {
-          defaulted: defaultedPaths(type, hasAddress),
-          cataloguesUrl,
-          examples: [ecfExample(type)],
-        });
+        const schema = ecfCreationSchema(type, hasAddress);
         entry = { schema, etag: etagOf(schema) };
         schemas.set(cacheKey, entry);
       }

@@ -1,8 +1,9 @@
 // The DGII session routes (SPEC §4.3): a real connection test, and a session for a company that signs outside.
 import { Type } from 'typebox';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { problem, unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
+import { signedSeedIllustration } from '../../platform/http/signed-xml-examples.js';
 import { xmlOfBody } from '../../platform/http/xml-body.js';
 import type { DgiiSessionsService } from './dgii-sessions.service.js';
 
@@ -49,6 +50,16 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
         summary:
           "A real test of the connection, the certificate and DGII's authentication in the key's environment, step by step",
         tags: ['DGII'],
+        examples: {
+          response: envelopeExample({
+            ok: true,
+            steps: [
+              { step: 'credentials', ok: true, outcome: 'certificate', detail: '', durationMs: 0 },
+              { step: 'authentication', ok: true, outcome: 'session', detail: '', durationMs: 412 },
+            ],
+            sessionExpiresAt: '2026-11-27T15:30:00.000Z',
+          }),
+        },
       },
       schema: { response: { 200: Envelope(ConnectionTest) } },
       handler: async (request) => {
@@ -65,6 +76,12 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
         operationId: 'issueDgiiSeed',
         summary: 'A one-time DGII seed, for a company that signs outside the service',
         tags: ['DGII'],
+        examples: {
+          response: envelopeExample({
+            seedXml:
+              '<?xml version="1.0" encoding="utf-8"?><SemillaModel><valor>UaXCNIBZB6Ja6MTCzU+PFLTq…</valor><fecha>2026-11-27T10:30:00.7430000-04:00</fecha></SemillaModel>',
+          }),
+        },
       },
       schema: { response: { 200: Envelope(Seed) } },
       handler: async (request) => envelope(request, unwrap(await sessions.issueSeed())),
@@ -82,6 +99,10 @@ export function dgiiSessionRoutes(sessions: DgiiSessionsService) {
         description:
           'Used when the company has no certificate installed here; with one, the service authenticates by itself. 422 `dgii_session_refused` when DGII refuses the signature (e.g. a certificate not delegated for the company).',
         tags: ['DGII'],
+        examples: {
+          request: { xml: signedSeedIllustration },
+          response: envelopeExample({ expiresAt: '2026-11-27T15:30:00.000Z' }),
+        },
       },
       schema: { body: SignedSeedBody, response: { 200: Envelope(Session) } },
       handler: async (request) => {

@@ -1,11 +1,17 @@
 // Derived views of a document (SPEC §4.2): normalizado, impresion, cronologia. Strictly company-scoped: another
 // company's document id answers 404, the same as an id that does not exist.
 import { Type } from 'typebox';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { componentExample, Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
-import { PrintQuery, printableResponses, replyPrintable, type PrintingService } from '../printing/index.js';
+import {
+  PrintQuery,
+  printableExample,
+  printableResponses,
+  replyPrintable,
+  type PrintingService,
+} from '../printing/index.js';
 import { DocumentTimeline, NormalizedDocument } from './document-views.schema.js';
 import type { DocumentsService } from './documents.service.js';
 
@@ -23,6 +29,7 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
         summary:
           'The DGII-shaped model rebuilt from the archived signed XML, with its integrity: SHA-256 still as recorded, signature still valid',
         tags: ['Documents'],
+        examples: { response: envelopeExample(componentExample(NormalizedDocument)) },
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(NormalizedDocument)) } },
       handler: async (request) =>
@@ -40,6 +47,7 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
         description:
           "One resource in two media types. JSON is the default; `Accept: application/pdf` answers the PDF DGII reviews in certification step 5, read from the signed XML only, on the paper `formato` names (else the company's), with the company's logo and footer note. Its bytes are deterministic: the ETag is their SHA-256 and If-None-Match answers 304. An Accept that allows neither answers 406.",
         tags: ['Documents'],
+        examples: { response: printableExample },
       },
       schema: { params: DocumentParams, querystring: PrintQuery, response: printableResponses },
       handler: (request, reply) => {
@@ -60,6 +68,7 @@ export function documentViewRoutes(documents: DocumentsService, printing: Printi
         operationId: 'getDocumentTimeline',
         summary: 'Every state change and event of the document, oldest first, with time and cause',
         tags: ['Documents'],
+        examples: { response: envelopeExample(componentExample(DocumentTimeline)) },
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentTimeline)) } },
       handler: async (request) =>

@@ -1,5 +1,6 @@
 import type { Platform, ModuleParts } from '../module.js';
 import type { AppRoute } from '../../platform/http/route.js';
+import { ecfDocumentContractSchemas } from '../catalogues/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { PrintingService } from '../printing/index.js';
 import type { SequencesService } from '../sequences/index.js';
@@ -37,6 +38,7 @@ export function documentsModule(
     documents,
     receivedApprovals,
     schemas: documentSchemas,
+    contractSchemas: ecfDocumentContractSchemas,
     routes: [
       ...documentRoutes(
         documents,

@@ -1,12 +1,21 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  envelope,
+  Envelope,
+  envelopeExample,
+  listEnvelope,
+  ListEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { problem, problemBody, problemCatalogue, ProblemError, unwrap } from '../../platform/http/problems.js';
+import { signedEcfIllustration } from '../../platform/http/signed-xml-examples.js';
 import { xmlOfBody } from '../../platform/http/xml-body.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
+import { ecfExample } from '../catalogues/index.js';
 import { artefactKinds } from './artefacts.js';
-import { DocumentView, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
+import { DocumentView, documentViewExample, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
 import type { DocumentsService } from './documents.service.js';
 import { idempotencyKeyPattern, type Idempotency } from './idempotency.js';
 import type { SignedXmlIntake } from './signed-xml-intake.js';
@@ -52,6 +61,7 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         summary:
           'Hand in an e-CF signed elsewhere: its signature and schema are checked, its e-NCF claimed, its bytes archived as received',
         tags: ['Documents'],
+        examples: { request: { xml: signedEcfIllustration }, response: envelopeExample(documentViewExample) },
       },
       schema: { body: SignedXmlBody, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
@@ -75,6 +85,7 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         operationId: 'createDocument',
         summary: 'Validate, number, sign and archive an e-CF from JSON (nothing is sent to DGII)',
         tags: ['Documents'],
+        examples: { request: ecfExample('31'), response: envelopeExample(documentViewExample) },
       },
       schema: { body: ref(EcfDocumentBody), headers: CreateHeaders, response: { 201: Envelope(ref(DocumentView)) } },
       handler: async (request, reply) => {
@@ -132,6 +143,7 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         operationId: 'listDocuments',
         summary: "List the company's documents, newest first",
         tags: ['Documents'],
+        examples: { response: listExample([documentViewExample]) },
       },
       schema: { querystring: ListDocumentsQuery, response: { 200: ListEnvelope(ref(DocumentView)) } },
       handler: async (request) => {
@@ -148,6 +160,24 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         operationId: 'getDocument',
         summary: 'One document: state, e-NCF, totals, security code, QR URL, artefacts',
         tags: ['Documents'],
+        examples: {
+          response: envelopeExample({
+            ...documentViewExample,
+            status: 'accepted',
+            dgii: {
+              route: 'reception',
+              attempts: 1,
+              trackId: '5f6a1c2e-8b7d-4e3f-9a01-2b3c4d5e6f70',
+              estado: 'Aceptado',
+              codigo: '1',
+              mensajes: [],
+              secuenciaUtilizada: true,
+              sentAt: '2026-11-27T14:31:02.000Z',
+              finalAt: '2026-11-27T14:31:09.000Z',
+            },
+            updatedAt: '2026-11-27T14:31:09.000Z',
+          }),
+        },
       },
       schema: { params: DocumentParams, response: { 200: Envelope(ref(DocumentView)) } },
       handler: async (request) =>
@@ -162,6 +192,12 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         operationId: 'getDocumentArtefact',
         summary: 'Download an artefact (source-json, source-xml, signed-xml, rfce-xml, acecf-xml) exactly as archived',
         tags: ['Documents'],
+        examples: {
+          response: {
+            'application/xml': signedEcfIllustration,
+            'application/json': '{"Encabezado":{"IdDoc":{"TipoeCF":"31"}}}',
+          },
+        },
       },
       schema: {
         params: ArtefactParams,

@@ -17,7 +17,8 @@ const statuses = [
 ];
 const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
 
-/** The body of document creation: the DGII-shaped JSON of the e-CF (the fiscal core checks it, with JSON pointers). */
+/** The body of document creation: the DGII-shaped JSON of the e-CF (the fiscal core checks it, with JSON pointers).
+ * The contract shows the union of the per-type schemas instead (catalogues/ecf-contract.ts). */
 export const EcfDocumentBody = Type.Object(
   {},
   {
@@ -25,27 +26,6 @@ export const EcfDocumentBody = Type.Object(
     additionalProperties: true,
     description:
       'The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out.',
-    examples: [
-      {
-        Encabezado: {
-          IdDoc: { TipoeCF: '31', TipoIngresos: '01', TipoPago: 1 },
-          Comprador: { RNCComprador: '130000006', RazonSocialComprador: 'Cliente de Prueba SRL' },
-        },
-        DetallesItems: {
-          Item: [
-            {
-              NumeroLinea: 1,
-              IndicadorFacturacion: 1,
-              NombreItem: 'Servicio de consultoría',
-              IndicadorBienoServicio: 2,
-              CantidadItem: 1,
-              PrecioUnitarioItem: '1000.00',
-              MontoItem: '1000.00',
-            },
-          ],
-        },
-      },
-    ],
   },
 );
 
@@ -158,3 +138,33 @@ export const documentSchemas = [
   DocumentView,
   ...documentViewSchemas,
 ];
+
+/** A document as the API shows it right after creation (the contract's examples). */
+export const documentViewExample = {
+  id: 'doc_ebhJdvnWMDXrZRIjCpH0',
+  status: 'signed',
+  ecfType: '31',
+  eNCF: 'E310000000001',
+  fechaEmision: '27-11-2026',
+  rncComprador: '130123454',
+  montoTotal: '1180.00',
+  totalITBIS: '180.00',
+  securityCode: 'G1r8Bd',
+  fechaHoraFirma: '27-11-2026 10:30:00',
+  timbreUrl:
+    'https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd',
+  warnings: [],
+  dgii: null,
+  commercialResponse: null,
+  artefacts: [
+    {
+      type: 'signed-xml',
+      version: 1,
+      sha256: '9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f',
+      size: 3341,
+      contentType: 'application/xml',
+    },
+  ],
+  createdAt: '2026-11-27T14:30:00.000Z',
+  updatedAt: '2026-11-27T14:30:00.000Z',
+};

@@ -12,4 +12,4 @@ export {
   type PrintingService,
   type PrintSettings,
 } from './printing.service.js';
-export { PrintQuery, printableResponses, replyPrintable } from './printable-reply.js';
+export { PrintQuery, printableExample, printableResponses, replyPrintable } from './printable-reply.js';

@@ -4,7 +4,7 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notModified } from '../../platform/http/conditional-get.js';
-import { Envelope, envelope } from '../../platform/http/envelope.js';
+import { componentExample, Envelope, envelope, envelopeExample } from '../../platform/http/envelope.js';
 import { negotiatedType } from '../../platform/http/negotiate.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { ref } from '../../platform/http/schema-ref.js';
@@ -30,6 +30,12 @@ export const PrintQuery = Type.Object(
 export type PrintQuery = Static<typeof PrintQuery>;
 
 const Pdf = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
+
+/** The contract's example of a printable answer: the component's JSON, or the first bytes of the PDF. */
+export const printableExample = {
+  ...envelopeExample(componentExample(PrintableDocument)),
+  'application/pdf': '%PDF-1.7\n%âãÏÓ\n1 0 obj …',
+};
 
 export const printableResponses = {
   200: {

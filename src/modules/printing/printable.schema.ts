@@ -153,7 +153,7 @@ export const PrintableDocument = Type.Object(
         sequenceExpiry: '31-12-2027',
         issueDate: '21-11-2026',
         issuer: {
-          rnc: '131987656',
+          rnc: '999999992',
           legalName: 'Empresa de Prueba SRL',
           tradeName: null,
           branch: null,
@@ -199,7 +199,7 @@ export const PrintableDocument = Type.Object(
         currency: null,
         securityCode: 'AbC12+',
         signatureDate: '21-11-2026 10:30:00',
-        qr: { url: 'https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=131987656&…', consumerSummary: false },
+        qr: { url: 'https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&…', consumerSummary: false },
         legends: [
           { code: 'type_name', text: 'Factura de Crédito Fiscal Electrónica' },
           { code: 'security_code', text: 'Código de Seguridad: AbC12+' },

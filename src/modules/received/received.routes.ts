@@ -1,12 +1,26 @@
 import { Type } from 'typebox';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  Envelope,
+  envelope,
+  envelopeExample,
+  listEnvelope,
+  ListEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
-import { PrintQuery, printableResponses, replyPrintable, type PrintingService } from '../printing/index.js';
+import {
+  PrintQuery,
+  printableExample,
+  printableResponses,
+  replyPrintable,
+  type PrintingService,
+} from '../printing/index.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { receivedArtefactKinds } from './artefacts.js';
 import { ReceivedWithResponseView } from './outgoing-response.schema.js';
-import { ListReceivedQuery, ReceivedDocumentView } from './received.schema.js';
+import { ListReceivedQuery, ReceivedDocumentView, receivedExample } from './received.schema.js';
+import { signedEcfIllustration } from '../../platform/http/signed-xml-examples.js';
 import type { ReceivedService } from './received.service.js';
 
 const ReceivedParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -28,6 +42,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
         operationId: 'listReceivedDocuments',
         summary: 'List the e-CF other taxpayers sent to the company, newest first',
         tags: ['Received documents'],
+        examples: { response: listExample([receivedExample]) },
       },
       schema: { querystring: ListReceivedQuery, response: { 200: ListEnvelope(ref(ReceivedDocumentView)) } },
       handler: async (request) => {
@@ -45,6 +60,20 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
         summary:
           'One received document: issuer, e-NCF, amounts, the ARECF answered, timeline, and the commercial response with its deliveries',
         tags: ['Received documents'],
+        examples: {
+          response: envelopeExample({
+            ...receivedExample,
+            commercialResponse: null,
+            timeline: [
+              {
+                at: '2026-11-27T14:30:00.000Z',
+                type: 'received',
+                status: 'received',
+                cause: 'e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered',
+              },
+            ],
+          }),
+        },
       },
       schema: { params: ReceivedParams, response: { 200: Envelope(ref(ReceivedWithResponseView)) } },
       handler: async (request) =>
@@ -62,6 +91,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
         description:
           "As GET /api/v1/documentos/{id}/impresion, for an e-CF another taxpayer issued: the paper is the company's default (or `formato`), without the company's logo or note (the document is not its own). One answered 'not received' has no printed representation (409).",
         tags: ['Received documents'],
+        examples: { response: printableExample },
       },
       schema: { params: ReceivedParams, querystring: PrintQuery, response: printableResponses },
       handler: (request, reply) => {
@@ -82,6 +112,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
         operationId: 'getReceivedArtefact',
         summary: 'Download an artefact (received-xml, arecf-xml, acecf-xml) exactly as archived',
         tags: ['Received documents'],
+        examples: { response: { 'application/xml': signedEcfIllustration } },
       },
       schema: {
         params: ArtefactParams,

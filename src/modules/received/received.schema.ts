@@ -90,3 +90,36 @@ export const ListReceivedQuery = ListQuery({
 export type ListReceivedQuery = Static<typeof ListReceivedQuery>;
 
 export const receivedSchemas = [ReceivedArtefactSummary, ReceivedEvent, ReceivedDocumentView];
+
+/** A received e-CF as the API shows it (the contract's examples). */
+export const receivedExample = {
+  id: 'rcv_PBE9c3GEjRmquYmuro13',
+  status: 'received',
+  issuer: { rnc: '130123454', name: 'Distribuidora Ejemplo, S.R.L.' },
+  eNCF: 'E310000004343',
+  ecfType: '31',
+  rncComprador: '999999992',
+  fechaEmision: '25-11-2026',
+  montoTotal: '1430.00',
+  totalITBIS: '180.00',
+  receivedAt: '2026-11-27T14:30:00.000Z',
+  arecf: { estado: '0', codigoMotivoNoRecibido: null, motivo: null },
+  commercialStatus: null,
+  artefacts: [
+    {
+      type: 'received-xml',
+      version: 1,
+      sha256: 'a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7',
+      size: 4146,
+      contentType: 'application/xml',
+    },
+    {
+      type: 'arecf-xml',
+      version: 1,
+      sha256: '0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198',
+      size: 2460,
+      contentType: 'application/xml',
+    },
+  ],
+  updatedAt: '2026-11-27T14:30:00.000Z',
+};

@@ -18,10 +18,30 @@ import {
   type AppRoute,
   type CatalogueEntry,
 } from '../../platform/http/route.js';
+import {
+  signedAcecfIllustration,
+  signedEcfIllustration,
+  signedSeedIllustration,
+} from '../../platform/http/signed-xml-examples.js';
 import { maxXmlUploadBytes, readXmlUpload } from '../../platform/http/xml-upload.js';
 import type { Failure, Result } from '../../platform/result.js';
 import type { ReceivedService } from '../received/index.js';
 import type { ReceiverAuth } from './receiver-auth.js';
+
+const seedExample =
+  '<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsd="http://www.w3.org/2001/XMLSchema" ' +
+  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><valor>OzLRAMIUqrt79zNrOze9c7gN…</valor>' +
+  '<fecha>2026-11-27T10:30:00.9730000-04:00</fecha></SemillaModel>';
+const arecfExample =
+  '<?xml version="1.0" encoding="utf-8"?><ARECF><DetalleAcusedeRecibo><Version>1.0</Version>' +
+  '<RNCEmisor>130123454</RNCEmisor><RNCComprador>999999992</RNCComprador><eNCF>E310000004343</eNCF>' +
+  '<Estado>0</Estado><FechaHoraAcuseRecibo>27-11-2026 10:30:00</FechaHoraAcuseRecibo></DetalleAcusedeRecibo>' +
+  '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#">…</Signature></ARECF>';
+const tokenExample = {
+  token: 'vDprTo1Tnkunt3U-BjUbZQpo2qWVZkkPMGPdt7N2mzI',
+  expira: '2026-11-27T15:30:00Z',
+  expedido: '2026-11-27T14:30:00Z',
+};
 
 /** The local test path's service segment (SPEC §4.9). */
 export const localServiceSegment = 'emisorreceptor';
@@ -138,6 +158,7 @@ export function receiverRoutes(deps: ReceiverDeps) {
         operationId: 'receiverSeed',
         summary: 'A one-time seed (SemillaModel) to sign for a receiver token',
         tags,
+        examples: { response: { 'application/xml': seedExample } },
       },
       schema: {
         params: Segments,
@@ -158,10 +179,18 @@ export function receiverRoutes(deps: ReceiverDeps) {
         summary:
           'Exchange the signed seed for a receiver token valid one hour ({token, expira, expedido}, JSON or XML by Accept)',
         tags,
+        examples: {
+          request: signedSeedIllustration,
+          response: {
+            'application/json': tokenExample,
+            'application/xml': `<?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>${tokenExample.token}</token><expira>${tokenExample.expira}</expira><expedido>${tokenExample.expedido}</expedido></RespuestaAutenticacion>`,
+          },
+        },
       },
       schema: {
         params: Segments,
         body: XmlUploadBody,
+        consumes: ['application/xml'],
         response: {
           200: {
             description: 'The token, as JSON or (Accept: application/xml) as RespuestaAutenticacion XML.',
@@ -190,10 +219,12 @@ export function receiverRoutes(deps: ReceiverDeps) {
         operationId: 'receiverReceiveEcf',
         summary: 'Receive an e-CF from another taxpayer; answers its signed acknowledgement (ARECF)',
         tags,
+        examples: { request: signedEcfIllustration, response: { 'application/xml': arecfExample } },
       },
       schema: {
         params: Segments,
         body: XmlUploadBody,
+        consumes: ['application/xml'],
         response: xmlResponse(
           'The ARECF signed by the receiving company: Estado 0, or 1 with CodigoMotivoNoRecibido 1 to 4.',
         ),
@@ -226,10 +257,15 @@ export function receiverRoutes(deps: ReceiverDeps) {
         summary:
           "Receive a buyer's commercial approval or rejection (ACECF) of one of the company's e-CF: 200 recorded, 400 not",
         tags,
+        examples: {
+          request: signedAcecfIllustration,
+          response: { 'application/json': { mensaje: 'Aprobación comercial recibida.' } },
+        },
       },
       schema: {
         params: Segments,
         body: XmlUploadBody,
+        consumes: ['application/xml'],
         response: { 200: { description: 'Recorded.', content: { 'application/json': { schema: DgiiMessage } } } },
       },
       handler: async (request, reply) => {

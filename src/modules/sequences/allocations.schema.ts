@@ -34,10 +34,6 @@ export const ReserveAllocation = Type.Object(
   {
     $id: 'ReserveAllocation',
     additionalProperties: false,
-    examples: [
-      { ecfType: '32', deviceId: 'caja-01', count: 500, expiresAt: '2026-12-31T23:59:59Z' },
-      { ecfType: '31', deviceId: 'sucursal-norte:pos-3', count: 50 },
-    ],
   },
 );
 export type ReserveAllocation = Static<typeof ReserveAllocation>;

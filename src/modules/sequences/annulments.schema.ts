@@ -27,14 +27,6 @@ export const RequestAnnulment = Type.Object(
   {
     $id: 'RequestAnnulment',
     additionalProperties: false,
-    examples: [
-      {
-        ranges: [
-          { ecfType: '31', from: 'E310000000007', to: 'E310000000009' },
-          { ecfType: '32', from: 'E320000500001', to: 'E320001000000' },
-        ],
-      },
-    ],
   },
 );
 export type RequestAnnulment = Static<typeof RequestAnnulment>;

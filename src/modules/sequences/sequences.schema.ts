@@ -22,7 +22,6 @@ export const RegisterRange = Type.Object(
   {
     $id: 'RegisterRange',
     additionalProperties: false,
-    examples: [{ ecfType: '31', from: 'E310000000001', to: 'E310000001000', expiresOn: '31-12-2027' }],
   },
 );
 export type RegisterRange = Static<typeof RegisterRange>;

@@ -1,7 +1,14 @@
 // Webhooks (SPEC §4.7), all under `webhooks:manage`: event types, endpoints, deliveries.
 import { Type } from 'typebox';
 import { settings } from '../../config.js';
-import { Envelope, envelope, ListEnvelope, listEnvelope } from '../../platform/http/envelope.js';
+import {
+  Envelope,
+  envelope,
+  envelopeExample,
+  listEnvelope,
+  ListEnvelope,
+  listExample,
+} from '../../platform/http/envelope.js';
 import { unwrap } from '../../platform/http/problems.js';
 import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
@@ -18,6 +25,33 @@ import {
   UpdateEndpoint,
 } from './webhooks.schema.js';
 import type { WebhooksService } from './webhooks.service.js';
+
+const endpointExample = {
+  id: 'whk_yOF6t8Li0F3cZyoamYxg',
+  url: 'https://erp.example.com/hooks/ecf',
+  events: ['document.accepted', 'document.rejected'],
+  description: 'ERP',
+  state: 'enabled',
+  disabledReason: null,
+  failingSince: null,
+  previousSecretValidUntil: null,
+  createdAt: '2026-11-27T14:30:00.000Z',
+  updatedAt: '2026-11-27T14:30:00.000Z',
+};
+const secretExample = 'whsec_e+nh4dH7DQStUfTegEvJZpMbwIXQ+awlbddNB/xXJX8=';
+const deliveryExample = {
+  deliveryId: 'msg_QxZ2ynVW16fNt41GsAZulKG7',
+  endpointId: 'whk_yOF6t8Li0F3cZyoamYxg',
+  eventId: 'evt_HY1oGxSbOc2g4G4TZwx8',
+  eventType: 'document.accepted',
+  status: 'succeeded',
+  attemptCount: 1,
+  nextAttemptAt: null,
+  lastError: null,
+  createdAt: '2026-11-27T14:31:09.000Z',
+  updatedAt: '2026-11-27T14:31:10.000Z',
+  attempts: [{ at: '2026-11-27T14:31:10.000Z', statusCode: 200, durationMs: 184, error: null, response: 'ok' }],
+};
 
 const auth = { kind: 'apiKey', scope: 'webhooks:manage' } as const;
 const tags = ['Webhooks'];
@@ -36,6 +70,15 @@ export function webhookRoutes(webhooks: WebhooksService) {
         operationId: 'listWebhookEventTypes',
         summary: "The event types webhooks deliver, with the JSON schema of each one's data",
         tags,
+        examples: {
+          response: envelopeExample([
+            {
+              type: 'document.accepted',
+              description: 'DGII accepted the document.',
+              dataSchema: { type: 'object', required: ['documentId', 'eNCF', 'ecfType', 'status'] },
+            },
+          ]),
+        },
       },
       schema: { response: { 200: Envelope(Type.Array(ref(EventTypeView))) } },
       handler: (request) => envelope(request, webhooks.eventTypes()),
@@ -50,6 +93,14 @@ export function webhookRoutes(webhooks: WebhooksService) {
         summary: 'Create a webhook endpoint; its signing secret is shown in this answer only',
         description: signing,
         tags,
+        examples: {
+          request: {
+            url: 'https://erp.example.com/hooks/ecf',
+            events: ['document.accepted', 'document.rejected'],
+            description: 'ERP',
+          },
+          response: envelopeExample({ ...endpointExample, secret: secretExample }),
+        },
       },
       schema: { body: ref(CreateEndpoint), response: { 201: Envelope(ref(EndpointWithSecret)) } },
       handler: async (request, reply) =>
@@ -62,7 +113,12 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones',
       alias: '/api/v1/webhooks',
       auth,
-      docs: { operationId: 'listWebhookEndpoints', summary: "The company's webhook endpoints, newest first", tags },
+      docs: {
+        operationId: 'listWebhookEndpoints',
+        summary: "The company's webhook endpoints, newest first",
+        tags,
+        examples: { response: listExample([endpointExample]) },
+      },
       schema: { querystring: ListEndpointsQuery, response: { 200: ListEnvelope(ref(EndpointView)) } },
       handler: async (request) => {
         const page = unwrap(await webhooks.list(companyOf(request.principal), request.query));
@@ -78,6 +134,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
         operationId: 'listWebhookDeliveries',
         summary: 'Deliveries, newest first, with every attempt (filters endpointId, status)',
         tags,
+        examples: { response: listExample([deliveryExample]) },
       },
       schema: { querystring: ListDeliveriesQuery, response: { 200: ListEnvelope(ref(DeliveryView)) } },
       handler: async (request) => {
@@ -94,6 +151,9 @@ export function webhookRoutes(webhooks: WebhooksService) {
         operationId: 'resendWebhookDelivery',
         summary: 'Attempt a delivery again now (202): the same delivery id, a fresh timestamp and signature',
         tags,
+        examples: {
+          response: envelopeExample({ ...deliveryExample, status: 'pending', updatedAt: '2026-11-27T15:00:00.000Z' }),
+        },
       },
       schema: { params: DeliveryParams, response: { 202: Envelope(ref(DeliveryView)) } },
       handler: async (request, reply) =>
@@ -108,7 +168,12 @@ export function webhookRoutes(webhooks: WebhooksService) {
       url: '/api/v1/notificaciones/:id',
       alias: '/api/v1/webhooks/:id',
       auth,
-      docs: { operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint (never its secret)', tags },
+      docs: {
+        operationId: 'getWebhookEndpoint',
+        summary: 'A webhook endpoint (never its secret)',
+        tags,
+        examples: { response: envelopeExample(endpointExample) },
+      },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointView)) } },
       handler: async (request) =>
         envelope(request, unwrap(await webhooks.get(companyOf(request.principal), request.params.id))),
@@ -122,6 +187,18 @@ export function webhookRoutes(webhooks: WebhooksService) {
         operationId: 'updateWebhookEndpoint',
         summary: 'Change the URL, events, description or state of an endpoint',
         tags,
+        examples: {
+          request: {
+            events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
+            description: 'ERP (producción)',
+          },
+          response: envelopeExample({
+            ...endpointExample,
+            events: ['document.accepted', 'document.accepted_conditional', 'document.rejected'],
+            description: 'ERP (producción)',
+            updatedAt: '2026-11-27T15:00:00.000Z',
+          }),
+        },
       },
       schema: { params: EndpointParams, body: ref(UpdateEndpoint), response: { 200: Envelope(ref(EndpointView)) } },
       handler: async (request) =>
@@ -136,6 +213,14 @@ export function webhookRoutes(webhooks: WebhooksService) {
         operationId: 'rotateWebhookSecret',
         summary: `A new signing secret (shown here only); the old one keeps signing beside it for the grace period (${settings.WEBHOOKS_SECRET_GRACE_HOURS.default} h by default)`,
         tags,
+        examples: {
+          response: envelopeExample({
+            ...endpointExample,
+            previousSecretValidUntil: '2026-11-28T15:00:00.000Z',
+            updatedAt: '2026-11-27T15:00:00.000Z',
+            secret: secretExample,
+          }),
+        },
       },
       schema: { params: EndpointParams, response: { 200: Envelope(ref(EndpointWithSecret)) } },
       handler: async (request) =>
@@ -150,6 +235,15 @@ export function webhookRoutes(webhooks: WebhooksService) {
         operationId: 'testWebhookEndpoint',
         summary: 'Send a `webhook.test` delivery to this endpoint (202)',
         tags,
+        examples: {
+          response: envelopeExample({
+            ...deliveryExample,
+            eventType: 'webhook.test',
+            status: 'pending',
+            attemptCount: 0,
+            attempts: [],
+          }),
+        },
       },
       schema: { params: EndpointParams, response: { 202: Envelope(ref(DeliveryView)) } },
       handler: async (request, reply) =>

@@ -22,13 +22,6 @@ export const CreateEndpoint = Type.Object(
   {
     $id: 'CreateWebhookEndpoint',
     additionalProperties: false,
-    examples: [
-      {
-        url: 'https://erp.example.com/hooks/ecf',
-        events: ['document.accepted', 'document.rejected'],
-        description: 'ERP',
-      },
-    ],
   },
 );
 export type CreateEndpoint = Static<typeof CreateEndpoint>;

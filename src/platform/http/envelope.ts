@@ -48,3 +48,23 @@ export function Envelope<T extends TSchema>(data: T) {
 export function ListEnvelope<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), meta: ref(ListMetaSchema) });
 }
+
+/** The `meta` of the contract's response examples. */
+const exampleMeta = { correlationId: '5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90', timestamp: '2026-11-27T14:30:05.120Z' };
+
+/** A route's success example (RouteDocs.examples.response) for `{data, meta}`. */
+export function envelopeExample(data: unknown): Record<string, unknown> {
+  return { 'application/json': { data, meta: exampleMeta } };
+}
+
+/** A route's success example for a page of a list (its items, as `data`); the last page: `nextCursor` is null. */
+export function listExample(data: unknown): Record<string, unknown> {
+  return { 'application/json': { data, meta: { ...exampleMeta, nextCursor: null } } };
+}
+
+/** The first example a named component schema carries, for the routes that answer with it. */
+export function componentExample(schema: object): unknown {
+  const examples = (schema as { examples?: unknown }).examples;
+  if (!Array.isArray(examples) || examples.length === 0) throw new Error('componentExample: the schema has none');
+  return examples[0];
+}

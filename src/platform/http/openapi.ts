@@ -1,9 +1,26 @@
-// The OpenAPI 3.1 contract at /docs-json (named components, see refResolver) and its UI at /docs.
+// The OpenAPI 3.1 contract at /docs-json (named components, see refResolver) and its UI at /docs. The contract is
+// finished here, in one place, once swagger has read the routes: each route's examples go onto its media types, and
+// the modules' contract-only schemas (shown, never compiled for validation) replace or join the components.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { App } from './route.js';
+import type { App, RouteExamples } from './route.js';
 
-export async function registerOpenApi(app: App, version: string): Promise<void> {
+/** Component schemas by name, built when the contract is first asked for (never at start). */
+export type ContractSchemas = () => Record<string, object>;
+
+interface MediaType {
+  example?: unknown;
+}
+interface Operation {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType> }>;
+  'x-route-examples'?: RouteExamples;
+}
+interface OpenApiObject {
+  paths?: Record<string, Record<string, Operation>>;
+}
+
+export async function registerOpenApi(app: App, version: string, contractSchemas: ContractSchemas[]): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -28,7 +45,37 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const openapi = documentObject.openapiObject;
+      placeExamples(openapi as OpenApiObject);
+      const components = (openapi.components ??= {});
+      components.schemas = { ...components.schemas };
+      for (const build of contractSchemas) Object.assign(components.schemas, build());
+      return openapi;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/docs-json', { schema: { hide: true } }, () => app.swagger());
+}
+
+/** Moves each route's examples (route.ts RouteDocs.examples) onto its request body and its success response. */
+function placeExamples(openapi: OpenApiObject): void {
+  for (const item of Object.values(openapi.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      const examples = operation['x-route-examples'];
+      if (examples === undefined) continue;
+      delete operation['x-route-examples'];
+      if (examples.request !== undefined) {
+        for (const media of Object.values(operation.requestBody?.content ?? {})) media.example = examples.request;
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (!status.startsWith('2')) continue;
+        for (const [mediaType, media] of Object.entries(response.content ?? {})) {
+          const example = examples.response?.[mediaType];
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+  }
 }

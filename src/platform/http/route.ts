@@ -28,6 +28,15 @@ export interface RouteDocs {
   summary: string;
   tags: string[];
   description?: string;
+  /** Shown in OpenAPI (openapi.ts moves them onto the media types); test/openapi-examples.test.ts makes each work. */
+  examples?: RouteExamples;
+}
+
+export interface RouteExamples {
+  /** A body the route accepts as it stands: the test posts it and expects the success status. */
+  request?: unknown;
+  /** The success response's body by media type (`application/json` for the `{data, meta}` envelope). */
+  response?: Record<string, unknown>;
 }
 
 export type AppRoute<S extends FastifySchema = FastifySchema> = Omit<
@@ -114,6 +123,8 @@ function register(app: App, route: AppRoute, url: string, isAlias: boolean, cata
       tags: docs.tags,
       security: [...securityByAuth[auth.kind]],
       ...(isAlias ? { deprecated: true } : {}),
+      // openapi.ts moves them onto the media types (swagger copies `x-` keys to the operation as they are).
+      ...(docs.examples === undefined ? {} : { 'x-route-examples': docs.examples }),
       response: { ...problemResponses, ...described((schema?.response ?? {}) as Record<string, object>) },
     },
   });

@@ -27,7 +27,7 @@ import {
 import { checkHeaders, checkSignedMessage } from './guards.js';
 import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
-import { registerOpenApi } from './openapi.js';
+import { registerOpenApi, type ContractSchemas } from './openapi.js';
 import type { FieldError } from '../result.js';
 import { ProblemError } from './problems.js';
 import type { App, CatalogueEntry } from './route.js';
@@ -62,6 +62,8 @@ export interface HttpServerOptions {
   authenticator: ApiKeyAuthenticator;
   clock: Clock;
   version: string;
+  /** The modules' contract-only component schemas (ModuleParts.contractSchemas). */
+  contractSchemas?: ContractSchemas[];
 }
 
 export interface HttpServer {
@@ -263,7 +265,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   for (const schema of [MetaSchema, ListMetaSchema, FieldErrorSchema, ProblemSchema]) app.addSchema(schema);
 
-  if (config.openApiEnabled) await registerOpenApi(app, options.version);
+  if (config.openApiEnabled) await registerOpenApi(app, options.version, options.contractSchemas ?? []);
 
   return { app, catalogue };
 }
