@@ -2621,7 +2621,7 @@ export interface components {
          *       "sequenceExpiry": "31-12-2027",
          *       "issueDate": "21-11-2026",
          *       "issuer": {
-         *         "rnc": "131987656",
+         *         "rnc": "999999992",
          *         "legalName": "Empresa de Prueba SRL",
          *         "tradeName": null,
          *         "branch": null,
@@ -2691,7 +2691,7 @@ export interface components {
          *       "securityCode": "AbC12+",
          *       "signatureDate": "21-11-2026 10:30:00",
          *       "qr": {
-         *         "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=131987656&…",
+         *         "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&…",
          *         "consumerSummary": false
          *       },
          *       "legends": [
@@ -2907,14 +2907,6 @@ export interface components {
             /** @description The full key. Shown this once; only its hash is kept. */
             apiKey: string;
         };
-        /**
-         * @example {
-         *       "ecfType": "31",
-         *       "from": "E310000000001",
-         *       "to": "E310000001000",
-         *       "expiresOn": "31-12-2027"
-         *     }
-         */
         RegisterRange: {
             /**
              * @description The e-CF type the range is authorised for.
@@ -2975,19 +2967,6 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        /**
-         * @example {
-         *       "ecfType": "32",
-         *       "deviceId": "caja-01",
-         *       "count": 500,
-         *       "expiresAt": "2026-12-31T23:59:59Z"
-         *     }
-         * @example {
-         *       "ecfType": "31",
-         *       "deviceId": "sucursal-norte:pos-3",
-         *       "count": 50
-         *     }
-         */
         ReserveAllocation: {
             /**
              * @description The e-CF type of the numbers.
@@ -3030,22 +3009,6 @@ export interface components {
             /** @description When the block was cancelled, expired or used up. */
             endedAt: string | null;
         };
-        /**
-         * @example {
-         *       "ranges": [
-         *         {
-         *           "ecfType": "31",
-         *           "from": "E310000000007",
-         *           "to": "E310000000009"
-         *         },
-         *         {
-         *           "ecfType": "32",
-         *           "from": "E320000500001",
-         *           "to": "E320001000000"
-         *         }
-         *       ]
-         *     }
-         */
         RequestAnnulment: {
             /** @description Spans of unused numbers, each inside one of the company's ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range's next number to its last; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. At most 10 types. */
             ranges: {
@@ -3095,38 +3058,8 @@ export interface components {
             /** @description Why the numbers were burned (distinct causes, first few). */
             causes: string[];
         };
-        /**
-         * @description The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out.
-         * @example {
-         *       "Encabezado": {
-         *         "IdDoc": {
-         *           "TipoeCF": "31",
-         *           "TipoIngresos": "01",
-         *           "TipoPago": 1
-         *         },
-         *         "Comprador": {
-         *           "RNCComprador": "130000006",
-         *           "RazonSocialComprador": "Cliente de Prueba SRL"
-         *         }
-         *       },
-         *       "DetallesItems": {
-         *         "Item": [
-         *           {
-         *             "NumeroLinea": 1,
-         *             "IndicadorFacturacion": 1,
-         *             "NombreItem": "Servicio de consultoría",
-         *             "IndicadorBienoServicio": 2,
-         *             "CantidadItem": 1,
-         *             "PrecioUnitarioItem": "1000.00",
-         *             "MontoItem": "1000.00"
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        EcfDocumentBody: {
-            [key: string]: unknown;
-        };
+        /** @description The e-CF as DGII-shaped JSON, one schema per TipoeCF (an enum in each, so exactly one applies). These are the schemas GET /api/v1/esquemas/ecf/{type} serves for a company whose profile has an address (DireccionEmisor defaults from it); fetch that route for your own company. Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out. The service checks the body itself and answers 422 document_invalid with a JSON pointer per finding. */
+        EcfDocumentBody: components["schemas"]["EcfDocument31"] | components["schemas"]["EcfDocument32"] | components["schemas"]["EcfDocument33"] | components["schemas"]["EcfDocument34"] | components["schemas"]["EcfDocument41"] | components["schemas"]["EcfDocument43"] | components["schemas"]["EcfDocument44"] | components["schemas"]["EcfDocument45"] | components["schemas"]["EcfDocument46"] | components["schemas"]["EcfDocument47"];
         ArtefactSummary: {
             /** @enum {string} */
             type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml";
@@ -3347,16 +3280,6 @@ export interface components {
             closedAt: string | null;
             closedBecause: string | null;
         };
-        /**
-         * @example {
-         *       "url": "https://erp.example.com/hooks/ecf",
-         *       "events": [
-         *         "document.accepted",
-         *         "document.rejected"
-         *       ],
-         *       "description": "ERP"
-         *     }
-         */
         CreateWebhookEndpoint: {
             /** @description Where deliveries are POSTed. https only in PRODUCTION; loopback, private, link-local and metadata addresses are refused. */
             url: string;
@@ -3781,6 +3704,5693 @@ export interface components {
             lastSeenAt: string;
             resolvedAt: string | null;
         };
+        /**
+         * e-CF 31: Factura de Crédito Fiscal Electrónica
+         * @description Cuerpo de creación de un e-CF 31 (Factura de Crédito Fiscal Electrónica), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-31 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "31",
+         *           "IndicadorMontoGravado": 0,
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "RNCComprador": "130123454",
+         *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 1,
+         *             "NombreItem": "Servicio de consultoría",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument31: {
+            /** @description Encabezado: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 31 (Factura de Crédito Fiscal Electrónica).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "31" | 31;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorMontoGravado?: components["schemas"]["EcfIndicadoresMontoGravado"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfIndicadoresServicioTodoIncluido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 31; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 31 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                Comprador: {
+                    /** @description RNCComprador: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    RNCComprador: components["schemas"]["EcfRNCValidationType"];
+                    /** @description RazonSocialComprador: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    RazonSocialComprador: components["schemas"]["EcfAlfNum150Type"];
+                    /** @description ContactoComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: no aplica a e-CF 31; solo puede ir vacío. */
+                    IdentificadorExtranjero?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 31; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description InformacionesAdicionales: opcional en e-CF 31 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: no aplica a e-CF 31; solo puede ir vacío. */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: no aplica a e-CF 31; solo puede ir vacío. */
+                    CondicionesEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: no aplica a e-CF 31; solo puede ir vacío. */
+                    TotalFob?: components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: no aplica a e-CF 31; solo puede ir vacío. */
+                    Seguro?: components["schemas"]["EcfNotSent"];
+                    /** @description Flete: no aplica a e-CF 31; solo puede ir vacío. */
+                    Flete?: components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: no aplica a e-CF 31; solo puede ir vacío. */
+                    OtrosGastos?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: no aplica a e-CF 31; solo puede ir vacío. */
+                    TotalCif?: components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: no aplica a e-CF 31; solo puede ir vacío. */
+                    RegimenAduanero?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: no aplica a e-CF 31; solo puede ir vacío. */
+                    NombrePuertoSalida?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: no aplica a e-CF 31; solo puede ir vacío. */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 31 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description Conductor: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 31; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 31; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 31; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: no aplica a e-CF 31; solo puede ir vacío. */
+                    PaisDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 31; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 31; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 31; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    ITBIS1?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    ITBIS2?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    ImpuestosAdicionales?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicional: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicional: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecifico: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecifico?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvalorem: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvalorem?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionales: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionales?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalISRRetencion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBISPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalISRPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    ImpuestosAdicionalesOtraMoneda?: {
+                        /** @description ImpuestoAdicionalOtraMoneda: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicionalOtraMoneda: {
+                            /** @description TipoImpuestoOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TipoImpuestoOtraMoneda: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicionalOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicionalOtraMoneda: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecificoOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionalesOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 31 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 31 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description Retencion: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    Retencion?: {
+                        /** @description IndicadorAgenteRetencionoPercepcion: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        IndicadorAgenteRetencionoPercepcion?: components["schemas"]["EcfIndicadoresAgenteRetencionoPercepcion"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoITBISRetenido: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        MontoITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoISRRetenido: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        MontoISRRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description NombreItem: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    CantidadReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    UnidadReferencia?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaSubcantidad?: {
+                        /** @description SubcantidadItem: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 5. */
+                        SubcantidadItem: {
+                            /** @description Subcantidad: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            Subcantidad?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description CodigoSubcantidad: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            CodigoSubcantidad?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    GradosAlcohol?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TablaImpuestoAdicional?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 31 (Formato e-CF v1.0); una lista de hasta 2. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 31 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 31 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 31 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 31 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description Mineria: no aplica a e-CF 31; solo puede ir vacío. */
+                    Mineria?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 31 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 31 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotaITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotaITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 31 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 31 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description IndicadorNorma1007: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorNorma1007?: components["schemas"]["EcfIndicadoresNorma1007"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 31 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 31 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicional?: {
+                        /** @description SubtotalImpuestoSelectivoConsumoEspecificoPagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        SubtotalImpuestoSelectivoConsumoEspecificoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description SubtotalOtrosImpuesto: condicional en e-CF 31 (Formato e-CF v1.0) */
+                        SubtotalOtrosImpuesto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 31 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 31 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 31 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 31 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 31 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 31 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 31; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 32: Factura de Consumo Electrónica
+         * @description Cuerpo de creación de un e-CF 32 (Factura de Consumo Electrónica), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-32 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "32",
+         *           "IndicadorMontoGravado": 0,
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "RazonSocialComprador": "Consumidor final"
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 1,
+         *             "NombreItem": "Servicio de consultoría",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument32: {
+            /** @description Encabezado: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 32 (Factura de Consumo Electrónica).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "32" | 32;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorMontoGravado?: components["schemas"]["EcfIndicadoresMontoGravado"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfIndicadoresServicioTodoIncluido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 32; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: no aplica a e-CF 32; solo puede ir vacío. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 32 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                Comprador: {
+                    /** @description RNCComprador: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    RNCComprador?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    IdentificadorExtranjero?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialComprador: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    RazonSocialComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 32; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description InformacionesAdicionales: opcional en e-CF 32 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: no aplica a e-CF 32; solo puede ir vacío. */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: no aplica a e-CF 32; solo puede ir vacío. */
+                    CondicionesEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: no aplica a e-CF 32; solo puede ir vacío. */
+                    TotalFob?: components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: no aplica a e-CF 32; solo puede ir vacío. */
+                    Seguro?: components["schemas"]["EcfNotSent"];
+                    /** @description Flete: no aplica a e-CF 32; solo puede ir vacío. */
+                    Flete?: components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: no aplica a e-CF 32; solo puede ir vacío. */
+                    OtrosGastos?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: no aplica a e-CF 32; solo puede ir vacío. */
+                    TotalCif?: components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: no aplica a e-CF 32; solo puede ir vacío. */
+                    RegimenAduanero?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: no aplica a e-CF 32; solo puede ir vacío. */
+                    NombrePuertoSalida?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: no aplica a e-CF 32; solo puede ir vacío. */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 32 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description Conductor: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 32; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 32; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 32; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: no aplica a e-CF 32; solo puede ir vacío. */
+                    PaisDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 32; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 32; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 32; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    ITBIS1?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    ITBIS2?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    ImpuestosAdicionales?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicional: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicional: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecifico: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecifico?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvalorem: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvalorem?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionales: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionales?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: no aplica a e-CF 32; solo puede ir vacío. */
+                    TotalITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: no aplica a e-CF 32; solo puede ir vacío. */
+                    TotalISRRetencion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: no aplica a e-CF 32; solo puede ir vacío. */
+                    TotalITBISPercepcion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: no aplica a e-CF 32; solo puede ir vacío. */
+                    TotalISRPercepcion?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    ImpuestosAdicionalesOtraMoneda?: {
+                        /** @description ImpuestoAdicionalOtraMoneda: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicionalOtraMoneda: {
+                            /** @description TipoImpuestoOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TipoImpuestoOtraMoneda: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicionalOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicionalOtraMoneda: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecificoOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionalesOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 32 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 32 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description NombreItem: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    CantidadReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    UnidadReferencia?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaSubcantidad?: {
+                        /** @description SubcantidadItem: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 5. */
+                        SubcantidadItem: {
+                            /** @description Subcantidad: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            Subcantidad?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description CodigoSubcantidad: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            CodigoSubcantidad?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    GradosAlcohol?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    Mineria?: {
+                        /** @description PesoNetoKilogramo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        PesoNetoKilogramo?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description PesoNetoMineria: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        PesoNetoMineria?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description TipoAfiliacion: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        TipoAfiliacion?: components["schemas"]["EcfTiposAfiliacion"] | components["schemas"]["EcfNotSent"];
+                        /** @description Liquidacion: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        Liquidacion?: components["schemas"]["EcfTiposLiquidacion"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TablaImpuestoAdicional?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 32 (Formato e-CF v1.0); una lista de hasta 2. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 32 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 32 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 32 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 32 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description Retencion: no aplica a e-CF 32; solo puede ir vacío. */
+                    Retencion?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 32 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 32 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotaITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotaITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 32 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 32 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description IndicadorNorma1007: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorNorma1007?: components["schemas"]["EcfIndicadoresNorma1007"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 32 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 32 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicional?: {
+                        /** @description SubtotalImpuestoSelectivoConsumoEspecificoPagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        SubtotalImpuestoSelectivoConsumoEspecificoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description SubtotalOtrosImpuesto: condicional en e-CF 32 (Formato e-CF v1.0) */
+                        SubtotalOtrosImpuesto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 32 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 32 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 32 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 32 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 32 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 32 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 32; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 33: Nota de Débito Electrónica
+         * @description Cuerpo de creación de un e-CF 33 (Nota de Débito Electrónica), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-33 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "33",
+         *           "IndicadorMontoGravado": 0,
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 2,
+         *           "FechaLimitePago": "15-12-2026"
+         *         },
+         *         "Comprador": {
+         *           "RNCComprador": "130123454",
+         *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 1,
+         *             "NombreItem": "Servicio de consultoría",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       },
+         *       "InformacionReferencia": {
+         *         "NCFModificado": "E310000000007",
+         *         "FechaNCFModificado": "01-11-2026",
+         *         "CodigoModificacion": 3,
+         *         "RazonModificacion": "Corrección de precio pactado"
+         *       }
+         *     }
+         */
+        EcfDocument33: {
+            /** @description Encabezado: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 33 (Nota de Débito Electrónica).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "33" | 33;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorMontoGravado?: components["schemas"]["EcfIndicadoresMontoGravado"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfIndicadoresServicioTodoIncluido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger5ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 33; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 33 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: condicional en e-CF 33 (Formato e-CF v1.0) */
+                Comprador?: {
+                    /** @description RNCComprador: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    RNCComprador?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    IdentificadorExtranjero?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialComprador: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    RazonSocialComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 33; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description InformacionesAdicionales: opcional en e-CF 33 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: no aplica a e-CF 33; solo puede ir vacío. */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: no aplica a e-CF 33; solo puede ir vacío. */
+                    CondicionesEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: no aplica a e-CF 33; solo puede ir vacío. */
+                    TotalFob?: components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: no aplica a e-CF 33; solo puede ir vacío. */
+                    Seguro?: components["schemas"]["EcfNotSent"];
+                    /** @description Flete: no aplica a e-CF 33; solo puede ir vacío. */
+                    Flete?: components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: no aplica a e-CF 33; solo puede ir vacío. */
+                    OtrosGastos?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: no aplica a e-CF 33; solo puede ir vacío. */
+                    TotalCif?: components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: no aplica a e-CF 33; solo puede ir vacío. */
+                    RegimenAduanero?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: no aplica a e-CF 33; solo puede ir vacío. */
+                    NombrePuertoSalida?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: no aplica a e-CF 33; solo puede ir vacío. */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 33 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description Conductor: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 33; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 33; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 33; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: no aplica a e-CF 33; solo puede ir vacío. */
+                    PaisDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 33; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 33; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 33; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    ITBIS1?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    ITBIS2?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    ImpuestosAdicionales?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicional: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicional: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecifico: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecifico?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvalorem: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvalorem?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionales: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionales?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalISRRetencion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBISPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalISRPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    ImpuestosAdicionalesOtraMoneda?: {
+                        /** @description ImpuestoAdicionalOtraMoneda: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicionalOtraMoneda: {
+                            /** @description TipoImpuestoOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TipoImpuestoOtraMoneda: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicionalOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicionalOtraMoneda: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecificoOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionalesOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 10000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType_2"];
+                    /** @description TablaCodigosItem: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 33 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 33 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description Retencion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    Retencion?: {
+                        /** @description IndicadorAgenteRetencionoPercepcion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        IndicadorAgenteRetencionoPercepcion?: components["schemas"]["EcfIndicadoresAgenteRetencionoPercepcion"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoITBISRetenido: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        MontoITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoISRRetenido: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        MontoISRRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description NombreItem: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    CantidadReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    UnidadReferencia?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaSubcantidad?: {
+                        /** @description SubcantidadItem: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 5. */
+                        SubcantidadItem: {
+                            /** @description Subcantidad: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            Subcantidad?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description CodigoSubcantidad: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            CodigoSubcantidad?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    GradosAlcohol?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    Mineria?: {
+                        /** @description PesoNetoKilogramo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        PesoNetoKilogramo?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description PesoNetoMineria: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        PesoNetoMineria?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description TipoAfiliacion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        TipoAfiliacion?: components["schemas"]["EcfTiposAfiliacion"] | components["schemas"]["EcfNotSent"];
+                        /** @description Liquidacion: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        Liquidacion?: components["schemas"]["EcfTiposLiquidacion"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TablaImpuestoAdicional?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 33 (Formato e-CF v1.0); una lista de hasta 2. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 33 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 33 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 33 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 33 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 33 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotaITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotaITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 33 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 33 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description IndicadorNorma1007: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorNorma1007?: components["schemas"]["EcfIndicadoresNorma1007"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 33 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 33 (Formato e-CF v1.0); una lista de hasta 10000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger5V1To10000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger5V1To10000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger5V1To10000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicional?: {
+                        /** @description SubtotalImpuestoSelectivoConsumoEspecificoPagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        SubtotalImpuestoSelectivoConsumoEspecificoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description SubtotalOtrosImpuesto: condicional en e-CF 33 (Formato e-CF v1.0) */
+                        SubtotalOtrosImpuesto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 33 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+            InformacionReferencia: {
+                /** @description NCFModificado: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                NCFModificado: components["schemas"]["EcfAlfNum11a19ValidationType"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 33 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                FechaNCFModificado: components["schemas"]["EcfFechaValidationType"];
+                /** @description CodigoModificacion: obligatorio en e-CF 33 (Formato e-CF v1.0) */
+                CodigoModificacion: components["schemas"]["EcfCodigosModificacion"];
+                /** @description RazonModificacion: opcional en e-CF 33 (Formato e-CF v1.0) */
+                RazonModificacion?: components["schemas"]["EcfAlfNum90ValidationType"] | components["schemas"]["EcfNotSent"];
+            };
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 34: Nota de Crédito Electrónica
+         * @description Cuerpo de creación de un e-CF 34 (Nota de Crédito Electrónica), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-34 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "34",
+         *           "IndicadorNotaCredito": 0,
+         *           "IndicadorMontoGravado": 0,
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "RNCComprador": "130123454",
+         *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 1,
+         *             "NombreItem": "Servicio de consultoría",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       },
+         *       "InformacionReferencia": {
+         *         "NCFModificado": "E310000000007",
+         *         "FechaNCFModificado": "01-11-2026",
+         *         "CodigoModificacion": 3,
+         *         "RazonModificacion": "Devolución de mercancía"
+         *       }
+         *     }
+         */
+        EcfDocument34: {
+            /** @description Encabezado: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 34 (Nota de Crédito Electrónica).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "34" | 34;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorNotaCredito: components["schemas"]["EcfIndicadorNotaCreditoType"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorMontoGravado?: components["schemas"]["EcfIndicadoresMontoGravado"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfIndicadoresServicioTodoIncluido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger5ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: no aplica a e-CF 34; solo puede ir vacío. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: no aplica a e-CF 34; solo puede ir vacío. */
+                    TerminoPago?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: no aplica a e-CF 34; solo puede ir vacío. */
+                    TablaFormasPago?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: no aplica a e-CF 34; solo puede ir vacío. */
+                    TipoCuentaPago?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: no aplica a e-CF 34; solo puede ir vacío. */
+                    NumeroCuentaPago?: components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: no aplica a e-CF 34; solo puede ir vacío. */
+                    BancoPago?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 34 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: condicional en e-CF 34 (Formato e-CF v1.0) */
+                Comprador?: {
+                    /** @description RNCComprador: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    RNCComprador?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    IdentificadorExtranjero?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialComprador: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    RazonSocialComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 34; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description InformacionesAdicionales: opcional en e-CF 34 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: no aplica a e-CF 34; solo puede ir vacío. */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: no aplica a e-CF 34; solo puede ir vacío. */
+                    CondicionesEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: no aplica a e-CF 34; solo puede ir vacío. */
+                    TotalFob?: components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: no aplica a e-CF 34; solo puede ir vacío. */
+                    Seguro?: components["schemas"]["EcfNotSent"];
+                    /** @description Flete: no aplica a e-CF 34; solo puede ir vacío. */
+                    Flete?: components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: no aplica a e-CF 34; solo puede ir vacío. */
+                    OtrosGastos?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: no aplica a e-CF 34; solo puede ir vacío. */
+                    TotalCif?: components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: no aplica a e-CF 34; solo puede ir vacío. */
+                    RegimenAduanero?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: no aplica a e-CF 34; solo puede ir vacío. */
+                    NombrePuertoSalida?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: no aplica a e-CF 34; solo puede ir vacío. */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 34 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description Conductor: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 34; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 34; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 34; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: no aplica a e-CF 34; solo puede ir vacío. */
+                    PaisDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 34; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 34; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 34; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    ITBIS1?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    ITBIS2?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    ImpuestosAdicionales?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TipoImpuesto?: components["schemas"]["EcfCodigosImpuestoAdicional"] | components["schemas"]["EcfNotSent"];
+                            /** @description TasaImpuestoAdicional: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicional?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecifico: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecifico?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvalorem: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvalorem?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionales: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionales?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalISRRetencion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBISPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalISRPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    ImpuestosAdicionalesOtraMoneda?: {
+                        /** @description ImpuestoAdicionalOtraMoneda: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicionalOtraMoneda: {
+                            /** @description TipoImpuestoOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TipoImpuestoOtraMoneda: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicionalOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicionalOtraMoneda: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecificoOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionalesOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 10000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType_2"];
+                    /** @description TablaCodigosItem: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 34 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 34 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description Retencion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    Retencion?: {
+                        /** @description IndicadorAgenteRetencionoPercepcion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        IndicadorAgenteRetencionoPercepcion?: components["schemas"]["EcfIndicadoresAgenteRetencionoPercepcion"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoITBISRetenido: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        MontoITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoISRRetenido: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        MontoISRRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description NombreItem: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    CantidadReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    UnidadReferencia?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TablaSubcantidad?: {
+                        /** @description SubcantidadItem: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 5. */
+                        SubcantidadItem: {
+                            /** @description Subcantidad: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            Subcantidad?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description CodigoSubcantidad: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            CodigoSubcantidad?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    GradosAlcohol?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    Mineria?: {
+                        /** @description PesoNetoKilogramo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        PesoNetoKilogramo?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description PesoNetoMineria: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        PesoNetoMineria?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description TipoAfiliacion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        TipoAfiliacion?: components["schemas"]["EcfTiposAfiliacion"] | components["schemas"]["EcfNotSent"];
+                        /** @description Liquidacion: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        Liquidacion?: components["schemas"]["EcfTiposLiquidacion"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TablaImpuestoAdicional?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 34 (Formato e-CF v1.0); una lista de hasta 2. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 34 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 34 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 34 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 34 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 34 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotaITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotaITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 34 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 34 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description IndicadorNorma1007: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorNorma1007?: components["schemas"]["EcfIndicadoresNorma1007"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 34 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 34 (Formato e-CF v1.0); una lista de hasta 10000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger5V1To10000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger5V1To10000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger5V1To10000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicional?: {
+                        /** @description SubtotalImpuestoSelectivoConsumoEspecificoPagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        SubtotalImpuestoSelectivoConsumoEspecificoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description SubtotalOtrosImpuesto: condicional en e-CF 34 (Formato e-CF v1.0) */
+                        SubtotalOtrosImpuesto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 34 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+            InformacionReferencia: {
+                /** @description NCFModificado: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                NCFModificado: components["schemas"]["EcfAlfNum11a19ValidationType"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 34 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                FechaNCFModificado: components["schemas"]["EcfFechaValidationType"];
+                /** @description CodigoModificacion: obligatorio en e-CF 34 (Formato e-CF v1.0) */
+                CodigoModificacion: components["schemas"]["EcfCodigosModificacion"];
+                /** @description RazonModificacion: opcional en e-CF 34 (Formato e-CF v1.0) */
+                RazonModificacion?: components["schemas"]["EcfAlfNum90ValidationType"] | components["schemas"]["EcfNotSent"];
+            };
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 41: Compras Electrónico
+         * @description Cuerpo de creación de un e-CF 41 (Compras Electrónico), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-41 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "41",
+         *           "IndicadorMontoGravado": 0,
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "RNCComprador": "402123455",
+         *           "RazonSocialComprador": "José Martínez"
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 1,
+         *             "Retencion": {
+         *               "IndicadorAgenteRetencionoPercepcion": 1,
+         *               "MontoITBISRetenido": "180.00",
+         *               "MontoISRRetenido": "100.00"
+         *             },
+         *             "NombreItem": "Servicio de plomería",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument41: {
+            /** @description Encabezado: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 41 (Compras Electrónico).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "41" | 41;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    IndicadorMontoGravado?: components["schemas"]["EcfIndicadoresMontoGravado"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoPago: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 41 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 41; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: no aplica a e-CF 41; solo puede ir vacío. */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: no aplica a e-CF 41; solo puede ir vacío. */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: no aplica a e-CF 41; solo puede ir vacío. */
+                    TipoIngresos?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: no aplica a e-CF 41; solo puede ir vacío. */
+                    FechaDesde?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: no aplica a e-CF 41; solo puede ir vacío. */
+                    FechaHasta?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 41 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: no aplica a e-CF 41; solo puede ir vacío. */
+                    CodigoVendedor?: components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: no aplica a e-CF 41; solo puede ir vacío. */
+                    ZonaVenta?: components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: no aplica a e-CF 41; solo puede ir vacío. */
+                    RutaVenta?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                Comprador: {
+                    /** @description RNCComprador: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    RNCComprador: components["schemas"]["EcfRNCValidationType"];
+                    /** @description RazonSocialComprador: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    RazonSocialComprador: components["schemas"]["EcfAlfNum150Type"];
+                    /** @description ContactoComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: no aplica a e-CF 41; solo puede ir vacío. */
+                    IdentificadorExtranjero?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 41; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: no aplica a e-CF 41; solo puede ir vacío. */
+                    FechaEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: no aplica a e-CF 41; solo puede ir vacío. */
+                    ContactoEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: no aplica a e-CF 41; solo puede ir vacío. */
+                    DireccionEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: no aplica a e-CF 41; solo puede ir vacío. */
+                    TelefonoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: no aplica a e-CF 41; solo puede ir vacío. */
+                    FechaOrdenCompra?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: no aplica a e-CF 41; solo puede ir vacío. */
+                    NumeroOrdenCompra?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Totales: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    ITBIS1?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    ITBIS2?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalISRRetencion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBISPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalISRPercepcion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: no aplica a e-CF 41; solo puede ir vacío. */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: no aplica a e-CF 41; solo puede ir vacío. */
+                    ImpuestosAdicionales?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: no aplica a e-CF 41; solo puede ir vacío. */
+                    MontoNoFacturable?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero_2"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: no aplica a e-CF 41; solo puede ir vacío. */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: no aplica a e-CF 41; solo puede ir vacío. */
+                    ImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description InformacionesAdicionales: no aplica a e-CF 41; solo puede ir vacío. */
+                InformacionesAdicionales?: components["schemas"]["EcfNotSent"];
+                /** @description Transporte: no aplica a e-CF 41; solo puede ir vacío. */
+                Transporte?: components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 41 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 41 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 41 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 41 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description Retencion: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    Retencion: {
+                        /** @description IndicadorAgenteRetencionoPercepcion: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                        IndicadorAgenteRetencionoPercepcion: components["schemas"]["EcfIndicadoresAgenteRetencionoPercepcion"];
+                        /** @description MontoITBISRetenido: condicional en e-CF 41 (Formato e-CF v1.0) */
+                        MontoITBISRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoISRRetenido: condicional en e-CF 41 (Formato e-CF v1.0) */
+                        MontoISRRetenido?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    };
+                    /** @description NombreItem: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 41 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 41 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 41 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 41 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 41 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 41 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description CantidadReferencia: no aplica a e-CF 41; solo puede ir vacío. */
+                    CantidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: no aplica a e-CF 41; solo puede ir vacío. */
+                    UnidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: no aplica a e-CF 41; solo puede ir vacío. */
+                    TablaSubcantidad?: components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: no aplica a e-CF 41; solo puede ir vacío. */
+                    GradosAlcohol?: components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: no aplica a e-CF 41; solo puede ir vacío. */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: no aplica a e-CF 41; solo puede ir vacío. */
+                    Mineria?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: no aplica a e-CF 41; solo puede ir vacío. */
+                    TablaImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 41 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 41 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotaITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotaITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 41 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 41 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNorma1007: no aplica a e-CF 41; solo puede ir vacío. */
+                    IndicadorNorma1007?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 41 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 41 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 41 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: no aplica a e-CF 41; solo puede ir vacío. */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: no aplica a e-CF 41; solo puede ir vacío. */
+                    SubtotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: no aplica a e-CF 41; solo puede ir vacío. */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 41 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 41 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 41 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 41 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 41 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 41; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 43: Gastos Menores Electrónico
+         * @description Cuerpo de creación de un e-CF 43 (Gastos Menores Electrónico), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-43 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "43"
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 4,
+         *             "NombreItem": "Pasaje y peaje",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument43: {
+            /** @description Encabezado: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 43 (Gastos Menores Electrónico).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "43" | 43;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoPago: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    TipoPago?: components["schemas"]["EcfTiposPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 43; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: no aplica a e-CF 43; solo puede ir vacío. */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: no aplica a e-CF 43; solo puede ir vacío. */
+                    IndicadorMontoGravado?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: no aplica a e-CF 43; solo puede ir vacío. */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: no aplica a e-CF 43; solo puede ir vacío. */
+                    TipoIngresos?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaLimitePago: no aplica a e-CF 43; solo puede ir vacío. */
+                    FechaLimitePago?: components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: no aplica a e-CF 43; solo puede ir vacío. */
+                    TerminoPago?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: no aplica a e-CF 43; solo puede ir vacío. */
+                    TablaFormasPago?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: no aplica a e-CF 43; solo puede ir vacío. */
+                    TipoCuentaPago?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: no aplica a e-CF 43; solo puede ir vacío. */
+                    NumeroCuentaPago?: components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: no aplica a e-CF 43; solo puede ir vacío. */
+                    BancoPago?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: no aplica a e-CF 43; solo puede ir vacío. */
+                    FechaDesde?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: no aplica a e-CF 43; solo puede ir vacío. */
+                    FechaHasta?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 43 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: no aplica a e-CF 43; solo puede ir vacío. */
+                    CodigoVendedor?: components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: no aplica a e-CF 43; solo puede ir vacío. */
+                    ZonaVenta?: components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: no aplica a e-CF 43; solo puede ir vacío. */
+                    RutaVenta?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoExento: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotal: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravadoTotal?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravadoI3?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: no aplica a e-CF 43; solo puede ir vacío. */
+                    ITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: no aplica a e-CF 43; solo puede ir vacío. */
+                    ITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: no aplica a e-CF 43; solo puede ir vacío. */
+                    ITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: no aplica a e-CF 43; solo puede ir vacío. */
+                    ImpuestosAdicionales?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoNoFacturable?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalISRRetencion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBISPercepcion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalISRPercepcion?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 43 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: no aplica a e-CF 43; solo puede ir vacío. */
+                    ImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: no aplica a e-CF 43; solo puede ir vacío. */
+                Comprador?: components["schemas"]["EcfNotSent"];
+                /** @description InformacionesAdicionales: no aplica a e-CF 43; solo puede ir vacío. */
+                InformacionesAdicionales?: components["schemas"]["EcfNotSent"];
+                /** @description Transporte: no aplica a e-CF 43; solo puede ir vacío. */
+                Transporte?: components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 43 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 43 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 43 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 43 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description NombreItem: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 43 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 43 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 43 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 43 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 43 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description Retencion: no aplica a e-CF 43; solo puede ir vacío. */
+                    Retencion?: components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: no aplica a e-CF 43; solo puede ir vacío. */
+                    CantidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: no aplica a e-CF 43; solo puede ir vacío. */
+                    UnidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: no aplica a e-CF 43; solo puede ir vacío. */
+                    TablaSubcantidad?: components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: no aplica a e-CF 43; solo puede ir vacío. */
+                    GradosAlcohol?: components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: no aplica a e-CF 43; solo puede ir vacío. */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: no aplica a e-CF 43; solo puede ir vacío. */
+                    FechaElaboracion?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: no aplica a e-CF 43; solo puede ir vacío. */
+                    FechaVencimientoItem?: components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: no aplica a e-CF 43; solo puede ir vacío. */
+                    Mineria?: components["schemas"]["EcfNotSent"];
+                    /** @description DescuentoMonto: no aplica a e-CF 43; solo puede ir vacío. */
+                    DescuentoMonto?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: no aplica a e-CF 43; solo puede ir vacío. */
+                    TablaSubDescuento?: components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: no aplica a e-CF 43; solo puede ir vacío. */
+                    RecargoMonto?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: no aplica a e-CF 43; solo puede ir vacío. */
+                    TablaSubRecargo?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: no aplica a e-CF 43; solo puede ir vacío. */
+                    TablaImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 43 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 43 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 43 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotaITBIS?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotaITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotaITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotaITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 43 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 43 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 43 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalItbisPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: no aplica a e-CF 43; solo puede ir vacío. */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 43 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 43 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 43 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 43 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 43 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 43; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: no aplica a e-CF 43; solo puede ir vacío. */
+            DescuentosORecargos?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 44: Regímenes Especiales Electrónico
+         * @description Cuerpo de creación de un e-CF 44 (Regímenes Especiales Electrónico), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-44 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "44",
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "RNCComprador": "130555559",
+         *           "RazonSocialComprador": "Zona Franca Ejemplo, S.A."
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 4,
+         *             "NombreItem": "Tornillería industrial",
+         *             "IndicadorBienoServicio": 1,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument44: {
+            /** @description Encabezado: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 44 (Regímenes Especiales Electrónico).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "44" | 44;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfIndicadoresServicioTodoIncluido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 44; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: no aplica a e-CF 44; solo puede ir vacío. */
+                    IndicadorMontoGravado?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 44 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                Comprador: {
+                    /** @description RNCComprador: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    RNCComprador?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    IdentificadorExtranjero?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialComprador: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    RazonSocialComprador: components["schemas"]["EcfAlfNum150Type"];
+                    /** @description ContactoComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 44; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description InformacionesAdicionales: opcional en e-CF 44 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: no aplica a e-CF 44; solo puede ir vacío. */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: no aplica a e-CF 44; solo puede ir vacío. */
+                    CondicionesEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalFob?: components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: no aplica a e-CF 44; solo puede ir vacío. */
+                    Seguro?: components["schemas"]["EcfNotSent"];
+                    /** @description Flete: no aplica a e-CF 44; solo puede ir vacío. */
+                    Flete?: components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: no aplica a e-CF 44; solo puede ir vacío. */
+                    OtrosGastos?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalCif?: components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: no aplica a e-CF 44; solo puede ir vacío. */
+                    RegimenAduanero?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: no aplica a e-CF 44; solo puede ir vacío. */
+                    NombrePuertoSalida?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: no aplica a e-CF 44; solo puede ir vacío. */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 44 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description Conductor: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 44; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 44; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 44; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: no aplica a e-CF 44; solo puede ir vacío. */
+                    PaisDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 44; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 44; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 44; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoExento: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    ImpuestosAdicionales?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicional: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicional: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description OtrosImpuestosAdicionales: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionales: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecifico: no aplica a e-CF 44; solo puede ir vacío. */
+                            MontoImpuestoSelectivoConsumoEspecifico?: components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvalorem: no aplica a e-CF 44; solo puede ir vacío. */
+                            MontoImpuestoSelectivoConsumoAdvalorem?: components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotal: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravadoTotal?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravadoI3?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: no aplica a e-CF 44; solo puede ir vacío. */
+                    ITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: no aplica a e-CF 44; solo puede ir vacío. */
+                    ITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: no aplica a e-CF 44; solo puede ir vacío. */
+                    ITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalISRRetencion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBISPercepcion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalISRPercepcion?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    ImpuestosAdicionalesOtraMoneda?: {
+                        /** @description ImpuestoAdicionalOtraMoneda: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicionalOtraMoneda: {
+                            /** @description TipoImpuestoOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TipoImpuestoOtraMoneda?: components["schemas"]["EcfCodigosImpuestoAdicional"] | components["schemas"]["EcfNotSent"];
+                            /** @description TasaImpuestoAdicionalOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionalesOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecificoOtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                            MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                            MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: no aplica a e-CF 44; solo puede ir vacío. */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 44 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 44 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description NombreItem: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TablaImpuestoAdicional?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 44 (Formato e-CF v1.0); una lista de hasta 2. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 44 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 44 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 44 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 44 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 44 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description Retencion: no aplica a e-CF 44; solo puede ir vacío. */
+                    Retencion?: components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: no aplica a e-CF 44; solo puede ir vacío. */
+                    CantidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: no aplica a e-CF 44; solo puede ir vacío. */
+                    UnidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: no aplica a e-CF 44; solo puede ir vacío. */
+                    TablaSubcantidad?: components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: no aplica a e-CF 44; solo puede ir vacío. */
+                    GradosAlcohol?: components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: no aplica a e-CF 44; solo puede ir vacío. */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: no aplica a e-CF 44; solo puede ir vacío. */
+                    Mineria?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 44 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 44 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotaITBIS?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotaITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotaITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubTotaITBIS3?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 44 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 44 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNorma1007: no aplica a e-CF 44; solo puede ir vacío. */
+                    IndicadorNorma1007?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 44 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 44 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicional?: {
+                        /** @description SubtotalOtrosImpuesto: condicional en e-CF 44 (Formato e-CF v1.0) */
+                        SubtotalOtrosImpuesto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description SubtotalImpuestoSelectivoConsumoEspecificoPagina: no aplica a e-CF 44; solo puede ir vacío. */
+                        SubtotalImpuestoSelectivoConsumoEspecificoPagina?: components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 44 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalItbisPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: no aplica a e-CF 44; solo puede ir vacío. */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 44 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 44 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 44 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 44 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 44 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 44; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 45: Gubernamental Electrónico
+         * @description Cuerpo de creación de un e-CF 45 (Gubernamental Electrónico), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-45 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "45",
+         *           "IndicadorMontoGravado": 0,
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "RNCComprador": "401000016",
+         *           "RazonSocialComprador": "Ministerio de Ejemplo"
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 1,
+         *             "NombreItem": "Servicio de consultoría",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument45: {
+            /** @description Encabezado: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 45 (Gubernamental Electrónico).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "45" | 45;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorMontoGravado?: components["schemas"]["EcfIndicadoresMontoGravado"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfIndicadoresServicioTodoIncluido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 45; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 45 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                Comprador: {
+                    /** @description RNCComprador: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    RNCComprador: components["schemas"]["EcfRNCValidationType"];
+                    /** @description RazonSocialComprador: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    RazonSocialComprador: components["schemas"]["EcfAlfNum150Type"];
+                    /** @description ContactoComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: no aplica a e-CF 45; solo puede ir vacío. */
+                    IdentificadorExtranjero?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 45; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description InformacionesAdicionales: opcional en e-CF 45 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: no aplica a e-CF 45; solo puede ir vacío. */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: no aplica a e-CF 45; solo puede ir vacío. */
+                    CondicionesEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: no aplica a e-CF 45; solo puede ir vacío. */
+                    TotalFob?: components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: no aplica a e-CF 45; solo puede ir vacío. */
+                    Seguro?: components["schemas"]["EcfNotSent"];
+                    /** @description Flete: no aplica a e-CF 45; solo puede ir vacío. */
+                    Flete?: components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: no aplica a e-CF 45; solo puede ir vacío. */
+                    OtrosGastos?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: no aplica a e-CF 45; solo puede ir vacío. */
+                    TotalCif?: components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: no aplica a e-CF 45; solo puede ir vacío. */
+                    RegimenAduanero?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: no aplica a e-CF 45; solo puede ir vacío. */
+                    NombrePuertoSalida?: components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: no aplica a e-CF 45; solo puede ir vacío. */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 45 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description Conductor: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 45; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 45; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 45; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: no aplica a e-CF 45; solo puede ir vacío. */
+                    PaisDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 45; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 45; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 45; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    ITBIS1?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    ITBIS2?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    ImpuestosAdicionales?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                            /** @description TasaImpuestoAdicional: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicional: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecifico: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecifico?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvalorem: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvalorem?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionales: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionales?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: no aplica a e-CF 45; solo puede ir vacío. */
+                    TotalITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: no aplica a e-CF 45; solo puede ir vacío. */
+                    TotalISRRetencion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: no aplica a e-CF 45; solo puede ir vacío. */
+                    TotalITBISPercepcion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: no aplica a e-CF 45; solo puede ir vacío. */
+                    TotalISRPercepcion?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    ImpuestosAdicionalesOtraMoneda?: {
+                        /** @description ImpuestoAdicionalOtraMoneda: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 20. */
+                        ImpuestoAdicionalOtraMoneda: {
+                            /** @description TipoImpuestoOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TipoImpuestoOtraMoneda?: components["schemas"]["EcfCodigosImpuestoAdicional"] | components["schemas"]["EcfNotSent"];
+                            /** @description TasaImpuestoAdicionalOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TasaImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoEspecificoOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description OtrosImpuestosAdicionalesOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            OtrosImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 45 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 45 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description NombreItem: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    CantidadReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    UnidadReferencia?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaSubcantidad?: {
+                        /** @description SubcantidadItem: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 5. */
+                        SubcantidadItem: {
+                            /** @description Subcantidad: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            Subcantidad?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description CodigoSubcantidad: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            CodigoSubcantidad?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    GradosAlcohol?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TablaImpuestoAdicional?: {
+                        /** @description ImpuestoAdicional: obligatorio en e-CF 45 (Formato e-CF v1.0); una lista de hasta 2. */
+                        ImpuestoAdicional: {
+                            /** @description TipoImpuesto: condicional en e-CF 45 (Formato e-CF v1.0) */
+                            TipoImpuesto: components["schemas"]["EcfCodigosImpuestoAdicional"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 45 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 45 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 45 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 45 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description Retencion: no aplica a e-CF 45; solo puede ir vacío. */
+                    Retencion?: components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: no aplica a e-CF 45; solo puede ir vacío. */
+                    Mineria?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 45 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 45 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotaITBIS1?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotaITBIS2?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 45 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 45 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description IndicadorNorma1007: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorNorma1007?: components["schemas"]["EcfIndicadoresNorma1007"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 45 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 45 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalImpuestoAdicional?: {
+                        /** @description SubtotalImpuestoSelectivoConsumoEspecificoPagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                        SubtotalImpuestoSelectivoConsumoEspecificoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description SubtotalOtrosImpuesto: condicional en e-CF 45 (Formato e-CF v1.0) */
+                        SubtotalOtrosImpuesto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 45 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 45 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 45 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 45 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 45 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 45 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 45; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 46: Comprobante de Exportaciones Electrónico
+         * @description Cuerpo de creación de un e-CF 46 (Comprobante de Exportaciones Electrónico), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-46 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "46",
+         *           "TipoIngresos": "01",
+         *           "TipoPago": 1
+         *         },
+         *         "Comprador": {
+         *           "IdentificadorExtranjero": "US-EIN-12-3456789",
+         *           "RazonSocialComprador": "Caribbean Imports LLC",
+         *           "PaisComprador": "Estados Unidos"
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 3,
+         *             "NombreItem": "Cacao en grano, quintal",
+         *             "IndicadorBienoServicio": 1,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument46: {
+            /** @description Encabezado: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 46 (Comprobante de Exportaciones Electrónico).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "46" | 46;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfIndicadoresEnvioDiferido"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    TipoIngresos: components["schemas"]["EcfTiposIngresos"];
+                    /** @description TipoPago: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    TipoPago: components["schemas"]["EcfTiposPago"];
+                    /** @description FechaLimitePago: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 46 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 46; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: no aplica a e-CF 46; solo puede ir vacío. */
+                    IndicadorMontoGravado?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: no aplica a e-CF 46; solo puede ir vacío. */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 46 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    CodigoVendedor?: components["schemas"]["EcfAlfNum60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ZonaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    RutaVenta?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                Comprador: {
+                    /** @description RNCComprador: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    RNCComprador?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description IdentificadorExtranjero: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    IdentificadorExtranjero?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialComprador: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    RazonSocialComprador: components["schemas"]["EcfAlfNum150Type"];
+                    /** @description ContactoComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ContactoComprador?: components["schemas"]["EcfAlfNum80Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    CorreoComprador?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DireccionComprador?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    MunicipioComprador?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ProvinciaComprador?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    PaisComprador?: components["schemas"]["EcfAlfa60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaEntrega?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ContactoEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DireccionEntrega?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TelefonoAdicional?: components["schemas"]["EcfTelefonoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaOrdenCompra?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroOrdenCompra?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    CodigoInternoComprador?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ResponsablePago?: components["schemas"]["EcfAlfa20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                };
+                /** @description InformacionesAdicionales: opcional en e-CF 46 (Formato e-CF v1.0) */
+                InformacionesAdicionales?: {
+                    /** @description FechaEmbarque: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaEmbarque?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroEmbarque: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroEmbarque?: components["schemas"]["EcfAlfNum25Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroContenedor: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroContenedor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroReferencia: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroReferencia?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoEmbarque: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NombrePuertoEmbarque?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CondicionesEntrega: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    CondicionesEntrega?: components["schemas"]["EcfAlfa3Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalFob: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalFob?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Seguro: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Seguro?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Flete: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Flete?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description OtrosGastos: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    OtrosGastos?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalCif: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalCif?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description RegimenAduanero: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    RegimenAduanero?: components["schemas"]["EcfAlfa35Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoSalida: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NombrePuertoSalida?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombrePuertoDesembarque: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NombrePuertoDesembarque?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoBruto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    PesoBruto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description PesoNeto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    PesoNeto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoBruto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    UnidadPesoBruto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadPesoNeto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    UnidadPesoNeto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadBulto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    CantidadBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadBulto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    UnidadBulto?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description VolumenBulto: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    VolumenBulto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description UnidadVolumen: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    UnidadVolumen?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 46 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description ViaTransporte: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ViaTransporte?: components["schemas"]["EcfViasTransporte"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    PaisOrigen?: components["schemas"]["EcfAlfa60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DireccionDestino?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description PaisDestino: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    PaisDestino?: components["schemas"]["EcfAlfa60Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroViaje?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Conductor: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Conductor?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DocumentoTransporte?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Ficha?: components["schemas"]["EcfAlfNum10Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Placa: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Placa?: components["schemas"]["EcfAlfNum7Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    RutaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ZonaTransporte?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroAlbaran?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoGravadoTotal: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    ITBIS3?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoNoFacturable?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoExento: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoExento?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: no aplica a e-CF 46; solo puede ir vacío. */
+                    ITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: no aplica a e-CF 46; solo puede ir vacío. */
+                    ITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: no aplica a e-CF 46; solo puede ir vacío. */
+                    ImpuestosAdicionales?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalISRRetencion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalITBISPercepcion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalISRPercepcion?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: no aplica a e-CF 46; solo puede ir vacío. */
+                    ImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 46 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 46 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 46 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 46 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description NombreItem: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaElaboracion?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    FechaVencimientoItem?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    Mineria?: {
+                        /** @description PesoNetoKilogramo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                        PesoNetoKilogramo?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description PesoNetoMineria: condicional en e-CF 46 (Formato e-CF v1.0) */
+                        PesoNetoMineria?: components["schemas"]["EcfDecimal19D1or3ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description TipoAfiliacion: condicional en e-CF 46 (Formato e-CF v1.0) */
+                        TipoAfiliacion?: components["schemas"]["EcfTiposAfiliacion"] | components["schemas"]["EcfNotSent"];
+                        /** @description Liquidacion: condicional en e-CF 46 (Formato e-CF v1.0) */
+                        Liquidacion?: components["schemas"]["EcfTiposLiquidacion"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description DescuentoMonto: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    DescuentoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TablaSubDescuento?: {
+                        /** @description SubDescuento: obligatorio en e-CF 46 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubDescuento: {
+                            /** @description TipoSubDescuento: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            TipoSubDescuento: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubDescuentoPorcentaje: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            SubDescuentoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubDescuento: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            MontoSubDescuento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    RecargoMonto?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TablaSubRecargo?: {
+                        /** @description SubRecargo: obligatorio en e-CF 46 (Formato e-CF v1.0); una lista de hasta 12. */
+                        SubRecargo: {
+                            /** @description TipoSubRecargo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            TipoSubRecargo: components["schemas"]["EcfTiposDescuentoRecargo"];
+                            /** @description SubRecargoPorcentaje: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            SubRecargoPorcentaje?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                            /** @description MontoSubRecargo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                            MontoSubRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 46 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 46 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 46 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 46 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description Retencion: no aplica a e-CF 46; solo puede ir vacío. */
+                    Retencion?: components["schemas"]["EcfNotSent"];
+                    /** @description CantidadReferencia: no aplica a e-CF 46; solo puede ir vacío. */
+                    CantidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: no aplica a e-CF 46; solo puede ir vacío. */
+                    UnidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: no aplica a e-CF 46; solo puede ir vacío. */
+                    TablaSubcantidad?: components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: no aplica a e-CF 46; solo puede ir vacío. */
+                    GradosAlcohol?: components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: no aplica a e-CF 46; solo puede ir vacío. */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: no aplica a e-CF 46; solo puede ir vacío. */
+                    TablaImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 46 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 46 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    SubTotaITBIS?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    SubTotaITBIS3?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubTotaITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubTotaITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubTotalExento?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: condicional en e-CF 46 (Formato e-CF v1.0) */
+            DescuentosORecargos?: {
+                /** @description DescuentoORecargo: condicional en e-CF 46 (Formato e-CF v1.0); una lista de hasta 20. */
+                DescuentoORecargo: {
+                    /** @description NumeroLinea: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfInteger2ValidationType"];
+                    /** @description TipoAjuste: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TipoAjuste: components["schemas"]["EcfTiposAjuste"];
+                    /** @description DescripcionDescuentooRecargo: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    DescripcionDescuentooRecargo?: components["schemas"]["EcfAlfNum45Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoValor: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    TipoValor?: components["schemas"]["EcfTiposDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorDescuentooRecargo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    ValorDescuentooRecargo?: components["schemas"]["EcfDecimal5D1or2ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoDescuentooRecargoOtraMoneda: opcional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoDescuentooRecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacionDescuentooRecargo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    IndicadorFacturacionDescuentooRecargo?: components["schemas"]["EcfIndicadoresFacturacionDescuentoRecargo"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNorma1007: no aplica a e-CF 46; solo puede ir vacío. */
+                    IndicadorNorma1007?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 46 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 46 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    SubtotalItbisPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: condicional en e-CF 46 (Formato e-CF v1.0) */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalExentoPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: no aplica a e-CF 46; solo puede ir vacío. */
+                    SubtotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 46 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 46 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 46 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 46 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 46 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 46; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+        };
+        /**
+         * e-CF 47: Comprobante para Pagos al Exterior Electrónico
+         * @description Cuerpo de creación de un e-CF 47 (Comprobante para Pagos al Exterior Electrónico), generado del modelo del servicio (Formato e-CF v1.0 y XSD e-CF-47 v1.0). Los nombres son los de DGII; los elementos repetidos son listas; los montos van como texto decimal o como número. eNCF, FechaVencimientoSecuencia y FechaHoraFirma los asigna el servicio; Version, los datos del Emisor que faltan y Totales se completan con el perfil de la empresa y las líneas. Las reglas fiscales entre campos y los totales se validan aparte.
+         * @example {
+         *       "Encabezado": {
+         *         "IdDoc": {
+         *           "TipoeCF": "47"
+         *         },
+         *         "Comprador": {
+         *           "IdentificadorExtranjero": "DE-123456789",
+         *           "RazonSocialComprador": "Software GmbH"
+         *         }
+         *       },
+         *       "DetallesItems": {
+         *         "Item": [
+         *           {
+         *             "NumeroLinea": 1,
+         *             "IndicadorFacturacion": 4,
+         *             "Retencion": {
+         *               "IndicadorAgenteRetencionoPercepcion": 1,
+         *               "MontoISRRetenido": "270.00"
+         *             },
+         *             "NombreItem": "Licencia anual de software",
+         *             "IndicadorBienoServicio": 2,
+         *             "CantidadItem": 1,
+         *             "PrecioUnitarioItem": "1000.00",
+         *             "MontoItem": "1000.00"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        EcfDocument47: {
+            /** @description Encabezado: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+            Encabezado: {
+                /** @description Version: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                Version?: components["schemas"]["EcfVersiones"] | components["schemas"]["EcfNotSent"];
+                /** @description IdDoc: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                IdDoc: {
+                    /**
+                     * @description TipoeCF: 47 (Comprobante para Pagos al Exterior Electrónico).
+                     * @enum {unknown}
+                     */
+                    TipoeCF: "47" | 47;
+                    /** @description eNCF: lo asigna el servicio; no se envía. */
+                    eNCF?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoSecuencia: lo asigna el servicio; no se envía. */
+                    FechaVencimientoSecuencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    TipoPago?: components["schemas"]["EcfTiposPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaLimitePago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    FechaLimitePago?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TerminoPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    TerminoPago?: components["schemas"]["EcfTerminoPagoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaFormasPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    TablaFormasPago?: {
+                        /** @description FormaDePago: obligatorio en e-CF 47 (Formato e-CF v1.0); una lista de hasta 7. */
+                        FormaDePago: {
+                            /** @description FormaPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                            FormaPago: components["schemas"]["EcfFormasPago"];
+                            /** @description MontoPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                            MontoPago: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCuentaPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    TipoCuentaPago?: components["schemas"]["EcfTiposCuentaPago"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroCuentaPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    NumeroCuentaPago?: components["schemas"]["EcfNumeroCuentaPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description BancoPago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    BancoPago?: components["schemas"]["EcfBancoPagoType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaDesde: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    FechaDesde?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaHasta: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    FechaHasta?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalPaginas: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    TotalPaginas?: components["schemas"]["EcfInteger4ValidationTypeMayorUno"] | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorNotaCredito: no aplica a e-CF 47; solo puede ir vacío. */
+                    IndicadorNotaCredito?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorEnvioDiferido: no aplica a e-CF 47; solo puede ir vacío. */
+                    IndicadorEnvioDiferido?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorMontoGravado: no aplica a e-CF 47; solo puede ir vacío. */
+                    IndicadorMontoGravado?: components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorServicioTodoIncluido: no aplica a e-CF 47; solo puede ir vacío. */
+                    IndicadorServicioTodoIncluido?: components["schemas"]["EcfNotSent"];
+                    /** @description TipoIngresos: no aplica a e-CF 47; solo puede ir vacío. */
+                    TipoIngresos?: components["schemas"]["EcfNotSent"];
+                };
+                /** @description Emisor: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                Emisor?: {
+                    /** @description RNCEmisor: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    RNCEmisor?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialEmisor: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    RazonSocialEmisor?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NombreComercial: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    NombreComercial?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Sucursal: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    Sucursal?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEmisor: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    DireccionEmisor?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Municipio: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    Municipio?: components["schemas"]["EcfMunicipios"] | components["schemas"]["EcfNotSent"];
+                    /** @description Provincia: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    Provincia?: components["schemas"]["EcfProvincias"] | components["schemas"]["EcfNotSent"];
+                    /** @description TablaTelefonoEmisor: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    TablaTelefonoEmisor?: {
+                        /** @description TelefonoEmisor: opcional en e-CF 47 (Formato e-CF v1.0); una lista de hasta 3. */
+                        TelefonoEmisor: components["schemas"]["EcfTelefonoValidationType"][];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description CorreoEmisor: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    CorreoEmisor?: components["schemas"]["EcfCorreoValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description WebSite: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    WebSite?: components["schemas"]["EcfAlfNum50Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description ActividadEconomica: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    ActividadEconomica?: components["schemas"]["EcfAlfNum100Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroFacturaInterna: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    NumeroFacturaInterna?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description NumeroPedidoInterno: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    NumeroPedidoInterno?: components["schemas"]["EcfInteger20ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalEmisor: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    InformacionAdicionalEmisor?: components["schemas"]["EcfAlfNum250Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description FechaEmision: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    FechaEmision?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description CodigoVendedor: no aplica a e-CF 47; solo puede ir vacío. */
+                    CodigoVendedor?: components["schemas"]["EcfNotSent"];
+                    /** @description ZonaVenta: no aplica a e-CF 47; solo puede ir vacío. */
+                    ZonaVenta?: components["schemas"]["EcfNotSent"];
+                    /** @description RutaVenta: no aplica a e-CF 47; solo puede ir vacío. */
+                    RutaVenta?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Comprador: opcional en e-CF 47 (Formato e-CF v1.0) */
+                Comprador?: {
+                    /** @description IdentificadorExtranjero: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    IdentificadorExtranjero?: components["schemas"]["EcfAlfNum20Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RazonSocialComprador: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    RazonSocialComprador?: components["schemas"]["EcfAlfNum150Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description RNCComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    RNCComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description ContactoComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    ContactoComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description CorreoComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    CorreoComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    DireccionComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description MunicipioComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    MunicipioComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description ProvinciaComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    ProvinciaComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    PaisComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaEntrega: no aplica a e-CF 47; solo puede ir vacío. */
+                    FechaEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description ContactoEntrega: no aplica a e-CF 47; solo puede ir vacío. */
+                    ContactoEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionEntrega: no aplica a e-CF 47; solo puede ir vacío. */
+                    DireccionEntrega?: components["schemas"]["EcfNotSent"];
+                    /** @description TelefonoAdicional: no aplica a e-CF 47; solo puede ir vacío. */
+                    TelefonoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaOrdenCompra: no aplica a e-CF 47; solo puede ir vacío. */
+                    FechaOrdenCompra?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroOrdenCompra: no aplica a e-CF 47; solo puede ir vacío. */
+                    NumeroOrdenCompra?: components["schemas"]["EcfNotSent"];
+                    /** @description CodigoInternoComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    CodigoInternoComprador?: components["schemas"]["EcfNotSent"];
+                    /** @description ResponsablePago: no aplica a e-CF 47; solo puede ir vacío. */
+                    ResponsablePago?: components["schemas"]["EcfNotSent"];
+                    /** @description InformacionAdicionalComprador: no aplica a e-CF 47; solo puede ir vacío. */
+                    InformacionAdicionalComprador?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Transporte: opcional en e-CF 47 (Formato e-CF v1.0) */
+                Transporte?: {
+                    /** @description PaisDestino: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    PaisDestino?: components["schemas"]["EcfAlfa60Type_2"] | components["schemas"]["EcfNotSent"];
+                    /** @description ViaTransporte: no aplica a e-CF 47; solo puede ir vacío. */
+                    ViaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description PaisOrigen: no aplica a e-CF 47; solo puede ir vacío. */
+                    PaisOrigen?: components["schemas"]["EcfNotSent"];
+                    /** @description DireccionDestino: no aplica a e-CF 47; solo puede ir vacío. */
+                    DireccionDestino?: components["schemas"]["EcfNotSent"];
+                    /** @description RNCIdentificacionCompaniaTransportista: no aplica a e-CF 47; solo puede ir vacío. */
+                    RNCIdentificacionCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NombreCompaniaTransportista: no aplica a e-CF 47; solo puede ir vacío. */
+                    NombreCompaniaTransportista?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroViaje: no aplica a e-CF 47; solo puede ir vacío. */
+                    NumeroViaje?: components["schemas"]["EcfNotSent"];
+                    /** @description Conductor: no aplica a e-CF 47; solo puede ir vacío. */
+                    Conductor?: components["schemas"]["EcfNotSent"];
+                    /** @description DocumentoTransporte: no aplica a e-CF 47; solo puede ir vacío. */
+                    DocumentoTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description Ficha: no aplica a e-CF 47; solo puede ir vacío. */
+                    Ficha?: components["schemas"]["EcfNotSent"];
+                    /** @description Placa: no aplica a e-CF 47; solo puede ir vacío. */
+                    Placa?: components["schemas"]["EcfNotSent"];
+                    /** @description RutaTransporte: no aplica a e-CF 47; solo puede ir vacío. */
+                    RutaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description ZonaTransporte: no aplica a e-CF 47; solo puede ir vacío. */
+                    ZonaTransporte?: components["schemas"]["EcfNotSent"];
+                    /** @description NumeroAlbaran: no aplica a e-CF 47; solo puede ir vacío. */
+                    NumeroAlbaran?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description Totales: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                Totales?: {
+                    /** @description MontoExento: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotal: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    MontoTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoPeriodo: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoPeriodo?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description SaldoAnterior: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    SaldoAnterior?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoAvancePago: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoAvancePago?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description ValorPagar: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    ValorPagar?: components["schemas"]["EcfDecimal18D1or2ValidationTypeNegativoPositivo"] | components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRRetencion: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    TotalISRRetencion?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotal: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravadoTotal?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI1: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI2: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoI3: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravadoI3?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS1: no aplica a e-CF 47; solo puede ir vacío. */
+                    ITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS2: no aplica a e-CF 47; solo puede ir vacío. */
+                    ITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description ITBIS3: no aplica a e-CF 47; solo puede ir vacío. */
+                    ITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicional: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionales: no aplica a e-CF 47; solo puede ir vacío. */
+                    ImpuestosAdicionales?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoNoFacturable: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoNoFacturable?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISRetenido: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISPercepcion: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBISPercepcion?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalISRPercepcion: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalISRPercepcion?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description OtraMoneda: condicional en e-CF 47 (Formato e-CF v1.0) */
+                OtraMoneda?: {
+                    /** @description TipoMoneda: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    TipoMoneda?: components["schemas"]["EcfMonedas"] | components["schemas"]["EcfNotSent"];
+                    /** @description TipoCambio: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    TipoCambio?: components["schemas"]["EcfDecimal7D1or4ValidationTypeMayorCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoExentoOtraMoneda: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoExentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoTotalOtraMoneda: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoTotalOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravadoTotalOtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravadoTotalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado1OtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravado1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado2OtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravado2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoGravado3OtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoGravado3OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBISOtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBISOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS1OtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS1OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS2OtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS2OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description TotalITBIS3OtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    TotalITBIS3OtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description MontoImpuestoAdicionalOtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    MontoImpuestoAdicionalOtraMoneda?: components["schemas"]["EcfNotSent"];
+                    /** @description ImpuestosAdicionalesOtraMoneda: no aplica a e-CF 47; solo puede ir vacío. */
+                    ImpuestosAdicionalesOtraMoneda?: components["schemas"]["EcfNotSent"];
+                } | components["schemas"]["EcfNotSent"];
+                /** @description InformacionesAdicionales: no aplica a e-CF 47; solo puede ir vacío. */
+                InformacionesAdicionales?: components["schemas"]["EcfNotSent"];
+            };
+            /** @description DetallesItems: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+            DetallesItems: {
+                /** @description Item: obligatorio en e-CF 47 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Item: {
+                    /** @description NumeroLinea: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    NumeroLinea: components["schemas"]["EcfNumeroLineaType"];
+                    /** @description TablaCodigosItem: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    TablaCodigosItem?: {
+                        /** @description CodigosItem: obligatorio en e-CF 47 (Formato e-CF v1.0); una lista de hasta 5. */
+                        CodigosItem: {
+                            /** @description TipoCodigo: opcional en e-CF 47 (Formato e-CF v1.0) */
+                            TipoCodigo: components["schemas"]["EcfAlfNum14Type"];
+                            /** @description CodigoItem: opcional en e-CF 47 (Formato e-CF v1.0) */
+                            CodigoItem: components["schemas"]["EcfAlfNum35Type"];
+                        }[];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description IndicadorFacturacion: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    IndicadorFacturacion: components["schemas"]["EcfIndicadoresFacturacion"];
+                    /** @description Retencion: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    Retencion: {
+                        /** @description IndicadorAgenteRetencionoPercepcion: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                        IndicadorAgenteRetencionoPercepcion: components["schemas"]["EcfIndicadoresAgenteRetencionoPercepcion"];
+                        /** @description MontoISRRetenido: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                        MontoISRRetenido: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                        /** @description MontoITBISRetenido: no aplica a e-CF 47; solo puede ir vacío. */
+                        MontoITBISRetenido?: components["schemas"]["EcfNotSent"];
+                    };
+                    /** @description NombreItem: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    NombreItem: components["schemas"]["EcfAlfNum80Type"];
+                    /** @description IndicadorBienoServicio: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    IndicadorBienoServicio: components["schemas"]["EcfIndicadoresBienoServicio"];
+                    /** @description DescripcionItem: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    DescripcionItem?: components["schemas"]["EcfAlfNum1000Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description CantidadItem: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    CantidadItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorCero"];
+                    /** @description UnidadMedida: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    UnidadMedida?: components["schemas"]["EcfUnidadesMedida"] | components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioItem: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    PrecioUnitarioItem: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"];
+                    /** @description OtraMonedaDetalle: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    OtraMonedaDetalle?: {
+                        /** @description PrecioOtraMoneda: condicional en e-CF 47 (Formato e-CF v1.0) */
+                        PrecioOtraMoneda?: components["schemas"]["EcfDecimal20D1or4ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description DescuentoOtraMoneda: opcional en e-CF 47 (Formato e-CF v1.0) */
+                        DescuentoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description RecargoOtraMoneda: opcional en e-CF 47 (Formato e-CF v1.0) */
+                        RecargoOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                        /** @description MontoItemOtraMoneda: condicional en e-CF 47 (Formato e-CF v1.0) */
+                        MontoItemOtraMoneda?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    } | components["schemas"]["EcfNotSent"];
+                    /** @description MontoItem: obligatorio en e-CF 47 (Formato e-CF v1.0) */
+                    MontoItem: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"];
+                    /** @description CantidadReferencia: no aplica a e-CF 47; solo puede ir vacío. */
+                    CantidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description UnidadReferencia: no aplica a e-CF 47; solo puede ir vacío. */
+                    UnidadReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubcantidad: no aplica a e-CF 47; solo puede ir vacío. */
+                    TablaSubcantidad?: components["schemas"]["EcfNotSent"];
+                    /** @description GradosAlcohol: no aplica a e-CF 47; solo puede ir vacío. */
+                    GradosAlcohol?: components["schemas"]["EcfNotSent"];
+                    /** @description PrecioUnitarioReferencia: no aplica a e-CF 47; solo puede ir vacío. */
+                    PrecioUnitarioReferencia?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaElaboracion: no aplica a e-CF 47; solo puede ir vacío. */
+                    FechaElaboracion?: components["schemas"]["EcfNotSent"];
+                    /** @description FechaVencimientoItem: no aplica a e-CF 47; solo puede ir vacío. */
+                    FechaVencimientoItem?: components["schemas"]["EcfNotSent"];
+                    /** @description Mineria: no aplica a e-CF 47; solo puede ir vacío. */
+                    Mineria?: components["schemas"]["EcfNotSent"];
+                    /** @description DescuentoMonto: no aplica a e-CF 47; solo puede ir vacío. */
+                    DescuentoMonto?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubDescuento: no aplica a e-CF 47; solo puede ir vacío. */
+                    TablaSubDescuento?: components["schemas"]["EcfNotSent"];
+                    /** @description RecargoMonto: no aplica a e-CF 47; solo puede ir vacío. */
+                    RecargoMonto?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaSubRecargo: no aplica a e-CF 47; solo puede ir vacío. */
+                    TablaSubRecargo?: components["schemas"]["EcfNotSent"];
+                    /** @description TablaImpuestoAdicional: no aplica a e-CF 47; solo puede ir vacío. */
+                    TablaImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            };
+            /** @description Subtotales: opcional en e-CF 47 (Formato e-CF v1.0) */
+            Subtotales?: {
+                /** @description Subtotal: opcional en e-CF 47 (Formato e-CF v1.0); una lista de hasta 20. */
+                Subtotal: {
+                    /** @description NumeroSubTotal: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    NumeroSubTotal?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description DescripcionSubtotal: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    DescripcionSubtotal?: components["schemas"]["EcfAlfNum40Type"] | components["schemas"]["EcfNotSent"];
+                    /** @description Orden: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    Orden?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalExento: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    SubTotalExento?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubTotal: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoSubTotal?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description Lineas: opcional en e-CF 47 (Formato e-CF v1.0) */
+                    Lineas?: components["schemas"]["EcfInteger2ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoTotal: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotalMontoGravadoTotal?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI1: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotalMontoGravadoI1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI2: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotalMontoGravadoI2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalMontoGravadoI3: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotalMontoGravadoI3?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotaITBIS?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS1: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotaITBIS1?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS2: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotaITBIS2?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotaITBIS3: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotaITBIS3?: components["schemas"]["EcfNotSent"];
+                    /** @description SubTotalImpuestoAdicional: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubTotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description Paginacion: condicional en e-CF 47 (Formato e-CF v1.0) */
+            Paginacion?: {
+                /** @description Pagina: condicional en e-CF 47 (Formato e-CF v1.0); una lista de hasta 1000. */
+                Pagina: {
+                    /** @description PaginaNo: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    PaginaNo?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaDesde: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    NoLineaDesde?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description NoLineaHasta: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    NoLineaHasta?: components["schemas"]["EcfInteger4V1To1000ValidationType"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalExentoPagina: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    SubtotalExentoPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description MontoSubtotalPagina: condicional en e-CF 47 (Formato e-CF v1.0) */
+                    MontoSubtotalPagina?: components["schemas"]["EcfDecimal18D1or2ValidationTypeMayorIgualCero"] | components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravadoPagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalMontoGravadoPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado1Pagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalMontoGravado1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado2Pagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalMontoGravado2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoGravado3Pagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalMontoGravado3Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbisPagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalItbisPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis1Pagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalItbis1Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis2Pagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalItbis2Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalItbis3Pagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalItbis3Pagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicionalPagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalImpuestoAdicionalPagina?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalImpuestoAdicional: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalImpuestoAdicional?: components["schemas"]["EcfNotSent"];
+                    /** @description SubtotalMontoNoFacturablePagina: no aplica a e-CF 47; solo puede ir vacío. */
+                    SubtotalMontoNoFacturablePagina?: components["schemas"]["EcfNotSent"];
+                }[];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description InformacionReferencia: condicional en e-CF 47 (Formato e-CF v1.0) */
+            InformacionReferencia?: {
+                /** @description NCFModificado: condicional en e-CF 47 (Formato e-CF v1.0) */
+                NCFModificado?: components["schemas"]["EcfAlfNum11a19ValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description RNCOtroContribuyente: condicional en e-CF 47 (Formato e-CF v1.0) */
+                RNCOtroContribuyente?: components["schemas"]["EcfRNCValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description FechaNCFModificado: condicional en e-CF 47 (Formato e-CF v1.0) */
+                FechaNCFModificado?: components["schemas"]["EcfFechaValidationType"] | components["schemas"]["EcfNotSent"];
+                /** @description CodigoModificacion: condicional en e-CF 47 (Formato e-CF v1.0) */
+                CodigoModificacion?: components["schemas"]["EcfCodigosModificacion"] | components["schemas"]["EcfNotSent"];
+                /** @description RazonModificacion: no aplica a e-CF 47; solo puede ir vacío. */
+                RazonModificacion?: components["schemas"]["EcfNotSent"];
+            } | components["schemas"]["EcfNotSent"];
+            /** @description FechaHoraFirma: lo asigna el servicio; no se envía. */
+            FechaHoraFirma?: components["schemas"]["EcfNotSent"];
+            /** @description DescuentosORecargos: no aplica a e-CF 47; solo puede ir vacío. */
+            DescuentosORecargos?: components["schemas"]["EcfNotSent"];
+        };
+        /** @description Vacío: equivale a no enviar el elemento (null, "", o una lista u objeto con solo valores vacíos). */
+        EcfNotSent: null | "" | (null | "" | (null | "" | (null | "" | (null | "" | (null | "" | (null | "")[] | {
+            [key: string]: null | "";
+        })[] | {
+            [key: string]: null | "" | (null | "")[] | {
+                [key: string]: null | "";
+            };
+        })[] | {
+            [key: string]: null | "" | (null | "" | (null | "")[] | {
+                [key: string]: null | "";
+            })[] | {
+                [key: string]: null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                };
+            };
+        })[] | {
+            [key: string]: null | "" | (null | "" | (null | "" | (null | "")[] | {
+                [key: string]: null | "";
+            })[] | {
+                [key: string]: null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                };
+            })[] | {
+                [key: string]: null | "" | (null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                })[] | {
+                    [key: string]: null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    };
+                };
+            };
+        })[] | {
+            [key: string]: null | "" | (null | "" | (null | "" | (null | "" | (null | "")[] | {
+                [key: string]: null | "";
+            })[] | {
+                [key: string]: null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                };
+            })[] | {
+                [key: string]: null | "" | (null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                })[] | {
+                    [key: string]: null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    };
+                };
+            })[] | {
+                [key: string]: null | "" | (null | "" | (null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                })[] | {
+                    [key: string]: null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    };
+                })[] | {
+                    [key: string]: null | "" | (null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    })[] | {
+                        [key: string]: null | "" | (null | "")[] | {
+                            [key: string]: null | "";
+                        };
+                    };
+                };
+            };
+        })[] | {
+            [key: string]: null | "" | (null | "" | (null | "" | (null | "" | (null | "" | (null | "")[] | {
+                [key: string]: null | "";
+            })[] | {
+                [key: string]: null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                };
+            })[] | {
+                [key: string]: null | "" | (null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                })[] | {
+                    [key: string]: null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    };
+                };
+            })[] | {
+                [key: string]: null | "" | (null | "" | (null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                })[] | {
+                    [key: string]: null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    };
+                })[] | {
+                    [key: string]: null | "" | (null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    })[] | {
+                        [key: string]: null | "" | (null | "")[] | {
+                            [key: string]: null | "";
+                        };
+                    };
+                };
+            })[] | {
+                [key: string]: null | "" | (null | "" | (null | "" | (null | "" | (null | "")[] | {
+                    [key: string]: null | "";
+                })[] | {
+                    [key: string]: null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    };
+                })[] | {
+                    [key: string]: null | "" | (null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    })[] | {
+                        [key: string]: null | "" | (null | "")[] | {
+                            [key: string]: null | "";
+                        };
+                    };
+                })[] | {
+                    [key: string]: null | "" | (null | "" | (null | "" | (null | "")[] | {
+                        [key: string]: null | "";
+                    })[] | {
+                        [key: string]: null | "" | (null | "")[] | {
+                            [key: string]: null | "";
+                        };
+                    })[] | {
+                        [key: string]: null | "" | (null | "" | (null | "")[] | {
+                            [key: string]: null | "";
+                        })[] | {
+                            [key: string]: null | "" | (null | "")[] | {
+                                [key: string]: null | "";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        EcfAlfNum1000Type: string;
+        EcfAlfNum100Type: string;
+        EcfAlfNum10Type: string;
+        EcfAlfNum11a19ValidationType: string;
+        EcfAlfNum14Type: string;
+        EcfAlfNum150Type: string;
+        EcfAlfNum20Type: string;
+        EcfAlfNum250Type: string;
+        EcfAlfNum25Type: string;
+        EcfAlfNum35Type: string;
+        EcfAlfNum40Type: string;
+        EcfAlfNum45Type: string;
+        EcfAlfNum50Type: string;
+        EcfAlfNum60Type: string;
+        EcfAlfNum7Type: string;
+        EcfAlfNum80Type: string;
+        EcfAlfa20Type: string & unknown;
+        EcfBancoPagoType: string;
+        EcfCorreoValidationType: string & unknown;
+        /** @description Decimal (texto o número): a lo sumo 16 dígitos enteros y 18 en total. Como número, con a lo sumo 2 decimales. */
+        EcfDecimal18D1or2ValidationTypeMayorCero: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 16 dígitos enteros y 18 en total. Como número, con a lo sumo 2 decimales. */
+        EcfDecimal18D1or2ValidationTypeMayorIgualCero: (string & (unknown & unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 16 dígitos enteros y 18 en total. Como número, con a lo sumo 2 decimales. */
+        EcfDecimal18D1or2ValidationTypeNegativoPositivo: (string & (unknown & unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 16 dígitos enteros y 19 en total. Como número, con a lo sumo 3 decimales. */
+        EcfDecimal19D1or3ValidationTypeMayorIgualCero: (string & (unknown & unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 16 dígitos enteros y 20 en total. Como número, con a lo sumo 4 decimales. */
+        EcfDecimal20D1or4ValidationTypeMayorIgualCero: (string & (unknown & unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 3 dígitos enteros y 5 en total. Como número, con a lo sumo 2 decimales. */
+        EcfDecimal5D1or2ValidationTypeMayorCero: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 3 dígitos enteros y 7 en total. Como número, con a lo sumo 4 decimales. */
+        EcfDecimal7D1or4ValidationTypeMayorCero: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Fecha dd-MM-aaaa (años 1900–2099). */
+        EcfFechaValidationType: string;
+        /** @description Entero (texto o número): a lo sumo 20 dígitos enteros y 20 en total. */
+        EcfInteger20ValidationType: (string & (unknown & unknown & unknown)) | number;
+        /** @description Entero (texto o número): a lo sumo 2 dígitos enteros y 2 en total. */
+        EcfInteger2ValidationType: (string & (unknown & unknown & unknown)) | number;
+        /** @description Entero (texto o número): a lo sumo 4 dígitos enteros y 4 en total. */
+        EcfInteger4V1To1000ValidationType: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Entero (texto o número): a lo sumo 4 dígitos enteros y 4 en total. */
+        EcfInteger4ValidationTypeMayorUno: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        EcfNumeroCuentaPagoType: string;
+        /** @description Entero (texto o número): a lo sumo 4 dígitos enteros y 4 en total. */
+        EcfNumeroLineaType: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        EcfRNCValidationType: string & unknown;
+        EcfTelefonoValidationType: string & unknown;
+        EcfTerminoPagoValidationType: string & unknown;
+        /**
+         * @description Código del catálogo codigosImpuestoAdicional (/api/v1/catalogos/codigosImpuestoAdicional).
+         * @enum {unknown}
+         */
+        EcfCodigosImpuestoAdicional: "001" | "002" | "003" | "004" | "005" | "006" | "007" | "008" | "009" | "010" | "011" | "012" | "013" | "014" | "015" | "016" | "017" | "018" | "019" | "020" | "021" | "022" | "023" | "024" | "025" | "026" | "027" | "028" | "029" | "030" | "031" | "032" | "033" | "034" | "035" | "036" | "037" | "038" | "039";
+        /**
+         * @description Código del catálogo codigosModificacion (/api/v1/catalogos/codigosModificacion).
+         * @enum {unknown}
+         */
+        EcfCodigosModificacion: "1" | "2" | "3" | "4" | "5" | 1 | 2 | 3 | 4 | 5;
+        /**
+         * @description Código del catálogo formasPago (/api/v1/catalogos/formasPago).
+         * @enum {unknown}
+         */
+        EcfFormasPago: "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+        /**
+         * @description Código del catálogo indicadoresAgenteRetencionoPercepcion (/api/v1/catalogos/indicadoresAgenteRetencionoPercepcion).
+         * @enum {unknown}
+         */
+        EcfIndicadoresAgenteRetencionoPercepcion: "1" | "2" | 1 | 2;
+        /**
+         * @description Código del catálogo indicadoresBienoServicio (/api/v1/catalogos/indicadoresBienoServicio).
+         * @enum {unknown}
+         */
+        EcfIndicadoresBienoServicio: "1" | "2" | 1 | 2;
+        /**
+         * @description Código del catálogo indicadoresEnvioDiferido (/api/v1/catalogos/indicadoresEnvioDiferido).
+         * @enum {unknown}
+         */
+        EcfIndicadoresEnvioDiferido: "1" | 1;
+        /**
+         * @description Código del catálogo indicadoresFacturacion (/api/v1/catalogos/indicadoresFacturacion).
+         * @enum {unknown}
+         */
+        EcfIndicadoresFacturacion: "0" | "1" | "2" | "3" | "4" | 0 | 1 | 2 | 3 | 4;
+        /**
+         * @description Código del catálogo indicadoresFacturacionDescuentoRecargo (/api/v1/catalogos/indicadoresFacturacionDescuentoRecargo).
+         * @enum {unknown}
+         */
+        EcfIndicadoresFacturacionDescuentoRecargo: "1" | "2" | "3" | "4" | 1 | 2 | 3 | 4;
+        /**
+         * @description Código del catálogo indicadoresMontoGravado (/api/v1/catalogos/indicadoresMontoGravado).
+         * @enum {unknown}
+         */
+        EcfIndicadoresMontoGravado: "0" | "1" | 0 | 1;
+        /**
+         * @description Código del catálogo indicadoresNorma1007 (/api/v1/catalogos/indicadoresNorma1007).
+         * @enum {unknown}
+         */
+        EcfIndicadoresNorma1007: "0" | "1" | 0 | 1;
+        /**
+         * @description Código del catálogo indicadoresServicioTodoIncluido (/api/v1/catalogos/indicadoresServicioTodoIncluido).
+         * @enum {unknown}
+         */
+        EcfIndicadoresServicioTodoIncluido: "1" | 1;
+        /**
+         * @description Código del catálogo monedas (/api/v1/catalogos/monedas).
+         * @enum {unknown}
+         */
+        EcfMonedas: "BRL" | "CAD" | "CHF" | "CHY" | "XDR" | "DKK" | "EUR" | "GBP" | "JPY" | "NOK" | "SCP" | "SEK" | "USD" | "VEF" | "HTG" | "MXN" | "COP";
+        /**
+         * @description Código del catálogo municipios (/api/v1/catalogos/municipios).
+         * @enum {unknown}
+         */
+        EcfMunicipios: "010100" | "010101" | "020100" | "020101" | "020102" | "020103" | "020104" | "020105" | "020106" | "020107" | "020108" | "020109" | "020200" | "020201" | "020202" | "020300" | "020301" | "020302" | "020303" | "020400" | "020401" | "020402" | "020403" | "020404" | "020405" | "020500" | "020501" | "020600" | "020601" | "020602" | "020603" | "020604" | "020700" | "020701" | "020702" | "020800" | "020801" | "020802" | "020803" | "020804" | "020900" | "020901" | "021000" | "021001" | "030001" | "030101" | "030102" | "030200" | "030201" | "030202" | "030300" | "030301" | "030302" | "030303" | "030304" | "030305" | "030306" | "030307" | "030400" | "030401" | "030500" | "030501" | "030502" | "040100" | "040101" | "040102" | "040103" | "040104" | "040200" | "040201" | "040300" | "040301" | "040302" | "040400" | "040401" | "040402" | "040500" | "040501" | "040502" | "040503" | "040504" | "040600" | "040601" | "040700" | "040701" | "040702" | "040800" | "040801" | "040802" | "040900" | "040901" | "041000" | "041001" | "041100" | "041101" | "041102" | "050100" | "050101" | "050102" | "050200" | "050201" | "050202" | "050203" | "050300" | "050301" | "050400" | "050401" | "050500" | "050501" | "050502" | "060100" | "060101" | "060102" | "060103" | "060104" | "060105" | "060200" | "060201" | "060202" | "060203" | "060300" | "060301" | "060400" | "060401" | "060500" | "060501" | "060502" | "060503" | "060504" | "060505" | "060600" | "060601" | "060700" | "060701" | "060702" | "070100" | "070101" | "070102" | "070103" | "070200" | "070201" | "070202" | "070203" | "070300" | "070301" | "070302" | "070400" | "070401" | "070402" | "070500" | "070501" | "070502" | "070600" | "070601" | "080100" | "080101" | "080102" | "080103" | "080104" | "080200" | "080201" | "080202" | "080203" | "090100" | "090101" | "090102" | "090103" | "090104" | "090105" | "090106" | "090107" | "090108" | "090109" | "090200" | "090201" | "090300" | "090301" | "090302" | "090303" | "090304" | "090400" | "090401" | "100100" | "100101" | "100102" | "100103" | "100200" | "100201" | "100202" | "100300" | "100301" | "100400" | "100401" | "100402" | "100500" | "100501" | "100502" | "100600" | "100601" | "100602" | "110100" | "110101" | "110102" | "110103" | "110104" | "110200" | "110201" | "110202" | "110203" | "120100" | "120101" | "120102" | "120200" | "120201" | "120300" | "120301" | "120302" | "130100" | "130101" | "130102" | "130103" | "130104" | "130105" | "130200" | "130201" | "130202" | "130203" | "130300" | "130301" | "130302" | "130303" | "130400" | "130401" | "130402" | "140100" | "140101" | "140102" | "140103" | "140104" | "140200" | "140201" | "140202" | "140203" | "140300" | "140301" | "140302" | "140400" | "140401" | "150100" | "150101" | "150200" | "150201" | "150202" | "150300" | "150301" | "150302" | "150303" | "150304" | "150400" | "150401" | "150500" | "150501" | "150502" | "150600" | "150601" | "160100" | "160101" | "160102" | "160200" | "160201" | "160202" | "170100" | "170101" | "170102" | "170103" | "170104" | "170105" | "170106" | "170107" | "170108" | "170109" | "170110" | "170200" | "170201" | "170202" | "170203" | "170300" | "170301" | "180100" | "180101" | "180102" | "180103" | "180200" | "180201" | "180202" | "180300" | "180301" | "180400" | "180401" | "180500" | "180501" | "180502" | "180600" | "180601" | "180602" | "180603" | "180604" | "180700" | "180701" | "180702" | "180703" | "180800" | "180801" | "180802" | "180803" | "180804" | "180900" | "180901" | "190100" | "190101" | "190102" | "190200" | "190201" | "190202" | "190300" | "190301" | "200100" | "200101" | "200102" | "200103" | "200104" | "200200" | "200201" | "200300" | "200301" | "210100" | "210101" | "210102" | "210103" | "210200" | "210201" | "210300" | "210301" | "210302" | "210303" | "210400" | "210401" | "210402" | "210500" | "210501" | "210502" | "210503" | "210504" | "210600" | "210601" | "210602" | "210700" | "210701" | "210800" | "210801" | "220100" | "220101" | "220102" | "220103" | "220104" | "220105" | "220106" | "220107" | "220108" | "220109" | "220110" | "220111" | "220200" | "220201" | "220202" | "220203" | "220300" | "220301" | "220302" | "220303" | "220400" | "220401" | "220402" | "220500" | "220501" | "220502" | "220503" | "220600" | "220601" | "220602" | "230100" | "230101" | "230200" | "230201" | "230202" | "230203" | "230300" | "230301" | "230400" | "230401" | "230500" | "230501" | "230600" | "230601" | "240100" | "240101" | "240102" | "240103" | "240104" | "240105" | "240106" | "240200" | "240201" | "240202" | "240300" | "240301" | "240400" | "240401" | "240402" | "240403" | "240404" | "250100" | "250101" | "250102" | "250104" | "250105" | "250106" | "250107" | "250200" | "250201" | "250300" | "250301" | "250302" | "250303" | "250400" | "250401" | "250402" | "250500" | "250501" | "250502" | "250503" | "250504" | "250600" | "250601" | "250602" | "250700" | "250701" | "250702" | "250703" | "250800" | "250801" | "250802" | "250803" | "250900" | "250901" | "251000" | "251001" | "260100" | "260101" | "260200" | "260201" | "260300" | "260301" | "270100" | "270101" | "270102" | "270103" | "270104" | "270200" | "270201" | "270202" | "270203" | "270204" | "270205" | "270300" | "270301" | "270302" | "270303" | "270304" | "280100" | "280101" | "280102" | "280103" | "280104" | "280105" | "280106" | "280200" | "280201" | "280300" | "280301" | "280302" | "280303" | "290100" | "290101" | "290102" | "290103" | "290104" | "290200" | "290201" | "290300" | "290301" | "290302" | "290303" | "290400" | "290402" | "290403" | "290500" | "290501" | "300100" | "300101" | "300102" | "300103" | "300104" | "300200" | "300201" | "300202" | "300300" | "300301" | "310100" | "310101" | "310102" | "310103" | "310104" | "310105" | "310200" | "310201" | "310300" | "310301" | "320100" | "320101" | "320102" | "320200" | "320201" | "320300" | "320301" | "320302" | "320400" | "320401" | "320402" | "320500" | "320501" | "320502" | "320600" | "320601" | "320602" | "320603" | "320700" | "320701" | "320702" | "320703" | 100100 | 100101 | 100102 | 100103 | 100200 | 100201 | 100202 | 100300 | 100301 | 100400 | 100401 | 100402 | 100500 | 100501 | 100502 | 100600 | 100601 | 100602 | 110100 | 110101 | 110102 | 110103 | 110104 | 110200 | 110201 | 110202 | 110203 | 120100 | 120101 | 120102 | 120200 | 120201 | 120300 | 120301 | 120302 | 130100 | 130101 | 130102 | 130103 | 130104 | 130105 | 130200 | 130201 | 130202 | 130203 | 130300 | 130301 | 130302 | 130303 | 130400 | 130401 | 130402 | 140100 | 140101 | 140102 | 140103 | 140104 | 140200 | 140201 | 140202 | 140203 | 140300 | 140301 | 140302 | 140400 | 140401 | 150100 | 150101 | 150200 | 150201 | 150202 | 150300 | 150301 | 150302 | 150303 | 150304 | 150400 | 150401 | 150500 | 150501 | 150502 | 150600 | 150601 | 160100 | 160101 | 160102 | 160200 | 160201 | 160202 | 170100 | 170101 | 170102 | 170103 | 170104 | 170105 | 170106 | 170107 | 170108 | 170109 | 170110 | 170200 | 170201 | 170202 | 170203 | 170300 | 170301 | 180100 | 180101 | 180102 | 180103 | 180200 | 180201 | 180202 | 180300 | 180301 | 180400 | 180401 | 180500 | 180501 | 180502 | 180600 | 180601 | 180602 | 180603 | 180604 | 180700 | 180701 | 180702 | 180703 | 180800 | 180801 | 180802 | 180803 | 180804 | 180900 | 180901 | 190100 | 190101 | 190102 | 190200 | 190201 | 190202 | 190300 | 190301 | 200100 | 200101 | 200102 | 200103 | 200104 | 200200 | 200201 | 200300 | 200301 | 210100 | 210101 | 210102 | 210103 | 210200 | 210201 | 210300 | 210301 | 210302 | 210303 | 210400 | 210401 | 210402 | 210500 | 210501 | 210502 | 210503 | 210504 | 210600 | 210601 | 210602 | 210700 | 210701 | 210800 | 210801 | 220100 | 220101 | 220102 | 220103 | 220104 | 220105 | 220106 | 220107 | 220108 | 220109 | 220110 | 220111 | 220200 | 220201 | 220202 | 220203 | 220300 | 220301 | 220302 | 220303 | 220400 | 220401 | 220402 | 220500 | 220501 | 220502 | 220503 | 220600 | 220601 | 220602 | 230100 | 230101 | 230200 | 230201 | 230202 | 230203 | 230300 | 230301 | 230400 | 230401 | 230500 | 230501 | 230600 | 230601 | 240100 | 240101 | 240102 | 240103 | 240104 | 240105 | 240106 | 240200 | 240201 | 240202 | 240300 | 240301 | 240400 | 240401 | 240402 | 240403 | 240404 | 250100 | 250101 | 250102 | 250104 | 250105 | 250106 | 250107 | 250200 | 250201 | 250300 | 250301 | 250302 | 250303 | 250400 | 250401 | 250402 | 250500 | 250501 | 250502 | 250503 | 250504 | 250600 | 250601 | 250602 | 250700 | 250701 | 250702 | 250703 | 250800 | 250801 | 250802 | 250803 | 250900 | 250901 | 251000 | 251001 | 260100 | 260101 | 260200 | 260201 | 260300 | 260301 | 270100 | 270101 | 270102 | 270103 | 270104 | 270200 | 270201 | 270202 | 270203 | 270204 | 270205 | 270300 | 270301 | 270302 | 270303 | 270304 | 280100 | 280101 | 280102 | 280103 | 280104 | 280105 | 280106 | 280200 | 280201 | 280300 | 280301 | 280302 | 280303 | 290100 | 290101 | 290102 | 290103 | 290104 | 290200 | 290201 | 290300 | 290301 | 290302 | 290303 | 290400 | 290402 | 290403 | 290500 | 290501 | 300100 | 300101 | 300102 | 300103 | 300104 | 300200 | 300201 | 300202 | 300300 | 300301 | 310100 | 310101 | 310102 | 310103 | 310104 | 310105 | 310200 | 310201 | 310300 | 310301 | 320100 | 320101 | 320102 | 320200 | 320201 | 320300 | 320301 | 320302 | 320400 | 320401 | 320402 | 320500 | 320501 | 320502 | 320600 | 320601 | 320602 | 320603 | 320700 | 320701 | 320702 | 320703;
+        /**
+         * @description Código del catálogo provincias (/api/v1/catalogos/provincias).
+         * @enum {unknown}
+         */
+        EcfProvincias: "010000" | "020000" | "030000" | "040000" | "050000" | "060000" | "070000" | "080000" | "090000" | "100000" | "110000" | "120000" | "130000" | "140000" | "150000" | "160000" | "170000" | "180000" | "190000" | "200000" | "210000" | "220000" | "230000" | "240000" | "250000" | "260000" | "270000" | "280000" | "290000" | "300000" | "310000" | "320000" | 100000 | 110000 | 120000 | 130000 | 140000 | 150000 | 160000 | 170000 | 180000 | 190000 | 200000 | 210000 | 220000 | 230000 | 240000 | 250000 | 260000 | 270000 | 280000 | 290000 | 300000 | 310000 | 320000;
+        /**
+         * @description Código del catálogo tiposAjuste (/api/v1/catalogos/tiposAjuste).
+         * @enum {unknown}
+         */
+        EcfTiposAjuste: "D" | "R";
+        /**
+         * @description Código del catálogo tiposCuentaPago (/api/v1/catalogos/tiposCuentaPago).
+         * @enum {unknown}
+         */
+        EcfTiposCuentaPago: "CT" | "AH" | "OT";
+        /**
+         * @description Código del catálogo tiposDescuentoRecargo (/api/v1/catalogos/tiposDescuentoRecargo).
+         * @enum {unknown}
+         */
+        EcfTiposDescuentoRecargo: "$" | "%";
+        /**
+         * @description Código del catálogo tiposIngresos (/api/v1/catalogos/tiposIngresos).
+         * @enum {unknown}
+         */
+        EcfTiposIngresos: "01" | "02" | "03" | "04" | "05" | "06";
+        /**
+         * @description Código del catálogo tiposPago (/api/v1/catalogos/tiposPago).
+         * @enum {unknown}
+         */
+        EcfTiposPago: "1" | "2" | "3" | 1 | 2 | 3;
+        /**
+         * @description Código del catálogo unidadesMedida (/api/v1/catalogos/unidadesMedida).
+         * @enum {unknown}
+         */
+        EcfUnidadesMedida: "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "10" | "11" | "12" | "13" | "14" | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "23" | "24" | "25" | "26" | "27" | "28" | "29" | "30" | "31" | "32" | "33" | "34" | "35" | "36" | "37" | "38" | "39" | "40" | "41" | "42" | "43" | "44" | "45" | "46" | "47" | "48" | "49" | "50" | "51" | "52" | "53" | "54" | "55" | "56" | "57" | "58" | "59" | "60" | "61" | "62" | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 43 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 52 | 53 | 54 | 55 | 56 | 57 | 58 | 59 | 60 | 61 | 62;
+        /**
+         * @description Código del catálogo versiones (/api/v1/catalogos/versiones).
+         * @enum {unknown}
+         */
+        EcfVersiones: "1.0";
+        /**
+         * @description Código del catálogo tiposAfiliacion (/api/v1/catalogos/tiposAfiliacion).
+         * @enum {unknown}
+         */
+        EcfTiposAfiliacion: "1" | "2" | 1 | 2;
+        /**
+         * @description Código del catálogo tiposLiquidacion (/api/v1/catalogos/tiposLiquidacion).
+         * @enum {unknown}
+         */
+        EcfTiposLiquidacion: "1" | "2" | 1 | 2;
+        EcfAlfNum90ValidationType: string;
+        /** @description Entero (texto o número): a lo sumo 5 dígitos enteros y 5 en total. */
+        EcfInteger5V1To10000ValidationType: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Entero (texto o número): a lo sumo 5 dígitos enteros y 5 en total. */
+        EcfInteger5ValidationTypeMayorUno: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Entero (texto o número): a lo sumo 5 dígitos enteros y 5 en total. */
+        EcfNumeroLineaType_2: (string & (unknown & unknown & unknown & unknown & unknown & unknown)) | number;
+        /** @description Entero (texto o número): a lo sumo 20 dígitos enteros. */
+        EcfIndicadorNotaCreditoType: (string & (unknown & unknown & unknown)) | number;
+        /** @description Decimal (texto o número): a lo sumo 3 dígitos enteros y 7 en total. Como número, con a lo sumo 4 decimales. */
+        EcfDecimal7D1or4ValidationTypeMayorCero_2: (string & (unknown & unknown & unknown & unknown)) | number;
+        EcfAlfa35Type: string & unknown;
+        EcfAlfa3Type: string & unknown;
+        EcfAlfa60Type: string & unknown;
+        /**
+         * @description Código del catálogo viasTransporte (/api/v1/catalogos/viasTransporte).
+         * @enum {unknown}
+         */
+        EcfViasTransporte: "01" | "02" | "03";
+        EcfAlfa60Type_2: string & unknown;
     };
     responses: never;
     parameters: never;
@@ -3805,6 +9415,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -3846,6 +9461,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "database": {
+                     *           "status": "up"
+                     *         },
+                     *         "queue": {
+                     *           "status": "up"
+                     *         },
+                     *         "cache": {
+                     *           "status": "up"
+                     *         },
+                     *         "storage": {
+                     *           "status": "up"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         status: "ready" | "not_ready";
                         checks: {
@@ -3933,6 +9567,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP http_request_duration_seconds HTTP request duration in seconds.
+                     *     # TYPE http_request_duration_seconds histogram
+                     *     http_request_duration_seconds_bucket{le="0.05",method="POST",route="/api/v1/documentos",status="201"} 42
+                     */
                     "text/plain": string;
                 };
             };
@@ -3971,6 +9610,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "company": {
+                     *           "id": "cmp_HX4G8DItIuGlff211f0n",
+                     *           "rnc": "999999992",
+                     *           "legalName": "Empresa Demostración, S.R.L.",
+                     *           "tradeName": "Demo",
+                     *           "address": "Av. Winston Churchill 1099, Piantini",
+                     *           "municipality": "010101",
+                     *           "province": "010000",
+                     *           "permissions": "current",
+                     *           "suspendedReason": null,
+                     *           "certificationEnabled": false,
+                     *           "certificate": {
+                     *             "id": "crt_ICjJBciTSJ9LJdhjhnoR",
+                     *             "subject": "CN=EMPRESA DEMOSTRACION\nserialNumber=999999992",
+                     *             "issuer": "CN=AVANSI CA\nO=AVANSI S.R.L.",
+                     *             "serialNumber": "4AFDBC0E7BC3FC79FAF698F45E43097C",
+                     *             "notBefore": "2026-01-01T00:00:00.000Z",
+                     *             "notAfter": "2028-01-01T00:00:00.000Z",
+                     *             "fingerprintSha256": "e13b98a8d3123798632eb0b13d7f93c72bec0be9f56812c95941fd9507f79a3c"
+                     *           },
+                     *           "branding": {
+                     *             "logo": null,
+                     *             "defaultFormat": "a4",
+                     *             "footerNote": null
+                     *           },
+                     *           "createdAt": "2026-11-02T13:00:00.000Z",
+                     *           "updatedAt": "2026-11-20T15:45:00.000Z"
+                     *         },
+                     *         "entitlement": {
+                     *           "plan": "pro",
+                     *           "capabilities": [
+                     *             "issuing",
+                     *             "receiving",
+                     *             "webhooks"
+                     *           ]
+                     *         },
+                     *         "access": {
+                     *           "issuing": {
+                     *             "entitled": true,
+                     *             "allowed": true,
+                     *             "scopes": [
+                     *               "documents:create",
+                     *               "documents:read",
+                     *               "documents:send"
+                     *             ]
+                     *           },
+                     *           "receiving": {
+                     *             "entitled": true,
+                     *             "allowed": true,
+                     *             "scopes": [
+                     *               "received:read"
+                     *             ]
+                     *           },
+                     *           "webhooks": {
+                     *             "entitled": true,
+                     *             "allowed": true,
+                     *             "scopes": [
+                     *               "webhooks:manage"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "environment": "TEST",
+                     *         "scopes": [
+                     *           "documents:create",
+                     *           "documents:read",
+                     *           "documents:send"
+                     *         ],
+                     *         "effectiveScopes": [
+                     *           "documents:create",
+                     *           "documents:read",
+                     *           "documents:send"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CompanyView"];
                         meta: components["schemas"]["Meta"];
@@ -4012,6 +9733,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "company": {
+                     *           "id": "cmp_HX4G8DItIuGlff211f0n",
+                     *           "rnc": "999999992",
+                     *           "legalName": "Empresa Demostración, S.R.L.",
+                     *           "tradeName": "Demo",
+                     *           "address": "Av. Winston Churchill 1099, Piantini",
+                     *           "municipality": "010101",
+                     *           "province": "010000",
+                     *           "permissions": "current",
+                     *           "suspendedReason": null,
+                     *           "certificationEnabled": false,
+                     *           "certificate": {
+                     *             "id": "crt_ICjJBciTSJ9LJdhjhnoR",
+                     *             "subject": "CN=EMPRESA DEMOSTRACION\nserialNumber=999999992",
+                     *             "issuer": "CN=AVANSI CA\nO=AVANSI S.R.L.",
+                     *             "serialNumber": "4AFDBC0E7BC3FC79FAF698F45E43097C",
+                     *             "notBefore": "2026-01-01T00:00:00.000Z",
+                     *             "notAfter": "2028-01-01T00:00:00.000Z",
+                     *             "fingerprintSha256": "e13b98a8d3123798632eb0b13d7f93c72bec0be9f56812c95941fd9507f79a3c"
+                     *           },
+                     *           "branding": {
+                     *             "logo": null,
+                     *             "defaultFormat": "a4",
+                     *             "footerNote": null
+                     *           },
+                     *           "createdAt": "2026-11-02T13:00:00.000Z",
+                     *           "updatedAt": "2026-11-20T15:45:00.000Z"
+                     *         },
+                     *         "entitlement": {
+                     *           "plan": "pro",
+                     *           "capabilities": [
+                     *             "issuing",
+                     *             "receiving",
+                     *             "webhooks"
+                     *           ]
+                     *         },
+                     *         "access": {
+                     *           "issuing": {
+                     *             "entitled": true,
+                     *             "allowed": true,
+                     *             "scopes": [
+                     *               "documents:create",
+                     *               "documents:read",
+                     *               "documents:send"
+                     *             ]
+                     *           },
+                     *           "receiving": {
+                     *             "entitled": true,
+                     *             "allowed": true,
+                     *             "scopes": [
+                     *               "received:read"
+                     *             ]
+                     *           },
+                     *           "webhooks": {
+                     *             "entitled": true,
+                     *             "allowed": true,
+                     *             "scopes": [
+                     *               "webhooks:manage"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "environment": "TEST",
+                     *         "scopes": [
+                     *           "documents:create",
+                     *           "documents:read",
+                     *           "documents:send"
+                     *         ],
+                     *         "effectiveScopes": [
+                     *           "documents:create",
+                     *           "documents:read",
+                     *           "documents:send"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CompanyView"];
                         meta: components["schemas"]["Meta"];
@@ -4047,6 +9850,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "company.provisioned",
+                 *       "data": {
+                 *         "rnc": "131876544",
+                 *         "legalName": "Comercial Ejemplo del Caribe, S.R.L.",
+                 *         "plan": "pro",
+                 *         "capabilities": [
+                 *           "issuing",
+                 *           "receiving",
+                 *           "webhooks"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ControlPlaneEvent"];
             };
         };
@@ -4057,6 +9875,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "eventId": "msg_8ccafc87-4d94-41e6-a076-11755027e829",
+                     *         "type": "company.provisioned",
+                     *         "companyId": "cmp_o3al1GAokwQfspl5Mgub",
+                     *         "outcome": "applied"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["EventOutcome"];
                         meta: components["schemas"]["Meta"];
@@ -4100,6 +9932,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "keyId": "key_oamHqLQWRYUfsXCS",
+                     *           "name": "ERP producción",
+                     *           "environment": "TEST",
+                     *           "scopes": [
+                     *             "documents:create",
+                     *             "documents:read",
+                     *             "documents:send"
+                     *           ],
+                     *           "displayPrefix": "ecf_test_oamHqL…",
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "expiresAt": null,
+                     *           "status": "active",
+                     *           "revokedAt": null,
+                     *           "lastUsedAt": "2026-11-27T15:02:41.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKeyMetadata"][];
                         meta: components["schemas"]["Meta"];
@@ -4137,6 +9995,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ERP producción",
+                 *       "scopes": [
+                 *         "documents:create",
+                 *         "documents:read",
+                 *         "documents:send"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["IssueApiKey"];
             };
         };
@@ -4147,6 +10015,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keyId": "key_oamHqLQWRYUfsXCS",
+                     *         "name": "ERP producción",
+                     *         "environment": "TEST",
+                     *         "scopes": [
+                     *           "documents:create",
+                     *           "documents:read",
+                     *           "documents:send"
+                     *         ],
+                     *         "displayPrefix": "ecf_test_oamHqL…",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "expiresAt": null,
+                     *         "apiKey": "ecf_test_oamHqLQWRYUfsXCS_lKF4CHObq8jhFL4K7AyRLmAgouDePtjO28Iq80"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["IssuedApiKey"];
                         meta: components["schemas"]["Meta"];
@@ -4229,6 +10119,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rng_6KE2G2LgtV4myyto87qT",
+                     *           "ecfType": "31",
+                     *           "from": "E310000000001",
+                     *           "to": "E310000001000",
+                     *           "next": "E310000000043",
+                     *           "expiresOn": "31-12-2027",
+                     *           "status": "active",
+                     *           "availability": {
+                     *             "total": 1000,
+                     *             "used": 42,
+                     *             "reserved": 0,
+                     *             "burned": 0,
+                     *             "annulled": 0,
+                     *             "withdrawn": 0,
+                     *             "remaining": 958
+                     *           },
+                     *           "createdAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RangeView"][];
                         meta: components["schemas"]["Meta"];
@@ -4264,6 +10184,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ecfType": "31",
+                 *       "from": "E310000000001",
+                 *       "to": "E310000001000",
+                 *       "expiresOn": "31-12-2027"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterRange"];
             };
         };
@@ -4274,6 +10202,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rng_6KE2G2LgtV4myyto87qT",
+                     *         "ecfType": "31",
+                     *         "from": "E310000000001",
+                     *         "to": "E310000001000",
+                     *         "next": "E310000000001",
+                     *         "expiresOn": "31-12-2027",
+                     *         "status": "active",
+                     *         "availability": {
+                     *           "total": 1000,
+                     *           "used": 0,
+                     *           "reserved": 0,
+                     *           "burned": 0,
+                     *           "annulled": 0,
+                     *           "withdrawn": 0,
+                     *           "remaining": 1000
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RangeView"];
                         meta: components["schemas"]["Meta"];
@@ -4317,6 +10272,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rng_6KE2G2LgtV4myyto87qT",
+                     *           "ecfType": "31",
+                     *           "from": "E310000000001",
+                     *           "to": "E310000001000",
+                     *           "next": "E310000000043",
+                     *           "expiresOn": "31-12-2027",
+                     *           "status": "active",
+                     *           "availability": {
+                     *             "total": 1000,
+                     *             "used": 42,
+                     *             "reserved": 0,
+                     *             "burned": 0,
+                     *             "annulled": 0,
+                     *             "withdrawn": 0,
+                     *             "remaining": 958
+                     *           },
+                     *           "createdAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RangeView"][];
                         meta: components["schemas"]["Meta"];
@@ -4352,6 +10337,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ecfType": "31",
+                 *       "from": "E310000000001",
+                 *       "to": "E310000001000",
+                 *       "expiresOn": "31-12-2027"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterRange"];
             };
         };
@@ -4362,6 +10355,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rng_6KE2G2LgtV4myyto87qT",
+                     *         "ecfType": "31",
+                     *         "from": "E310000000001",
+                     *         "to": "E310000001000",
+                     *         "next": "E310000000001",
+                     *         "expiresOn": "31-12-2027",
+                     *         "status": "active",
+                     *         "availability": {
+                     *           "total": 1000,
+                     *           "used": 0,
+                     *           "reserved": 0,
+                     *           "burned": 0,
+                     *           "annulled": 0,
+                     *           "withdrawn": 0,
+                     *           "remaining": 1000
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RangeView"];
                         meta: components["schemas"]["Meta"];
@@ -4405,6 +10425,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rng_6KE2G2LgtV4myyto87qT",
+                     *         "ecfType": "31",
+                     *         "from": "E310000000001",
+                     *         "to": "E310000001000",
+                     *         "next": "E310000000001",
+                     *         "expiresOn": "31-12-2027",
+                     *         "status": "active",
+                     *         "availability": {
+                     *           "total": 1000,
+                     *           "used": 0,
+                     *           "reserved": 0,
+                     *           "burned": 0,
+                     *           "annulled": 0,
+                     *           "withdrawn": 0,
+                     *           "remaining": 1000
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RangeView"];
                         meta: components["schemas"]["Meta"];
@@ -4448,6 +10495,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rng_6KE2G2LgtV4myyto87qT",
+                     *         "ecfType": "31",
+                     *         "from": "E310000000001",
+                     *         "to": "E310000001000",
+                     *         "next": "E310000000001",
+                     *         "expiresOn": "31-12-2027",
+                     *         "status": "active",
+                     *         "availability": {
+                     *           "total": 1000,
+                     *           "used": 0,
+                     *           "reserved": 0,
+                     *           "burned": 0,
+                     *           "annulled": 0,
+                     *           "withdrawn": 0,
+                     *           "remaining": 1000
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RangeView"];
                         meta: components["schemas"]["Meta"];
@@ -4494,6 +10568,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *           "status": "active",
+                     *           "ecfType": "32",
+                     *           "deviceId": "caja-01",
+                     *           "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *           "from": "E320000000002",
+                     *           "to": "E320000000501",
+                     *           "count": 500,
+                     *           "used": 37,
+                     *           "remaining": 463,
+                     *           "burned": 0,
+                     *           "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "endedAt": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4529,6 +10630,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ecfType": "32",
+                 *       "deviceId": "caja-01",
+                 *       "count": 500,
+                 *       "expiresAt": "2027-12-31T23:59:59-04:00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReserveAllocation"];
             };
         };
@@ -4539,6 +10648,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *         "status": "active",
+                     *         "ecfType": "32",
+                     *         "deviceId": "caja-01",
+                     *         "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *         "from": "E320000000002",
+                     *         "to": "E320000000501",
+                     *         "count": 500,
+                     *         "used": 0,
+                     *         "remaining": 500,
+                     *         "burned": 0,
+                     *         "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"];
                         meta: components["schemas"]["Meta"];
@@ -4585,6 +10718,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *           "status": "active",
+                     *           "ecfType": "32",
+                     *           "deviceId": "caja-01",
+                     *           "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *           "from": "E320000000002",
+                     *           "to": "E320000000501",
+                     *           "count": 500,
+                     *           "used": 37,
+                     *           "remaining": 463,
+                     *           "burned": 0,
+                     *           "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "endedAt": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4620,6 +10780,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ecfType": "32",
+                 *       "deviceId": "caja-01",
+                 *       "count": 500,
+                 *       "expiresAt": "2027-12-31T23:59:59-04:00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReserveAllocation"];
             };
         };
@@ -4630,6 +10798,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *         "status": "active",
+                     *         "ecfType": "32",
+                     *         "deviceId": "caja-01",
+                     *         "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *         "from": "E320000000002",
+                     *         "to": "E320000000501",
+                     *         "count": 500,
+                     *         "used": 0,
+                     *         "remaining": 500,
+                     *         "burned": 0,
+                     *         "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"];
                         meta: components["schemas"]["Meta"];
@@ -4673,6 +10865,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *         "status": "active",
+                     *         "ecfType": "32",
+                     *         "deviceId": "caja-01",
+                     *         "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *         "from": "E320000000002",
+                     *         "to": "E320000000501",
+                     *         "count": 500,
+                     *         "used": 37,
+                     *         "remaining": 463,
+                     *         "burned": 0,
+                     *         "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"];
                         meta: components["schemas"]["Meta"];
@@ -4716,6 +10932,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *         "status": "active",
+                     *         "ecfType": "32",
+                     *         "deviceId": "caja-01",
+                     *         "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *         "from": "E320000000002",
+                     *         "to": "E320000000501",
+                     *         "count": 500,
+                     *         "used": 37,
+                     *         "remaining": 463,
+                     *         "burned": 0,
+                     *         "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"];
                         meta: components["schemas"]["Meta"];
@@ -4759,6 +10999,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *         "status": "cancelled",
+                     *         "ecfType": "32",
+                     *         "deviceId": "caja-01",
+                     *         "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *         "from": "E320000000002",
+                     *         "to": "E320000000501",
+                     *         "count": 500,
+                     *         "used": 37,
+                     *         "remaining": 0,
+                     *         "burned": 463,
+                     *         "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": "2026-11-28T22:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"];
                         meta: components["schemas"]["Meta"];
@@ -4802,6 +11066,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "alc_IJfpiUehnPLfkkyCRy2u",
+                     *         "status": "cancelled",
+                     *         "ecfType": "32",
+                     *         "deviceId": "caja-01",
+                     *         "rangeId": "rng_VtpBuZ8PUiuu2hnnv5mF",
+                     *         "from": "E320000000002",
+                     *         "to": "E320000000501",
+                     *         "count": 500,
+                     *         "used": 37,
+                     *         "remaining": 0,
+                     *         "burned": 463,
+                     *         "expiresAt": "2028-01-01T03:59:59.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": "2026-11-28T22:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllocationView"];
                         meta: components["schemas"]["Meta"];
@@ -4846,6 +11134,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *           "status": "pending",
+                     *           "total": 9,
+                     *           "spans": [
+                     *             {
+                     *               "ecfType": "34",
+                     *               "from": "E340000000002",
+                     *               "to": "E340000000010",
+                     *               "count": 9,
+                     *               "kind": "unissued"
+                     *             }
+                     *           ],
+                     *           "attempts": 0,
+                     *           "dgii": {
+                     *             "estado": null,
+                     *             "codigo": null,
+                     *             "mensajes": []
+                     *           },
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4881,6 +11202,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ranges": [
+                 *         {
+                 *           "ecfType": "34",
+                 *           "from": "E340000000002",
+                 *           "to": "E340000000010"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestAnnulment"];
             };
         };
@@ -4891,6 +11223,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *         "status": "pending",
+                     *         "total": 9,
+                     *         "spans": [
+                     *           {
+                     *             "ecfType": "34",
+                     *             "from": "E340000000002",
+                     *             "to": "E340000000010",
+                     *             "count": 9,
+                     *             "kind": "unissued"
+                     *           }
+                     *         ],
+                     *         "attempts": 0,
+                     *         "dgii": {
+                     *           "estado": null,
+                     *           "codigo": null,
+                     *           "mensajes": []
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"];
                         meta: components["schemas"]["Meta"];
@@ -4935,6 +11297,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *           "status": "pending",
+                     *           "total": 9,
+                     *           "spans": [
+                     *             {
+                     *               "ecfType": "34",
+                     *               "from": "E340000000002",
+                     *               "to": "E340000000010",
+                     *               "count": 9,
+                     *               "kind": "unissued"
+                     *             }
+                     *           ],
+                     *           "attempts": 0,
+                     *           "dgii": {
+                     *             "estado": null,
+                     *             "codigo": null,
+                     *             "mensajes": []
+                     *           },
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4970,6 +11365,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ranges": [
+                 *         {
+                 *           "ecfType": "34",
+                 *           "from": "E340000000002",
+                 *           "to": "E340000000010"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestAnnulment"];
             };
         };
@@ -4980,6 +11386,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *         "status": "pending",
+                     *         "total": 9,
+                     *         "spans": [
+                     *           {
+                     *             "ecfType": "34",
+                     *             "from": "E340000000002",
+                     *             "to": "E340000000010",
+                     *             "count": 9,
+                     *             "kind": "unissued"
+                     *           }
+                     *         ],
+                     *         "attempts": 0,
+                     *         "dgii": {
+                     *           "estado": null,
+                     *           "codigo": null,
+                     *           "mensajes": []
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"];
                         meta: components["schemas"]["Meta"];
@@ -5021,6 +11457,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "ecfType": "32",
+                     *           "from": "E320000000460",
+                     *           "to": "E320000000501",
+                     *           "count": 42,
+                     *           "causes": [
+                     *             "allocation alc_IJfpiUehnPLfkkyCRy2u cancelled"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["BurnedSpan"][];
                         meta: components["schemas"]["Meta"];
@@ -5062,6 +11517,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "ecfType": "32",
+                     *           "from": "E320000000460",
+                     *           "to": "E320000000501",
+                     *           "count": 42,
+                     *           "causes": [
+                     *             "allocation alc_IJfpiUehnPLfkkyCRy2u cancelled"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["BurnedSpan"][];
                         meta: components["schemas"]["Meta"];
@@ -5105,6 +11579,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *         "status": "accepted",
+                     *         "total": 9,
+                     *         "spans": [
+                     *           {
+                     *             "ecfType": "34",
+                     *             "from": "E340000000002",
+                     *             "to": "E340000000010",
+                     *             "count": 9,
+                     *             "kind": "unissued"
+                     *           }
+                     *         ],
+                     *         "attempts": 1,
+                     *         "dgii": {
+                     *           "estado": "Aceptado",
+                     *           "codigo": "1",
+                     *           "mensajes": []
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:31:12.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"];
                         meta: components["schemas"]["Meta"];
@@ -5148,6 +11652,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *         "status": "accepted",
+                     *         "total": 9,
+                     *         "spans": [
+                     *           {
+                     *             "ecfType": "34",
+                     *             "from": "E340000000002",
+                     *             "to": "E340000000010",
+                     *             "count": 9,
+                     *             "kind": "unissued"
+                     *           }
+                     *         ],
+                     *         "attempts": 1,
+                     *         "dgii": {
+                     *           "estado": "Aceptado",
+                     *           "codigo": "1",
+                     *           "mensajes": []
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:31:12.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"];
                         meta: components["schemas"]["Meta"];
@@ -5191,6 +11725,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *         "status": "pending",
+                     *         "total": 9,
+                     *         "spans": [
+                     *           {
+                     *             "ecfType": "34",
+                     *             "from": "E340000000002",
+                     *             "to": "E340000000010",
+                     *             "count": 9,
+                     *             "kind": "unissued"
+                     *           }
+                     *         ],
+                     *         "attempts": 3,
+                     *         "dgii": {
+                     *           "estado": null,
+                     *           "codigo": null,
+                     *           "mensajes": []
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"];
                         meta: components["schemas"]["Meta"];
@@ -5234,6 +11798,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "anl_dfAp0mf16vJ3tDZBrjXY",
+                     *         "status": "pending",
+                     *         "total": 9,
+                     *         "spans": [
+                     *           {
+                     *             "ecfType": "34",
+                     *             "from": "E340000000002",
+                     *             "to": "E340000000010",
+                     *             "count": 9,
+                     *             "kind": "unissued"
+                     *           }
+                     *         ],
+                     *         "attempts": 3,
+                     *         "dgii": {
+                     *           "estado": null,
+                     *           "codigo": null,
+                     *           "mensajes": []
+                     *         },
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AnnulmentView"];
                         meta: components["schemas"]["Meta"];
@@ -5270,6 +11864,11 @@ export interface operations {
         /** @description The signed e-CF: the raw XML (Content-Type application/xml, the exact bytes to archive), or JSON {"xml": "<ECF>…</ECF>"}. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "xml": "<?xml version=\"1.0\" encoding=\"utf-8\"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns=\"http://www.w3.org/2000/09/xmldsig#\"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF>"
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -5280,6 +11879,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": null,
+                     *         "commercialResponse": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"];
                         meta: components["schemas"]["Meta"];
@@ -5316,6 +11950,11 @@ export interface operations {
         /** @description The signed e-CF: the raw XML (Content-Type application/xml, the exact bytes to archive), or JSON {"xml": "<ECF>…</ECF>"}. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "xml": "<?xml version=\"1.0\" encoding=\"utf-8\"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns=\"http://www.w3.org/2000/09/xmldsig#\"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF>"
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -5326,6 +11965,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": null,
+                     *         "commercialResponse": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"];
                         meta: components["schemas"]["Meta"];
@@ -5372,6 +12046,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *           "status": "signed",
+                     *           "ecfType": "31",
+                     *           "eNCF": "E310000000001",
+                     *           "fechaEmision": "27-11-2026",
+                     *           "rncComprador": "130123454",
+                     *           "montoTotal": "1180.00",
+                     *           "totalITBIS": "180.00",
+                     *           "securityCode": "G1r8Bd",
+                     *           "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *           "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *           "warnings": [],
+                     *           "dgii": null,
+                     *           "commercialResponse": null,
+                     *           "artefacts": [
+                     *             {
+                     *               "type": "signed-xml",
+                     *               "version": 1,
+                     *               "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *               "size": 3341,
+                     *               "contentType": "application/xml"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -5410,6 +12122,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Encabezado": {
+                 *         "IdDoc": {
+                 *           "TipoeCF": "31",
+                 *           "IndicadorMontoGravado": 0,
+                 *           "TipoIngresos": "01",
+                 *           "TipoPago": 1
+                 *         },
+                 *         "Comprador": {
+                 *           "RNCComprador": "130123454",
+                 *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+                 *         }
+                 *       },
+                 *       "DetallesItems": {
+                 *         "Item": [
+                 *           {
+                 *             "NumeroLinea": 1,
+                 *             "IndicadorFacturacion": 1,
+                 *             "NombreItem": "Servicio de consultoría",
+                 *             "IndicadorBienoServicio": 2,
+                 *             "CantidadItem": 1,
+                 *             "PrecioUnitarioItem": "1000.00",
+                 *             "MontoItem": "1000.00"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["EcfDocumentBody"];
             };
         };
@@ -5420,6 +12161,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": null,
+                     *         "commercialResponse": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"];
                         meta: components["schemas"]["Meta"];
@@ -5466,6 +12242,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *           "status": "signed",
+                     *           "ecfType": "31",
+                     *           "eNCF": "E310000000001",
+                     *           "fechaEmision": "27-11-2026",
+                     *           "rncComprador": "130123454",
+                     *           "montoTotal": "1180.00",
+                     *           "totalITBIS": "180.00",
+                     *           "securityCode": "G1r8Bd",
+                     *           "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *           "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *           "warnings": [],
+                     *           "dgii": null,
+                     *           "commercialResponse": null,
+                     *           "artefacts": [
+                     *             {
+                     *               "type": "signed-xml",
+                     *               "version": 1,
+                     *               "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *               "size": 3341,
+                     *               "contentType": "application/xml"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -5504,6 +12318,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Encabezado": {
+                 *         "IdDoc": {
+                 *           "TipoeCF": "31",
+                 *           "IndicadorMontoGravado": 0,
+                 *           "TipoIngresos": "01",
+                 *           "TipoPago": 1
+                 *         },
+                 *         "Comprador": {
+                 *           "RNCComprador": "130123454",
+                 *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+                 *         }
+                 *       },
+                 *       "DetallesItems": {
+                 *         "Item": [
+                 *           {
+                 *             "NumeroLinea": 1,
+                 *             "IndicadorFacturacion": 1,
+                 *             "NombreItem": "Servicio de consultoría",
+                 *             "IndicadorBienoServicio": 2,
+                 *             "CantidadItem": 1,
+                 *             "PrecioUnitarioItem": "1000.00",
+                 *             "MontoItem": "1000.00"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["EcfDocumentBody"];
             };
         };
@@ -5514,6 +12357,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": null,
+                     *         "commercialResponse": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"];
                         meta: components["schemas"]["Meta"];
@@ -5557,6 +12435,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "accepted",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": {
+                     *           "route": "reception",
+                     *           "attempts": 1,
+                     *           "trackId": "5f6a1c2e-8b7d-4e3f-9a01-2b3c4d5e6f70",
+                     *           "estado": "Aceptado",
+                     *           "codigo": "1",
+                     *           "mensajes": [],
+                     *           "secuenciaUtilizada": true,
+                     *           "sentAt": "2026-11-27T14:31:02.000Z",
+                     *           "finalAt": "2026-11-27T14:31:09.000Z"
+                     *         },
+                     *         "commercialResponse": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:31:09.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"];
                         meta: components["schemas"]["Meta"];
@@ -5600,6 +12523,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "accepted",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": {
+                     *           "route": "reception",
+                     *           "attempts": 1,
+                     *           "trackId": "5f6a1c2e-8b7d-4e3f-9a01-2b3c4d5e6f70",
+                     *           "estado": "Aceptado",
+                     *           "codigo": "1",
+                     *           "mensajes": [],
+                     *           "secuenciaUtilizada": true,
+                     *           "sentAt": "2026-11-27T14:31:02.000Z",
+                     *           "finalAt": "2026-11-27T14:31:09.000Z"
+                     *         },
+                     *         "commercialResponse": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:31:09.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentView"];
                         meta: components["schemas"]["Meta"];
@@ -5646,7 +12614,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF> */
                     "application/xml": string;
+                    /** @example {"Encabezado":{"IdDoc":{"TipoeCF":"31"}}} */
                     "application/json": string;
                 };
             };
@@ -5690,7 +12660,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF> */
                     "application/xml": string;
+                    /** @example {"Encabezado":{"IdDoc":{"TipoeCF":"31"}}} */
                     "application/json": string;
                 };
             };
@@ -5731,6 +12703,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "eNCF": "E310000000001",
+                     *         "artefact": {
+                     *           "type": "signed-xml",
+                     *           "version": 1
+                     *         },
+                     *         "document": {
+                     *           "Encabezado": {
+                     *             "Version": "1.0",
+                     *             "IdDoc": {
+                     *               "TipoeCF": "31",
+                     *               "eNCF": "E310000000001"
+                     *             }
+                     *           },
+                     *           "FechaHoraFirma": "21-11-2026 10:30:00"
+                     *         },
+                     *         "readFindings": [],
+                     *         "integrity": {
+                     *           "sha256": "9f86d0…",
+                     *           "recordedSha256": "9f86d0…",
+                     *           "sha256Matches": true,
+                     *           "signatureValid": true,
+                     *           "signatureProblems": [],
+                     *           "recordMatches": true,
+                     *           "recordMismatches": []
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["NormalizedDocument"];
                         meta: components["schemas"]["Meta"];
@@ -5774,6 +12782,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "eNCF": "E310000000001",
+                     *         "artefact": {
+                     *           "type": "signed-xml",
+                     *           "version": 1
+                     *         },
+                     *         "document": {
+                     *           "Encabezado": {
+                     *             "Version": "1.0",
+                     *             "IdDoc": {
+                     *               "TipoeCF": "31",
+                     *               "eNCF": "E310000000001"
+                     *             }
+                     *           },
+                     *           "FechaHoraFirma": "21-11-2026 10:30:00"
+                     *         },
+                     *         "readFindings": [],
+                     *         "integrity": {
+                     *           "sha256": "9f86d0…",
+                     *           "recordedSha256": "9f86d0…",
+                     *           "sha256Matches": true,
+                     *           "signatureValid": true,
+                     *           "signatureProblems": [],
+                     *           "recordMatches": true,
+                     *           "recordMismatches": []
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["NormalizedDocument"];
                         meta: components["schemas"]["Meta"];
@@ -5820,10 +12864,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "typeName": "Factura de Crédito Fiscal Electrónica",
+                     *         "eNCF": "E310000000001",
+                     *         "sequenceExpiry": "31-12-2027",
+                     *         "issueDate": "21-11-2026",
+                     *         "issuer": {
+                     *           "rnc": "999999992",
+                     *           "legalName": "Empresa de Prueba SRL",
+                     *           "tradeName": null,
+                     *           "branch": null,
+                     *           "address": "Av. 27 de Febrero #123",
+                     *           "municipality": {
+                     *             "code": "010101",
+                     *             "name": "SANTO DOMINGO DE GUZMÁN (D. M.)."
+                     *           },
+                     *           "province": {
+                     *             "code": "010000",
+                     *             "name": "DISTRITO NACIONAL"
+                     *           }
+                     *         },
+                     *         "buyer": {
+                     *           "rnc": "130123454",
+                     *           "foreignId": null,
+                     *           "legalName": "Cliente de Prueba SRL",
+                     *           "address": null
+                     *         },
+                     *         "reference": null,
+                     *         "lines": [
+                     *           {
+                     *             "lineNumber": "1",
+                     *             "billingIndicator": "1",
+                     *             "exempt": false,
+                     *             "mark": null,
+                     *             "name": "Servicio de consultoría",
+                     *             "description": null,
+                     *             "quantity": "1",
+                     *             "unit": null,
+                     *             "unitPrice": "1000.00",
+                     *             "discount": null,
+                     *             "surcharge": null,
+                     *             "amount": "1000.00",
+                     *             "itbis": "180.00"
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "MontoGravadoTotal": "1000.00",
+                     *           "MontoGravadoI1": "1000.00",
+                     *           "ITBIS1": "18",
+                     *           "TotalITBIS": "180.00",
+                     *           "TotalITBIS1": "180.00",
+                     *           "MontoTotal": "1180.00"
+                     *         },
+                     *         "totalLines": [
+                     *           {
+                     *             "code": "MontoGravadoTotal",
+                     *             "label": "Subtotal Gravado",
+                     *             "amount": "1000.00"
+                     *           },
+                     *           {
+                     *             "code": "TotalITBIS",
+                     *             "label": "Total ITBIS",
+                     *             "amount": "180.00"
+                     *           },
+                     *           {
+                     *             "code": "MontoTotal",
+                     *             "label": "Total",
+                     *             "amount": "1180.00"
+                     *           }
+                     *         ],
+                     *         "pagination": null,
+                     *         "deferredSending": false,
+                     *         "contingency": false,
+                     *         "currency": null,
+                     *         "securityCode": "AbC12+",
+                     *         "signatureDate": "21-11-2026 10:30:00",
+                     *         "qr": {
+                     *           "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&…",
+                     *           "consumerSummary": false
+                     *         },
+                     *         "legends": [
+                     *           {
+                     *             "code": "type_name",
+                     *             "text": "Factura de Crédito Fiscal Electrónica"
+                     *           },
+                     *           {
+                     *             "code": "security_code",
+                     *             "text": "Código de Seguridad: AbC12+"
+                     *           },
+                     *           {
+                     *             "code": "signature_date",
+                     *             "text": "Fecha de Firma Digital: 21-11-2026 10:30:00"
+                     *           }
+                     *         ],
+                     *         "notices": [
+                     *           {
+                     *             "code": "not_accepted_yet",
+                     *             "text": "DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit."
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PrintableDocument"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example %PDF-1.7
+                     *     %âãÏÓ
+                     *     1 0 obj …
+                     */
                     "application/pdf": string;
                 };
             };
@@ -5874,10 +13034,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "typeName": "Factura de Crédito Fiscal Electrónica",
+                     *         "eNCF": "E310000000001",
+                     *         "sequenceExpiry": "31-12-2027",
+                     *         "issueDate": "21-11-2026",
+                     *         "issuer": {
+                     *           "rnc": "999999992",
+                     *           "legalName": "Empresa de Prueba SRL",
+                     *           "tradeName": null,
+                     *           "branch": null,
+                     *           "address": "Av. 27 de Febrero #123",
+                     *           "municipality": {
+                     *             "code": "010101",
+                     *             "name": "SANTO DOMINGO DE GUZMÁN (D. M.)."
+                     *           },
+                     *           "province": {
+                     *             "code": "010000",
+                     *             "name": "DISTRITO NACIONAL"
+                     *           }
+                     *         },
+                     *         "buyer": {
+                     *           "rnc": "130123454",
+                     *           "foreignId": null,
+                     *           "legalName": "Cliente de Prueba SRL",
+                     *           "address": null
+                     *         },
+                     *         "reference": null,
+                     *         "lines": [
+                     *           {
+                     *             "lineNumber": "1",
+                     *             "billingIndicator": "1",
+                     *             "exempt": false,
+                     *             "mark": null,
+                     *             "name": "Servicio de consultoría",
+                     *             "description": null,
+                     *             "quantity": "1",
+                     *             "unit": null,
+                     *             "unitPrice": "1000.00",
+                     *             "discount": null,
+                     *             "surcharge": null,
+                     *             "amount": "1000.00",
+                     *             "itbis": "180.00"
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "MontoGravadoTotal": "1000.00",
+                     *           "MontoGravadoI1": "1000.00",
+                     *           "ITBIS1": "18",
+                     *           "TotalITBIS": "180.00",
+                     *           "TotalITBIS1": "180.00",
+                     *           "MontoTotal": "1180.00"
+                     *         },
+                     *         "totalLines": [
+                     *           {
+                     *             "code": "MontoGravadoTotal",
+                     *             "label": "Subtotal Gravado",
+                     *             "amount": "1000.00"
+                     *           },
+                     *           {
+                     *             "code": "TotalITBIS",
+                     *             "label": "Total ITBIS",
+                     *             "amount": "180.00"
+                     *           },
+                     *           {
+                     *             "code": "MontoTotal",
+                     *             "label": "Total",
+                     *             "amount": "1180.00"
+                     *           }
+                     *         ],
+                     *         "pagination": null,
+                     *         "deferredSending": false,
+                     *         "contingency": false,
+                     *         "currency": null,
+                     *         "securityCode": "AbC12+",
+                     *         "signatureDate": "21-11-2026 10:30:00",
+                     *         "qr": {
+                     *           "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&…",
+                     *           "consumerSummary": false
+                     *         },
+                     *         "legends": [
+                     *           {
+                     *             "code": "type_name",
+                     *             "text": "Factura de Crédito Fiscal Electrónica"
+                     *           },
+                     *           {
+                     *             "code": "security_code",
+                     *             "text": "Código de Seguridad: AbC12+"
+                     *           },
+                     *           {
+                     *             "code": "signature_date",
+                     *             "text": "Fecha de Firma Digital: 21-11-2026 10:30:00"
+                     *           }
+                     *         ],
+                     *         "notices": [
+                     *           {
+                     *             "code": "not_accepted_yet",
+                     *             "text": "DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit."
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PrintableDocument"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example %PDF-1.7
+                     *     %âãÏÓ
+                     *     1 0 obj …
+                     */
                     "application/pdf": string;
                 };
             };
@@ -5925,6 +13201,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "signed",
+                     *         "events": [
+                     *           {
+                     *             "at": "2026-11-21T14:30:00.000Z",
+                     *             "type": "created",
+                     *             "status": "signed",
+                     *             "cause": "created from JSON; e-NCF E310000000001 taken, signed"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentTimeline"];
                         meta: components["schemas"]["Meta"];
@@ -5968,6 +13265,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "signed",
+                     *         "events": [
+                     *           {
+                     *             "at": "2026-11-21T14:30:00.000Z",
+                     *             "type": "created",
+                     *             "status": "signed",
+                     *             "cause": "created from JSON; e-NCF E310000000001 taken, signed"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DocumentTimeline"];
                         meta: components["schemas"]["Meta"];
@@ -6011,6 +13329,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "queued",
+                     *         "changed": true,
+                     *         "detail": "queued for DGII (POST enviar)",
+                     *         "trackId": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SendAnswer"];
                         meta: components["schemas"]["Meta"];
@@ -6054,6 +13388,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "queued",
+                     *         "changed": true,
+                     *         "detail": "queued for DGII (POST enviar)",
+                     *         "trackId": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SendAnswer"];
                         meta: components["schemas"]["Meta"];
@@ -6097,6 +13447,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "accepted",
+                     *         "changed": true,
+                     *         "detail": "DGII: Aceptado",
+                     *         "trackId": "5f6a1c2e-8b7d-4e3f-9a01-2b3c4d5e6f70"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SendAnswer"];
                         meta: components["schemas"]["Meta"];
@@ -6140,6 +13506,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "accepted",
+                     *         "changed": true,
+                     *         "detail": "DGII: Aceptado",
+                     *         "trackId": "5f6a1c2e-8b7d-4e3f-9a01-2b3c4d5e6f70"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SendAnswer"];
                         meta: components["schemas"]["Meta"];
@@ -6183,6 +13565,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "queued",
+                     *         "changed": true,
+                     *         "detail": "queued for DGII again (POST reintentar)",
+                     *         "trackId": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SendAnswer"];
                         meta: components["schemas"]["Meta"];
@@ -6226,6 +13624,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "eNCF": "E310000000001",
+                     *         "status": "queued",
+                     *         "changed": true,
+                     *         "detail": "queued for DGII again (POST reintentar)",
+                     *         "trackId": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SendAnswer"];
                         meta: components["schemas"]["Meta"];
@@ -6272,6 +13686,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "job_7f3KpQ2xWm9LtR4vB1sN",
+                     *           "kind": "document.send",
+                     *           "documentId": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *           "reason": "DGII did not answer within 30 s, 8 attempts",
+                     *           "attempts": 8,
+                     *           "open": true,
+                     *           "openedAt": "2026-11-27T16:02:11.000Z",
+                     *           "closedAt": null,
+                     *           "closedBecause": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FailedJobView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6318,6 +13754,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "job_7f3KpQ2xWm9LtR4vB1sN",
+                     *           "kind": "document.send",
+                     *           "documentId": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *           "reason": "DGII did not answer within 30 s, 8 attempts",
+                     *           "attempts": 8,
+                     *           "open": true,
+                     *           "openedAt": "2026-11-27T16:02:11.000Z",
+                     *           "closedAt": null,
+                     *           "closedBecause": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FailedJobView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6359,6 +13817,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "environment": "TEST",
+                     *       "availability": {
+                     *         "kind": "available"
+                     *       },
+                     *       "breakers": [
+                     *         {
+                     *           "environment": "testecf",
+                     *           "service": "recepcion",
+                     *           "state": "closed",
+                     *           "consecutiveFailures": 0,
+                     *           "opensUntil": null
+                     *         }
+                     *       ],
+                     *       "pending": {
+                     *         "reception": 0,
+                     *         "statusPolls": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         [key: string]: unknown;
                     };
@@ -6399,6 +13878,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "steps": [
+                     *           {
+                     *             "step": "credentials",
+                     *             "ok": true,
+                     *             "outcome": "certificate",
+                     *             "detail": "",
+                     *             "durationMs": 0
+                     *           },
+                     *           {
+                     *             "step": "authentication",
+                     *             "ok": true,
+                     *             "outcome": "session",
+                     *             "detail": "",
+                     *             "durationMs": 412
+                     *           }
+                     *         ],
+                     *         "sessionExpiresAt": "2026-11-27T15:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Each step's outcome; DGII's token is never shown. */
                         data: {
@@ -6452,6 +13959,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "steps": [
+                     *           {
+                     *             "step": "credentials",
+                     *             "ok": true,
+                     *             "outcome": "certificate",
+                     *             "detail": "",
+                     *             "durationMs": 0
+                     *           },
+                     *           {
+                     *             "step": "authentication",
+                     *             "ok": true,
+                     *             "outcome": "session",
+                     *             "detail": "",
+                     *             "durationMs": 412
+                     *           }
+                     *         ],
+                     *         "sessionExpiresAt": "2026-11-27T15:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Each step's outcome; DGII's token is never shown. */
                         data: {
@@ -6505,6 +14040,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "seedXml": "<?xml version=\"1.0\" encoding=\"utf-8\"?><SemillaModel><valor>UaXCNIBZB6Ja6MTCzU+PFLTq…</valor><fecha>2026-11-27T10:30:00.7430000-04:00</fecha></SemillaModel>"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description DGII's SemillaModel, to sign as it is (enveloped XMLDSig, the company's certificate) and hand back to POST /dgii/sesion. */
@@ -6549,6 +14095,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "seedXml": "<?xml version=\"1.0\" encoding=\"utf-8\"?><SemillaModel><valor>UaXCNIBZB6Ja6MTCzU+PFLTq…</valor><fecha>2026-11-27T10:30:00.7430000-04:00</fecha></SemillaModel>"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description DGII's SemillaModel, to sign as it is (enveloped XMLDSig, the company's certificate) and hand back to POST /dgii/sesion. */
@@ -6588,6 +14145,11 @@ export interface operations {
         /** @description The signed seed: raw XML (application/xml), or JSON {"xml": "<SemillaModel>…</SemillaModel>"}. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "xml": "<?xml version=\"1.0\" encoding=\"utf-8\"?><SemillaModel><valor>…</valor><fecha>2026-11-27T10:30:00.0000000-04:00</fecha><Signature xmlns=\"http://www.w3.org/2000/09/xmldsig#\"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></SemillaModel>"
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -6598,6 +14160,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-27T15:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -6640,6 +14213,11 @@ export interface operations {
         /** @description The signed seed: raw XML (application/xml), or JSON {"xml": "<SemillaModel>…</SemillaModel>"}. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "xml": "<?xml version=\"1.0\" encoding=\"utf-8\"?><SemillaModel><valor>…</valor><fecha>2026-11-27T10:30:00.0000000-04:00</fecha><Signature xmlns=\"http://www.w3.org/2000/09/xmldsig#\"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></SemillaModel>"
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -6650,6 +14228,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-27T15:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -6697,6 +14286,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "document.accepted",
+                     *           "description": "DGII accepted the document.",
+                     *           "dataSchema": {
+                     *             "type": "object",
+                     *             "required": [
+                     *               "documentId",
+                     *               "eNCF",
+                     *               "ecfType",
+                     *               "status"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEventType"][];
                         meta: components["schemas"]["Meta"];
@@ -6738,6 +14350,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "document.accepted",
+                     *           "description": "DGII accepted the document.",
+                     *           "dataSchema": {
+                     *             "type": "object",
+                     *             "required": [
+                     *               "documentId",
+                     *               "eNCF",
+                     *               "ecfType",
+                     *               "status"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEventType"][];
                         meta: components["schemas"]["Meta"];
@@ -6782,6 +14417,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *           "url": "https://erp.example.com/hooks/ecf",
+                     *           "events": [
+                     *             "document.accepted",
+                     *             "document.rejected"
+                     *           ],
+                     *           "description": "ERP",
+                     *           "state": "enabled",
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6817,6 +14478,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.example.com/hooks/ecf",
+                 *       "events": [
+                 *         "document.accepted",
+                 *         "document.rejected"
+                 *       ],
+                 *       "description": "ERP"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpoint"];
             };
         };
@@ -6827,6 +14498,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": null,
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "secret": "whsec_e+nh4dH7DQStUfTegEvJZpMbwIXQ+awlbddNB/xXJX8="
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                         meta: components["schemas"]["Meta"];
@@ -6871,6 +14566,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *           "url": "https://erp.example.com/hooks/ecf",
+                     *           "events": [
+                     *             "document.accepted",
+                     *             "document.rejected"
+                     *           ],
+                     *           "description": "ERP",
+                     *           "state": "enabled",
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-27T14:30:00.000Z",
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6906,6 +14627,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.example.com/hooks/ecf",
+                 *       "events": [
+                 *         "document.accepted",
+                 *         "document.rejected"
+                 *       ],
+                 *       "description": "ERP"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpoint"];
             };
         };
@@ -6916,6 +14647,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": null,
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "secret": "whsec_e+nh4dH7DQStUfTegEvJZpMbwIXQ+awlbddNB/xXJX8="
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                         meta: components["schemas"]["Meta"];
@@ -6962,6 +14717,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "deliveryId": "msg_QxZ2ynVW16fNt41GsAZulKG7",
+                     *           "endpointId": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *           "eventId": "evt_HY1oGxSbOc2g4G4TZwx8",
+                     *           "eventType": "document.accepted",
+                     *           "status": "succeeded",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": null,
+                     *           "lastError": null,
+                     *           "createdAt": "2026-11-27T14:31:09.000Z",
+                     *           "updatedAt": "2026-11-27T14:31:10.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-27T14:31:10.000Z",
+                     *               "statusCode": 200,
+                     *               "durationMs": 184,
+                     *               "error": null,
+                     *               "response": "ok"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         meta: components["schemas"]["ListMeta"];
@@ -7008,6 +14795,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "deliveryId": "msg_QxZ2ynVW16fNt41GsAZulKG7",
+                     *           "endpointId": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *           "eventId": "evt_HY1oGxSbOc2g4G4TZwx8",
+                     *           "eventType": "document.accepted",
+                     *           "status": "succeeded",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": null,
+                     *           "lastError": null,
+                     *           "createdAt": "2026-11-27T14:31:09.000Z",
+                     *           "updatedAt": "2026-11-27T14:31:10.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-27T14:31:10.000Z",
+                     *               "statusCode": 200,
+                     *               "durationMs": 184,
+                     *               "error": null,
+                     *               "response": "ok"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         meta: components["schemas"]["ListMeta"];
@@ -7051,6 +14870,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveryId": "msg_QxZ2ynVW16fNt41GsAZulKG7",
+                     *         "endpointId": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "eventId": "evt_HY1oGxSbOc2g4G4TZwx8",
+                     *         "eventType": "document.accepted",
+                     *         "status": "pending",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": null,
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-27T14:31:09.000Z",
+                     *         "updatedAt": "2026-11-27T15:00:00.000Z",
+                     *         "attempts": [
+                     *           {
+                     *             "at": "2026-11-27T14:31:10.000Z",
+                     *             "statusCode": 200,
+                     *             "durationMs": 184,
+                     *             "error": null,
+                     *             "response": "ok"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         meta: components["schemas"]["Meta"];
@@ -7094,6 +14942,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveryId": "msg_QxZ2ynVW16fNt41GsAZulKG7",
+                     *         "endpointId": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "eventId": "evt_HY1oGxSbOc2g4G4TZwx8",
+                     *         "eventType": "document.accepted",
+                     *         "status": "pending",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": null,
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-27T14:31:09.000Z",
+                     *         "updatedAt": "2026-11-27T15:00:00.000Z",
+                     *         "attempts": [
+                     *           {
+                     *             "at": "2026-11-27T14:31:10.000Z",
+                     *             "statusCode": 200,
+                     *             "durationMs": 184,
+                     *             "error": null,
+                     *             "response": "ok"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         meta: components["schemas"]["Meta"];
@@ -7137,6 +15014,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": null,
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
                         meta: components["schemas"]["Meta"];
@@ -7174,6 +15074,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "document.accepted",
+                 *         "document.accepted_conditional",
+                 *         "document.rejected"
+                 *       ],
+                 *       "description": "ERP (producción)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpoint"];
             };
         };
@@ -7184,6 +15094,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.accepted_conditional",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP (producción)",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": null,
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T15:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
                         meta: components["schemas"]["Meta"];
@@ -7227,6 +15161,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": null,
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
                         meta: components["schemas"]["Meta"];
@@ -7264,6 +15221,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "document.accepted",
+                 *         "document.accepted_conditional",
+                 *         "document.rejected"
+                 *       ],
+                 *       "description": "ERP (producción)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpoint"];
             };
         };
@@ -7274,6 +15241,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.accepted_conditional",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP (producción)",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": null,
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T15:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
                         meta: components["schemas"]["Meta"];
@@ -7317,6 +15308,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": "2026-11-28T15:00:00.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T15:00:00.000Z",
+                     *         "secret": "whsec_e+nh4dH7DQStUfTegEvJZpMbwIXQ+awlbddNB/xXJX8="
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                         meta: components["schemas"]["Meta"];
@@ -7360,6 +15375,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "url": "https://erp.example.com/hooks/ecf",
+                     *         "events": [
+                     *           "document.accepted",
+                     *           "document.rejected"
+                     *         ],
+                     *         "description": "ERP",
+                     *         "state": "enabled",
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretValidUntil": "2026-11-28T15:00:00.000Z",
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T15:00:00.000Z",
+                     *         "secret": "whsec_e+nh4dH7DQStUfTegEvJZpMbwIXQ+awlbddNB/xXJX8="
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                         meta: components["schemas"]["Meta"];
@@ -7403,6 +15442,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveryId": "msg_QxZ2ynVW16fNt41GsAZulKG7",
+                     *         "endpointId": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "eventId": "evt_HY1oGxSbOc2g4G4TZwx8",
+                     *         "eventType": "webhook.test",
+                     *         "status": "pending",
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": null,
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-27T14:31:09.000Z",
+                     *         "updatedAt": "2026-11-27T14:31:10.000Z",
+                     *         "attempts": []
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         meta: components["schemas"]["Meta"];
@@ -7446,6 +15506,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveryId": "msg_QxZ2ynVW16fNt41GsAZulKG7",
+                     *         "endpointId": "whk_yOF6t8Li0F3cZyoamYxg",
+                     *         "eventId": "evt_HY1oGxSbOc2g4G4TZwx8",
+                     *         "eventType": "webhook.test",
+                     *         "status": "pending",
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": null,
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-27T14:31:09.000Z",
+                     *         "updatedAt": "2026-11-27T14:31:10.000Z",
+                     *         "attempts": []
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         meta: components["schemas"]["Meta"];
@@ -7498,6 +15579,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *           "status": "received",
+                     *           "issuer": {
+                     *             "rnc": "130123454",
+                     *             "name": "Distribuidora Ejemplo, S.R.L."
+                     *           },
+                     *           "eNCF": "E310000004343",
+                     *           "ecfType": "31",
+                     *           "rncComprador": "999999992",
+                     *           "fechaEmision": "25-11-2026",
+                     *           "montoTotal": "1430.00",
+                     *           "totalITBIS": "180.00",
+                     *           "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *           "arecf": {
+                     *             "estado": "0",
+                     *             "codigoMotivoNoRecibido": null,
+                     *             "motivo": null
+                     *           },
+                     *           "commercialStatus": null,
+                     *           "artefacts": [
+                     *             {
+                     *               "type": "received-xml",
+                     *               "version": 1,
+                     *               "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *               "size": 4146,
+                     *               "contentType": "application/xml"
+                     *             },
+                     *             {
+                     *               "type": "arecf-xml",
+                     *               "version": 1,
+                     *               "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *               "size": 2460,
+                     *               "contentType": "application/xml"
+                     *             }
+                     *           ],
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedDocumentView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -7550,6 +15680,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *           "status": "received",
+                     *           "issuer": {
+                     *             "rnc": "130123454",
+                     *             "name": "Distribuidora Ejemplo, S.R.L."
+                     *           },
+                     *           "eNCF": "E310000004343",
+                     *           "ecfType": "31",
+                     *           "rncComprador": "999999992",
+                     *           "fechaEmision": "25-11-2026",
+                     *           "montoTotal": "1430.00",
+                     *           "totalITBIS": "180.00",
+                     *           "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *           "arecf": {
+                     *             "estado": "0",
+                     *             "codigoMotivoNoRecibido": null,
+                     *             "motivo": null
+                     *           },
+                     *           "commercialStatus": null,
+                     *           "artefacts": [
+                     *             {
+                     *               "type": "received-xml",
+                     *               "version": 1,
+                     *               "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *               "size": 4146,
+                     *               "contentType": "application/xml"
+                     *             },
+                     *             {
+                     *               "type": "arecf-xml",
+                     *               "version": 1,
+                     *               "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *               "size": 2460,
+                     *               "contentType": "application/xml"
+                     *             }
+                     *           ],
+                     *           "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedDocumentView"][];
                         meta: components["schemas"]["ListMeta"];
@@ -7593,6 +15772,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *         "status": "received",
+                     *         "issuer": {
+                     *           "rnc": "130123454",
+                     *           "name": "Distribuidora Ejemplo, S.R.L."
+                     *         },
+                     *         "eNCF": "E310000004343",
+                     *         "ecfType": "31",
+                     *         "rncComprador": "999999992",
+                     *         "fechaEmision": "25-11-2026",
+                     *         "montoTotal": "1430.00",
+                     *         "totalITBIS": "180.00",
+                     *         "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *         "arecf": {
+                     *           "estado": "0",
+                     *           "codigoMotivoNoRecibido": null,
+                     *           "motivo": null
+                     *         },
+                     *         "commercialStatus": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "received-xml",
+                     *             "version": 1,
+                     *             "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *             "size": 4146,
+                     *             "contentType": "application/xml"
+                     *           },
+                     *           {
+                     *             "type": "arecf-xml",
+                     *             "version": 1,
+                     *             "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *             "size": 2460,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "commercialResponse": null,
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "type": "received",
+                     *             "status": "received",
+                     *             "cause": "e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedWithResponseView"];
                         meta: components["schemas"]["Meta"];
@@ -7636,6 +15870,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *         "status": "received",
+                     *         "issuer": {
+                     *           "rnc": "130123454",
+                     *           "name": "Distribuidora Ejemplo, S.R.L."
+                     *         },
+                     *         "eNCF": "E310000004343",
+                     *         "ecfType": "31",
+                     *         "rncComprador": "999999992",
+                     *         "fechaEmision": "25-11-2026",
+                     *         "montoTotal": "1430.00",
+                     *         "totalITBIS": "180.00",
+                     *         "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *         "arecf": {
+                     *           "estado": "0",
+                     *           "codigoMotivoNoRecibido": null,
+                     *           "motivo": null
+                     *         },
+                     *         "commercialStatus": null,
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "received-xml",
+                     *             "version": 1,
+                     *             "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *             "size": 4146,
+                     *             "contentType": "application/xml"
+                     *           },
+                     *           {
+                     *             "type": "arecf-xml",
+                     *             "version": 1,
+                     *             "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *             "size": 2460,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "commercialResponse": null,
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "type": "received",
+                     *             "status": "received",
+                     *             "cause": "e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedWithResponseView"];
                         meta: components["schemas"]["Meta"];
@@ -7682,10 +15971,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "typeName": "Factura de Crédito Fiscal Electrónica",
+                     *         "eNCF": "E310000000001",
+                     *         "sequenceExpiry": "31-12-2027",
+                     *         "issueDate": "21-11-2026",
+                     *         "issuer": {
+                     *           "rnc": "999999992",
+                     *           "legalName": "Empresa de Prueba SRL",
+                     *           "tradeName": null,
+                     *           "branch": null,
+                     *           "address": "Av. 27 de Febrero #123",
+                     *           "municipality": {
+                     *             "code": "010101",
+                     *             "name": "SANTO DOMINGO DE GUZMÁN (D. M.)."
+                     *           },
+                     *           "province": {
+                     *             "code": "010000",
+                     *             "name": "DISTRITO NACIONAL"
+                     *           }
+                     *         },
+                     *         "buyer": {
+                     *           "rnc": "130123454",
+                     *           "foreignId": null,
+                     *           "legalName": "Cliente de Prueba SRL",
+                     *           "address": null
+                     *         },
+                     *         "reference": null,
+                     *         "lines": [
+                     *           {
+                     *             "lineNumber": "1",
+                     *             "billingIndicator": "1",
+                     *             "exempt": false,
+                     *             "mark": null,
+                     *             "name": "Servicio de consultoría",
+                     *             "description": null,
+                     *             "quantity": "1",
+                     *             "unit": null,
+                     *             "unitPrice": "1000.00",
+                     *             "discount": null,
+                     *             "surcharge": null,
+                     *             "amount": "1000.00",
+                     *             "itbis": "180.00"
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "MontoGravadoTotal": "1000.00",
+                     *           "MontoGravadoI1": "1000.00",
+                     *           "ITBIS1": "18",
+                     *           "TotalITBIS": "180.00",
+                     *           "TotalITBIS1": "180.00",
+                     *           "MontoTotal": "1180.00"
+                     *         },
+                     *         "totalLines": [
+                     *           {
+                     *             "code": "MontoGravadoTotal",
+                     *             "label": "Subtotal Gravado",
+                     *             "amount": "1000.00"
+                     *           },
+                     *           {
+                     *             "code": "TotalITBIS",
+                     *             "label": "Total ITBIS",
+                     *             "amount": "180.00"
+                     *           },
+                     *           {
+                     *             "code": "MontoTotal",
+                     *             "label": "Total",
+                     *             "amount": "1180.00"
+                     *           }
+                     *         ],
+                     *         "pagination": null,
+                     *         "deferredSending": false,
+                     *         "contingency": false,
+                     *         "currency": null,
+                     *         "securityCode": "AbC12+",
+                     *         "signatureDate": "21-11-2026 10:30:00",
+                     *         "qr": {
+                     *           "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&…",
+                     *           "consumerSummary": false
+                     *         },
+                     *         "legends": [
+                     *           {
+                     *             "code": "type_name",
+                     *             "text": "Factura de Crédito Fiscal Electrónica"
+                     *           },
+                     *           {
+                     *             "code": "security_code",
+                     *             "text": "Código de Seguridad: AbC12+"
+                     *           },
+                     *           {
+                     *             "code": "signature_date",
+                     *             "text": "Fecha de Firma Digital: 21-11-2026 10:30:00"
+                     *           }
+                     *         ],
+                     *         "notices": [
+                     *           {
+                     *             "code": "not_accepted_yet",
+                     *             "text": "DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit."
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PrintableDocument"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example %PDF-1.7
+                     *     %âãÏÓ
+                     *     1 0 obj …
+                     */
                     "application/pdf": string;
                 };
             };
@@ -7736,10 +16141,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_01JDZ8Y3K2M4N5P6Q7R8S9T0VW",
+                     *         "status": "signed",
+                     *         "ecfType": "31",
+                     *         "typeName": "Factura de Crédito Fiscal Electrónica",
+                     *         "eNCF": "E310000000001",
+                     *         "sequenceExpiry": "31-12-2027",
+                     *         "issueDate": "21-11-2026",
+                     *         "issuer": {
+                     *           "rnc": "999999992",
+                     *           "legalName": "Empresa de Prueba SRL",
+                     *           "tradeName": null,
+                     *           "branch": null,
+                     *           "address": "Av. 27 de Febrero #123",
+                     *           "municipality": {
+                     *             "code": "010101",
+                     *             "name": "SANTO DOMINGO DE GUZMÁN (D. M.)."
+                     *           },
+                     *           "province": {
+                     *             "code": "010000",
+                     *             "name": "DISTRITO NACIONAL"
+                     *           }
+                     *         },
+                     *         "buyer": {
+                     *           "rnc": "130123454",
+                     *           "foreignId": null,
+                     *           "legalName": "Cliente de Prueba SRL",
+                     *           "address": null
+                     *         },
+                     *         "reference": null,
+                     *         "lines": [
+                     *           {
+                     *             "lineNumber": "1",
+                     *             "billingIndicator": "1",
+                     *             "exempt": false,
+                     *             "mark": null,
+                     *             "name": "Servicio de consultoría",
+                     *             "description": null,
+                     *             "quantity": "1",
+                     *             "unit": null,
+                     *             "unitPrice": "1000.00",
+                     *             "discount": null,
+                     *             "surcharge": null,
+                     *             "amount": "1000.00",
+                     *             "itbis": "180.00"
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "MontoGravadoTotal": "1000.00",
+                     *           "MontoGravadoI1": "1000.00",
+                     *           "ITBIS1": "18",
+                     *           "TotalITBIS": "180.00",
+                     *           "TotalITBIS1": "180.00",
+                     *           "MontoTotal": "1180.00"
+                     *         },
+                     *         "totalLines": [
+                     *           {
+                     *             "code": "MontoGravadoTotal",
+                     *             "label": "Subtotal Gravado",
+                     *             "amount": "1000.00"
+                     *           },
+                     *           {
+                     *             "code": "TotalITBIS",
+                     *             "label": "Total ITBIS",
+                     *             "amount": "180.00"
+                     *           },
+                     *           {
+                     *             "code": "MontoTotal",
+                     *             "label": "Total",
+                     *             "amount": "1180.00"
+                     *           }
+                     *         ],
+                     *         "pagination": null,
+                     *         "deferredSending": false,
+                     *         "contingency": false,
+                     *         "currency": null,
+                     *         "securityCode": "AbC12+",
+                     *         "signatureDate": "21-11-2026 10:30:00",
+                     *         "qr": {
+                     *           "url": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&…",
+                     *           "consumerSummary": false
+                     *         },
+                     *         "legends": [
+                     *           {
+                     *             "code": "type_name",
+                     *             "text": "Factura de Crédito Fiscal Electrónica"
+                     *           },
+                     *           {
+                     *             "code": "security_code",
+                     *             "text": "Código de Seguridad: AbC12+"
+                     *           },
+                     *           {
+                     *             "code": "signature_date",
+                     *             "text": "Fecha de Firma Digital: 21-11-2026 10:30:00"
+                     *           }
+                     *         ],
+                     *         "notices": [
+                     *           {
+                     *             "code": "not_accepted_yet",
+                     *             "text": "DGII has not accepted this e-CF (yet): until it does, its printed representation cannot support a fiscal credit."
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PrintableDocument"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example %PDF-1.7
+                     *     %âãÏÓ
+                     *     1 0 obj …
+                     */
                     "application/pdf": string;
                 };
             };
@@ -7788,6 +16309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF> */
                     "application/xml": string;
                 };
             };
@@ -7829,6 +16351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF> */
                     "application/xml": string;
                 };
             };
@@ -7863,6 +16386,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "approved"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description approved: ACECF Estado 1 (e-CF Aceptado); rejected: Estado 2 (e-CF Rechazado).
@@ -7881,6 +16409,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *         "status": "received",
+                     *         "issuer": {
+                     *           "rnc": "130123454",
+                     *           "name": "Distribuidora Ejemplo, S.R.L."
+                     *         },
+                     *         "eNCF": "E310000004343",
+                     *         "ecfType": "31",
+                     *         "rncComprador": "999999992",
+                     *         "fechaEmision": "25-11-2026",
+                     *         "montoTotal": "1430.00",
+                     *         "totalITBIS": "180.00",
+                     *         "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *         "arecf": {
+                     *           "estado": "0",
+                     *           "codigoMotivoNoRecibido": null,
+                     *           "motivo": null
+                     *         },
+                     *         "commercialStatus": "approved",
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "received-xml",
+                     *             "version": 1,
+                     *             "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *             "size": 4146,
+                     *             "contentType": "application/xml"
+                     *           },
+                     *           {
+                     *             "type": "arecf-xml",
+                     *             "version": 1,
+                     *             "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *             "size": 2460,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "commercialResponse": {
+                     *           "decision": "approved",
+                     *           "reason": null,
+                     *           "fechaHoraAprobacionComercial": "27-11-2026 10:45:00",
+                     *           "createdAt": "2026-11-27T14:45:00.000Z",
+                     *           "deliveries": [
+                     *             {
+                     *               "target": "issuer",
+                     *               "status": "pending",
+                     *               "attempts": 0,
+                     *               "lastError": null,
+                     *               "url": "https://fe.distribuidora-ejemplo.com.do/fe/aprobacioncomercial/api/ecf",
+                     *               "nextAttemptAt": null,
+                     *               "deliveredAt": null,
+                     *               "answer": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedWithResponseView"];
                         meta: components["schemas"]["Meta"];
@@ -7893,6 +16485,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *         "status": "received",
+                     *         "issuer": {
+                     *           "rnc": "130123454",
+                     *           "name": "Distribuidora Ejemplo, S.R.L."
+                     *         },
+                     *         "eNCF": "E310000004343",
+                     *         "ecfType": "31",
+                     *         "rncComprador": "999999992",
+                     *         "fechaEmision": "25-11-2026",
+                     *         "montoTotal": "1430.00",
+                     *         "totalITBIS": "180.00",
+                     *         "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *         "arecf": {
+                     *           "estado": "0",
+                     *           "codigoMotivoNoRecibido": null,
+                     *           "motivo": null
+                     *         },
+                     *         "commercialStatus": "approved",
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "received-xml",
+                     *             "version": 1,
+                     *             "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *             "size": 4146,
+                     *             "contentType": "application/xml"
+                     *           },
+                     *           {
+                     *             "type": "arecf-xml",
+                     *             "version": 1,
+                     *             "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *             "size": 2460,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "commercialResponse": {
+                     *           "decision": "approved",
+                     *           "reason": null,
+                     *           "fechaHoraAprobacionComercial": "27-11-2026 10:45:00",
+                     *           "createdAt": "2026-11-27T14:45:00.000Z",
+                     *           "deliveries": [
+                     *             {
+                     *               "target": "issuer",
+                     *               "status": "pending",
+                     *               "attempts": 0,
+                     *               "lastError": null,
+                     *               "url": "https://fe.distribuidora-ejemplo.com.do/fe/aprobacioncomercial/api/ecf",
+                     *               "nextAttemptAt": null,
+                     *               "deliveredAt": null,
+                     *               "answer": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedWithResponseView"];
                         meta: components["schemas"]["Meta"];
@@ -7930,6 +16586,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "approved"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description approved: ACECF Estado 1 (e-CF Aceptado); rejected: Estado 2 (e-CF Rechazado).
@@ -7948,6 +16609,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *         "status": "received",
+                     *         "issuer": {
+                     *           "rnc": "130123454",
+                     *           "name": "Distribuidora Ejemplo, S.R.L."
+                     *         },
+                     *         "eNCF": "E310000004343",
+                     *         "ecfType": "31",
+                     *         "rncComprador": "999999992",
+                     *         "fechaEmision": "25-11-2026",
+                     *         "montoTotal": "1430.00",
+                     *         "totalITBIS": "180.00",
+                     *         "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *         "arecf": {
+                     *           "estado": "0",
+                     *           "codigoMotivoNoRecibido": null,
+                     *           "motivo": null
+                     *         },
+                     *         "commercialStatus": "approved",
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "received-xml",
+                     *             "version": 1,
+                     *             "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *             "size": 4146,
+                     *             "contentType": "application/xml"
+                     *           },
+                     *           {
+                     *             "type": "arecf-xml",
+                     *             "version": 1,
+                     *             "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *             "size": 2460,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "commercialResponse": {
+                     *           "decision": "approved",
+                     *           "reason": null,
+                     *           "fechaHoraAprobacionComercial": "27-11-2026 10:45:00",
+                     *           "createdAt": "2026-11-27T14:45:00.000Z",
+                     *           "deliveries": [
+                     *             {
+                     *               "target": "issuer",
+                     *               "status": "pending",
+                     *               "attempts": 0,
+                     *               "lastError": null,
+                     *               "url": "https://fe.distribuidora-ejemplo.com.do/fe/aprobacioncomercial/api/ecf",
+                     *               "nextAttemptAt": null,
+                     *               "deliveredAt": null,
+                     *               "answer": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedWithResponseView"];
                         meta: components["schemas"]["Meta"];
@@ -7960,6 +16685,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rcv_PBE9c3GEjRmquYmuro13",
+                     *         "status": "received",
+                     *         "issuer": {
+                     *           "rnc": "130123454",
+                     *           "name": "Distribuidora Ejemplo, S.R.L."
+                     *         },
+                     *         "eNCF": "E310000004343",
+                     *         "ecfType": "31",
+                     *         "rncComprador": "999999992",
+                     *         "fechaEmision": "25-11-2026",
+                     *         "montoTotal": "1430.00",
+                     *         "totalITBIS": "180.00",
+                     *         "receivedAt": "2026-11-27T14:30:00.000Z",
+                     *         "arecf": {
+                     *           "estado": "0",
+                     *           "codigoMotivoNoRecibido": null,
+                     *           "motivo": null
+                     *         },
+                     *         "commercialStatus": "approved",
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "received-xml",
+                     *             "version": 1,
+                     *             "sha256": "a9b7a9383ff130cd53889eb086bad2c084bf4beb9b19416b9fd6d715ddf42aa7",
+                     *             "size": 4146,
+                     *             "contentType": "application/xml"
+                     *           },
+                     *           {
+                     *             "type": "arecf-xml",
+                     *             "version": 1,
+                     *             "sha256": "0f33adc6b35858376c706c428759894c37e06cab81e95e459d136f070cf88198",
+                     *             "size": 2460,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "commercialResponse": {
+                     *           "decision": "approved",
+                     *           "reason": null,
+                     *           "fechaHoraAprobacionComercial": "27-11-2026 10:45:00",
+                     *           "createdAt": "2026-11-27T14:45:00.000Z",
+                     *           "deliveries": [
+                     *             {
+                     *               "target": "issuer",
+                     *               "status": "pending",
+                     *               "attempts": 0,
+                     *               "lastError": null,
+                     *               "url": "https://fe.distribuidora-ejemplo.com.do/fe/aprobacioncomercial/api/ecf",
+                     *               "nextAttemptAt": null,
+                     *               "deliveredAt": null,
+                     *               "answer": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReceivedWithResponseView"];
                         meta: components["schemas"]["Meta"];
@@ -8001,6 +16790,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"] | null;
                         meta: components["schemas"]["Meta"];
@@ -8042,6 +16904,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"] | null;
                         meta: components["schemas"]["Meta"];
@@ -8077,6 +17012,62 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "131876544-set-de-pruebas.xlsx",
+                 *       "cases": [
+                 *         {
+                 *           "kind": "ECF",
+                 *           "caseKey": "131876544E310000000001",
+                 *           "ecfType": "31",
+                 *           "payload": {
+                 *             "Encabezado": {
+                 *               "Version": "1.0",
+                 *               "IdDoc": {
+                 *                 "TipoeCF": "31",
+                 *                 "eNCF": "E310000000001",
+                 *                 "FechaVencimientoSecuencia": "31-12-2028",
+                 *                 "IndicadorMontoGravado": "0",
+                 *                 "TipoIngresos": "01",
+                 *                 "TipoPago": "1"
+                 *               },
+                 *               "Emisor": {
+                 *                 "RNCEmisor": "131876544",
+                 *                 "RazonSocialEmisor": "Comercial Ejemplo del Caribe, S.R.L.",
+                 *                 "DireccionEmisor": "Av. Winston Churchill 1099, Piantini",
+                 *                 "FechaEmision": "20-11-2026"
+                 *               },
+                 *               "Comprador": {
+                 *                 "RNCComprador": "130123454",
+                 *                 "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+                 *               },
+                 *               "Totales": {
+                 *                 "MontoGravadoTotal": "1000.00",
+                 *                 "MontoGravadoI1": "1000.00",
+                 *                 "ITBIS1": "18",
+                 *                 "TotalITBIS": "180.00",
+                 *                 "TotalITBIS1": "180.00",
+                 *                 "MontoTotal": "1180.00"
+                 *               }
+                 *             },
+                 *             "DetallesItems": {
+                 *               "Item": [
+                 *                 {
+                 *                   "NumeroLinea": "1",
+                 *                   "IndicadorFacturacion": "1",
+                 *                   "NombreItem": "Servicio de consultoría",
+                 *                   "IndicadorBienoServicio": "2",
+                 *                   "CantidadItem": "1.00",
+                 *                   "PrecioUnitarioItem": "1000.00",
+                 *                   "MontoItem": "1000.00"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CertificationSetFile"];
             };
         };
@@ -8087,6 +17078,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8122,6 +17186,62 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "131876544-set-de-pruebas.xlsx",
+                 *       "cases": [
+                 *         {
+                 *           "kind": "ECF",
+                 *           "caseKey": "131876544E310000000001",
+                 *           "ecfType": "31",
+                 *           "payload": {
+                 *             "Encabezado": {
+                 *               "Version": "1.0",
+                 *               "IdDoc": {
+                 *                 "TipoeCF": "31",
+                 *                 "eNCF": "E310000000001",
+                 *                 "FechaVencimientoSecuencia": "31-12-2028",
+                 *                 "IndicadorMontoGravado": "0",
+                 *                 "TipoIngresos": "01",
+                 *                 "TipoPago": "1"
+                 *               },
+                 *               "Emisor": {
+                 *                 "RNCEmisor": "131876544",
+                 *                 "RazonSocialEmisor": "Comercial Ejemplo del Caribe, S.R.L.",
+                 *                 "DireccionEmisor": "Av. Winston Churchill 1099, Piantini",
+                 *                 "FechaEmision": "20-11-2026"
+                 *               },
+                 *               "Comprador": {
+                 *                 "RNCComprador": "130123454",
+                 *                 "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+                 *               },
+                 *               "Totales": {
+                 *                 "MontoGravadoTotal": "1000.00",
+                 *                 "MontoGravadoI1": "1000.00",
+                 *                 "ITBIS1": "18",
+                 *                 "TotalITBIS": "180.00",
+                 *                 "TotalITBIS1": "180.00",
+                 *                 "MontoTotal": "1180.00"
+                 *               }
+                 *             },
+                 *             "DetallesItems": {
+                 *               "Item": [
+                 *                 {
+                 *                   "NumeroLinea": "1",
+                 *                   "IndicadorFacturacion": "1",
+                 *                   "NombreItem": "Servicio de consultoría",
+                 *                   "IndicadorBienoServicio": "2",
+                 *                   "CantidadItem": "1.00",
+                 *                   "PrecioUnitarioItem": "1000.00",
+                 *                   "MontoItem": "1000.00"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CertificationSetFile"];
             };
         };
@@ -8132,6 +17252,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8175,6 +17368,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8218,6 +17484,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8264,6 +17603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example PK… */
                     "application/zip": string;
                 };
             };
@@ -8307,6 +17647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example PK… */
                     "application/zip": string;
                 };
             };
@@ -8349,6 +17690,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "caseKey": "131876544E310000000001",
+                     *           "kind": "ECF",
+                     *           "ecfType": "31",
+                     *           "step": 2,
+                     *           "origin": "set",
+                     *           "route": "reception",
+                     *           "status": "accepted",
+                     *           "waitingFor": null,
+                     *           "documentId": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *           "dependsOn": null,
+                     *           "estado": "Aceptado",
+                     *           "codigo": "1",
+                     *           "mensajes": [],
+                     *           "carriedFromProcessId": null,
+                     *           "sentAt": "2026-11-27T15:02:00.000Z",
+                     *           "verdictAt": "2026-11-27T15:02:09.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationCase"][];
                         meta: components["schemas"]["Meta"];
@@ -8394,6 +17763,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "caseKey": "131876544E310000000001",
+                     *           "kind": "ECF",
+                     *           "ecfType": "31",
+                     *           "step": 2,
+                     *           "origin": "set",
+                     *           "route": "reception",
+                     *           "status": "accepted",
+                     *           "waitingFor": null,
+                     *           "documentId": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *           "dependsOn": null,
+                     *           "estado": "Aceptado",
+                     *           "codigo": "1",
+                     *           "mensajes": [],
+                     *           "carriedFromProcessId": null,
+                     *           "sentAt": "2026-11-27T15:02:00.000Z",
+                     *           "verdictAt": "2026-11-27T15:02:09.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationCase"][];
                         meta: components["schemas"]["Meta"];
@@ -8439,6 +17836,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "processId": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "queued": [
+                     *           {
+                     *             "caseKey": "131876544E310000000001",
+                     *             "kind": "ECF"
+                     *           }
+                     *         ],
+                     *         "lane": [
+                     *           {
+                     *             "caseKey": "131876544E310000000001",
+                     *             "kind": "ECF",
+                     *             "status": "pending",
+                     *             "waitingFor": null
+                     *           }
+                     *         ],
+                     *         "remaining": 1
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationRun"];
                         meta: components["schemas"]["Meta"];
@@ -8484,6 +17907,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "processId": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "queued": [
+                     *           {
+                     *             "caseKey": "131876544E310000000001",
+                     *             "kind": "ECF"
+                     *           }
+                     *         ],
+                     *         "lane": [
+                     *           {
+                     *             "caseKey": "131876544E310000000001",
+                     *             "kind": "ECF",
+                     *             "status": "pending",
+                     *             "waitingFor": null
+                     *           }
+                     *         ],
+                     *         "remaining": 1
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationRun"];
                         meta: components["schemas"]["Meta"];
@@ -8523,6 +17972,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204."
+                 *     }
+                 */
                 "application/json": {
                     note?: string;
                 } | null;
@@ -8535,6 +17989,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [
+                     *           {
+                     *             "step": 1,
+                     *             "key": "registrado",
+                     *             "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.",
+                     *             "apiKeyId": "key_oamHqLQWRYUfsXCS",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *             "carriedFrom": null,
+                     *             "confirmedAt": "2026-11-27T14:40:00.000Z"
+                     *           }
+                     *         ],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:40:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8574,6 +18111,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204."
+                 *     }
+                 */
                 "application/json": {
                     note?: string;
                 } | null;
@@ -8586,6 +18128,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "active",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [
+                     *           {
+                     *             "step": 1,
+                     *             "key": "registrado",
+                     *             "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.",
+                     *             "apiKeyId": "key_oamHqLQWRYUfsXCS",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *             "carriedFrom": null,
+                     *             "confirmedAt": "2026-11-27T14:40:00.000Z"
+                     *           }
+                     *         ],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:40:00.000Z",
+                     *         "endedAt": null
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8623,6 +18248,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "El set se descargó de nuevo: hay que empezar con el corregido."
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -8635,6 +18265,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "cancelled",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": "El set se descargó de nuevo: hay que empezar con el corregido.",
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [
+                     *           {
+                     *             "step": 1,
+                     *             "key": "registrado",
+                     *             "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.",
+                     *             "apiKeyId": "key_oamHqLQWRYUfsXCS",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *             "carriedFrom": null,
+                     *             "confirmedAt": "2026-11-27T14:40:00.000Z"
+                     *           }
+                     *         ],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:40:00.000Z",
+                     *         "endedAt": "2026-11-27T15:10:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8672,6 +18385,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "El set se descargó de nuevo: hay que empezar con el corregido."
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -8684,6 +18402,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "cancelled",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": "El set se descargó de nuevo: hay que empezar con el corregido.",
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [
+                     *           {
+                     *             "step": 1,
+                     *             "key": "registrado",
+                     *             "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.",
+                     *             "apiKeyId": "key_oamHqLQWRYUfsXCS",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *             "carriedFrom": null,
+                     *             "confirmedAt": "2026-11-27T14:40:00.000Z"
+                     *           }
+                     *         ],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:40:00.000Z",
+                     *         "endedAt": "2026-11-27T15:10:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8727,6 +18528,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "completed",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [
+                     *           {
+                     *             "step": 1,
+                     *             "key": "registrado",
+                     *             "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.",
+                     *             "apiKeyId": "key_oamHqLQWRYUfsXCS",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *             "carriedFrom": null,
+                     *             "confirmedAt": "2026-11-27T14:40:00.000Z"
+                     *           }
+                     *         ],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:40:00.000Z",
+                     *         "endedAt": "2026-12-04T18:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8770,6 +18654,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cpr_ky5frqPuKSjEllgVdaBi",
+                     *         "status": "completed",
+                     *         "label": "131876544-set-de-pruebas.xlsx",
+                     *         "environment": "CERT",
+                     *         "failure": null,
+                     *         "cancelReason": null,
+                     *         "previousProcessId": null,
+                     *         "setSha256": "47e6f2163a234bdf406080fb46213735b06b1526d2d5fe4702f0aeeaac06eb9e",
+                     *         "steps": [
+                     *           {
+                     *             "number": 1,
+                     *             "name": "Registrado",
+                     *             "key": "registrado",
+                     *             "mode": "manual",
+                     *             "status": "open",
+                     *             "openedAt": "2026-11-27T14:30:00.000Z",
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "name": "Pruebas de Datos e-CF",
+                     *             "key": null,
+                     *             "mode": "automatic",
+                     *             "status": "locked",
+                     *             "openedAt": null,
+                     *             "doneAt": null,
+                     *             "evidence": {}
+                     *           }
+                     *         ],
+                     *         "cases": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "sent": 0,
+                     *           "accepted": 0,
+                     *           "rejected": 0,
+                     *           "error": 0
+                     *         },
+                     *         "confirmations": [
+                     *           {
+                     *             "step": 1,
+                     *             "key": "registrado",
+                     *             "note": "Registrado en el portal de DGII el 27-11-2026; solicitud 2026-118204.",
+                     *             "apiKeyId": "key_oamHqLQWRYUfsXCS",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *             "carriedFrom": null,
+                     *             "confirmedAt": "2026-11-27T14:40:00.000Z"
+                     *           }
+                     *         ],
+                     *         "checklist": [
+                     *           {
+                     *             "step": 1,
+                     *             "id": "registrado",
+                     *             "title": "Registrado",
+                     *             "status": "pending",
+                     *             "required": true,
+                     *             "detail": "Confirm once the company is registered in DGII's certification portal.",
+                     *             "links": [
+                     *               "https://ecf.dgii.gov.do/certecf/portalcertificacion"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "timeline": [
+                     *           {
+                     *             "at": "2026-11-27T14:30:00.000Z",
+                     *             "subject": "process",
+                     *             "status": "active",
+                     *             "cause": "started from 131876544-set-de-pruebas.xlsx (1 case)"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:40:00.000Z",
+                     *         "endedAt": "2026-12-04T18:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CertificationProcess"];
                         meta: components["schemas"]["Meta"];
@@ -8811,6 +18778,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "provincias",
+                     *           "title": {
+                     *             "es": "Provincias",
+                     *             "en": "Provinces"
+                     *           },
+                     *           "count": 32,
+                     *           "source": "Formato Comprobante Fiscal Electrónico (e-CF) y XSD e-CF",
+                     *           "version": "1.0"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Pass as `:catalog` to list the entries; the name the XSD gives the enumeration. */
@@ -8872,6 +18859,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "provincias",
+                     *           "title": {
+                     *             "es": "Provincias",
+                     *             "en": "Provinces"
+                     *           },
+                     *           "count": 32,
+                     *           "source": "Formato Comprobante Fiscal Electrónico (e-CF) y XSD e-CF",
+                     *           "version": "1.0"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Pass as `:catalog` to list the entries; the name the XSD gives the enumeration. */
@@ -8940,6 +18947,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "code": "010000",
+                     *           "name": "DISTRITO NACIONAL"
+                     *         },
+                     *         {
+                     *           "code": "020000",
+                     *           "name": "PROVINCIA AZUA"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The value the e-CF carries. */
@@ -9011,6 +19037,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "code": "010000",
+                     *           "name": "DISTRITO NACIONAL"
+                     *         },
+                     *         {
+                     *           "code": "020000",
+                     *           "name": "PROVINCIA AZUA"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The value the e-CF carries. */
@@ -9078,6 +19123,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "title": "e-CF 31: Factura de Crédito Fiscal Electrónica",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "Encabezado": {
+                     *             "type": "object"
+                     *           },
+                     *           "DetallesItems": {
+                     *             "type": "object"
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "Encabezado",
+                     *           "DetallesItems"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description A JSON Schema (draft 2020-12) of the document-creation body of that type. */
                         data: {
@@ -9132,6 +19202,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "title": "e-CF 31: Factura de Crédito Fiscal Electrónica",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "Encabezado": {
+                     *             "type": "object"
+                     *           },
+                     *           "DetallesItems": {
+                     *             "type": "object"
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "Encabezado",
+                     *           "DetallesItems"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description A JSON Schema (draft 2020-12) of the document-creation body of that type. */
                         data: {
@@ -9186,6 +19281,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "rnc": "130123454",
+                     *         "kind": "rnc",
+                     *         "legalName": "DISTRIBUIDORA EJEMPLO SRL",
+                     *         "tradeName": "DISTRIBUIDORA EJEMPLO",
+                     *         "economicActivity": "VENTA AL POR MAYOR DE OTROS PRODUCTOS N.C.P.",
+                     *         "startedOn": "2012-03-15",
+                     *         "status": "active",
+                     *         "dgiiStatus": "ACTIVO",
+                     *         "paymentRegime": "NORMAL",
+                     *         "electronicIssuer": true,
+                     *         "receiverUrls": null,
+                     *         "registryUpdatedAt": "2026-11-27T07:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TaxpayerView"];
                         meta: components["schemas"]["Meta"];
@@ -9230,6 +19347,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "rnc": "130123454",
+                     *         "kind": "rnc",
+                     *         "legalName": "DISTRIBUIDORA EJEMPLO SRL",
+                     *         "tradeName": "DISTRIBUIDORA EJEMPLO",
+                     *         "economicActivity": "VENTA AL POR MAYOR DE OTROS PRODUCTOS N.C.P.",
+                     *         "startedOn": "2012-03-15",
+                     *         "status": "active",
+                     *         "dgiiStatus": "ACTIVO",
+                     *         "paymentRegime": "NORMAL",
+                     *         "electronicIssuer": true,
+                     *         "receiverUrls": null,
+                     *         "registryUpdatedAt": "2026-11-27T07:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TaxpayerView"];
                         meta: components["schemas"]["Meta"];
@@ -9280,6 +19419,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "summary": {
+                     *           "open": 1,
+                     *           "openByKind": {
+                     *             "blob_missing": 1
+                     *           },
+                     *           "lastCompletePass": {
+                     *             "id": "apa_3nV8qL2xT7mR1kW9bZ4c",
+                     *             "startedAt": "2026-11-27T04:00:00.000Z",
+                     *             "completedAt": "2026-11-27T07:10:00.000Z",
+                     *             "artefacts": 48210,
+                     *             "bytes": 193400112,
+                     *             "storedObjects": 48211,
+                     *             "findings": 1,
+                     *             "recordedArtefacts": 48211,
+                     *             "coverage": 1
+                     *           },
+                     *           "currentPass": null
+                     *         },
+                     *         "findings": [
+                     *           {
+                     *             "id": "afd_Q2m8TzX1bV7nK4pR9sLc",
+                     *             "kind": "blob_missing",
+                     *             "severity": "critical",
+                     *             "title": "An archived artefact is missing",
+                     *             "detail": "signed-xml v1 of doc_ebhJdvnWMDXrZRIjCpH0 (E310000000001) is not in the blob store.",
+                     *             "companyId": "cmp_HX4G8DItIuGlff211f0n",
+                     *             "artefact": {
+                     *               "key": "cmp_HX4G8DItIuGlff211f0n/documents/doc_ebhJdvnWMDXrZRIjCpH0/signed-xml/1",
+                     *               "kind": "signed-xml"
+                     *             },
+                     *             "owner": {
+                     *               "type": "document",
+                     *               "id": "doc_ebhJdvnWMDXrZRIjCpH0"
+                     *             },
+                     *             "status": "open",
+                     *             "firstSeenAt": "2026-11-27T07:10:00.000Z",
+                     *             "lastSeenAt": "2026-11-27T07:10:00.000Z",
+                     *             "resolvedAt": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z",
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             summary: {
@@ -9368,6 +19558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><valor>OzLRAMIUqrt79zNrOze9c7gN…</valor><fecha>2026-11-27T10:30:00.9730000-04:00</fecha></SemillaModel> */
                     "application/xml": string;
                 };
             };
@@ -9404,7 +19595,8 @@ export interface operations {
         /** @description multipart/form-data with the XML file in the field `xml`, or the raw XML as application/xml; at most 5 MB. */
         requestBody: {
             content: {
-                "application/json": unknown;
+                /** @example <?xml version="1.0" encoding="utf-8"?><SemillaModel><valor>…</valor><fecha>2026-11-27T10:30:00.0000000-04:00</fecha><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></SemillaModel> */
+                "application/xml": unknown;
             };
         };
         responses: {
@@ -9414,6 +19606,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "vDprTo1Tnkunt3U-BjUbZQpo2qWVZkkPMGPdt7N2mzI",
+                     *       "expira": "2026-11-27T15:30:00Z",
+                     *       "expedido": "2026-11-27T14:30:00Z"
+                     *     }
+                     */
                     "application/json": {
                         token: string;
                         /** @description yyyy-MM-ddTHH:mm:ssZ */
@@ -9421,6 +19620,7 @@ export interface operations {
                         /** @description yyyy-MM-ddTHH:mm:ssZ */
                         expedido: string;
                     };
+                    /** @example <?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>vDprTo1Tnkunt3U-BjUbZQpo2qWVZkkPMGPdt7N2mzI</token><expira>2026-11-27T15:30:00Z</expira><expedido>2026-11-27T14:30:00Z</expedido></RespuestaAutenticacion> */
                     "application/xml": string;
                 };
             };
@@ -9457,7 +19657,8 @@ export interface operations {
         /** @description multipart/form-data with the XML file in the field `xml`, or the raw XML as application/xml; at most 5 MB. */
         requestBody: {
             content: {
-                "application/json": unknown;
+                /** @example <?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia>…</IdDoc><Emisor><RNCEmisor>999999992</RNCEmisor>…<FechaEmision>27-11-2026</FechaEmision></Emisor><Comprador><RNCComprador>130123454</RNCComprador>…</Comprador><Totales>…<MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems>…</DetallesItems><FechaHoraFirma>27-11-2026 10:30:00</FechaHoraFirma><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ECF> */
+                "application/xml": unknown;
             };
         };
         responses: {
@@ -9467,6 +19668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><ARECF><DetalleAcusedeRecibo><Version>1.0</Version><RNCEmisor>130123454</RNCEmisor><RNCComprador>999999992</RNCComprador><eNCF>E310000004343</eNCF><Estado>0</Estado><FechaHoraAcuseRecibo>27-11-2026 10:30:00</FechaHoraAcuseRecibo></DetalleAcusedeRecibo><Signature xmlns="http://www.w3.org/2000/09/xmldsig#">…</Signature></ARECF> */
                     "application/xml": string;
                 };
             };
@@ -9503,7 +19705,8 @@ export interface operations {
         /** @description multipart/form-data with the XML file in the field `xml`, or the raw XML as application/xml; at most 5 MB. */
         requestBody: {
             content: {
-                "application/json": unknown;
+                /** @example <?xml version="1.0" encoding="utf-8"?><ACECF><DetalleAprobacionComercial><Version>1.0</Version><RNCEmisor>999999992</RNCEmisor><eNCF>E310000000001</eNCF><FechaEmision>27-11-2026</FechaEmision><MontoTotal>1180.00</MontoTotal><RNCComprador>130123454</RNCComprador><Estado>1</Estado><FechaHoraAprobacionComercial>27-11-2026 11:05:00</FechaHoraAprobacionComercial></DetalleAprobacionComercial><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo>…</SignedInfo><SignatureValue>kq3XzT…</SignatureValue><KeyInfo><X509Data><X509Certificate>MIIF…</X509Certificate></X509Data></KeyInfo></Signature></ACECF> */
+                "application/xml": unknown;
             };
         };
         responses: {
@@ -9513,6 +19716,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "mensaje": "Aprobación comercial recibida."
+                     *     }
+                     */
                     "application/json": {
                         mensaje: string;
                     };
