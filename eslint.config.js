@@ -10,7 +10,8 @@ const moduleBoundary = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
+  // sdk/src/schema.ts: openapi-typescript's output, byte for byte (test/client-contract.test.ts), not ours to lint.
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'sdk/src/schema.ts'] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
