@@ -2,7 +2,22 @@
 // needs only local headers, a central directory and an end record (the project reads zips with yauzl). Every entry
 // carries the same fixed time (1980-01-01, the first a zip's DOS timestamp holds), so the same files always give the
 // same bytes. Used for .xlsx workbooks and the certification step-5 printed representations.
+import { open } from 'node:fs/promises';
 import { crc32, deflateRawSync } from 'node:zlib';
+
+const localHeaderSignature = 0x04034b50;
+
+/** Whether a file begins as a zip does, with a local file header's signature (what a listing or an XSD set is). */
+export async function isZipFile(path: string): Promise<boolean> {
+  const magic = Buffer.alloc(4);
+  const handle = await open(path, 'r');
+  try {
+    const { bytesRead } = await handle.read(magic, 0, 4, 0);
+    return bytesRead === 4 && magic.readUInt32LE(0) === localHeaderSignature;
+  } finally {
+    await handle.close();
+  }
+}
 
 /** A zip of deflated entries (APPNOTE.TXT §4.3): local header and data per entry, central directory, end record. */
 export function writeZip(entries: readonly (readonly [string, string | Buffer])[]): Buffer {
@@ -17,7 +32,7 @@ export function writeZip(entries: readonly (readonly [string, string | Buffer])[
     // version 2.0, flag bit 11 (UTF-8 names), method 8 (deflate), DOS time 00:00 and date 1980-01-01.
     const common = [20, 0x0800, 8, 0, 0x21, crc32(data), deflated.length, data.length, nameBytes.length] as const;
     const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt32LE(localHeaderSignature, 0);
     writeFields(local, 4, common);
     chunks.push(local, nameBytes, deflated);
     const central = Buffer.alloc(46);

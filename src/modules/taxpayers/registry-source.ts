@@ -3,12 +3,13 @@
 // Nothing here holds the file in memory: the zip is read through its central directory and one entry is
 // inflated as a stream.
 import { createReadStream } from 'node:fs';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { DownloadError, downloadToFile, type DownloadOptions } from '../../platform/download.js';
+import { isZipFile } from '../../platform/zip.js';
 
 export class RegistrySourceError extends Error {
   constructor(message: string) {
@@ -45,19 +46,14 @@ export async function openRegistrySource(location: string, download: DownloadOpt
 
 async function openFile(path: string, label: string, cleanup: () => Promise<void>): Promise<RegistrySource> {
   let size: number;
-  const magic = Buffer.alloc(4);
+  let zipped: boolean;
   try {
     size = (await stat(path)).size;
-    const handle = await open(path, 'r');
-    try {
-      await handle.read(magic, 0, 4, 0);
-    } finally {
-      await handle.close();
-    }
+    zipped = await isZipFile(path);
   } catch (error) {
     throw new RegistrySourceError(`cannot read ${label}: ${(error as Error).message}`);
   }
-  if (magic.readUInt32LE(0) !== 0x04034b50) {
+  if (!zipped) {
     const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
     return {
       stream,

@@ -2,12 +2,13 @@
 // must be a zip: a web page listing files cannot be read reliably). Files are found at any depth and known by
 // their name, ours (`e-CF-31.xsd`) or DGII's (`e-CF 31 v.1.0.xsd`), in any case (kindOfSchemaFile); other files are
 // ignored and never inflated, so a zip bomb beside the XSDs costs nothing and an XSD is read only up to a bound.
-import { mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import yauzl from 'yauzl';
 import { kindOfSchemaFile, schemaKinds, type SchemaKind } from '../../fiscal/xsd/index.js';
 import { DownloadError, downloadToFile, type DownloadOptions } from '../download.js';
+import { isZipFile } from '../zip.js';
 
 export class XsdSourceError extends Error {
   constructor(message: string) {
@@ -50,7 +51,8 @@ export async function readXsdSource(location: string, download: DownloadOptions 
     throw new XsdSourceError(`cannot read ${location}: ${messageOf(error)}`);
   }
   if (isDirectory) return collect(location, await directoryCandidates(location));
-  if (!(await isZip(location))) throw new XsdSourceError(`${location} is neither a directory nor a zip of DGII's XSDs`);
+  if (!(await isZipFile(location)))
+    throw new XsdSourceError(`${location} is neither a directory nor a zip of DGII's XSDs`);
   return readZip(location, location);
 }
 
@@ -63,7 +65,7 @@ async function readDownloadedZip(url: string, download: DownloadOptions): Promis
     } catch (error) {
       throw error instanceof DownloadError ? new XsdSourceError(error.message) : error;
     }
-    if (!(await isZip(path)))
+    if (!(await isZipFile(path)))
       throw new XsdSourceError(`${url} did not answer with a zip (a URL must point at a zip of DGII's XSDs)`);
     return await readZip(path, url);
   } finally {
@@ -160,17 +162,6 @@ async function collect(label: string, candidates: Candidate[]): Promise<XsdSourc
     if (candidate !== undefined) files.push({ kind, name: candidate.name, bytes: await candidate.read() });
   }
   return { label, files };
-}
-
-async function isZip(path: string): Promise<boolean> {
-  const magic = Buffer.alloc(4);
-  const handle = await open(path, 'r');
-  try {
-    const { bytesRead } = await handle.read(magic, 0, 4, 0);
-    return bytesRead === 4 && magic.readUInt32LE(0) === 0x04034b50;
-  } finally {
-    await handle.close();
-  }
 }
 
 function tooLarge(name: string, label: string): XsdSourceError {
