@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readReceivedEcf } from '../../fiscal/receiving/received-ecf.js';
 import { checkSignedEcf, readSignedEcf } from '../../fiscal/receiving/signed-ecf-check.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
-import { loadSchemaSet } from '../xsd/index.js';
+import { loadSchemaSet, silentSchemaLog } from '../xsd/index.js';
 import type { XmlTask } from './xml-thread.js';
 
 interface Request {
@@ -14,8 +14,8 @@ interface Request {
 }
 
 const { xsdDir } = workerData as { xsdDir: string | undefined };
-const silent = { info: () => undefined, warn: () => undefined };
-const schemas = loadSchemaSet(xsdDir, silent);
+// The main thread has logged what it loaded from the same directory.
+const schemas = loadSchemaSet(xsdDir, silentSchemaLog);
 
 function answer(request: Request, set: SchemaSet | undefined): unknown {
   switch (request.task) {

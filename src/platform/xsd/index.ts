@@ -1,4 +1,4 @@
-export { loadSchemaSet, XsdDirectoryError, xsdInstallHint, type SchemaLog } from './load-schemas.js';
+export { loadSchemaSet, silentSchemaLog, XsdDirectoryError, xsdInstallHint, type SchemaLog } from './load-schemas.js';
 export {
   findXsdDir,
   installedXsdDir,

@@ -6,7 +6,7 @@ import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { SchemaCompileError } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../clock.js';
-import { loadSchemaSet } from './load-schemas.js';
+import { loadSchemaSet, silentSchemaLog } from './load-schemas.js';
 import { XsdSourceError, type XsdSource } from './xsd-source.js';
 
 /** Written last into an install: a directory without it is not an installed set. */
@@ -73,9 +73,8 @@ export async function installSchemaSet(source: XsdSource, dataDir: string, clock
 }
 
 async function compileInstalled(dir: string, files: readonly InstalledFile[]): Promise<readonly string[]> {
-  const quiet = { info: () => undefined, warn: () => undefined };
   try {
-    const set = await loadSchemaSet(dir, quiet);
+    const set = await loadSchemaSet(dir, silentSchemaLog);
     const repairs = set?.repairs ?? [];
     set?.dispose();
     return repairs;

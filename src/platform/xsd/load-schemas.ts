@@ -14,6 +14,9 @@ export interface SchemaLog {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
+/** For a loader whose caller reports the outcome itself (the XML thread, the installer). */
+export const silentSchemaLog: SchemaLog = { info: () => undefined, warn: () => undefined };
+
 /** What an operator runs to have the XSDs found by default (src/xsd-command.ts). */
 export const xsdInstallHint = 'run: ecf xsd install <dir|zip|URL>';
 
