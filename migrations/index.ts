@@ -23,6 +23,7 @@ import * as companyBranding from './20261126_0020_company_branding.js';
 import * as documentContingency from './20261126_0021_document_contingency.js';
 import * as timbreUrlColons from './20261126_0022_timbre_url_colons.js';
 import * as archiveVerification from './20261127_0023_archive_verification.js';
+import * as buyerDeliveries from './20261127_0024_buyer_deliveries.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0021_document_contingency': documentContingency,
   '20261126_0022_timbre_url_colons': timbreUrlColons,
   '20261127_0023_archive_verification': archiveVerification,
+  '20261127_0024_buyer_deliveries': buyerDeliveries,
 };

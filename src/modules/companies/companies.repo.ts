@@ -72,6 +72,9 @@ export async function findCompanyWithCertificate(
       'companies.print_logo_height',
       'companies.print_format',
       'companies.print_footer',
+      'companies.delivery_automatic',
+      'companies.delivery_sender_name',
+      'companies.delivery_reply_to',
     ])
     .select([
       'c.id as c_id',

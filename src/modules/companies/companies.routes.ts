@@ -26,6 +26,7 @@ const companyExample = {
       fingerprintSha256: 'e13b98a8d3123798632eb0b13d7f93c72bec0be9f56812c95941fd9507f79a3c',
     },
     branding: { logo: null, defaultFormat: 'a4', footerNote: null },
+    delivery: { automatic: true, senderName: null, replyTo: 'facturacion@demo.example' },
     createdAt: '2026-11-02T13:00:00.000Z',
     updatedAt: '2026-11-20T15:45:00.000Z',
   },

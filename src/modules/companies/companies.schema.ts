@@ -23,6 +23,35 @@ const companyFields = {
   }),
 };
 
+/** How accepted documents go to their buyers (issue 42); a field left out keeps its value. */
+const DeliveryInput = Type.Object(
+  {
+    automatic: Type.Optional(
+      Type.Boolean({
+        description:
+          'Deliver each document DGII accepts to its buyer by itself (default true); false: only with POST /documentos/:id/entregar.',
+      }),
+    ),
+    senderName: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F<>"]*$' }),
+        Type.Null(),
+      ]),
+    ),
+    replyTo: Type.Optional(Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryInput = Static<typeof DeliveryInput>;
+
+const DeliverySettings = Type.Object({
+  automatic: Type.Boolean({ description: 'Accepted documents go to their buyers by themselves.' }),
+  senderName: Type.Union([Type.String(), Type.Null()], {
+    description: "The e-mails' sender name; null: the trade name, else the legal name.",
+  }),
+  replyTo: Type.Union([Type.String(), Type.Null()], { description: "The e-mails' Reply-To address." }),
+});
+
 const PaperFormat = Type.Enum(paperFormats, { description: 'a4, carta (US Letter), or an 80 mm or 58 mm roll.' });
 
 // Base64 of at most logoLimits.maxBytes: four characters for every three bytes, padded.
@@ -73,6 +102,7 @@ export const CompanyProvision = Type.Object(
     certificationEnabled: Type.Optional(companyFields.certificationEnabled),
     receiverSegment: Type.Optional(companyFields.receiverSegment),
     branding: Type.Optional(BrandingInput),
+    delivery: Type.Optional(DeliveryInput),
   },
   { additionalProperties: false },
 );
@@ -91,6 +121,7 @@ export const CompanyUpdate = Type.Object(
     certificationEnabled: Type.Optional(companyFields.certificationEnabled),
     receiverSegment: Type.Optional(Type.Union([companyFields.receiverSegment, Type.Null()])),
     branding: Type.Optional(BrandingInput),
+    delivery: Type.Optional(DeliveryInput),
   },
   { additionalProperties: false },
 );
@@ -167,6 +198,7 @@ export const Company = Type.Object(
       defaultFormat: PaperFormat,
       footerNote: Type.Union([Type.String(), Type.Null()]),
     }),
+    delivery: DeliverySettings,
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },

@@ -20,6 +20,7 @@ import type {
   CompanyProvision,
   CompanySuspension,
   CompanyUpdate,
+  DeliveryInput,
   PermissionsChange,
 } from './companies.schema.js';
 
@@ -46,6 +47,15 @@ function certificateSummary(row: repo.CertificateRow): CertificateSummary {
   };
 }
 
+function deliveryChanges(input: DeliveryInput | undefined): Partial<repo.CompanyRow> {
+  if (input === undefined) return {};
+  return {
+    ...(input.automatic === undefined ? {} : { delivery_automatic: input.automatic }),
+    ...(input.senderName === undefined ? {} : { delivery_sender_name: input.senderName }),
+    ...(input.replyTo === undefined ? {} : { delivery_reply_to: input.replyTo }),
+  };
+}
+
 function toCompany(row: repo.CompanyProfileRow, certificate: repo.CertificateRow | undefined): Company {
   return {
     id: row.id,
@@ -60,6 +70,11 @@ function toCompany(row: repo.CompanyProfileRow, certificate: repo.CertificateRow
     certificationEnabled: row.certification_enabled,
     certificate: certificate === undefined ? null : certificateSummary(certificate),
     branding: brandingView(row),
+    delivery: {
+      automatic: row.delivery_automatic,
+      senderName: row.delivery_sender_name,
+      replyTo: row.delivery_reply_to,
+    },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -171,7 +186,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       const segment = await receiverSegmentOf(trx, input.receiverSegment, existing?.id, input.rnc);
       if (!segment.ok) return segment;
       if (existing !== undefined)
-        return ok(await applyChanges(trx, existing, { ...fields, ...segment.value, ...branding.value }));
+        return ok(await applyChanges(trx, existing, { ...fields, ...segment.value, ...branding.value, ...deliveryChanges(input.delivery) }));
       const now = clock.now();
       const row = await repo.insertCompany(trx, {
         id: newId('cmp'),
@@ -179,6 +194,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
         ...fields,
         ...segment.value,
         ...branding.value,
+        ...deliveryChanges(input.delivery),
         permissions: 'current',
         suspended_reason: null,
         created_at: now,
@@ -204,7 +220,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       };
       const segment = await receiverSegmentOf(trx, input.receiverSegment, found.value.id, found.value.rnc);
       if (!segment.ok) return segment;
-      return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value, ...branding.value }));
+      return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value, ...branding.value, ...deliveryChanges(input.delivery) }));
     },
 
     async setPermissions(

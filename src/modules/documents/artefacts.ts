@@ -8,13 +8,15 @@ import type { BlobStore } from '../../platform/storage/index.js';
 import type { ArtefactRow } from './documents.repo.js';
 
 /** rfce-xml: the RFCE a type 32 under DOP 250,000 was summarised as when it was sent. acecf-xml: the buyer's
- * commercial approval or rejection (ACECF), as received (received-approvals.ts). */
+ * commercial approval or rejection (ACECF), as received (received-approvals.ts). arecf-xml: the buyer's receiver's
+ * acknowledgement (ARECF) of our delivery, one version per delivery that got one (modules/buyer-delivery). */
 export const artefactKinds = [
   'source-json',
   'source-xml',
   'signed-xml',
   'rfce-xml',
   'acecf-xml',
+  'arecf-xml',
 ] as const satisfies readonly ArtefactKind[];
 
 const contentTypes: Record<ArtefactKind, string> = {
@@ -23,6 +25,7 @@ const contentTypes: Record<ArtefactKind, string> = {
   'signed-xml': 'application/xml',
   'rfce-xml': 'application/xml',
   'acecf-xml': 'application/xml',
+  'arecf-xml': 'application/xml',
 };
 
 /** The document whose artefacts these are; `createdAt`, its creation, names the day directory. */
@@ -68,4 +71,30 @@ export async function archiveArtefacts(
       };
     }),
   );
+}
+
+/**
+ * Writes version `version` of one artefact made after creation, one of several a document may gather (an ARECF per
+ * delivery), and returns the row that records it, to insert in the transaction that records why it was made.
+ */
+export async function archiveArtefactVersion(
+  blobs: BlobStore,
+  owner: ArtefactOwner,
+  kind: ArtefactKind,
+  bytes: Uint8Array,
+  version: number,
+  now: Date,
+): Promise<ArtefactRow> {
+  const key = artefactKey(owner, kind, version);
+  const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind], fresh: false });
+  return {
+    document_id: owner.documentId,
+    kind,
+    version,
+    blob_key: key,
+    sha256: stored.sha256,
+    size: stored.size,
+    content_type: contentTypes[kind],
+    created_at: now,
+  };
 }

@@ -4,6 +4,8 @@ import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type {
+  BuyerDeliveryStatus,
+  DocumentDeliveriesTable,
   ArtefactKind,
   DocumentArtefactsTable,
   DocumentEventsTable,
@@ -174,6 +176,7 @@ export function findArtefact(
 export interface ListFilter {
   status?: DocumentStatus | undefined;
   ecfType?: string | undefined;
+  delivery?: BuyerDeliveryStatus | undefined;
   limit: number;
   /** The last row of the previous page. */
   after?: { createdAt: Date; id: string } | undefined;
@@ -192,6 +195,16 @@ export function listDocuments(
     .where('environment', '=', environment);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.ecfType !== undefined) query = query.where('ecf_type', '=', filter.ecfType);
+  const delivery = filter.delivery;
+  if (delivery !== undefined)
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('document_deliveries as dd')
+          .select('dd.document_id')
+          .whereRef('dd.document_id', '=', 'documents.id')
+          .where('dd.status', '=', delivery),
+      ),
+    );
   const after = filter.after;
   if (after !== undefined) {
     query = query.where(olderThan(after));
@@ -201,6 +214,14 @@ export function listDocuments(
     .orderBy('id', 'desc')
     .limit(filter.limit + 1)
     .execute();
+}
+
+export type DeliveryRow = Selectable<DocumentDeliveriesTable>;
+
+/** The deliveries to their buyers of these documents (written by modules/buyer-delivery). */
+export function deliveriesOf(db: Db, documentIds: readonly string[]): Promise<DeliveryRow[]> {
+  if (documentIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('document_deliveries').selectAll().where('document_id', 'in', documentIds).execute();
 }
 
 export type EventRow = Selectable<DocumentEventsTable>;

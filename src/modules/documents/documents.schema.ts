@@ -90,6 +90,54 @@ export const DocumentCommercialResponse = Type.Object(
   { $id: 'DocumentCommercialResponse' },
 );
 
+/** The states of a delivery to the buyer (migration 0024), for the view and the list's `entrega` filter. */
+export const deliveryStatuses = ['pending', 'delivered', 'not_received', 'failed', 'skipped'];
+
+export const DocumentDelivery = Type.Object(
+  {
+    canal: Type.Union([Type.String({ enum: ['receptor', 'correo', 'ninguno'] }), Type.Null()], {
+      description:
+        "receptor: the buyer's electronic receiver, found in DGII's directory (types 31, 33, 34, 44); correo: e-mail with the PDF and the signed XML; ninguno: neither applies (reason says why); null until the first attempt chose.",
+    }),
+    status: Type.String({
+      enum: deliveryStatuses,
+      description:
+        "pending: waiting for its next attempt; delivered: the receiver acknowledged it (ARECF Estado 0, or 1 with motivo 3 after an attempt of ours whose answer was lost) or the mail server took the e-mail; not_received: the receiver's ARECF says Estado 1 (motivo 1, 2 or 4); failed: no attempt left, or an address refused for good (entregar starts it again); skipped: nothing to deliver (reason says why).",
+    }),
+    attempts: Type.Integer({ description: 'Attempts so far (started again by entregar).' }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, in words.' }),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why it ended as it did, when that is not plain (no channel, a duplicate acknowledged, delivery off).',
+    }),
+    destino: Type.Union([Type.String(), Type.Null()], {
+      description: "Where the last attempt went: the receiver's URL, or the e-mail address.",
+    }),
+    acuseRecibo: Type.Union(
+      [
+        Type.Object({
+          estado: Type.String({ description: 'ARECF Estado: 0 e-CF Recibido, 1 e-CF No Recibido.' }),
+          codigoMotivoNoRecibido: Type.Union([Type.String(), Type.Null()], {
+            description:
+              '1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde.',
+          }),
+          fechaHoraAcuseRecibo: Type.Union([Type.String(), Type.Null()], {
+            description: 'As the receiver wrote it: dd-MM-yyyy HH:mm:ss, GMT-4.',
+          }),
+          version: Type.Integer({ description: 'The version of the arecf-xml artefact that holds it, signed.' }),
+        }),
+        Type.Null(),
+      ],
+      { description: "The buyer's receiver's signed acknowledgement (ARECF), as archived; null for other channels." },
+    ),
+    messageId: Type.Union([Type.String(), Type.Null()], { description: "The e-mail's Message-ID, once sent." }),
+    nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'DocumentDelivery' },
+);
+export type DocumentDelivery = Static<typeof DocumentDelivery>;
+
 export const DocumentView = Type.Object(
   {
     id: Type.String(),
@@ -115,6 +163,10 @@ export const DocumentView = Type.Object(
       description:
         "The buyer's commercial approval or rejection (ACECF), received at the receiver route; null until one arrives.",
     }),
+    entrega: Type.Union([ref(DocumentDelivery), Type.Null()], {
+      description:
+        "Its delivery to the buyer, after DGII's acceptance (POST /documentos/:id/entregar delivers again); null until one is due.",
+    }),
     artefacts: Type.Array(ref(ArtefactSummary)),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -126,6 +178,9 @@ export type DocumentView = Static<typeof DocumentView>;
 export const ListDocumentsQuery = ListQuery({
   status: Type.Optional(Type.String({ enum: statuses })),
   ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
+  entrega: Type.Optional(
+    Type.String({ enum: deliveryStatuses, description: "Documents whose delivery to the buyer is in this state." }),
+  ),
 });
 
 export const documentSchemas = [
@@ -135,6 +190,7 @@ export const documentSchemas = [
   DgiiMessage,
   DocumentDgiiState,
   DocumentCommercialResponse,
+  DocumentDelivery,
   DocumentView,
   ...documentViewSchemas,
 ];
@@ -156,6 +212,7 @@ export const documentViewExample = {
   warnings: [],
   dgii: null,
   commercialResponse: null,
+  entrega: null,
   artefacts: [
     {
       type: 'signed-xml',

@@ -30,7 +30,7 @@ import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKinds } from './artefacts.js';
 import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
-import type { DocumentView } from './documents.schema.js';
+import type { DocumentDelivery, DocumentView } from './documents.schema.js';
 
 export interface Artefact {
   bytes: Buffer;
@@ -57,6 +57,7 @@ export interface DocumentsService {
     query: {
       status?: string | undefined;
       ecfType?: string | undefined;
+      entrega?: string | undefined;
       limit?: number | undefined;
       cursor?: string | undefined;
     },
@@ -84,10 +85,37 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
   }));
 }
 
+const channelNames = { receiver: 'receptor', email: 'correo', none: 'ninguno' } as const;
+
+function deliveryView(row: repo.DeliveryRow): DocumentDelivery {
+  return {
+    canal: row.channel === null ? null : channelNames[row.channel],
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    reason: row.reason,
+    destino: row.target,
+    acuseRecibo:
+      row.arecf_estado === null || row.arecf_version === null
+        ? null
+        : {
+            estado: row.arecf_estado,
+            codigoMotivoNoRecibido: row.arecf_motivo,
+            fechaHoraAcuseRecibo: row.arecf_fecha_hora,
+            version: row.arecf_version,
+          },
+    messageId: row.message_id,
+    nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+    deliveredAt: row.delivered_at?.toISOString() ?? null,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
 function view(
   row: repo.DocumentRow,
   artefacts: readonly repo.ArtefactRow[],
   commercial: ReceivedApprovalRow | undefined,
+  delivery: repo.DeliveryRow | undefined,
 ): DocumentView {
   return {
     id: row.id,
@@ -127,6 +155,7 @@ function view(
             receivedAt: commercial.received_at.toISOString(),
             sha256: commercial.acecf_sha256,
           },
+    entrega: delivery === undefined ? null : deliveryView(delivery),
     // In one order whatever gave the rows: by kind, then version.
     artefacts: [...artefacts]
       .sort((a, b) => a.kind.localeCompare(b.kind) || a.version - b.version)
@@ -156,12 +185,17 @@ export function createDocumentsService(deps: {
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
-    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), receivedApprovalsOf(db, ids)]);
+    const [artefacts, commercial, deliveries] = await Promise.all([
+      repo.artefactsOf(db, ids),
+      receivedApprovalsOf(db, ids),
+      repo.deliveriesOf(db, ids),
+    ]);
     return rows.map((row) =>
       view(
         row,
         artefacts.filter((artefact) => artefact.document_id === row.id),
         commercial.find((response) => response.document_id === row.id),
+        deliveries.find((delivery) => delivery.document_id === row.id),
       ),
     );
   }
@@ -341,7 +375,7 @@ export function createDocumentsService(deps: {
             fieldErrors(recorded.findings),
           );
         }
-        return ok(view({ ...recorded.row, ...repo.notYetSent }, recorded.artefacts, undefined));
+        return ok(view({ ...recorded.row, ...repo.notYetSent }, recorded.artefacts, undefined, undefined));
       } catch (error) {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
@@ -413,6 +447,7 @@ export function createDocumentsService(deps: {
       const rows = await repo.listDocuments(db, companyId, environment, {
         status: query.status as repo.DocumentRow['status'] | undefined,
         ecfType: query.ecfType,
+        delivery: query.entrega as repo.DeliveryRow['status'] | undefined,
         limit,
         after: after.value,
       });

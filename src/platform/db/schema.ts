@@ -29,6 +29,11 @@ export interface CompaniesTable {
   print_logo_height: ColumnType<number | null, number | null | undefined, number | null>;
   print_format: ColumnType<'a4' | 'carta' | '80mm' | '58mm', 'a4' | 'carta' | '80mm' | '58mm' | undefined>;
   print_footer: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Accepted documents go to their buyers by themselves (migration 0024); off: only when asked (entregar). */
+  delivery_automatic: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The e-mails' sender name (the From display name); null: the company's trade or legal name. */
+  delivery_sender_name: ColumnType<string | null, string | null | undefined, string | null>;
+  delivery_reply_to: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CompanyCertificatesTable {
@@ -120,7 +125,7 @@ export type DocumentStatus =
   | 'rejected'
   | 'send_failed'
   | 'not_found';
-export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml' | 'rfce-xml' | 'acecf-xml';
+export type ArtefactKind = 'source-json' | 'source-xml' | 'signed-xml' | 'rfce-xml' | 'acecf-xml' | 'arecf-xml';
 
 export interface DocumentsTable {
   id: string;
@@ -428,6 +433,37 @@ export interface ReceivedResponseDeliveriesTable {
   updated_at: Date;
 }
 
+/** Where a document's delivery to its buyer stands (migration 0024). */
+export type BuyerDeliveryStatus = 'pending' | 'delivered' | 'not_received' | 'failed' | 'skipped';
+/** receiver: the buyer's electronic receiver (DGII's directory); email: CorreoComprador or an address asked for. */
+export type BuyerDeliveryChannel = 'receiver' | 'email' | 'none';
+
+export interface DocumentDeliveriesTable {
+  document_id: string;
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  channel: BuyerDeliveryChannel | null;
+  status: BuyerDeliveryStatus;
+  attempts: Generated<number>;
+  last_error: string | null;
+  /** Why it ended as it did, in words (no channel, a duplicate acknowledged, automatic delivery off). */
+  reason: string | null;
+  /** An e-mail address asked for with entregar, instead of the buyer's. */
+  requested_address: string | null;
+  /** Where the last attempt went: the receiver's URL or the e-mail address. */
+  target: string | null;
+  arecf_estado: string | null;
+  arecf_motivo: string | null;
+  arecf_fecha_hora: string | null;
+  /** The version of the document's arecf-xml artefact this delivery's ARECF is. */
+  arecf_version: number | null;
+  message_id: string | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export type CertificationProcessStatus = 'active' | 'failed' | 'cancelled' | 'completed';
 export type CertificationStepStatus = 'locked' | 'open' | 'done' | 'failed';
 export type CertificationCaseStatus = 'pending' | 'sent' | 'accepted' | 'rejected' | 'error';
@@ -535,6 +571,7 @@ export interface Database {
   sequence_burned: SequenceBurnedTable;
   domain_events: DomainEventsTable;
   documents: DocumentsTable;
+  document_deliveries: DocumentDeliveriesTable;
   document_artefacts: DocumentArtefactsTable;
   document_events: DocumentEventsTable;
   document_commercial_responses: DocumentCommercialResponsesTable;
