@@ -121,7 +121,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
       },
     ];
   const env = {
-    WEBHOOKS_ALLOW_PRIVATE: 'true',
+    OUTBOUND_ALLOW_PRIVATE: 'true',
     WEBHOOKS_DISPATCH_INTERVAL_MS: '50',
     WEBHOOKS_CONCURRENCY: String(CONCURRENCY),
   };

@@ -304,11 +304,11 @@ export const settings = {
     max: 3_600,
     doc: "how often the job queue fails jobs that ran past their expiry (a killed worker's stay active until then) so their retries run, and archives old jobs",
   },
-  WEBHOOKS_ALLOW_PRIVATE: {
+  OUTBOUND_ALLOW_PRIVATE: {
     kind: 'flag',
     default: undefined,
     defaultNote: '`true` on the embedded single-machine setup (no `DATABASE_URL`, not production), else `false`',
-    doc: 'deliver webhooks to loopback, private, link-local and metadata addresses (local demos, tests); refused with `FISCAL_ENV=PRODUCTION`',
+    doc: "call loopback, private, link-local and metadata addresses on a tenant's behalf (webhooks, buyers' receivers, issuers' approval URLs; local demos, tests); refused with `FISCAL_ENV=PRODUCTION`",
   },
   WEBHOOKS_TIMEOUT_MS: {
     kind: 'integer',
@@ -478,6 +478,8 @@ export interface S3Config {
 
 export interface Config {
   port: number;
+  /** Calls on a tenant's or taxpayer's behalf may go to private addresses (OUTBOUND_ALLOW_PRIVATE). */
+  outboundAllowPrivate: boolean;
   /** Niceness a process without the API role (`ecf worker`, `ecf scheduler`) takes, so an API on the same host is served first; 0 keeps the default. */
   backgroundNice: number;
   host: string;
@@ -532,9 +534,6 @@ export interface Config {
 
 /** Outbound webhooks (SPEC §6.1, DESIGN §5.5). */
 export interface WebhooksConfig {
-  /** Deliver to loopback, private, link-local and metadata addresses. Default: only on the embedded single-machine
-   * setup (no DATABASE_URL, not production), for local demos; never allowed with FISCAL_ENV=PRODUCTION. */
-  allowPrivate: boolean;
   /** Success is a 2xx within this time (Standard Webhooks: 15 s). */
   timeoutMs: number;
   /** How long a rotated-out secret still signs deliveries beside the new one. */
@@ -735,12 +734,20 @@ function sendLeaseMs(env: Env, client: DgiiClientConfig): number {
   return seconds * 1_000;
 }
 
-function webhooks(env: Env, fiscalEnv: FiscalEnvironment, production: boolean): WebhooksConfig {
-  const allowPrivate = flag(env, 'WEBHOOKS_ALLOW_PRIVATE') ?? (!production && given(env, 'DATABASE_URL') === undefined);
+/**
+ * Whether the service may call loopback, private, link-local and metadata addresses for a tenant (webhooks) or a
+ * taxpayer (the URLs DGII's directory gives): only on the embedded single-machine setup (no DATABASE_URL, not
+ * production) by default, for local demos; never with FISCAL_ENV=PRODUCTION.
+ */
+function outboundAllowPrivate(env: Env, fiscalEnv: FiscalEnvironment, production: boolean): boolean {
+  const allowPrivate = flag(env, 'OUTBOUND_ALLOW_PRIVATE') ?? (!production && given(env, 'DATABASE_URL') === undefined);
   if (allowPrivate && fiscalEnv === 'PRODUCTION')
-    throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE', 'cannot be true with FISCAL_ENV=PRODUCTION');
+    throw new ConfigError('OUTBOUND_ALLOW_PRIVATE', 'cannot be true with FISCAL_ENV=PRODUCTION');
+  return allowPrivate;
+}
+
+function webhooks(env: Env): WebhooksConfig {
   return Object.freeze({
-    allowPrivate,
     timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS') ?? settings.WEBHOOKS_TIMEOUT_MS.default,
     secretGraceMs:
       (integer(env, 'WEBHOOKS_SECRET_GRACE_HOURS') ?? settings.WEBHOOKS_SECRET_GRACE_HOURS.default) * 3_600_000,
@@ -825,7 +832,8 @@ export function parseConfig(env: Env): Config {
       url: url(env, 'TAXPAYERS_IMPORT_URL'),
       cron: cron(env, 'TAXPAYERS_IMPORT_CRON') ?? settings.TAXPAYERS_IMPORT_CRON.default,
     }),
-    webhooks: webhooks(env, fiscalEnv, production),
+    outboundAllowPrivate: outboundAllowPrivate(env, fiscalEnv, production),
+    webhooks: webhooks(env),
     archive: archive(env),
   });
 }

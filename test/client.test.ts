@@ -100,7 +100,7 @@ describe('the generated client against the real app (sandbox)', { timeout: 300_0
   before(async () => {
     receiver = await startWebhookReceiver();
     world = await startSendingWorld({
-      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
     });
     baseUrl = await world.app.app.listen({ port: 0, host: '127.0.0.1' });
     apiKey = (await world.app.issueKey(world.companyId, [...scopes])).apiKey;

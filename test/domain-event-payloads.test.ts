@@ -61,7 +61,7 @@ describe('domain events: every payload a full flow records matches its published
       env: {
         ECF_XSD_DIR: officialXsdDir,
         RECEIVER_AUTH_MODE: 'optional',
-        WEBHOOKS_ALLOW_PRIVATE: 'true',
+        OUTBOUND_ALLOW_PRIVATE: 'true',
         WEBHOOKS_DISPATCH_INTERVAL_MS: '50',
         SEND_MAX_ATTEMPTS: '2',
         SEND_RETRY_BASE_MS: '50',

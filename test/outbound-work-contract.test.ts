@@ -34,7 +34,7 @@ const timings = {
   ECF_XSD_DIR: officialXsdDir,
   RECEIVER_AUTH_MODE: 'optional',
   // A webhook delivery's is 2 × 3 s + 5 s.
-  WEBHOOKS_ALLOW_PRIVATE: 'true',
+  OUTBOUND_ALLOW_PRIVATE: 'true',
   WEBHOOKS_TIMEOUT_MS: '3000',
   WEBHOOKS_DISPATCH_INTERVAL_MS: '50',
 };

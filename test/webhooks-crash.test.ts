@@ -16,7 +16,7 @@ const blocks = 120;
 const kills = 4;
 // A 1 s timeout gives a 7 s delivery lease: the deliveries a killed worker held are claimed again once it runs out.
 const timings = {
-  WEBHOOKS_ALLOW_PRIVATE: 'true',
+  OUTBOUND_ALLOW_PRIVATE: 'true',
   WEBHOOKS_TIMEOUT_MS: '1000',
   WEBHOOKS_DISPATCH_INTERVAL_MS: '50',
   QUEUE_MAINTENANCE_SECONDS: '1',

@@ -116,7 +116,7 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     testApp = await startTestApp({
       clock,
       roles: { http: true, work: true, schedule: false },
-      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: '1000', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: '1000', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
     });
     companyId = await testApp.provisionCompany();
     key = (await testApp.issueKey(companyId, ['webhooks:manage', 'sequences:manage'])).apiKey;
@@ -440,7 +440,7 @@ describe('webhook targets checked again at delivery time', { timeout: 120_000 },
     receiver = await startWebhookReceiver();
     testApp = await startTestApp({
       roles: { http: true, work: true, schedule: false },
-      env: { WEBHOOKS_ALLOW_PRIVATE: 'false', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
+      env: { OUTBOUND_ALLOW_PRIVATE: 'false', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' },
     });
   });
   after(async () => {

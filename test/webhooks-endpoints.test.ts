@@ -35,7 +35,7 @@ describe('webhook endpoints', { timeout: 120_000 }, () => {
     });
 
   before(async () => {
-    testApp = await startLoggedTestApp({ env: { WEBHOOKS_ALLOW_PRIVATE: 'false' } });
+    testApp = await startLoggedTestApp({ env: { OUTBOUND_ALLOW_PRIVATE: 'false' } });
     const companyId = await testApp.provisionCompany();
     key = (await testApp.issueKey(companyId, ['webhooks:manage'])).apiKey;
     readOnlyKey = (await testApp.issueKey(companyId, ['documents:read'])).apiKey;

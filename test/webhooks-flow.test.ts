@@ -21,7 +21,7 @@ describe('webhooks of the document flow (sandbox)', { timeout: 300_000 }, () => 
 
   before(async () => {
     receiver = await startWebhookReceiver();
-    world = await startSendingWorld({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' } });
+    world = await startSendingWorld({ env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '50' } });
   });
   after(async () => {
     await world.close();

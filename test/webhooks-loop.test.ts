@@ -59,7 +59,7 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     // No worker role here: the test is the worker, through two delivery engines on the app's database.
     testApp = await startTestApp({
       clock,
-      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: String(timeoutMs) },
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOKS_TIMEOUT_MS: String(timeoutMs) },
     });
     companyId = await testApp.provisionCompany();
     key = (await testApp.issueKey(companyId, ['webhooks:manage'])).apiKey;
@@ -356,7 +356,7 @@ describe('the delivery loop of a worker', { timeout: 120_000 }, () => {
     // A rest of 20 s: whatever arrives sooner was not found by polling.
     testApp = await startTestApp({
       roles: { http: true, work: true, schedule: false },
-      env: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '20000' },
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOKS_DISPATCH_INTERVAL_MS: '20000' },
     });
   });
   after(async () => {

@@ -4,7 +4,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolveTarget, type TargetPolicy } from './target-policy.js';
+import { resolveTarget, type TargetPolicy } from '../../platform/http/target-policy.js';
 
 export const responseExcerptBytes = 1_024;
 

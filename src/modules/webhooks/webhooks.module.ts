@@ -16,7 +16,7 @@ export function webhooksModule({ config, db, clock, log, environment, masterKey 
   const { webhooks } = config;
   const dispatcher = defineLoop('webhook delivery', 'work', () =>
     startDispatcher({
-      delivery: createWebhookDelivery({ db, clock, log, environment, masterKey, policy: webhooks }),
+      delivery: createWebhookDelivery({ db, clock, log, environment, masterKey, policy: { ...webhooks, allowPrivate: config.outboundAllowPrivate } }),
       log,
       batchSize: 200,
       concurrency: webhooks.concurrency,
@@ -28,7 +28,7 @@ export function webhooksModule({ config, db, clock, log, environment, masterKey 
     clock,
     environment,
     masterKey,
-    allowPrivate: webhooks.allowPrivate,
+    allowPrivate: config.outboundAllowPrivate,
     secretGraceMs: webhooks.secretGraceMs,
     wakeDelivery: () => {
       dispatcher.wake();

@@ -11,7 +11,7 @@ import { newId } from '../../platform/ids.js';
 import { deliveryBody, queueDeliveries } from './delivery-engine.js';
 import { eventTypeNames, eventTypes, isEventType } from '../../platform/events/event-catalogue.js';
 import { newSigningSecret, secretContext } from './signing.js';
-import { resolveTarget, urlProblem, type TargetPolicy } from './target-policy.js';
+import { resolveTarget, urlProblem, type TargetPolicy } from '../../platform/http/target-policy.js';
 import type {
   CreateEndpoint,
   DeliveryView,

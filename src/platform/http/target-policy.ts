@@ -1,4 +1,4 @@
-// Where webhooks may go (SSRF): HTTPS only in PRODUCTION, and never to an address a tenant should not reach
+// Where the service may call on a tenant's or taxpayer's behalf (webhooks, buyers' receivers, issuers' approval URLs: SSRF): HTTPS only in PRODUCTION, and never to an address a tenant should not reach
 // through us (loopback, private, link-local, cloud metadata, CGNAT, multicast, reserved), checked on every address
 // the host resolves to, at creation and again at delivery, unless the operator allows private targets.
 import { lookup } from 'node:dns/promises';

@@ -67,19 +67,19 @@ describe('webhook target policy', () => {
   });
 });
 
-describe('webhook configuration', () => {
+describe("the address rule's configuration", () => {
   const base = { NODE_ENV: 'test', MASTER_KEY: Buffer.alloc(32, 1).toString('base64') };
   it('allows private targets by default only on the embedded single-machine setup', () => {
-    assert.equal(parseConfig(base).webhooks.allowPrivate, true);
-    assert.equal(parseConfig({ ...base, DATABASE_URL: 'postgres://db/ecf' }).webhooks.allowPrivate, false);
-    assert.equal(parseConfig({ ...base, NODE_ENV: 'production' }).webhooks.allowPrivate, false);
+    assert.equal(parseConfig(base).outboundAllowPrivate, true);
+    assert.equal(parseConfig({ ...base, DATABASE_URL: 'postgres://db/ecf' }).outboundAllowPrivate, false);
+    assert.equal(parseConfig({ ...base, NODE_ENV: 'production' }).outboundAllowPrivate, false);
     assert.equal(
-      parseConfig({ ...base, DATABASE_URL: 'postgres://db/ecf', WEBHOOKS_ALLOW_PRIVATE: 'true' }).webhooks.allowPrivate,
+      parseConfig({ ...base, DATABASE_URL: 'postgres://db/ecf', OUTBOUND_ALLOW_PRIVATE: 'true' }).outboundAllowPrivate,
       true,
     );
     assert.throws(
-      () => parseConfig({ ...base, FISCAL_ENV: 'PRODUCTION', WEBHOOKS_ALLOW_PRIVATE: 'true' }),
-      /WEBHOOKS_ALLOW_PRIVATE cannot be true with FISCAL_ENV=PRODUCTION/,
+      () => parseConfig({ ...base, FISCAL_ENV: 'PRODUCTION', OUTBOUND_ALLOW_PRIVATE: 'true' }),
+      /OUTBOUND_ALLOW_PRIVATE cannot be true with FISCAL_ENV=PRODUCTION/,
     );
   });
 
@@ -88,7 +88,6 @@ describe('webhook configuration', () => {
     assert.deepEqual(
       { ...webhooks },
       {
-        allowPrivate: true,
         timeoutMs: 15_000,
         secretGraceMs: 86_400_000,
         dispatchIntervalMs: 250,
