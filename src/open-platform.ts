@@ -2,7 +2,7 @@
 // store, DGII's schemas and the XML thread, the DGII target and client. buildApplication (src/app.ts) wires the
 // modules onto them; nothing else constructs adapters.
 import { databaseTarget } from './config.js';
-import { configuredDgiiClient, createHttpTransport, type DgiiCredentials } from './dgii/index.js';
+import { configuredDgiiClient, createHttpTransport, createReceiverClient, type DgiiCredentials } from './dgii/index.js';
 import { sessionTokenSealing } from './modules/dgii-sessions/index.js';
 import type { Platform } from './modules/module.js';
 import { createCache } from './platform/cache/index.js';
@@ -85,6 +85,11 @@ export async function openPlatform(
   closers.add(() => {
     receiverTransport.close();
   });
+  const receivers = createReceiverClient({
+    transport: receiverTransport,
+    policy: { environment, allowPrivate: config.outboundAllowPrivate },
+    now: () => clock.now(),
+  });
 
   const platform: Platform = {
     config,
@@ -96,7 +101,7 @@ export async function openPlatform(
     cache,
     masterKey,
     dgii,
-    receiverTransport,
+    receivers,
     xmlChecks,
     schemas,
   };

@@ -30,6 +30,10 @@ export function classifyFailure(result: Extract<HttpResult, { ok: false }>, mode
     case 'response_timeout':
       if (mode === 'send' && result.sent) return { kind: 'uncertain', reason: 'response_timeout', detail };
       return { kind: 'transient', reason: 'response_timeout', detail };
+    case 'too_large':
+      // It answered, so a send may have been acted on.
+      if (mode === 'send') return { kind: 'uncertain', reason: 'unparseable_response', detail };
+      return { kind: 'transient', reason: 'bad_response', detail };
   }
 }
 

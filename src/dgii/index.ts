@@ -19,5 +19,14 @@ export {
   type HttpTransport,
   type TransportOptions,
 } from './transport.js';
+export {
+  createReceiverClient,
+  maxReceiverAnswerBytes,
+  receiverEndpoint,
+  receiverPaths,
+  type ReceiverAnswer,
+  type ReceiverClient,
+  type ReceiverPost,
+} from './receiver-client.js';
 export type * from './outcomes.js';
 export { dgiiOutOfReach } from './outcomes.js';

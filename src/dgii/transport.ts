@@ -11,7 +11,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { settings } from '../config.js';
 
 export interface HttpRequest {
@@ -19,6 +19,10 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /** Resolves the host instead of DNS: the address a target check approved (no second lookup to rebind). */
+  lookup?: LookupFunction;
+  /** An answer longer than this is a failure (`too_large`); default 5 MB. */
+  maxResponseBytes?: number;
 }
 
 export type TransportFailure =
@@ -29,7 +33,9 @@ export type TransportFailure =
   /** The connection broke (reset, closed) with no complete answer. */
   | 'broken'
   /** Connected, and no complete answer within the response timeout. */
-  | 'response_timeout';
+  | 'response_timeout'
+  /** The answer ran past the request's maxResponseBytes: it was cut off. */
+  | 'too_large';
 
 export type HttpResult =
   | { ok: true; status: number; headers: IncomingHttpHeaders; body: Buffer }
@@ -115,7 +121,17 @@ export function createHttpTransport(options: TransportOptions): HttpTransport & 
       };
 
       let client: ClientRequest;
-      const requestOptions = { method: request.method, headers, agent: secure ? httpsAgent : httpAgent };
+      // A pinned lookup needs a connection of its own: a pooled one may lead to whatever the host resolved to before.
+      const requestOptions =
+        request.lookup === undefined
+          ? { method: request.method, headers, agent: secure ? httpsAgent : httpAgent }
+          : {
+              method: request.method,
+              headers,
+              lookup: request.lookup,
+              agent: false as const,
+              minVersion: 'TLSv1.2' as const,
+            };
       try {
         client = secure ? httpsRequest(url, requestOptions) : httpRequest(url, requestOptions);
       } catch (error) {
@@ -150,9 +166,15 @@ export function createHttpTransport(options: TransportOptions): HttpTransport & 
       client.on('response', (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const limit = request.maxResponseBytes ?? maxResponseBytes;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size <= maxResponseBytes) chunks.push(chunk);
+          if (size <= limit) {
+            chunks.push(chunk);
+            return;
+          }
+          finish({ ok: false, failure: 'too_large', sent, code: undefined });
+          client.destroy();
         });
         response.on('end', () => {
           finish({

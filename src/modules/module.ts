@@ -3,7 +3,7 @@
 // the routes and schemas when the process serves HTTP, the jobs and schedules for the queue, the loops of the roles
 // it runs, and what each forgets when a company changes.
 import type { Config, FiscalEnvironment } from '../config.js';
-import type { DgiiClient, HttpTransport } from '../dgii/index.js';
+import type { DgiiClient, ReceiverClient } from '../dgii/index.js';
 import type { SchemaSet } from '../fiscal/xsd/index.js';
 import type { Cache } from '../platform/cache/index.js';
 import type { Clock } from '../platform/clock.js';
@@ -28,8 +28,8 @@ export interface Platform {
   /** Seals secrets at rest (certificate keys, DGII session tokens, webhook secrets). */
   masterKey: Buffer;
   dgii: DgiiClient;
-  /** HTTP to other taxpayers' receivers (commercial responses to their issuers), with the DGII client's timeouts. */
-  receiverTransport: HttpTransport;
+  /** Other taxpayers' receivers (our e-CF to buyers, our ACECF to issuers), with the DGII client's timeouts. */
+  receivers: ReceiverClient;
   xmlChecks: XmlChecks;
   /** DGII's official schemas (ECF_XSD_DIR); undefined when none is configured. */
   schemas: SchemaSet | undefined;

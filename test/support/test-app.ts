@@ -78,6 +78,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     OPS_TOKEN: opsToken,
     CLOUD_SIGNING_SECRET: cloudSecret,
     MASTER_KEY: randomBytes(32).toString('base64'),
+    // The sandbox, the buyers' receivers and the webhook receivers of the tests all listen on loopback.
+    OUTBOUND_ALLOW_PRIVATE: 'true',
     ...(useRedis ? { REDIS_URL: testRedisUrl() } : {}),
     ...options.env,
   });

@@ -197,9 +197,10 @@ export function listDocuments(
   if (filter.ecfType !== undefined) query = query.where('ecf_type', '=', filter.ecfType);
   const delivery = filter.delivery;
   if (delivery !== undefined)
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('document_deliveries as dd')
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('document_deliveries as dd')
           .select('dd.document_id')
           .whereRef('dd.document_id', '=', 'documents.id')
           .where('dd.status', '=', delivery),

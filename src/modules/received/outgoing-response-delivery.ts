@@ -9,7 +9,7 @@
 // retried, a refusal too: DGII takes an approval only once it has accepted the e-CF, which may be after the issuer
 // sent it to us (§6.1), and a receiver may be briefly misconfigured.
 import { maxRetryDelayMs, type FiscalEnvironment } from '../../config.js';
-import type { DgiiClient, DgiiMessage, HttpTransport, SendAcecfOutcome } from '../../dgii/index.js';
+import type { DgiiClient, DgiiMessage, ReceiverClient, SendAcecfOutcome } from '../../dgii/index.js';
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
@@ -141,12 +141,12 @@ export function createResponseDeliveryTarget(deps: {
   blobs: BlobStore;
   environment: FiscalEnvironment;
   dgii: DgiiClient;
-  transport: HttpTransport;
+  receivers: ReceiverClient;
   companies: Pick<CompaniesService, 'get' | 'signingIdentity'>;
   target: ResponseDeliveryTarget;
   policy: ResponseDeliveryPolicy;
 }): WorkTarget<DeliveryItem, Reached & { note: string }, Reached> {
-  const { db, clock, blobs, environment, dgii, transport, companies, target, policy } = deps;
+  const { db, clock, blobs, environment, dgii, receivers, companies, target, policy } = deps;
 
   async function perform(row: responses.DeliveryRow, received: repo.ReceivedRow, xml: Buffer): Promise<Attempted> {
     const company = await companies.get(row.company_id);
@@ -178,7 +178,7 @@ export function createResponseDeliveryTarget(deps: {
         answer: null,
         detail: 'the company has no certificate to authenticate at the issuer with',
       };
-    const sent = await deliverToIssuer(transport, found.entry, file, key);
+    const sent = await deliverToIssuer(receivers, { companyId: row.company_id, entry: found.entry, acecf: file, key });
     switch (sent.kind) {
       case 'delivered':
         return {

@@ -21,7 +21,7 @@ export function receivedModule(
   platform: Platform,
   { companies, printing }: { companies: CompaniesService; printing: PrintingService },
 ): ModuleParts & { received: ReceivedService } {
-  const { config, db, clock, log, blobs, environment, dgii, xmlChecks, schemas, receiverTransport } = platform;
+  const { config, db, clock, log, blobs, environment, dgii, xmlChecks, schemas, receivers } = platform;
   const received = createReceivedService({
     db,
     clock,
@@ -53,7 +53,7 @@ export function receivedModule(
           blobs,
           environment,
           dgii,
-          transport: receiverTransport,
+          receivers,
           companies,
           target,
           policy,
