@@ -186,7 +186,14 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       const segment = await receiverSegmentOf(trx, input.receiverSegment, existing?.id, input.rnc);
       if (!segment.ok) return segment;
       if (existing !== undefined)
-        return ok(await applyChanges(trx, existing, { ...fields, ...segment.value, ...branding.value, ...deliveryChanges(input.delivery) }));
+        return ok(
+          await applyChanges(trx, existing, {
+            ...fields,
+            ...segment.value,
+            ...branding.value,
+            ...deliveryChanges(input.delivery),
+          }),
+        );
       const now = clock.now();
       const row = await repo.insertCompany(trx, {
         id: newId('cmp'),
@@ -220,7 +227,14 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       };
       const segment = await receiverSegmentOf(trx, input.receiverSegment, found.value.id, found.value.rnc);
       if (!segment.ok) return segment;
-      return ok(await applyChanges(trx, found.value, { ...changes, ...segment.value, ...branding.value, ...deliveryChanges(input.delivery) }));
+      return ok(
+        await applyChanges(trx, found.value, {
+          ...changes,
+          ...segment.value,
+          ...branding.value,
+          ...deliveryChanges(input.delivery),
+        }),
+      );
     },
 
     async setPermissions(

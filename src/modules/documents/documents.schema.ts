@@ -107,7 +107,8 @@ export const DocumentDelivery = Type.Object(
     attempts: Type.Integer({ description: 'Attempts so far (started again by entregar).' }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, in words.' }),
     reason: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why it ended as it did, when that is not plain (no channel, a duplicate acknowledged, delivery off).',
+      description:
+        'Why it ended as it did, when that is not plain (no channel, a duplicate acknowledged, delivery off).',
     }),
     destino: Type.Union([Type.String(), Type.Null()], {
       description: "Where the last attempt went: the receiver's URL, or the e-mail address.",
@@ -179,7 +180,7 @@ export const ListDocumentsQuery = ListQuery({
   status: Type.Optional(Type.String({ enum: statuses })),
   ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
   entrega: Type.Optional(
-    Type.String({ enum: deliveryStatuses, description: "Documents whose delivery to the buyer is in this state." }),
+    Type.String({ enum: deliveryStatuses, description: 'Documents whose delivery to the buyer is in this state.' }),
   ),
 });
 

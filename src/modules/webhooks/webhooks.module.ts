@@ -16,7 +16,14 @@ export function webhooksModule({ config, db, clock, log, environment, masterKey 
   const { webhooks } = config;
   const dispatcher = defineLoop('webhook delivery', 'work', () =>
     startDispatcher({
-      delivery: createWebhookDelivery({ db, clock, log, environment, masterKey, policy: { ...webhooks, allowPrivate: config.outboundAllowPrivate } }),
+      delivery: createWebhookDelivery({
+        db,
+        clock,
+        log,
+        environment,
+        masterKey,
+        policy: { ...webhooks, allowPrivate: config.outboundAllowPrivate },
+      }),
       log,
       batchSize: 200,
       concurrency: webhooks.concurrency,
