@@ -17,7 +17,7 @@ import { receivedModule } from './modules/received/index.js';
 import { receiverModule } from './modules/receiver/index.js';
 import { sendingModule } from './modules/sending/index.js';
 import { sequencesModule } from './modules/sequences/index.js';
-import { taxpayersModule } from './modules/taxpayers/index.js';
+import { cachedDirectory, taxpayersModule } from './modules/taxpayers/index.js';
 import { webhooksModule } from './modules/webhooks/index.js';
 import { Closers } from './platform/closers.js';
 import { registerRoutes } from './platform/http/route.js';
@@ -38,7 +38,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     );
     const { db, environment, clock, log, cache, blobs, schemas, dgii } = platform;
 
-    // The modules, each built from the platform and the services of those above it.
+    // The modules, each built from the platform and the services of those above it. DGII's directory, cached, is
+    // shared by the taxpayer lookup and the deliveries to other taxpayers' receivers.
+    const directory = cachedDirectory({ source: (companyId, rnc) => dgii.directory(companyId, rnc), cache });
     const companies = companiesModule(platform);
     const apiKeys = apiKeysModule(platform, { companies: companies.companies });
     const controlPlane = controlPlaneModule(platform, {
@@ -59,7 +61,11 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     });
     const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
     const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
-    const received = receivedModule(platform, { companies: companies.companies, printing: printing.printing });
+    const received = receivedModule(platform, {
+      companies: companies.companies,
+      printing: printing.printing,
+      directory,
+    });
     const archive = archiveModule(platform, { metrics });
     const queue = await openQueue({
       executor: database.executor,
@@ -97,7 +103,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         printing: printing.printing,
       }),
       cataloguesModule({ companies: companies.companies }),
-      taxpayersModule(platform),
+      taxpayersModule(platform, { directory }),
       archive,
       // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
       receiverModule(platform, {

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../src/platform/clock.js';
 import { createMemoryCache } from '../src/platform/cache/memory-cache.js';
-import { createTaxpayersService, importRegistry, type DirectoryEntry } from '../src/modules/taxpayers/index.js';
+import type { DirectoryOutcome } from '../src/dgii/index.js';
+import { cachedDirectory, createTaxpayersService, importRegistry } from '../src/modules/taxpayers/index.js';
 import { assertFieldError, assertProblem } from './support/assert-problem.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { cedulaFor, listingBytes, listingLine, rncFor, writeZip } from './taxpayers-listing.js';
@@ -140,21 +141,28 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     const cache = createMemoryCache(clock);
     const asked: string[] = [];
     let down = false;
-    const directory = (rnc: string, companyId: string): Promise<DirectoryEntry | undefined> => {
+    const source = (companyId: string, rnc: string): Promise<DirectoryOutcome> => {
       asked.push(rnc);
       assert.equal(companyId, 'cmp_caller');
-      if (down) return Promise.reject(new Error('DGII unreachable'));
+      if (down) return Promise.resolve({ kind: 'transient', reason: 'network', detail: 'DGII unreachable' });
       return Promise.resolve(
         rnc === active
           ? {
-              electronicIssuer: true,
-              urls: { reception: 'https://erp.example.do/ecf', approval: 'https://erp.example.do/ecf' },
+              kind: 'found',
+              entry: {
+                nombre: 'ACTIVA SRL',
+                rnc,
+                urlRecepcion: 'https://erp.example.do/ecf',
+                urlAceptacion: 'https://erp.example.do/ecf',
+                urlOpcional: '',
+              },
             }
-          : undefined,
+          : { kind: 'not_found' },
       );
     };
     const db = app.application.database.db;
-    const service = createTaxpayersService({ db, clock, cache, directory, directoryTtlSeconds: 600 });
+    const directory = cachedDirectory({ source, cache, ttlSeconds: 600 });
+    const service = createTaxpayersService({ db, clock, directory });
 
     const first = await service.lookup(active, 'cmp_caller');
     assert.ok(first.ok);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ConfigError, parseConfig } from '../src/config.js';
-import { taxpayersJobs, taxpayersModule } from '../src/modules/taxpayers/index.js';
+import { cachedDirectory, taxpayersJobs, taxpayersModule } from '../src/modules/taxpayers/index.js';
 import { createCache } from '../src/platform/cache/index.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
@@ -35,13 +35,11 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
 
   // The module as a scheduler builds it, from the configuration; DGII's directory is not used by the import.
   const scheduleOf = async (env: Record<string, string>) => {
-    const parts = taxpayersModule({
-      config: parseConfig(env),
-      db: handle.db,
-      clock,
+    const directory = cachedDirectory({
+      source: () => Promise.reject(new Error('not used by the taxpayer import')),
       cache: await createCache(undefined, clock),
-      dgii: { directory: () => Promise.reject(new Error('not used by the taxpayer import')) },
     });
+    const parts = taxpayersModule({ config: parseConfig(env), db: handle.db, clock }, { directory });
     return (parts.schedules ?? []).find((schedule) => schedule.job.name === 'taxpayers.import');
   };
   const jobsWith = (options: { taxpayersImportUrl: string | undefined }) =>

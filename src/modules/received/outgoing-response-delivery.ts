@@ -19,6 +19,7 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, Settlement, WorkTarget } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
+import type { Directory } from '../taxpayers/index.js';
 import { deliverToIssuer } from './outgoing-response-issuer.js';
 import * as responses from './outgoing-response.repo.js';
 import * as repo from './received.repo.js';
@@ -142,11 +143,12 @@ export function createResponseDeliveryTarget(deps: {
   environment: FiscalEnvironment;
   dgii: DgiiClient;
   receivers: ReceiverClient;
+  directory: Directory;
   companies: Pick<CompaniesService, 'get' | 'signingIdentity'>;
   target: ResponseDeliveryTarget;
   policy: ResponseDeliveryPolicy;
 }): WorkTarget<DeliveryItem, Reached & { note: string }, Reached> {
-  const { db, clock, blobs, environment, dgii, receivers, companies, target, policy } = deps;
+  const { db, clock, blobs, environment, dgii, receivers, directory, companies, target, policy } = deps;
 
   async function perform(row: responses.DeliveryRow, received: repo.ReceivedRow, xml: Buffer): Promise<Attempted> {
     const company = await companies.get(row.company_id);
@@ -155,7 +157,7 @@ export function createResponseDeliveryTarget(deps: {
     const file = { xml, fileName: `${company.rnc}${received.encf}.xml` };
     if (row.target === 'dgii') return dgiiAttempted(await dgii.sendAcecf(row.company_id, file), dgii.acecfUrl);
 
-    const found = await dgii.directory(row.company_id, received.issuer_rnc);
+    const found = await directory.lookup(received.issuer_rnc, row.company_id);
     if (found.kind === 'not_found')
       return {
         ok: false,
@@ -163,13 +165,7 @@ export function createResponseDeliveryTarget(deps: {
         answer: null,
         detail: `the issuer ${received.issuer_rnc} is not in DGII's directory of electronic receivers`,
       };
-    if (found.kind !== 'found')
-      return {
-        ok: false,
-        url: null,
-        answer: null,
-        detail: `DGII's directory did not answer (${found.kind === 'transient' ? `${found.reason}: ${found.detail}` : found.kind})`,
-      };
+    if (found.kind === 'unknown') return { ok: false, url: null, answer: null, detail: found.detail };
     const key = await companies.signingIdentity(row.company_id);
     if (key === undefined)
       return {

@@ -3,6 +3,7 @@ import type { AppRoute } from '../../platform/http/route.js';
 import { createWorkEngine, startWorkLoop, type WorkEngine } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { PrintingService } from '../printing/index.js';
+import type { Directory } from '../taxpayers/index.js';
 import { defineLoop } from '../module.js';
 import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
 import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './outgoing-response-delivery.js';
@@ -19,7 +20,7 @@ import { createReceivedService, type ReceivedService } from './received.service.
  */
 export function receivedModule(
   platform: Platform,
-  { companies, printing }: { companies: CompaniesService; printing: PrintingService },
+  { companies, printing, directory }: { companies: CompaniesService; printing: PrintingService; directory: Directory },
 ): ModuleParts & { received: ReceivedService } {
   const { config, db, clock, log, blobs, environment, dgii, xmlChecks, schemas, receivers } = platform;
   const received = createReceivedService({
@@ -54,6 +55,7 @@ export function receivedModule(
           environment,
           dgii,
           receivers,
+          directory,
           companies,
           target,
           policy,

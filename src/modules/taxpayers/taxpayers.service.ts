@@ -1,33 +1,18 @@
-import type { Cache } from '../../platform/cache/index.js';
+import type { DirectoryEntry } from '../../dgii/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
+import type { Directory } from './directory-cache.js';
 import { importRegistry, type ImportOptions, type ImportReport } from './registry-import.js';
 import { findTaxpayer, type TaxpayerRecord } from './taxpayers.repo.js';
 import type { TaxpayerStatus, TaxpayerView } from './taxpayers.schema.js';
 
-/** What DGII's directory of electronic issuers says of a number (consultadirectorio; research/dgii-protocol.md). */
-export interface DirectoryEntry {
-  electronicIssuer: boolean;
-  urls?: { reception?: string; approval?: string; authentication?: string };
-}
-
-/**
- * Asks DGII's directory; undefined when DGII does not list the number. Throws when DGII cannot be reached.
- * DGII answers only an authenticated taxpayer, so the caller's company (whose token is used) comes along; the
- * answer itself is public and is cached for every company.
- */
-export type DirectoryLookup = (rnc: string, companyId: string) => Promise<DirectoryEntry | undefined>;
-
 export interface TaxpayersServiceDeps {
   db: Db;
   clock: Clock;
-  cache: Cache;
   /** DGII's directory; absent until the DGII client is wired: the electronic-issuer fields are then null. */
-  directory?: DirectoryLookup | undefined;
-  /** How long a directory answer is reused (default 6 h; a "not listed" answer for a sixth of that). */
-  directoryTtlSeconds?: number;
+  directory?: Directory | undefined;
 }
 
 const statusByDgii: Record<string, TaxpayerStatus> = {
@@ -44,41 +29,16 @@ const checkDigitRules = {
   cedula: 'cédula check digit (Luhn over the first ten digits)',
 };
 
-/** After DGII's directory failed for a company, how long its lookups answer without asking it. */
-const directoryPauseSeconds = 30;
-
 export function createTaxpayersService(deps: TaxpayersServiceDeps) {
-  const ttl = deps.directoryTtlSeconds ?? 6 * 3_600;
-
-  /** The directory answer through the cache; undefined when unknown (no directory wired, or DGII failed). */
+  /** The directory's answer; null: not listed; undefined: unknown (no directory wired, or DGII failed). */
   async function directoryEntry(rnc: string, companyId: string): Promise<DirectoryEntry | null | undefined> {
-    const directory = deps.directory;
-    if (directory === undefined) return undefined;
-    const key = `taxpayers:directory:${rnc}`;
-    const pausedKey = `taxpayers:directory-paused:${companyId}`;
-    const [cached, paused] = await Promise.all([deps.cache.get(key), deps.cache.get(pausedKey)]);
-    if (cached !== undefined) return JSON.parse(cached) as DirectoryEntry | null;
-    if (paused !== undefined) return undefined;
-    let entry: DirectoryEntry | undefined;
-    try {
-      entry = await directory(rnc, companyId);
-    } catch {
-      // The registry answer stands on its own; DGII being down (or the company having no DGII session) only makes
-      // these fields unknown. Nothing is cached for the number, and the company's lookups stop asking DGII for a
-      // little while, so a run of lookups neither waits on DGII each time nor hammers it.
-      await deps.cache.set(pausedKey, '1', directoryPauseSeconds);
-      return undefined;
-    }
-    await deps.cache.set(
-      key,
-      JSON.stringify(entry ?? null),
-      entry === undefined ? Math.max(1, Math.floor(ttl / 6)) : ttl,
-    );
-    return entry ?? null;
+    if (deps.directory === undefined) return undefined;
+    const answer = await deps.directory.lookup(rnc, companyId);
+    return answer.kind === 'found' ? answer.entry : answer.kind === 'not_found' ? null : undefined;
   }
 
   function view(record: TaxpayerRecord, directory: DirectoryEntry | null | undefined): TaxpayerView {
-    const urls = directory?.urls;
+    const optional = (url: string) => (url.trim() === '' ? null : url);
     return {
       rnc: record.tax_id,
       kind: record.tax_id.length === 9 ? 'rnc' : 'cedula',
@@ -89,14 +49,14 @@ export function createTaxpayersService(deps: TaxpayersServiceDeps) {
       status: statusByDgii[record.status] ?? 'other',
       dgiiStatus: record.status,
       paymentRegime: record.payment_regime,
-      electronicIssuer: directory === undefined ? null : directory !== null && directory.electronicIssuer,
+      electronicIssuer: directory === undefined ? null : directory !== null,
       receiverUrls:
-        urls === undefined
+        directory == null
           ? null
           : {
-              reception: urls.reception ?? null,
-              approval: urls.approval ?? null,
-              authentication: urls.authentication ?? null,
+              reception: optional(directory.urlRecepcion),
+              approval: optional(directory.urlAceptacion),
+              authentication: optional(directory.urlOpcional),
             },
       registryUpdatedAt: record.imported_at.toISOString(),
     };

@@ -1,0 +1,75 @@
+// DGII's directory of electronic receivers (consultadirectorio), asked with the caller's company's DGII session and
+// cached for every company (the answer is public): the taxpayer lookup shows it, and the deliveries to buyers and to
+// issuers find their receivers' URLs in it. A listed number is kept for the TTL, a number not listed for a sixth of
+// it (a taxpayer may be authorised any day). A failure is not cached for the number; instead the company's
+// questions leave DGII alone for a little while, so a run of lookups neither waits on DGII each time nor hammers it.
+import type { DirectoryEntry, DirectoryOutcome } from '../../dgii/index.js';
+import type { Cache } from '../../platform/cache/index.js';
+
+export type DirectoryAnswer =
+  | { kind: 'found'; entry: DirectoryEntry }
+  | { kind: 'not_found' }
+  /** DGII did not answer (or the company has no DGII session): ask again later. */
+  | { kind: 'unknown'; detail: string };
+
+export interface Directory {
+  lookup(rnc: string, companyId: string): Promise<DirectoryAnswer>;
+}
+
+/** After DGII's directory failed for a company, how long its lookups answer without asking it. */
+const pauseSeconds = 30;
+
+function describe(outcome: Exclude<DirectoryOutcome, { kind: 'found' } | { kind: 'not_found' }>): string {
+  switch (outcome.kind) {
+    case 'transient':
+      return `${outcome.reason}: ${outcome.detail}`;
+    case 'unauthorized':
+      return `DGII refused the company's authentication (${outcome.reason})`;
+    case 'no_credentials':
+      return 'the company has no certificate nor DGII session to ask DGII with';
+  }
+}
+
+export function cachedDirectory(deps: {
+  /** DGII's client's directory call. */
+  source: (companyId: string, rnc: string) => Promise<DirectoryOutcome>;
+  cache: Cache;
+  /** How long a listed number's entry is reused (default 6 h). */
+  ttlSeconds?: number;
+}): Directory {
+  const ttl = deps.ttlSeconds ?? 6 * 3_600;
+  return {
+    async lookup(rnc, companyId) {
+      const key = `taxpayers:directory:${rnc}`;
+      const pausedKey = `taxpayers:directory-paused:${companyId}`;
+      const [cached, paused] = await Promise.all([deps.cache.get(key), deps.cache.get(pausedKey)]);
+      if (cached !== undefined) {
+        const entry = JSON.parse(cached) as DirectoryEntry | null;
+        return entry === null ? { kind: 'not_found' } : { kind: 'found', entry };
+      }
+      if (paused !== undefined)
+        return { kind: 'unknown', detail: `DGII's directory failed a moment ago (${paused}); asked again shortly` };
+      let outcome: DirectoryOutcome;
+      try {
+        outcome = await deps.source(companyId, rnc);
+      } catch (error) {
+        outcome = {
+          kind: 'transient',
+          reason: 'network',
+          detail: error instanceof Error ? error.message : String(error),
+        };
+      }
+      if (outcome.kind === 'found') {
+        await deps.cache.set(key, JSON.stringify(outcome.entry), ttl);
+        return { kind: 'found', entry: outcome.entry };
+      }
+      if (outcome.kind === 'not_found') {
+        await deps.cache.set(key, 'null', Math.max(1, Math.floor(ttl / 6)));
+        return { kind: 'not_found' };
+      }
+      const detail = describe(outcome);
+      await deps.cache.set(pausedKey, detail, pauseSeconds);
+      return { kind: 'unknown', detail: `DGII's directory did not answer (${detail})` };
+    },
+  };
+}
