@@ -146,6 +146,7 @@ describe('parseConfig with values', () => {
 });
 
 describe('parseConfig refuses a bad value, naming the variable', () => {
+  const production = { NODE_ENV: 'production', MASTER_KEY: hexKey };
   const cases: [string, Record<string, string>, string][] = [
     ['PORT=abc', { PORT: 'abc' }, 'PORT'],
     ['PORT=70000', { PORT: '70000' }, 'PORT'],
@@ -176,6 +177,10 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
     ['OPENAPI_ENABLED=maybe', { OPENAPI_ENABLED: 'maybe' }, 'OPENAPI_ENABLED'],
     ['RECEIVER_AUTH_MODE=sometimes', { RECEIVER_AUTH_MODE: 'sometimes' }, 'RECEIVER_AUTH_MODE'],
     ['PUBLIC_BASE_URL=ftp://x', { PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+    ['SMTP_URL=http://mail', { SMTP_URL: 'http://mail' }, 'SMTP_URL'],
+    ['SMTP_FROM that is no address', { SMTP_FROM: 'Facturas <facturas@example.com>' }, 'SMTP_FROM'],
+    ['SMTP_FROM missing with SMTP_URL in production', { ...production, SMTP_URL: 'smtp://mail:587' }, 'SMTP_FROM'],
+    ['SMTP_TIMEOUT_MS=0', { SMTP_TIMEOUT_MS: '0' }, 'SMTP_TIMEOUT_MS'],
   ];
   for (const [label, env, variable] of cases) {
     it(label, () => {
@@ -198,6 +203,7 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
       { CLOUD_SIGNING_SECRET: 'secret-signing' },
       { DATABASE_URL: 'mysql://ecf:hunter2-secret@db/ecf' },
       { REDIS_URL: 'http://:hunter2-secret@cache' },
+      { SMTP_URL: 'http://facturas:hunter2-secret@mail' },
     ];
     for (const env of secrets) {
       const [value] = Object.values(env);
@@ -207,6 +213,28 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
           error instanceof ConfigError && !error.message.includes(value ?? '') && !error.message.includes('hunter2'),
       );
     }
+  });
+});
+
+describe('parseConfig: e-mail', () => {
+  it('has no SMTP server by default, sends as the placeholder address, and waits 15 s for the server', () => {
+    assert.deepEqual(parseConfig({}).mail, { url: undefined, from: 'facturas@ecf-service.invalid', timeoutMs: 15_000 });
+  });
+
+  it('reads the server, the address sent from and the timeout', () => {
+    const mail = parseConfig({
+      NODE_ENV: 'production',
+      MASTER_KEY: hexKey,
+      SMTP_URL: 'smtps://facturas:secreto@mail.example.com:465',
+      SMTP_FROM: 'facturas@example.com',
+      SMTP_TIMEOUT_MS: '5000',
+    }).mail;
+    assert.deepEqual(mail, {
+      url: 'smtps://facturas:secreto@mail.example.com:465',
+      from: 'facturas@example.com',
+      timeoutMs: 5_000,
+    });
+    assert.ok(Object.isFrozen(mail));
   });
 });
 

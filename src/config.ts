@@ -352,6 +352,27 @@ export const settings = {
     max: 1_000,
     doc: 'how many deliveries one worker POSTs at once; workers claim deliveries side by side, so more workers deliver more',
   },
+  SMTP_URL: {
+    kind: 'url',
+    protocols: ['smtp:', 'smtps:'],
+    default: undefined,
+    defaultNote: "unset (with the embedded DGII sandbox: the sandbox's mail catcher)",
+    doc: 'the SMTP server e-mail to buyers goes through (the PDF and the signed XML, for buyers who are not electronic receivers): `smtp://` uses STARTTLS when the server offers it, `smtps://` implicit TLS; credentials go in the userinfo (`smtp://user:password@host:587`). Unset = no e-mail, and the start warns; `ecf start` with the embedded DGII sandbox catches the mail in the sandbox instead',
+  },
+  SMTP_FROM: {
+    kind: 'text',
+    default: 'facturas@ecf-service.invalid',
+    shape: 'an e-mail address',
+    defaultNote: 'required with `SMTP_URL` in production',
+    doc: "the address e-mail is sent from (envelope and `From`); the name shown beside it is the issuing company's. The default's `.invalid` domain (RFC 2606) only suits the mail catcher and local tests",
+  },
+  SMTP_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 15_000,
+    min: 100,
+    max: 300_000,
+    doc: "SMTP client timeout to connect, and for each of the server's replies; a send that runs past it is retried later",
+  },
   ARCHIVE_VERIFY_DAYS: {
     kind: 'integer',
     default: 7,
@@ -528,6 +549,8 @@ export interface Config {
   /** Scheduled import of DGII's taxpayer listing: off unless a URL is set; cron in America/Santo_Domingo time. */
   taxpayersImport: { url: string | undefined; cron: string };
   webhooks: WebhooksConfig;
+  /** E-mail to buyers: the SMTP server (absent: e-mail off, or the embedded sandbox's catcher), the address sent from, the client's timeout. */
+  mail: { url: string | undefined; from: string; timeoutMs: number };
   /** The archive verifier: a rolling pass every `verifyDays`, reads paced to `bytesPerSecond` (undefined: no limit). */
   archive: { verifyDays: number; bytesPerSecond: number | undefined; orphanGraceMs: number };
 }
@@ -759,6 +782,21 @@ function webhooks(env: Env): WebhooksConfig {
   });
 }
 
+/** The envelope sender must be a plain address; a production relay refuses the placeholder's `.invalid` domain. */
+function mail(env: Env, production: boolean): Config['mail'] {
+  const smtpUrl = url(env, 'SMTP_URL');
+  const from = text(env, 'SMTP_FROM');
+  if (from !== undefined && !/^[^\s@<>"(),;:]+@[^\s@<>"(),;:]+\.[^\s@<>"(),;:]+$/.test(from))
+    throw new ConfigError('SMTP_FROM', `must be an e-mail address such as facturas@example.com (got "${from}")`);
+  if (production && smtpUrl !== undefined && from === undefined)
+    throw new ConfigError('SMTP_FROM', 'is required with SMTP_URL in production');
+  return Object.freeze({
+    url: smtpUrl,
+    from: from ?? settings.SMTP_FROM.default,
+    timeoutMs: integer(env, 'SMTP_TIMEOUT_MS') ?? settings.SMTP_TIMEOUT_MS.default,
+  });
+}
+
 function archive(env: Env): Config['archive'] {
   const megabytes = integer(env, 'ARCHIVE_VERIFY_MB_PER_S') ?? settings.ARCHIVE_VERIFY_MB_PER_S.default;
   return Object.freeze({
@@ -834,6 +872,7 @@ export function parseConfig(env: Env): Config {
     }),
     outboundAllowPrivate: outboundAllowPrivate(env, fiscalEnv, production),
     webhooks: webhooks(env),
+    mail: mail(env, production),
     archive: archive(env),
   });
 }

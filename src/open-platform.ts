@@ -1,6 +1,6 @@
 // The platform adapters a process needs, built from config: the database (migrated and checked), cache, blob
-// store, DGII's schemas and the XML thread, the DGII target and client. buildApplication (src/app.ts) wires the
-// modules onto them; nothing else constructs adapters.
+// store, DGII's schemas and the XML thread, the DGII target and client, the mailer. buildApplication (src/app.ts)
+// wires the modules onto them; nothing else constructs adapters.
 import { databaseTarget } from './config.js';
 import { configuredDgiiClient, createHttpTransport, createReceiverClient, type DgiiCredentials } from './dgii/index.js';
 import { sessionTokenSealing } from './modules/dgii-sessions/index.js';
@@ -12,6 +12,7 @@ import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
 import { checkDatabaseEnvironment } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
+import { createMailer } from './platform/mail/index.js';
 import { createLogger, logLines } from './platform/observability/logger.js';
 import { createMetrics, type Metrics } from './platform/observability/metrics.js';
 import { createBlobStore } from './platform/storage/index.js';
@@ -78,6 +79,22 @@ export async function openPlatform(
   closers.add(() => {
     dgii.close();
   });
+  const { mailUrl } = dgiiUrls;
+  const mailer =
+    mailUrl === undefined
+      ? undefined
+      : createMailer({
+          url: mailUrl,
+          connectTimeoutMs: config.mail.timeoutMs,
+          responseTimeoutMs: config.mail.timeoutMs,
+        });
+  if (mailer === undefined) log.warn({ smtpUrl: null }, 'e-mail delivery is off: SMTP_URL is not set');
+  else {
+    closers.add(() => {
+      mailer.close();
+    });
+    log.info({ smtpUrl: mailer.url, from: config.mail.from }, 'e-mail goes out through this SMTP server');
+  }
   const receiverTransport = createHttpTransport({
     connectMs: config.dgiiClient.connectTimeoutMs,
     responseMs: config.dgiiClient.responseTimeoutMs,
@@ -102,6 +119,7 @@ export async function openPlatform(
     masterKey,
     dgii,
     receivers,
+    mailer,
     xmlChecks,
     schemas,
   };

@@ -170,6 +170,15 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal((await fetch(`${sandboxUrl}/sandbox-admin/taxpayers/999999992`)).status, 401);
   });
 
+  it("keeps the sandbox's mailbox, where the e-mail the service sends is caught (none yet)", async () => {
+    const sandboxUrl = /embedded DGII sandbox at (http:\/\/\S+)/.exec(first.output())?.[1];
+    const mailbox = await fetch(`${sandboxUrl}/sandbox-admin/mail`, {
+      headers: { authorization: `Bearer ${sandboxAdminToken}` },
+    });
+    assert.equal(mailbox.status, 200);
+    assert.deepEqual(await mailbox.json(), []);
+  });
+
   it('gives the demo company an authorised range of every type, with its expiry where the type has one', async () => {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/secuencias/rangos`, {
       headers: { 'x-api-key': apiKey },

@@ -10,6 +10,7 @@ import { cloudSecret, opsToken } from './support/test-app.js';
 
 const day = 24 * 60 * 60 * 1_000;
 const password = `pw-${randomUUID()}`;
+const smtpPassword = `smtp-${randomUUID()}`;
 const certificate = createSelfSignedP12({
   commonName: 'Empresa de Prueba SRL',
   notBefore: new Date(Date.now() - day),
@@ -56,7 +57,10 @@ for (const level of ['debug', 'info'] as const) {
     };
 
     before(async () => {
-      testApp = await startLoggedTestApp({ logLevel: level });
+      testApp = await startLoggedTestApp({
+        logLevel: level,
+        env: { SMTP_URL: `smtp://facturas:${smtpPassword}@127.0.0.1:2525` },
+      });
       companyId = await testApp.provisionCompany();
       apiKey = (await testApp.issueKey(companyId, ['documents:read'])).apiKey;
 
@@ -150,6 +154,12 @@ for (const level of ['debug', 'info'] as const) {
       assert.deepEqual(testApp.logs.linesWith(password), []);
       for (const piece of [...slices(p12Base64), ...slices(privateKeyBody)])
         assert.deepEqual(testApp.logs.linesWith(piece), []);
+    });
+
+    it('logs the SMTP server it e-mails through without its password', () => {
+      const [mail] = testApp.logs.entries().filter((entry) => entry.smtpUrl !== undefined);
+      assert.equal(mail?.smtpUrl, 'smtp://facturas@127.0.0.1:2525');
+      assert.deepEqual(testApp.logs.linesWith(smtpPassword), []);
     });
 
     it('redacts secrets a developer might log by mistake', () => {

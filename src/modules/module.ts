@@ -10,6 +10,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import type { ContractSchemas } from '../platform/http/openapi.js';
 import type { App, AppRoute, CatalogueEntry } from '../platform/http/route.js';
+import type { Mailer } from '../platform/mail/index.js';
 import type { Logger } from '../platform/observability/logger.js';
 import type { AnyJob } from '../platform/queue/job.js';
 import type { Schedule } from '../platform/queue/queue.js';
@@ -30,6 +31,9 @@ export interface Platform {
   dgii: DgiiClient;
   /** Other taxpayers' receivers (our e-CF to buyers, our ACECF to issuers), with the DGII client's timeouts. */
   receivers: ReceiverClient;
+  /** E-mail to buyers through SMTP_URL, or the embedded sandbox's mail catcher; undefined: e-mail is off. Sent as
+   * config.mail.from. */
+  mailer: Mailer | undefined;
   xmlChecks: XmlChecks;
   /** DGII's official schemas (ECF_XSD_DIR); undefined when none is configured. */
   schemas: SchemaSet | undefined;

@@ -15,6 +15,9 @@ export interface DgiiTarget {
   sandbox: Sandbox | undefined;
   /** The bearer token of the embedded sandbox's /sandbox-admin routes, when they are on. */
   sandboxAdminToken?: string | undefined;
+  /** The SMTP server the service e-mails through: SMTP_URL, else the embedded sandbox's mail catcher; undefined:
+   * no e-mail. */
+  mailUrl: string | undefined;
 }
 
 /**
@@ -39,7 +42,8 @@ export async function dgiiTarget(
   parts: Pick<SandboxOptions<unknown>, 'clock' | 'log' | 'schemas'> & { config: Config; embedded: boolean; db: Db },
 ): Promise<DgiiTarget> {
   const { dgii } = parts.config;
-  if (!parts.embedded || dgii.sandbox !== 'embedded') return { ...dgii, sandbox: undefined };
+  const { mail } = parts.config;
+  if (!parts.embedded || dgii.sandbox !== 'embedded') return { ...dgii, sandbox: undefined, mailUrl: mail.url };
   const adminToken = embeddedAdminToken(parts.config);
   const sandbox = await createSandbox({
     db: parts.db,
@@ -50,5 +54,17 @@ export async function dgiiTarget(
   });
   const url = await sandbox.listen(dgii.sandboxPort, parts.config.host);
   parts.log.info({ url }, 'DGII sandbox listening (embedded); the service uses it as DGII');
-  return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox, sandboxAdminToken: adminToken };
+  // Without a mail server of its own, the service e-mails the sandbox, which keeps each message for
+  // /sandbox-admin/mail; loopback only, whatever HOST says, as nothing else should send to it.
+  let mailUrl = mail.url;
+  if (mailUrl === undefined) {
+    mailUrl = await sandbox.catchMail('127.0.0.1');
+    parts.log.info(
+      { url: mailUrl, mailbox: `${url}/sandbox-admin/mail` },
+      adminToken === undefined
+        ? 'mail catcher listening (embedded sandbox); the service e-mails through it; SANDBOX_ADMIN_TOKEN opens its mailbox'
+        : 'mail catcher listening (embedded sandbox); the service e-mails through it',
+    );
+  }
+  return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox, sandboxAdminToken: adminToken, mailUrl };
 }

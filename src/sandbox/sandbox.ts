@@ -10,6 +10,7 @@ import type { SchemaSet } from '../fiscal/xsd/index.js';
 import type { Clock } from '../platform/clock.js';
 import { xsdInstallHint } from '../platform/xsd/load-schemas.js';
 import { adminRoutes } from './admin/admin-routes.js';
+import { startMailCatcher, type MailCatcher } from './mail/mail-catcher.js';
 import { loadCounterpartIdentity } from './counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from './http/context.js';
 import { installFaults } from './http/faults.js';
@@ -35,6 +36,11 @@ export interface Sandbox {
   context: SandboxContext;
   /** Starts listening; resolves to the base URL (e.g. `http://127.0.0.1:4010`). */
   listen(port: number, host: string): Promise<string>;
+  /**
+   * Starts the mail catcher, an SMTP server on a free port of `host` that keeps what it accepts for
+   * /sandbox-admin/mail; resolves to its URL (e.g. `smtp://127.0.0.1:40125`). close() stops it.
+   */
+  catchMail(host: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -67,6 +73,7 @@ export async function createSandbox<Tables>(options: SandboxOptions<Tables>): Pr
   for (const register of sandboxRouteGroups) register(app, context);
   if (options.admin.enabled) adminRoutes(app, context, options.admin.token);
 
+  let catcher: MailCatcher | undefined;
   return {
     app,
     context,
@@ -76,6 +83,13 @@ export async function createSandbox<Tables>(options: SandboxOptions<Tables>): Pr
       const actualPort = typeof address === 'object' && address !== null ? address.port : port;
       return `http://${host.includes(':') ? `[${host}]` : host}:${String(actualPort)}`;
     },
-    close: () => app.close(),
+    async catchMail(host) {
+      catcher ??= await startMailCatcher(context, host);
+      return catcher.url;
+    },
+    async close() {
+      await catcher?.close();
+      await app.close();
+    },
   };
 }

@@ -19,6 +19,9 @@ const serviceSettings = [
   'DGII_SANDBOX',
   'SANDBOX_PORT',
   'SANDBOX_ADMIN_TOKEN',
+  'SMTP_URL',
+  'SMTP_FROM',
+  'SMTP_TIMEOUT_MS',
 ];
 
 export function unconfiguredEnv(given: Record<string, string>): NodeJS.ProcessEnv {

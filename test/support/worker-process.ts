@@ -10,7 +10,7 @@ const inherited = Object.fromEntries(
   Object.entries(process.env).filter(
     (entry): entry is [string, string] =>
       entry[1] !== undefined &&
-      !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|WEBHOOKS_.*|LOG_LEVEL)$/.test(
+      !/^(DATABASE_URL|REDIS_URL|MASTER_KEY|NODE_ENV|FISCAL_ENV|OPS_TOKEN|PORT|DATA_DIR|STORAGE.*|S3_.*|DGII_.*|SEND_.*|QUEUE_.*|WEBHOOKS_.*|SMTP_.*|LOG_LEVEL)$/.test(
         entry[0],
       ),
   ),

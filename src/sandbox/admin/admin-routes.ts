@@ -1,9 +1,10 @@
 // Control of the sandbox for tests and demos, under /sandbox-admin (off unless enabled; a token when configured):
 // register taxpayers, ranges and delegated certificates; inject faults; read what arrived; set the "En Proceso"
-// delay; play DGII's certification portal; reset. These are ours, not DGII's, so they answer plain JSON with clear
+// delay; play DGII's certification portal; read the mail caught; reset. These are ours, not DGII's, so they answer plain JSON with clear
 // messages.
 import { timingSafeEqual } from 'node:crypto';
 import { portalRoutes } from '../certification/portal-routes.js';
+import { mailRoutes } from './mail-routes.js';
 import { loadCounterpartIdentity } from '../counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { sandboxServices } from '../http/sandbox-route.js';
@@ -313,6 +314,9 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
       // DGII's certification portal (certification/portal-routes.ts).
       portalRoutes(admin, context);
 
+      // What the mail catcher caught (admin/mail-routes.ts).
+      mailRoutes(admin, context);
+
       admin.get('/exchanges', async () => db.selectFrom('sandbox_exchanges').selectAll().orderBy('id').execute());
 
       const settings = async () => ({
@@ -348,6 +352,7 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
           'sandbox_ranges',
           'sandbox_delegations',
           'sandbox_taxpayers',
+          'sandbox_mail',
         ] as const) {
           await db.deleteFrom(table).execute();
         }

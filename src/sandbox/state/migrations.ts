@@ -205,9 +205,27 @@ const certification: Migration = {
   },
 };
 
+// The mail catcher (mail/mail-catcher.ts): every message the service e-mailed, kept whole.
+const mail: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`
+      create table sandbox_mail (
+        id serial primary key,
+        received_at timestamptz not null,
+        envelope_from text not null,
+        recipients jsonb not null,
+        subject text,
+        message_id text,
+        size integer not null,
+        raw text not null
+      )`.execute(db);
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '20261121_0001_sandbox': initial,
   '20261201_0002_sandbox_certification': certification,
+  '20261201_0003_sandbox_mail': mail,
 };
 
 /** Applies the sandbox's pending migrations; returns their names. */

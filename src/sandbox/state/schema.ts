@@ -250,6 +250,22 @@ export interface SandboxDirectoryEntriesTable {
   authentication_url: string;
 }
 
+/** A message the mail catcher accepted: its envelope, a few headers to list it by, and the message as sent. */
+export interface SandboxMailTable {
+  id: Generated<number>;
+  received_at: Date;
+  /** MAIL FROM (empty for the null sender). */
+  envelope_from: string;
+  /** RCPT TO, in order. */
+  recipients: Json<string[]>;
+  subject: string | null;
+  message_id: string | null;
+  /** Bytes of the message as received. */
+  size: number;
+  /** The whole message (RFC 5322), as text: the catcher takes only 7-bit or UTF-8 messages. */
+  raw: string;
+}
+
 export interface SandboxDatabase {
   sandbox_taxpayers: SandboxTaxpayersTable;
   sandbox_delegations: SandboxDelegationsTable;
@@ -268,6 +284,7 @@ export interface SandboxDatabase {
   sandbox_cert_records: SandboxCertRecordsTable;
   sandbox_cert_inbox: SandboxCertInboxTable;
   sandbox_directory_entries: SandboxDirectoryEntriesTable;
+  sandbox_mail: SandboxMailTable;
 }
 
 export type SandboxDb = Kysely<SandboxDatabase>;

@@ -1,0 +1,1 @@
+export { createMailer, type Mailer, type MailerOptions, type MailMessage, type MailOutcome } from './mailer.js';
