@@ -1,12 +1,15 @@
 // Faults at the counterpart taxpayer's receiver (DGII's emisorreceptor), as a client delivering an e-CF to a buyer
 // meets them: authenticate (seed, signed seed, token), post the e-CF, read the ARECF. A fault can be aimed at the
-// reception post alone, and the arrivals log names the fault of every post, with its e-NCF.
+// reception post alone; the receiver acts out a faulty receiver's answers; the arrivals log names the fault of every
+// post, with its e-NCF.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { signXml } from '../../src/fiscal/xmldsig/index.js';
-import { encabezadoOf, signedEcf, type SignedDocument } from '../support/sandbox-documents.js';
+import { groupsOf, parseXmlTree, textOf } from '../../src/fiscal/parse/index.js';
+import { signXml, verifyEnvelopedSignature } from '../../src/fiscal/xmldsig/index.js';
+import { encabezadoOf, issuerRnc, signedEcf, type SignedDocument } from '../support/sandbox-documents.js';
 import { startSandbox, xmlForm, type RunningSandbox } from '../support/sandbox-kit.js';
-import { testSigningKey } from '../support/xmldsig-kit.js';
+import { testSigningKey, verifyWithXmlsec1Embedded } from '../support/xmldsig-kit.js';
+import { validateWithOfficialXsd } from '../support/xmllint.js';
 
 describe('sandbox: faults at the counterpart receiver (emisorreceptor)', () => {
   let running: RunningSandbox;
@@ -61,6 +64,38 @@ describe('sandbox: faults at the counterpart receiver (emisorreceptor)', () => {
       signal: AbortSignal.timeout(timeoutMs),
     });
     return { status: response.status, body: await response.text() };
+  }
+
+  function arecfFields(xml: string): Record<string, string | undefined> {
+    const parsed = parseXmlTree(xml);
+    assert.ok(parsed.ok && parsed.root === 'ARECF', xml);
+    const detail = groupsOf(parsed.tree, 'DetalleAcusedeRecibo')[0] ?? {};
+    return Object.fromEntries(
+      ['RNCEmisor', 'RNCComprador', 'eNCF', 'Estado', 'CodigoMotivoNoRecibido'].map((name) => [
+        name,
+        textOf(detail, name),
+      ]),
+    );
+  }
+
+  /** An ARECF valid per DGII's XSD (which leaves the Signature optional), signed by the counterpart or not at all. */
+  function assertArecf(xml: string, signed: boolean): void {
+    const schema = validateWithOfficialXsd('ARECF.xsd', xml);
+    assert.ok(schema.valid, schema.errors);
+    const ours = verifyEnvelopedSignature(xml);
+    const xmlsec = verifyWithXmlsec1Embedded(xml);
+    if (!signed) {
+      assert.doesNotMatch(xml, /Signature/);
+      assert.equal(ours.ok, false);
+      assert.equal(xmlsec.ok, false, xmlsec.output);
+      return;
+    }
+    assert.ok(ours.ok);
+    assert.equal(
+      ours.certificatePem.replace(/\s/g, ''),
+      running.sandbox.context.counterpart.key.certificatePem.replace(/\s/g, ''),
+    );
+    assert.ok(xmlsec.ok, xmlsec.output);
   }
 
   async function outcomesOf(encf: string): Promise<string[]> {
@@ -163,5 +198,125 @@ describe('sandbox: faults at the counterpart receiver (emisorreceptor)', () => {
       (await running.admin('POST', '/faults', { service: 'emisorreceptor.nada', mode: 'http500' })).status,
       400,
     );
+  });
+
+  describe("acting out a faulty receiver's answers (emisorreceptor.recepcion)", () => {
+    const refusals: [string, string][] = [
+      ['reject', '1'],
+      ['not_received_1', '1'],
+      ['not_received_2', '2'],
+      ['not_received_3', '3'],
+      ['not_received_4', '4'],
+    ];
+    for (const [mode, reason] of refusals) {
+      it(`${mode}: answers a valid e-CF with a signed ARECF Estado 1, CodigoMotivoNoRecibido ${reason}, keeping nothing`, async () => {
+        await inject({ service: 'emisorreceptor.recepcion', mode, count: 1 });
+        const ecf = ecfForCounterpart();
+        const answer = await post(ecf, (await authenticate()).token);
+        assert.equal(answer.status, 200);
+        assert.deepEqual(arecfFields(answer.body), {
+          RNCEmisor: issuerRnc,
+          RNCComprador: running.sandbox.context.counterpart.rnc,
+          eNCF: ecf.encf,
+          Estado: '1',
+          CodigoMotivoNoRecibido: reason,
+        });
+        assertArecf(answer.body, true);
+        // Refused, so not kept: the same e-CF again is received.
+        assert.equal(arecfFields((await post(ecf, undefined)).body)['Estado'], '0');
+        assert.deepEqual(await outcomesOf(ecf.encf), [`fault:${mode}`, 'received']);
+      });
+    }
+
+    it('arecf_unsigned: answers Estado 0 about the right e-CF with no Signature, and keeps the e-CF', async () => {
+      await inject({ service: 'emisorreceptor.recepcion', mode: 'arecf_unsigned', count: 1 });
+      const ecf = ecfForCounterpart();
+      const answer = await post(ecf, (await authenticate()).token);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(arecfFields(answer.body), {
+        RNCEmisor: issuerRnc,
+        RNCComprador: running.sandbox.context.counterpart.rnc,
+        eNCF: ecf.encf,
+        Estado: '0',
+        CodigoMotivoNoRecibido: undefined,
+      });
+      assertArecf(answer.body, false);
+      // It did receive it: the resend is a duplicate, answered signed.
+      const again = await post(ecf, undefined);
+      assert.deepEqual(
+        [arecfFields(again.body)['Estado'], arecfFields(again.body)['CodigoMotivoNoRecibido']],
+        ['1', '3'],
+      );
+      assertArecf(again.body, true);
+      assert.deepEqual(await outcomesOf(ecf.encf), ['fault:arecf_unsigned', 'not_received:duplicate']);
+    });
+
+    it('arecf_foreign: answers a signed ARECF Estado 0 about another e-CF of the issuer, and keeps this one', async () => {
+      await inject({ service: 'emisorreceptor.recepcion', mode: 'arecf_foreign', count: 1 });
+      const ecf = ecfForCounterpart();
+      const answer = await post(ecf, (await authenticate()).token);
+      assert.equal(answer.status, 200);
+      const fields = arecfFields(answer.body);
+      assert.notEqual(fields['eNCF'], ecf.encf);
+      assert.deepEqual(fields, {
+        RNCEmisor: issuerRnc,
+        RNCComprador: running.sandbox.context.counterpart.rnc,
+        eNCF: `E31${String(Number(ecf.encf.slice(3)) + 1).padStart(10, '0')}`,
+        Estado: '0',
+        CodigoMotivoNoRecibido: undefined,
+      });
+      assertArecf(answer.body, true);
+      const again = arecfFields((await post(ecf, undefined)).body);
+      assert.deepEqual([again['eNCF'], again['Estado'], again['CodigoMotivoNoRecibido']], [ecf.encf, '1', '3']);
+      assert.deepEqual(await outcomesOf(ecf.encf), ['fault:arecf_foreign', 'not_received:duplicate']);
+    });
+
+    it('arecf_unsigned and arecf_foreign leave a refusal as it is (only the answer to a received e-CF is garbled)', async () => {
+      const ecf = ecfForCounterpart();
+      assert.equal(arecfFields((await post(ecf, undefined)).body)['Estado'], '0');
+      for (const mode of ['arecf_unsigned', 'arecf_foreign']) {
+        await inject({ service: 'emisorreceptor.recepcion', mode, count: 1 });
+        const duplicate = await post(ecf, undefined);
+        assert.deepEqual(
+          [
+            arecfFields(duplicate.body)['eNCF'],
+            arecfFields(duplicate.body)['Estado'],
+            arecfFields(duplicate.body)['CodigoMotivoNoRecibido'],
+          ],
+          [ecf.encf, '1', '3'],
+          mode,
+        );
+        assertArecf(duplicate.body, true);
+      }
+    });
+
+    it('answers Estado 1, motivo 3, signed, to the same e-CF posted a second time, without any fault', async () => {
+      const ecf = ecfForCounterpart();
+      const first = await post(ecf, (await authenticate()).token);
+      assert.equal(arecfFields(first.body)['Estado'], '0');
+      const second = await post(ecf, (await authenticate()).token);
+      assert.deepEqual(arecfFields(second.body), {
+        RNCEmisor: issuerRnc,
+        RNCComprador: running.sandbox.context.counterpart.rnc,
+        eNCF: ecf.encf,
+        Estado: '1',
+        CodigoMotivoNoRecibido: '3',
+      });
+      assertArecf(second.body, true);
+      assert.deepEqual(await outcomesOf(ecf.encf), ['received', 'not_received:duplicate']);
+    });
+
+    it('takes the counterpart-only modes on the whole service, and refuses them where no route acts them out', async () => {
+      for (const service of ['recepcion', 'emisorreceptor.aprobacioncomercial', 'emisorreceptor.autenticacion'])
+        assert.equal(
+          (await running.admin('POST', '/faults', { service, mode: 'arecf_unsigned' })).status,
+          400,
+          service,
+        );
+      await inject({ service: 'emisorreceptor', mode: 'not_received_2', count: 1 });
+      assert.equal((await authenticate()).tokenStatus, 200);
+      const answer = arecfFields((await post(ecfForCounterpart(), undefined)).body);
+      assert.deepEqual([answer['Estado'], answer['CodigoMotivoNoRecibido']], ['1', '2']);
+    });
   });
 });

@@ -3,7 +3,12 @@
 // by a route that acts it out: otherwise a `reject` meant for the counterpart's reception would be spent, doing
 // nothing, on the seed request a client makes first.
 import { sandboxDocumentFaultModes, type SandboxDocumentFaultMode, type SandboxFaultMode } from '../state/schema.js';
-import { sandboxFaultTargets, type SandboxFaultTarget, type SandboxRouteTarget } from './sandbox-route.js';
+import {
+  sandboxFaultTargets,
+  type SandboxFaultTarget,
+  type SandboxRouteTarget,
+  type SandboxService,
+} from './sandbox-route.js';
 
 const keepOrReject: readonly SandboxDocumentFaultMode[] = ['accept_then_lose', 'reject'];
 
@@ -32,7 +37,7 @@ export function isDocumentFault(mode: SandboxFaultMode): mode is SandboxDocument
 
 /** A route, by its fault names: the service's, and its own when faults can be aimed at it alone. */
 export interface FaultedRoute {
-  service: SandboxFaultTarget;
+  service: SandboxService;
   route: SandboxRouteTarget | undefined;
 }
 

@@ -152,7 +152,16 @@ export interface SandboxFaultsTable {
 export const sandboxTransportFaultModes = ['timeout', 'reset', 'http500', 'http503', 'slow', 'maintenance'] as const;
 
 /** Faults only a receiving service can act out, on the document it was sent (http/fault-targets.ts says which). */
-export const sandboxDocumentFaultModes = ['accept_then_lose', 'reject'] as const;
+export const sandboxDocumentFaultModes = [
+  'accept_then_lose',
+  'reject',
+  'not_received_1',
+  'not_received_2',
+  'not_received_3',
+  'not_received_4',
+  'arecf_unsigned',
+  'arecf_foreign',
+] as const;
 export type SandboxDocumentFaultMode = (typeof sandboxDocumentFaultModes)[number];
 
 export const sandboxFaultModes = [...sandboxTransportFaultModes, ...sandboxDocumentFaultModes] as const;
