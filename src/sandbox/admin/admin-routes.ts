@@ -7,7 +7,8 @@ import { portalRoutes } from '../certification/portal-routes.js';
 import { mailRoutes } from './mail-routes.js';
 import { loadCounterpartIdentity } from '../counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
-import { sandboxServices } from '../http/sandbox-route.js';
+import { canActOut } from '../http/fault-targets.js';
+import { sandboxFaultTargets, type SandboxFaultTarget } from '../http/sandbox-route.js';
 import { certificateFingerprint } from '../http/sessions.js';
 import {
   sandboxEnvironments,
@@ -66,7 +67,11 @@ const faultBody = {
   required: ['service', 'mode'],
   additionalProperties: false,
   properties: {
-    service: { type: 'string', enum: [...sandboxServices] },
+    service: {
+      type: 'string',
+      enum: [...sandboxFaultTargets],
+      description: 'a service by its path segment, or one route of it (`emisorreceptor.recepcion`)',
+    },
     mode: { type: 'string', enum: [...sandboxFaultModes] },
     probability: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
     count: { type: 'integer', minimum: 1 },
@@ -204,12 +209,14 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
 
       admin.post('/faults', { schema: { body: faultBody } }, async (request, reply) => {
         const body = request.body as {
-          service: string;
+          service: SandboxFaultTarget;
           mode: SandboxFaultMode;
           probability?: number;
           count?: number;
           delayMs?: number;
         };
+        if (!canActOut(body.service, body.mode))
+          return reply.code(400).send({ message: `${body.service} does not act out the fault ${body.mode}.` });
         const row = await db
           .insertInto('sandbox_faults')
           .values({

@@ -7,7 +7,7 @@ import { leaf, writeXmlDocument } from '../../fiscal/xml/xml-writer.js';
 import type { SandboxApp, SandboxContext } from '../http/context.js';
 import { messageError } from '../http/dgii-replies.js';
 import { wantsXml } from '../http/reply-format.js';
-import { dgiiRoute } from '../http/sandbox-route.js';
+import { dgiiRoute, type SandboxRouteTarget } from '../http/sandbox-route.js';
 import type { SandboxEnvironment } from '../state/schema.js';
 import { acknowledgementOf, type AcknowledgementAnswer } from './counterpart-acknowledgements.js';
 import { receiveApproval } from './counterpart-approval-receiver.js';
@@ -149,26 +149,40 @@ export function counterpartRoutes(app: SandboxApp, context: SandboxContext): voi
     method: 'GET' | 'POST',
     path: string,
     handle: (environment: SandboxEnvironment, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+    routeTarget?: SandboxRouteTarget,
   ): void => {
     dgiiRoute(app, {
       method,
       service: 'emisorreceptor',
+      routeTarget,
       path: `${base}${path}`,
       handler: (request, reply, environment) => handle(environment, request, reply),
     });
   };
 
-  route('GET', '/fe/autenticacion/api/semilla', (environment, _request, reply) =>
-    issueCounterpartSeed(context, environment, reply),
+  route(
+    'GET',
+    '/fe/autenticacion/api/semilla',
+    (environment, _request, reply) => issueCounterpartSeed(context, environment, reply),
+    'emisorreceptor.autenticacion',
   );
-  route('POST', '/fe/autenticacion/api/validacioncertificado', (environment, request, reply) =>
-    validateCounterpartSeed(context, environment, request, reply),
+  route(
+    'POST',
+    '/fe/autenticacion/api/validacioncertificado',
+    (environment, request, reply) => validateCounterpartSeed(context, environment, request, reply),
+    'emisorreceptor.autenticacion',
   );
-  route('POST', '/fe/recepcion/api/ecf', (environment, request, reply) =>
-    receiveEcf(context, environment, request, reply),
+  route(
+    'POST',
+    '/fe/recepcion/api/ecf',
+    (environment, request, reply) => receiveEcf(context, environment, request, reply),
+    'emisorreceptor.recepcion',
   );
-  route('POST', '/fe/aprobacioncomercial/api/ecf', (environment, request, reply) =>
-    receiveApproval(context, environment, request, reply),
+  route(
+    'POST',
+    '/fe/aprobacioncomercial/api/ecf',
+    (environment, request, reply) => receiveApproval(context, environment, request, reply),
+    'emisorreceptor.aprobacioncomercial',
   );
   route('POST', '/api/emision/emisioncomprobantes', (environment, request, reply) =>
     emission(context, environment, request, reply),

@@ -1,21 +1,24 @@
-// Fault injection per service (admin routes set them): what a flaky DGII does to a client. Faults that stop the
-// request (timeout, reset, 5xx, maintenance) act here, before the service runs; `slow` delays it; those only the
-// service can act out (accept then lose, reject) are handed to it on the request.
+// Fault injection per service or route (admin routes set them; fault-targets.ts says where each lands): what a
+// flaky DGII, or a flaky receiver, does to a client. Faults that stop the request (timeout, reset, 5xx, maintenance)
+// act here, before the service runs; `slow` delays it; those only the service can act out (accept then lose,
+// reject, ...) are handed to it on the request.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import { identifiersOf, type ReceivedIdentifiers } from '../../fiscal/receiving/received-ecf.js';
 import type { SandboxFaultMode, SandboxFaultsTable } from '../state/schema.js';
 import { remembered } from '../state/state-cache.js';
 import { recordArrival } from './arrivals.js';
 import type { SandboxApp, SandboxContext } from './context.js';
-import { environmentOf, type SandboxService } from './sandbox-route.js';
+import { actingTarget, faultHits, isDocumentFault, receivingTargets, type FaultedRoute } from './fault-targets.js';
+import { environmentOf, type SandboxFaultTarget, type SandboxService } from './sandbox-route.js';
+import { readXmlUpload } from './xml-upload.js';
 
-/** Services that receive documents: a fault there is written to the arrivals log too. */
-const receiving: ReadonlySet<SandboxService> = new Set([
-  'recepcion',
-  'recepcionfc',
-  'anulacionrangos',
-  'aprobacioncomercial',
-]);
+/**
+ * Where a failed arrival is logged with the e-CF it carried: a receiver has no status query, so its client proves
+ * what reached it by e-NCF. (DGII's services log failed arrivals by service only: their clients ask DGII.)
+ */
+const identifiesFailedArrivals: ReadonlySet<SandboxFaultTarget> = new Set(['emisorreceptor.recepcion']);
 
 /** How long `timeout` holds a request when the fault gives no delay: longer than any sane client timeout. */
 const defaultTimeoutMs = 120_000;
@@ -39,9 +42,9 @@ function isSpent(fault: Fault): boolean {
 }
 
 /** The fault that hits this request, if any (and counts it down). */
-async function takeFault(context: SandboxContext, service: SandboxService): Promise<Fault | undefined> {
+async function takeFault(context: SandboxContext, route: FaultedRoute): Promise<Fault | undefined> {
   for (const fault of await activeFaults(context)) {
-    if (fault.service !== service || isSpent(fault)) continue;
+    if (!faultHits(route, fault.service, fault.mode) || isSpent(fault)) continue;
     if (fault.probability < 1 && context.random() >= fault.probability) continue;
     if (fault.remaining !== null) {
       // Counted down in the database, in one statement, so two concurrent requests (even in two processes sharing
@@ -68,18 +71,48 @@ export async function inMaintenance(context: SandboxContext, service: SandboxSer
   );
 }
 
+/** The e-CF a failed request carried, read from its upload (the service will not read it). */
+async function uploadedIdentifiers(request: FastifyRequest): Promise<Partial<ReceivedIdentifiers>> {
+  const upload = await readXmlUpload(request);
+  return upload.ok ? identifiersOf(upload.xml.toString('utf8'), upload.filename) : {};
+}
+
+async function recordFailedArrival(
+  context: SandboxContext,
+  request: FastifyRequest,
+  service: SandboxService,
+  target: SandboxFaultTarget,
+  mode: SandboxFaultMode,
+): Promise<void> {
+  const environment = environmentOf((request.params as { env?: string }).env ?? '') ?? 'unknown';
+  const carried = identifiesFailedArrivals.has(target) ? await uploadedIdentifiers(request) : {};
+  await recordArrival(context, {
+    service,
+    environment,
+    rnc: carried.RNCEmisor,
+    encf: carried.eNCF,
+    outcome: `fault:${mode}`,
+  });
+}
+
 export function installFaults(app: SandboxApp, context: SandboxContext): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const service = request.routeOptions.config.sandboxService;
+  // preHandler, not onRequest: a multipart upload can be read here (nothing has read it yet), which the
+  // counterpart's reception needs to name the e-CF of a failed arrival.
+  app.addHook('preHandler', async (request, reply) => {
+    const { sandboxService: service, sandboxRoute: route } = request.routeOptions.config;
     if (service === undefined) return;
-    const fault = await takeFault(context, service);
+    const faulted: FaultedRoute = { service, route };
+    const fault = await takeFault(context, faulted);
     if (fault === undefined) return;
     const mode: SandboxFaultMode = fault.mode;
-    context.log.info({ service, mode }, 'sandbox: injecting a fault');
-    if (receiving.has(service) && mode !== 'slow' && mode !== 'accept_then_lose' && mode !== 'reject') {
-      const environment = environmentOf((request.params as { env?: string }).env ?? '') ?? 'unknown';
-      await recordArrival(context, { service, environment, outcome: `fault:${mode}` });
+    context.log.info({ service, route, mode }, 'sandbox: injecting a fault');
+    const target = actingTarget(faulted);
+    if (isDocumentFault(mode)) {
+      request.sandboxFault = mode;
+      return;
     }
+    if (receivingTargets.has(target) && mode !== 'slow')
+      await recordFailedArrival(context, request, service, target, mode);
     switch (mode) {
       case 'slow':
         await sleep(fault.delay_ms);
@@ -97,10 +130,6 @@ export function installFaults(app: SandboxApp, context: SandboxContext): void {
         return reply.code(503).type('text/plain; charset=utf-8').send('Service Unavailable');
       case 'maintenance':
         return reply.code(503).send({ mensaje: 'El servicio se encuentra en mantenimiento. Intente más tarde.' });
-      case 'accept_then_lose':
-      case 'reject':
-        request.sandboxFault = mode;
-        return;
     }
   });
 }

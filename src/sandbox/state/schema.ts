@@ -148,16 +148,23 @@ export interface SandboxFaultsTable {
   created_at: CreatedAt;
 }
 
-export const sandboxFaultModes = [
-  'timeout',
-  'reset',
-  'http500',
-  'http503',
-  'slow',
+/** Faults of the transport, acted out before the service runs: any route can suffer them. */
+export const sandboxTransportFaultModes = ['timeout', 'reset', 'http500', 'http503', 'slow', 'maintenance'] as const;
+
+/** Faults only a receiving service can act out, on the document it was sent (http/fault-targets.ts says which). */
+export const sandboxDocumentFaultModes = [
   'accept_then_lose',
   'reject',
-  'maintenance',
+  'not_received_1',
+  'not_received_2',
+  'not_received_3',
+  'not_received_4',
+  'arecf_unsigned',
+  'arecf_foreign',
 ] as const;
+export type SandboxDocumentFaultMode = (typeof sandboxDocumentFaultModes)[number];
+
+export const sandboxFaultModes = [...sandboxTransportFaultModes, ...sandboxDocumentFaultModes] as const;
 export type SandboxFaultMode = (typeof sandboxFaultModes)[number];
 
 export interface SandboxSettingsTable {
