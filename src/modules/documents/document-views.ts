@@ -19,6 +19,11 @@ import * as repo from './documents.repo.js';
 export interface DocumentViews {
   normalized: (companyId: string, id: string) => Promise<Result<NormalizedDocument>>;
   printable: (companyId: string, id: string) => Promise<Result<PrintableDocument>>;
+  /** The printed data and the e-CF it was read from, from one reading (a delivery needs the buyer's e-mail too). */
+  printableWithModel: (
+    companyId: string,
+    id: string,
+  ) => Promise<Result<{ printable: PrintableDocument; document: EcfObject }>>;
   timeline: (companyId: string, id: string) => Promise<Result<DocumentTimeline>>;
 }
 
@@ -91,6 +96,39 @@ export function createDocumentViews(deps: {
     return ok({ row, view, document, securityCode: code });
   }
 
+  async function printableWithModel(
+    companyId: string,
+    id: string,
+  ): Promise<Result<{ printable: PrintableDocument; document: EcfObject }>> {
+    const reading = await readSigned(companyId, id);
+    if (!reading.ok) return reading;
+    const { row, view, document, securityCode: code } = reading.value;
+    const { integrity } = view;
+    // Printing a document whose archived bytes no longer hold would hand a customer something nobody signed.
+    if (document === undefined || code === undefined || !integrity.sha256Matches || !integrity.recordMatches) {
+      const failed = [
+        integrity.sha256Matches ? undefined : 'the SHA-256 differs from the one recorded',
+        integrity.signatureValid ? undefined : 'the signature does not verify',
+        integrity.recordMatches
+          ? undefined
+          : `the XML disagrees with the record on ${integrity.recordMismatches.join(', ')}`,
+      ].filter((reason): reason is string => reason !== undefined);
+      return fail(
+        'document_integrity_failed',
+        `The archived signed XML of ${id} cannot be printed: ${failed.join('; ')}. See GET /api/v1/documentos/${id}/normalizado.`,
+      );
+    }
+    const printable = printableOf(document, {
+      id: row.id,
+      status: row.status,
+      environment,
+      securityCode: code,
+      acceptedByDgii: row.status === 'accepted' || row.status === 'accepted_conditional',
+      contingency: row.issued_in_contingency,
+    });
+    return ok({ printable, document });
+  }
+
   return {
     async normalized(companyId, id) {
       const reading = await readSigned(companyId, id);
@@ -98,35 +136,11 @@ export function createDocumentViews(deps: {
     },
 
     async printable(companyId, id) {
-      const reading = await readSigned(companyId, id);
-      if (!reading.ok) return reading;
-      const { row, view, document, securityCode: code } = reading.value;
-      const { integrity } = view;
-      // Printing a document whose archived bytes no longer hold would hand a customer something nobody signed.
-      if (document === undefined || code === undefined || !integrity.sha256Matches || !integrity.recordMatches) {
-        const failed = [
-          integrity.sha256Matches ? undefined : 'the SHA-256 differs from the one recorded',
-          integrity.signatureValid ? undefined : 'the signature does not verify',
-          integrity.recordMatches
-            ? undefined
-            : `the XML disagrees with the record on ${integrity.recordMismatches.join(', ')}`,
-        ].filter((reason): reason is string => reason !== undefined);
-        return fail(
-          'document_integrity_failed',
-          `The archived signed XML of ${id} cannot be printed: ${failed.join('; ')}. See GET /api/v1/documentos/${id}/normalizado.`,
-        );
-      }
-      return ok(
-        printableOf(document, {
-          id: row.id,
-          status: row.status,
-          environment,
-          securityCode: code,
-          acceptedByDgii: row.status === 'accepted' || row.status === 'accepted_conditional',
-          contingency: row.issued_in_contingency,
-        }),
-      );
+      const read = await printableWithModel(companyId, id);
+      return read.ok ? ok(read.value.printable) : read;
     },
+
+    printableWithModel,
 
     async timeline(companyId, id) {
       const row = await repo.findDocument(db, companyId, environment, id);

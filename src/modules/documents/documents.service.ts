@@ -73,6 +73,7 @@ export interface DocumentsService {
   /** Derived views (document-views.ts): the model from the signed XML with integrity, the printed data, the timeline. */
   normalized: DocumentViews['normalized'];
   printable: DocumentViews['printable'];
+  printableWithModel: DocumentViews['printableWithModel'];
   timeline: DocumentViews['timeline'];
 }
 
@@ -308,6 +309,7 @@ export function createDocumentsService(deps: {
   return {
     normalized: views.normalized,
     printable: views.printable,
+    printableWithModel: views.printableWithModel,
     timeline: views.timeline,
 
     async create(companyId, body) {

@@ -104,6 +104,41 @@ export const eventTypes = {
       rncComprador: text(),
     }),
   },
+  'document.delivered': {
+    description:
+      "The document reached its buyer: the buyer's receiver acknowledged it (ARECF Estado 0, or motivo 3 after an attempt whose answer was lost), or the mail server took the e-mail with the PDF and the signed XML.",
+    data: Type.Object({
+      ...documentBase,
+      canal: Type.Union([Type.Literal('receptor'), Type.Literal('correo')]),
+      destino: text("The receiver's URL or the e-mail address."),
+      attempts: Type.Integer(),
+      estado: Type.Union([Type.String(), Type.Null()], { description: 'ARECF Estado, for the receiver.' }),
+      codigoMotivoNoRecibido: Type.Union([Type.String(), Type.Null()], {
+        description: '3 when a duplicate acknowledgement closed it.',
+      }),
+      messageId: Type.Union([Type.String(), Type.Null()], { description: "The e-mail's Message-ID." }),
+    }),
+  },
+  'document.not_received': {
+    description:
+      "The buyer's receiver answered that it did not receive the document (ARECF Estado 1), with the reason: 1 error de especificación, 2 error de firma digital, 4 RNC comprador no corresponde.",
+    data: Type.Object({
+      ...documentBase,
+      destino: text("The receiver's URL."),
+      attempts: Type.Integer(),
+      codigoMotivoNoRecibido: text(),
+    }),
+  },
+  'document.delivery_failed': {
+    description:
+      'Delivering the document to its buyer ran out of attempts, or the mail server refused the address for good; POST /documentos/:id/entregar starts it again.',
+    data: Type.Object({
+      ...documentBase,
+      canal: Type.Union([Type.Literal('receptor'), Type.Literal('correo'), Type.Null()]),
+      reason: text(),
+      attempts: Type.Integer(),
+    }),
+  },
   'received_document.received': {
     description: 'An e-CF sent to the company was received and acknowledged (ARECF Estado 0).',
     data: Type.Object({ ...receivedBase, status: Type.Literal('received'), codigoMotivoNoRecibido: Type.Null() }),
