@@ -15,6 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       attempts integer not null default 0,
       last_error text,
       reason text,
+      requested_at timestamptz,
       requested_address text,
       target text,
       arecf_estado text,
@@ -28,6 +29,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null
     )`.execute(db);
   await sql`create index document_deliveries_company_status on document_deliveries (company_id, environment, status, document_id desc)`.execute(
+    db,
+  );
+  // The receiver's ARECF is an artefact of the document, one version per delivery that got one.
+  await sql`alter table document_artefacts drop constraint document_artefacts_kind_check`.execute(db);
+  await sql`alter table document_artefacts add constraint document_artefacts_kind_check check (kind in ('source-json', 'source-xml', 'signed-xml', 'rfce-xml', 'acecf-xml', 'arecf-xml'))`.execute(
     db,
   );
   // Per company: whether accepted documents go out by themselves, and how the e-mails are signed.

@@ -3,6 +3,7 @@
 import { demoRnc } from './demo.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { archiveModule } from './modules/archive/index.js';
+import { buyerDeliveryModule, buyerDeliveryTarget } from './modules/buyer-delivery/index.js';
 import { cataloguesModule } from './modules/catalogues/index.js';
 import { receivedApprovalTestOf, certificationModule } from './modules/certification/index.js';
 import { companiesModule } from './modules/companies/index.js';
@@ -40,7 +41,11 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
 
     // The modules, each built from the platform and the services of those above it. DGII's directory, cached, is
     // shared by the taxpayer lookup and the deliveries to other taxpayers' receivers.
-    const directory = cachedDirectory({ source: (companyId, rnc) => dgii.directory(companyId, rnc), cache });
+    const directory = cachedDirectory({
+      source: (companyId, rnc) => dgii.directory(companyId, rnc),
+      cache,
+      namespace: `${environment} ${dgiiUrls.baseUrl}`,
+    });
     const companies = companiesModule(platform);
     const apiKeys = apiKeysModule(platform, { companies: companies.companies });
     const controlPlane = controlPlaneModule(platform, {
@@ -60,7 +65,18 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       certificationApprovalTest: receivedApprovalTestOf(db, environment),
     });
     const { dgiiSessions, ...sessionParts } = dgiiSessionsModule(platform, { companies: companies.companies });
-    const sending = sendingModule(platform, { companies: companies.companies, documents: documents.documents });
+    const sending = sendingModule(platform, {
+      companies: companies.companies,
+      documents: documents.documents,
+      deliverAccepted: buyerDeliveryTarget,
+    });
+    const buyerDelivery = buyerDeliveryModule(platform, {
+      companies: companies.companies,
+      documents: documents.documents,
+      printing: printing.printing,
+      directory,
+      metrics,
+    });
     const received = receivedModule(platform, {
       companies: companies.companies,
       printing: printing.printing,
@@ -92,6 +108,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sequences,
       documents,
       sending,
+      buyerDelivery,
       sessionParts,
       webhooksModule(platform),
       received,

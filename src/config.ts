@@ -24,6 +24,7 @@ export const maxRetryDelayMs = {
   sending: 5 * 60_000,
   annulments: 5 * 60_000,
   commercialResponses: 30 * 60_000,
+  buyerDeliveries: 30 * 60_000,
 } as const;
 
 /** One environment variable: how it is read, its default and what it means (the table of docs/configuration.md). */
@@ -274,6 +275,20 @@ export const settings = {
     min: 10,
     max: 3_600_000,
     doc: `delivering a commercial response: the first retry delay, doubled per attempt with jitter (at most ${minutes(maxRetryDelayMs.commercialResponses)} min)`,
+  },
+  DELIVERY_MAX_ATTEMPTS: {
+    kind: 'integer',
+    default: 8,
+    min: 1,
+    max: 100,
+    doc: "delivering an accepted e-CF to its buyer (the buyer's receiver, or e-mail): attempts before the delivery is `failed` and a failed job opens",
+  },
+  DELIVERY_RETRY_BASE_MS: {
+    kind: 'integer',
+    default: 10_000,
+    min: 10,
+    max: 3_600_000,
+    doc: `delivering an e-CF to its buyer: the first retry delay, doubled per attempt with jitter, never before a receiver's Retry-After (at most ${minutes(maxRetryDelayMs.buyerDeliveries)} min)`,
   },
   ANNULMENT_MAX_ATTEMPTS: {
     kind: 'integer',
@@ -540,6 +555,7 @@ export interface Config {
   sending: { maxAttempts: number; retryBaseMs: number; leaseMs: number; concurrency: number };
   /** Delivering commercial responses (ACECF) to the issuer and DGII: attempts before `exhausted`, first retry delay (doubled per attempt). */
   commercialResponses: { maxAttempts: number; retryBaseMs: number };
+  buyerDeliveries: { maxAttempts: number; retryBaseMs: number };
   /** Sending annulments (ANECF) to DGII: attempts before `failed`, first retry delay (doubled per attempt). */
   annulments: { maxAttempts: number; retryBaseMs: number };
   /** The job queue: how often expired jobs (a killed worker's) are failed and retried, and old jobs archived. */
@@ -853,6 +869,10 @@ export function parseConfig(env: Env): Config {
         integer(env, 'COMMERCIAL_RESPONSE_MAX_ATTEMPTS') ?? settings.COMMERCIAL_RESPONSE_MAX_ATTEMPTS.default,
       retryBaseMs:
         integer(env, 'COMMERCIAL_RESPONSE_RETRY_BASE_MS') ?? settings.COMMERCIAL_RESPONSE_RETRY_BASE_MS.default,
+    }),
+    buyerDeliveries: Object.freeze({
+      maxAttempts: integer(env, 'DELIVERY_MAX_ATTEMPTS') ?? settings.DELIVERY_MAX_ATTEMPTS.default,
+      retryBaseMs: integer(env, 'DELIVERY_RETRY_BASE_MS') ?? settings.DELIVERY_RETRY_BASE_MS.default,
     }),
     annulments: Object.freeze({
       maxAttempts: integer(env, 'ANNULMENT_MAX_ATTEMPTS') ?? settings.ANNULMENT_MAX_ATTEMPTS.default,

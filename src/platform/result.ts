@@ -36,6 +36,7 @@ export const problemCodes = [
   'document_not_sendable',
   'document_not_printable',
   'document_not_retryable',
+  'document_not_deliverable',
   'dgii_session_refused',
   'annulment_invalid',
   'annulment_not_found',

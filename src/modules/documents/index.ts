@@ -1,6 +1,6 @@
 export { documentViewRoutes } from './document-views.routes.js';
 export { documentRoutes } from './documents.routes.js';
-export { documentSchemas } from './documents.schema.js';
+export { documentSchemas, DocumentView, documentViewExample } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';
 export { createIdempotency, type Idempotency } from './idempotency.js';
 export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';
@@ -10,8 +10,12 @@ export { documentJobs, idempotencyKeepHours } from './documents.jobs.js';
 // The documents table's row and its timeline, for the modules that move a document on (sending).
 export {
   documentsById,
+  findArtefact,
   findDocument,
+  insertArtefactsStatement,
   insertEventStatement as documentEventInsertStatement,
+  type ArtefactRow,
   type DocumentRow,
 } from './documents.repo.js';
+export { archiveArtefactVersion } from './artefacts.js';
 export { documentsModule } from './documents.module.js';

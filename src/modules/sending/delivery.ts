@@ -170,9 +170,11 @@ export function createDelivery(deps: {
   companies: CompaniesService;
   documents: DocumentsService;
   policy: DeliveryPolicy;
+  /** The work target that takes an accepted document on to its buyer (modules/buyer-delivery); absent: none. */
+  deliverAccepted?: string | undefined;
   random?: () => number;
 }): Delivery {
-  const { db, clock, log, environment, dgii, companies, documents, policy } = deps;
+  const { db, clock, log, environment, dgii, companies, documents, policy, deliverAccepted } = deps;
 
   // The one-statement changes made while an attempt runs, batched with those of the other documents in flight.
   const changeDocumentIf = repo.groupedDocumentChanges(db);
@@ -250,6 +252,10 @@ export function createDelivery(deps: {
           mensajes: verdict.messages,
         }),
         ...(settleWork === undefined ? {} : { settleWork }),
+        // DGII accepted it: on to its buyer (DESIGN §5.3). Not a certification case: those are DGII's test set.
+        ...(deliverAccepted !== undefined && status !== 'rejected' && row.origin !== 'certification'
+          ? { enqueueWork: { target: deliverAccepted, environment, dueAt: now, openDelivery: true as const } }
+          : {}),
       },
     };
   }

@@ -12,7 +12,16 @@ import { createSendingService, type SendingService } from './sending.service.js'
 /** Documents to DGII: the workers send them (loops.ts), the scheduler asks for their verdicts. */
 export function sendingModule(
   platform: Platform,
-  { companies, documents }: { companies: CompaniesService; documents: DocumentsService },
+  {
+    companies,
+    documents,
+    deliverAccepted,
+  }: {
+    companies: CompaniesService;
+    documents: DocumentsService;
+    /** The work target that takes an accepted document on to its buyer (modules/buyer-delivery). */
+    deliverAccepted?: string;
+  },
 ): ModuleParts & { sending: SendingService } {
   const { config, db, clock, log, environment, dgii } = platform;
   const delivery = createDelivery({
@@ -24,6 +33,7 @@ export function sendingModule(
     companies,
     documents,
     policy: deliveryPolicy(config),
+    deliverAccepted,
   });
   const sender = defineLoop('document send', 'work', () =>
     startSender({ delivery, log, restMs: 500, concurrency: config.sending.concurrency }),

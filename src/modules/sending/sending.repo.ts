@@ -64,8 +64,12 @@ export interface ChangeRecords {
   domainEvent?: DomainEvent;
   /** The attempt's queue row, settled under its lease (platform/work): deleted, or due again at `next`. */
   settleWork?: { target: string; leaseId: string; next: Date | null };
-  /** Work put in a queue for the document (its send, its first poll), due at `dueAt`, attempts counted from 0. */
-  enqueueWork?: { target: string; environment: FiscalEnvironment; dueAt: Date };
+  /**
+   * Work put in a queue for the document (its send, its first poll, its delivery to the buyer), due at `dueAt`,
+   * attempts counted from 0. `openDelivery`: the work is the delivery to the buyer, whose row (document_deliveries,
+   * modules/buyer-delivery) opens `pending` with it.
+   */
+  enqueueWork?: { target: string; environment: FiscalEnvironment; dueAt: Date; openDelivery?: true };
 }
 
 /** One conditional change of one document: `change` applies to document `id` only while `expected` holds. */
@@ -114,7 +118,8 @@ export function changeShape(change: DocumentChange): string {
   for (const key in expectedColumns) shape += change.expected[key as keyof Expected] === undefined ? '0' : '1';
   const { event, closeFailedJobs, domainEvent, settleWork, enqueueWork } = change.records;
   const settle = settleWork === undefined ? '0' : settleWork.next === null ? 'd' : 'r';
-  return `${shape}${event === undefined ? '0' : '1'}${closeFailedJobs === undefined ? '0' : '1'}${domainEvent === undefined ? '0' : '1'}${settle}${enqueueWork === undefined ? '0' : '1'}`;
+  const queue = enqueueWork === undefined ? '0' : enqueueWork.openDelivery === true ? 'o' : '1';
+  return `${shape}${event === undefined ? '0' : '1'}${closeFailedJobs === undefined ? '0' : '1'}${domainEvent === undefined ? '0' : '1'}${settle}${queue}`;
 }
 
 /**
@@ -232,10 +237,16 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
       insert into outbound_work (target, item_id, environment, due_at)
       select i.queue_target, i.id, i.queue_environment, i.queue_due_at from input i join changed c on c.id = i.id
       on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, attempts = 0)`);
+    if (first.records.enqueueWork.openDelivery === true)
+      parts.push(sql`delivery as (
+        insert into document_deliveries (document_id, company_id, environment, status, next_attempt_at, created_at, updated_at)
+        select c.id, c.company_id, i.queue_environment, 'pending', i.queue_due_at, i.queue_due_at, i.queue_due_at
+        from input i join changed c on c.id = i.id
+        on conflict (document_id) do nothing)`);
   }
   const input = sql`input as (select * from ${unnested(columns, 'i')})`;
   const update = sql`changed as (
-    update documents d set ${sql.join(sets)} from input i where ${sql.join(conditions, sql` and `)} returning d.id)`;
+    update documents d set ${sql.join(sets)} from input i where ${sql.join(conditions, sql` and `)} returning d.id, d.company_id)`;
   // Every batch of a shape sends the same text, whatever its size: prepared (platform/db/prepared.ts).
   const result = await executePrepared(
     executor,

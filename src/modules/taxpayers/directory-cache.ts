@@ -34,13 +34,18 @@ export function cachedDirectory(deps: {
   /** DGII's client's directory call. */
   source: (companyId: string, rnc: string) => Promise<DirectoryOutcome>;
   cache: Cache;
+  /**
+   * Which DGII the answers are from (its environment and base URL): each environment keeps its own directory, and
+   * instances of several environments may share one cache.
+   */
+  namespace: string;
   /** How long a listed number's entry is reused (default 6 h). */
   ttlSeconds?: number;
 }): Directory {
   const ttl = deps.ttlSeconds ?? 6 * 3_600;
   return {
     async lookup(rnc, companyId) {
-      const key = `taxpayers:directory:${rnc}`;
+      const key = `taxpayers:directory:${deps.namespace}:${rnc}`;
       const pausedKey = `taxpayers:directory-paused:${companyId}`;
       const [cached, paused] = await Promise.all([deps.cache.get(key), deps.cache.get(pausedKey)]);
       if (cached !== undefined) {

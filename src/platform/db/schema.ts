@@ -448,6 +448,8 @@ export interface DocumentDeliveriesTable {
   last_error: string | null;
   /** Why it ended as it did, in words (no channel, a duplicate acknowledged, automatic delivery off). */
   reason: string | null;
+  /** When entregar asked for it (a company whose automatic delivery is off delivers only then). */
+  requested_at: Date | null;
   /** An e-mail address asked for with entregar, instead of the buyer's. */
   requested_address: string | null;
   /** Where the last attempt went: the receiver's URL or the e-mail address. */

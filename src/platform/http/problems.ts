@@ -37,6 +37,7 @@ export const problemCatalogue = {
   document_not_sendable: { status: 409, title: 'The document cannot be sent from its current state' },
   document_not_printable: { status: 409, title: 'The document has no printed representation' },
   document_not_retryable: { status: 409, title: 'The document is not eligible for a retry' },
+  document_not_deliverable: { status: 409, title: 'The document cannot be delivered to its buyer' },
   dgii_session_refused: { status: 422, title: 'DGII refused the signed seed' },
   annulment_invalid: { status: 422, title: 'Some numbers cannot be annulled' },
   annulment_not_found: { status: 404, title: 'No such annulment request' },

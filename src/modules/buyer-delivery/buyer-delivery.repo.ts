@@ -1,0 +1,99 @@
+// The deliveries to buyers (document_deliveries, migration 0024): one row per document, opened when DGII accepts it
+// (in the statement that records the verdict: modules/sending) or when entregar asks, and moved on by each attempt's
+// settlement, in the transaction that settles its queue row (platform/work).
+import type { Selectable, Updateable } from 'kysely';
+import type { FiscalEnvironment } from '../../config.js';
+import type { Db } from '../../platform/db/database.js';
+import type { DocumentDeliveriesTable } from '../../platform/db/schema.js';
+import type { Trx } from '../../platform/db/transact.js';
+import type { DocumentRow } from '../documents/index.js';
+
+export type DeliveryRow = Selectable<DocumentDeliveriesTable>;
+
+/** A delivery as an attempt needs it: its row and its document's. */
+export interface DeliveryItem {
+  delivery: DeliveryRow;
+  document: DocumentRow;
+}
+
+export async function loadItems(db: Db, ids: readonly string[]): Promise<Map<string, DeliveryItem>> {
+  if (ids.length === 0) return new Map();
+  const [deliveries, documents] = await Promise.all([
+    db.selectFrom('document_deliveries').selectAll().where('document_id', 'in', ids).execute(),
+    db.selectFrom('documents').selectAll().where('id', 'in', ids).execute(),
+  ]);
+  const byId = new Map(documents.map((row) => [row.id, row]));
+  const items = new Map<string, DeliveryItem>();
+  for (const delivery of deliveries) {
+    const document = byId.get(delivery.document_id);
+    if (document !== undefined) items.set(delivery.document_id, { delivery, document });
+  }
+  return items;
+}
+
+export function findDelivery(executor: Db | Trx, documentId: string): Promise<DeliveryRow | undefined> {
+  return executor
+    .selectFrom('document_deliveries')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .executeTakeFirst();
+}
+
+export async function updateDelivery(
+  trx: Trx,
+  documentId: string,
+  change: Updateable<DocumentDeliveriesTable>,
+): Promise<void> {
+  await trx.updateTable('document_deliveries').set(change).where('document_id', '=', documentId).execute();
+}
+
+/** Opens the delivery again, as asked (entregar): pending, its count of attempts started again. */
+export async function requestDelivery(
+  trx: Trx,
+  input: {
+    documentId: string;
+    companyId: string;
+    environment: FiscalEnvironment;
+    address: string | null;
+    at: Date;
+  },
+): Promise<void> {
+  const reopened = {
+    status: 'pending' as const,
+    attempts: 0,
+    last_error: null,
+    reason: null,
+    requested_at: input.at,
+    requested_address: input.address,
+    next_attempt_at: input.at,
+    updated_at: input.at,
+  };
+  await trx
+    .insertInto('document_deliveries')
+    .values({
+      document_id: input.documentId,
+      company_id: input.companyId,
+      environment: input.environment,
+      channel: null,
+      created_at: input.at,
+      ...reopened,
+    })
+    .onConflict((conflict) => conflict.column('document_id').doUpdateSet(reopened))
+    .execute();
+}
+
+/** Closes the document's open failed jobs of `kind` (a delivery that got there, or was asked for again). */
+export async function closeFailedJobs(
+  trx: Trx,
+  documentId: string,
+  kind: string,
+  closing: { at: Date; because: string },
+): Promise<void> {
+  await trx
+    .updateTable('failed_jobs')
+    .set({ closed_at: closing.at, closed_because: closing.because })
+    .where('document_id', '=', documentId)
+    .where('kind', '=', kind)
+    .where('closed_at', 'is', null)
+    .execute();
+}

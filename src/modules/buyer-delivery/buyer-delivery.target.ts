@@ -1,0 +1,175 @@
+// Delivering an accepted e-CF to its buyer (DESIGN §5.3; Informe Técnico §8), a target of the outbound work engine
+// (platform/work), which claims, leases, counts attempts, backs off (never before a receiver's Retry-After) and
+// settles. Each attempt chooses the channel afresh, since DGII's directory changes:
+// - nothing, for a document DGII has not accepted, a replacement of an NCF issued in contingency (CodigoModificacion 4:
+//   it goes to DGII only, Informe Técnico §18), or a company whose automatic delivery is off (unless entregar asked);
+// - an address entregar named: e-mail to it;
+// - types 31, 33, 34 and 44 whose buyer DGII's directory lists: the buyer's receiver (receiver-channel.ts); a
+//   receiver only ever gets those four (research/dgii-protocol.md §6.1);
+// - else the e-CF's CorreoComprador: e-mail (email-channel.ts);
+// - else no channel (`none`), said as such.
+import { maxRetryDelayMs, type FiscalEnvironment } from '../../config.js';
+import { isTypeSentToReceiver } from '../../fiscal/receiving/received-ecf.js';
+import { textAt } from '../../fiscal/rules/document-view.js';
+import { exponentialBackoff } from '../../platform/backoff.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/database.js';
+import type { BuyerDeliveryChannel } from '../../platform/db/schema.js';
+import type { BlobStore } from '../../platform/storage/index.js';
+import type { Outcome, WorkTarget } from '../../platform/work/work-engine.js';
+import { archiveArtefactVersion, findArtefact } from '../documents/index.js';
+import { deliverByEmail } from './email-channel.js';
+import { deliverToReceiver, type ChannelResult } from './receiver-channel.js';
+import { recordSettlement } from './buyer-delivery.record.js';
+import { loadItems, type DeliveryItem } from './buyer-delivery.repo.js';
+import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
+
+/** The queue's name for deliveries to buyers (outbound_work.target). */
+export const buyerDeliveryTarget = 'buyer.delivery';
+
+const accepted = new Set(['accepted', 'accepted_conditional']);
+
+function skipped(reason: string, channel: BuyerDeliveryChannel | null = null): Outcome<Settled, Attempted> {
+  return { kind: 'done', result: { channel, status: 'skipped', target: null, reason } };
+}
+
+export function createBuyerDeliveryTarget(
+  deps: BuyerDeliveryDeps & { db: Db; clock: Clock; blobs: BlobStore; environment: FiscalEnvironment },
+): WorkTarget<DeliveryItem, Settled, Attempted> {
+  const { db, clock, blobs, documents, companies, directory, policy } = deps;
+
+  /** The ARECF archived as the document's next arecf-xml version, its row to record with the settlement. */
+  async function keepArecf(
+    item: DeliveryItem,
+    result: Extract<ChannelResult, { kind: 'delivered' | 'not_received' }>,
+  ): Promise<Settled['arecf']> {
+    if (result.arecf === undefined) return undefined;
+    const { document } = item;
+    const last = await findArtefact(db, document.id, 'arecf-xml', undefined);
+    const artefact = await archiveArtefactVersion(
+      blobs,
+      { companyId: document.company_id, documentId: document.id, createdAt: document.created_at },
+      'arecf-xml',
+      result.arecf.bytes,
+      (last?.version ?? 0) + 1,
+      clock.now(),
+    );
+    const { estado, motivo, fechaHora } = result.arecf;
+    return { estado, motivo, fechaHora, artefact };
+  }
+
+  async function outcomeOf(
+    item: DeliveryItem,
+    channel: BuyerDeliveryChannel,
+    result: ChannelResult,
+  ): Promise<Outcome<Settled, Attempted>> {
+    if (result.kind === 'failed')
+      return {
+        kind: 'failed',
+        reason: result.reason,
+        retryAt: result.retryAt,
+        final: result.final === true,
+        failure: { channel, target: result.target },
+      };
+    const arecf = await keepArecf(item, result);
+    return {
+      kind: 'done',
+      result: {
+        channel,
+        status: result.kind,
+        target: result.target,
+        reason: result.reason,
+        ...(arecf === undefined ? {} : { arecf }),
+        ...(result.messageId === undefined ? {} : { messageId: result.messageId }),
+      },
+    };
+  }
+
+  async function perform(item: DeliveryItem): Promise<Outcome<Settled, Attempted>> {
+    const { delivery, document } = item;
+    const companyId = document.company_id;
+    if (!accepted.has(document.status)) return skipped(`DGII has not accepted it (status ${document.status})`);
+    const read = await documents.printableWithModel(companyId, document.id);
+    if (!read.ok) throw new Error(read.failure.detail);
+    const { printable, document: model } = read.value;
+    if (printable.reference?.modificationCode?.code === '4')
+      return skipped(
+        'a replacement of an NCF issued in contingency (CodigoModificacion 4) goes to DGII only (Informe Técnico §18)',
+      );
+    const company = await companies.get(companyId);
+    if (company === undefined) throw new Error(`document ${document.id}: its company is missing`);
+    if (!company.delivery.automatic && delivery.requested_at === null)
+      return skipped(
+        `automatic delivery is off for the company; POST /api/v1/documentos/${document.id}/entregar delivers it`,
+      );
+    const signed = await documents.artefact(companyId, document.id, 'signed-xml', undefined);
+    if (!signed.ok) throw new Error(signed.failure.detail);
+    const signedXml = signed.value.bytes;
+
+    const email = async (to: string): Promise<Outcome<Settled, Attempted>> => {
+      if (deps.mailer === undefined)
+        return skipped(`e-mail delivery is off on this service (SMTP_URL is not set); it would go to ${to}`, 'email');
+      const settings = await deps.printing.settingsOf(companyId, true);
+      const pdf = deps.printing.pdf(printable, settings);
+      if (!pdf.ok) throw new Error(pdf.failure.detail);
+      const result = await deliverByEmail(deps.mailer, {
+        printable,
+        pdf: pdf.value,
+        signedXml,
+        to,
+        from: { name: company.delivery.senderName ?? company.tradeName ?? company.legalName, address: deps.mailFrom },
+        replyTo: company.delivery.replyTo,
+      });
+      return outcomeOf(item, 'email', result);
+    };
+
+    if (delivery.requested_address !== null) return email(delivery.requested_address);
+    const buyer = document.rnc_comprador;
+    if (buyer !== null && isTypeSentToReceiver(document.ecf_type)) {
+      const found = await directory.lookup(buyer, companyId);
+      if (found.kind === 'unknown')
+        return { kind: 'failed', reason: found.detail, failure: { channel: null, target: null } };
+      if (found.kind === 'found') {
+        const key = await companies.signingIdentity(companyId);
+        if (key === undefined)
+          return {
+            kind: 'failed',
+            reason: "the company has no certificate to sign the receiver's seed with",
+            failure: { channel: 'receiver', target: null },
+          };
+        const result = await deliverToReceiver(
+          { receivers: deps.receivers, schemas: deps.schemas, now: () => clock.now() },
+          {
+            companyId,
+            entry: found.entry,
+            signedXml,
+            expected: { RNCEmisor: printable.issuer.rnc, RNCComprador: buyer, eNCF: document.encf },
+            key,
+          },
+        );
+        return outcomeOf(item, 'receiver', result);
+      }
+    }
+    const correo = textAt(model, ['Encabezado', 'Comprador', 'CorreoComprador'])?.trim();
+    if (correo !== undefined && correo !== '') return email(correo);
+    const why =
+      buyer === null
+        ? 'the e-CF names no buyer RNC'
+        : isTypeSentToReceiver(document.ecf_type)
+          ? `the buyer ${buyer} is not an electronic receiver in DGII's directory`
+          : `type ${document.ecf_type} is never sent to a receiver`;
+    return skipped(`no channel: ${why}, and the e-CF has no CorreoComprador`, 'none');
+  }
+
+  return {
+    name: buyerDeliveryTarget,
+    policy: {
+      leaseMs: policy.leaseMs,
+      maxAttempts: policy.maxAttempts,
+      retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.buyerDeliveries),
+    },
+    load: (ids) => loadItems(db, ids),
+    perform,
+    record: (trx, item, settlement) => recordSettlement(deps, trx, item, settlement),
+  };
+}
