@@ -97,7 +97,7 @@ describe('delivery to the buyer’s receiver', () => {
       fechaHoraAcuseRecibo: delivered.entrega.acuseRecibo?.fechaHoraAcuseRecibo,
       version: 1,
     });
-    assert.match(delivered.entrega.acuseRecibo?.fechaHoraAcuseRecibo ?? '', /^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
+    assert.match(delivered.entrega.acuseRecibo.fechaHoraAcuseRecibo ?? '', /^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
     assert.deepEqual(await arrivals(document.eNCF), ['received']);
 
     const artefact = await world.call('GET', `/api/v1/documentos/${document.id}/artefactos/arecf-xml`);
