@@ -41,19 +41,19 @@ export interface DemoCredentials {
   baseUrl: string;
   /** The demo company's receiver (DGII's receiver standard): `/fe/...` is appended to it. */
   receiverBaseUrl: string;
-  /** CERT: the embedded sandbox (DGII's CerteCF and certification portal) and its admin token, for scripts. */
+  /** The embedded sandbox (DGII, its mailbox, in CERT its certification portal) and its admin token, for scripts. */
   sandboxUrl?: string;
   sandboxAdminToken?: string;
 }
 
-/** What a start adds to the stored credentials: the URLs of this start, and in CERT the sandbox's. */
+/** What a start adds to the stored credentials: the URLs of this start, and the embedded sandbox's. */
 function currentParts(
   application: DemoHost,
   baseUrl: string,
 ): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
-  const { dgii, config } = application;
+  const { dgii } = application;
   const sandbox =
-    config.fiscalEnv === 'CERT' && dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined
+    dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined
       ? { sandboxUrl: dgii.baseUrl, sandboxAdminToken: dgii.sandboxAdminToken }
       : {};
   return { baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl), ...sandbox };

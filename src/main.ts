@@ -62,7 +62,10 @@ function printDemo(
       `  saved:  ${path} (mode 0600)`,
       ...(sandboxUrl === undefined
         ? []
-        : [`  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`]),
+        : [
+            `  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`,
+            `  mail:   ${sandboxUrl}/sandbox-admin/mail (Authorization: Bearer <sandboxAdminToken, saved above>)`,
+          ]),
       '',
     ].join('\n'),
   );

@@ -113,11 +113,15 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
       companyId: string;
       rnc: string;
       baseUrl: string;
+      sandboxUrl: string;
+      sandboxAdminToken: string;
     };
     apiKey = credentials.apiKey;
     assert.match(apiKey, /^ecf_test_/);
     assert.equal(credentials.rnc, '999999992');
     assert.equal(credentials.baseUrl, `http://127.0.0.1:${port}`);
+    assert.equal(credentials.sandboxUrl, /embedded DGII sandbox at (http:\/\/\S+)/.exec(first.output())?.[1]);
+    assert.equal(credentials.sandboxAdminToken, sandboxAdminToken);
     await waitFor(
       'the printed key',
       () => Promise.resolve(first.output().includes(apiKey) ? true : undefined),
@@ -208,7 +212,15 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
 
   it('stops cleanly, and a second start reuses the data without printing a new key', async () => {
     assert.equal(await stop(first), 0);
-    const credentialsBefore = readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8');
+    // The sandbox listens on a free port each start (SANDBOX_PORT=0), so only its URL may change.
+    const withoutSandboxUrl = () => {
+      const { sandboxUrl, ...rest } = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+        sandboxUrl: string;
+      };
+      assert.match(sandboxUrl, /^http:\/\//);
+      return rest;
+    };
+    const credentialsBefore = withoutSandboxUrl();
     first = start(dataDir, port);
     await waitFor(
       '/ready after restart',
@@ -218,7 +230,7 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     );
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } });
     assert.equal(response.status, 200);
-    assert.equal(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'), credentialsBefore);
+    assert.deepEqual(withoutSandboxUrl(), credentialsBefore);
     assert.doesNotMatch(first.output(), /ecf_test_/);
   });
 });
