@@ -147,7 +147,7 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal(body.data.scopes.length, 10);
   });
 
-  it('runs the DGII sandbox beside it, with the demo company registered there (certificate delegated, ranges for every type)', async () => {
+  it('runs the DGII sandbox beside it, with the demo company registered there (receiver, certificate delegated, ranges for every type)', async () => {
     const sandboxUrl = /embedded DGII sandbox at (http:\/\/\S+)/.exec(first.output())?.[1];
     assert.ok(sandboxUrl !== undefined, first.output());
     const seed = await fetch(`${sandboxUrl}/testecf/autenticacion/api/autenticacion/semilla`);
@@ -162,10 +162,13 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal(registered.status, 200);
     const taxpayer = (await registered.json()) as {
       electronic: boolean;
+      reception_url: string;
       delegatedCertificates: string[];
       ranges: { type: string; environment: string }[];
     };
     assert.equal(taxpayer.electronic, true);
+    // In DGII's directory at its receiver here, as this start listens.
+    assert.equal(taxpayer.reception_url, `http://127.0.0.1:${port}/testecf/999999992`);
     assert.deepEqual(taxpayer.delegatedCertificates, [company.data.company.certificate.fingerprintSha256]);
     assert.deepEqual(
       taxpayer.ranges.map((range) => `${range.environment}/${range.type}`).sort(),
