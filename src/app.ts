@@ -24,6 +24,7 @@ import { Closers } from './platform/closers.js';
 import { registerRoutes } from './platform/http/route.js';
 import { createHttpServer } from './platform/http/server.js';
 import { openQueue } from './platform/queue/queue.js';
+import { createSandboxRegistration } from './sandbox-registration.js';
 import { version } from './version.js';
 
 import type { Application, BuildOptions, Services } from './application.js';
@@ -50,8 +51,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const apiKeys = apiKeysModule(platform, { companies: companies.companies });
     const controlPlane = controlPlaneModule(platform, {
       companies: companies.companies,
-      companyChanged: (companyId) => {
+      companyChanged: async (companyId) => {
         for (const part of parts) part.forgetCompany?.(companyId);
+        await sandboxRegistration?.companyChanged(companyId);
       },
     });
     const sequences = sequencesModule(platform, { companies: companies.companies });
@@ -83,6 +85,23 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       directory,
     });
     const archive = archiveModule(platform, { metrics });
+    // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
+    const receiver = receiverModule(platform, {
+      received: received.received,
+      receivedApprovals: documents.receivedApprovals,
+      localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined),
+    });
+    // Only with the sandbox in this process: it then plays DGII's registry for every company served here.
+    const sandboxRegistration =
+      dgiiUrls.sandbox === undefined
+        ? undefined
+        : createSandboxRegistration({
+            sandbox: dgiiUrls.sandbox,
+            environment,
+            companies: companies.companies,
+            receiverBaseOf: (companyId, instanceBaseUrl) => receiver.receiverBaseOf(companyId, instanceBaseUrl),
+            log,
+          });
     const queue = await openQueue({
       executor: database.executor,
       roles,
@@ -122,12 +141,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       cataloguesModule({ companies: companies.companies }),
       taxpayersModule(platform, { directory }),
       archive,
-      // `emisorreceptor`: the configured company, else the demo company when the sandbox is embedded.
-      receiverModule(platform, {
-        received: received.received,
-        receivedApprovals: documents.receivedApprovals,
-        localCompany: config.receiverLocalCompany ?? (config.dgii.sandbox === 'embedded' ? demoRnc : undefined),
-      }),
+      receiver,
     ];
 
     // The queue runs the jobs and schedules of the roles this process has, then the loops start.
@@ -185,6 +199,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       schemas,
       services,
       dgii: dgiiUrls,
+      sandboxRegistration,
       dgiiClient: dgii,
       http,
       roleWork: roleWorkOf(parts),

@@ -21,6 +21,7 @@ import type { Logger } from './platform/observability/logger.js';
 import type { Queue } from './platform/queue/queue.js';
 import type { BlobStore } from './platform/storage/index.js';
 import type { DgiiTarget } from './sandbox/index.js';
+import type { SandboxRegistration } from './sandbox-registration.js';
 
 export interface Roles {
   http: boolean;
@@ -68,6 +69,8 @@ export interface Application {
   schemas: SchemaSet | undefined;
   services: Services;
   dgii: DgiiTarget;
+  /** Present with the embedded sandbox: registers the companies served here in its DGII registry and directory. */
+  sandboxRegistration: SandboxRegistration | undefined;
   dgiiClient: DgiiClient;
   /** Present when the process serves HTTP. */
   http: { app: App; catalogue: CatalogueEntry[] } | undefined;

@@ -491,8 +491,8 @@ export const settings = {
     kind: 'text',
     default: undefined,
     minLength: 16,
-    defaultNote: 'unset (CERT embedded: one made once and kept in `DATA_DIR/sandbox-admin-token`)',
-    doc: "enables the sandbox's `/sandbox-admin` routes and requires this bearer token on them",
+    defaultNote: 'unset (embedded: one made once and kept in `DATA_DIR/sandbox-admin-token`)',
+    doc: "enables the sandbox's `/sandbox-admin` routes and requires this bearer token on them (`Authorization: Bearer`); the embedded sandbox always has them, with this token or its own",
   },
 } as const satisfies Record<string, Setting>;
 
@@ -601,7 +601,8 @@ export interface DgiiConfig {
   sandbox: 'embedded' | 'off';
   /** Port of the embedded sandbox; 0 picks a free one. */
   sandboxPort: number;
-  /** The sandbox's /sandbox-admin routes: off unless set; when set, this token is required (Bearer). */
+  /** The sandbox's /sandbox-admin routes: off unless set (embedded: always on, with a token made when unset); when
+   * set, this token is required (Bearer). */
   sandboxAdminToken: string | undefined;
 }
 

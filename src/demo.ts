@@ -11,11 +11,11 @@ import type { ControlPlaneService } from './modules/control-plane/index.js';
 import type { SequencesService } from './modules/sequences/index.js';
 import type { Db } from './platform/db/database.js';
 import type { DgiiTarget } from './sandbox/index.js';
+import type { SandboxRegistration } from './sandbox-registration.js';
 import { createSelfSignedP12 } from './platform/crypto/test-certificate.js';
 import { transact } from './platform/db/transact.js';
 import { scopes } from './platform/http/scopes.js';
 import type { Result } from './platform/result.js';
-import { ensureTestRanges, upsertTaxpayer } from './sandbox/index.js';
 import { environmentSegment } from './fiscal/environment.js';
 
 /** Fictitious, with a valid check digit: the demo carries no real taxpayer data. */
@@ -32,6 +32,7 @@ interface DemoHost {
     companies: CompaniesService;
   };
   dgii: DgiiTarget;
+  sandboxRegistration: SandboxRegistration | undefined;
 }
 
 export interface DemoCredentials {
@@ -41,19 +42,19 @@ export interface DemoCredentials {
   baseUrl: string;
   /** The demo company's receiver (DGII's receiver standard): `/fe/...` is appended to it. */
   receiverBaseUrl: string;
-  /** CERT: the embedded sandbox (DGII's CerteCF and certification portal) and its admin token, for scripts. */
+  /** The embedded sandbox (DGII, its mailbox, in CERT its certification portal) and its admin token, for scripts. */
   sandboxUrl?: string;
   sandboxAdminToken?: string;
 }
 
-/** What a start adds to the stored credentials: the URLs of this start, and in CERT the sandbox's. */
+/** What a start adds to the stored credentials: the URLs of this start, and the embedded sandbox's. */
 function currentParts(
   application: DemoHost,
   baseUrl: string,
 ): Pick<DemoCredentials, 'baseUrl' | 'receiverBaseUrl' | 'sandboxUrl' | 'sandboxAdminToken'> {
-  const { dgii, config } = application;
+  const { dgii } = application;
   const sandbox =
-    config.fiscalEnv === 'CERT' && dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined
+    dgii.sandbox !== undefined && dgii.sandboxAdminToken !== undefined
       ? { sandboxUrl: dgii.baseUrl, sandboxAdminToken: dgii.sandboxAdminToken }
       : {};
   return { baseUrl, receiverBaseUrl: receiverBaseUrlOf(application, baseUrl), ...sandbox };
@@ -163,20 +164,31 @@ export async function ensureDemoRanges(application: DemoHost, credentials: DemoC
 }
 
 /**
- * With the embedded sandbox, the demo company is a registered electronic taxpayer there too: its certificate
- * delegated and DGII's test ranges for every type, so the whole flow works with no setup. Idempotent.
+ * With the embedded sandbox, the demo company is a registered electronic taxpayer there too, as every company served
+ * here is (src/sandbox-registration.ts): its certificate delegated, DGII's test ranges for every type, and its
+ * receiver here in DGII's directory, so the whole flow works with no setup. Idempotent; needs the instance listening.
  */
 export async function registerDemoWithSandbox(application: DemoHost, credentials: DemoCredentials): Promise<void> {
-  const sandbox = application.dgii.sandbox;
-  if (sandbox === undefined) return;
-  const company = await application.services.companies.get(credentials.companyId);
-  if (company === undefined)
+  const registration = application.sandboxRegistration;
+  if (registration === undefined) return;
+  if ((await application.services.companies.get(credentials.companyId)) === undefined)
     throw new Error('Demo company is missing: delete the demo credentials file to provision it again.');
-  const { db, clock } = sandbox.context;
-  await upsertTaxpayer(db, {
-    rnc: company.rnc,
-    name: company.legalName,
-    certificateSha256: company.certificate === null ? [] : [company.certificate.fingerprintSha256],
-  });
-  await ensureTestRanges(db, company.rnc, application.config.fiscalEnv === 'CERT' ? 'certecf' : 'testecf', clock.now());
+  await registration.register(credentials.companyId);
+}
+
+/**
+ * What `ecf start` does once the API listens at `baseUrl`: the embedded sandbox registers every company served here
+ * (a restart included), then, on embedded defaults (no DATABASE_URL), the demo company is made ready. Returns the
+ * demo's credentials and whether they were made now; undefined without a demo.
+ */
+export async function afterListening(
+  application: DemoHost,
+  baseUrl: string,
+): Promise<{ credentials: DemoCredentials; created: boolean } | undefined> {
+  await application.sandboxRegistration?.listening(baseUrl);
+  if (application.config.databaseUrl !== undefined) return undefined;
+  const demo = await ensureDemo(application, baseUrl);
+  await ensureDemoRanges(application, demo.credentials);
+  await registerDemoWithSandbox(application, demo.credentials);
+  return demo;
 }

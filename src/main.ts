@@ -62,7 +62,10 @@ function printDemo(
       `  saved:  ${path} (mode 0600)`,
       ...(sandboxUrl === undefined
         ? []
-        : [`  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`]),
+        : [
+            `  DGII:   the embedded DGII sandbox at ${sandboxUrl} (the demo company is registered there)`,
+            `  mail:   ${sandboxUrl}/sandbox-admin/mail (Authorization: Bearer <sandboxAdminToken, saved above>)`,
+          ]),
       '',
     ].join('\n'),
   );
@@ -70,7 +73,7 @@ function printDemo(
 
 async function runRoles(command: 'start' | keyof typeof roleSets, config: Config): Promise<Application> {
   const { allRoles, buildApplication } = await import('./app.js');
-  const { demoCredentialsPath, ensureDemo, ensureDemoRanges, registerDemoWithSandbox } = await import('./demo.js');
+  const { afterListening, demoCredentialsPath } = await import('./demo.js');
   const roles = command === 'start' ? allRoles : roleSets[command];
   const application = await buildApplication({ config, roles, embeddedSandbox: command === 'start' });
   const stop = (signal: string) => {
@@ -92,10 +95,8 @@ async function runRoles(command: 'start' | keyof typeof roleSets, config: Config
       { address, environment: config.fiscalEnv, database: application.database.kind },
       'ecf-service listening',
     );
-    if (command === 'start' && config.databaseUrl === undefined) {
-      const demo = await ensureDemo(application, baseUrlOf(config, address));
-      await ensureDemoRanges(application, demo.credentials);
-      await registerDemoWithSandbox(application, demo.credentials);
+    const demo = command === 'start' ? await afterListening(application, baseUrlOf(config, address)) : undefined;
+    if (demo !== undefined) {
       if (demo.created)
         printDemo(
           demo.credentials,

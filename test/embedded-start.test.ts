@@ -113,11 +113,15 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
       companyId: string;
       rnc: string;
       baseUrl: string;
+      sandboxUrl: string;
+      sandboxAdminToken: string;
     };
     apiKey = credentials.apiKey;
     assert.match(apiKey, /^ecf_test_/);
     assert.equal(credentials.rnc, '999999992');
     assert.equal(credentials.baseUrl, `http://127.0.0.1:${port}`);
+    assert.equal(credentials.sandboxUrl, /embedded DGII sandbox at (http:\/\/\S+)/.exec(first.output())?.[1]);
+    assert.equal(credentials.sandboxAdminToken, sandboxAdminToken);
     await waitFor(
       'the printed key',
       () => Promise.resolve(first.output().includes(apiKey) ? true : undefined),
@@ -143,7 +147,7 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal(body.data.scopes.length, 10);
   });
 
-  it('runs the DGII sandbox beside it, with the demo company registered there (certificate delegated, ranges for every type)', async () => {
+  it('runs the DGII sandbox beside it, with the demo company registered there (receiver, certificate delegated, ranges for every type)', async () => {
     const sandboxUrl = /embedded DGII sandbox at (http:\/\/\S+)/.exec(first.output())?.[1];
     assert.ok(sandboxUrl !== undefined, first.output());
     const seed = await fetch(`${sandboxUrl}/testecf/autenticacion/api/autenticacion/semilla`);
@@ -158,10 +162,13 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     assert.equal(registered.status, 200);
     const taxpayer = (await registered.json()) as {
       electronic: boolean;
+      reception_url: string;
       delegatedCertificates: string[];
       ranges: { type: string; environment: string }[];
     };
     assert.equal(taxpayer.electronic, true);
+    // In DGII's directory at its receiver here, as this start listens.
+    assert.equal(taxpayer.reception_url, `http://127.0.0.1:${port}/testecf/999999992`);
     assert.deepEqual(taxpayer.delegatedCertificates, [company.data.company.certificate.fingerprintSha256]);
     assert.deepEqual(
       taxpayer.ranges.map((range) => `${range.environment}/${range.type}`).sort(),
@@ -208,7 +215,15 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
 
   it('stops cleanly, and a second start reuses the data without printing a new key', async () => {
     assert.equal(await stop(first), 0);
-    const credentialsBefore = readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8');
+    // The sandbox listens on a free port each start (SANDBOX_PORT=0), so only its URL may change.
+    const withoutSandboxUrl = () => {
+      const { sandboxUrl, ...rest } = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+        sandboxUrl: string;
+      };
+      assert.match(sandboxUrl, /^http:\/\//);
+      return rest;
+    };
+    const credentialsBefore = withoutSandboxUrl();
     first = start(dataDir, port);
     await waitFor(
       '/ready after restart',
@@ -218,7 +233,7 @@ describe('npm start on embedded defaults', { timeout: 240_000 }, () => {
     );
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/empresa`, { headers: { 'x-api-key': apiKey } });
     assert.equal(response.status, 200);
-    assert.equal(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'), credentialsBefore);
+    assert.deepEqual(withoutSandboxUrl(), credentialsBefore);
     assert.doesNotMatch(first.output(), /ecf_test_/);
   });
 });

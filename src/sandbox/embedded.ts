@@ -13,7 +13,7 @@ export interface DgiiTarget {
   statusBaseUrl: string;
   /** Present when the sandbox runs in this process. */
   sandbox: Sandbox | undefined;
-  /** The bearer token of the embedded sandbox's /sandbox-admin routes, when they are on. */
+  /** The bearer token of the embedded sandbox's /sandbox-admin routes (always on when it is embedded). */
   sandboxAdminToken?: string | undefined;
   /** The SMTP server the service e-mails through: SMTP_URL, else the embedded sandbox's mail catcher; undefined:
    * no e-mail. */
@@ -21,11 +21,11 @@ export interface DgiiTarget {
 }
 
 /**
- * The embedded sandbox's admin token: the configured one, else in CERT one made once and kept in DATA_DIR (0600), so
- * scripts can play DGII's certification portal (the demo credentials carry it). TEST keeps them off unless configured.
+ * The embedded sandbox's admin token: the configured one, else one made once and kept in DATA_DIR (0600), so a
+ * newcomer can read the mailbox and scripts can play DGII's certification portal (the demo credentials carry it).
  */
-function embeddedAdminToken(config: Config): string | undefined {
-  if (config.dgii.sandboxAdminToken !== undefined || config.fiscalEnv !== 'CERT') return config.dgii.sandboxAdminToken;
+function embeddedAdminToken(config: Config): string {
+  if (config.dgii.sandboxAdminToken !== undefined) return config.dgii.sandboxAdminToken;
   const path = join(config.dataDir, 'sandbox-admin-token');
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
   const token = randomBytes(24).toString('base64url');
@@ -50,7 +50,7 @@ export async function dgiiTarget(
     clock: parts.clock,
     log: parts.log,
     schemas: parts.schemas,
-    admin: { enabled: adminToken !== undefined, token: adminToken },
+    admin: { enabled: true, token: adminToken },
   });
   const url = await sandbox.listen(dgii.sandboxPort, parts.config.host);
   parts.log.info({ url }, 'DGII sandbox listening (embedded); the service uses it as DGII');
@@ -61,9 +61,7 @@ export async function dgiiTarget(
     mailUrl = await sandbox.catchMail('127.0.0.1');
     parts.log.info(
       { url: mailUrl, mailbox: `${url}/sandbox-admin/mail` },
-      adminToken === undefined
-        ? 'mail catcher listening (embedded sandbox); the service e-mails through it; SANDBOX_ADMIN_TOKEN opens its mailbox'
-        : 'mail catcher listening (embedded sandbox); the service e-mails through it',
+      'mail catcher listening (embedded sandbox); the service e-mails through it',
     );
   }
   return { baseUrl: url, fcBaseUrl: url, statusBaseUrl: url, sandbox, sandboxAdminToken: adminToken, mailUrl };

@@ -56,6 +56,8 @@ export interface TestAppOptions {
   poolSize?: number;
   /** Where the app keeps its files, made and removed by the caller (default: a temporary directory, removed on close). */
   dataDir?: string;
+  /** Run the DGII sandbox in-process and use it as DGII, as `ecf start` does (config DGII_SANDBOX permitting). */
+  embeddedSandbox?: boolean;
 }
 
 let rncSeed = 10_000_000 + Math.floor(Math.random() * 80_000_000);
@@ -87,6 +89,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     roles: options.roles ?? { http: true, work: false, schedule: false },
     database: database.target,
+    embeddedSandbox: options.embeddedSandbox ?? false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
   });

@@ -25,6 +25,10 @@ export function updateCompany(trx: Trx, id: string, changes: Updateable<Companie
   return trx.updateTable('companies').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+export async function companyIds(db: Db): Promise<string[]> {
+  return (await db.selectFrom('companies').select('id').orderBy('id').execute()).map((row) => row.id);
+}
+
 /** Whether another company's receiver answers to this segment (its receiver_segment, or its RNC when it has none). */
 export async function receiverSegmentTaken(trx: Trx, segment: string, companyId: string | undefined): Promise<boolean> {
   const row = await trx

@@ -303,6 +303,11 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       return ok({ value: certificateSummary(row), changed: true });
     },
 
+    /** Every company this instance serves, by id. */
+    ids(): Promise<string[]> {
+      return repo.companyIds(db);
+    },
+
     async get(companyId: string): Promise<Company | undefined> {
       const found = await repo.findCompanyWithCertificate(db, companyId);
       return found === undefined ? undefined : toCompany(found.company, found.certificate);

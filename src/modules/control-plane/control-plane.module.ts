@@ -8,7 +8,7 @@ import { createControlPlaneService, type ControlPlaneService } from './control-p
 
 export function controlPlaneModule(
   { db, clock }: Platform,
-  needs: { companies: CompaniesService; companyChanged: (companyId: string) => void },
+  needs: { companies: CompaniesService; companyChanged: (companyId: string) => void | Promise<void> },
 ): ModuleParts & { controlPlane: ControlPlaneService } {
   const controlPlane = createControlPlaneService({ db, ...needs });
   const jobs = controlPlaneJobs({ db, clock });

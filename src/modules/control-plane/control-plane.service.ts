@@ -14,11 +14,15 @@ function underData<T>(result: Result<T>): Result<T> {
   return { ok: false, failure };
 }
 
-/** `companyChanged` runs once an applied event has committed, so that reads kept in this process are read again. */
+/**
+ * `companyChanged` runs once an applied event has committed, so that reads kept in this process are read again; it
+ * is awaited, so what the process keeps elsewhere about the company (the embedded sandbox's registry, src/app.ts)
+ * is up to date when the control plane gets its answer. It must not throw: the event is applied by then.
+ */
 export function createControlPlaneService(deps: {
   db: Db;
   companies: CompaniesService;
-  companyChanged: (companyId: string) => void;
+  companyChanged: (companyId: string) => void | Promise<void>;
 }) {
   const { db, companies, companyChanged } = deps;
 
@@ -64,7 +68,7 @@ export function createControlPlaneService(deps: {
           outcome: applied.value.change.changed ? 'applied' : 'unchanged',
         });
       });
-      if (result.ok) companyChanged(result.value.companyId);
+      if (result.ok) await companyChanged(result.value.companyId);
       return result;
     },
   };

@@ -8,7 +8,7 @@ import { createReceiver } from './receiver.service.js';
 export function receiverModule(
   { config, db, cache, clock }: Platform,
   needs: { received: ReceivedService; receivedApprovals: ReceivedApprovals; localCompany: string | undefined },
-): ModuleParts {
+): ModuleParts & { receiverBaseOf(companyId: string, instanceBaseUrl: string): Promise<string | undefined> } {
   const receiver = createReceiver({
     db,
     cache,
@@ -23,5 +23,6 @@ export function receiverModule(
     forgetCompany: (companyId) => {
       receiver.forgetCompany(companyId);
     },
+    receiverBaseOf: (companyId, instanceBaseUrl) => receiver.receiverBaseOf(companyId, instanceBaseUrl),
   };
 }

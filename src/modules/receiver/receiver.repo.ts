@@ -25,6 +25,23 @@ export async function companyBySegment(db: Db, segment: string): Promise<Receive
     .executeTakeFirst();
 }
 
+/** The service segment that names a company's receiver: companyBySegment's rule, the other way round. */
+export function serviceSegmentOf(company: { rnc: string; receiver_segment: string | null }): string {
+  return company.receiver_segment ?? company.rnc;
+}
+
+/** What companyOf needs to say where a company's receiver is, by its id. */
+export function receiverOfCompany(
+  db: Db,
+  companyId: string,
+): Promise<(ReceiverCompanyRow & { receiver_segment: string | null }) | undefined> {
+  return db
+    .selectFrom('companies')
+    .select(['id', 'rnc', 'capabilities', 'receiver_segment'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+}
+
 /** The company named by RECEIVER_LOCAL_COMPANY: an RNC or a company id. */
 export function companyByRncOrId(db: Db, value: string): Promise<ReceiverCompanyRow | undefined> {
   return db
