@@ -13,10 +13,11 @@ import { signCanonicalDocument, signXml } from '../src/fiscal/xmldsig/index.js';
 import { scopes } from '../src/platform/http/scopes.js';
 import { installTestCertificate } from './support/archive-world.js';
 import { buyerRnc, issuerRnc } from './support/ecf-documents.js';
-import { certificateFingerprint, upsertTaxpayer } from '../src/sandbox/index.js';
+import { certificateFingerprint, ensureTestRanges, upsertTaxpayer } from '../src/sandbox/index.js';
 import { signedEcf } from './support/sandbox-documents.js';
 import { startSandbox, type RunningSandbox } from './support/sandbox-kit.js';
 import { opsToken, startTestApp, type TestApp } from './support/test-app.js';
+import { until } from './support/until.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
 
 type Json = Record<string, unknown>;
@@ -119,7 +120,9 @@ describe('the examples of the OpenAPI contract', { timeout: 300_000 }, () => {
     syncBuiltinESMExports();
     // DGII is the sandbox, which knows the test signing key as the company's (POST /dgii/sesion signs with it).
     sandbox = await startSandbox();
+    // With a worker: entregar's example needs a document DGII accepted.
     testApp = await startTestApp({
+      roles: { http: true, work: true, schedule: true },
       env: { DGII_BASE_URL: sandbox.url, DGII_FC_BASE_URL: sandbox.url, DGII_STATUS_BASE_URL: sandbox.url },
     });
     const served = await testApp.app.inject({ url: '/docs-json' });
@@ -315,7 +318,28 @@ describe('the examples of the OpenAPI contract', { timeout: 300_000 }, () => {
     await installTestCertificate(certApp, certCompanyId, certificationRnc);
     certKey = (await certApp.issueKey(certCompanyId, ['certification:manage'])).apiKey;
 
+    // A document DGII accepted, for entregar: DGII knows the company's certificate and ranges.
+    const installed = await testApp.application.services.companies.get(companyId);
+    await upsertTaxpayer(sandbox.sandbox.context.db, {
+      rnc: issuerRnc,
+      name: 'Empresa de Prueba SRL',
+      certificateSha256: installed?.certificate === null ? [] : [installed?.certificate.fingerprintSha256 ?? ''],
+    });
+    await ensureTestRanges(sandbox.sandbox.context.db, issuerRnc, 'testecf', new Date());
+    const toDeliver = await api('POST', '/api/v1/documentos', exampleBody('POST', '/api/v1/documentos'));
+    assert.equal(toDeliver.statusCode, 201, toDeliver.body);
+    const acceptedId = toDeliver.json<{ data: { id: string } }>().data.id;
+    assert.equal((await api('POST', `/api/v1/documentos/${acceptedId}/enviar`)).statusCode, 202);
+    await until(
+      async () =>
+        (await api('GET', `/api/v1/documentos/${acceptedId}/cronologia`)).json<{ data: { status: string } }>().data,
+      (document) => document.status === 'accepted',
+      'the document for entregar accepted',
+      30_000,
+    );
+
     pathParams = {
+      '/api/v1/documentos/{id}/entregar': { id: acceptedId },
       '/internal/cloud/v1/companies/{companyId}/api-keys': { companyId },
       '/api/v1/notificaciones/{id}': { id: webhookId },
       '/api/v1/recibidos/{id}/respuesta-comercial': { id: receivedId },

@@ -279,6 +279,7 @@ describe('the OpenAPI contract in development', () => {
       'POST /api/v1/dgii/session',
       'POST /api/v1/documents',
       'POST /api/v1/documents/signed-xml',
+      'POST /api/v1/documents/{id}/deliver',
       'POST /api/v1/documents/{id}/refresh-status',
       'POST /api/v1/documents/{id}/retry',
       'POST /api/v1/documents/{id}/send',

@@ -1109,6 +1109,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/documentos/{id}/entregar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an accepted document to its buyer again (202); follow `entrega` on GET /documentos/:id
+         * @description Every document DGII accepts goes to its buyer by itself (unless the company turned that off): types 31, 33, 34 and 44 to the buyer's electronic receiver when DGII's directory lists the buyer, with the receiver's signed ARECF kept as the arecf-xml artefact; anyone else with a CorreoComprador by e-mail with the PDF and the signed XML. This route delivers again: after `failed` or `not_received`, when the buyer has joined the directory, or by e-mail to the address `correo` names. Its attempts count from zero and an open failed job closes. A document DGII has not accepted, or a replacement of an NCF issued in contingency (it goes to DGII only), answers 409 `document_not_deliverable`.
+         *
+         *     Scope: `documents:send`.
+         */
+        post: operations["deliverDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/{id}/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an accepted document to its buyer again (202); follow `entrega` on GET /documentos/:id
+         * @deprecated
+         * @description Every document DGII accepts goes to its buyer by itself (unless the company turned that off): types 31, 33, 34 and 44 to the buyer's electronic receiver when DGII's directory lists the buyer, with the receiver's signed ARECF kept as the arecf-xml artefact; anyone else with a CorreoComprador by e-mail with the PDF and the signed XML. This route delivers again: after `failed` or `not_received`, when the buyer has joined the directory, or by e-mail to the address `correo` names. Its attempts count from zero and an open failed job closes. A document DGII has not accepted, or a replacement of an NCF issued in contingency (it goes to DGII only), answers 409 `document_not_deliverable`.
+         *
+         *     Scope: `documents:send`.
+         *
+         *     Deprecated English alias of `/api/v1/documentos/:id/entregar`.
+         */
+        post: operations["deliverDocumentAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dgii/prueba-conexion": {
         parameters: {
             query?: never;
@@ -2503,7 +2550,7 @@ export interface components {
             detail: string;
             instance: string;
             /** @enum {unknown} */
-            code: "validation_failed" | "malformed_body" | "malformed_request" | "api_key_missing" | "api_key_malformed" | "api_key_unknown" | "api_key_revoked" | "api_key_expired" | "api_key_wrong_environment" | "ops_token_invalid" | "signature_missing" | "signature_invalid" | "signature_stale" | "scope_missing" | "company_suspended" | "route_not_found" | "company_not_found" | "api_key_not_found" | "range_not_found" | "document_not_found" | "artefact_not_found" | "allocation_not_found" | "taxpayer_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "method_not_allowed" | "event_replayed" | "range_overlaps" | "no_range" | "range_exhausted" | "allocation_exceeds_range" | "document_not_sendable" | "document_not_printable" | "document_not_retryable" | "dgii_session_refused" | "annulment_invalid" | "annulment_not_found" | "annulment_not_retryable" | "dgii_unavailable" | "allocation_not_active" | "certificate_missing" | "idempotency_in_flight" | "encf_already_used" | "encf_not_next" | "request_timeout" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "not_acceptable" | "expectation_failed" | "certificate_unreadable" | "certificate_unusable" | "logo_unusable" | "range_expired" | "document_invalid" | "idempotency_key_reused" | "encf_not_authorised" | "signed_xml_invalid" | "acecf_malformed" | "acecf_schema_invalid" | "acecf_not_verified" | "acecf_decision_invalid" | "acecf_no_matching_document" | "acecf_not_applicable" | "acecf_buyer_mismatch" | "acecf_date_mismatch" | "acecf_amount_mismatch" | "acecf_already_received" | "received_not_accepted" | "commercial_response_exists" | "commercial_response_invalid" | "certification_cert_only" | "certification_not_enabled" | "certification_certificate_missing" | "certification_authentication_missing" | "certification_not_found" | "certification_step_not_found" | "certification_active_exists" | "certification_not_active" | "certification_step_blocked" | "printed_representations_incomplete" | "printed_representations_too_large" | "certification_incomplete" | "certification_set_invalid" | "pagination_overflow" | "rate_limited" | "headers_too_large" | "internal_error" | "document_integrity_failed" | "service_unavailable";
+            code: "validation_failed" | "malformed_body" | "malformed_request" | "api_key_missing" | "api_key_malformed" | "api_key_unknown" | "api_key_revoked" | "api_key_expired" | "api_key_wrong_environment" | "ops_token_invalid" | "signature_missing" | "signature_invalid" | "signature_stale" | "scope_missing" | "company_suspended" | "route_not_found" | "company_not_found" | "api_key_not_found" | "range_not_found" | "document_not_found" | "artefact_not_found" | "allocation_not_found" | "taxpayer_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "method_not_allowed" | "event_replayed" | "range_overlaps" | "no_range" | "range_exhausted" | "allocation_exceeds_range" | "document_not_sendable" | "document_not_printable" | "document_not_retryable" | "document_not_deliverable" | "dgii_session_refused" | "annulment_invalid" | "annulment_not_found" | "annulment_not_retryable" | "dgii_unavailable" | "allocation_not_active" | "certificate_missing" | "idempotency_in_flight" | "encf_already_used" | "encf_not_next" | "request_timeout" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "not_acceptable" | "expectation_failed" | "certificate_unreadable" | "certificate_unusable" | "logo_unusable" | "range_expired" | "document_invalid" | "idempotency_key_reused" | "encf_not_authorised" | "signed_xml_invalid" | "acecf_malformed" | "acecf_schema_invalid" | "acecf_not_verified" | "acecf_decision_invalid" | "acecf_no_matching_document" | "acecf_not_applicable" | "acecf_buyer_mismatch" | "acecf_date_mismatch" | "acecf_amount_mismatch" | "acecf_already_received" | "received_not_accepted" | "commercial_response_exists" | "commercial_response_invalid" | "certification_cert_only" | "certification_not_enabled" | "certification_certificate_missing" | "certification_authentication_missing" | "certification_not_found" | "certification_step_not_found" | "certification_active_exists" | "certification_not_active" | "certification_step_blocked" | "printed_representations_incomplete" | "printed_representations_too_large" | "certification_incomplete" | "certification_set_invalid" | "pagination_overflow" | "rate_limited" | "headers_too_large" | "internal_error" | "document_integrity_failed" | "service_unavailable";
             correlationId: string;
             errors?: components["schemas"]["FieldError"][];
         };
@@ -2545,6 +2592,14 @@ export interface components {
                  */
                 defaultFormat: "a4" | "carta" | "80mm" | "58mm";
                 footerNote: string | null;
+            };
+            delivery: {
+                /** @description Accepted documents go to their buyers by themselves. */
+                automatic: boolean;
+                /** @description The e-mails' sender name; null: the trade name, else the legal name. */
+                senderName: string | null;
+                /** @description The e-mails' Reply-To address. */
+                replyTo: string | null;
             };
             /** Format: date-time */
             createdAt: string;
@@ -2815,6 +2870,12 @@ export interface components {
                     defaultFormat?: "a4" | "carta" | "80mm" | "58mm";
                     footerNote?: string | null;
                 };
+                delivery?: {
+                    /** @description Deliver each document DGII accepts to its buyer by itself (default true); false: only with POST /documentos/:id/entregar. */
+                    automatic?: boolean;
+                    senderName?: string | null;
+                    replyTo?: string | null;
+                };
             };
         } | {
             /** @enum {string} */
@@ -2838,6 +2899,12 @@ export interface components {
                      */
                     defaultFormat?: "a4" | "carta" | "80mm" | "58mm";
                     footerNote?: string | null;
+                };
+                delivery?: {
+                    /** @description Deliver each document DGII accepts to its buyer by itself (default true); false: only with POST /documentos/:id/entregar. */
+                    automatic?: boolean;
+                    senderName?: string | null;
+                    replyTo?: string | null;
                 };
             };
         } | {
@@ -3062,7 +3129,7 @@ export interface components {
         EcfDocumentBody: components["schemas"]["EcfDocument31"] | components["schemas"]["EcfDocument32"] | components["schemas"]["EcfDocument33"] | components["schemas"]["EcfDocument34"] | components["schemas"]["EcfDocument41"] | components["schemas"]["EcfDocument43"] | components["schemas"]["EcfDocument44"] | components["schemas"]["EcfDocument45"] | components["schemas"]["EcfDocument46"] | components["schemas"]["EcfDocument47"];
         ArtefactSummary: {
             /** @enum {string} */
-            type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml";
+            type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml" | "arecf-xml";
             version: number;
             sha256: string;
             size: number;
@@ -3112,6 +3179,40 @@ export interface components {
             /** @description SHA-256 of the ACECF as received: the acecf-xml artefact. */
             sha256: string;
         };
+        DocumentDelivery: {
+            /** @description receptor: the buyer's electronic receiver, found in DGII's directory (types 31, 33, 34, 44); correo: e-mail with the PDF and the signed XML; ninguno: neither applies (reason says why); null until the first attempt chose. */
+            canal: ("receptor" | "correo" | "ninguno") | null;
+            /**
+             * @description pending: waiting for its next attempt; delivered: the receiver acknowledged it (ARECF Estado 0, or 1 with motivo 3 after an attempt of ours whose answer was lost) or the mail server took the e-mail; not_received: the receiver's ARECF says Estado 1 (motivo 1, 2 or 4); failed: no attempt left, or an address refused for good (entregar starts it again); skipped: nothing to deliver (reason says why).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "not_received" | "failed" | "skipped";
+            /** @description Attempts so far (started again by entregar). */
+            attempts: number;
+            /** @description Why the last attempt failed, in words. */
+            lastError: string | null;
+            /** @description Why it ended as it did, when that is not plain (no channel, a duplicate acknowledged, delivery off). */
+            reason: string | null;
+            /** @description Where the last attempt went: the receiver's URL, or the e-mail address. */
+            destino: string | null;
+            /** @description The buyer's receiver's signed acknowledgement (ARECF), as archived; null for other channels. */
+            acuseRecibo: {
+                /** @description ARECF Estado: 0 e-CF Recibido, 1 e-CF No Recibido. */
+                estado: string;
+                /** @description 1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde. */
+                codigoMotivoNoRecibido: string | null;
+                /** @description As the receiver wrote it: dd-MM-yyyy HH:mm:ss, GMT-4. */
+                fechaHoraAcuseRecibo: string | null;
+                /** @description The version of the arecf-xml artefact that holds it, signed. */
+                version: number;
+            } | null;
+            /** @description The e-mail's Message-ID, once sent. */
+            messageId: string | null;
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         DocumentView: {
             id: string;
             /** @enum {string} */
@@ -3136,6 +3237,8 @@ export interface components {
             dgii: components["schemas"]["DocumentDgiiState"] | null;
             /** @description The buyer's commercial approval or rejection (ACECF), received at the receiver route; null until one arrives. */
             commercialResponse: components["schemas"]["DocumentCommercialResponse"] | null;
+            /** @description Its delivery to the buyer, after DGII's acceptance (POST /documentos/:id/entregar delivers again); null until one is due. */
+            entrega: components["schemas"]["DocumentDelivery"] | null;
             artefacts: components["schemas"]["ArtefactSummary"][];
             /** Format: date-time */
             createdAt: string;
@@ -9638,6 +9741,11 @@ export interface operations {
                      *             "defaultFormat": "a4",
                      *             "footerNote": null
                      *           },
+                     *           "delivery": {
+                     *             "automatic": true,
+                     *             "senderName": null,
+                     *             "replyTo": "facturacion@demo.example"
+                     *           },
                      *           "createdAt": "2026-11-02T13:00:00.000Z",
                      *           "updatedAt": "2026-11-20T15:45:00.000Z"
                      *         },
@@ -9760,6 +9868,11 @@ export interface operations {
                      *             "logo": null,
                      *             "defaultFormat": "a4",
                      *             "footerNote": null
+                     *           },
+                     *           "delivery": {
+                     *             "automatic": true,
+                     *             "senderName": null,
+                     *             "replyTo": "facturacion@demo.example"
                      *           },
                      *           "createdAt": "2026-11-02T13:00:00.000Z",
                      *           "updatedAt": "2026-11-20T15:45:00.000Z"
@@ -11896,6 +12009,7 @@ export interface operations {
                      *         "warnings": [],
                      *         "dgii": null,
                      *         "commercialResponse": null,
+                     *         "entrega": null,
                      *         "artefacts": [
                      *           {
                      *             "type": "signed-xml",
@@ -11982,6 +12096,7 @@ export interface operations {
                      *         "warnings": [],
                      *         "dgii": null,
                      *         "commercialResponse": null,
+                     *         "entrega": null,
                      *         "artefacts": [
                      *           {
                      *             "type": "signed-xml",
@@ -12031,6 +12146,8 @@ export interface operations {
             query?: {
                 status?: "signed" | "queued" | "sending" | "in_process" | "accepted" | "accepted_conditional" | "rejected" | "send_failed" | "not_found";
                 ecfType?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
+                /** @description Documents whose delivery to the buyer is in this state. */
+                entrega?: "pending" | "delivered" | "not_received" | "failed" | "skipped";
                 limit?: number;
                 cursor?: string;
             };
@@ -12064,6 +12181,7 @@ export interface operations {
                      *           "warnings": [],
                      *           "dgii": null,
                      *           "commercialResponse": null,
+                     *           "entrega": null,
                      *           "artefacts": [
                      *             {
                      *               "type": "signed-xml",
@@ -12178,6 +12296,7 @@ export interface operations {
                      *         "warnings": [],
                      *         "dgii": null,
                      *         "commercialResponse": null,
+                     *         "entrega": null,
                      *         "artefacts": [
                      *           {
                      *             "type": "signed-xml",
@@ -12227,6 +12346,8 @@ export interface operations {
             query?: {
                 status?: "signed" | "queued" | "sending" | "in_process" | "accepted" | "accepted_conditional" | "rejected" | "send_failed" | "not_found";
                 ecfType?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
+                /** @description Documents whose delivery to the buyer is in this state. */
+                entrega?: "pending" | "delivered" | "not_received" | "failed" | "skipped";
                 limit?: number;
                 cursor?: string;
             };
@@ -12260,6 +12381,7 @@ export interface operations {
                      *           "warnings": [],
                      *           "dgii": null,
                      *           "commercialResponse": null,
+                     *           "entrega": null,
                      *           "artefacts": [
                      *             {
                      *               "type": "signed-xml",
@@ -12374,6 +12496,7 @@ export interface operations {
                      *         "warnings": [],
                      *         "dgii": null,
                      *         "commercialResponse": null,
+                     *         "entrega": null,
                      *         "artefacts": [
                      *           {
                      *             "type": "signed-xml",
@@ -12462,6 +12585,7 @@ export interface operations {
                      *           "finalAt": "2026-11-27T14:31:09.000Z"
                      *         },
                      *         "commercialResponse": null,
+                     *         "entrega": null,
                      *         "artefacts": [
                      *           {
                      *             "type": "signed-xml",
@@ -12550,6 +12674,7 @@ export interface operations {
                      *           "finalAt": "2026-11-27T14:31:09.000Z"
                      *         },
                      *         "commercialResponse": null,
+                     *         "entrega": null,
                      *         "artefacts": [
                      *           {
                      *             "type": "signed-xml",
@@ -12602,7 +12727,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml";
+                type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml" | "arecf-xml";
             };
             cookie?: never;
         };
@@ -12648,7 +12773,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml";
+                type: "source-json" | "source-xml" | "signed-xml" | "rfce-xml" | "acecf-xml" | "arecf-xml";
             };
             cookie?: never;
         };
@@ -13840,6 +13965,218 @@ export interface operations {
                      */
                     "application/json": {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request cannot be served; `code` says why. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency or the service failed; quote `correlationId`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deliverDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "correo": "cuentas.por.pagar@cliente.example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Send it by e-mail to this address instead of the buyer's receiver or CorreoComprador.
+                     */
+                    correo?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "accepted",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": null,
+                     *         "commercialResponse": null,
+                     *         "entrega": {
+                     *           "canal": null,
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastError": null,
+                     *           "reason": null,
+                     *           "destino": null,
+                     *           "acuseRecibo": null,
+                     *           "messageId": null,
+                     *           "nextAttemptAt": "2026-11-27T14:31:00.000Z",
+                     *           "deliveredAt": null,
+                     *           "updatedAt": "2026-11-27T14:31:00.000Z"
+                     *         },
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DocumentView"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description The request cannot be served; `code` says why. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency or the service failed; quote `correlationId`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deliverDocumentAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "correo": "cuentas.por.pagar@cliente.example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Send it by e-mail to this address instead of the buyer's receiver or CorreoComprador.
+                     */
+                    correo?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "doc_ebhJdvnWMDXrZRIjCpH0",
+                     *         "status": "accepted",
+                     *         "ecfType": "31",
+                     *         "eNCF": "E310000000001",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "rncComprador": "130123454",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "securityCode": "G1r8Bd",
+                     *         "fechaHoraFirma": "27-11-2026 10:30:00",
+                     *         "timbreUrl": "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?RncEmisor=999999992&RncComprador=130123454&ENCF=E310000000001&FechaEmision=27-11-2026&MontoTotal=1180.00&FechaFirma=27-11-2026%2010:30:00&CodigoSeguridad=G1r8Bd",
+                     *         "warnings": [],
+                     *         "dgii": null,
+                     *         "commercialResponse": null,
+                     *         "entrega": {
+                     *           "canal": null,
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastError": null,
+                     *           "reason": null,
+                     *           "destino": null,
+                     *           "acuseRecibo": null,
+                     *           "messageId": null,
+                     *           "nextAttemptAt": "2026-11-27T14:31:00.000Z",
+                     *           "deliveredAt": null,
+                     *           "updatedAt": "2026-11-27T14:31:00.000Z"
+                     *         },
+                     *         "artefacts": [
+                     *           {
+                     *             "type": "signed-xml",
+                     *             "version": 1,
+                     *             "sha256": "9ab372f628f470f2ddc7c8fd1a3bad069adb73fb932d442b66d53bd1883e806f",
+                     *             "size": 3341,
+                     *             "contentType": "application/xml"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-27T14:30:00.000Z",
+                     *         "updatedAt": "2026-11-27T14:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DocumentView"];
+                        meta: components["schemas"]["Meta"];
                     };
                 };
             };
