@@ -14,31 +14,16 @@ import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { tool } from './support/pdf-tools.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startSmtpProcess, type ReceivedMail, type SmtpProcess } from './support/smtp-process.js';
-import { until } from './support/until.js';
+import {
+  issueAccepted as issueAcceptedIn,
+  readDelivered,
+  untilDeliverySettled as untilSettledDelivery,
+  type DeliveredDocument,
+  type Delivery,
+} from './support/delivery-kit.js';
 import { verifyWithXmlsec1Embedded, xmlsec1Available } from './support/xmldsig-kit.js';
 
 type Json = Record<string, unknown>;
-
-interface Delivery {
-  canal: string | null;
-  status: string;
-  attempts: number;
-  lastError: string | null;
-  reason: string | null;
-  destino: string | null;
-  messageId: string | null;
-  updatedAt: string;
-}
-
-interface DeliveredDocument {
-  id: string;
-  eNCF: string;
-  status: string;
-  fechaEmision: string;
-  montoTotal: string;
-  timbreUrl: string;
-  entrega: Delivery | null;
-}
 
 interface FailedJob {
   kind: string;
@@ -55,7 +40,6 @@ const pdftotextMissing =
     : 'pdftotext not installed (apt-get install poppler-utils): the PDF attachment was not read back';
 const xmlsec1Missing = xmlsec1Available ? false : 'xmlsec1 not installed: the XML attachment was not verified';
 
-const settledDelivery = new Set(['delivered', 'not_received', 'failed', 'skipped']);
 const mailFrom = 'facturas@ecf-service.example';
 /** The e-CF's issuer as the fixtures name it (NombreComercial), which the message names. */
 const issuerName = 'Ferretería "El Martillo"';
@@ -101,30 +85,12 @@ describe('delivery to the buyer by e-mail', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const read = async (id: string) =>
-    (await world.call('GET', `/api/v1/documentos/${id}`)).json<{ data: DeliveredDocument }>().data;
+  const read = (id: string) => readDelivered(world, id);
 
   const entregar = (id: string, body?: Json) => world.call('POST', `/api/v1/documentos/${id}/entregar`, body);
 
-  async function issueAccepted(body: Json): Promise<DeliveredDocument> {
-    const created = await world.create(body);
-    await world.send(created.id);
-    const settled = await world.untilSettled(created.id);
-    assert.equal(settled.status, 'accepted', JSON.stringify(settled.dgii));
-    return read(created.id);
-  }
-
-  /** The document once its delivery has settled (delivered, not received, failed or skipped). */
-  async function untilDeliverySettled(id: string): Promise<DeliveredDocument & { entrega: Delivery }> {
-    const document = await until(
-      () => read(id),
-      (seen) => seen.entrega !== null && settledDelivery.has(seen.entrega.status),
-      `delivery of ${id}`,
-      30_000,
-    );
-    assert.ok(document.entrega !== null);
-    return { ...document, entrega: document.entrega };
-  }
+  const issueAccepted = (body: Json) => issueAcceptedIn(world, body);
+  const untilDeliverySettled = (id: string) => untilSettledDelivery(world, id);
 
   const timeline = async (id: string) =>
     (await world.call('GET', `/api/v1/documentos/${id}/cronologia`)).json<{

@@ -6,36 +6,16 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { counterpartRnc } from '../src/sandbox/counterpart/identity.js';
 import { ecfDocuments } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import {
+  issueAccepted as issueAcceptedIn,
+  readDelivered,
+  untilDeliverySettled,
+  type DeliveredDocument,
+} from './support/delivery-kit.js';
 import { until } from './support/until.js';
 import { verifyWithXmlsec1Embedded, xmlsec1Available } from './support/xmldsig-kit.js';
 
 type Json = Record<string, unknown>;
-
-interface Delivery {
-  canal: string | null;
-  status: string;
-  attempts: number;
-  lastError: string | null;
-  reason: string | null;
-  destino: string | null;
-  acuseRecibo: {
-    estado: string;
-    codigoMotivoNoRecibido: string | null;
-    fechaHoraAcuseRecibo: string | null;
-    version: number;
-  } | null;
-  messageId: string | null;
-}
-
-interface DeliveredDocument {
-  id: string;
-  eNCF: string;
-  status: string;
-  entrega: Delivery | null;
-  artefacts: { type: string; version: number; sha256: string }[];
-}
-
-const settledDelivery = new Set(['delivered', 'not_received', 'failed', 'skipped']);
 
 /** A document of `type` whose buyer is `buyer` (the counterpart unless said). */
 function documentFor(type: '31' | '32' | '33' | '34' | '41' | '43' | '44' | '45' | '46' | '47', buyer?: Json): Json {
@@ -58,24 +38,10 @@ describe('delivery to the buyer’s receiver', () => {
     await world.sandbox.admin('DELETE', '/faults');
   });
 
-  const read = async (id: string) =>
-    (await world.call('GET', `/api/v1/documentos/${id}`)).json<{ data: DeliveredDocument }>().data;
+  const read = (id: string) => readDelivered(world, id);
 
-  async function issueAccepted(body: Json): Promise<DeliveredDocument> {
-    const created = await world.create(body);
-    await world.send(created.id);
-    const settled = await world.untilSettled(created.id);
-    assert.equal(settled.status, 'accepted', JSON.stringify(settled.dgii));
-    return read(created.id);
-  }
-
-  const untilDelivered = (id: string) =>
-    until(
-      () => read(id),
-      (document) => document.entrega !== null && settledDelivery.has(document.entrega.status),
-      `delivery of ${id}`,
-      30_000,
-    );
+  const issueAccepted = (body: Json) => issueAcceptedIn(world, body);
+  const untilDelivered = (id: string) => untilDeliverySettled(world, id);
 
   const arrivals = async (eNCF: string) =>
     (
@@ -87,7 +53,7 @@ describe('delivery to the buyer’s receiver', () => {
   it('delivers a type 31 to the buyer DGII lists, and keeps its signed ARECF as the arecf-xml artefact', async () => {
     const document = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
     const delivered = await untilDelivered(document.id);
-    assert.equal(delivered.entrega?.status, 'delivered', JSON.stringify(delivered.entrega));
+    assert.equal(delivered.entrega.status, 'delivered', JSON.stringify(delivered.entrega));
     assert.equal(delivered.entrega.canal, 'receptor');
     assert.equal(delivered.entrega.attempts, 1);
     assert.match(delivered.entrega.destino ?? '', /\/testecf\/emisorreceptor\/fe\/recepcion\/api\/ecf$/);
@@ -145,7 +111,7 @@ describe('delivery to the buyer’s receiver', () => {
       await fault(`not_received_${motivo}`, { count: 1 });
       const document = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
       const settled = await untilDelivered(document.id);
-      assert.equal(settled.entrega?.status, 'not_received', JSON.stringify(settled.entrega));
+      assert.equal(settled.entrega.status, 'not_received', JSON.stringify(settled.entrega));
       assert.equal(settled.entrega.attempts, 1, 'a refusal is an answer: not retried');
       assert.equal(settled.entrega.acuseRecibo?.estado, '1');
       assert.equal(settled.entrega.acuseRecibo.codigoMotivoNoRecibido, motivo);
@@ -160,7 +126,7 @@ describe('delivery to the buyer’s receiver', () => {
     await fault('not_received_3', { count: 1 });
     const document = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
     const settled = await untilDelivered(document.id);
-    assert.equal(settled.entrega?.status, 'delivered');
+    assert.equal(settled.entrega.status, 'delivered');
     assert.equal(settled.entrega.acuseRecibo?.codigoMotivoNoRecibido, '3');
     assert.match(settled.entrega.reason ?? '', /Envío duplicado/);
   });
@@ -169,13 +135,13 @@ describe('delivery to the buyer’s receiver', () => {
     await fault('slow', { count: 1, delayMs: 400 });
     const slow = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
     const slowDelivered = await untilDelivered(slow.id);
-    assert.equal(slowDelivered.entrega?.status, 'delivered');
+    assert.equal(slowDelivered.entrega.status, 'delivered');
     assert.equal(slowDelivered.entrega.attempts, 1);
 
     await fault('http500', { count: 3 });
     const flaky = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
     const delivered = await untilDelivered(flaky.id);
-    assert.equal(delivered.entrega?.status, 'delivered', JSON.stringify(delivered.entrega));
+    assert.equal(delivered.entrega.status, 'delivered', JSON.stringify(delivered.entrega));
     assert.equal(delivered.entrega.attempts, 4);
     assert.deepEqual(await arrivals(flaky.eNCF), ['fault:http500', 'fault:http500', 'fault:http500', 'received']);
     const failures = (await timelineOf(flaky.id)).filter((event) => event.type === 'delivery.attempt_failed');
@@ -196,7 +162,7 @@ describe('delivery to the buyer’s receiver', () => {
           : /not a valid ARECF: the ARECF is about another e-CF: eNCF/,
       );
       // The receiver kept the e-CF the first time: the second attempt is its duplicate, which says it has it.
-      assert.equal(settled.entrega?.status, 'delivered');
+      assert.equal(settled.entrega.status, 'delivered');
       assert.equal(settled.entrega.attempts, 2);
       assert.equal(settled.entrega.acuseRecibo?.codigoMotivoNoRecibido, '3');
       assert.deepEqual(await arrivals(document.eNCF), [`fault:${mode}`, 'not_received:duplicate']);
@@ -212,8 +178,8 @@ describe('delivery to the buyer’s receiver', () => {
         comprador['RNCComprador'] = counterpartRnc;
       const document = await issueAccepted(body);
       const settled = await untilDelivered(document.id);
-      assert.notEqual(settled.entrega?.canal, 'receptor', `type ${type}`);
-      assert.equal(settled.entrega?.status, 'skipped', `type ${type}: ${JSON.stringify(settled.entrega)}`);
+      assert.notEqual(settled.entrega.canal, 'receptor', `type ${type}`);
+      assert.equal(settled.entrega.status, 'skipped', `type ${type}: ${JSON.stringify(settled.entrega)}`);
       assert.deepEqual(await arrivals(document.eNCF), [], `type ${type}`);
     }
   });
@@ -240,7 +206,7 @@ describe('delivery to the buyer’s receiver', () => {
     };
     const document = await issueAccepted(replacement);
     const settled = await untilDelivered(document.id);
-    assert.equal(settled.entrega?.status, 'skipped');
+    assert.equal(settled.entrega.status, 'skipped');
     assert.match(settled.entrega.reason ?? '', /contingency \(CodigoModificacion 4\) goes to DGII only/);
     assert.deepEqual(await arrivals(document.eNCF), []);
     const again = await world.call('POST', `/api/v1/documentos/${document.id}/entregar`);
@@ -250,7 +216,7 @@ describe('delivery to the buyer’s receiver', () => {
   it('delivers again on entregar after a receiver said "not received", counting attempts from zero', async () => {
     await fault('not_received_2', { count: 1 });
     const document = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
-    assert.equal((await untilDelivered(document.id)).entrega?.status, 'not_received');
+    assert.equal((await untilDelivered(document.id)).entrega.status, 'not_received');
     const asked = await world.call('POST', `/api/v1/documentos/${document.id}/entregar`);
     assert.equal(asked.statusCode, 202, asked.body);
     assert.equal(asked.json<{ data: DeliveredDocument }>().data.entrega?.status, 'pending');
