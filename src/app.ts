@@ -100,6 +100,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
             environment,
             companies: companies.companies,
             receiverBaseOf: (companyId, instanceBaseUrl) => receiver.receiverBaseOf(companyId, instanceBaseUrl),
+            forgetDirectoryEntry: (rnc) => directory.forget(rnc),
             log,
           });
     const queue = await openQueue({

@@ -26,6 +26,8 @@ export function createSandboxRegistration(deps: {
   companies: Pick<CompaniesService, 'ids' | 'get'>;
   /** The receiver module's answer: `{baseUrl}/{env}/{segment}`, or undefined when the company receives nothing. */
   receiverBaseOf: (companyId: string, instanceBaseUrl: string) => Promise<string | undefined>;
+  /** Drops the service's cached directory answer for an RNC whose entry was just written. */
+  forgetDirectoryEntry: (rnc: string) => Promise<void>;
   log: Logger;
 }): SandboxRegistration {
   const { db, clock } = deps.sandbox.context;
@@ -53,6 +55,8 @@ export function createSandboxRegistration(deps: {
       authenticationUrl: receiver,
     });
     await ensureTestRanges(db, company.rnc, rangesIn, clock.now());
+    // A lookup before this registration ("not listed"), or the URLs before a change, must not outlive it.
+    await deps.forgetDirectoryEntry(company.rnc);
   }
 
   const registration: SandboxRegistration = {

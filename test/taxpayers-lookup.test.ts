@@ -194,5 +194,10 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
     clock.advance(601_000);
     await service.lookup(active, 'cmp_caller');
     assert.equal(asked.filter((rnc) => rnc === active).length, 2, 'asked again after the cache time');
+
+    // An entry written where we can see it (the embedded sandbox's registry) is asked again at once.
+    await directory.forget(suspended);
+    await service.lookup(suspended, 'cmp_caller');
+    assert.equal(asked.filter((rnc) => rnc === suspended).length, 2, 'asked again once forgotten');
   });
 });

@@ -14,6 +14,8 @@ export type DirectoryAnswer =
 
 export interface Directory {
   lookup(rnc: string, companyId: string): Promise<DirectoryAnswer>;
+  /** Drops what is kept of `rnc`: its entry changed where we can see it (the embedded sandbox's registry). */
+  forget(rnc: string): Promise<void>;
 }
 
 /** After DGII's directory failed for a company, how long its lookups answer without asking it. */
@@ -43,9 +45,14 @@ export function cachedDirectory(deps: {
   ttlSeconds?: number;
 }): Directory {
   const ttl = deps.ttlSeconds ?? 6 * 3_600;
+  const keyOf = (rnc: string) => `taxpayers:directory:${deps.namespace}:${rnc}`;
   return {
+    async forget(rnc) {
+      await deps.cache.delete(keyOf(rnc));
+    },
+
     async lookup(rnc, companyId) {
-      const key = `taxpayers:directory:${deps.namespace}:${rnc}`;
+      const key = keyOf(rnc);
       const pausedKey = `taxpayers:directory-paused:${companyId}`;
       const [cached, paused] = await Promise.all([deps.cache.get(key), deps.cache.get(pausedKey)]);
       if (cached !== undefined) {
