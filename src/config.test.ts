@@ -345,6 +345,7 @@ describe('parseConfig: sending to DGII', () => {
       sending: 5 * 60_000,
       annulments: 5 * 60_000,
       commercialResponses: 30 * 60_000,
+      buyerDeliveries: 30 * 60_000,
     });
   });
 

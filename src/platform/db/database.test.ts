@@ -51,6 +51,7 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
         '20261126_0021_document_contingency',
         '20261126_0022_timbre_url_colons',
         '20261127_0023_archive_verification',
+        '20261127_0024_buyer_deliveries',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });
