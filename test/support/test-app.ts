@@ -80,8 +80,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     OPS_TOKEN: opsToken,
     CLOUD_SIGNING_SECRET: cloudSecret,
     MASTER_KEY: randomBytes(32).toString('base64'),
-    // The sandbox, the buyers' receivers and the webhook receivers of the tests all listen on loopback.
-    OUTBOUND_ALLOW_PRIVATE: 'true',
+    // The sandbox, the buyers' receivers and the webhook receivers of the tests all listen on loopback (a
+    // PRODUCTION app may not call them: config.ts refuses it).
+    ...(options.env?.['FISCAL_ENV'] === 'PRODUCTION' ? {} : { OUTBOUND_ALLOW_PRIVATE: 'true' }),
     ...(useRedis ? { REDIS_URL: testRedisUrl() } : {}),
     ...options.env,
   });
