@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { afterListening, demoCredentialsPath, demoRnc, type DemoCredentials } from '../src/demo.js';
-import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
+import { installTestCertificate } from './support/archive-world.js';
 import { nextRnc, startTestApp, type TestApp } from './support/test-app.js';
 
 describe('the embedded sandbox lists every company served here at its receiver here', { timeout: 120_000 }, () => {
@@ -38,19 +38,7 @@ describe('the embedded sandbox lists every company served here at its receiver h
     assert.ok(started !== undefined);
     demo = started.credentials;
     companyId = await testApp.provisionCompany({ rnc, legalName: 'Segunda Empresa SRL' });
-    const now = Date.now();
-    const { p12 } = createSelfSignedP12({
-      commonName: 'Segunda Empresa SRL',
-      notBefore: new Date(now - 60_000),
-      notAfter: new Date(now + 86_400_000),
-      password: 'clave',
-    });
-    const installed = await testApp.sendEvent('certificate.installed', {
-      companyId,
-      p12Base64: p12.toString('base64'),
-      password: 'clave',
-    });
-    assert.equal(installed.statusCode, 200, installed.body);
+    await installTestCertificate(testApp, companyId, rnc);
   });
   after(async () => {
     await testApp.close();

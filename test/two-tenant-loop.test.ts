@@ -8,8 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterListening } from '../src/demo.js';
 import { verifyEnvelopedSignature } from '../src/fiscal/xmldsig/index.js';
-import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import type { Scope } from '../src/platform/http/scopes.js';
+import { installTestCertificate } from './support/archive-world.js';
+import type { Delivery } from './support/delivery-kit.js';
 import { officialXsdDir } from './support/dgii-files.js';
 import { ecfDocuments } from './support/ecf-documents.js';
 import { nextRnc, startTestApp, type TestApp } from './support/test-app.js';
@@ -24,20 +25,7 @@ interface IssuedDocument {
   status: string;
   rncComprador: string | null;
   dgii: { estado: string | null; mensajes: unknown[] } | null;
-  entrega: {
-    canal: string | null;
-    status: string;
-    attempts: number;
-    lastError: string | null;
-    reason: string | null;
-    destino: string | null;
-    acuseRecibo: {
-      estado: string;
-      codigoMotivoNoRecibido: string | null;
-      fechaHoraAcuseRecibo: string | null;
-      version: number;
-    } | null;
-  } | null;
+  entrega: Delivery | null;
   commercialResponse: { decision: string; reason: string | null; rncComprador: string; sha256: string } | null;
   artefacts: { type: string; version: number; sha256: string }[];
 }
@@ -76,20 +64,7 @@ describe('two companies on one instance trade an e-CF through the embedded DGII'
   async function tenant(legalName: string, scopes: readonly Scope[]): Promise<Tenant> {
     const rnc = nextRnc();
     const companyId = await testApp.provisionCompany({ rnc, legalName });
-    const now = Date.now();
-    const { p12 } = createSelfSignedP12({
-      commonName: legalName.toUpperCase(),
-      serialNumber: rnc,
-      notBefore: new Date(now - 60_000),
-      notAfter: new Date(now + 86_400_000),
-      password: 'clave',
-    });
-    const installed = await testApp.sendEvent('certificate.installed', {
-      companyId,
-      p12Base64: p12.toString('base64'),
-      password: 'clave',
-    });
-    assert.equal(installed.statusCode, 200, installed.body);
+    await installTestCertificate(testApp, companyId, rnc);
     const { apiKey } = await testApp.issueKey(companyId, scopes);
     return {
       companyId,
