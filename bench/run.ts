@@ -3,6 +3,7 @@ import { archiveExportBench } from './archive-export.bench.js';
 import { archiveBench } from './archive.bench.js';
 import { certificationBench } from './certification.bench.js';
 import { claimsBench } from './claims.bench.js';
+import { deliveryBench } from './delivery.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { hostileXmlBench } from './hostile-xml.bench.js';
 import { httpBench } from './http.bench.js';
@@ -25,6 +26,7 @@ const rows: BenchRow[] = [
   ...(await taxpayersBench()),
   ...(await sendingBench()),
   ...(await pollingBench()),
+  ...(await deliveryBench()),
   ...(await receiverBench()),
   ...(await hostileXmlBench()),
   ...(await webhooksBench()),

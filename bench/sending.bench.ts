@@ -20,7 +20,13 @@ import { pathToFileURL } from 'node:url';
 import { issuerRnc } from '../test/support/ecf-documents.js';
 import { authenticate, xmlForm } from '../test/support/sandbox-kit.js';
 import { countPostgres, pgCountsFrom, type PgCounts } from './support/pg-counters.js';
-import { describePolls, ENVIAR_CONCURRENCY, throughPipeline, type PipelineRun } from './support/pipeline-run.js';
+import {
+  describePolls,
+  ENVIAR_CONCURRENCY,
+  flowingRate,
+  throughPipeline,
+  type PipelineRun,
+} from './support/pipeline-run.js';
 import { profiled } from './support/profile.js';
 import {
   createDocuments,
@@ -44,20 +50,6 @@ const WARM_UP_DOCUMENTS = 500;
 const SANDBOX_BOUND_SHARE = 0.8;
 /** PostgreSQL publishes an idle backend's counters up to 10 s late (PGSTAT_IDLE_INTERVAL). */
 const STATS_SETTLE_MS = 11_000;
-
-/**
- * Documents per second once the run flows: the verdicts after the first over the time from the first to the last. A
- * run's first verdict comes after its latency (for the pipeline at least the first poll's delay, a second), which
- * over a run of a few seconds would count as a lack of throughput and favour the plain client, whose first verdict
- * comes at once; the latency is in the row's latencies.
- */
-function flowingRate(completions: readonly number[]): number {
-  const sorted = [...completions].sort((a, b) => a - b);
-  const first = sorted[0];
-  const last = sorted[sorted.length - 1];
-  if (first === undefined || last === undefined || last <= first) return Number.NaN;
-  return (sorted.length - 1) / ((last - first) / 1_000);
-}
 
 const rate = (count: number, elapsedMs: number) => (count / (elapsedMs / 1_000)).toFixed(0);
 const describeUsage = (usage: Resources) =>

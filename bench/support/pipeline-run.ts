@@ -126,3 +126,17 @@ export function describePolls(polls: readonly number[]): string {
   const total = polls.reduce((sum, n) => sum + n, 0);
   return `${(total / Math.max(1, polls.length)).toFixed(2)} consultaresultado per document (p50 ${String(percentile(sorted, 50))}, max ${String(sorted[sorted.length - 1] ?? 0)})`;
 }
+
+/**
+ * Documents per second once the run flows: the verdicts after the first over the time from the first to the last. A
+ * run's first verdict comes after its latency (for the pipeline at least the first poll's delay, a second), which
+ * over a run of a few seconds would count as a lack of throughput and favour the plain client, whose first verdict
+ * comes at once; the latency is in the row's latencies.
+ */
+export function flowingRate(completions: readonly number[]): number {
+  const sorted = [...completions].sort((a, b) => a - b);
+  const first = sorted[0];
+  const last = sorted[sorted.length - 1];
+  if (first === undefined || last === undefined || last <= first) return Number.NaN;
+  return (sorted.length - 1) / ((last - first) / 1_000);
+}

@@ -33,7 +33,8 @@ export interface BenchWorld {
   app: TestApp;
   companyId: string;
   sandboxUrl: string;
-  create(): Promise<Created>;
+  /** Creates a document of `payload` (the fixtures' type 31 unless given). */
+  create(payload?: Record<string, unknown>): Promise<Created>;
   send(id: string): Promise<void>;
   /** Starts measuring both processes' CPU and event loop. */
   mark(): Promise<void>;
@@ -51,7 +52,8 @@ export async function sendingEmbedded(): Promise<boolean> {
   return process.env['BENCH_SENDING_EMBEDDED'] === '1' || !(await postgresAvailable());
 }
 
-export async function startWorld(embedded: boolean): Promise<BenchWorld> {
+/** `env`: the app's own settings beside the world's (an SMTP server, DGII's XSDs). */
+export async function startWorld(embedded: boolean, env: Record<string, string> = {}): Promise<BenchWorld> {
   const sandbox = startSandboxProcess(embedded);
   const ready = await sandbox.next();
   if (ready.type !== 'ready') throw new Error(`sandbox process answered ${ready.type}`);
@@ -66,6 +68,7 @@ export async function startWorld(embedded: boolean): Promise<BenchWorld> {
         DGII_FC_BASE_URL: ready.url,
         DGII_STATUS_BASE_URL: ready.url,
         DGII_RESPONSE_TIMEOUT_MS: '5000',
+        ...env,
       },
     });
     const companyId = await app.provisionCompany({ rnc: issuerRnc });
@@ -118,12 +121,12 @@ export async function startWorld(embedded: boolean): Promise<BenchWorld> {
       app,
       companyId,
       sandboxUrl: ready.url,
-      async create() {
+      async create(payload = ecfDocuments['31']) {
         const response = await inject({
           method: 'POST',
           url: '/api/v1/documentos',
           headers: { 'x-api-key': apiKey },
-          payload: ecfDocuments['31'],
+          payload,
         });
         if (response.statusCode !== 201)
           throw new Error(`document refused: ${String(response.statusCode)} ${response.body}`);
@@ -205,13 +208,17 @@ export async function inParallel<T>(
   );
 }
 
-export async function createDocuments(world: BenchWorld, count: number): Promise<Created[]> {
+export async function createDocuments(
+  world: BenchWorld,
+  count: number,
+  payload?: Record<string, unknown>,
+): Promise<Created[]> {
   const created: Created[] = [];
   await inParallel(
     Array.from({ length: count }, (_, i) => i),
     20,
     async () => {
-      created.push(await world.create());
+      created.push(await world.create(payload));
     },
   );
   return created;
