@@ -25,7 +25,7 @@ export type CountedOutcome = 'delivered' | 'not_received' | 'skipped' | 'retry' 
 export interface BuyerDeliveryDeps {
   clock: Clock;
   environment: FiscalEnvironment;
-  documents: Pick<DocumentsService, 'printableWithModel' | 'artefact'>;
+  documents: Pick<DocumentsService, 'printableWithModel'>;
   companies: Pick<CompaniesService, 'get' | 'signingIdentity'>;
   printing: Pick<PrintingService, 'settingsOf' | 'pdf'>;
   directory: Directory;

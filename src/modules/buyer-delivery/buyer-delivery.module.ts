@@ -5,7 +5,7 @@ import type { AppRoute } from '../../platform/http/route.js';
 import type { Metrics } from '../../platform/observability/metrics.js';
 import { createWorkEngine, startWorkLoop } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService } from '../documents/index.js';
+import { deliveryChannelNames, type DocumentsService } from '../documents/index.js';
 import type { PrintingService } from '../printing/index.js';
 import type { Directory } from '../taxpayers/index.js';
 import { buyerDeliveryRoutes } from './buyer-delivery.routes.js';
@@ -55,7 +55,7 @@ export function buyerDeliveryModule(
     },
     count: (channel, outcome) => {
       counted.inc({
-        channel: channel === 'receiver' ? 'receptor' : channel === 'email' ? 'correo' : 'ninguno',
+        channel: deliveryChannelNames[channel ?? 'none'],
         outcome,
       });
     },

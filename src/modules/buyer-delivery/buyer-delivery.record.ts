@@ -6,13 +6,10 @@ import { newId } from '../../platform/ids.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { BuyerDeliveryChannel } from '../../platform/db/schema.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
-import { documentEventInsertStatement, insertArtefactsStatement } from '../documents/index.js';
+import { deliveryChannelNames, documentEventInsertStatement, insertArtefactsStatement } from '../documents/index.js';
 import { openFailedJob } from '../sending/index.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
 import { closeFailedJobs, updateDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
-
-/** The channel as the API and the events name it. */
-export const channelNames = { receiver: 'receptor', email: 'correo', none: 'ninguno' } as const;
 
 /** The failed job's kind (GET /trabajos-fallidos). */
 export const failedJobKind = 'buyer_delivery';
@@ -22,7 +19,7 @@ function where(target: string | null): string {
 }
 
 function named(channel: BuyerDeliveryChannel | null): string {
-  return channel === null ? 'delivery' : `delivery by ${channelNames[channel]}`;
+  return channel === null ? 'delivery' : `delivery by ${deliveryChannelNames[channel]}`;
 }
 
 export async function recordSettlement(

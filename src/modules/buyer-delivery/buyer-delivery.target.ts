@@ -91,7 +91,7 @@ export function createBuyerDeliveryTarget(
     if (!accepted.has(document.status)) return skipped(`DGII has not accepted it (status ${document.status})`);
     const read = await documents.printableWithModel(companyId, document.id);
     if (!read.ok) throw new Error(read.failure.detail);
-    const { printable, document: model } = read.value;
+    const { printable, document: model, signedXml } = read.value;
     if (printable.reference?.modificationCode?.code === '4')
       return skipped(
         'a replacement of an NCF issued in contingency (CodigoModificacion 4) goes to DGII only (Informe Técnico §18)',
@@ -102,9 +102,6 @@ export function createBuyerDeliveryTarget(
       return skipped(
         `automatic delivery is off for the company; POST /api/v1/documentos/${document.id}/entregar delivers it`,
       );
-    const signed = await documents.artefact(companyId, document.id, 'signed-xml', undefined);
-    if (!signed.ok) throw new Error(signed.failure.detail);
-    const signedXml = signed.value.bytes;
 
     const email = async (to: string): Promise<Outcome<Settled, Attempted>> => {
       if (deps.mailer === undefined)

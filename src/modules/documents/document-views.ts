@@ -19,11 +19,14 @@ import * as repo from './documents.repo.js';
 export interface DocumentViews {
   normalized: (companyId: string, id: string) => Promise<Result<NormalizedDocument>>;
   printable: (companyId: string, id: string) => Promise<Result<PrintableDocument>>;
-  /** The printed data and the e-CF it was read from, from one reading (a delivery needs the buyer's e-mail too). */
+  /**
+   * The printed data, the e-CF it was read from and the signed bytes (their SHA-256 checked), from one reading: a
+   * delivery needs the buyer's e-mail and the bytes too.
+   */
   printableWithModel: (
     companyId: string,
     id: string,
-  ) => Promise<Result<{ printable: PrintableDocument; document: EcfObject }>>;
+  ) => Promise<Result<{ printable: PrintableDocument; document: EcfObject; signedXml: Buffer }>>;
   timeline: (companyId: string, id: string) => Promise<Result<DocumentTimeline>>;
 }
 
@@ -34,6 +37,8 @@ interface SignedReading {
   document: EcfObject | undefined;
   /** The security code from the SignatureValue that verified; undefined unless the signature is valid. */
   securityCode: string | undefined;
+  /** The archived signed bytes read; undefined when the blob is gone. */
+  bytes: Buffer | undefined;
 }
 
 export function createDocumentViews(deps: {
@@ -93,19 +98,25 @@ export function createDocumentViews(deps: {
         recordMismatches: mismatches,
       },
     };
-    return ok({ row, view, document, securityCode: code });
+    return ok({ row, view, document, securityCode: code, bytes });
   }
 
   async function printableWithModel(
     companyId: string,
     id: string,
-  ): Promise<Result<{ printable: PrintableDocument; document: EcfObject }>> {
+  ): Promise<Result<{ printable: PrintableDocument; document: EcfObject; signedXml: Buffer }>> {
     const reading = await readSigned(companyId, id);
     if (!reading.ok) return reading;
-    const { row, view, document, securityCode: code } = reading.value;
+    const { row, view, document, securityCode: code, bytes } = reading.value;
     const { integrity } = view;
     // Printing a document whose archived bytes no longer hold would hand a customer something nobody signed.
-    if (document === undefined || code === undefined || !integrity.sha256Matches || !integrity.recordMatches) {
+    if (
+      document === undefined ||
+      code === undefined ||
+      bytes === undefined ||
+      !integrity.sha256Matches ||
+      !integrity.recordMatches
+    ) {
       const failed = [
         integrity.sha256Matches ? undefined : 'the SHA-256 differs from the one recorded',
         integrity.signatureValid ? undefined : 'the signature does not verify',
@@ -126,7 +137,7 @@ export function createDocumentViews(deps: {
       acceptedByDgii: row.status === 'accepted' || row.status === 'accepted_conditional',
       contingency: row.issued_in_contingency,
     });
-    return ok({ printable, document });
+    return ok({ printable, document, signedXml: bytes });
   }
 
   return {

@@ -90,6 +90,9 @@ export const DocumentCommercialResponse = Type.Object(
   { $id: 'DocumentCommercialResponse' },
 );
 
+/** A delivery's channel (document_deliveries.channel) as the API, the events and the metrics name it. */
+export const deliveryChannelNames = { receiver: 'receptor', email: 'correo', none: 'ninguno' } as const;
+
 /** The states of a delivery to the buyer (migration 0024), for the view and the list's `entrega` filter. */
 export const deliveryStatuses = ['pending', 'delivered', 'not_received', 'failed', 'skipped'];
 

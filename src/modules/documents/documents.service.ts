@@ -30,7 +30,7 @@ import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKinds } from './artefacts.js';
 import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
-import type { DocumentDelivery, DocumentView } from './documents.schema.js';
+import { deliveryChannelNames, type DocumentDelivery, type DocumentView } from './documents.schema.js';
 
 export interface Artefact {
   bytes: Buffer;
@@ -86,11 +86,9 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
   }));
 }
 
-const channelNames = { receiver: 'receptor', email: 'correo', none: 'ninguno' } as const;
-
 function deliveryView(row: repo.DeliveryRow): DocumentDelivery {
   return {
-    canal: row.channel === null ? null : channelNames[row.channel],
+    canal: row.channel === null ? null : deliveryChannelNames[row.channel],
     status: row.status,
     attempts: row.attempts,
     lastError: row.last_error,

@@ -1,6 +1,6 @@
 export { documentViewRoutes } from './document-views.routes.js';
 export { documentRoutes } from './documents.routes.js';
-export { documentSchemas, DocumentView, documentViewExample } from './documents.schema.js';
+export { deliveryChannelNames, documentSchemas, DocumentView, documentViewExample } from './documents.schema.js';
 export { createDocumentsService, type DocumentsService } from './documents.service.js';
 export { createIdempotency, type Idempotency } from './idempotency.js';
 export { createSignedXmlIntake, type SignedXmlIntake } from './signed-xml-intake.js';
