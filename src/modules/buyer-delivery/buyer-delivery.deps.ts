@@ -26,7 +26,7 @@ export interface BuyerDeliveryDeps {
   clock: Clock;
   environment: FiscalEnvironment;
   documents: Pick<DocumentsService, 'printableWithModel'>;
-  companies: Pick<CompaniesService, 'get' | 'signingIdentity'>;
+  companies: Pick<CompaniesService, 'issuer'>;
   printing: Pick<PrintingService, 'settingsOf' | 'pdf'>;
   directory: Directory;
   receivers: ReceiverClient;

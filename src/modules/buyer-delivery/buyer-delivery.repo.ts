@@ -6,27 +6,51 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DocumentDeliveriesTable } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
-import type { DocumentRow } from '../documents/index.js';
+import type { ArtefactRow, DocumentRow } from '../documents/index.js';
 
 export type DeliveryRow = Selectable<DocumentDeliveriesTable>;
 
-/** A delivery as an attempt needs it: its row and its document's. */
+/** A delivery as an attempt needs it, read for a whole claim at once. */
 export interface DeliveryItem {
   delivery: DeliveryRow;
   document: DocumentRow;
+  /** The document's signed e-CF as archived (undefined: its row is gone, an archive fault). */
+  signed: ArtefactRow | undefined;
+  /** The last ARECF version kept (0: none yet); the next one kept is numbered after it. */
+  lastArecfVersion: number;
 }
 
 export async function loadItems(db: Db, ids: readonly string[]): Promise<Map<string, DeliveryItem>> {
   if (ids.length === 0) return new Map();
-  const [deliveries, documents] = await Promise.all([
+  const [deliveries, documents, artefacts] = await Promise.all([
     db.selectFrom('document_deliveries').selectAll().where('document_id', 'in', ids).execute(),
     db.selectFrom('documents').selectAll().where('id', 'in', ids).execute(),
+    db
+      .selectFrom('document_artefacts')
+      .selectAll()
+      .where('document_id', 'in', ids)
+      .where('kind', 'in', ['signed-xml', 'arecf-xml'])
+      .execute(),
   ]);
   const byId = new Map(documents.map((row) => [row.id, row]));
   const items = new Map<string, DeliveryItem>();
   for (const delivery of deliveries) {
     const document = byId.get(delivery.document_id);
-    if (document !== undefined) items.set(delivery.document_id, { delivery, document });
+    if (document === undefined) continue;
+    const own = artefacts.filter((row) => row.document_id === document.id);
+    const latest = (kind: string) =>
+      own
+        .filter((row) => row.kind === kind)
+        .reduce<ArtefactRow | undefined>(
+          (last, row) => (last === undefined || row.version > last.version ? row : last),
+          undefined,
+        );
+    items.set(document.id, {
+      delivery,
+      document,
+      signed: latest('signed-xml'),
+      lastArecfVersion: latest('arecf-xml')?.version ?? 0,
+    });
   }
   return items;
 }

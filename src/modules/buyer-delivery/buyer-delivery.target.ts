@@ -10,17 +10,19 @@
 // - else no channel (`none`), said as such.
 import { maxRetryDelayMs, type FiscalEnvironment } from '../../config.js';
 import { isTypeSentToReceiver } from '../../fiscal/receiving/received-ecf.js';
+import type { EcfObject } from '../../fiscal/build/index.js';
+import { parseEcf } from '../../fiscal/parse/index.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { BuyerDeliveryChannel } from '../../platform/db/schema.js';
-import type { BlobStore } from '../../platform/storage/index.js';
+import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, WorkTarget } from '../../platform/work/work-engine.js';
-import { archiveArtefactVersion, findArtefact } from '../documents/index.js';
+import { archiveNextArtefactVersion } from '../documents/index.js';
 import { deliverByEmail } from './email-channel.js';
 import { deliverToReceiver, type ChannelResult } from './receiver-channel.js';
-import { recordSettlement } from './buyer-delivery.record.js';
+import { doneRecord, recordDoneTogether, recordSettlement } from './buyer-delivery.record.js';
 import { loadItems, type DeliveryItem } from './buyer-delivery.repo.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
 
@@ -45,13 +47,12 @@ export function createBuyerDeliveryTarget(
   ): Promise<Settled['arecf']> {
     if (result.arecf === undefined) return undefined;
     const { document } = item;
-    const last = await findArtefact(db, document.id, 'arecf-xml', undefined);
-    const artefact = await archiveArtefactVersion(
+    const artefact = await archiveNextArtefactVersion(
       blobs,
       { companyId: document.company_id, documentId: document.id, createdAt: document.created_at },
       'arecf-xml',
       result.arecf.bytes,
-      (last?.version ?? 0) + 1,
+      item.lastArecfVersion,
       clock.now(),
     );
     const { estado, motivo, fechaHora } = result.arecf;
@@ -85,34 +86,54 @@ export function createBuyerDeliveryTarget(
     };
   }
 
+  /**
+   * The archived signed e-CF, its SHA-256 checked, and what it says. Its signature is not verified again: the bytes
+   * are the ones we signed and archived (the hash says so), the receiver verifies it, and an e-mail's printed
+   * representation goes through the verified reading anyway (documents.printableWithModel).
+   */
+  async function signedEcf(item: DeliveryItem): Promise<{ bytes: Buffer; model: EcfObject }> {
+    const { document, signed } = item;
+    if (signed === undefined) throw new Error(`document ${document.id} has no signed-xml artefact`);
+    const bytes = await readArchived(blobs, signed);
+    const parsed = parseEcf(bytes.toString('utf8'));
+    if (!parsed.ok)
+      throw new Error(
+        `the archived signed XML of ${document.id} cannot be read: ${parsed.findings[0]?.message ?? 'unreadable'}`,
+      );
+    return { bytes, model: parsed.document };
+  }
+
   async function perform(item: DeliveryItem): Promise<Outcome<Settled, Attempted>> {
     const { delivery, document } = item;
     const companyId = document.company_id;
     if (!accepted.has(document.status)) return skipped(`DGII has not accepted it (status ${document.status})`);
-    const read = await documents.printableWithModel(companyId, document.id);
-    if (!read.ok) throw new Error(read.failure.detail);
-    const { printable, document: model, signedXml } = read.value;
-    if (printable.reference?.modificationCode?.code === '4')
-      return skipped(
-        'a replacement of an NCF issued in contingency (CodigoModificacion 4) goes to DGII only (Informe Técnico §18)',
-      );
-    const company = await companies.get(companyId);
-    if (company === undefined) throw new Error(`document ${document.id}: its company is missing`);
+    const issuer = await companies.issuer(companyId);
+    if (issuer === undefined) throw new Error(`document ${document.id}: its company is missing`);
+    const { company } = issuer;
     if (!company.delivery.automatic && delivery.requested_at === null)
       return skipped(
         `automatic delivery is off for the company; POST /api/v1/documentos/${document.id}/entregar delivers it`,
+      );
+    const { bytes: signedXml, model } = await signedEcf(item);
+    if (textAt(model, ['InformacionReferencia', 'CodigoModificacion']) === '4')
+      return skipped(
+        'a replacement of an NCF issued in contingency (CodigoModificacion 4) goes to DGII only (Informe Técnico §18)',
       );
 
     const email = async (to: string): Promise<Outcome<Settled, Attempted>> => {
       if (deps.mailer === undefined)
         return skipped(`e-mail delivery is off on this service (SMTP_URL is not set); it would go to ${to}`, 'email');
+      // The verified reading: an e-mail never carries a printed representation of bytes whose signature fails.
+      const read = await documents.printableWithModel(companyId, document.id);
+      if (!read.ok) throw new Error(read.failure.detail);
+      const { printable } = read.value;
       const settings = await deps.printing.settingsOf(companyId, true);
       const pdf = deps.printing.pdf(printable, settings);
       if (!pdf.ok) throw new Error(pdf.failure.detail);
       const result = await deliverByEmail(deps.mailer, {
         printable,
         pdf: pdf.value,
-        signedXml,
+        signedXml: read.value.signedXml,
         to,
         from: { name: company.delivery.senderName ?? company.tradeName ?? company.legalName, address: deps.mailFrom },
         replyTo: company.delivery.replyTo,
@@ -127,8 +148,7 @@ export function createBuyerDeliveryTarget(
       if (found.kind === 'unknown')
         return { kind: 'failed', reason: found.detail, failure: { channel: null, target: null } };
       if (found.kind === 'found') {
-        const key = await companies.signingIdentity(companyId);
-        if (key === undefined)
+        if (issuer.identity === undefined)
           return {
             kind: 'failed',
             reason: "the company has no certificate to sign the receiver's seed with",
@@ -140,8 +160,12 @@ export function createBuyerDeliveryTarget(
             companyId,
             entry: found.entry,
             signedXml,
-            expected: { RNCEmisor: printable.issuer.rnc, RNCComprador: buyer, eNCF: document.encf },
-            key,
+            expected: {
+              RNCEmisor: textAt(model, ['Encabezado', 'Emisor', 'RNCEmisor']) ?? '',
+              RNCComprador: buyer,
+              eNCF: document.encf,
+            },
+            key: issuer.identity,
           },
         );
         return outcomeOf(item, 'receiver', result);
@@ -168,5 +192,15 @@ export function createBuyerDeliveryTarget(
     load: (ids) => loadItems(db, ids),
     perform,
     record: (trx, item, settlement) => recordSettlement(deps, trx, item, settlement),
+    async recordDone(done) {
+      const records = done.map(({ item, result, leaseId, attempts }) => ({
+        ...doneRecord(deps, item, result, attempts),
+        leaseId,
+      }));
+      const recorded = await recordDoneTogether(db, records, buyerDeliveryTarget);
+      for (const { item, result } of done)
+        if (recorded.has(item.document.id)) deps.count(result.channel, result.status);
+      return done.map(({ item }) => recorded.has(item.document.id));
+    },
   };
 }

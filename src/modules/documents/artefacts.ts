@@ -4,7 +4,7 @@
 // all the files of a batch, instead of a new directory and its parent for each document.
 import { isoDateOf } from '../../fiscal/dates.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
-import type { BlobStore } from '../../platform/storage/index.js';
+import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { ArtefactRow } from './documents.repo.js';
 
 /** rfce-xml: the RFCE a type 32 under DOP 250,000 was summarised as when it was sent. acecf-xml: the buyer's
@@ -74,27 +74,38 @@ export async function archiveArtefacts(
 }
 
 /**
- * Writes version `version` of one artefact made after creation, one of several a document may gather (an ARECF per
+ * Writes the next version of one artefact made after creation, one of several a document may gather (an ARECF per
  * delivery), and returns the row that records it, to insert in the transaction that records why it was made.
+ * `after`: the last version recorded. A version whose key holds other bytes was written by an attempt that died
+ * before recording it (blobs are write-once): that number stays with its orphan and the next free one is taken.
  */
-export async function archiveArtefactVersion(
+export async function archiveNextArtefactVersion(
   blobs: BlobStore,
   owner: ArtefactOwner,
   kind: ArtefactKind,
   bytes: Uint8Array,
-  version: number,
+  after: number,
   now: Date,
 ): Promise<ArtefactRow> {
-  const key = artefactKey(owner, kind, version);
-  const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind], fresh: false });
-  return {
-    document_id: owner.documentId,
-    kind,
-    version,
-    blob_key: key,
-    sha256: stored.sha256,
-    size: stored.size,
-    content_type: contentTypes[kind],
-    created_at: now,
-  };
+  for (let version = after + 1; ; version++) {
+    const key = artefactKey(owner, kind, version);
+    try {
+      const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind], fresh: false });
+      return {
+        document_id: owner.documentId,
+        kind,
+        version,
+        blob_key: key,
+        sha256: stored.sha256,
+        size: stored.size,
+        content_type: contentTypes[kind],
+        created_at: now,
+      };
+    } catch (error) {
+      if (!(error instanceof BlobExistsError) || version > after + orphansTolerated) throw error;
+    }
+  }
 }
+
+/** Versions skipped for orphans before archiving gives up: each is an attempt that died between blob and row. */
+const orphansTolerated = 16;

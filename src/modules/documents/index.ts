@@ -17,5 +17,5 @@ export {
   type ArtefactRow,
   type DocumentRow,
 } from './documents.repo.js';
-export { archiveArtefactVersion } from './artefacts.js';
+export { archiveNextArtefactVersion } from './artefacts.js';
 export { documentsModule } from './documents.module.js';

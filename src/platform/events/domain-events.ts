@@ -86,13 +86,16 @@ export function domainEventRow<T extends EventType>(event: DomainEvent<T>) {
   };
 }
 
-/** A batch's outbox events, one per row of the batch, as the `outbox_*` columns of its input (platform/db/unnest.ts). */
-export function outboxColumns(events: readonly DomainEvent[]): InputColumn[] {
-  const rows = events.map(domainEventRow);
-  const column = (name: keyof (typeof rows)[number], type = 'text'): InputColumn => ({
+/**
+ * A batch's outbox events, one per row of the batch (undefined: that row has none, its columns null), as the
+ * `outbox_*` columns of its input (platform/db/unnest.ts).
+ */
+export function outboxColumns(events: readonly (DomainEvent | undefined)[]): InputColumn[] {
+  const rows = events.map((event) => (event === undefined ? undefined : domainEventRow(event)));
+  const column = (name: keyof ReturnType<typeof domainEventRow>, type = 'text'): InputColumn => ({
     name: `outbox_${name}`,
     type,
-    values: rows.map((row) => row[name]),
+    values: rows.map((row) => row?.[name] ?? null),
   });
   // jsonb travels as text: pg writes a JS array parameter as a PostgreSQL array, not as JSON.
   return [
@@ -109,7 +112,7 @@ export function outboxColumns(events: readonly DomainEvent[]): InputColumn[] {
 /**
  * Two CTEs (`outbox`, `outbox_queued`) that record the outbox events of the rows of `input` (outboxColumns) whose id
  * the CTE `written` returned, and queue their fan-out: a batch statement records the events of what it changed, and
- * of nothing else.
+ * of nothing else. `written` names only rows that have an event.
  */
 export function outboxInsertCtes(written: string): RawBuilder<unknown> {
   return sql`
