@@ -317,7 +317,7 @@ export async function deliveryBench(): Promise<BenchRow[]> {
         note:
           `enqueue → delivered ${latencies(middle.receiver.completions)} (median round); from the enqueue to the last ${each((round) => perSecond(fromEnqueue(round.receiver)))}; ` +
           `${outcomes((round) => round.receiver.outcomes)}; ${usageOf(middle.receiver, 'delivery')}; ` +
-          `ARECFs checked against DGII's XSDs: ${xsd === undefined ? 'no (../shared/dgii/xsd is missing)' : 'yes'}; the delivery loop claims 16 at a time, 16 in flight`,
+          `ARECFs checked against DGII's XSDs: ${xsd === undefined ? 'no (../shared/dgii/xsd is missing)' : 'yes'}; the delivery loop claims 32 at a time, 32 in flight`,
       },
       {
         benchmark: `buyer deliveries by e-mail (PDF + signed XML) to a local SMTP server, ${String(EMAIL_DOCUMENTS)} a round`,

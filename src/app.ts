@@ -45,6 +45,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     const directory = cachedDirectory({
       source: (companyId, rnc) => dgii.directory(companyId, rnc),
       cache,
+      clock,
       namespace: `${environment} ${dgiiUrls.baseUrl}`,
     });
     const companies = companiesModule(platform);

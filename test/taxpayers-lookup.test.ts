@@ -161,7 +161,7 @@ describe('taxpayer lookup (/api/v1/contribuyentes/:rnc)', { timeout: 120_000 }, 
       );
     };
     const db = app.application.database.db;
-    const directory = cachedDirectory({ source, cache, namespace: 'TEST', ttlSeconds: 600 });
+    const directory = cachedDirectory({ source, cache, clock, namespace: 'TEST', ttlSeconds: 600 });
     const service = createTaxpayersService({ db, clock, directory });
 
     const first = await service.lookup(active, 'cmp_caller');

@@ -38,6 +38,7 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
     const directory = cachedDirectory({
       source: () => Promise.reject(new Error('not used by the taxpayer import')),
       cache: await createCache(undefined, clock),
+      clock,
       namespace: 'TEST',
     });
     const parts = taxpayersModule({ config: parseConfig(env), db: handle.db, clock }, { directory });

@@ -62,7 +62,7 @@ export function buyerDeliveryModule(
   });
   const engine = createWorkEngine({ db, clock, log, environment, target });
   const loop = defineLoop('buyer delivery', 'work', (name) =>
-    startWorkLoop(engine, { name, log, batchSize: 16, concurrency: 16, restMs: 500 }),
+    startWorkLoop(engine, { name, log, batchSize: 32, concurrency: 32, restMs: 500 }),
   );
   const buyerDelivery = createBuyerDeliveryService({
     db,

@@ -19,7 +19,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { BuyerDeliveryChannel } from '../../platform/db/schema.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, WorkTarget } from '../../platform/work/work-engine.js';
-import { archiveNextArtefactVersion } from '../documents/index.js';
+import { archiveNextArtefactVersion, type ArtefactRow } from '../documents/index.js';
 import { deliverByEmail } from './email-channel.js';
 import { deliverToReceiver, type ChannelResult } from './receiver-channel.js';
 import { doneRecord, recordDoneTogether, recordSettlement } from './buyer-delivery.record.js';
@@ -91,7 +91,7 @@ export function createBuyerDeliveryTarget(
    * are the ones we signed and archived (the hash says so), the receiver verifies it, and an e-mail's printed
    * representation goes through the verified reading anyway (documents.printableWithModel).
    */
-  async function signedEcf(item: DeliveryItem): Promise<{ bytes: Buffer; model: EcfObject }> {
+  async function signedEcf(item: DeliveryItem): Promise<{ bytes: Buffer; model: EcfObject; signed: ArtefactRow }> {
     const { document, signed } = item;
     if (signed === undefined) throw new Error(`document ${document.id} has no signed-xml artefact`);
     const bytes = await readArchived(blobs, signed);
@@ -100,7 +100,7 @@ export function createBuyerDeliveryTarget(
       throw new Error(
         `the archived signed XML of ${document.id} cannot be read: ${parsed.findings[0]?.message ?? 'unreadable'}`,
       );
-    return { bytes, model: parsed.document };
+    return { bytes, model: parsed.document, signed };
   }
 
   async function perform(item: DeliveryItem): Promise<Outcome<Settled, Attempted>> {
@@ -114,7 +114,7 @@ export function createBuyerDeliveryTarget(
       return skipped(
         `automatic delivery is off for the company; POST /api/v1/documentos/${document.id}/entregar delivers it`,
       );
-    const { bytes: signedXml, model } = await signedEcf(item);
+    const { bytes: signedXml, model, signed } = await signedEcf(item);
     if (textAt(model, ['InformacionReferencia', 'CodigoModificacion']) === '4')
       return skipped(
         'a replacement of an NCF issued in contingency (CodigoModificacion 4) goes to DGII only (Informe Técnico §18)',
@@ -124,7 +124,11 @@ export function createBuyerDeliveryTarget(
       if (deps.mailer === undefined)
         return skipped(`e-mail delivery is off on this service (SMTP_URL is not set); it would go to ${to}`, 'email');
       // The verified reading: an e-mail never carries a printed representation of bytes whose signature fails.
-      const read = await documents.printableWithModel(companyId, document.id);
+      const read = await documents.printableWithModel(companyId, document.id, {
+        row: document,
+        artefact: signed,
+        bytes: signedXml,
+      });
       if (!read.ok) throw new Error(read.failure.detail);
       const { printable } = read.value;
       const settings = await deps.printing.settingsOf(companyId, true);

@@ -26,8 +26,16 @@ export interface DocumentViews {
   printableWithModel: (
     companyId: string,
     id: string,
+    known?: ArchivedRead,
   ) => Promise<Result<{ printable: PrintableDocument; document: EcfObject; signedXml: Buffer }>>;
   timeline: (companyId: string, id: string) => Promise<Result<DocumentTimeline>>;
+}
+
+/** What a caller read already (the deliveries load many at once): the row, its signed-xml artefact and its bytes. */
+export interface ArchivedRead {
+  row: repo.DocumentRow;
+  artefact: repo.ArtefactRow;
+  bytes: Buffer;
 }
 
 interface SignedReading {
@@ -49,12 +57,21 @@ export function createDocumentViews(deps: {
 }): DocumentViews {
   const { db, blobs, environment, xmlChecks } = deps;
 
-  async function readSigned(companyId: string, id: string): Promise<Result<SignedReading>> {
+  async function readStored(
+    companyId: string,
+    id: string,
+  ): Promise<Result<Omit<ArchivedRead, 'bytes'> & { bytes: Buffer | undefined }>> {
     const row = await repo.findDocument(db, companyId, environment, id);
     if (row === undefined) return fail('document_not_found', `No document ${id}.`);
     const artefact = await repo.findArtefact(db, id, 'signed-xml', undefined);
     if (artefact === undefined) throw new Error(`document ${id} has no signed-xml artefact`);
-    const bytes = await blobs.get(artefact.blob_key);
+    return ok({ row, artefact, bytes: await blobs.get(artefact.blob_key) });
+  }
+
+  async function readSigned(companyId: string, id: string, known?: ArchivedRead): Promise<Result<SignedReading>> {
+    const archived = known === undefined ? await readStored(companyId, id) : ok(known);
+    if (!archived.ok) return archived;
+    const { row, artefact, bytes } = archived.value;
     const sha256 = bytes === undefined ? null : createHash('sha256').update(bytes).digest('hex');
     const reading = bytes === undefined ? undefined : await xmlChecks.readSignedEcf(bytes);
     const verdict = reading?.verdict;
@@ -104,8 +121,9 @@ export function createDocumentViews(deps: {
   async function printableWithModel(
     companyId: string,
     id: string,
+    known?: ArchivedRead,
   ): Promise<Result<{ printable: PrintableDocument; document: EcfObject; signedXml: Buffer }>> {
-    const reading = await readSigned(companyId, id);
+    const reading = await readSigned(companyId, id, known);
     if (!reading.ok) return reading;
     const { row, view, document, securityCode: code, bytes } = reading.value;
     const { integrity } = view;
