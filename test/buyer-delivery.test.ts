@@ -103,7 +103,7 @@ describe('delivery to the buyer’s receiver', () => {
 
   const timelineOf = async (id: string) =>
     (await world.call('GET', `/api/v1/documentos/${id}/cronologia`)).json<{
-      data: { events: { type: string; cause: string }[] };
+      data: { events: { at: string; type: string; cause: string }[] };
     }>().data.events;
 
   for (const motivo of ['1', '2', '4'] as const) {
@@ -147,6 +147,27 @@ describe('delivery to the buyer’s receiver', () => {
     const failures = (await timelineOf(flaky.id)).filter((event) => event.type === 'delivery.attempt_failed');
     assert.equal(failures.length, 3);
     assert.match(failures[0]?.cause ?? '', /attempt 1 of 6 failed to http.*HTTP 500/);
+  });
+
+  it("waits for the receiver's Retry-After before trying again, longer than its own backoff", async () => {
+    await fault('http503', { count: 1, delayMs: 2_000 });
+    const document = await issueAccepted(documentFor('31', { RNCComprador: counterpartRnc }));
+    const delivered = await untilDelivered(document.id);
+    assert.equal(delivered.entrega.status, 'delivered', JSON.stringify(delivered.entrega));
+    assert.equal(delivered.entrega.attempts, 2);
+    assert.deepEqual(await arrivals(document.eNCF), ['fault:http503', 'received']);
+    const timeline = await timelineOf(document.id);
+    const failed = timeline.find((event) => event.type === 'delivery.attempt_failed');
+    const done = timeline.find((event) => event.type === 'delivery.delivered');
+    assert.match(failed?.cause ?? '', /attempt 1 of 6 failed to http.*HTTP 503/);
+    // The backoff here is 50 ms; the receiver asked for 2 s, and the next attempt came no sooner.
+    const next = /next attempt at (\S+)$/.exec(failed?.cause ?? '')?.[1];
+    const failedAt = Date.parse(failed?.at ?? '');
+    assert.ok(
+      next !== undefined && Date.parse(next) - failedAt >= 1_900,
+      `${String(next)} after ${String(failed?.at)}`,
+    );
+    assert.ok(Date.parse(done?.at ?? '') - failedAt >= 1_900, `delivered at ${String(done?.at)}`);
   });
 
   for (const mode of ['arecf_unsigned', 'arecf_foreign'] as const) {

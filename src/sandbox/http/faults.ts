@@ -127,6 +127,8 @@ export function installFaults(app: SandboxApp, context: SandboxContext): void {
       case 'http500':
         return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error');
       case 'http503':
+        // With a delay, the 503 says when to come back (Retry-After, whole seconds, as an overloaded server does).
+        if (fault.delay_ms > 0) void reply.header('retry-after', String(Math.ceil(fault.delay_ms / 1_000)));
         return reply.code(503).type('text/plain; charset=utf-8').send('Service Unavailable');
       case 'maintenance':
         return reply.code(503).send({ mensaje: 'El servicio se encuentra en mantenimiento. Intente más tarde.' });
