@@ -6,7 +6,6 @@
 // gives an authentication base (urlOpcional), a seed is asked there, signed with the company's certificate and
 // exchanged for a token, which is kept until it expires, per company and receiver.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { LookupFunction } from 'node:net';
 import { signXml, type SigningKey } from '../fiscal/xmldsig/index.js';
 import { resolveTarget, urlProblem, type TargetPolicy } from '../platform/http/target-policy.js';
 import { xmlMultipart, type HttpResult, type HttpTransport } from './transport.js';
@@ -116,11 +115,7 @@ export function createReceiverClient(deps: {
     if (!target.ok) return { ok: false, refused: target.reason };
     const [pinned] = target.addresses;
     if (pinned === undefined) return { ok: false, refused: `${url} has no address` };
-    const lookup: LookupFunction = (_hostname, options, callback) => {
-      if (options.all === true) callback(null, [{ address: pinned.address, family: pinned.family }]);
-      else callback(null, pinned.address, pinned.family);
-    };
-    return transport({ ...request, url, lookup, maxResponseBytes: maxReceiverAnswerBytes });
+    return transport({ ...request, url, pinned, maxResponseBytes: maxReceiverAnswerBytes });
   }
 
   function failed(url: string | null, result: HttpResult | { ok: false; refused: string }, what: string) {

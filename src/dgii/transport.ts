@@ -19,10 +19,15 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: Buffer;
-  /** Resolves the host instead of DNS: the address a target check approved (no second lookup to rebind). */
-  lookup?: LookupFunction;
+  /** The host's address, instead of DNS: the one a target check approved (no second lookup to rebind). */
+  pinned?: PinnedAddress;
   /** An answer longer than this is a failure (`too_large`); default 5 MB. */
   maxResponseBytes?: number;
+}
+
+export interface PinnedAddress {
+  address: string;
+  family: number;
 }
 
 export type TransportFailure =
@@ -61,6 +66,9 @@ export interface TransportOptions {
 /** No DGII answer is near this; a body past it is not read further (the status still counts). */
 const maxResponseBytes = 5 * 1024 * 1024;
 
+/** Pools kept for pinned addresses (a receiver each, mostly); past this the oldest is closed. */
+const maxPinnedPools = 256;
+
 /** Idle keep-alive connections are dropped before a server's own idle timeout (IIS 120 s, Node 5 s) can race a
  * new request on them: such a race looks like a reset after sending, which would make a send uncertain. */
 const idleSocketMs = 4_000;
@@ -84,6 +92,38 @@ export function createHttpTransport(options: TransportOptions): HttpTransport & 
     scheduling: 'lifo',
     minVersion: 'TLSv1.2',
   });
+
+  // A pinned address gets a pool of its own, so a kept-alive connection always leads to the address checked for
+  // this request: a pool per host could hand out one opened to whatever the host resolved to before. One
+  // connection per call instead cost a TCP (and, over https, a TLS) handshake per delivery on both sides.
+  const pinnedPools = new Map<string, { agent: HttpAgent | HttpsAgent; lookup: LookupFunction }>();
+  const pinnedPool = (secure: boolean, host: string, pinned: PinnedAddress) => {
+    const key = `${secure ? 'https' : 'http'}|${host}|${pinned.address}`;
+    const found = pinnedPools.get(key);
+    if (found !== undefined) {
+      // Most recently used last: the oldest is the first to go.
+      pinnedPools.delete(key);
+      pinnedPools.set(key, found);
+      return found;
+    }
+    const agentOptions = { keepAlive: true, maxSockets, timeout: idleSocketMs, scheduling: 'lifo' as const };
+    const pool = {
+      agent: secure ? new HttpsAgent({ ...agentOptions, minVersion: 'TLSv1.2' }) : new HttpAgent(agentOptions),
+      lookup: ((_hostname, options, callback) => {
+        if (options.all === true) callback(null, [{ address: pinned.address, family: pinned.family }]);
+        else callback(null, pinned.address, pinned.family);
+      }) as LookupFunction,
+    };
+    pinnedPools.set(key, pool);
+    if (pinnedPools.size > maxPinnedPools) {
+      const [oldest] = pinnedPools;
+      if (oldest !== undefined) {
+        pinnedPools.delete(oldest[0]);
+        oldest[1].agent.destroy();
+      }
+    }
+    return pool;
+  };
 
   const send: HttpTransport = (request) =>
     new Promise<HttpResult>((resolve) => {
@@ -121,17 +161,11 @@ export function createHttpTransport(options: TransportOptions): HttpTransport & 
       };
 
       let client: ClientRequest;
-      // A pinned lookup needs a connection of its own: a pooled one may lead to whatever the host resolved to before.
+      const pool = request.pinned === undefined ? undefined : pinnedPool(secure, url.host, request.pinned);
       const requestOptions =
-        request.lookup === undefined
+        pool === undefined
           ? { method: request.method, headers, agent: secure ? httpsAgent : httpAgent }
-          : {
-              method: request.method,
-              headers,
-              lookup: request.lookup,
-              agent: false as const,
-              minVersion: 'TLSv1.2' as const,
-            };
+          : { method: request.method, headers, agent: pool.agent, lookup: pool.lookup };
       try {
         client = secure ? httpsRequest(url, requestOptions) : httpRequest(url, requestOptions);
       } catch (error) {
@@ -196,6 +230,8 @@ export function createHttpTransport(options: TransportOptions): HttpTransport & 
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
+      for (const pool of pinnedPools.values()) pool.agent.destroy();
+      pinnedPools.clear();
     },
   });
 }
