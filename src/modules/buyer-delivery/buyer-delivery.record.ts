@@ -20,7 +20,7 @@ import type { Settlement } from '../../platform/work/work-engine.js';
 import { deliveryChannelNames, documentEventInsertStatement, type ArtefactRow } from '../documents/index.js';
 import { openFailedJob } from '../sending/index.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
-import { updateDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
+import { updateDelivery, type DeliveryItem, type DeliveryRow } from './buyer-delivery.repo.js';
 
 /** The failed job's kind (GET /trabajos-fallidos). */
 export const failedJobKind = 'buyer_delivery';
@@ -36,20 +36,21 @@ function named(channel: BuyerDeliveryChannel | null): string {
 /** What a done settlement writes: computed once, recorded alone (record) or with others (recordDone). */
 export interface DoneRecord {
   documentId: string;
-  change: {
-    channel: BuyerDeliveryChannel | null;
-    status: Settled['status'];
-    attempts: number;
-    reason: string | null;
-    target: string | null;
-    arecf_estado: string | null;
-    arecf_motivo: string | null;
-    arecf_fecha_hora: string | null;
-    arecf_version: number | null;
-    message_id: string | null;
-    delivered_at: Date | null;
-    updated_at: Date;
-  };
+  /** The delivery row's columns a done attempt sets (the rest of what it sets is fixed: no error, nothing due). */
+  change: Pick<
+    DeliveryRow,
+    | 'channel'
+    | 'attempts'
+    | 'reason'
+    | 'target'
+    | 'arecf_estado'
+    | 'arecf_motivo'
+    | 'arecf_fecha_hora'
+    | 'arecf_version'
+    | 'message_id'
+    | 'delivered_at'
+    | 'updated_at'
+  > & { status: Settled['status'] };
   event: { type: string; cause: string };
   artefact: ArtefactRow | undefined;
   /** Delivered: the document's open failed delivery job is closed. */
