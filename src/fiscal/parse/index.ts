@@ -1,4 +1,4 @@
 export { decodeXmlText, parseCompactEcf, parseEcf } from './parse-ecf.js';
 export type { ParseResult } from './parse-ecf.js';
-export { groupsOf, parseXmlTree, textOf } from './parse-xml-tree.js';
+export { compactXmlTree, groupsOf, parseXmlTree, textOf } from './parse-xml-tree.js';
 export type { XmlTree, XmlTreeResult } from './parse-xml-tree.js';

@@ -3,7 +3,7 @@
 // the XMLDSig Signature left out. Screened like every document from outside: size bounded, no DOCTYPE.
 import { XMLParser } from 'fast-xml-parser';
 import { error, type Finding } from '../finding.js';
-import { scanCompactXml } from '../xml/compact-xml.js';
+import { scanCompactXml, type CompactXml } from '../xml/compact-xml.js';
 import { parseGeneralXml } from '../xml/general-xml.js';
 import { screenFindingCode, screenUntrustedXml } from '../xml/screen-untrusted-xml.js';
 import { decodeXmlText } from './parse-ecf.js';
@@ -38,7 +38,7 @@ export function parseXmlTree(input: string | Uint8Array): XmlTreeResult {
   // The compact form (what our writer and DGII's signers produce) in one pass, as parse-ecf.ts reads it: validating
   // and parsing with fast-xml-parser cost several times more (the sandbox read every arriving document this way).
   const compact = scanCompactXml(screened.text);
-  if (compact !== undefined) return treeOf(compact.rootName, compact.content);
+  if (compact !== undefined) return compactXmlTree(compact);
   const general = parseGeneralXml(parser, screened.text);
   if (!general.ok) return refuse('malformed_xml', general.message);
   const document = general.document;
@@ -48,6 +48,11 @@ export function parseXmlTree(input: string | Uint8Array): XmlTreeResult {
   if (roots.length !== 1 || root === undefined || !Array.isArray(rootList) || rootList.length !== 1)
     return refuse('malformed_xml', 'the document must have one root element');
   return treeOf(root, rootList[0]);
+}
+
+/** parseXmlTree of a document the caller screened and scanned already (fiscal/xml/compact-xml.ts). */
+export function compactXmlTree(compact: CompactXml): XmlTreeResult {
+  return treeOf(compact.rootName, compact.content);
 }
 
 function treeOf(root: string, content: unknown): XmlTreeResult {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -51,5 +51,13 @@ describe('archiveNextArtefactVersion', () => {
   it('takes the same bytes at the same number again (an attempt repeated after its blob was written)', async () => {
     const row = await archiveNextArtefactVersion(blobs, owner, 'arecf-xml', Buffer.from('<ARECF>lost</ARECF>'), 1, now);
     assert.equal(row.version, 2);
+  });
+
+  it('passes over a partial file (a writer that died in the middle of writing it in place)', async () => {
+    const bytes = Buffer.from('<ARECF>third answer</ARECF>');
+    await writeFile(join(root, 'documents/cmp_1/2026-11-27/doc_1.arecf-xml.v4.xml'), bytes.subarray(0, 10));
+    const row = await archiveNextArtefactVersion(blobs, owner, 'arecf-xml', bytes, 3, now);
+    assert.equal(row.version, 5);
+    assert.deepEqual(await blobs.get(row.blob_key), bytes);
   });
 });

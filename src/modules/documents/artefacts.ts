@@ -90,7 +90,7 @@ export async function archiveNextArtefactVersion(
   for (let version = after + 1; ; version++) {
     const key = artefactKey(owner, kind, version);
     try {
-      const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind], fresh: false });
+      const stored = await blobs.put(key, bytes, { contentType: contentTypes[kind], fresh: true });
       return {
         document_id: owner.documentId,
         kind,

@@ -8,9 +8,11 @@ export interface PutOptions {
   /** S3 Object Lock COMPLIANCE retention; ignored by the filesystem adapter. */
   retainUntil?: Date;
   /**
-   * The key is new by construction (it names an id minted for this write) and nothing reads it until the caller
-   * records it after `put` resolves. The filesystem adapter then writes the final name in place instead of through
-   * a temporary file and link(2), which saves two system calls per blob on the document hot path.
+   * Nothing reads the key until the caller records it after `put` resolves: it names an id minted for this write,
+   * or a version the caller takes only if its own bytes land there (an existing key with other bytes is
+   * BlobExistsError, and the caller moves on). The filesystem adapter then writes the final name in place instead
+   * of through a temporary file and link(2), which saves two system calls per blob on the hot paths; a writer that
+   * dies mid-write leaves a partial file that nothing names.
    */
   fresh?: boolean;
 }
