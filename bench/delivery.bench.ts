@@ -18,10 +18,17 @@
 // waits for the first poll; the rate from the enqueue is in the notes. This machine's speed drifts, so each ratio is
 // taken within a round, and the median is shown with the rounds' spread. BENCH_DELIVERY_PROFILE=<file> and
 // BENCH_DELIVERY_EMAIL_PROFILE=<file> write CPU profiles of the app during the (last round's) receiver deliveries and
-// e-mails. Before the first round, the archive's own check (modules/archive: each artefact read and its signature
-// verified a minute after it was written, and a first pass over everything, on two threads of this process) is let
-// finish with the bench's thousands of fresh documents: left to run, it landed in one measure and not the next, and
-// took a round's deliveries to 2-3x the CPU of the round before. About four minutes.
+// e-mails. Two rounds run whole first and are not counted (SETTLING_ROUNDS). With a warm-up of 100 of each kind, V8
+// was still optimizing the delivery path in every measured round (--trace-opt: 30, 20 and 14 TurboFan compiles,
+// 60-120 ms of its threads a round, recordDoneTogether alone 48 ms): what runs once per batch reaches TurboFan late,
+// and each phase deoptimized what the one before had optimized; a one-time cost of the process, and a larger share
+// of a 500-delivery round than of a 1,000-document send. After the first settling round the archive's own check
+// (modules/archive: each artefact read and its signature verified a minute after it was written, and a first pass
+// over everything, on two threads of this process) is let finish with the bench's thousands of fresh documents:
+// left to run, it landed in one measure and not the next, and took a round's deliveries to 2-3x the CPU of the round
+// before. The second settling round comes after that wait, because the first round after a minute idle cost the
+// send 1.4-2.0 ms a document against 0.8-1.0 in the next (a major GC and V8 compiling the send path again). About
+// two and a half minutes.
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -61,8 +68,8 @@ const SEND_DOCUMENTS = 1_000;
  */
 const RECEIVER_DOCUMENTS = 500;
 const EMAIL_DOCUMENTS = 250;
-/** Of each kind, before anything is timed: JIT, pools, the receiver's token, the mailer's connections. */
-const WARM_UP = 100;
+/** Whole rounds before those counted: JIT, pools, the receiver's token, the mailer's connections (see above). */
+const SETTLING_ROUNDS = 2;
 const RECEIVER_SHARE_GOAL = 0.8;
 const EMAIL_GOAL = 50;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -231,8 +238,9 @@ interface Round {
 }
 
 /** Each round's `round` of `documents`, after the warm-up's. */
+/** Each round's `size` documents, the settling rounds' first. */
 const roundsOf = (documents: readonly Created[], size: number) =>
-  Array.from({ length: ROUNDS }, (_, round) => documents.slice(WARM_UP + round * size, WARM_UP + (round + 1) * size));
+  Array.from({ length: SETTLING_ROUNDS + ROUNDS }, (_, round) => documents.slice(round * size, (round + 1) * size));
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const perSecond = (value: number) => `${value.toFixed(0)}/s`;
@@ -272,12 +280,12 @@ export async function deliveryBench(): Promise<BenchRow[]> {
     await automaticDelivery(false);
     const toReceiver = await createDocuments(
       world,
-      WARM_UP + ROUNDS * RECEIVER_DOCUMENTS,
+      (SETTLING_ROUNDS + ROUNDS) * RECEIVER_DOCUMENTS,
       type31({ RNCComprador: counterpartRnc }),
     );
     const byEmail = await createDocuments(
       world,
-      WARM_UP + ROUNDS * EMAIL_DOCUMENTS,
+      (SETTLING_ROUNDS + ROUNDS) * EMAIL_DOCUMENTS,
       type31({ CorreoComprador: 'cuentas.por.pagar@cliente.example' }),
     );
     const prepared = await throughPipeline(world, [...toReceiver, ...byEmail], 300_000);
@@ -285,25 +293,21 @@ export async function deliveryBench(): Promise<BenchRow[]> {
       throw new Error(`the documents to deliver were not all accepted: ${JSON.stringify(prepared.statuses)}`);
     await deliveriesDrained(world);
     await automaticDelivery(true);
-    const toSend = await createDocuments(world, WARM_UP + ROUNDS * SEND_DOCUMENTS);
-
-    await send(world, toSend.slice(0, WARM_UP));
-    await deliver(world, toSend.slice(0, WARM_UP));
-    await deliver(world, toReceiver.slice(0, WARM_UP));
-    await deliver(world, byEmail.slice(0, WARM_UP));
-    await archiveChecked(world);
+    const toSend = await createDocuments(world, (SETTLING_ROUNDS + ROUNDS) * SEND_DOCUMENTS);
 
     const sends = roundsOf(toSend, SEND_DOCUMENTS);
     const receivers = roundsOf(toReceiver, RECEIVER_DOCUMENTS);
     const emails = roundsOf(byEmail, EMAIL_DOCUMENTS);
     const rounds: Round[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < SETTLING_ROUNDS + ROUNDS; round++) {
       const started = world;
       const documents = sends[round] ?? [];
       const sent = await send(started, documents);
       const skip = await deliver(started, documents);
       const receiver = await profiled('BENCH_DELIVERY_PROFILE', () => deliver(started, receivers[round] ?? []));
-      rounds.push({ send: sent, skip, receiver, email: await email(started, sink, emails[round] ?? []) });
+      const mailed = await email(started, sink, emails[round] ?? []);
+      if (round >= SETTLING_ROUNDS) rounds.push({ send: sent, skip, receiver, email: mailed });
+      else if (round === 0) await archiveChecked(world);
     }
 
     const sendRates = rounds.map((round) => flowingRate(round.send.pipeline.completions));
