@@ -3,7 +3,7 @@
 // transform only; allow-listed algorithms. Pinning the shape this tightly is what rules out signature wrapping
 // (a Reference to some other element) and algorithm downgrades (SHA-1, HMAC, exclusive or with-comments C14N:
 // Firmado names REC-xml-c14n-20010315, the variant without comments, and DGII's samples use nothing else).
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { C14N_1_0, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NAMESPACE } from './profile.js';
 import { elementChildren } from './parse-untrusted-xml.js';
 import type { VerificationProblem, VerificationProblemCode } from './verification-result.js';
@@ -137,7 +137,7 @@ export function readSignatureStructure(root: Element): StructureResult {
  */
 const readCertificates = new Map<string, X509Certificate>();
 export const maxReadCertificates = 64;
-const maxKeptCertificateBase64 = 16 * 1024;
+const maxKeptCertificateText = 16 * 1024;
 
 function readCertificate(keyInfo: Element): X509Certificate | VerificationProblem {
   const certificates = Array.from(keyInfo.getElementsByTagNameNS(XMLDSIG_NAMESPACE, 'X509Certificate'));
@@ -152,22 +152,25 @@ function readCertificate(keyInfo: Element): X509Certificate | VerificationProble
   return certificateOfText(element.textContent);
 }
 
-/** The RSA certificate an X509Certificate element's text holds (base64, whitespace allowed), read once per signer. */
+/**
+ * The RSA certificate an X509Certificate element's text holds (base64, whitespace allowed), read once per signer:
+ * kept by the text itself, so a signer seen before costs a map lookup (its base64 checked and hashed again cost more
+ * than the rest of the signature's check but the RSA operation).
+ */
 export function certificateOfText(text: string): X509Certificate | VerificationProblem {
-  const base64 = base64OfText(text);
-  if (base64 === undefined) return certificateUnreadable();
-  const key = createHash('sha256').update(base64).digest('base64');
-  const known = readCertificates.get(key);
+  const known = readCertificates.get(text);
   if (known !== undefined) {
-    readCertificates.delete(key);
-    readCertificates.set(key, known);
+    readCertificates.delete(text);
+    readCertificates.set(text, known);
     return known;
   }
+  const base64 = base64OfText(text);
+  if (base64 === undefined) return certificateUnreadable();
   const certificate = readRsaCertificate(base64);
-  if (!('code' in certificate) && base64.length <= maxKeptCertificateBase64) {
+  if (!('code' in certificate) && text.length <= maxKeptCertificateText) {
     if (readCertificates.size >= maxReadCertificates)
       readCertificates.delete(readCertificates.keys().next().value as string);
-    readCertificates.set(key, certificate);
+    readCertificates.set(text, certificate);
   }
   return certificate;
 }
@@ -204,10 +207,10 @@ function base64Text(element: Element): string | undefined {
 
 /** The base64 an element's text holds, whitespace removed; undefined when it is not base64. */
 export function base64OfText(content: string): string | undefined {
-  const text = content.replace(/\s+/g, '');
-  return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text) && text !== ''
-    ? text
-    : undefined;
+  const text = /\s/.test(content) ? content.replace(/\s+/g, '') : content;
+  // Whole groups of four, padding only at the end: the same strings as /^(?:[A-Za-z0-9+/]{4})*(?:..==|...=)?$/,
+  // without a backtracking group per four characters (a third of the time on a certificate).
+  return text !== '' && text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? text : undefined;
 }
 
 function failure(code: VerificationProblemCode, message: string, earlier: VerificationProblem[] = []): StructureResult {

@@ -40,14 +40,18 @@ export interface BuyerDeliveryDeps {
   count(channel: BuyerDeliveryChannel | null, outcome: CountedOutcome): void;
 }
 
-/** How an attempt ended, as recorded: delivered or not received (the receiver's ARECF), or nothing to deliver. */
+/**
+ * How an attempt ended, as recorded: delivered or not received (the receiver's ARECF), or nothing to deliver. Every
+ * field is always there (undefined where it does not apply): one shape for V8, whose optimized recording code was
+ * thrown away each time an outcome of another shape came by.
+ */
 export interface Settled {
   channel: BuyerDeliveryChannel | null;
   status: Extract<BuyerDeliveryStatus, 'delivered' | 'not_received' | 'skipped'>;
   target: string | null;
   reason: string | null;
-  arecf?: { estado: string; motivo: string | null; fechaHora: string; artefact: ArtefactRow };
-  messageId?: string;
+  arecf: { estado: string; motivo: string | null; fechaHora: string; artefact: ArtefactRow } | undefined;
+  messageId: string | undefined;
 }
 
 /** Where a failed attempt went. */

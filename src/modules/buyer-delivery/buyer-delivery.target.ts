@@ -32,7 +32,10 @@ export const buyerDeliveryTarget = 'buyer.delivery';
 const accepted = new Set(['accepted', 'accepted_conditional']);
 
 function skipped(reason: string, channel: BuyerDeliveryChannel | null = null): Outcome<Settled, Attempted> {
-  return { kind: 'done', result: { channel, status: 'skipped', target: null, reason } };
+  return {
+    kind: 'done',
+    result: { channel, status: 'skipped', target: null, reason, arecf: undefined, messageId: undefined },
+  };
 }
 
 export function createBuyerDeliveryTarget(
@@ -72,7 +75,6 @@ export function createBuyerDeliveryTarget(
         final: result.final === true,
         failure: { channel, target: result.target },
       };
-    const arecf = await keepArecf(item, result);
     return {
       kind: 'done',
       result: {
@@ -80,8 +82,8 @@ export function createBuyerDeliveryTarget(
         status: result.kind,
         target: result.target,
         reason: result.reason,
-        ...(arecf === undefined ? {} : { arecf }),
-        ...(result.messageId === undefined ? {} : { messageId: result.messageId }),
+        arecf: await keepArecf(item, result),
+        messageId: result.messageId,
       },
     };
   }
