@@ -222,10 +222,20 @@ const mail: Migration = {
   },
 };
 
+// The counterpart receiver asks the arrivals log, for every e-CF posted to it, whether it had that e-CF before
+// (counterpart-receiver.ts): without an index each question read every arrival of every service, DGII's receptions
+// included, so the counterpart slowed with every document the sandbox ever took.
+const arrivalsLookup: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`create index sandbox_arrivals_by_document on sandbox_arrivals (rnc, encf)`.execute(db);
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '20261121_0001_sandbox': initial,
   '20261201_0002_sandbox_certification': certification,
   '20261201_0003_sandbox_mail': mail,
+  '20261202_0004_sandbox_arrivals_lookup': arrivalsLookup,
 };
 
 /** Applies the sandbox's pending migrations; returns their names. */
