@@ -4,8 +4,8 @@
 // settles their queue rows too (recordDoneTogether): one at a time, a delivery cost eight round trips to record.
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import { executePrepared } from '../../platform/db/prepared.js';
-import { unnested } from '../../platform/db/unnest.js';
+import { compiledOnce } from '../../platform/db/prepared.js';
+import { unnestedSlots, type InputColumn } from '../../platform/db/unnest.js';
 import {
   outboxColumns,
   outboxInsertCtes,
@@ -144,42 +144,53 @@ export async function recordDoneTogether(
     type,
     values: records.map(value),
   });
-  const input = unnested(
-    [
-      column('id', 'text', (r) => r.documentId),
-      column('lease_id', 'text', (r) => r.leaseId),
-      column('channel', 'text', (r) => r.change.channel),
-      column('status', 'text', (r) => r.change.status),
-      column('attempts', 'int4', (r) => r.change.attempts),
-      column('reason', 'text', (r) => r.change.reason),
-      column('target', 'text', (r) => r.change.target),
-      column('arecf_estado', 'text', (r) => r.change.arecf_estado),
-      column('arecf_motivo', 'text', (r) => r.change.arecf_motivo),
-      column('arecf_fecha_hora', 'text', (r) => r.change.arecf_fecha_hora),
-      column('arecf_version', 'int4', (r) => r.change.arecf_version),
-      column('message_id', 'text', (r) => r.change.message_id),
-      column('delivered_at', 'timestamptz', (r) => r.change.delivered_at),
-      column('updated_at', 'timestamptz', (r) => r.change.updated_at),
-      column('event_type', 'text', (r) => r.event.type),
-      column('event_cause', 'text', (r) => r.event.cause),
-      column('closes_failed_jobs', 'bool', (r) => r.closesFailedJobs),
-      column('artefact_kind', 'text', (r) => r.artefact?.kind ?? null),
-      column('artefact_version', 'int4', (r) => r.artefact?.version ?? null),
-      column('artefact_blob_key', 'text', (r) => r.artefact?.blob_key ?? null),
-      column('artefact_sha256', 'text', (r) => r.artefact?.sha256 ?? null),
-      column('artefact_size', 'int4', (r) => r.artefact?.size ?? null),
-      column('artefact_content_type', 'text', (r) => r.artefact?.content_type ?? null),
-      column('artefact_created_at', 'timestamptz', (r) => r.artefact?.created_at ?? null),
-      ...outboxColumns(records.map((r) => r.domainEvent)),
-    ],
-    'i',
-  );
-  const settled = settle === undefined ? sql`select id from input` : settledUnderLease(settle);
-  // Every batch sends the same text, whatever its size: prepared (platform/db/prepared.ts).
-  const result = await executePrepared(
+  const columns = [
+    column('id', 'text', (r) => r.documentId),
+    column('lease_id', 'text', (r) => r.leaseId),
+    column('channel', 'text', (r) => r.change.channel),
+    column('status', 'text', (r) => r.change.status),
+    column('attempts', 'int4', (r) => r.change.attempts),
+    column('reason', 'text', (r) => r.change.reason),
+    column('target', 'text', (r) => r.change.target),
+    column('arecf_estado', 'text', (r) => r.change.arecf_estado),
+    column('arecf_motivo', 'text', (r) => r.change.arecf_motivo),
+    column('arecf_fecha_hora', 'text', (r) => r.change.arecf_fecha_hora),
+    column('arecf_version', 'int4', (r) => r.change.arecf_version),
+    column('message_id', 'text', (r) => r.change.message_id),
+    column('delivered_at', 'timestamptz', (r) => r.change.delivered_at),
+    column('updated_at', 'timestamptz', (r) => r.change.updated_at),
+    column('event_type', 'text', (r) => r.event.type),
+    column('event_cause', 'text', (r) => r.event.cause),
+    column('closes_failed_jobs', 'bool', (r) => r.closesFailedJobs),
+    column('artefact_kind', 'text', (r) => r.artefact?.kind ?? null),
+    column('artefact_version', 'int4', (r) => r.artefact?.version ?? null),
+    column('artefact_blob_key', 'text', (r) => r.artefact?.blob_key ?? null),
+    column('artefact_sha256', 'text', (r) => r.artefact?.sha256 ?? null),
+    column('artefact_size', 'int4', (r) => r.artefact?.size ?? null),
+    column('artefact_content_type', 'text', (r) => r.artefact?.content_type ?? null),
+    column('artefact_created_at', 'timestamptz', (r) => r.artefact?.created_at ?? null),
+    ...outboxColumns(records.map((r) => r.domainEvent)),
+  ];
+  let statement = doneStatements.get(settle ?? '');
+  if (statement === undefined) {
+    statement = doneStatement(columns, settle);
+    doneStatements.set(settle ?? '', statement);
+  }
+  const result = await statement(
     executor,
-    sql<{ id: string }>`
-    with input as (select * from ${input}),
+    columns.map((input) => [...input.values]),
+  );
+  return new Set(result.rows.map((row) => row.id));
+}
+
+/** Per queue target ('' for none): the same columns in the same order every time, so one text each. */
+const doneStatements = new Map<string, ReturnType<typeof doneStatement>>();
+
+function doneStatement(columns: readonly Omit<InputColumn, 'values'>[], settle: string | undefined) {
+  return compiledOnce<{ id: string }>((slot) => {
+    const settled = settle === undefined ? sql`select id from input` : settledUnderLease(settle);
+    return sql<{ id: string }>`
+    with input as (select * from ${unnestedSlots(columns, 'i', slot)}),
     settled as (${settled}),
     recorded as (select i.* from input i join settled s on s.id = i.id),
     delivery as (
@@ -202,9 +213,8 @@ export async function recordDoneTogether(
       where r.closes_failed_jobs and f.document_id = r.id and f.kind = ${failedJobKind} and f.closed_at is null),
     eventful as (select r.id from recorded r where r.outbox_id is not null),
     ${outboxInsertCtes('eventful')}
-    select id from recorded`,
-  );
-  return new Set(result.rows.map((row) => row.id));
+    select id from recorded`;
+  });
 }
 
 export async function recordSettlement(

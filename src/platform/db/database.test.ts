@@ -8,7 +8,8 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/bac
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrate.js';
-import { executePrepared } from './prepared.js';
+import { compiledOnce, executePrepared } from './prepared.js';
+import { unnestedSlots } from './unnest.js';
 import { transact } from './transact.js';
 import { ConnectionInsideTransactionError } from './transaction-scope.js';
 import { fail, ok } from '../result.js';
@@ -173,6 +174,30 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
         assert.equal(answers.value.prepared.length, 1);
         assert.match(answers.value.prepared[0] ?? '', /^p_[0-9a-f]{24}$/);
       }
+    });
+
+    it('compiles a compiledOnce statement on its first run and fills in each run its own values', async () => {
+      let builds = 0;
+      const columns = [
+        { name: 'n', type: 'int4' },
+        { name: 'label', type: 'text' },
+      ];
+      const statement = compiledOnce<{ n: number; label: string; unit: string }>((slot) => {
+        builds++;
+        // 'x' is a value of the text, not of a run: it stays in every run.
+        return sql`select n, label, ${'x'}::text as unit from ${unnestedSlots(columns, 'i', slot)} order by n`;
+      });
+      const first = await statement(handle.db, [
+        [1, 2],
+        ['one', 'two'],
+      ]);
+      const second = await statement(handle.db, [[7], ['seven']]);
+      assert.equal(builds, 1);
+      assert.deepEqual(first.rows, [
+        { n: 1, label: 'one', unit: 'x' },
+        { n: 2, label: 'two', unit: 'x' },
+      ]);
+      assert.deepEqual(second.rows, [{ n: 7, label: 'seven', unit: 'x' }]);
     });
   });
 }

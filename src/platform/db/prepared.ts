@@ -10,9 +10,9 @@
 // use it) must be written as a literal (sql.lit), or the generic plan cannot use the index, or errors.
 import { createHash } from 'node:crypto';
 import {
+  CompiledQuery,
   sql,
   type Compilable,
-  type CompiledQuery,
   type QueryExecutorProvider,
   type QueryResult,
   type RawBuilder,
@@ -45,6 +45,33 @@ export function executePrepared<R>(
   const compiled = sql<R>`${query}`.compile(executor);
   markPrepared(compiled.sql);
   return executor.executeQuery(compiled);
+}
+
+/** Where the i-th value of a run goes in a statement compiled once (compiledOnce). */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+/**
+ * executePrepared for a statement that Kysely compiles once, on its first run, instead of on every run: `build`
+ * writes it with `slot(i)` where the i-th value of a run goes, and a run only fills the values in. For the batch
+ * statements of the hot paths, whose building and compiling cost the app more than the rows they carry (the
+ * delivery's done record: 75-110 µs of CPU a statement, most of it for the batches of 1 to 3 rows that come under
+ * a steady load). Every executor of this process compiles as PostgreSQL does (PostgresDialect, PGlite's too), so
+ * one text serves them all.
+ */
+export function compiledOnce<R>(
+  build: (slot: (index: number) => unknown) => RawBuilder<R>,
+): (executor: PreparedExecutor, values: readonly unknown[]) => Promise<QueryResult<R>> {
+  let compiled: CompiledQuery<R> | undefined;
+  return (executor, values) => {
+    compiled ??= build((index) => new Slot(index)).compile(executor);
+    markPrepared(compiled.sql);
+    const parameters = compiled.parameters.map((parameter) =>
+      parameter instanceof Slot ? values[parameter.index] : parameter,
+    );
+    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+  };
 }
 
 const patched = new WeakSet<pg.PoolClient>();

@@ -18,9 +18,29 @@ export function unnested(
   alias: string,
   options: { ordinality?: string } = {},
 ): RawBuilder<unknown> {
-  const arrays = columns.map((column) => sql`${[...column.values]}::${sql.raw(column.type)}[]`);
+  return unnestOf(columns, alias, (i) => [...(columns[i]?.values ?? [])], options.ordinality);
+}
+
+/**
+ * unnested for a statement compiled once (prepared.ts compiledOnce): the i-th column's array is the run's value at
+ * `slot(i)`.
+ */
+export function unnestedSlots(
+  columns: readonly Omit<InputColumn, 'values'>[],
+  alias: string,
+  slot: (index: number) => unknown,
+): RawBuilder<unknown> {
+  return unnestOf(columns, alias, slot, undefined);
+}
+
+function unnestOf(
+  columns: readonly Omit<InputColumn, 'values'>[],
+  alias: string,
+  arrayAt: (index: number) => unknown,
+  ordinality: string | undefined,
+): RawBuilder<unknown> {
+  const arrays = columns.map((column, i) => sql`${arrayAt(i)}::${sql.raw(column.type)}[]`);
   const names = columns.map((column) => sql.ref(column.name));
-  if (options.ordinality === undefined)
-    return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(names)})`;
-  return sql`unnest(${sql.join(arrays)}) with ordinality as ${sql.raw(alias)}(${sql.join([...names, sql.ref(options.ordinality)])})`;
+  if (ordinality === undefined) return sql`unnest(${sql.join(arrays)}) as ${sql.raw(alias)}(${sql.join(names)})`;
+  return sql`unnest(${sql.join(arrays)}) with ordinality as ${sql.raw(alias)}(${sql.join([...names, sql.ref(ordinality)])})`;
 }
