@@ -176,6 +176,47 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
       }
     });
 
+    it('lives through its server ending a connection it holds: that transaction fails, the next one runs', async (t) => {
+      if (handle.kind !== 'postgres') {
+        t.skip('PGlite has no server to end a connection');
+        return;
+      }
+      // What a restart, a failover or an administrator does to every connection (57P01), here to one held by a
+      // transaction between two statements: node-postgres emits 'error' on a client the pool has handed out, where
+      // nobody listens unless we do, and an unheard 'error' event ends the process (issue 43).
+      const tag = `held-${String(process.pid)}-${String(Date.now())}`;
+      let ended!: () => void;
+      const connectionEnded = new Promise<void>((resolve) => {
+        ended = resolve;
+      });
+      const outcome = transact(handle.db, async (trx) => {
+        await sql`select ${tag}::text as tag`.execute(trx);
+        await connectionEnded;
+        await sql`select 1`.execute(trx);
+        return ok(undefined);
+      }).then(
+        () => 'committed',
+        (error: unknown) => error,
+      );
+      for (let tries = 0; ; tries++) {
+        const { rows } = await handle.executor.executeSql(
+          "select pg_terminate_backend(pid) as ended from pg_stat_activity where state = 'idle in transaction' and query like $1",
+          ['select $1::text as tag%'],
+        );
+        if (rows.length > 0) break;
+        if (tries > 100) throw new Error('the held transaction never showed in pg_stat_activity');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The server's word reaches the client on its own, while no statement of it runs.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      ended();
+      const error = await outcome;
+      assert.ok(error instanceof Error, 'the transaction whose connection ended fails');
+      assert.doesNotMatch(error.message, /inside transact/);
+      const after = await sql<{ one: number }>`select 1 as one`.execute(handle.db);
+      assert.equal(after.rows[0]?.one, 1);
+    });
+
     it('compiles a compiledOnce statement on its first run and fills in each run its own values', async () => {
       let builds = 0;
       const columns = [

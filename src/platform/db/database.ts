@@ -35,8 +35,14 @@ pgTypes.setTypeParser(DATE_OID, parseDate);
 
 function openPostgres(url: string, poolSize: number): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5_000 });
-  // An idle client that loses its server emits 'error'; without a listener that would crash the process.
+  // A client that loses its server (a restart, a failover, an administrator: 57P01) emits 'error'; an 'error'
+  // event nobody hears ends the process. The pool hears its idle clients only, so every client gets a listener of
+  // its own for its whole life: while handed out, the statement in flight or the next one fails with the error,
+  // and the pool drops the client when it comes back.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const guardedPool = {
     async connect() {
       assertOutsideTransaction();
