@@ -3,9 +3,12 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { redisAvailable, testRedisUrl } from './support/backends.js';
+import { postgresAvailable, redisAvailable, testRedisUrl } from './support/backends.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { opsToken, startTestApp, type TestApp } from './support/test-app.js';
+
+// Asked before any suite is declared: node:test starts the first while the module still awaits.
+const [redisUp, postgresUp] = await Promise.all([redisAvailable(), postgresAvailable()]);
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const allUp = {
@@ -89,7 +92,6 @@ describe('health and readiness', () => {
   });
 });
 
-const redisUp = await redisAvailable();
 if (!redisUp) {
   console.warn(
     `\n!!! SKIPPING the Redis outage test: Redis at ${testRedisUrl()} does not answer. Start redis-server to run it. !!!\n`,
@@ -138,6 +140,51 @@ describe(
       const recovered = await readyAnswering(testApp, 200, 10_000);
       assert.equal(recovered.statusCode, 200, `still not ready 10 s after Redis came back: ${recovered.body}`);
       assert.deepEqual(recovered.json(), { status: 'ready', checks: allUp });
+    });
+  },
+);
+
+describe(
+  'requests while PostgreSQL goes away and comes back (issue 43)',
+  { skip: postgresUp ? false : 'PostgreSQL does not answer here' },
+  () => {
+    let proxy: TcpProxy;
+    let testApp: TestApp;
+    let apiKey: string;
+    before(async () => {
+      proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
+      testApp = await startTestApp({ databasePort: proxy.port, env: { DATABASE_POOL_SIZE: '2' } });
+      const companyId = await testApp.provisionCompany();
+      ({ apiKey } = await testApp.issueKey(companyId, ['documents:read']));
+    });
+    after(async () => {
+      await testApp.close();
+      await proxy.close();
+    });
+
+    const list = () => testApp.app.inject({ url: '/api/v1/documentos', headers: { 'x-api-key': apiKey } });
+
+    it('answers 503 database_unavailable with Retry-After while it is cut off, never a 500, then answers again', async () => {
+      assert.equal((await list()).statusCode, 200);
+
+      // Every connection cut, as a restart or a failover does, and none made until it returns.
+      await proxy.pause();
+      for (let i = 0; i < 3; i++) {
+        const down = await list();
+        assert.equal(down.statusCode, 503, down.body);
+        assert.equal(down.headers['content-type'], 'application/problem+json; charset=utf-8');
+        assert.equal(down.headers['retry-after'], '5');
+        assert.equal(down.json<{ code: string }>().code, 'database_unavailable');
+      }
+
+      await proxy.resume();
+      const deadline = Date.now() + 10_000;
+      let back = await list();
+      while (back.statusCode !== 200 && Date.now() < deadline) {
+        await sleep(200);
+        back = await list();
+      }
+      assert.equal(back.statusCode, 200, back.body);
     });
   },
 );

@@ -93,6 +93,7 @@ export const problemCodes = [
   'internal_error',
   'document_integrity_failed',
   'service_unavailable',
+  'database_unavailable',
 ] as const;
 
 export type ProblemCode = (typeof problemCodes)[number];

@@ -58,6 +58,8 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Run the DGII sandbox in-process and use it as DGII, as `ecf start` does (config DGII_SANDBOX permitting). */
   embeddedSandbox?: boolean;
+  /** On PostgreSQL, the app connects to its database at this port of 127.0.0.1 (a proxy the test can cut). */
+  databasePort?: number;
 }
 
 let rncSeed = 10_000_000 + Math.floor(Math.random() * 80_000_000);
@@ -67,6 +69,13 @@ export function nextRnc(): string {
   const weights = [7, 9, 8, 6, 5, 4, 3, 2];
   const sum = weights.reduce((total, weight, i) => total + weight * Number(body[i]), 0);
   return `${body}${((10 - (sum % 11)) % 9) + 1}`;
+}
+
+function atPort(url: string, port: number): string {
+  const moved = new URL(url);
+  moved.hostname = '127.0.0.1';
+  moved.port = String(port);
+  return moved.toString();
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -89,7 +98,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const application = await buildApplication({
     config,
     roles: options.roles ?? { http: true, work: false, schedule: false },
-    database: database.target,
+    database:
+      options.databasePort !== undefined && database.target.kind === 'postgres'
+        ? { ...database.target, url: atPort(database.target.url, options.databasePort) }
+        : database.target,
     embeddedSandbox: options.embeddedSandbox ?? false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),

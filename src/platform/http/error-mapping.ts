@@ -42,9 +42,37 @@ function fieldErrors(error: FastifyError): FieldError[] {
   });
 }
 
+/** How long a client is told to wait before it asks again while the database is away. */
+const databaseRetryAfterSeconds = 5;
+
+/** SQLSTATE classes and codes that mean the server, not the statement, failed: 08 connection exception, 57P01-57P03
+ * (administrator, crash or startup shutdown: a restart or a failover), 53300 too many connections. */
+const unavailableSqlState = /^(08...|57P0[1-3]|53300)$/;
+/** What node-postgres and pg-pool throw, without a SQLSTATE, when the connection is refused, lost or never made. */
+const unavailableMessage =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+const unavailableErrno = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/** Whether `error` says the database cannot be reached (a restart, a failover, the network), not that a statement is wrong. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (unavailableSqlState.test(code) || unavailableErrno.has(code))) return true;
+  return unavailableMessage.test(error.message);
+}
+
 /** Maps anything thrown in a request to a problem; only a true bug becomes a 500. */
 export function toFailure(error: FastifyError | ProblemError): { failure: Failure; status: number } {
   if (error instanceof ProblemError) return { failure: error.failure, status: problemStatus(error.failure) };
+  if (isDatabaseUnavailable(error))
+    return {
+      failure: {
+        code: 'database_unavailable',
+        detail: `The database cannot be reached just now. Try again in ${String(databaseRetryAfterSeconds)} s; a creation sent again with the same Idempotency-Key is stored at most once.`,
+        headers: { 'retry-after': String(databaseRetryAfterSeconds) },
+      },
+      status: 503,
+    };
   if (error.validation !== undefined) {
     const errors = fieldErrors(error);
     const first = errors[0];

@@ -109,6 +109,7 @@ export const problemCatalogue = {
   internal_error: { status: 500, title: 'Internal error' },
   document_integrity_failed: { status: 500, title: 'The archived signed XML no longer matches what was recorded' },
   service_unavailable: { status: 503, title: 'A dependency is unavailable' },
+  database_unavailable: { status: 503, title: 'The database is unavailable' },
 } as const satisfies Record<ProblemCode, { status: number; title: string }>;
 
 /** Thrown only to carry a Failure from a route to the error handler. */
