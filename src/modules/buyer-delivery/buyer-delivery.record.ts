@@ -178,7 +178,7 @@ export async function recordDoneTogether(
   }
   const result = await statement(
     executor,
-    columns.map((input) => [...input.values]),
+    columns.map((input) => input.values),
   );
   return new Set(result.rows.map((row) => row.id));
 }

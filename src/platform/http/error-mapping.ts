@@ -2,6 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Failure, FieldError } from '../result.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { problemBody, ProblemError } from './problems.js';
 
 export const maxBodyBytes = 5 * 1024 * 1024;
@@ -44,22 +45,6 @@ function fieldErrors(error: FastifyError): FieldError[] {
 
 /** How long a client is told to wait before it asks again while the database is away. */
 const databaseRetryAfterSeconds = 5;
-
-/** SQLSTATE classes and codes that mean the server, not the statement, failed: 08 connection exception, 57P01-57P03
- * (administrator, crash or startup shutdown: a restart or a failover), 53300 too many connections. */
-const unavailableSqlState = /^(08...|57P0[1-3]|53300)$/;
-/** What node-postgres and pg-pool throw, without a SQLSTATE, when the connection is refused, lost or never made. */
-const unavailableMessage =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
-const unavailableErrno = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
-
-/** Whether `error` says the database cannot be reached (a restart, a failover, the network), not that a statement is wrong. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (unavailableSqlState.test(code) || unavailableErrno.has(code))) return true;
-  return unavailableMessage.test(error.message);
-}
 
 /** Maps anything thrown in a request to a problem; only a true bug becomes a 500. */
 export function toFailure(error: FastifyError | ProblemError): { failure: Failure; status: number } {
