@@ -24,6 +24,7 @@ import * as documentContingency from './20261126_0021_document_contingency.js';
 import * as timbreUrlColons from './20261126_0022_timbre_url_colons.js';
 import * as archiveVerification from './20261127_0023_archive_verification.js';
 import * as buyerDeliveries from './20261127_0024_buyer_deliveries.js';
+import * as idempotentCreations from './20261128_0025_idempotent_creations.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0022_timbre_url_colons': timbreUrlColons,
   '20261127_0023_archive_verification': archiveVerification,
   '20261127_0024_buyer_deliveries': buyerDeliveries,
+  '20261128_0025_idempotent_creations': idempotentCreations,
 };

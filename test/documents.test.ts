@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ecfTypes } from '../src/fiscal/model/ecf-model-types.js';
 import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';
+import { claimLeaseMs } from '../src/modules/documents/idempotency.js';
 import { fixedClock } from '../src/platform/clock.js';
 import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js';
 import { assertFieldError, assertProblem } from './support/assert-problem.js';
@@ -326,6 +327,73 @@ describe('Idempotency-Key on document creation', () => {
         .map((response) => response.json<{ data: DocumentBody }>().data.eNCF),
     );
     assert.equal(created.size, 1);
+  });
+
+  // The database can go away between any two statements of a creation (issue 43): these set up the states such a
+  // cut leaves, and the retry with the same key must find its way out of each.
+  const keyRow = (idempotencyKey: string) =>
+    app.application.database.db.updateTable('idempotency_keys').where('key', '=', idempotencyKey);
+  const now = new Date('2026-11-21T14:30:00Z');
+
+  it('answers with the stored document when its first answer was lost, and makes no second', async () => {
+    const first = await create(ecfDocuments['31'], 'pedido-perdido');
+    assert.equal(first.statusCode, 201, first.body);
+    // The document's statement committed, the stored answer did not: the claim is still in flight, its holder alive.
+    await keyRow('pedido-perdido')
+      .set({ state: 'in_flight', response_status: null, response_body: null, claimed_by: 'otro', claimed_at: now })
+      .execute();
+    const again = await create(ecfDocuments['31'], 'pedido-perdido');
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotency-replayed'], 'true');
+    const [was, is] = [first, again].map((response) => response.json<{ data: DocumentBody }>().data);
+    assert.deepEqual([is?.id, is?.eNCF], [was?.id, was?.eNCF]);
+    // Kept as the key's answer from then on.
+    const third = await create(ecfDocuments['31'], 'pedido-perdido');
+    assert.equal(third.body, again.body);
+  });
+
+  it('waits out a claim another process holds, and takes it over once its lease ran out', async () => {
+    const first = await create(ecfDocuments['31'], 'pedido-cortado');
+    assert.equal(first.statusCode, 201, first.body);
+    // As if the creation never committed: no document under the key, the claim left in flight by another process.
+    await app.application.database.db.deleteFrom('idempotent_creations').where('key', '=', 'pedido-cortado').execute();
+    await keyRow('pedido-cortado')
+      .set({ state: 'in_flight', response_status: null, response_body: null, claimed_by: 'otro', claimed_at: now })
+      .execute();
+    assertProblem(await create(ecfDocuments['31'], 'pedido-cortado'), 409, 'idempotency_in_flight');
+    await keyRow('pedido-cortado')
+      .set({ claimed_at: new Date(now.getTime() - claimLeaseMs) })
+      .execute();
+    const taken = await create(ecfDocuments['31'], 'pedido-cortado');
+    assert.equal(taken.statusCode, 201, taken.body);
+    assert.equal(taken.headers['idempotency-replayed'], undefined);
+    const [was, is] = [first, taken].map((response) => response.json<{ data: DocumentBody }>().data);
+    assert.notEqual(is?.eNCF, was?.eNCF);
+  });
+
+  it('lets a second creation under a stored key lose at the key: its number burned, the first the answer', async () => {
+    const first = await create(ecfDocuments['31'], 'pedido-doble');
+    assert.equal(first.statusCode, 201, first.body);
+    const was = first.json<{ data: DocumentBody }>().data;
+    // The claim gone (a takeover raced it), the document's record of its key still there.
+    const db = app.application.database.db;
+    await db.deleteFrom('idempotency_keys').where('key', '=', 'pedido-doble').execute();
+    const burnedBefore = await db.selectFrom('sequence_burned').select('encf').execute();
+    const again = await create(ecfDocuments['31'], 'pedido-doble');
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotency-replayed'], 'true');
+    assert.equal(again.json<{ data: DocumentBody }>().data.id, was.id);
+    const burned = (await db.selectFrom('sequence_burned').select(['encf', 'cause']).execute()).filter(
+      (row) => !burnedBefore.some((before) => before.encf === row.encf),
+    );
+    assert.equal(burned.length, 1, JSON.stringify(burned));
+    assert.match(burned[0]?.cause ?? '', /^creating document doc_\w+ failed: .*idempotent_creations_pkey/);
+    const documents = await db
+      .selectFrom('idempotent_creations')
+      .select('document_id')
+      .where('key', '=', 'pedido-doble')
+      .execute();
+    assert.deepEqual(documents, [{ document_id: was.id }]);
   });
 
   it('refuses a key that is not printable ASCII', async () => {

@@ -13,6 +13,8 @@ export function documentJobs(deps: { db: Db; clock: Clock }) {
       async handle(_payload, context) {
         const before = new Date(deps.clock.now().getTime() - idempotencyKeepHours * 3_600_000);
         const purged = await deps.db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
+        // The key may name a new document once its first answer is forgotten.
+        await deps.db.deleteFrom('idempotent_creations').where('created_at', '<', before).execute();
         context.log.info(
           { purged: Number(purged.numDeletedRows), before: before.toISOString() },
           'purged old idempotency keys',

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   envelope,
@@ -17,7 +17,7 @@ import { ecfExample } from '../catalogues/index.js';
 import { artefactKinds } from './artefacts.js';
 import { DocumentView, documentViewExample, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
 import type { DocumentsService } from './documents.service.js';
-import { idempotencyKeyPattern, type Idempotency } from './idempotency.js';
+import { idempotencyKeyPattern, isSecondCreationUnderKey, type Idempotency } from './idempotency.js';
 import type { SignedXmlIntake } from './signed-xml-intake.js';
 
 const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -49,6 +49,22 @@ const SignedXmlBody = Type.Unsafe<unknown>({
 });
 
 export function documentRoutes(documents: DocumentsService, idempotency: Idempotency, intake: SignedXmlIntake) {
+  /**
+   * The answer to a key whose document was stored but whose first answer was lost (the database went away between
+   * the two): the document as it is now, kept as the key's answer from here on.
+   */
+  async function replayCreated(
+    companyId: string,
+    key: string,
+    documentId: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
+    const body = envelope(request, unwrap(await documents.get(companyId, documentId)));
+    await idempotency.complete(companyId, key, 201, body);
+    return reply.header('idempotency-replayed', 'true').code(201).send(body);
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -105,17 +121,22 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
             'idempotency_in_flight',
             `The request with Idempotency-Key ${key} is still being processed: ask again shortly.`,
           );
+        // The stored first answer goes out as it was, whatever its status: the typed reply knows only the 201.
+        const replay = reply as unknown as FastifyReply;
         if (claim.kind === 'replay') {
-          // The stored first answer goes out as it was, whatever its status: the typed reply knows only the 201.
-          const replay = reply as unknown as FastifyReply;
           void replay.header('idempotency-replayed', 'true');
           if (claim.status >= 400) void replay.type('application/problem+json');
           return replay.code(claim.status).send(claim.body);
         }
+        if (claim.kind === 'created') return replayCreated(companyId, key, claim.documentId, request, replay);
         let result: Awaited<ReturnType<DocumentsService['create']>>;
         try {
-          result = await documents.create(companyId, request.body);
+          result = await documents.create(companyId, request.body, key);
         } catch (error) {
+          // Another request under the same key stored its document first (it took over a claim it thought
+          // abandoned): that document is the answer, and this one's number is burned.
+          const first = isSecondCreationUnderKey(error) ? await idempotency.documentOf(companyId, key) : undefined;
+          if (first !== undefined) return replayCreated(companyId, key, first, request, replay);
           await idempotency.release(companyId, key);
           throw error;
         }

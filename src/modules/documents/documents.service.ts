@@ -17,6 +17,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
+import { idempotentCreationStatement } from './idempotency.js';
 import { domainEventInsertStatements } from '../../platform/events/domain-events.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
@@ -40,7 +41,8 @@ export interface Artefact {
 }
 
 export interface DocumentsService {
-  create(companyId: string, body: unknown): Promise<Result<DocumentView>>;
+  /** `idempotencyKey`: the key the request came with, recorded in the statement that stores the document (idempotency.ts). */
+  create(companyId: string, body: unknown, idempotencyKey?: string): Promise<Result<DocumentView>>;
   /**
    * A document exactly as a certification set gives it: its own e-NCF and expiry (DGII's for the set, not from the
    * company's ranges), every value verbatim, signed now. The e-NCF is the key: a document already recorded with it is
@@ -219,6 +221,7 @@ export function createDocumentsService(deps: {
     sourceJson: Buffer;
     now: Date;
     settle: Parameters<typeof executeAsOneStatement>[1][number] | undefined;
+    idempotencyKey: string | undefined;
   }): Promise<{ ok: true; row: repo.NewDocument; artefacts: repo.ArtefactRow[] } | { ok: false; findings: Finding[] }> {
     const { id, companyId, company, identity, document, now } = input;
     const fechaHoraFirma = formatDgiiTimestamp(now);
@@ -289,6 +292,17 @@ export function createDocumentsService(deps: {
       [
         ...(input.settle === undefined ? [] : [input.settle]),
         repo.insertDocumentStatement(db, row),
+        ...(input.idempotencyKey === undefined
+          ? []
+          : [
+              idempotentCreationStatement(db, {
+                companyId,
+                environment,
+                key: input.idempotencyKey,
+                documentId: id,
+                at: now,
+              }),
+            ]),
         repo.insertArtefactsStatement(db, artefacts),
         repo.insertEventStatement(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
         ...domainEventInsertStatements(db, {
@@ -310,7 +324,7 @@ export function createDocumentsService(deps: {
     printableWithModel: views.printableWithModel,
     timeline: views.timeline,
 
-    async create(companyId, body) {
+    async create(companyId, body, idempotencyKey) {
       const now = clock.now();
       const issuer = await companies.issuer(companyId);
       if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
@@ -366,6 +380,7 @@ export function createDocumentsService(deps: {
           sourceJson,
           now,
           settle: sequences.settleNumberStatement(db, companyId, taken.value.encf),
+          idempotencyKey,
         });
         if (!recorded.ok) {
           await burn(`document ${id} could not be written: ${recorded.findings[0]?.message ?? 'unknown'}`);
@@ -417,6 +432,7 @@ export function createDocumentsService(deps: {
           sourceJson,
           now,
           settle: undefined,
+          idempotencyKey: undefined,
         });
         if (!recorded.ok)
           return fail(

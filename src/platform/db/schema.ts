@@ -289,6 +289,18 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: ColumnType<unknown, string | null, string | null>;
   created_at: Date;
+  /** The process that holds an in-flight claim (migration 0025); null once done. */
+  claimed_by: string | null;
+  claimed_at: Date | null;
+}
+
+/** The document an Idempotency-Key created, stored with it in one statement (migration 0025). */
+export interface IdempotentCreationsTable {
+  company_id: string;
+  environment: 'TEST' | 'CERT' | 'PRODUCTION';
+  key: string;
+  document_id: string;
+  created_at: Date;
 }
 
 /** DGII's public taxpayer registry (migration 0006). */
@@ -580,6 +592,7 @@ export interface Database {
   sequence_allocations: SequenceAllocationsTable;
   sequence_allocation_uses: SequenceAllocationUsesTable;
   idempotency_keys: IdempotencyKeysTable;
+  idempotent_creations: IdempotentCreationsTable;
   failed_jobs: FailedJobsTable;
   dgii_sessions: DgiiSessionsTable;
   annulments: AnnulmentsTable;
