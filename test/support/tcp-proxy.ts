@@ -6,6 +6,8 @@ export interface TcpProxy {
   readonly port: number;
   /** Destroys every piped connection and stops listening: clients see the backend go away. */
   pause(): Promise<void>;
+  /** Destroys every piped connection but keeps listening: clients lose their connections and can reconnect at once. */
+  cut(): void;
   /** Listens again on the same port. */
   resume(): Promise<void>;
   close(): Promise<void>;
@@ -43,6 +45,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       });
     });
 
+  const destroyAll = () => {
+    for (const socket of sockets) socket.destroy();
+  };
+
   const stopListening = () =>
     new Promise<void>((resolve) => {
       if (!server.listening) {
@@ -53,13 +59,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       server.close(() => {
         resolve();
       });
-      for (const socket of sockets) socket.destroy();
+      destroyAll();
     });
 
   const port = await listen(0);
   return {
     port,
     pause: stopListening,
+    cut: destroyAll,
     async resume() {
       await listen(port);
     },
