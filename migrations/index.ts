@@ -25,6 +25,7 @@ import * as timbreUrlColons from './20261126_0022_timbre_url_colons.js';
 import * as archiveVerification from './20261127_0023_archive_verification.js';
 import * as buyerDeliveries from './20261127_0024_buyer_deliveries.js';
 import * as idempotentCreations from './20261128_0025_idempotent_creations.js';
+import * as abandonedBlobs from './20261128_0026_abandoned_blobs.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0023_archive_verification': archiveVerification,
   '20261127_0024_buyer_deliveries': buyerDeliveries,
   '20261128_0025_idempotent_creations': idempotentCreations,
+  '20261128_0026_abandoned_blobs': abandonedBlobs,
 };

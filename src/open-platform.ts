@@ -15,6 +15,7 @@ import { checkMasterKey, resolveMasterKey } from './platform/master-key.js';
 import { createMailer } from './platform/mail/index.js';
 import { createLogger, logLines } from './platform/observability/logger.js';
 import { createMetrics, type Metrics } from './platform/observability/metrics.js';
+import { createAbandonedWrites } from './platform/storage/abandoned-writes.js';
 import { createBlobStore } from './platform/storage/index.js';
 import { createXmlChecks } from './platform/xml-checks/index.js';
 import { findXsdDir, loadSchemaSet } from './platform/xsd/index.js';
@@ -55,6 +56,10 @@ export async function openPlatform(
   closers.add(() => cache.close());
   const blobs = createBlobStore(config.storage);
   closers.add(() => blobs.close());
+  const abandonedWrites = createAbandonedWrites({ db, clock, log });
+  closers.add(() => {
+    abandonedWrites.close();
+  });
   const xsdDir = await findXsdDir(config);
   const schemas = await loadSchemaSet(xsdDir, log);
   closers.add(() => schemas?.dispose());
@@ -115,6 +120,7 @@ export async function openPlatform(
     clock,
     log,
     blobs,
+    abandonedWrites,
     cache,
     masterKey,
     dgii,

@@ -14,6 +14,7 @@ import type { Mailer } from '../platform/mail/index.js';
 import type { Logger } from '../platform/observability/logger.js';
 import type { AnyJob } from '../platform/queue/job.js';
 import type { Schedule } from '../platform/queue/queue.js';
+import type { AbandonedWrites } from '../platform/storage/abandoned-writes.js';
 import type { BlobStore } from '../platform/storage/index.js';
 import type { XmlChecks } from '../platform/xml-checks/index.js';
 
@@ -25,6 +26,8 @@ export interface Platform {
   clock: Clock;
   log: Logger;
   blobs: BlobStore;
+  /** Where blobs written for work that failed before recording them are said to be no one's (see its file). */
+  abandonedWrites: AbandonedWrites;
   cache: Cache;
   /** Seals secrets at rest (certificate keys, DGII session tokens, webhook secrets). */
   masterKey: Buffer;

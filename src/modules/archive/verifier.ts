@@ -20,6 +20,13 @@ import {
   type InventoryScope,
 } from './inventory.repo.js';
 
+/** Which of `keys` were written for work that failed before recording them. */
+async function abandonedAmong(db: Db, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.selectFrom('abandoned_blobs').select('key').where('key', 'in', keys).execute();
+  return new Set(rows.map((row) => row.key));
+}
+
 export interface VerifierSettings {
   /** Reads are paced to this many bytes a second; undefined: as fast as the store answers. */
   bytesPerSecond: number | undefined;
@@ -237,8 +244,14 @@ export function createVerifier(deps: {
 
       const { verdicts, bytes } = await verdictsOf(slicedRecords, listed, pacer);
       const now = clock.now();
-      for (const object of slicedObjects) {
-        if (recorded.has(object.key)) continue;
+      const unnamed = slicedObjects.filter((object) => !recorded.has(object.key));
+      const abandoned = await abandonedAmong(
+        db,
+        unnamed.map((object) => object.key),
+      );
+      for (const object of unnamed) {
+        // Written for work that failed before recording it, and said so (platform/storage/abandoned-writes.ts).
+        if (abandoned.has(object.key)) continue;
         // No record names it: its size and write time, from the listing when it carries them, else from the store.
         const head =
           object.size !== undefined && object.modifiedAt !== undefined

@@ -39,6 +39,11 @@ function artefactKey(owner: ArtefactOwner, kind: ArtefactKind, version: number):
   return `documents/${owner.companyId}/${isoDateOf(owner.createdAt)}/${owner.documentId}.${kind}.v${String(version)}.${kind === 'source-json' ? 'json' : 'xml'}`;
 }
 
+/** The keys archiveArtefacts writes for these artefacts. */
+export function artefactKeys(owner: ArtefactOwner, artefacts: Partial<Record<ArtefactKind, Uint8Array>>): string[] {
+  return artefactKinds.filter((kind) => artefacts[kind] !== undefined).map((kind) => artefactKey(owner, kind, 1));
+}
+
 /**
  * Writes version 1 of each artefact (write-once blobs, in parallel) and returns the rows that record them. Callers
  * insert the rows only after this returns: a crash leaves at most unreferenced blobs, never a row naming nothing.

@@ -14,7 +14,7 @@ import { createIdempotency } from './idempotency.js';
 import { createSignedXmlIntake } from './signed-xml-intake.js';
 
 export function documentsModule(
-  { db, clock, blobs, environment, xmlChecks, schemas }: Platform,
+  { db, clock, blobs, abandonedWrites, environment, xmlChecks, schemas }: Platform,
   needs: {
     companies: CompaniesService;
     sequences: SequencesService;
@@ -23,7 +23,16 @@ export function documentsModule(
   },
 ): ModuleParts & { documents: DocumentsService; receivedApprovals: ReceivedApprovals } {
   const { companies, sequences } = needs;
-  const documents = createDocumentsService({ db, clock, blobs, environment, companies, sequences, xmlChecks });
+  const documents = createDocumentsService({
+    db,
+    clock,
+    blobs,
+    abandonedWrites,
+    environment,
+    companies,
+    sequences,
+    xmlChecks,
+  });
   const receivedApprovals = createReceivedApprovals({
     db,
     clock,

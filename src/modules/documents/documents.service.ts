@@ -17,18 +17,19 @@ import type { Db } from '../../platform/db/database.js';
 import type { ArtefactKind } from '../../platform/db/schema.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
-import { idempotentCreationStatement } from './idempotency.js';
 import { domainEventInsertStatements } from '../../platform/events/domain-events.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
+import type { AbandonedWrites } from '../../platform/storage/abandoned-writes.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
-import { archiveArtefacts, artefactKinds } from './artefacts.js';
+import { archiveArtefacts, artefactKeys, artefactKinds } from './artefacts.js';
+import { idempotentCreationStatement } from './idempotency.js';
 import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
 import { deliveryChannelNames, type DocumentDelivery, type DocumentView } from './documents.schema.js';
@@ -176,13 +177,14 @@ export function createDocumentsService(deps: {
   db: Db;
   clock: Clock;
   blobs: BlobStore;
+  abandonedWrites: AbandonedWrites;
   environment: FiscalEnvironment;
   companies: CompaniesService;
   sequences: SequencesService;
   /** Reads archived signed XML for the views, off the event loop when it is large. */
   xmlChecks: XmlChecks;
 }): DocumentsService {
-  const { db, clock, blobs, environment, companies, sequences, xmlChecks } = deps;
+  const { db, clock, blobs, abandonedWrites, environment, companies, sequences, xmlChecks } = deps;
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
@@ -274,48 +276,56 @@ export function createDocumentsService(deps: {
       created_at: now,
       updated_at: now,
     };
-    const artefacts = await archiveArtefacts(
-      blobs,
-      { companyId, documentId: id, createdAt: now },
-      { 'source-json': input.sourceJson, 'source-xml': Buffer.from(built.xml), 'signed-xml': Buffer.from(signed) },
-      now,
-      true,
-    );
-    const cause =
-      input.origin === 'certification'
-        ? `created from the certification set; its e-NCF ${owned.eNCF}, signed`
-        : `created from JSON; e-NCF ${owned.eNCF} taken, signed`;
-    // One statement: the document, its artefacts, its first event, the outbox event and the settled number commit
-    // together in one round trip.
-    await executeAsOneStatement(
-      db,
-      [
-        ...(input.settle === undefined ? [] : [input.settle]),
-        repo.insertDocumentStatement(db, row),
-        ...(input.idempotencyKey === undefined
-          ? []
-          : [
-              idempotentCreationStatement(db, {
-                companyId,
-                environment,
-                key: input.idempotencyKey,
-                documentId: id,
-                at: now,
-              }),
-            ]),
-        repo.insertArtefactsStatement(db, artefacts),
-        repo.insertEventStatement(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
-        ...domainEventInsertStatements(db, {
-          companyId,
-          environment,
-          type: 'document.signed',
-          payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' },
-          occurredAt: now,
-        }),
-      ],
-      { prepared: true },
-    );
-    return { ok: true, row, artefacts };
+    const owner = { companyId, documentId: id, createdAt: now };
+    const files = {
+      'source-json': input.sourceJson,
+      'source-xml': Buffer.from(built.xml),
+      'signed-xml': Buffer.from(signed),
+    };
+    try {
+      const artefacts = await archiveArtefacts(blobs, owner, files, now, true);
+      const cause =
+        input.origin === 'certification'
+          ? `created from the certification set; its e-NCF ${owned.eNCF}, signed`
+          : `created from JSON; e-NCF ${owned.eNCF} taken, signed`;
+      // One statement: the document, its artefacts, its first event, the outbox event and the settled number commit
+      // together in one round trip.
+      await executeAsOneStatement(
+        db,
+        [
+          ...(input.settle === undefined ? [] : [input.settle]),
+          repo.insertDocumentStatement(db, row),
+          ...(input.idempotencyKey === undefined
+            ? []
+            : [
+                idempotentCreationStatement(db, {
+                  companyId,
+                  environment,
+                  key: input.idempotencyKey,
+                  documentId: id,
+                  at: now,
+                }),
+              ]),
+          repo.insertArtefactsStatement(db, artefacts),
+          repo.insertEventStatement(db, { documentId: id, at: now, type: 'created', status: 'signed', cause }),
+          ...domainEventInsertStatements(db, {
+            companyId,
+            environment,
+            type: 'document.signed',
+            payload: { documentId: id, eNCF: owned.eNCF, ecfType, status: 'signed' },
+            occurredAt: now,
+          }),
+        ],
+        { prepared: true },
+      );
+      return { ok: true, row, artefacts };
+    } catch (error) {
+      // No record will name what was written (all of it, some, or none): said so, or the archive verifier would
+      // report each as an orphan.
+      const why = error instanceof Error ? error.message : String(error);
+      await abandonedWrites.record(artefactKeys(owner, files), `document ${id} was not stored: ${why}`);
+      throw error;
+    }
   }
 
   return {

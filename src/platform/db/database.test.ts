@@ -53,6 +53,8 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
         '20261126_0022_timbre_url_colons',
         '20261127_0023_archive_verification',
         '20261127_0024_buyer_deliveries',
+        '20261128_0025_idempotent_creations',
+        '20261128_0026_abandoned_blobs',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });

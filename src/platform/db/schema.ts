@@ -294,6 +294,13 @@ export interface IdempotencyKeysTable {
   claimed_at: Date | null;
 }
 
+/** Blobs written for work that failed before recording them (migration 0026; platform/storage/abandoned-writes.ts). */
+export interface AbandonedBlobsTable {
+  key: string;
+  cause: string;
+  abandoned_at: Date;
+}
+
 /** The document an Idempotency-Key created, stored with it in one statement (migration 0025). */
 export interface IdempotentCreationsTable {
   company_id: string;
@@ -593,6 +600,7 @@ export interface Database {
   sequence_allocation_uses: SequenceAllocationUsesTable;
   idempotency_keys: IdempotencyKeysTable;
   idempotent_creations: IdempotentCreationsTable;
+  abandoned_blobs: AbandonedBlobsTable;
   failed_jobs: FailedJobsTable;
   dgii_sessions: DgiiSessionsTable;
   annulments: AnnulmentsTable;
