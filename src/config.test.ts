@@ -124,6 +124,7 @@ describe('parseConfig with values', () => {
       S3_BUCKET: 'archive',
       S3_ENDPOINT: 'http://127.0.0.1:4569',
       S3_OBJECT_LOCK_DAYS: '3650',
+      S3_REQUEST_TIMEOUT_MS: '2500',
     });
     assert.deepEqual(config.storage, {
       kind: 's3',
@@ -135,6 +136,8 @@ describe('parseConfig with values', () => {
         secretAccessKey: undefined,
         forcePathStyle: true,
         objectLockDays: 3650,
+        connectTimeoutMs: 3000,
+        requestTimeoutMs: 2500,
       },
     });
   });

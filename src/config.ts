@@ -160,6 +160,20 @@ export const settings = {
     max: 36_500,
     doc: 'when set, every archived object gets S3 Object Lock COMPLIANCE retention for that many days',
   },
+  S3_CONNECT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 3_000,
+    min: 100,
+    max: 120_000,
+    doc: 'S3 client timeout to connect (TCP and TLS), per attempt; the AWS SDK makes up to three',
+  },
+  S3_REQUEST_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10_000,
+    min: 100,
+    max: 600_000,
+    doc: "S3 client timeout from sending a request to S3's answer, and for the longest silence while its body arrives, per attempt; a call S3 does not finish in time answers the HTTP request 503 `storage_unavailable`",
+  },
   OPS_TOKEN: {
     kind: 'text',
     default: undefined,
@@ -510,6 +524,8 @@ export interface S3Config {
   secretAccessKey: string | undefined;
   forcePathStyle: boolean;
   objectLockDays: number | undefined;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export interface Config {
@@ -731,6 +747,8 @@ function storage(env: Env, dataDir: string): Config['storage'] {
       secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY'),
       forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE') ?? endpoint !== undefined,
       objectLockDays: integer(env, 'S3_OBJECT_LOCK_DAYS'),
+      connectTimeoutMs: integer(env, 'S3_CONNECT_TIMEOUT_MS') ?? settings.S3_CONNECT_TIMEOUT_MS.default,
+      requestTimeoutMs: integer(env, 'S3_REQUEST_TIMEOUT_MS') ?? settings.S3_REQUEST_TIMEOUT_MS.default,
     }),
   });
 }

@@ -53,6 +53,8 @@ interface S3rverServer {
   /** Koa's middleware, in order; s3rver's router is the last one. */
   middleware: KoaMiddleware[];
   store: FilesystemStore;
+  /** What `run` listens with; each run starts a new HTTP server from it. */
+  serverOptions: { port: number };
   run(): Promise<{ port: number }>;
   close(): Promise<void>;
 }
@@ -96,6 +98,10 @@ export interface S3rverInstance {
   bucket: string;
   /** A plain client, for writing objects past the adapter. */
   client: S3Client;
+  /** Stops answering, as an S3 out of reach: connections refused, the objects kept. */
+  halt(): Promise<void>;
+  /** Answers again on the same port, with the objects (and their retention) it had. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -130,17 +136,26 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverIn
     new CreateBucketCommand({ Bucket: s3rverBucket, ObjectLockEnabledForBucket: options.objectLock ?? true }),
   );
   let running = true;
+  const halt = async () => {
+    if (!running) return;
+    running = false;
+    await server.close();
+  };
   return {
     port,
     endpoint,
     bucket: s3rverBucket,
     client,
+    halt,
+    async resume() {
+      if (running) return;
+      server.serverOptions.port = port;
+      await server.run();
+      running = true;
+    },
     async stop() {
       client.destroy();
-      if (running) {
-        running = false;
-        await server.close();
-      }
+      await halt();
       await rm(directory, { recursive: true, force: true });
     },
   };

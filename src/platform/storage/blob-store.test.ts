@@ -1,8 +1,10 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +17,8 @@ import {
   createFsBlobStore,
   createS3BlobStore,
   InvalidBlobKeyError,
+  StorageFullError,
+  StorageUnavailableError,
   type BlobHead,
   type BlobStore,
   type StoredBlob,
@@ -395,6 +399,8 @@ function s3Config(port: number, overrides: Partial<S3Config> = {}): S3Config {
     secretAccessKey: 'S3RVER',
     forcePathStyle: true,
     objectLockDays: undefined,
+    connectTimeoutMs: 3_000,
+    requestTimeoutMs: 10_000,
     ...overrides,
   };
 }
@@ -537,6 +543,7 @@ describe('s3 blob store specifics', () => {
   async function withStub(
     answer: (request: { method: string; url: string }) => { status: number; body?: string },
     run: (store: BlobStore) => Promise<void>,
+    overrides: Partial<S3Config> = {},
   ): Promise<void> {
     const stub = createServer((request, response) => {
       request.resume();
@@ -547,7 +554,7 @@ describe('s3 blob store specifics', () => {
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     const { port } = stub.address() as { port: number };
-    const store = createS3BlobStore(s3Config(port));
+    const store = createS3BlobStore(s3Config(port, overrides));
     try {
       await run(store);
     } finally {
@@ -601,6 +608,105 @@ describe('s3 blob store specifics', () => {
     );
   });
 
+  const isUnavailable = (pattern: RegExp) => (error: unknown) => {
+    assert.ok(error instanceof StorageUnavailableError, String(error));
+    assert.match(error.message, pattern);
+    assert.ok(error.cause instanceof Error, 'the S3 error is kept as the cause');
+    return true;
+  };
+
+  it('fails every call with StorageUnavailableError while S3 is out of reach, and serves again once it is back', async () => {
+    const s3 = await startS3rver();
+    const store = createS3BlobStore(s3Config(s3.port));
+    try {
+      const kept = Buffer.from('<kept/>');
+      await store.put('outage/kept.xml', kept, { contentType: 'application/xml' });
+      await s3.halt();
+      const refused = isUnavailable(/: S3 cannot be reached \(ECONNREFUSED\)$/);
+      await assert.rejects(
+        store.put('outage/new.xml', Buffer.from('<new/>'), { contentType: 'application/xml' }),
+        refused,
+      );
+      await assert.rejects(store.get('outage/kept.xml'), refused);
+      await assert.rejects(store.head('outage/kept.xml'), refused);
+      await assert.rejects(store.list({ limit: 10 }), refused);
+      await assert.rejects(store.retentionOf('outage/kept.xml'), refused);
+
+      await s3.resume();
+      await store.put('outage/new.xml', Buffer.from('<new/>'), { contentType: 'application/xml' });
+      assert.deepEqual(await store.get('outage/kept.xml'), kept);
+      const listed = await store.list({ prefix: 'outage/', limit: 10 });
+      assert.deepEqual(
+        listed.map((blob) => blob.key),
+        ['outage/kept.xml', 'outage/new.xml'],
+      );
+    } finally {
+      await store.close();
+      await s3.stop();
+    }
+  });
+
+  it('fails a call S3 answers with 5xx or 429 with StorageUnavailableError, and leaves a refusal as it is', async () => {
+    for (const [status, body] of [
+      [503, s3Error('SlowDown')],
+      [500, s3Error('InternalError')],
+      [502, '<html><body>Bad Gateway</body></html>'],
+      [429, s3Error('TooManyRequests')],
+    ] as const) {
+      await withStub(
+        () => ({ status, body }),
+        async (store) => {
+          // The put's first call is a HEAD, whose answer has no body to name the error.
+          await assert.rejects(
+            store.put('cmp_abc/doc_5xx/v1.xml', Buffer.from('<x/>'), { contentType: 'application/xml' }),
+            isUnavailable(new RegExp(`^could not write cmp_abc/doc_5xx/v1.xml: S3 answered ${String(status)} `)),
+          );
+          await assert.rejects(
+            store.get('cmp_abc/doc_5xx/v1.xml'),
+            isUnavailable(new RegExp(`^could not read cmp_abc/doc_5xx/v1.xml: S3 answered ${String(status)} `)),
+          );
+        },
+      );
+    }
+    await withStub(
+      () => ({ status: 503, body: s3Error('SlowDown') }),
+      async (store) => {
+        await assert.rejects(store.get('cmp_abc/doc_5xx/v1.xml'), isUnavailable(/S3 answered 503 SlowDown$/));
+      },
+    );
+    await withStub(
+      () => ({ status: 403, body: s3Error('AccessDenied') }),
+      async (store) => {
+        await assert.rejects(
+          store.get('cmp_abc/doc_denied/v1.xml'),
+          (error: unknown) => error instanceof Error && error.name === 'AccessDenied',
+        );
+      },
+    );
+  });
+
+  it('gives up on an S3 that takes the connection and never answers, within its request timeout', async () => {
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const store = createS3BlobStore(s3Config(port, { connectTimeoutMs: 300, requestTimeoutMs: 300 }));
+    try {
+      const started = Date.now();
+      await assert.rejects(
+        store.put('cmp_abc/doc_silent/v1.xml', Buffer.from('<x/>'), { contentType: 'application/xml' }),
+        isUnavailable(/: S3 did not answer in time$/),
+      );
+      // Three attempts of 300 ms and the SDK's backoff between them.
+      const took = Date.now() - started;
+      assert.ok(took < 5_000, `gave up after ${String(took)} ms`);
+    } finally {
+      await store.close();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   const now = new Date('2025-03-01T12:00:00Z');
   const retainUntil = new Date('2036-01-01T00:00:00Z');
   const lockCases = [
@@ -629,6 +735,41 @@ describe('s3 blob store specifics', () => {
       assert.deepEqual(objectLockFor(until, days, now), expected);
     });
   }
+});
+
+describe('fs blob store on a full disk', () => {
+  it('fails a write the disk has no room for with StorageFullError and keeps nothing of it, then writes again', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ecf-blobs-full-'));
+    const store = createFsBlobStore(root);
+    try {
+      await store.failNextWrites(2);
+      const bytes = Buffer.from(xml.repeat(40));
+      // A fresh key is written in place, another through a temporary name: neither may leave a partial file.
+      for (const [key, fresh] of [
+        ['cmp_abc/2025-03-01/doc_full.signed-xml.v1.xml', true],
+        ['cmp_abc/2025-03-01/doc_full.rfce-xml.v1.xml', false],
+      ] as const) {
+        await assert.rejects(store.put(key, bytes, { contentType: 'application/xml', fresh }), (error: unknown) => {
+          assert.ok(error instanceof StorageFullError, String(error));
+          assert.equal((error.cause as NodeJS.ErrnoException).code, 'ENOSPC');
+          return true;
+        });
+        assert.equal(existsSync(store.filePath(key)), false, `${key} left a file behind`);
+      }
+      assert.deepEqual(await readdir(join(root, 'cmp_abc', '2025-03-01')), []);
+      assert.deepEqual(await store.list({ limit: 10 }), []);
+
+      const key = 'cmp_abc/2025-03-01/doc_full.signed-xml.v1.xml';
+      assert.deepEqual(
+        await store.put(key, bytes, { contentType: 'application/xml', fresh: true }),
+        expectedBlob(key, bytes),
+      );
+      assert.deepEqual(await store.get(key), bytes);
+    } finally {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('createBlobStore', () => {

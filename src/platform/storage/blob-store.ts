@@ -107,6 +107,28 @@ export class InvalidBlobKeyError extends Error {
   }
 }
 
+/**
+ * The store cannot serve the call just now: S3 out of reach, timing out or failing on its side (5xx), a disk
+ * answering EIO. Worth trying again later; HTTP answers it 503 storage_unavailable.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+/**
+ * The store has no room for a write (ENOSPC, EDQUOT). Nothing of the write is kept (the adapter removes what it had
+ * written), so it leaves no orphan for the archive verifier; HTTP answers it 507 storage_full.
+ */
+export class StorageFullError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'StorageFullError';
+  }
+}
+
 export const probePrefix = '_probe/';
 
 const maxKeyLength = 512;

@@ -12,6 +12,8 @@ import {
   compareKeys,
   probePrefix,
   probeWithin,
+  StorageFullError,
+  StorageUnavailableError,
   storedBlob,
   type BlobHead,
   type BlobStore,
@@ -26,7 +28,14 @@ import { createFsWriter } from './fs-writer.js';
 // open, fstat, read and close, and took 1.7x the CPU per 12 kB blob on Node 20 (124 against 72 µs).
 const readWhole = promisify(readFileCallback);
 
-export function createFsBlobStore(root: string): BlobStore {
+export interface FsBlobStore extends BlobStore {
+  readonly kind: 'fs';
+  filePath(key: string): string;
+  /** For tests only: the next `count` file writes fail as on a full disk (fs-writer.ts failNextWrites); 0 ends it. */
+  failNextWrites(count: number): Promise<void>;
+}
+
+export function createFsBlobStore(root: string): FsBlobStore {
   const base = resolve(root);
   const writer = createFsWriter();
 
@@ -47,7 +56,7 @@ export function createFsBlobStore(root: string): BlobStore {
         return storedBlob(key, existing);
       }
       case 'failed':
-        throw Object.assign(new Error(`writing blob ${key} failed: ${written.message}`), { code: written.code });
+        throw writeFailure(key, written);
     }
   }
 
@@ -142,8 +151,22 @@ export function createFsBlobStore(root: string): BlobStore {
     retentionOf,
     filePath: pathOf,
     probe,
+    failNextWrites: (count) => writer.failNextWrites(count),
     close: () => writer.close(),
   };
+}
+
+const noRoom = new Set(['ENOSPC', 'EDQUOT']);
+const diskFailing = new Set(['EIO', 'EROFS']);
+
+/** The disk's refusals callers can act on, typed; anything else (a file where a directory should be) as it came. */
+function writeFailure(key: string, written: { code: string | undefined; message: string }): Error {
+  const { code = '' } = written;
+  const cause = Object.assign(new Error(written.message), { code });
+  if (noRoom.has(code)) return new StorageFullError(`no room to write blob ${key} (${code})`, { cause });
+  if (diskFailing.has(code))
+    return new StorageUnavailableError(`the disk refused to write blob ${key} (${code})`, { cause });
+  return Object.assign(new Error(`writing blob ${key} failed: ${written.message}`), { code: written.code });
 }
 
 async function hashFile(path: string): Promise<string> {

@@ -78,6 +78,26 @@ describe('createFsWriter', () => {
       assert.equal(readFileSync(file.path, 'utf8'), i === 30 ? 'first' : `file ${String(i)}`);
   });
 
+  it('fails a write the disk has no room for with ENOSPC and leaves nothing of it, in either mode', async () => {
+    const dir = join(root, 'full');
+    const bytes = Buffer.from('<x>'.padEnd(10_000, 'x'));
+    await writer.failNextWrites(2);
+    const outcomes = await Promise.all(
+      (['in-place', 'link'] as const).map((mode) => writer.write({ path: join(dir, `${mode}.xml`), bytes, mode })),
+    );
+    assert.deepEqual(
+      outcomes.map((outcome) => ({ ...outcome, message: undefined })),
+      [0, 1].map(() => ({ outcome: 'failed', code: 'ENOSPC', message: undefined })),
+    );
+    assert.deepEqual(readdirSync(dir), [], 'no partial file, no temporary file');
+
+    await writer.failNextWrites(0);
+    assert.deepEqual(await writer.write({ path: join(dir, 'after.xml'), bytes, mode: 'in-place' }), {
+      outcome: 'written',
+    });
+    assert.deepEqual(readFileSync(join(dir, 'after.xml')), bytes);
+  });
+
   it('starts its threads again after close', async () => {
     await writer.close();
     assert.deepEqual(

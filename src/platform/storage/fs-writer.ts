@@ -33,15 +33,31 @@ const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 
+// Failing to remove is not a second failure to report: the write's own error says what went wrong.
+function removeQuietly(file) {
+  try { fs.unlinkSync(file); } catch {}
+}
+
 function writeFile(file, bytes) {
   const fd = fs.openSync(file, 'wx', 0o444);
   try {
-    let offset = 0;
-    while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-    fs.fdatasyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    // A write cut short (a full disk) leaves nothing under the name: a partial file is a blob no record names,
+    // which the archive verifier would report.
+    removeQuietly(file);
+    throw error;
   }
+}
+
+function failed(error) {
+  return { outcome: 'failed', code: error.code, message: String(error.message) };
 }
 
 function write(request) {
@@ -75,7 +91,7 @@ parentPort.on('message', (batch) => {
       }
     } catch (error) {
       // EEXIST here means a file stands where a directory should: a failure, not an existing blob.
-      return { outcome: 'failed', code: error.code, message: String(error.message) };
+      return failed(error);
     }
     try {
       write(request);
@@ -83,7 +99,7 @@ parentPort.on('message', (batch) => {
       return { outcome: 'written' };
     } catch (error) {
       if (error.code === 'EEXIST') return { outcome: 'exists' };
-      return { outcome: 'failed', code: error.code, message: String(error.message) };
+      return failed(error);
     }
   });
   for (const dir of touched) {
@@ -93,12 +109,41 @@ parentPort.on('message', (batch) => {
       try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
     } catch (error) {
       batch.writes.forEach((request, i) => {
-        if (request.path.startsWith(dir + path.sep) && outcomes[i].outcome === 'written') outcomes[i] = { outcome: 'failed', code: error.code, message: String(error.message) };
+        if (!request.path.startsWith(dir + path.sep) || outcomes[i].outcome !== 'written') return;
+        outcomes[i] = failed(error);
+        // Its caller records nothing, so a fresh name's file would be an orphan. A linked name stays: a writer of
+        // the same bytes may already have found it there and recorded it, and a retry finds it too.
+        if (request.mode === 'in-place') removeQuietly(request.path);
       });
     }
   }
   parentPort.postMessage({ id: batch.id, result: outcomes });
 });
+`;
+
+/**
+ * For tests only (failNextWrites): appended to the writer's program, it makes the next writes fail as a full disk
+ * does, part of the bytes written and then write(2) refusing with ENOSPC. The count sits in shared memory the test
+ * sets; a writer no test asked for faults runs the program without this, so a service's writes carry no check.
+ */
+const fullDiskSource = `
+const faults = new Int32Array(require('node:worker_threads').workerData.faults);
+const { constants } = require('node:os');
+const realWriteSync = fs.writeSync;
+function takeFault() {
+  for (;;) {
+    const left = Atomics.load(faults, 0);
+    if (left <= 0) return false;
+    if (Atomics.compareExchange(faults, 0, left, left - 1) === left) return true;
+  }
+}
+fs.writeSync = function (fd, buffer, offset, length, position) {
+  if (!takeFault()) return realWriteSync.apply(fs, arguments);
+  realWriteSync.call(fs, fd, buffer, offset, Math.floor(length / 2), position);
+  throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+    errno: -constants.errno.ENOSPC, code: 'ENOSPC', syscall: 'write',
+  });
+};
 `;
 
 /**
@@ -110,10 +155,12 @@ parentPort.on('message', (batch) => {
  * from queueing behind each other.
  */
 export function createFsWriter(threads = 2) {
-  const writers = Array.from(
-    { length: threads },
-    () => new RequestThread(() => new Worker(writerSource, { eval: true }), { name: 'file writer' }),
-  );
+  let faults: Int32Array | undefined;
+  const spawn = () =>
+    faults === undefined
+      ? new Worker(writerSource, { eval: true })
+      : new Worker(writerSource + fullDiskSource, { eval: true, workerData: { faults: faults.buffer } });
+  const writers = Array.from({ length: threads }, () => new RequestThread(spawn, { name: 'file writer' }));
   // At most `threads` batches run at once, so one thread is free whenever a batch starts.
   const write = groupCommit(
     (writes: FileWrite[]) => {
@@ -125,6 +172,18 @@ export function createFsWriter(threads = 2) {
 
   return {
     write: (request: FileWrite): Promise<WriteOutcome> => write(request),
+    /**
+     * For tests only: the next `count` file writes fail with ENOSPC after part of their bytes landed, as on a full
+     * disk (0 ends the fault). The first call stops the threads, so call it while no write is in flight; the
+     * threads started after it run the program with fullDiskSource.
+     */
+    async failNextWrites(count: number): Promise<void> {
+      if (faults === undefined) {
+        faults = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+        await Promise.all(writers.map((writer) => writer.stop()));
+      }
+      Atomics.store(faults, 0, count);
+    },
     async close(): Promise<void> {
       await Promise.all(writers.map((writer) => writer.stop()));
     },

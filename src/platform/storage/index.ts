@@ -3,7 +3,15 @@ import type { BlobStore } from './blob-store.js';
 import { createFsBlobStore } from './fs-blob-store.js';
 import { createS3BlobStore } from './s3-blob-store.js';
 
-export { BlobExistsError, compareKeys, InvalidBlobKeyError, readArchived, sha256Hex } from './blob-store.js';
+export {
+  BlobExistsError,
+  compareKeys,
+  InvalidBlobKeyError,
+  readArchived,
+  sha256Hex,
+  StorageFullError,
+  StorageUnavailableError,
+} from './blob-store.js';
 export type {
   BlobHead,
   BlobStore,
@@ -13,7 +21,7 @@ export type {
   PutOptions,
   StoredBlob,
 } from './blob-store.js';
-export { createFsBlobStore } from './fs-blob-store.js';
+export { createFsBlobStore, type FsBlobStore } from './fs-blob-store.js';
 export { createS3BlobStore } from './s3-blob-store.js';
 
 export function createBlobStore(storage: Config['storage']): BlobStore {

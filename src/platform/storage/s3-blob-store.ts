@@ -19,6 +19,7 @@ import {
   compareKeys,
   probePrefix,
   probeWithin,
+  StorageUnavailableError,
   storedBlob,
   type BlobHead,
   type BlobStore,
@@ -48,6 +49,15 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
     // The default (WHEN_SUPPORTED) streams a trailing checksum with aws-chunked encoding, which S3-compatible
     // servers such as s3rver do not understand; Content-MD5 below covers integrity instead.
     requestChecksumCalculation: 'WHEN_REQUIRED',
+    // Without these the SDK waits on a silent S3 for ever, and the request that archives with it too. The request
+    // timeout only warns unless told to throw; the socket timeout bounds a body that stops arriving after the
+    // headers, which the request timeout no longer covers.
+    requestHandler: {
+      connectionTimeout: s3.connectTimeoutMs,
+      requestTimeout: s3.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+      socketTimeout: s3.requestTimeoutMs,
+    },
     ...(accessKeyId !== undefined && secretAccessKey !== undefined
       ? { credentials: { accessKeyId, secretAccessKey } }
       : {}),
@@ -125,17 +135,17 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
 
   async function put(key: string, bytes: Uint8Array, options: PutOptions): Promise<StoredBlob> {
     assertValidKey(key);
-    return serialize(key, () => putOnce(key, bytes, options));
+    return unlessUnavailable(`write ${key}`, () => serialize(key, () => putOnce(key, bytes, options)));
   }
 
   async function get(key: string): Promise<Buffer | undefined> {
     assertValidKey(key);
-    return readObject(key);
+    return unlessUnavailable(`read ${key}`, () => readObject(key));
   }
 
   async function head(key: string): Promise<BlobHead | undefined> {
     assertValidKey(key);
-    return readHead(key);
+    return unlessUnavailable(`read ${key}`, () => readHead(key));
   }
 
   /**
@@ -144,7 +154,11 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
    * harvest is no reason to stop; only IsTruncated is. S3 promises byte order, and the verifier's merge depends on
    * it: a server that breaks it (s3rver does) fails the listing here instead of misleading the merge.
    */
-  async function list(options: ListOptions): Promise<ListedBlob[]> {
+  function list(options: ListOptions): Promise<ListedBlob[]> {
+    return unlessUnavailable('list the bucket', () => listPages(options));
+  }
+
+  async function listPages(options: ListOptions): Promise<ListedBlob[]> {
     const found: ListedBlob[] = [];
     if (options.limit <= 0) return found;
     let last = options.after;
@@ -181,6 +195,10 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
    */
   async function retentionOf(key: string): Promise<ObjectRetention | undefined> {
     assertValidKey(key);
+    return unlessUnavailable(`read the retention of ${key}`, () => readRetention(key));
+  }
+
+  async function readRetention(key: string): Promise<ObjectRetention | undefined> {
     try {
       const response = await client.send(new GetObjectRetentionCommand({ Bucket: bucket, Key: key }));
       const mode = response.Retention?.Mode;
@@ -229,6 +247,44 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
   }
 
   return { kind: 's3', put, get, head, list, retentionOf, probe, close };
+}
+
+/** What Node's sockets say when S3 cannot be reached or the connection breaks. */
+const unreachable = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * Why S3 could not serve a call just now, or undefined when it did answer and refused it (a missing key, a denied
+ * permission: those are not waited out). 5xx and 429 are S3 failing or shedding load; the rest is the network or our
+ * timeouts. Only codes and statuses: the reason ends up in a burned number's cause.
+ */
+function unavailableReason(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (status !== undefined && (status >= 500 || status === 429)) return `S3 answered ${String(status)} ${error.name}`;
+  if (error.name === 'TimeoutError') return 'S3 did not answer in time';
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && unreachable.has(code)) return `S3 cannot be reached (${code})`;
+  return undefined;
+}
+
+/** Runs an S3 call, turning a failure of S3 itself (not a refusal) into StorageUnavailableError with its cause. */
+async function unlessUnavailable<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const reason = unavailableReason(error);
+    if (reason === undefined) throw error;
+    throw new StorageUnavailableError(`could not ${what}: ${reason}`, { cause: error });
+  }
 }
 
 /** Runs tasks for the same key one after another, so a check-then-put in this process cannot interleave. */
