@@ -94,6 +94,8 @@ export const problemCodes = [
   'document_integrity_failed',
   'service_unavailable',
   'database_unavailable',
+  'storage_unavailable',
+  'storage_full',
 ] as const;
 
 export type ProblemCode = (typeof problemCodes)[number];

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Failure, FieldError } from '../result.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { StorageFullError, StorageUnavailableError } from '../storage/index.js';
 import { problemBody, ProblemError } from './problems.js';
 
 export const maxBodyBytes = 5 * 1024 * 1024;
@@ -45,6 +46,8 @@ function fieldErrors(error: FastifyError): FieldError[] {
 
 /** How long a client is told to wait before it asks again while the database is away. */
 const databaseRetryAfterSeconds = 5;
+/** The same for the archive's storage (S3 out of reach or failing). */
+const storageRetryAfterSeconds = 5;
 
 /** Maps anything thrown in a request to a problem; only a true bug becomes a 500. */
 export function toFailure(error: FastifyError | ProblemError): { failure: Failure; status: number } {
@@ -57,6 +60,24 @@ export function toFailure(error: FastifyError | ProblemError): { failure: Failur
         headers: { 'retry-after': String(databaseRetryAfterSeconds) },
       },
       status: 503,
+    };
+  if (error instanceof StorageUnavailableError)
+    return {
+      failure: {
+        code: 'storage_unavailable',
+        detail: `The archive storage cannot be reached just now. Try again in ${String(storageRetryAfterSeconds)} s; a creation that got this answer created no document.`,
+        headers: { 'retry-after': String(storageRetryAfterSeconds) },
+      },
+      status: 503,
+    };
+  // No Retry-After: room is made by an operator, not by waiting.
+  if (error instanceof StorageFullError)
+    return {
+      failure: {
+        code: 'storage_full',
+        detail: 'The archive storage has no room left; a creation that got this answer created no document.',
+      },
+      status: 507,
     };
   if (error.validation !== undefined) {
     const errors = fieldErrors(error);
