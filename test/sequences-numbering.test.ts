@@ -113,6 +113,13 @@ function numberingSuite(label: string, options: { embedded: boolean; creators: n
         return ok(undefined);
       });
       assert.equal(await burnedRow(settled.value.encf), undefined);
+      // Its work failed as far as its caller knows (the commit's answer lost in a database cut), but the number was
+      // settled: it stays used, never both a document's and burned.
+      await transact(db, async (trx) => {
+        await sequences.burnNumber(trx, companyId, settled.value, 'creating document doc_y failed: connection lost');
+        return ok(undefined);
+      });
+      assert.equal(await burnedRow(settled.value.encf), undefined);
     });
 
     it('takes the numbers of takers side by side together, in the order asked, each burned with its own cause, across ranges', async () => {

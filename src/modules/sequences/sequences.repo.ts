@@ -177,33 +177,22 @@ export async function remainingOfType(
   return row.remaining;
 }
 
-export async function insertBurned(
+/**
+ * Replaces the cause of a number its take burned provisionally. A number whose work settled it (its document stored)
+ * has no such row any more and stays used: the caller may have seen an error although the commit went through (the
+ * database cut while its answer was on the way), and must not burn a number a document carries.
+ */
+export async function recauseBurned(
   trx: Trx,
-  row: {
-    companyId: string;
-    environment: FiscalEnvironment;
-    encf: string;
-    rangeId: string;
-    cause: string;
-    burnedAt: Date;
-  },
+  row: { companyId: string; environment: FiscalEnvironment; encf: string; cause: string; burnedAt: Date },
 ): Promise<void> {
   await trx
-    .insertInto('sequence_burned')
-    .values({
-      company_id: row.companyId,
-      environment: row.environment,
-      encf: row.encf,
-      range_id: row.rangeId,
-      cause: row.cause,
-      burned_at: row.burnedAt,
-      annulment_id: null,
-    })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['company_id', 'environment', 'encf'])
-        .doUpdateSet({ cause: row.cause, burned_at: row.burnedAt }),
-    )
+    .updateTable('sequence_burned')
+    .set({ cause: row.cause, burned_at: row.burnedAt })
+    .where('company_id', '=', row.companyId)
+    .where('environment', '=', row.environment)
+    .where('encf', '=', row.encf)
+    .where('annulment_id', 'is', null)
     .execute();
 }
 

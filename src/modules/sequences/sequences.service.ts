@@ -45,8 +45,9 @@ export interface SequencesService {
    * for): if the work stops before settleNumberStatement, the number stays accounted for and awaits annulment.
    */
   takeNumber(companyId: string, ecfType: string, cause: string): Promise<Result<TakenNumber>>;
-  /** Records a taken number as burned, with the cause (again: the cause is replaced). It awaits annulment unless
-   * settleNumberStatement clears it because the work it was taken for finished. */
+  /** Says why a taken number stays burned (its take burned it provisionally: the cause is replaced). It awaits
+   * annulment. A number settleNumberStatement already cleared (the work finished, though its caller saw an error)
+   * stays used. */
   burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
   /**
    * The write that says the work a number was taken (and provisionally burned) for has finished: it is used, not
@@ -398,14 +399,7 @@ export function createSequencesService(deps: {
     takeNumber: (companyId, ecfType, cause) => takeTogether({ companyId, ecfType, cause }, `${companyId} ${ecfType}`),
 
     async burnNumber(trx, companyId, taken, cause) {
-      await repo.insertBurned(trx, {
-        companyId,
-        environment,
-        encf: taken.encf,
-        rangeId: taken.rangeId,
-        cause,
-        burnedAt: clock.now(),
-      });
+      await repo.recauseBurned(trx, { companyId, environment, encf: taken.encf, cause, burnedAt: clock.now() });
     },
 
     settleNumberStatement(executor, companyId, encf) {
