@@ -5,6 +5,7 @@
 //   concurrently; a fan-out or a re-send in this process wakes it at once.
 import type { Logger } from '../../platform/observability/logger.js';
 import { startClaimLoop } from '../../platform/queue/claim-loop.js';
+import { failureStreak } from '../../platform/queue/failure-streak.js';
 import type { WebhookDelivery } from './delivery-engine.js';
 
 export interface Dispatcher {
@@ -24,18 +25,21 @@ export function startDispatcher(deps: {
   const state = { stopped: false };
 
   // Fan-out.
+  const fanOuts = failureStreak(log, 'webhook fan-out', restMs);
   let fanOutTimer: NodeJS.Timeout | undefined;
   let fanningOut: Promise<void> = Promise.resolve();
   const fanOut = () => {
     fanningOut = (async () => {
       let dispatched = 0;
+      let rest = restMs;
       try {
         dispatched = await delivery.dispatch(batchSize);
+        fanOuts.succeeded();
       } catch (error) {
-        log.warn({ err: error }, 'webhook fan-out failed');
+        rest = fanOuts.failed(error);
       }
       if (dispatched > 0) wake();
-      if (!state.stopped) fanOutTimer = setTimeout(fanOut, dispatched >= batchSize ? 0 : restMs);
+      if (!state.stopped) fanOutTimer = setTimeout(fanOut, dispatched >= batchSize ? 0 : rest);
     })();
   };
 

@@ -52,15 +52,7 @@ const storageRetryAfterSeconds = 5;
 /** Maps anything thrown in a request to a problem; only a true bug becomes a 500. */
 export function toFailure(error: FastifyError | ProblemError): { failure: Failure; status: number } {
   if (error instanceof ProblemError) return { failure: error.failure, status: problemStatus(error.failure) };
-  if (isDatabaseUnavailable(error))
-    return {
-      failure: {
-        code: 'database_unavailable',
-        detail: `The database cannot be reached just now. Try again in ${String(databaseRetryAfterSeconds)} s; a creation sent again with the same Idempotency-Key is stored at most once.`,
-        headers: { 'retry-after': String(databaseRetryAfterSeconds) },
-      },
-      status: 503,
-    };
+  // The storage's errors first: theirs carry causes (ECONNREFUSED) the database's test would take for its own.
   if (error instanceof StorageUnavailableError)
     return {
       failure: {
@@ -78,6 +70,15 @@ export function toFailure(error: FastifyError | ProblemError): { failure: Failur
         detail: 'The archive storage has no room left; a creation that got this answer created no document.',
       },
       status: 507,
+    };
+  if (isDatabaseUnavailable(error))
+    return {
+      failure: {
+        code: 'database_unavailable',
+        detail: `The database cannot be reached just now. Try again in ${String(databaseRetryAfterSeconds)} s; a creation sent again with the same Idempotency-Key is stored at most once.`,
+        headers: { 'retry-after': String(databaseRetryAfterSeconds) },
+      },
+      status: 503,
     };
   if (error.validation !== undefined) {
     const errors = fieldErrors(error);

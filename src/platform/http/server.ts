@@ -239,7 +239,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
     const { failure, status } = toFailure(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // A 500 is a bug of ours; a 503 or 507 is a dependency away or full, expected now and then (issue 43).
+    if (status === 500) request.log.error({ err: error }, 'request failed');
+    else if (status > 500) request.log.warn({ err: error }, 'request failed: a dependency is unavailable');
     return sendProblem(request, reply, failure, status);
   });
 

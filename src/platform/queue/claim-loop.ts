@@ -3,8 +3,10 @@
 // concurrently, at most `concurrency` at once. While claims come back full it keeps claiming as room frees up;
 // otherwise it rests until woken (work made in this process wakes it at once) or for `restMs` (work made by other
 // processes, retries coming due). A row whose work throws, or whose worker dies, stays leased until its lease runs
-// out and the next claim takes it again: the claim, not this loop, is what makes the work safe to repeat.
+// out and the next claim takes it again: the claim, not this loop, is what makes the work safe to repeat. Claims
+// that fail (the database away) are tried again after longer and longer rests (failure-streak.ts).
 import type { Logger } from '../observability/logger.js';
+import { failureStreak } from './failure-streak.js';
 
 export interface ClaimLoop {
   /** Work may be due: claim now instead of at the end of the rest. */
@@ -33,6 +35,7 @@ export function startClaimLoop<T>(deps: {
   // Read and written by the loop and by wake() and stop(), across awaits.
   const state = { stopped: false, woken: false, waitingForRoom: false };
   const inFlight = new Set<Promise<void>>();
+  const claims = failureStreak(log, `claiming ${name}s`, restMs);
   let signal: (() => void) | undefined;
 
   /** Resolves on a wake-up (or, while waiting for room, room enough to claim), or after `ms`. */
@@ -60,11 +63,13 @@ export function startClaimLoop<T>(deps: {
       }
       state.woken = false;
       const limit = Math.min(room, batchSize);
-      let claimed: readonly T[] = [];
+      let claimed: readonly T[];
       try {
         claimed = await claim(limit);
+        claims.succeeded();
       } catch (error) {
-        log.warn({ err: error }, `claiming ${name}s failed`);
+        await pause(claims.failed(error));
+        continue;
       }
       for (const item of claimed) {
         const working: Promise<void> = work(item)

@@ -16,6 +16,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { transact, type Trx } from '../db/transact.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { groupCommit } from '../group-commit.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../observability/logger.js';
@@ -227,6 +228,12 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: {
     try {
       await record(settlement, next);
     } catch (error) {
+      // The database away: nothing can be written now, an exhausted attempt no more than the outcome. The lease runs
+      // out and the item is taken up again; targets whose work reached someone ask first whether it did.
+      if (isDatabaseUnavailable(error)) {
+        log.warn({ err: error, target: target.name, id }, 'the outcome waits for the database: taken up again later');
+        return;
+      }
       log.error({ err: error, target: target.name, id }, 'recording an outcome failed');
       await record(
         {
