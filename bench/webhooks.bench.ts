@@ -154,7 +154,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
         mode: { rate: API_RATE },
       });
 
-    worker = startWorkerProcess({ ...(await world.processEnv()), ...env }, preloadPgCounters);
+    worker = startWorkerProcess({ ...world.processEnv(), ...env }, preloadPgCounters);
     const starting = worker;
     await Promise.race([
       starting.ready,

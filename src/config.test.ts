@@ -36,12 +36,20 @@ describe('parseConfig defaults', () => {
       kind: 'postgres',
       url: 'postgres://db/ecf',
       poolSize: 20,
+      connectTimeoutMs: 5_000,
+      statementTimeoutMs: 30_000,
     });
-    assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' })), {
-      kind: 'postgres',
-      url: 'postgres://db/ecf',
-      poolSize: 35,
-    });
+    assert.deepEqual(
+      databaseTarget(
+        parseConfig({
+          DATABASE_URL: 'postgres://db/ecf',
+          DATABASE_POOL_SIZE: '35',
+          DATABASE_CONNECT_TIMEOUT_MS: '2000',
+          DATABASE_STATEMENT_TIMEOUT_MS: '0',
+        }),
+      ),
+      { kind: 'postgres', url: 'postgres://db/ecf', poolSize: 35, connectTimeoutMs: 2_000, statementTimeoutMs: 0 },
+    );
   });
 
   it('keeps data under ./data and files under DATA_DIR/blobs', () => {

@@ -103,6 +103,24 @@ export const settings = {
     max: 500,
     doc: "connections each process keeps to `DATABASE_URL`; keep processes × pool size under the server's `max_connections`",
   },
+  // While PostgreSQL is away (a restart, a failover) a request waits this long for a connection, then answers 503
+  // database_unavailable with Retry-After.
+  DATABASE_CONNECT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 5_000,
+    min: 100,
+    max: 120_000,
+    doc: 'how long a request or job waits for a connection to `DATABASE_URL` before it gives up (a request answers 503 `database_unavailable`)',
+  },
+  // A statement stuck behind a lock or on a server that has stopped answering is cancelled by the server after
+  // this long; migrations run without it (an index built on ten years of documents takes longer).
+  DATABASE_STATEMENT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 30_000,
+    min: 0,
+    max: 3_600_000,
+    doc: "PostgreSQL's `statement_timeout` for the service's statements (`0`: none); migrations run without it. A request whose statement is cancelled answers 503 `database_unavailable`",
+  },
   REDIS_URL: {
     kind: 'url',
     protocols: ['redis:', 'rediss:'],
@@ -423,6 +441,13 @@ export const settings = {
     max: 10_080,
     doc: 'a stored object no record names is an orphan finding only once it is this old (a write in progress is not)',
   },
+  ARCHIVE_RECENT_SETTLE_SECONDS: {
+    kind: 'integer',
+    default: 60,
+    min: 0,
+    max: 86_400,
+    doc: 'the worker checks each newly archived file once it is this old (between the full passes)',
+  },
   TAXPAYERS_IMPORT_URL: {
     kind: 'url',
     protocols: ['http:', 'https:'],
@@ -542,6 +567,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections per process to DATABASE_URL (DATABASE_POOL_SIZE); absent: its declared default, which databaseTarget applies. */
   databasePoolSize: number | undefined;
+  databaseConnectTimeoutMs: number;
+  databaseStatementTimeoutMs: number;
   /** Absent: in-memory cache. */
   redisUrl: string | undefined;
   storage: { kind: 'fs'; root: string } | { kind: 's3'; s3: S3Config };
@@ -584,7 +611,7 @@ export interface Config {
   /** E-mail to buyers: the SMTP server (absent: e-mail off, or the embedded sandbox's catcher), the address sent from, the client's timeout. */
   mail: { url: string | undefined; from: string; timeoutMs: number };
   /** The archive verifier: a rolling pass every `verifyDays`, reads paced to `bytesPerSecond` (undefined: no limit). */
-  archive: { verifyDays: number; bytesPerSecond: number | undefined; orphanGraceMs: number };
+  archive: { verifyDays: number; bytesPerSecond: number | undefined; orphanGraceMs: number; recentSettleMs: number };
 }
 
 /** Outbound webhooks (SPEC §6.1, DESIGN §5.5). */
@@ -839,6 +866,8 @@ function archive(env: Env): Config['archive'] {
     bytesPerSecond: megabytes === 0 ? undefined : megabytes * 1_000_000,
     orphanGraceMs:
       (integer(env, 'ARCHIVE_ORPHAN_GRACE_MINUTES') ?? settings.ARCHIVE_ORPHAN_GRACE_MINUTES.default) * 60_000,
+    recentSettleMs:
+      (integer(env, 'ARCHIVE_RECENT_SETTLE_SECONDS') ?? settings.ARCHIVE_RECENT_SETTLE_SECONDS.default) * 1_000,
   });
 }
 
@@ -863,6 +892,10 @@ export function parseConfig(env: Env): Config {
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE'),
+    databaseConnectTimeoutMs:
+      integer(env, 'DATABASE_CONNECT_TIMEOUT_MS') ?? settings.DATABASE_CONNECT_TIMEOUT_MS.default,
+    databaseStatementTimeoutMs:
+      integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS') ?? settings.DATABASE_STATEMENT_TIMEOUT_MS.default,
     redisUrl: url(env, 'REDIS_URL'),
     storage: storage(env, dataDir),
     opsToken,
@@ -925,7 +958,10 @@ export function loadConfig(): Config {
  * DATABASE_POOL_SIZE connections, else the embedded PGlite under `embeddedDir` (`ecf sandbox` keeps its own apart).
  */
 export function databaseTarget(
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>,
+  config: Pick<
+    Config,
+    'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs'
+  >,
   embeddedDir: string = config.dataDir,
 ): DatabaseTarget {
   return config.databaseUrl === undefined
@@ -934,5 +970,7 @@ export function databaseTarget(
         kind: 'postgres',
         url: config.databaseUrl,
         poolSize: config.databasePoolSize ?? settings.DATABASE_POOL_SIZE.default,
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        statementTimeoutMs: config.databaseStatementTimeoutMs,
       };
 }

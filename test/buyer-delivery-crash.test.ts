@@ -237,7 +237,7 @@ describe(
     }
 
     it('posts again when the receiver was still taking the killed post, and records one delivery', async () => {
-      const env = await world.processEnv();
+      const env = world.processEnv();
       // Only the e-CF post is slow, once: the directory, seed and token answer at once, and so does the next post.
       const slow = await world.sandbox.admin('POST', '/faults', {
         service: 'emisorreceptor.recepcion',
@@ -284,7 +284,7 @@ describe(
     });
 
     it('closes as delivered, once, a post the receiver kept but whose answer the killed worker never read', async () => {
-      const env = await world.processEnv();
+      const env = world.processEnv();
       const { worker: first, proxy } = await startWorkerBehindProxy(env);
       const document = await issueAccepted();
       // The counterpart answered (so it kept the e-CF and logged it), and the worker still waits for that answer.

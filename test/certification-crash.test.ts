@@ -54,7 +54,7 @@ describe(
     });
 
     it('completes step 2 after the restarts with each case sent exactly once', async () => {
-      const env = await world.processEnv();
+      const env = world.processEnv();
       const id = await world.start(world.setFile({ seed: 9 }));
       assert.equal((await world.call('POST', `/api/v1/certificacion/${id}/ejecutar?limit=50`)).statusCode, 202);
       for (let kill = 0; kill < kills; kill++) {

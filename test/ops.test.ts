@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import { postgresAvailable, redisAvailable, testRedisUrl } from './support/backends.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { opsToken, startTestApp, type TestApp } from './support/test-app.js';
@@ -153,7 +154,7 @@ describe(
     let apiKey: string;
     before(async () => {
       proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
-      testApp = await startTestApp({ databasePort: proxy.port, env: { DATABASE_POOL_SIZE: '2' } });
+      testApp = await startTestApp({ databasePort: proxy.port, env: { DATABASE_STATEMENT_TIMEOUT_MS: '500' } });
       const companyId = await testApp.provisionCompany();
       ({ apiKey } = await testApp.issueKey(companyId, ['documents:read']));
     });
@@ -185,6 +186,25 @@ describe(
         back = await list();
       }
       assert.equal(back.statusCode, 200, back.body);
+    });
+
+    it('answers 503 once a statement waits past DATABASE_STATEMENT_TIMEOUT_MS, instead of hanging', async () => {
+      // A migration-sized lock held elsewhere: every read of the table waits behind it.
+      const holder = new pg.Client({ connectionString: testApp.databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query('lock table documents in access exclusive mode');
+        const started = Date.now();
+        const held = await list();
+        assert.equal(held.statusCode, 503, held.body);
+        assert.equal(held.json<{ code: string }>().code, 'database_unavailable');
+        assert.ok(Date.now() - started < 5_000, `answered after ${String(Date.now() - started)} ms`);
+        await holder.query('commit');
+        assert.equal((await list()).statusCode, 200);
+      } finally {
+        await holder.end();
+      }
     });
   },
 );

@@ -58,7 +58,7 @@ describe(
 
     before(async () => {
       world = await startSendingWorld({ roles: { http: true, work: false, schedule: false }, env: timings });
-      env = { ...(await world.processEnv()), ...timings };
+      env = { ...world.processEnv(), ...timings };
       appUrl = await world.app.app.listen({ port: 0, host: '127.0.0.1' });
     });
     after(async () => {

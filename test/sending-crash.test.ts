@@ -73,7 +73,7 @@ describe(
     });
 
     it('loses nothing, sends nothing twice, and ends every document accepted', async () => {
-      const env = await world.processEnv();
+      const env = world.processEnv();
       const db = world.app.application.database.db;
       const ids: string[] = [];
 
@@ -238,7 +238,7 @@ describe(
 
     it('takes up a document a dead worker still holds once its lease runs out, not before', async () => {
       if (worker === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) {
-        worker = startWorkerProcess(await world.processEnv());
+        worker = startWorkerProcess(world.processEnv());
         await within('a worker start', worker.ready, 60_000, worker.output);
       }
       const db = world.app.application.database.db;

@@ -50,7 +50,7 @@ describe(
 
     it('loses no delivery and delivers each event under one delivery id', async () => {
       const db = world.app.application.database.db;
-      const env = { ...(await world.processEnv()), ...timings };
+      const env = { ...world.processEnv(), ...timings };
       const { apiKey } = await world.app.issueKey(world.companyId, ['webhooks:manage', 'sequences:manage']);
       const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
         world.app.app.inject({

@@ -60,23 +60,25 @@ const testPoolSize = 5;
 
 /** A fresh, empty database: its own PostgreSQL database when the server answers, in-memory PGlite otherwise. */
 export async function createTestDatabase(
-  options: { embedded?: boolean; poolSize?: number } = {},
+  options: { embedded?: boolean; poolSize?: number; server?: string } = {},
 ): Promise<TestDatabase> {
-  if (options.embedded === true || !(await postgresAvailable())) {
+  // `server`: the admin URL of another server than the shared one (a test's private cluster: private-postgres.ts).
+  const serverUrl = options.server ?? adminUrl;
+  if (options.server === undefined && (options.embedded === true || !(await postgresAvailable()))) {
     return { target: { kind: 'pglite-memory' }, url: undefined, drop: () => Promise.resolve() };
   }
   const name = `ecf_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = new URL(adminUrl);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     target: { kind: 'postgres', url: url.toString(), poolSize: options.poolSize ?? testPoolSize },
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
+      const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();

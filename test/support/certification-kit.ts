@@ -42,7 +42,7 @@ export interface CertificationWorld {
   /** Until `done` holds of the cases, reading them (each read reconciles). */
   until(processId: string, done: (cases: CaseRead[]) => boolean, timeoutMs?: number): Promise<CaseRead[]>;
   /** The environment of an `ecf worker` working on this world (PostgreSQL only). */
-  processEnv(): Promise<Record<string, string>>;
+  processEnv(): Record<string, string>;
   close(): Promise<void>;
 }
 

@@ -45,7 +45,7 @@ export interface SendingWorld {
    * The environment of a separate `ecf` process (e.g. `ecf worker`) working on this world: its PostgreSQL database,
    * master key, blobs, cache and DGII (the sandbox), with the world's env. PostgreSQL only: PGlite is one process's.
    */
-  processEnv(): Promise<Record<string, string>>;
+  processEnv(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -58,6 +58,8 @@ export interface SendingWorldOptions {
   poolSize?: number;
   /** The app's files (see TestAppOptions). */
   dataDir?: string;
+  /** The PostgreSQL server of the app's database (see TestAppOptions); the sandbox stays on the shared one. */
+  databaseServer?: string;
 }
 
 export async function startSendingWorld(options: SendingWorldOptions = {}): Promise<SendingWorld> {
@@ -67,6 +69,7 @@ export async function startSendingWorld(options: SendingWorldOptions = {}): Prom
     embedded: options.embedded ?? false,
     poolSize: options.poolSize,
     dataDir: options.dataDir,
+    databaseServer: options.databaseServer,
     roles: options.roles ?? { http: true, work: true, schedule: true },
     env: {
       DGII_BASE_URL: sandbox.url,

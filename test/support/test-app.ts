@@ -60,6 +60,8 @@ export interface TestAppOptions {
   embeddedSandbox?: boolean;
   /** On PostgreSQL, the app connects to its database at this port of 127.0.0.1 (a proxy the test can cut). */
   databasePort?: number;
+  /** The admin URL of the PostgreSQL server the app's database is made on (default: the shared test server). */
+  databaseServer?: string;
 }
 
 let rncSeed = 10_000_000 + Math.floor(Math.random() * 80_000_000);
@@ -80,7 +82,7 @@ function atPort(url: string, port: number): string {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const embedded = options.embedded ?? false;
-  const database = await createTestDatabase({ embedded, poolSize: options.poolSize });
+  const database = await createTestDatabase({ embedded, poolSize: options.poolSize, server: options.databaseServer });
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ecf-app-'));
   const useRedis = !embedded && (options.redis ?? true) && (await redisAvailable());
   const config = parseConfig({
@@ -98,9 +100,18 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const application = await buildApplication({
     config,
     roles: options.roles ?? { http: true, work: false, schedule: false },
+    // The configured timeouts, as databaseTarget(config) gives them to the service.
     database:
-      options.databasePort !== undefined && database.target.kind === 'postgres'
-        ? { ...database.target, url: atPort(database.target.url, options.databasePort) }
+      database.target.kind === 'postgres'
+        ? {
+            ...database.target,
+            url:
+              options.databasePort === undefined
+                ? database.target.url
+                : atPort(database.target.url, options.databasePort),
+            connectTimeoutMs: config.databaseConnectTimeoutMs,
+            statementTimeoutMs: config.databaseStatementTimeoutMs,
+          }
         : database.target,
     embeddedSandbox: options.embeddedSandbox ?? false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -18,7 +18,7 @@ const inherited = Object.fromEntries(
 
 export interface WorkerProcess {
   child: ChildProcess;
-  /** Resolves once the worker has started its roles. */
+  /** Resolves once the process has started its roles (and listens, with the HTTP role). */
   ready: Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The tail of what it printed, enough to explain a failure. */
@@ -27,7 +27,16 @@ export interface WorkerProcess {
 
 /** `nodeOptions` go before the program, after tsx (e.g. `--import` of a preload written in TypeScript). */
 export function startWorkerProcess(env: Record<string, string>, nodeOptions: readonly string[] = []): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, 'src/main.ts', 'worker'], {
+  return startEcfProcess('worker', env, nodeOptions);
+}
+
+/** Any role command of `ecf` (`start`, `serve`, `worker`, `scheduler`) in a child process, as startWorkerProcess. */
+export function startEcfProcess(
+  command: 'start' | 'serve' | 'worker' | 'scheduler',
+  env: Record<string, string>,
+  nodeOptions: readonly string[] = [],
+): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, 'src/main.ts', command], {
     cwd: root,
     env: { ...inherited, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +48,7 @@ export function startWorkerProcess(env: Record<string, string>, nodeOptions: rea
   });
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
-    if (output.includes('ecf-service running')) markReady();
+    if (output.includes('ecf-service running') || output.includes('ecf-service listening')) markReady();
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);

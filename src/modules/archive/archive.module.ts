@@ -4,6 +4,7 @@ import type { Platform, ModuleParts } from '../module.js';
 import { defineLoop } from '../module.js';
 import type { AppRoute } from '../../platform/http/route.js';
 import type { Metrics } from '../../platform/observability/metrics.js';
+import { failureStreak } from '../../platform/queue/failure-streak.js';
 import { archiveRoutes } from './archive.routes.js';
 import { archiveSchemas } from './archive.schema.js';
 import { createArchiveService, type ArchiveService, type RollingSettings } from './archive.service.js';
@@ -32,7 +33,7 @@ export function archiveModule(
     bytesPerSecond: config.archive.bytesPerSecond,
     leaseMs: 120_000,
     tickBudgetMs: 20_000,
-    settleMs: 60_000,
+    settleMs: config.archive.recentSettleMs,
     recentBatch: 500,
     ...needs.rolling,
   };
@@ -42,17 +43,21 @@ export function archiveModule(
 
   // One tick every few seconds while a pass is under way is paced by the byte rate; between passes the tick only
   // checks what was written since the last one.
+  const tickEveryMs = 5_000;
   const loop = defineLoop('archive verification', 'work', (name) => {
     const state: { stopped: boolean; wake: () => void } = { stopped: false, wake: () => undefined };
+    const ticks = failureStreak(log, name, tickEveryMs);
     const running = (async () => {
       while (!state.stopped) {
+        let rest = tickEveryMs;
         try {
           await archive.rollingTick();
+          ticks.succeeded();
         } catch (error) {
-          log.warn({ err: error }, `${name} failed`);
+          rest = ticks.failed(error);
         }
         await Promise.race([
-          sleep(5_000),
+          sleep(rest),
           new Promise<void>((resolve) => {
             state.wake = resolve;
           }),

@@ -26,15 +26,34 @@ export interface DatabaseHandle {
 
 /** `poolSize`: connections per process (DATABASE_POOL_SIZE; its default and the reasons for it are in config.ts). */
 export type DatabaseTarget =
-  { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string } | { kind: 'pglite-memory' };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      /** DATABASE_CONNECT_TIMEOUT_MS; absent: 5 s. */
+      connectTimeoutMs?: number;
+      /** DATABASE_STATEMENT_TIMEOUT_MS, PostgreSQL's statement_timeout (0: none); absent: none. */
+      statementTimeoutMs?: number;
+    }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' };
 
 const pgTypes = new pg.TypeOverrides();
 pgTypes.setTypeParser(INT8_OID, parseInt8);
 pgTypes.setTypeParser(NUMERIC_OID, parseNumeric);
 pgTypes.setTypeParser(DATE_OID, parseDate);
 
-function openPostgres(url: string, poolSize: number): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5_000 });
+function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: target.poolSize,
+    types: pgTypes,
+    connectionTimeoutMillis: target.connectTimeoutMs ?? 5_000,
+    // Sent at connect: the server cancels a statement that runs longer (57014, a 503 to a request).
+    ...(target.statementTimeoutMs === undefined ? {} : { statement_timeout: target.statementTimeoutMs }),
+    // A server gone without a word (a host down, a network cut) is noticed by TCP keepalive, not never.
+    keepAlive: true,
+  });
   // A client that loses its server (a restart, a failover, an administrator: 57P01) emits 'error'; an 'error'
   // event nobody hears ends the process. The pool hears its idle clients only, so every client gets a listener of
   // its own for its whole life: while handed out, the statement in flight or the next one fails with the error,
@@ -102,7 +121,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
 export function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   switch (target.kind) {
     case 'postgres':
-      return Promise.resolve(openPostgres(target.url, target.poolSize));
+      return Promise.resolve(openPostgres(target));
     case 'pglite':
       return openPglite(target.dataDir);
     case 'pglite-memory':

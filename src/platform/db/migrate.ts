@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type MigrationResult } from 'kysely';
+import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely';
 import { migrations } from '../../../migrations/index.js';
 
 export class MigrationError extends Error {
@@ -11,8 +11,17 @@ export class MigrationError extends Error {
 
 /** Applies every pending migration; returns the names applied. Kysely returns errors rather than throwing them. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
-  const migrator = new Migrator({ db: db, provider: { getMigrations: () => Promise.resolve(migrations) } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) throw new MigrationError(error, results);
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+  // On one connection without the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS): an index built over ten years
+  // of documents takes what it takes. The connection goes back to the pool with the timeout it had.
+  return db.connection().execute(async (connection) => {
+    await sql`set statement_timeout = 0`.execute(connection);
+    try {
+      const migrator = new Migrator({ db: connection, provider: { getMigrations: () => Promise.resolve(migrations) } });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error !== undefined) throw new MigrationError(error, results);
+      return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+    } finally {
+      await sql`reset statement_timeout`.execute(connection).catch(() => undefined);
+    }
+  });
 }

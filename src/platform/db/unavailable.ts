@@ -1,8 +1,9 @@
 // Telling a database that cannot be reached (a restart, a failover, the network) from a statement that is wrong:
 // the first is worth waiting out and trying again (HTTP answers 503 database_unavailable), the second is not.
 /** SQLSTATE classes and codes that mean the server, not the statement, failed: 08 connection exception, 57P01-57P03
- * (administrator, crash or startup shutdown: a restart or a failover), 53300 too many connections. */
-const unavailableSqlState = /^(08...|57P0[1-3]|53300)$/;
+ * (administrator, crash or startup shutdown: a restart or a failover), 53300 too many connections, 57014 a statement
+ * cancelled (by DATABASE_STATEMENT_TIMEOUT_MS: a server too slow or a lock held too long). */
+const unavailableSqlState = /^(08...|57P0[1-3]|53300|57014)$/;
 /** What node-postgres and pg-pool throw, without a SQLSTATE, when the connection is refused, lost or never made. */
 const unavailableMessage =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;

@@ -1,0 +1,302 @@
+// The service rides through PostgreSQL going away (issue 43): `ecf serve`, `ecf worker` and `ecf scheduler` run in
+// processes of their own on a PostgreSQL server of this test's own (never the shared one), behind a TCP proxy, while
+// six clients create and send invoices. The server is (a) restarted with its fast shutdown, (b) stopped for 15 s,
+// and (c) every connection is cut at the proxy. After each every process is alive and the API ready again within
+// 10 s of the server's return; every answer was a 201/202 or a 503 problem+json; every document a client saw
+// created ends accepted, reached DGII once; every e-NCF handed out numbers a stored document or is burned, none
+// twice; the worker's archive check takes up the documents made after the outage; and the verifier finds nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ecfDocuments } from './support/ecf-documents.js';
+import { postgresAvailable } from './support/backends.js';
+import { freePort } from './support/free-port.js';
+import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
+import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { startEcfProcess, type WorkerProcess } from './support/worker-process.js';
+
+const runnable = (await postgresAvailable()) && (await privatePostgresAvailable());
+const clients = 6;
+
+interface Answer {
+  phase: string;
+  what: string;
+  status: number | string;
+  problem?: string;
+}
+
+describe(
+  'a PostgreSQL restart, stop and cut under load',
+  {
+    skip: runnable
+      ? false
+      : 'needs PostgreSQL server binaries (initdb, pg_ctl) and the postgres user, and the shared server for the sandbox',
+    timeout: 300_000,
+  },
+  () => {
+    let cluster: PrivatePostgres;
+    let proxy: TcpProxy;
+    let world: SendingWorld;
+    let processes: WorkerProcess[] = [];
+    let baseUrl: string;
+    let apiKey: string;
+
+    before(async () => {
+      cluster = await startPrivatePostgres();
+      proxy = await startTcpProxy({ host: '127.0.0.1', port: cluster.port });
+      // This process provisions the company and reads the records at the end; the service under test runs apart.
+      world = await startSendingWorld({
+        roles: { http: true, work: false, schedule: false },
+        databaseServer: cluster.adminUrl,
+        env: { ARCHIVE_ORPHAN_GRACE_MINUTES: '0' },
+      });
+      apiKey = (await world.app.issueKey(world.companyId, ['documents:create', 'documents:read', 'documents:send']))
+        .apiKey;
+      const env = world.processEnv();
+      const databaseUrl = new URL(env['DATABASE_URL'] ?? '');
+      databaseUrl.port = String(proxy.port);
+      const port = await freePort();
+      baseUrl = `http://127.0.0.1:${String(port)}`;
+      const processEnv = {
+        ...env,
+        DATABASE_URL: databaseUrl.toString(),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_POOL_SIZE: '10',
+        SEND_LEASE_SECONDS: '8',
+        SEND_RETRY_BASE_MS: '200',
+        SEND_MAX_ATTEMPTS: '50',
+        DGII_CONNECT_TIMEOUT_MS: '1000',
+        DGII_RESPONSE_TIMEOUT_MS: '2500',
+        BACKGROUND_NICE: '0',
+        ARCHIVE_RECENT_SETTLE_SECONDS: '1',
+      };
+      processes = (['serve', 'worker', 'scheduler'] as const).map((role) => startEcfProcess(role, processEnv));
+      await Promise.all(processes.map((started) => started.ready));
+    });
+    after(async () => {
+      for (const started of processes)
+        if (started.child.exitCode === null && started.child.signalCode === null) {
+          started.child.kill('SIGTERM');
+          await started.exited;
+        }
+      await world.close();
+      await proxy.close();
+      await cluster.close();
+    });
+
+    async function call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) {
+      try {
+        const response = await fetch(`${baseUrl}${path}`, {
+          method,
+          headers: {
+            'x-api-key': apiKey,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await response.text();
+        return { status: response.status, type: response.headers.get('content-type') ?? '', text };
+      } catch (error) {
+        return { status: `network: ${error instanceof Error ? error.message : String(error)}`, type: '', text: '' };
+      }
+    }
+
+    it('stays up, comes back by itself, and loses and doubles nothing', async () => {
+      const answers: Answer[] = [];
+      const created = new Map<string, { id: string; eNCF: string }>();
+      let phase = 'before';
+      let stopping = false;
+
+      /** Calls until the answer is `wanted`, waiting out 503s as a client told Retry-After would (but quicker). */
+      async function until(what: string, wanted: number, ask: () => ReturnType<typeof call>) {
+        for (;;) {
+          const answer = await ask();
+          const problem =
+            typeof answer.status === 'number' && answer.status >= 400
+              ? (JSON.parse(answer.text) as { code?: string }).code
+              : undefined;
+          answers.push({ phase, what, status: answer.status, ...(problem === undefined ? {} : { problem }) });
+          if (answer.status === wanted) return answer;
+          if (answer.status !== 503 || !answer.type.startsWith('application/problem+json')) return undefined;
+          await sleep(250);
+        }
+      }
+
+      async function integrator(client: number) {
+        for (let n = 0; !stopping; n++) {
+          const key = `carga-${String(client)}-${String(n)}`;
+          const made = await until('create', 201, () =>
+            call('POST', '/api/v1/documentos', ecfDocuments['31'], { 'idempotency-key': key }),
+          );
+          if (made === undefined) return;
+          const document = (JSON.parse(made.text) as { data: { id: string; eNCF: string } }).data;
+          const before = created.get(key);
+          assert.ok(before === undefined || before.id === document.id, `key ${key} made two documents`);
+          created.set(key, { id: document.id, eNCF: document.eNCF });
+          const sent = await until('send', 202, () => call('POST', `/api/v1/documentos/${document.id}/enviar`));
+          if (sent === undefined) return;
+        }
+      }
+
+      const roles = ['serve', 'worker', 'scheduler'];
+      const output = () =>
+        processes.map((started, index) => `--- ${String(roles[index])}\n${started.output()}`).join('\n');
+      const alive = () => {
+        processes.forEach((started, index) => {
+          const died = `ecf ${String(roles[index])} died:\n${started.output()}`;
+          assert.equal(started.child.exitCode, null, died);
+          assert.equal(started.child.signalCode, null, died);
+        });
+      };
+
+      async function readyAgain(since: number): Promise<number> {
+        for (;;) {
+          alive();
+          const ready = await call('GET', '/ready');
+          if (ready.status === 200) return Date.now() - since;
+          assert.ok(Date.now() - since < 10_000, `not ready 10 s after the server came back: ${ready.text}`);
+          await sleep(100);
+        }
+      }
+
+      const load = Promise.all(Array.from({ length: clients }, (_, client) => integrator(client)));
+      const readyAfter: Record<string, number> = {};
+      try {
+        await sleep(3_000);
+
+        phase = 'restart';
+        await cluster.restart('fast');
+        readyAfter['restart'] = await readyAgain(Date.now());
+        alive();
+        await sleep(3_000);
+
+        phase = 'stop';
+        await cluster.stop('fast');
+        await sleep(2_000);
+        // While it is away: alive, ready says which dependency is down, requests are 503 problem+json.
+        assert.equal((await call('GET', '/health')).status, 200);
+        const notReady = await call('GET', '/ready');
+        assert.equal(notReady.status, 503, notReady.text);
+        const checks = (JSON.parse(notReady.text) as { checks: Record<string, { status: string }> }).checks;
+        assert.equal(checks['database']?.status, 'down', notReady.text);
+        assert.equal(checks['cache']?.status, 'up', notReady.text);
+        await sleep(13_000);
+        await cluster.start();
+        readyAfter['stop'] = await readyAgain(Date.now());
+        alive();
+        await sleep(3_000);
+
+        phase = 'cut';
+        proxy.cut();
+        readyAfter['cut'] = await readyAgain(Date.now());
+        alive();
+        await sleep(3_000);
+      } finally {
+        stopping = true;
+        await load;
+      }
+      phase = 'after';
+      alive();
+
+      // Every answer was a 201/202 or a 503 problem+json, and the outage was felt.
+      const unexpected = answers.filter((answer) => ![201, 202, 503].includes(answer.status as number));
+      assert.deepEqual(unexpected, [], `answers other than 201, 202 and 503:\n${output()}`);
+      const unavailable = answers.filter((answer) => answer.status === 503);
+      assert.ok(unavailable.length > 0, 'no request met the outage');
+      assert.deepEqual([...new Set(unavailable.map((answer) => answer.problem))], ['database_unavailable']);
+      assert.ok(created.size >= 30, `only ${String(created.size)} documents were created`);
+
+      // Every document a client saw created ends accepted.
+      const db = world.app.application.database.db;
+      const ids = [...created.values()].map((document) => document.id);
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const states = await db
+          .selectFrom('documents')
+          .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+          .where('id', 'in', ids)
+          .groupBy('status')
+          .execute();
+        if (states.length === 1 && states[0]?.status === 'accepted' && states[0].count === ids.length) break;
+        if (Date.now() > deadline) {
+          const stuck = await db
+            .selectFrom('documents')
+            .selectAll()
+            .where('id', 'in', ids)
+            .where('status', '!=', 'accepted')
+            .execute();
+          const stuckIds = stuck.map((row) => row.id);
+          const events = await db
+            .selectFrom('document_events')
+            .selectAll()
+            .where('document_id', 'in', stuckIds)
+            .execute();
+          const work = await db.selectFrom('outbound_work').selectAll().where('item_id', 'in', stuckIds).execute();
+          assert.fail(`not all accepted: ${JSON.stringify({ states, stuck, events, work }, null, 1)}`);
+        }
+        await sleep(250);
+      }
+
+      // Each reached DGII's reception exactly once.
+      const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as {
+        encf: string | null;
+      }[];
+      const times = new Map<string, number>();
+      for (const arrival of arrivals)
+        if (arrival.encf !== null) times.set(arrival.encf, (times.get(arrival.encf) ?? 0) + 1);
+      for (const { eNCF } of created.values())
+        assert.equal(times.get(eNCF), 1, `${eNCF} reached DGII ${String(times.get(eNCF) ?? 0)} times`);
+
+      // Every e-NCF handed out numbers one stored document or is burned, and none is both or twice.
+      const range = await db
+        .selectFrom('sequence_ranges')
+        .select(['id', 'first_number', 'next_number'])
+        .where('company_id', '=', world.companyId)
+        .where('ecf_type', '=', '31')
+        .executeTakeFirstOrThrow();
+      const stored = await db.selectFrom('documents').select('encf').where('range_id', '=', range.id).execute();
+      const burned = await db.selectFrom('sequence_burned').select('encf').where('range_id', '=', range.id).execute();
+      const numbers = [...stored, ...burned].map((row) => Number(row.encf.slice(3))).sort((a, b) => a - b);
+      assert.deepEqual(
+        numbers,
+        Array.from({ length: range.next_number - range.first_number }, (_, i) => range.first_number + i),
+      );
+
+      // The worker's archive check took up its work: it has checked the documents made after the last outage.
+      const last = await db
+        .selectFrom('documents')
+        .select('created_at')
+        .where('id', 'in', ids)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow();
+      for (let round = 0; ; round++) {
+        const checked = await db.selectFrom('archive_verifier').select('recent_after').executeTakeFirst();
+        if (checked !== undefined && checked.recent_after >= last.created_at) break;
+        assert.ok(
+          round < 120,
+          `the archive check stopped at ${String(checked?.recent_after.toISOString())}\n${output()}`,
+        );
+        await sleep(250);
+      }
+
+      // The archive holds nothing unexplained: abandoned writes are recorded once the database answers again.
+      let failing: unknown[] = [];
+      for (let round = 0; round < 20; round++) {
+        failing = (await world.app.application.services.archive.runPass({})).failing;
+        if (failing.length === 0) break;
+        await sleep(500);
+      }
+      assert.deepEqual(failing, []);
+
+      // The measure of recovery, for whoever reads the test's output.
+      console.log(
+        `created ${String(created.size)}, answers ${String(answers.length)}, 503s ${String(unavailable.length)}, ` +
+          `burned ${String(burned.length)}, ready again after (ms) ${JSON.stringify(readyAfter)}`,
+      );
+    });
+  },
+);
