@@ -65,4 +65,27 @@ describe('blobs of a creation the database refused', () => {
     assert.equal(stored.statusCode, 201, stored.body);
     assert.notEqual(stored.json<{ data: { id: string } }>().data.id, documentId);
   });
+
+  it('answers 507 database_full when the database has no room, without Retry-After, and abandons the blobs', async () => {
+    // What PostgreSQL (or PGlite) says when its disk is full as it extends a table or writes its log.
+    await sql`create or replace function refuse_documents() returns trigger language plpgsql as $$
+      begin raise exception 'could not extend file: No space left on device' using errcode = '53100'; end $$`.execute(
+      db(),
+    );
+    await sql`create trigger refuse before insert on documents for each row execute function refuse_documents()`.execute(
+      db(),
+    );
+    const before = await db().selectFrom('abandoned_blobs').select('key').execute();
+    const full = await app.app.inject({
+      method: 'POST',
+      url: '/api/v1/documentos',
+      headers: { 'x-api-key': apiKey },
+      payload: ecfDocuments['31'],
+    });
+    assertProblem(full, 507, 'database_full');
+    assert.equal(full.headers['retry-after'], undefined);
+    const after = await db().selectFrom('abandoned_blobs').select('key').execute();
+    assert.equal(after.length - before.length, 3);
+    await sql`drop trigger refuse on documents`.execute(db());
+  });
 });

@@ -4,7 +4,8 @@
 // and (c) every connection is cut at the proxy. After each every process is alive and the API ready again within
 // 10 s of the server's return; every answer was a 201/202 or a 503 problem+json; every document a client saw
 // created ends accepted, reached DGII once; every e-NCF handed out numbers a stored document or is burned, none
-// twice; the worker's archive check takes up the documents made after the outage; and the verifier finds nothing.
+// twice; each document's webhook reached the integrator under one delivery id; the worker's archive check takes up
+// the documents made after the outage; and the verifier finds nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,7 @@ import { freePort } from './support/free-port.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from './support/webhook-receiver.js';
 import { startEcfProcess, type WorkerProcess } from './support/worker-process.js';
 
 const runnable = (await postgresAvailable()) && (await privatePostgresAvailable());
@@ -41,8 +43,10 @@ describe(
     let processes: WorkerProcess[] = [];
     let baseUrl: string;
     let apiKey: string;
+    let receiver: WebhookReceiver;
 
     before(async () => {
+      receiver = await startWebhookReceiver();
       cluster = await startPrivatePostgres();
       proxy = await startTcpProxy({ host: '127.0.0.1', port: cluster.port });
       // This process provisions the company and reads the records at the end; the service under test runs apart.
@@ -53,6 +57,16 @@ describe(
       });
       apiKey = (await world.app.issueKey(world.companyId, ['documents:create', 'documents:read', 'documents:send']))
         .apiKey;
+      // The integrator hears of each document signed by webhook, an outbox event each.
+      const { apiKey: webhooksKey } = await world.app.issueKey(world.companyId, ['webhooks:manage']);
+      const endpoint = await world.app.app.inject({
+        method: 'POST',
+        url: '/api/v1/notificaciones',
+        headers: { 'x-api-key': webhooksKey },
+        payload: { url: `${receiver.url}/erp`, events: ['document.signed'] },
+      });
+      assert.equal(endpoint.statusCode, 201, endpoint.body);
+      receiver.secretFor.set('/erp', endpoint.json<{ data: { secret: string } }>().data.secret);
       const env = world.processEnv();
       const databaseUrl = new URL(env['DATABASE_URL'] ?? '');
       databaseUrl.port = String(proxy.port);
@@ -70,6 +84,8 @@ describe(
         DGII_CONNECT_TIMEOUT_MS: '1000',
         DGII_RESPONSE_TIMEOUT_MS: '2500',
         BACKGROUND_NICE: '0',
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        WEBHOOKS_TIMEOUT_MS: '1000',
         ARCHIVE_RECENT_SETTLE_SECONDS: '1',
       };
       processes = (['serve', 'worker', 'scheduler'] as const).map((role) => startEcfProcess(role, processEnv));
@@ -82,6 +98,7 @@ describe(
           await started.exited;
         }
       await world.close();
+      await receiver.close();
       await proxy.close();
       await cluster.close();
     });
@@ -264,6 +281,28 @@ describe(
       assert.deepEqual(
         numbers,
         Array.from({ length: range.next_number - range.first_number }, (_, i) => range.first_number + i),
+      );
+
+      // Each document's signing reached the integrator's webhook under one delivery id (a repeat only with that id).
+      const signedDeliveries = (deliveries: ReceivedDelivery[]) => {
+        const ids = new Map<string, Set<string>>();
+        for (const delivery of deliveries) {
+          const documentId = (JSON.parse(delivery.body) as { data: { documentId: string } }).data.documentId;
+          ids.set(documentId, (ids.get(documentId) ?? new Set()).add(String(delivery.headers['webhook-id'])));
+        }
+        return ids;
+      };
+      for (let round = 0; ; round++) {
+        const heard = signedDeliveries(receiver.deliveries);
+        if (ids.every((id) => heard.has(id))) break;
+        assert.ok(round < 240, `${String(ids.filter((id) => !heard.has(id)).length)} documents never heard of`);
+        await sleep(250);
+      }
+      const twice = [...signedDeliveries(receiver.deliveries)].filter(([, deliveryIds]) => deliveryIds.size > 1);
+      assert.deepEqual(twice, [], 'an event was delivered under two delivery ids');
+      assert.deepEqual(
+        receiver.deliveries.filter((delivery) => delivery.standardError !== undefined),
+        [],
       );
 
       // The worker's archive check took up its work: it has checked the documents made after the last outage.

@@ -94,6 +94,7 @@ export const problemCodes = [
   'document_integrity_failed',
   'service_unavailable',
   'database_unavailable',
+  'database_full',
   'storage_unavailable',
   'storage_full',
 ] as const;

@@ -27,6 +27,14 @@ function hasParameters(values: readonly unknown[] | undefined): values is readon
   return values !== undefined && values.length > 0;
 }
 
+/**
+ * How long a caller waits for its turn. A statement of PGlite that never returns (its data directory full while it
+ * wrote the WAL wedges it: issue 43) would otherwise hold every request behind it for ever; this bounds them, and the
+ * message is pg-pool's, which says the database is unavailable (db/unavailable.ts): a 503.
+ */
+const gateTimeoutMs = 10_000;
+const gateTimedOut = () => new Error('timeout exceeded when trying to connect to the embedded database');
+
 /** `dataDir` undefined = in memory. */
 export async function openPgliteGateway(dataDir: string | undefined): Promise<PgliteGateway> {
   const pglite = await PGlite.create(dataDir, {
@@ -51,7 +59,7 @@ export async function openPgliteGateway(dataDir: string | undefined): Promise<Pg
       async connect() {
         if (closed) throw new Error('The embedded database is closed');
         assertOutsideTransaction();
-        const release = await gate.acquire();
+        const release = await gate.acquire(gateTimeoutMs, gateTimedOut);
         return { query: run, release };
       },
       async end() {
@@ -60,7 +68,7 @@ export async function openPgliteGateway(dataDir: string | undefined): Promise<Pg
     },
     async executeSql(text, values) {
       assertOutsideTransaction();
-      const release = await gate.acquire();
+      const release = await gate.acquire(gateTimeoutMs, gateTimedOut);
       try {
         return await run(text, values);
       } finally {

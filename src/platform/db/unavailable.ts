@@ -16,3 +16,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && (unavailableSqlState.test(code) || unavailableErrno.has(code))) return true;
   return unavailableMessage.test(error.message);
 }
+
+/** Whether `error` is the database's disk full (SQLSTATE 53100): PostgreSQL, or PGlite's data directory. Waiting does
+ * not help; an operator makes room. */
+export function isDatabaseFull(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '53100';
+}

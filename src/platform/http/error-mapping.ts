@@ -2,7 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Failure, FieldError } from '../result.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseFull, isDatabaseUnavailable } from '../db/unavailable.js';
 import { StorageFullError, StorageUnavailableError } from '../storage/index.js';
 import { problemBody, ProblemError } from './problems.js';
 
@@ -68,6 +68,15 @@ export function toFailure(error: FastifyError | ProblemError): { failure: Failur
       failure: {
         code: 'storage_full',
         detail: 'The archive storage has no room left; a creation that got this answer created no document.',
+      },
+      status: 507,
+    };
+  // No Retry-After: room is made by an operator, not by waiting.
+  if (isDatabaseFull(error))
+    return {
+      failure: {
+        code: 'database_full',
+        detail: 'The database has no room left on its disk; a creation that got this answer stored no document.',
       },
       status: 507,
     };

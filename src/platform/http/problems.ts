@@ -110,6 +110,7 @@ export const problemCatalogue = {
   document_integrity_failed: { status: 500, title: 'The archived signed XML no longer matches what was recorded' },
   service_unavailable: { status: 503, title: 'A dependency is unavailable' },
   database_unavailable: { status: 503, title: 'The database is unavailable' },
+  database_full: { status: 507, title: 'The database has no room left' },
   storage_unavailable: { status: 503, title: 'The archive storage is unavailable' },
   storage_full: { status: 507, title: 'The archive storage is full' },
 } as const satisfies Record<ProblemCode, { status: number; title: string }>;
