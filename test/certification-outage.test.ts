@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { postgresAvailable } from './support/backends.js';
+import { receptionsPerEncf } from './support/sandbox-kit.js';
 import { startCertificationWorld, type CertificationWorld } from './support/certification-kit.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
@@ -63,14 +64,7 @@ describe(
       assert.equal(cases.filter((row) => row.step === 2).length, 29);
       assert.equal(worker.child.exitCode, null, `the worker died:\n${worker.output()}`);
       assert.match(worker.output(), /claiming certification lanes works again/);
-      const received = (
-        (await world.sandbox.admin('GET', `/arrivals?rnc=${world.rnc}`)).body as {
-          service: string;
-          encf: string | null;
-        }[]
-      ).filter((row) => row.service === 'recepcion' || row.service === 'recepcionfc');
-      const counts = new Map<string, number>();
-      for (const row of received) counts.set(row.encf ?? '', (counts.get(row.encf ?? '') ?? 0) + 1);
+      const counts = await receptionsPerEncf(world.sandbox, `rnc=${world.rnc}`);
       assert.equal(counts.size, 25);
       assert.deepEqual(
         [...counts].filter(([, count]) => count !== 1),

@@ -13,6 +13,7 @@ import { ecfDocuments } from './support/ecf-documents.js';
 import { postgresAvailable } from './support/backends.js';
 import { freePort } from './support/free-port.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
+import { receptionsPerEncf } from './support/sandbox-kit.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -259,12 +260,7 @@ describe(
       }
 
       // Each reached DGII's reception exactly once.
-      const arrivals = (await world.sandbox.admin('GET', '/arrivals?service=recepcion')).body as {
-        encf: string | null;
-      }[];
-      const times = new Map<string, number>();
-      for (const arrival of arrivals)
-        if (arrival.encf !== null) times.set(arrival.encf, (times.get(arrival.encf) ?? 0) + 1);
+      const times = await receptionsPerEncf(world.sandbox);
       for (const { eNCF } of created.values())
         assert.equal(times.get(eNCF), 1, `${eNCF} reached DGII ${String(times.get(eNCF) ?? 0)} times`);
 

@@ -114,3 +114,16 @@ export async function authenticate(url: string, key: SigningKey, environment = '
 }
 
 export { fixedClock };
+
+/** How many times each e-NCF reached the sandbox's reception (recepcion or recepcionfc), for `query` (`rnc=…`). */
+export async function receptionsPerEncf(sandbox: RunningSandbox, query = ''): Promise<Map<string, number>> {
+  const arrivals = (await sandbox.admin('GET', `/arrivals${query === '' ? '' : `?${query}`}`)).body as {
+    service: string;
+    encf: string | null;
+  }[];
+  const times = new Map<string, number>();
+  for (const arrival of arrivals)
+    if (arrival.encf !== null && (arrival.service === 'recepcion' || arrival.service === 'recepcionfc'))
+      times.set(arrival.encf, (times.get(arrival.encf) ?? 0) + 1);
+  return times;
+}
