@@ -29,9 +29,19 @@ describe('parseConfig defaults', () => {
     assert.equal(parseConfig({ DATABASE_URL: 'postgres://db/ecf', DATABASE_POOL_SIZE: '35' }).databasePoolSize, 35);
   });
 
-  it('opens PGlite under DATA_DIR (or the directory given), else PostgreSQL with DATABASE_POOL_SIZE connections (20 by default)', () => {
-    assert.deepEqual(databaseTarget(config), { kind: 'pglite', dataDir: resolve('./data') });
-    assert.deepEqual(databaseTarget(config, '/srv/ecf/sandbox'), { kind: 'pglite', dataDir: '/srv/ecf/sandbox' });
+  it('opens PGlite under DATA_DIR (or the directory given) keeping 256 MB free, else PostgreSQL with DATABASE_POOL_SIZE connections (20 by default)', () => {
+    const reserve = 256 * 1_048_576;
+    assert.deepEqual(databaseTarget(config), { kind: 'pglite', dataDir: resolve('./data'), diskReserveBytes: reserve });
+    assert.deepEqual(databaseTarget(config, '/srv/ecf/sandbox'), {
+      kind: 'pglite',
+      dataDir: '/srv/ecf/sandbox',
+      diskReserveBytes: reserve,
+    });
+    assert.deepEqual(databaseTarget(parseConfig({ EMBEDDED_DISK_RESERVE_MB: '0' })), {
+      kind: 'pglite',
+      dataDir: resolve('./data'),
+      diskReserveBytes: 0,
+    });
     assert.deepEqual(databaseTarget(parseConfig({ DATABASE_URL: 'postgres://db/ecf' }), '/srv/ecf/sandbox'), {
       kind: 'postgres',
       url: 'postgres://db/ecf',

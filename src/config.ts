@@ -121,6 +121,15 @@ export const settings = {
     max: 3_600_000,
     doc: "PostgreSQL's `statement_timeout` for the service's statements (`0`: none); migrations run without it. A request whose statement is cancelled answers 503 `database_unavailable`",
   },
+  // PGlite cannot come back from a COMMIT whose WAL write its full disk refused (the process hangs: pglite-gateway.ts),
+  // so it stops writing first. 256 MB holds the WAL a checkpoint needs and what reads spill.
+  EMBEDDED_DISK_RESERVE_MB: {
+    kind: 'integer',
+    default: 256,
+    min: 0,
+    max: 1_048_576,
+    doc: 'on the embedded database (no `DATABASE_URL`): while the disk of `DATA_DIR` has less free than this, requests that write answer 507 `database_full` and reads go on (`0`: no reserve)',
+  },
   REDIS_URL: {
     kind: 'url',
     protocols: ['redis:', 'rediss:'],
@@ -569,6 +578,7 @@ export interface Config {
   databasePoolSize: number | undefined;
   databaseConnectTimeoutMs: number;
   databaseStatementTimeoutMs: number;
+  embeddedDiskReserveMb: number;
   /** Absent: in-memory cache. */
   redisUrl: string | undefined;
   storage: { kind: 'fs'; root: string } | { kind: 's3'; s3: S3Config };
@@ -896,6 +906,7 @@ export function parseConfig(env: Env): Config {
       integer(env, 'DATABASE_CONNECT_TIMEOUT_MS') ?? settings.DATABASE_CONNECT_TIMEOUT_MS.default,
     databaseStatementTimeoutMs:
       integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS') ?? settings.DATABASE_STATEMENT_TIMEOUT_MS.default,
+    embeddedDiskReserveMb: integer(env, 'EMBEDDED_DISK_RESERVE_MB') ?? settings.EMBEDDED_DISK_RESERVE_MB.default,
     redisUrl: url(env, 'REDIS_URL'),
     storage: storage(env, dataDir),
     opsToken,
@@ -960,12 +971,17 @@ export function loadConfig(): Config {
 export function databaseTarget(
   config: Pick<
     Config,
-    'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs'
+    | 'dataDir'
+    | 'databaseUrl'
+    | 'databasePoolSize'
+    | 'databaseConnectTimeoutMs'
+    | 'databaseStatementTimeoutMs'
+    | 'embeddedDiskReserveMb'
   >,
   embeddedDir: string = config.dataDir,
 ): DatabaseTarget {
   return config.databaseUrl === undefined
-    ? { kind: 'pglite', dataDir: embeddedDir }
+    ? { kind: 'pglite', dataDir: embeddedDir, diskReserveBytes: config.embeddedDiskReserveMb * 1_048_576 }
     : {
         kind: 'postgres',
         url: config.databaseUrl,

@@ -44,7 +44,7 @@ export async function openPlatform(
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
   const environment = config.fiscalEnv;
 
-  const database = await openDatabase(options.database ?? databaseTarget(config));
+  const database = await openDatabase(options.database ?? databaseTarget(config), log);
   closers.add(() => database.close());
   const db = database.db;
   const applied = await migrateToLatest(db);

@@ -52,6 +52,8 @@ export interface SendingWorld {
 export interface SendingWorldOptions {
   env?: Record<string, string>;
   embedded?: boolean;
+  /** The app's database is PGlite on disk (see TestAppOptions); the sandbox is embedded too. */
+  embeddedOnDisk?: boolean;
   /** The roles this process runs (default all): leave `work` out to run workers elsewhere (see processEnv). */
   roles?: Roles;
   /** Connections in the app's and the sandbox's pools on PostgreSQL (default: createTestDatabase's). */
@@ -63,10 +65,12 @@ export interface SendingWorldOptions {
 }
 
 export async function startSendingWorld(options: SendingWorldOptions = {}): Promise<SendingWorld> {
-  const sandbox = await startSandbox({ embedded: options.embedded ?? false, poolSize: options.poolSize });
+  const embedded = (options.embedded ?? false) || options.embeddedOnDisk === true;
+  const sandbox = await startSandbox({ embedded, poolSize: options.poolSize });
   assert.equal((await sandbox.admin('PUT', '/settings', { processingDelayMs: 0 })).status, 200);
   const app = await startTestApp({
-    embedded: options.embedded ?? false,
+    embedded,
+    ...(options.embeddedOnDisk === true ? { embeddedOnDisk: true } : {}),
     poolSize: options.poolSize,
     dataDir: options.dataDir,
     databaseServer: options.databaseServer,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApplication, type Application, type Roles } from '../../src/app.js';
-import { parseConfig, type Config } from '../../src/config.js';
+import { databaseTarget, parseConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/route.js';
 import type { Scope } from '../../src/platform/http/scopes.js';
@@ -50,6 +50,8 @@ export interface TestAppOptions {
   redis?: boolean;
   /** Force the embedded back ends (PGlite, in-memory cache) whatever answers locally. */
   embedded?: boolean;
+  /** Embedded, with PGlite on disk under `DATA_DIR/pgdata` as `npm start` runs it (not in memory). */
+  embeddedOnDisk?: boolean;
   /** Where logs go (the app logs nothing by default: LOG_LEVEL is silent under NODE_ENV=test). */
   logDestination?: DestinationStream;
   /** Connections in the app's pool on PostgreSQL (default: createTestDatabase's). */
@@ -81,7 +83,7 @@ function atPort(url: string, port: number): string {
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const embedded = options.embedded ?? false;
+  const embedded = (options.embedded ?? false) || options.embeddedOnDisk === true;
   const database = await createTestDatabase({ embedded, poolSize: options.poolSize, server: options.databaseServer });
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ecf-app-'));
   const useRedis = !embedded && (options.redis ?? true) && (await redisAvailable());
@@ -102,17 +104,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     roles: options.roles ?? { http: true, work: false, schedule: false },
     // The configured timeouts, as databaseTarget(config) gives them to the service.
     database:
-      database.target.kind === 'postgres'
-        ? {
-            ...database.target,
-            url:
-              options.databasePort === undefined
-                ? database.target.url
-                : atPort(database.target.url, options.databasePort),
-            connectTimeoutMs: config.databaseConnectTimeoutMs,
-            statementTimeoutMs: config.databaseStatementTimeoutMs,
-          }
-        : database.target,
+      options.embeddedOnDisk === true
+        ? databaseTarget(config)
+        : database.target.kind === 'postgres'
+          ? {
+              ...database.target,
+              url:
+                options.databasePort === undefined
+                  ? database.target.url
+                  : atPort(database.target.url, options.databasePort),
+              connectTimeoutMs: config.databaseConnectTimeoutMs,
+              statementTimeoutMs: config.databaseStatementTimeoutMs,
+            }
+          : database.target,
     embeddedSandbox: options.embeddedSandbox ?? false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { lockDataDir } from './data-dir-lock.js';
 import { openPgliteGateway } from './pglite-gateway.js';
 import { preparingClient } from './prepared.js';
@@ -35,7 +36,12 @@ export type DatabaseTarget =
       /** DATABASE_STATEMENT_TIMEOUT_MS, PostgreSQL's statement_timeout (0: none); absent: none. */
       statementTimeoutMs?: number;
     }
-  | { kind: 'pglite'; dataDir: string }
+  | {
+      kind: 'pglite';
+      dataDir: string;
+      /** EMBEDDED_DISK_RESERVE_MB in bytes: writes stop while the disk has less free (pglite-gateway.ts); absent: 0. */
+      diskReserveBytes?: number;
+    }
   | { kind: 'pglite-memory' };
 
 const pgTypes = new pg.TypeOverrides();
@@ -91,10 +97,13 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string | undefined,
+  options: { log?: Logger; reserveBytes?: number },
+): Promise<DatabaseHandle> {
   const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
   try {
-    const gateway = await openPgliteGateway(dataDir === undefined ? undefined : join(dataDir, 'pgdata'));
+    const gateway = await openPgliteGateway(dataDir === undefined ? undefined : join(dataDir, 'pgdata'), options);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: gateway.pool as unknown as pg.Pool }) });
     return {
       kind: 'pglite',
@@ -118,13 +127,17 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   }
 }
 
-export function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+/** `log` hears what the embedded database does by itself (a stop and its reopen). */
+export function openDatabase(target: DatabaseTarget, log?: Logger): Promise<DatabaseHandle> {
   switch (target.kind) {
     case 'postgres':
       return Promise.resolve(openPostgres(target));
     case 'pglite':
-      return openPglite(target.dataDir);
+      return openPglite(target.dataDir, {
+        ...(log === undefined ? {} : { log }),
+        ...(target.diskReserveBytes === undefined ? {} : { reserveBytes: target.diskReserveBytes }),
+      });
     case 'pglite-memory':
-      return openPglite(undefined);
+      return openPglite(undefined, log === undefined ? {} : { log });
   }
 }
