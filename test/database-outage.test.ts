@@ -9,11 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ecfDocuments } from './support/ecf-documents.js';
 import { postgresAvailable } from './support/backends.js';
 import { freePort } from './support/free-port.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
-import { receptionsPerEncf } from './support/sandbox-kit.js';
+import { assertNothingLostOrDoubled, startLoad, unexpectedAnswers } from './support/fault-load.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -21,13 +20,6 @@ import { startEcfProcess, type WorkerProcess } from './support/worker-process.js
 
 const runnable = (await postgresAvailable()) && (await privatePostgresAvailable());
 const clients = 6;
-
-interface Answer {
-  phase: string;
-  what: string;
-  status: number | string;
-  problem?: string;
-}
 
 describe(
   'a PostgreSQL restart, stop and cut under load',
@@ -124,42 +116,6 @@ describe(
     }
 
     it('stays up, comes back by itself, and loses and doubles nothing', async () => {
-      const answers: Answer[] = [];
-      const created = new Map<string, { id: string; eNCF: string }>();
-      let phase = 'before';
-      let stopping = false;
-
-      /** Calls until the answer is `wanted`, waiting out 503s as a client told Retry-After would (but quicker). */
-      async function until(what: string, wanted: number, ask: () => ReturnType<typeof call>) {
-        for (;;) {
-          const answer = await ask();
-          const problem =
-            typeof answer.status === 'number' && answer.status >= 400
-              ? (JSON.parse(answer.text) as { code?: string }).code
-              : undefined;
-          answers.push({ phase, what, status: answer.status, ...(problem === undefined ? {} : { problem }) });
-          if (answer.status === wanted) return answer;
-          if (answer.status !== 503 || !answer.type.startsWith('application/problem+json')) return undefined;
-          await sleep(250);
-        }
-      }
-
-      async function integrator(client: number) {
-        for (let n = 0; !stopping; n++) {
-          const key = `carga-${String(client)}-${String(n)}`;
-          const made = await until('create', 201, () =>
-            call('POST', '/api/v1/documentos', ecfDocuments['31'], { 'idempotency-key': key }),
-          );
-          if (made === undefined) return;
-          const document = (JSON.parse(made.text) as { data: { id: string; eNCF: string } }).data;
-          const before = created.get(key);
-          assert.ok(before === undefined || before.id === document.id, `key ${key} made two documents`);
-          created.set(key, { id: document.id, eNCF: document.eNCF });
-          const sent = await until('send', 202, () => call('POST', `/api/v1/documentos/${document.id}/enviar`));
-          if (sent === undefined) return;
-        }
-      }
-
       const roles = ['serve', 'worker', 'scheduler'];
       const output = () =>
         processes.map((started, index) => `--- ${String(roles[index])}\n${started.output()}`).join('\n');
@@ -181,18 +137,18 @@ describe(
         }
       }
 
-      const load = Promise.all(Array.from({ length: clients }, (_, client) => integrator(client)));
+      const load = startLoad(call, { clients, retried: [503] });
       const readyAfter: Record<string, number> = {};
       try {
         await sleep(3_000);
 
-        phase = 'restart';
+        load.phase = 'restart';
         await cluster.restart('fast');
         readyAfter['restart'] = await readyAgain(Date.now());
         alive();
         await sleep(3_000);
 
-        phase = 'stop';
+        load.phase = 'stop';
         await cluster.stop('fast');
         await sleep(2_000);
         // While it is away: alive, ready says which dependency is down, requests are 503 problem+json.
@@ -208,76 +164,29 @@ describe(
         alive();
         await sleep(3_000);
 
-        phase = 'cut';
+        load.phase = 'cut';
         proxy.cut();
         readyAfter['cut'] = await readyAgain(Date.now());
         alive();
         await sleep(3_000);
       } finally {
-        stopping = true;
-        await load;
+        await load.stop();
       }
-      phase = 'after';
       alive();
 
       // Every answer was a 201/202 or a 503 problem+json, and the outage was felt.
-      const unexpected = answers.filter((answer) => ![201, 202, 503].includes(answer.status as number));
-      assert.deepEqual(unexpected, [], `answers other than 201, 202 and 503:\n${output()}`);
-      const unavailable = answers.filter((answer) => answer.status === 503);
+      assert.deepEqual(
+        unexpectedAnswers(load, [201, 202, 503]),
+        [],
+        `answers other than 201, 202 and 503:\n${output()}`,
+      );
+      const unavailable = load.answers.filter((answer) => answer.status === 503);
       assert.ok(unavailable.length > 0, 'no request met the outage');
       assert.deepEqual([...new Set(unavailable.map((answer) => answer.problem))], ['database_unavailable']);
-      assert.ok(created.size >= 30, `only ${String(created.size)} documents were created`);
-
-      // Every document a client saw created ends accepted.
+      assert.ok(load.created.size >= 30, `only ${String(load.created.size)} documents were created`);
+      await assertNothingLostOrDoubled(world, load);
       const db = world.app.application.database.db;
-      const ids = [...created.values()].map((document) => document.id);
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const states = await db
-          .selectFrom('documents')
-          .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
-          .where('id', 'in', ids)
-          .groupBy('status')
-          .execute();
-        if (states.length === 1 && states[0]?.status === 'accepted' && states[0].count === ids.length) break;
-        if (Date.now() > deadline) {
-          const stuck = await db
-            .selectFrom('documents')
-            .selectAll()
-            .where('id', 'in', ids)
-            .where('status', '!=', 'accepted')
-            .execute();
-          const stuckIds = stuck.map((row) => row.id);
-          const events = await db
-            .selectFrom('document_events')
-            .selectAll()
-            .where('document_id', 'in', stuckIds)
-            .execute();
-          const work = await db.selectFrom('outbound_work').selectAll().where('item_id', 'in', stuckIds).execute();
-          assert.fail(`not all accepted: ${JSON.stringify({ states, stuck, events, work }, null, 1)}`);
-        }
-        await sleep(250);
-      }
-
-      // Each reached DGII's reception exactly once.
-      const times = await receptionsPerEncf(world.sandbox);
-      for (const { eNCF } of created.values())
-        assert.equal(times.get(eNCF), 1, `${eNCF} reached DGII ${String(times.get(eNCF) ?? 0)} times`);
-
-      // Every e-NCF handed out numbers one stored document or is burned, and none is both or twice.
-      const range = await db
-        .selectFrom('sequence_ranges')
-        .select(['id', 'first_number', 'next_number'])
-        .where('company_id', '=', world.companyId)
-        .where('ecf_type', '=', '31')
-        .executeTakeFirstOrThrow();
-      const stored = await db.selectFrom('documents').select('encf').where('range_id', '=', range.id).execute();
-      const burned = await db.selectFrom('sequence_burned').select('encf').where('range_id', '=', range.id).execute();
-      const numbers = [...stored, ...burned].map((row) => Number(row.encf.slice(3))).sort((a, b) => a - b);
-      assert.deepEqual(
-        numbers,
-        Array.from({ length: range.next_number - range.first_number }, (_, i) => range.first_number + i),
-      );
+      const ids = [...load.created.values()].map((document) => document.id);
 
       // Each document's signing reached the integrator's webhook under one delivery id (a repeat only with that id).
       const signedDeliveries = (deliveries: ReceivedDelivery[]) => {
@@ -318,19 +227,10 @@ describe(
         await sleep(250);
       }
 
-      // The archive holds nothing unexplained: abandoned writes are recorded once the database answers again.
-      let failing: unknown[] = [];
-      for (let round = 0; round < 20; round++) {
-        failing = (await world.app.application.services.archive.runPass({})).failing;
-        if (failing.length === 0) break;
-        await sleep(500);
-      }
-      assert.deepEqual(failing, []);
-
       // The measure of recovery, for whoever reads the test's output.
       console.log(
-        `created ${String(created.size)}, answers ${String(answers.length)}, 503s ${String(unavailable.length)}, ` +
-          `burned ${String(burned.length)}, ready again after (ms) ${JSON.stringify(readyAfter)}`,
+        `created ${String(load.created.size)}, answers ${String(load.answers.length)}, ` +
+          `503s ${String(unavailable.length)}, ready again after (ms) ${JSON.stringify(readyAfter)}`,
       );
     });
   },

@@ -16,6 +16,7 @@
 //   errors AWS S3 gives, including for a bucket created without Object Lock.
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +122,9 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverIn
   desThroughTripleDes();
   const directory = await mkdtemp(join(tmpdir(), 'ecf-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+  // Its logger loses its transports when the server closes (halt); silent, winston does not complain of each line
+  // a request that was still running logs, nor of any after resume.
+  (server as unknown as { logger: { silent: boolean } }).logger.silent = true;
   listInByteOrder(server.store, options.pageSize ?? 1_000);
   server.middleware.splice(server.middleware.length - 1, 0, objectLockMiddleware(server.store));
   const { port } = await server.run();
@@ -139,7 +143,11 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverIn
   const halt = async () => {
     if (!running) return;
     running = false;
-    await server.close();
+    const closed = server.close();
+    // Its keep-alive connections too: a client that holds one open would otherwise go on being answered (and,
+    // under load, keep close() from ever finishing).
+    (server as unknown as { httpServer: Server }).httpServer.closeAllConnections();
+    await closed;
   };
   return {
     port,
