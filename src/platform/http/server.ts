@@ -27,6 +27,7 @@ import {
 import { checkHeaders, checkSignedMessage } from './guards.js';
 import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
+import { buildResponseSerializers } from './response-serializers.js';
 import { registerOpenApi, type ContractSchemas } from './openapi.js';
 import type { FieldError } from '../result.js';
 import { ProblemError } from './problems.js';
@@ -83,6 +84,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     }),
     schemaController: {
       compilersFactory: {
+        buildSerializer: buildResponseSerializers,
         // Bodies are taken as sent: a number where the schema says string is an error, not quietly converted.
         // Query strings and path parameters arrive as text, so they alone are coerced.
         buildValidator: ((externalSchemas: Record<string, AnySchema>, serverOptions: object) => {
