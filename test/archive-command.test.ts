@@ -2,7 +2,7 @@
 // finding's document and artefact, exit 1 when it found anything and 0 when clean, its findings recorded for the
 // route; on the embedded database it says in one line that the service must be stopped.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +14,7 @@ import { postgresAvailable } from './support/backends.js';
 import { startArchiveWorld, type ArchiveWorld } from './support/archive-world.js';
 import { issuerRnc } from './support/ecf-documents.js';
 import { opsToken } from './support/test-app.js';
-
-function toolAvailable(name: string): boolean {
-  return spawnSync(name, ['-v'], { stdio: 'ignore' }).error === undefined;
-}
+import { requireTool } from './support/tools.js';
 
 function capture() {
   const out: string[] = [];
@@ -67,7 +64,7 @@ describe('ecf archive verify', () => {
     );
     assert.match(exported.stdout(), /^Exported 3 documents, 0 received documents and 0 annulments \(9 files, /);
     assert.match(exported.stderr(), /archive export: /);
-    if (toolAvailable('unzip')) {
+    if (requireTool(context, 'unzip', 'sha256sum')) {
       const unpacked = join(world.app.dataDir, 'audit');
       execFileSync('unzip', ['-q', zip, '-d', unpacked]);
       const checked = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: unpacked, encoding: 'utf8' });

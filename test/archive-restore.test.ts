@@ -18,25 +18,14 @@ import { runArchiveCommand } from '../src/modules/archive/archive.command.js';
 import { startArchiveWorld } from './support/archive-world.js';
 import { postgresAvailable } from './support/backends.js';
 import { cloudSecret, opsToken, type TestApp } from './support/test-app.js';
+import { skipUnlessTools } from './support/tools.js';
 
 const run = promisify(execFile);
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function pgToolsAvailable(): Promise<boolean> {
-  try {
-    await run('pg_dump', ['--version']);
-    await run('pg_restore', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const unavailable = !(await postgresAvailable())
   ? 'needs a PostgreSQL server (tests run on PGlite here)'
-  : !(await pgToolsAvailable())
-    ? 'needs pg_dump and pg_restore on PATH'
-    : false;
+  : skipUnlessTools('pg_dump', 'pg_restore');
 
 function urlOf(database: string): string {
   const url = new URL(adminUrl);

@@ -3,12 +3,13 @@
 // signed full e-CF — each exactly once; a rejection fails the process and a new one carries the accepted cases over
 // without resending any.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import { readSignatureValue } from '../src/fiscal/xmldsig/index.js';
 import { assertProblem } from './support/assert-problem.js';
 import { startCertificationWorld, type CaseRead, type CertificationWorld } from './support/certification-kit.js';
-import { validateWithOfficialXsd, xmllintAvailable } from './support/xmllint.js';
-import { verifyWithXmlsec1, xmlsec1Available } from './support/xmldsig-kit.js';
+import { requireTool } from './support/tools.js';
+import { validateWithOfficialXsd } from './support/xmllint.js';
+import { verifyWithXmlsec1 } from './support/xmldsig-kit.js';
 
 interface Arrival {
   service: string;
@@ -30,14 +31,14 @@ describe('certification ejecutar against the DGII sandbox', () => {
   });
 
   /** The independent oracles: DGII's XSD through xmllint, the signature through xmlsec1 with the company's certificate. */
-  async function assertOracles(xml: string, xsd: string): Promise<void> {
+  async function assertOracles(t: TestContext, xml: string, xsd: string): Promise<void> {
     const certificatePem =
       (await world.app.application.services.companies.signingIdentity(world.companyId))?.certificatePem ?? '';
-    if (xmllintAvailable) {
+    if (requireTool(t, 'xmllint')) {
       const schema = validateWithOfficialXsd(xsd, xml);
       assert.ok(schema.valid, `${xsd}: ${schema.errors}`);
     }
-    if (xmlsec1Available) {
+    if (requireTool(t, 'xmlsec1')) {
       const verified = verifyWithXmlsec1(xml, certificatePem);
       assert.ok(verified.ok, verified.output);
     }
@@ -45,7 +46,7 @@ describe('certification ejecutar against the DGII sandbox', () => {
 
   const arrivals = async () => (await world.sandbox.admin('GET', `/arrivals?rnc=${world.rnc}`)).body as Arrival[];
 
-  it('runs step 2 through the lane: each case once, notes after their invoice, RFCE from the signed e-CF', async () => {
+  it('runs step 2 through the lane: each case once, notes after their invoice, RFCE from the signed e-CF', async (t) => {
     const id = await world.start(world.setFile({ seed: 5 }));
     assertProblem(await world.call('POST', `/api/v1/certificacion/${id}/ejecutar?limit=51`), 400, 'validation_failed');
     assertProblem(await world.call('POST', `/api/v1/certificacion/${id}/ejecutar?limit=0`), 400, 'validation_failed');
@@ -102,12 +103,12 @@ describe('certification ejecutar against the DGII sandbox', () => {
       const rfce = (await world.call('GET', `/api/v1/documentos/${row.documentId}/artefactos/rfce-xml`)).body;
       const code = /<CodigoSeguridadeCF>([^<]+)<\/CodigoSeguridadeCF>/.exec(rfce)?.[1];
       assert.equal(code, readSignatureValue(full)?.slice(0, 6));
-      await assertOracles(rfce, 'RFCE-32.xsd');
+      await assertOracles(t, rfce, 'RFCE-32.xsd');
     }
     // Every signed e-CF passes DGII's XSD and xmlsec1.
     for (const row of stepTwo.filter((candidate) => candidate.kind === 'ECF')) {
       const xml = (await world.call('GET', `/api/v1/documentos/${row.documentId ?? ''}/artefactos/signed-xml`)).body;
-      await assertOracles(xml, `e-CF-${row.ecfType ?? ''}.xsd`);
+      await assertOracles(t, xml, `e-CF-${row.ecfType ?? ''}.xsd`);
     }
   });
 });

@@ -15,18 +15,20 @@ import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } 
 import { assertNothingLostOrDoubled, startLoad, unexpectedAnswers } from './support/fault-load.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { skipUnlessTools } from './support/tools.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from './support/webhook-receiver.js';
 import { startEcfProcess, type WorkerProcess } from './support/worker-process.js';
 
-const runnable = (await postgresAvailable()) && (await privatePostgresAvailable());
+const unavailable = !(await postgresAvailable())
+  ? 'needs the shared PostgreSQL server, for the sandbox'
+  : skipUnlessTools('initdb', 'pg_ctl') ||
+    ((await privatePostgresAvailable()) ? false : 'needs initdb and pg_ctl in one directory and the postgres user');
 const clients = 6;
 
 describe(
   'a PostgreSQL restart, stop and cut under load',
   {
-    skip: runnable
-      ? false
-      : 'needs PostgreSQL server binaries (initdb, pg_ctl) and the postgres user, and the shared server for the sandbox',
+    skip: unavailable,
     timeout: 300_000,
   },
   () => {

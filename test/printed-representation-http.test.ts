@@ -16,7 +16,8 @@ import { createSelfSignedP12 } from '../src/platform/crypto/test-certificate.js'
 import type { PrintableDocument } from '../src/modules/printing/index.js';
 import { assertFieldError, assertProblem } from './support/assert-problem.js';
 import { ecfDocuments, issuerRnc, ownedFieldsFor } from './support/ecf-documents.js';
-import { pdfToolsMissing, tool } from './support/pdf-tools.js';
+import { tool } from './support/pdf-tools.js';
+import { requireTool } from './support/tools.js';
 import { nextRnc, startTestApp, type TestApp } from './support/test-app.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
 
@@ -139,7 +140,7 @@ describe('printed representation over HTTP', () => {
     assert.match(String(anything.headers['content-type']), /^application\/json/);
   });
 
-  it('prints the paper asked for, says 58 mm is best effort, and refuses a paper it does not know', async () => {
+  it('prints the paper asked for, says 58 mm is best effort, and refuses a paper it does not know', async (t) => {
     const document = await created();
     const url = `/api/v1/documentos/${document.id}/impresion`;
     const roll = await get(`${url}?formato=80mm`, pdfHeaders);
@@ -157,7 +158,7 @@ describe('printed representation over HTTP', () => {
 
     assertFieldError(await get(`${url}?formato=a5`, pdfHeaders), 400, 'validation_failed', '/formato');
 
-    if (pdfToolsMissing === false) {
+    if (requireTool(t, 'pdfinfo')) {
       const papers = { a4, carta: letter, '80mm': roll };
       const sizes = await Promise.all(
         Object.entries(papers).map(async ([name, response]) => {
@@ -204,7 +205,7 @@ describe('printed representation over HTTP', () => {
     assertProblem(await get('/api/v1/documentos/doc_nonexistent/impresion', pdfHeaders), 404, 'document_not_found');
   });
 
-  it("uses the company's paper, logo and note, set by the control plane, and the QR scans to the JSON's URL", async () => {
+  it("uses the company's paper, logo and note, set by the control plane, and the QR scans to the JSON's URL", async (t) => {
     const document = await created();
     const url = `/api/v1/documentos/${document.id}/impresion`;
     const before = await get(url, pdfHeaders);
@@ -222,7 +223,7 @@ describe('printed representation over HTTP', () => {
     assert.equal(branded.statusCode, 200, branded.body);
     assert.equal(branded.headers['content-disposition'], `inline; filename="${issuerRnc}${document.eNCF}-carta.pdf"`);
     assert.notEqual(branded.headers['etag'], before.headers['etag']);
-    if (pdfToolsMissing !== false) return;
+    if (!requireTool(t, 'pdftotext', 'pdfimages', 'pdftoppm', 'zbarimg')) return;
     const file = saved(branded.rawPayload, 'branded.pdf');
     const [text, images, scanned] = await Promise.all([
       tool('pdftotext', ['-layout', file, '-']),
@@ -244,7 +245,7 @@ describe('printed representation over HTTP', () => {
     assert.equal(scanned.replace(/\n$/, ''), printable.qr.url);
   });
 
-  it("prints a received e-CF from its issuer's signed XML, without the receiving company's branding", async () => {
+  it("prints a received e-CF from its issuer's signed XML, without the receiving company's branding", async (t) => {
     const document = structuredClone(ecfDocuments['31']) as { Encabezado: { Comprador: Record<string, unknown> } };
     document.Encabezado.Comprador['RNCComprador'] = receiverRnc;
     const built = buildEcf(document, { ...ownedFieldsFor('31'), eNCF: 'E310000077001' });
@@ -275,7 +276,7 @@ describe('printed representation over HTTP', () => {
     assert.equal(pdf.statusCode, 200, pdf.body);
     assert.equal(pdf.headers['content-disposition'], `inline; filename="${issuerRnc}E310000077001-a4.pdf"`);
     assertProblem(await get(url, pdfHeaders, otherKey), 404, 'document_not_found');
-    if (pdfToolsMissing !== false) return;
+    if (!requireTool(t, 'pdftotext', 'pdfimages')) return;
     const file = saved(pdf.rawPayload, 'received.pdf');
     const text = await tool('pdftotext', ['-layout', file, '-']);
     assert.match(text, /e-NCF: E310000077001/);

@@ -23,7 +23,8 @@ import {
   type PrintableDocument,
   type RenderedPdf,
 } from '../src/modules/printing/index.js';
-import { inPool, pdfToolsMissing, tool } from './support/pdf-tools.js';
+import { inPool, pdfTools, tool } from './support/pdf-tools.js';
+import { skipUnlessTools } from './support/tools.js';
 import { largeConsumerInvoice, signedEcf, type DocumentOptions } from './support/sandbox-documents.js';
 import { issuerRnc } from './support/ecf-documents.js';
 import { printableInvoice } from './support/printable-documents.js';
@@ -99,7 +100,7 @@ async function scannedPages(file: string, format: PaperFormat, dir: string): Pro
   return Promise.all(pngs.map(async (png) => (await tool('zbarimg', ['-q', '--raw', png])).replace(/\n$/, '')));
 }
 
-describe('printed representation (PDF)', { skip: pdfToolsMissing }, () => {
+describe('printed representation (PDF)', { skip: skipUnlessTools(...pdfTools) }, () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'ecf-ri-'));

@@ -5,10 +5,13 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { skipUnlessTools } from './support/tools.js';
 
-const unavailable = (await privatePostgresAvailable())
-  ? false
-  : 'needs initdb and pg_ctl (PATH or /usr/lib/postgresql/<major>/bin) and, as root, a postgres OS user';
+const unavailable =
+  skipUnlessTools('initdb', 'pg_ctl') ||
+  ((await privatePostgresAvailable())
+    ? false
+    : 'needs initdb and pg_ctl in one directory and, as root, a postgres OS user');
 
 type PgError = Error & { code?: string };
 

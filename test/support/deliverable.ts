@@ -2,6 +2,7 @@
 // it is valid for our XSD validator and for the real xmllint against DGII's official schema, and it verifies
 // with our verifier and with xmlsec1. Returns the signed document.
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import {
   signCanonicalDocument,
   signXml,
@@ -10,8 +11,9 @@ import {
 } from '../../src/fiscal/xmldsig/index.js';
 import { compileSchemaSet, type SchemaKind, type SchemaSet } from '../../src/fiscal/xsd/index.js';
 import { readOfficialXsds } from './dgii-files.js';
-import { testSigningKey, verifyWithXmlsec1, xmlsec1Available } from './xmldsig-kit.js';
-import { validateWithOfficialXsd, xmllintAvailable } from './xmllint.js';
+import { requireTool } from './tools.js';
+import { testSigningKey, verifyWithXmlsec1 } from './xmldsig-kit.js';
+import { validateWithOfficialXsd } from './xmllint.js';
 
 let schemas: SchemaSet | undefined;
 function officialSchemas(): SchemaSet {
@@ -21,6 +23,7 @@ function officialSchemas(): SchemaSet {
 
 /** `general` signs with the DOM signer (for XML we are given, such as the seed); `canonical` with the fast path. */
 export function assertDeliverable(
+  t: TestContext,
   kind: SchemaKind,
   xml: string,
   signer: 'canonical' | 'general' = 'canonical',
@@ -30,18 +33,14 @@ export function assertDeliverable(
   const signed = signer === 'canonical' ? signCanonicalDocument(xml, key) : signXml(xml, key);
   // What DGII receives is the signed document (some schemas, ANECF and the seed, even require the Signature).
   assert.deepEqual(officialSchemas().validate(kind, signed), []);
-  if (xmllintAvailable) {
+  if (requireTool(t, 'xmllint')) {
     const lint = validateWithOfficialXsd(`${kind}.xsd`, signed);
     assert.equal(lint.valid, true, lint.errors);
-  } else {
-    console.warn('WARNING: xmllint missing; the independent XSD check is skipped');
   }
   assert.equal(verifyEnvelopedSignature(signed).ok, true);
-  if (xmlsec1Available) {
+  if (requireTool(t, 'xmlsec1')) {
     const checked = verifyWithXmlsec1(signed, key.certificatePem);
     assert.equal(checked.ok, true, checked.output);
-  } else {
-    console.warn('WARNING: xmlsec1 missing; the independent signature check is skipped');
   }
   return signed;
 }

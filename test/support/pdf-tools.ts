@@ -1,20 +1,16 @@
 // poppler-utils and zbar-tools as independent oracles for the printed representation: what a PDF reader extracts,
 // which fonts it finds embedded, the page size, and what a QR scanner reads from the rasterised page.
-import { execFile, spawnSync } from 'node:child_process';
+// A test that needs them asks requireTool or skipUnlessTools (./tools.ts) first, with pdfTools.
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { assertToolInstalled } from './tools.js';
 
-const tools = ['pdftotext', 'pdftoppm', 'pdfinfo', 'pdffonts', 'pdfimages', 'zbarimg'] as const;
-const absent = tools.filter((tool) => spawnSync(tool, ['-v']).error !== undefined);
-
-/** Why a test is skipped when the tools are missing: loud, so a green run without the oracles is not mistaken. */
-export const pdfToolsMissing =
-  absent.length === 0
-    ? false
-    : `${absent.join(', ')} not installed (apt-get install poppler-utils zbar-tools): the printed-representation oracle tests did not run`;
+export const pdfTools = ['pdftotext', 'pdftoppm', 'pdfinfo', 'pdffonts', 'pdfimages', 'zbarimg'] as const;
 
 const run = promisify(execFile);
 
-export async function tool(command: (typeof tools)[number], args: readonly string[]): Promise<string> {
+export async function tool(command: (typeof pdfTools)[number], args: readonly string[]): Promise<string> {
+  assertToolInstalled(command);
   const { stdout } = await run(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }

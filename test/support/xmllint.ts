@@ -5,15 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { officialXsdDir } from './dgii-files.js';
+import { assertToolInstalled } from './tools.js';
 
-export const xmllintAvailable = spawnSync('xmllint', ['--version']).status === 0;
-
-/** Why a test is skipped when xmllint is missing: loud, so a green run without the oracle is not mistaken. */
-export const xmllintMissing = xmllintAvailable
-  ? false
-  : 'xmllint is not installed: the XSD and C14N oracle tests did not run';
+// A test that needs xmllint asks requireTool (./tools.ts) first.
 
 function withTempDir<T>(work: (dir: string) => T): T {
+  assertToolInstalled('xmllint');
   const dir = mkdtempSync(join(tmpdir(), 'ecf-xmllint-'));
   try {
     return work(dir);

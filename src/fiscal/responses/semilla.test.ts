@@ -40,7 +40,7 @@ describe('SemillaModel', () => {
     assert.equal(parseSemilla(Buffer.from(readDgiiSample('seed-test_140133.xml'), 'utf8')).ok, true);
   });
 
-  it('writes a seed with the xsi/xsd declarations, canonical, that signed with signXml is valid and verifies', () => {
+  it('writes a seed with the xsi/xsd declarations, canonical, that signed with signXml is valid and verifies', (t) => {
     const built = buildSemilla(seed);
     assert.ok(built.ok);
     assert.equal(
@@ -52,7 +52,7 @@ describe('SemillaModel', () => {
     // Unsigned, the XSD refuses it: its wildcard slot (the Signature) is required.
     assert.notDeepEqual(schemas.validate('Semilla', built.xml), []);
 
-    const signed = assertDeliverable('Semilla', built.xml, 'general');
+    const signed = assertDeliverable(t, 'Semilla', built.xml, 'general');
     // And what the signer sends back reads as the seed that was issued.
     assert.deepEqual(parseSemilla(signed), { ok: true, value: seed });
   });

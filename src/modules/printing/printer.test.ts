@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { PNG } from 'pngjs';
+import { tool } from '../../../test/support/pdf-tools.js';
 import { printableInvoice, withPagination } from '../../../test/support/printable-documents.js';
+import { requireTool } from '../../../test/support/tools.js';
 import { createLogger } from '../../platform/observability/logger.js';
 import { createPrinter, rendererVersion, type PrintBranding } from './index.js';
 
@@ -28,7 +34,9 @@ function rgbaLogo(): Buffer {
 }
 
 describe('printer', () => {
-  it('renders a PDF/A-2b file dated by the signature, titled by type and e-NCF, in Spanish', () => {
+  // Not a PDF/A validation (veraPDF, the reference validator, is not in Debian): the PDF/A-2b requirements that
+  // poppler and xmllint can see, besides what the bytes say.
+  it('renders a file marked PDF/A-2b with an OutputIntent, every font embedded, no encryption and well-formed XMP, dated by the signature, titled by type and e-NCF, in Spanish', async (t) => {
     const { printer } = printerWithLog();
     const result = printer.render({ printable: printableInvoice(), format: 'a4', branding: plain });
     assert.ok(result.ok);
@@ -49,6 +57,44 @@ describe('printer', () => {
     // The legal name holds '&': escaped in the XMP packet, which must stay well-formed XML.
     assert.match(text, /<rdf:li>Ferreter\S+ \S+ &#38; Asociados, S\.R\.L\.<\/rdf:li>/);
     assert.doesNotMatch(text, /Helvetica/);
+    // ISO 19005-2 §6.2.3: an OutputIntent of subtype GTS_PDFA1 with its ICC profile, named by the catalog.
+    const intent = /\/OutputIntents \[(\d+) 0 R\]/.exec(text)?.[1];
+    assert.ok(intent !== undefined, 'the catalog names an OutputIntent');
+    assert.match(
+      text,
+      new RegExp(`\\n${intent} 0 obj\\n<<\\n/Type /OutputIntent\\n/S /GTS_PDFA1\\n[^>]*/DestOutputProfile \\d+ 0 R`),
+    );
+
+    if (!requireTool(t, 'pdfinfo', 'pdffonts', 'xmllint')) return;
+    const dir = mkdtempSync(join(tmpdir(), 'ecf-pdfa-'));
+    try {
+      const file = join(dir, 'invoice.pdf');
+      writeFileSync(file, bytes);
+      const [info, fonts, xmp] = await Promise.all([
+        tool('pdfinfo', [file]),
+        tool('pdffonts', [file]),
+        tool('pdfinfo', ['-meta', file]),
+      ]);
+      // §6.1.3: no encryption; §6.6.2: the metadata as an XMP stream; §6.1.7 (no JavaScript, by §6.6.1's actions).
+      assert.match(info, /^Encrypted:\s+no$/m);
+      assert.match(info, /^Metadata Stream:\s+yes$/m);
+      assert.match(info, /^JavaScript:\s+no$/m);
+      assert.match(info, /^PDF version:\s+1\.7$/m);
+      // §6.2.11.4: every font embedded. pdffonts' rows follow two header lines; `emb` is the fourth column from the end.
+      const rows = fonts.trim().split('\n').slice(2);
+      assert.ok(rows.length > 0, fonts);
+      for (const row of rows) assert.equal(row.trim().split(/\s+/).at(-5), 'yes', row);
+      // §6.6.4: the XMP identifies part 2, conformance B; as XML it must parse.
+      const lint = spawnSync('xmllint', ['--noout', '-'], { input: xmp, encoding: 'utf8' });
+      assert.equal(lint.status, 0, lint.stderr);
+      assert.match(xmp, /<pdfaid:part>2<\/pdfaid:part>\s*<pdfaid:conformance>B<\/pdfaid:conformance>/);
+      // §6.6.2.3: the document information the info dictionary holds is the same in the XMP.
+      const title = /^Title:\s+(.+)$/m.exec(info)?.[1];
+      assert.ok(title !== undefined, info);
+      assert.ok(xmp.includes(`<rdf:li xml:lang="x-default">${title}</rdf:li>`), xmp);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('gives the same bytes for the same input from a fresh printer', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { redisAvailable, testRedisUrl } from '../../../test/support/backends.js';
 import { fixedClock } from '../clock.js';
 import type { Cache } from './cache.js';
@@ -10,6 +11,8 @@ import { createRedisCache } from './redis-cache.js';
 interface Subject {
   cache: Cache;
   expire: (seconds: number) => Promise<void>;
+  /** The last command the server saw on the cache's own connection; absent for a cache with no server. */
+  lastCommand?: () => Promise<string | undefined>;
 }
 
 function cacheContract(label: string, open: () => Promise<Subject>, skip: string | false = false) {
@@ -57,6 +60,8 @@ function cacheContract(label: string, open: () => Promise<Subject>, skip: string
 
     it('answers its probe', async () => {
       await subject.cache.probe(1_000);
+      // The answer comes from the server: the probe's PING is the last thing its connection sent.
+      if (subject.lastCommand !== undefined) assert.equal(await subject.lastCommand(), 'ping');
     });
   });
 }
@@ -74,11 +79,27 @@ cacheContract('memory', () => {
 
 cacheContract(
   'Redis',
-  async () => ({
-    // A prefix per run keeps parallel test files apart on the shared server.
-    cache: await createRedisCache(testRedisUrl(), `ecf-test:${randomUUID()}:`),
-    expire: (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1_000)),
-  }),
+  async () => {
+    // A prefix per run keeps parallel test files apart on the shared server; the connection's name finds it there.
+    const name = `ecf-test-${randomUUID()}`;
+    const url = new URL(testRedisUrl());
+    url.searchParams.set('connectionName', name);
+    const cache = await createRedisCache(url.toString(), `ecf-test:${randomUUID()}:`);
+    return {
+      cache,
+      expire: (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1_000)),
+      async lastCommand() {
+        const observer = new Redis(testRedisUrl(), { lazyConnect: true });
+        try {
+          const clients = (await observer.client('LIST')) as string;
+          const own = clients.split('\n').find((line) => line.includes(` name=${name} `));
+          return own === undefined ? undefined : /\bcmd=(\S+)/.exec(own)?.[1];
+        } finally {
+          observer.disconnect();
+        }
+      },
+    };
+  },
   (await redisAvailable()) ? false : 'Redis does not answer at 127.0.0.1:6379 (CI starts it; run .ci/run)',
 );
 

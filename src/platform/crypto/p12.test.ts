@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import forge from 'node-forge';
 import { assessCertificate, openP12 } from './p12.js';
 import type { OpenedCertificate, P12Result } from './p12.js';
+import { requireTool } from '../../../test/support/tools.js';
 import { createSelfSignedP12 } from './test-certificate.js';
 import type { SelfSignedOptions } from './test-certificate.js';
 
@@ -36,15 +37,8 @@ function uses(p12: Buffer, oid: string): boolean {
   return p12.includes(Buffer.from(oid, 'hex'));
 }
 
-function opensslMissing(): string | false {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return 'SKIPPED — the openssl CLI is not installed: legacy RC2-40 .p12 files (the format Dominican CAs issue), EC keys and openssl interoperability are NOT being tested';
-  }
-}
-const withOpenssl = { skip: opensslMissing() };
+// Without the openssl CLI, legacy RC2-40 .p12 files (the format Dominican CAs issue), EC keys and openssl
+// interoperability are not tested: those tests ask requireTool for it.
 
 let dir = '';
 const demo = createSelfSignedP12({ ...holder, algorithm: '3des' });
@@ -124,13 +118,15 @@ function assertUsableSigner(certificate: OpenedCertificate, expectedPem: string)
 }
 
 describe('openP12', () => {
-  it('opens a legacy RC2-40 .p12 made by openssl pkcs12 -export -legacy', withOpenssl, () => {
+  it('opens a legacy RC2-40 .p12 made by openssl pkcs12 -export -legacy', (t) => {
+    if (!requireTool(t, 'openssl')) return;
     const p12 = opensslP12(demo.privateKeyPem, demo.certificatePem, password, '-legacy');
     assert.ok(uses(p12, oids.rc2With40Bits), 'openssl -legacy should encrypt the certificates with RC2-40');
     assertUsableSigner(opened(openP12(p12, password)), demo.certificatePem);
   });
 
-  it("opens openssl's default .p12 (PBES2, AES-256-CBC)", withOpenssl, () => {
+  it("opens openssl's default .p12 (PBES2, AES-256-CBC)", (t) => {
+    if (!requireTool(t, 'openssl')) return;
     const p12 = opensslP12(demo.privateKeyPem, demo.certificatePem, password);
     assert.ok(uses(p12, oids.pbes2) && uses(p12, oids.aes256Cbc));
     assertUsableSigner(opened(openP12(p12, password)), demo.certificatePem);
@@ -140,7 +136,8 @@ describe('openP12', () => {
     ['legacy', 'Contraseña-ÁÉ'],
     ['AES', 'Contraseña-ÁÉ'],
   ] as const) {
-    it(`opens an openssl ${name} .p12 whose password has an ñ and accents`, withOpenssl, () => {
+    it(`opens an openssl ${name} .p12 whose password has an ñ and accents`, (t) => {
+      if (!requireTool(t, 'openssl')) return;
       const p12 = opensslP12(
         demo.privateKeyPem,
         demo.certificatePem,
@@ -199,7 +196,8 @@ describe('openP12', () => {
     assert.deepEqual(result.chainPem, [issuer.certificatePem]);
   });
 
-  it('opens an EC .p12 made by openssl, which assessCertificate then rejects as not RSA', withOpenssl, () => {
+  it('opens an EC .p12 made by openssl, which assessCertificate then rejects as not RSA', (t) => {
+    if (!requireTool(t, 'openssl')) return;
     const key = join(dir, 'ec-key.pem');
     const certificate = join(dir, 'ec-cert.pem');
     openssl(
@@ -265,7 +263,8 @@ describe('assessCertificate', () => {
 });
 
 describe('createSelfSignedP12', () => {
-  it('puts the RNC in the subject serialNumber and makes a file openssl itself can read', withOpenssl, () => {
+  it('puts the RNC in the subject serialNumber and makes a file openssl itself can read', (t) => {
+    if (!requireTool(t, 'openssl')) return;
     const path = join(dir, 'demo.p12');
     writeFileSync(path, demo.p12);
     const text = execFileSync('openssl', ['pkcs12', '-in', path, '-passin', `pass:${password}`, '-nokeys'], {

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/backends.js';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
-import { openDatabase, type DatabaseHandle } from './database.js';
+import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { compiledOnce, executePrepared } from './prepared.js';
 import { unnestedSlots } from './unnest.js';
@@ -14,12 +16,16 @@ import { transact } from './transact.js';
 import { ConnectionInsideTransactionError } from './transaction-scope.js';
 import { fail, ok } from '../result.js';
 
-function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }>) {
+function backendSuite(
+  label: string,
+  open: () => Promise<{ handle: DatabaseHandle; target: DatabaseTarget; drop: () => Promise<void> }>,
+) {
   describe(`database on ${label}`, () => {
     let handle: DatabaseHandle;
+    let target: DatabaseTarget;
     let drop: () => Promise<void>;
     before(async () => {
-      ({ handle, drop } = await open());
+      ({ handle, target, drop } = await open());
     });
     after(async () => {
       await handle.close();
@@ -113,6 +119,42 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
 
     it('answers its probe', async () => {
       await handle.probe(2_000);
+      if (target.kind === 'postgres') {
+        // The answer is the server's: on a connection of its own, named, the server last ran the probe's statement.
+        const name = `probe-${randomUUID()}`;
+        const url = new URL(target.url);
+        url.searchParams.set('application_name', name);
+        const probed = await openDatabase({ ...target, url: url.toString(), poolSize: 1 });
+        try {
+          await probed.probe(2_000);
+          const { rows } = await sql<{
+            query: string;
+          }>`select query from pg_stat_activity where application_name = ${name}`.execute(handle.db);
+          assert.deepEqual(
+            rows.map((row) => row.query),
+            ['select 1'],
+          );
+        } finally {
+          await probed.close();
+        }
+      } else {
+        // PGlite answers one statement at a time: while a transaction holds it, the probe gets no answer in time.
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const holding = handle.db.transaction().execute(async (trx) => {
+          await sql`select 1`.execute(trx);
+          await held;
+        });
+        try {
+          await assert.rejects(handle.probe(300), /^Error: Embedded database did not answer within 300 ms$/);
+        } finally {
+          release();
+          await holding;
+        }
+        await handle.probe(2_000);
+      }
     });
 
     it('refuses at once a pool connection requested inside transact(), instead of hanging or escaping the transaction', async () => {
@@ -247,13 +289,15 @@ function backendSuite(label: string, open: () => Promise<{ handle: DatabaseHandl
 
 backendSuite('the test back end (PostgreSQL when it answers, else PGlite)', async () => {
   const database: TestDatabase = await createTestDatabase();
-  return { handle: await openDatabase(database.target), drop: () => database.drop() };
+  return { handle: await openDatabase(database.target), target: database.target, drop: () => database.drop() };
 });
 
 backendSuite('embedded PGlite on disk', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ecf-db-'));
+  const target: DatabaseTarget = { kind: 'pglite', dataDir: dir };
   return {
-    handle: await openDatabase({ kind: 'pglite', dataDir: dir }),
+    handle: await openDatabase(target),
+    target,
     drop: () => {
       rmSync(dir, { recursive: true, force: true });
       return Promise.resolve();
@@ -278,12 +322,39 @@ describe('data directory lock', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('takes over a lock left by a process that no longer runs', async () => {
+  it('takes over a lock left by a process that no longer runs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ecf-lock-'));
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(dir, 'ecf.lock'), '999999');
-    const release = lockDataDir(dir);
-    release();
-    rmSync(dir, { recursive: true, force: true });
+    const lockFile = join(dir, 'ecf.lock');
+    try {
+      // A process that took the lock and died without releasing it (killed, as by a crash or the OOM killer).
+      const lockModule = new URL('./data-dir-lock.ts', import.meta.url).href;
+      const crashed = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `const { lockDataDir } = await import(${JSON.stringify(lockModule)});
+           lockDataDir(${JSON.stringify(dir)});
+           process.kill(process.pid, 'SIGKILL');`,
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(crashed.signal, 'SIGKILL', crashed.stderr);
+      assert.equal(readFileSync(lockFile, 'utf8'), String(crashed.pid), 'the dead process holds the lock');
+
+      const release = lockDataDir(dir);
+      // Taken over: the lock now names this process, and a second holder is refused in its name.
+      assert.equal(readFileSync(lockFile, 'utf8'), String(process.pid));
+      assert.throws(
+        () => lockDataDir(dir),
+        (error: unknown) => error instanceof DataDirInUseError && error.message.includes(`process ${process.pid}`),
+      );
+      release();
+      assert.equal(existsSync(lockFile), false, 'released');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

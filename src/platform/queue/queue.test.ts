@@ -121,6 +121,28 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
 
     it('answers its probe', async () => {
       await queue.probe(2_000);
+      // The answer is the queue's own table's: while pgboss.version is locked, the probe gets none in time.
+      let locked!: () => void;
+      let release!: () => void;
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const holding = handle.db.transaction().execute(async (trx) => {
+        await sql`lock table pgboss.version in access exclusive mode`.execute(trx);
+        locked();
+        await held;
+      });
+      try {
+        await isLocked;
+        await assert.rejects(queue.probe(300), /^Error: Job queue did not answer within 300 ms$/);
+      } finally {
+        release();
+        await holding;
+      }
+      await queue.probe(2_000);
     });
   });
 }

@@ -1,8 +1,8 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,8 @@ interface Harness {
   store: BlobStore;
   makeUnavailable(): Promise<void>;
   dispose(): Promise<void>;
+  /** What lies under `_probe/`, read past the adapter, by key; undefined where the directory was never made (fs). */
+  probeObjects(): Promise<Map<string, string> | undefined>;
 }
 
 const xml =
@@ -354,8 +356,24 @@ function blobStoreContract(kind: BlobStore['kind'], open: () => Promise<Harness>
     });
 
     it('probes successfully, repeatedly, when storage is up', async () => {
-      await store.probe(5_000);
-      await store.probe(5_000);
+      const seen: (Map<string, string> | undefined)[] = [await harness.probeObjects()];
+      for (let probe = 0; probe < 2; probe++) {
+        await store.probe(5_000);
+        seen.push(await harness.probeObjects());
+      }
+      // Each probe wrote and read back an object of its own under _probe/, and none of them piles up there:
+      // the filesystem's is deleted after it, S3's one per process is overwritten.
+      if (kind === 'fs') {
+        assert.deepEqual(seen, [undefined, new Map(), new Map()]);
+      } else {
+        assert.deepEqual(seen[0], new Map());
+        const [first, second] = [[...(seen[1] ?? [])], [...(seen[2] ?? [])]];
+        assert.equal(first.length, 1);
+        assert.equal(second.length, 1);
+        assert.equal(second[0]?.[0], first[0]?.[0], 'the same key');
+        assert.match(first[0]?.[1] ?? '', /^probe [0-9a-f-]{36}$/);
+        assert.notEqual(second[0]?.[1], first[0]?.[1], 'written anew');
+      }
     });
 
     it('rejects the probe with a short reason when storage is unavailable', async () => {
@@ -386,6 +404,21 @@ async function openFsHarness(): Promise<Harness> {
     },
     async dispose() {
       await rm(root, { recursive: true, force: true });
+    },
+    async probeObjects() {
+      const dir = join(root, '_probe');
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+      return new Map(
+        await Promise.all(
+          names.map(async (name) => [`_probe/${name}`, await readFile(join(dir, name), 'utf8')] as const),
+        ),
+      );
     },
   };
 }
@@ -420,6 +453,18 @@ async function openS3Harness(): Promise<Harness> {
     async dispose() {
       await store.close();
       await stop();
+    },
+    async probeObjects() {
+      const listed = await s3rver.client.send(new ListObjectsV2Command({ Bucket: s3rverBucket, Prefix: '_probe/' }));
+      const keys = (listed.Contents ?? []).map((object) => object.Key ?? '');
+      return new Map(
+        await Promise.all(
+          keys.map(async (key) => {
+            const read = await s3rver.client.send(new GetObjectCommand({ Bucket: s3rverBucket, Key: key }));
+            return [key, (await read.Body?.transformToString()) ?? ''] as const;
+          }),
+        ),
+      );
     },
   };
 }
