@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, databaseTarget, maxRetryDelayMs, parseConfig, settings, type Setting } from './config.js';
+import { ConfigError, maxRetryDelayMs, parseConfig, settings, type Setting } from './config.js';
+import { databaseTarget } from './platform/db/database-target.js';
 import { deliveryPolicy } from './modules/sending/index.js';
 
 const hexKey = randomBytes(32).toString('hex');

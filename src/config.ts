@@ -3,7 +3,6 @@
 import { resolve } from 'node:path';
 
 import { fiscalEnvironments, type FiscalEnvironment } from './fiscal/environment.js';
-import type { DatabaseTarget } from './platform/db/database.js';
 
 export { fiscalEnvironments, type FiscalEnvironment };
 
@@ -962,31 +961,4 @@ export function parseConfig(env: Env): Config {
 
 export function loadConfig(): Config {
   return parseConfig(process.env);
-}
-
-/**
- * The database of a configuration, for every command that opens it: PostgreSQL at DATABASE_URL with
- * DATABASE_POOL_SIZE connections, else the embedded PGlite under `embeddedDir` (`ecf sandbox` keeps its own apart).
- */
-export function databaseTarget(
-  config: Pick<
-    Config,
-    | 'dataDir'
-    | 'databaseUrl'
-    | 'databasePoolSize'
-    | 'databaseConnectTimeoutMs'
-    | 'databaseStatementTimeoutMs'
-    | 'embeddedDiskReserveMb'
-  >,
-  embeddedDir: string = config.dataDir,
-): DatabaseTarget {
-  return config.databaseUrl === undefined
-    ? { kind: 'pglite', dataDir: embeddedDir, diskReserveBytes: config.embeddedDiskReserveMb * 1_048_576 }
-    : {
-        kind: 'postgres',
-        url: config.databaseUrl,
-        poolSize: config.databasePoolSize ?? settings.DATABASE_POOL_SIZE.default,
-        connectTimeoutMs: config.databaseConnectTimeoutMs,
-        statementTimeoutMs: config.databaseStatementTimeoutMs,
-      };
 }
