@@ -50,6 +50,24 @@ export default tseslint.config(
     },
   },
   {
+    // Config sits under everything that reads it: it imports none of them (the import graph runs one way).
+    files: ['src/config.ts', 'src/config/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/platform/**', '**/modules/**', '**/dgii/**', '**/sandbox/**', '**/app.js', '**/main.js'],
+              message: 'config is read by the layers above it and imports none of them.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Product code only: the tests beside it use I/O for their independent oracles (xmllint, xmlsec1).
     files: ['src/fiscal/**/*.ts'],
     ignores: ['src/fiscal/**/*.test.ts'],

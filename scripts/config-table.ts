@@ -1,5 +1,6 @@
-// The configuration reference's table (docs/configuration.md), generated from the declarations in src/config.ts so
-// that a default, a range or a meaning is written once. test/config-readme.test.ts fails when the table differs.
+// The configuration reference's table (docs/configuration.md), generated from the declarations in
+// src/config/settings.ts (by name: src/config.ts's `settings`) so that a default, a range or a meaning is written
+// once. test/config-readme.test.ts fails when the table differs.
 // Run: npx tsx scripts/config-table.ts   (rewrites the table in docs/configuration.md between its markers)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,7 +19,7 @@ function alternatives(values: readonly string[]): string {
   return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${String(quoted.at(-1))}`;
 }
 
-/** What a variable accepts, from how config.ts reads it. */
+/** What a variable accepts, from how config/kinds.ts reads it. */
 export function accepts(setting: Setting): string {
   switch (setting.kind) {
     case 'integer':

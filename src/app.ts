@@ -25,6 +25,7 @@ import { registerRoutes } from './platform/http/route.js';
 import { createHttpServer } from './platform/http/server.js';
 import { openQueue } from './platform/queue/queue.js';
 import { createSandboxRegistration } from './sandbox-registration.js';
+import { schedulesOf } from './schedules.js';
 import { version } from './version.js';
 
 import type { Application, BuildOptions, Services } from './application.js';
@@ -147,10 +148,9 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
     ];
 
     // The queue runs the jobs and schedules of the roles this process has, then the loops start.
-    await queue.run({
-      jobs: parts.flatMap((part) => part.jobs ?? []),
-      schedules: parts.flatMap((part) => part.schedules ?? []),
-    });
+    const jobs = parts.flatMap((part) => part.jobs ?? []);
+    const schedules = schedulesOf(config, jobs);
+    await queue.run({ jobs, schedules });
     for (const loop of parts.flatMap((part) => part.loops ?? [])) {
       if (!roles[loop.role]) continue;
       loop.start();
@@ -204,7 +204,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       sandboxRegistration,
       dgiiClient: dgii,
       http,
-      roleWork: roleWorkOf(parts),
+      roleWork: roleWorkOf(parts, schedules),
       close: () => closers.close(),
     };
   } catch (error) {

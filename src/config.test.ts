@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, databaseTarget, maxRetryDelayMs, parseConfig, settings, type Setting } from './config.js';
+import { ConfigError, maxRetryDelayMs, parseConfig, settings, type Setting } from './config.js';
+import { databaseTarget } from './platform/db/database-target.js';
 import { deliveryPolicy } from './modules/sending/index.js';
 
 const hexKey = randomBytes(32).toString('hex');
@@ -406,6 +407,27 @@ describe('the declarations of src/config.ts', () => {
       if (setting.default !== undefined)
         assert.deepEqual(effective({ ...base, [name]: String(setting.default) }), effective(base), name);
     }
+  });
+
+  it('check every variable that is set, one its other settings leave unused too', () => {
+    assert.throws(() => parseConfig({ STORAGE: 'fs', S3_ENDPOINT: 'ftp://x' }), /S3_ENDPOINT must use http: or https:/);
+    assert.throws(() => parseConfig({ SMTP_TIMEOUT_MS: '0' }), /SMTP_TIMEOUT_MS must be a whole number from 100/);
+  });
+
+  it('give Config each value in the unit it holds: durations in milliseconds, paths resolved, URLs without a trailing slash', () => {
+    const config = parseConfig({
+      WEBHOOKS_SECRET_GRACE_HOURS: '2',
+      WEBHOOKS_DISABLE_AFTER_DAYS: '3',
+      ARCHIVE_VERIFY_MB_PER_S: '0',
+      ARCHIVE_ORPHAN_GRACE_MINUTES: '5',
+      DGII_STATUS_BASE_URL: 'http://127.0.0.1:4010//',
+    });
+    assert.equal(config.webhooks.secretGraceMs, 2 * 3_600_000);
+    assert.equal(config.webhooks.disableAfterMs, 3 * 86_400_000);
+    assert.equal(config.archive.bytesPerSecond, undefined, '0: no limit');
+    assert.equal(parseConfig({}).archive.bytesPerSecond, 8_000_000);
+    assert.equal(config.archive.orphanGraceMs, 5 * 60_000);
+    assert.equal(config.dgii.statusBaseUrl, 'http://127.0.0.1:4010');
   });
 
   it('name every variable parseConfig reads, and parseConfig reads every one', () => {

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 // client, the XSD sets, the DGII sandbox) costs well over 100 MB of RSS before doing anything, and `ecf taxpayers
 // import` must stay within its memory budget (<= 300 MB for a million rows: bench/taxpayers.bench.ts).
 import type { Application, Roles } from './app.js';
-import { ConfigError, databaseTarget, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { databaseTarget } from './platform/db/database-target.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
 import { DatabaseEnvironmentError } from './platform/db/environment-guard.js';

@@ -1,7 +1,7 @@
 // The platform adapters a process needs, built from config: the database (migrated and checked), cache, blob
 // store, DGII's schemas and the XML thread, the DGII target and client, the mailer. buildApplication (src/app.ts)
 // wires the modules onto them; nothing else constructs adapters.
-import { databaseTarget } from './config.js';
+import { databaseTarget } from './platform/db/database-target.js';
 import { configuredDgiiClient, createHttpTransport, createReceiverClient, type DgiiCredentials } from './dgii/index.js';
 import { sessionTokenSealing } from './modules/dgii-sessions/index.js';
 import type { Platform } from './modules/module.js';

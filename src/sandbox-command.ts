@@ -2,7 +2,8 @@
 // DATABASE_URL when set, else in its own PGlite directory under DATA_DIR; DGII's XSDs from ECF_XSD_DIR or
 // the set `ecf xsd install` put under DATA_DIR.
 import { join } from 'node:path';
-import { databaseTarget, type Config } from './config.js';
+import type { Config } from './config.js';
+import { databaseTarget } from './platform/db/database-target.js';
 import { systemClock } from './platform/clock.js';
 import { openDatabase } from './platform/db/database.js';
 import { createLogger, logLines } from './platform/observability/logger.js';

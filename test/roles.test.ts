@@ -1,5 +1,5 @@
 // The README's role table (README, "Roles") against what the modules give each role: the loops each role starts,
-// the jobs the workers run and the schedules the scheduler keeps. Built in CERT with a taxpayer listing URL, where
+// the jobs the workers run and the schedules the scheduler keeps (src/schedules.ts). Built in CERT with a taxpayer listing URL, where
 // every loop and schedule exists.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ConfigError, parseConfig } from '../src/config.js';
+import { recurringJobs } from '../src/schedules.js';
 import { cachedDirectory, taxpayersJobs, taxpayersModule } from '../src/modules/taxpayers/index.js';
 import { createCache } from '../src/platform/cache/index.js';
 import { fixedClock } from '../src/platform/clock.js';
@@ -33,7 +34,7 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // The module as a scheduler builds it, from the configuration; DGII's directory is not used by the import.
+  // The schedule as a scheduler keeps it, bound to the module's job; DGII's directory is not used by the import.
   const scheduleOf = async (env: Record<string, string>) => {
     const directory = cachedDirectory({
       source: () => Promise.reject(new Error('not used by the taxpayer import')),
@@ -41,8 +42,11 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
       clock,
       namespace: 'TEST',
     });
-    const parts = taxpayersModule({ config: parseConfig(env), db: handle.db, clock }, { directory });
-    return (parts.schedules ?? []).find((schedule) => schedule.job.name === 'taxpayers.import');
+    const config = parseConfig(env);
+    const parts = taxpayersModule({ config, db: handle.db, clock }, { directory });
+    const recurring = recurringJobs(config).find((schedule) => schedule.job === 'taxpayers.import');
+    const job = (parts.jobs ?? []).find((candidate) => candidate.name === recurring?.job);
+    return recurring === undefined || job === undefined ? undefined : { job, cron: recurring.cron };
   };
   const jobsWith = (options: { taxpayersImportUrl: string | undefined }) =>
     taxpayersJobs({ db: handle.db, clock, importUrl: options.taxpayersImportUrl });

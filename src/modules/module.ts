@@ -1,7 +1,7 @@
 // What a capability module contributes to a process. Each module's index.ts exports one `xxxModule(platform, needs)`
 // that builds its services and returns them with its parts; src/app.ts lists the modules and gathers the parts:
-// the routes and schemas when the process serves HTTP, the jobs and schedules for the queue, the loops of the roles
-// it runs, and what each forgets when a company changes.
+// the routes and schemas when the process serves HTTP, the jobs for the queue (when they recur is src/schedules.ts's),
+// the loops of the roles it runs, and what each forgets when a company changes.
 import type { Config, FiscalEnvironment } from '../config.js';
 import type { DgiiClient, ReceiverClient } from '../dgii/index.js';
 import type { SchemaSet } from '../fiscal/xsd/index.js';
@@ -87,7 +87,6 @@ export interface ModuleParts {
   /** Routes that need a scope of their own (plugins, an error handler): registered after the plain routes. */
   registerHttp?: (app: App, catalogue: CatalogueEntry[]) => Promise<void>;
   jobs?: readonly AnyJob[];
-  schedules?: readonly Schedule[];
   loops?: readonly Loop[];
   /** Forgets what this process keeps of a company once a change to it commits (another process's within seconds). */
   forgetCompany?: (companyId: string) => void;
@@ -100,7 +99,7 @@ export interface RoleWork {
   schedules: { job: string; cron: string }[];
 }
 
-export function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
+export function roleWorkOf(parts: readonly ModuleParts[], schedules: readonly Schedule[]): RoleWork {
   const loops = parts.flatMap((part) => part.loops ?? []);
   return {
     loops: {
@@ -108,8 +107,6 @@ export function roleWorkOf(parts: readonly ModuleParts[]): RoleWork {
       schedule: loops.filter((loop) => loop.role === 'schedule').map((loop) => loop.name),
     },
     jobs: parts.flatMap((part) => part.jobs ?? []).map((job) => job.name),
-    schedules: parts
-      .flatMap((part) => part.schedules ?? [])
-      .map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
+    schedules: schedules.map((schedule) => ({ job: schedule.job.name, cron: schedule.cron })),
   };
 }

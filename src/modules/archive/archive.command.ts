@@ -4,7 +4,7 @@
 // PostgreSQL beside it. A verify records its findings as the scheduled pass does, so the route shows them.
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config.js';
-import { databaseTarget } from '../../config.js';
+import { databaseTarget } from '../../platform/db/database-target.js';
 import { startOfIsoDate } from '../../fiscal/dates.js';
 import { systemClock } from '../../platform/clock.js';
 import { openDatabase, type Db } from '../../platform/db/database.js';

@@ -17,6 +17,5 @@ export function controlPlaneModule(
     schemas: controlPlaneSchemas,
     routes: controlPlaneRoutes(controlPlane) as AppRoute[],
     jobs: Object.values(jobs),
-    schedules: [{ job: jobs.purgeCloudMessages, cron: '17 3 * * *' }],
   };
 }

@@ -57,6 +57,5 @@ export function documentsModule(
       ...documentViewRoutes(documents, needs.printing),
     ] as AppRoute[],
     jobs: Object.values(jobs),
-    schedules: [{ job: jobs.purgeIdempotencyKeys, cron: '41 3 * * *' }],
   };
 }

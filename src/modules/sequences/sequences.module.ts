@@ -70,7 +70,6 @@ export function sequencesModule(
       ...annulmentRoutes(annulments),
     ] as AppRoute[],
     jobs: Object.values(jobs),
-    schedules: [{ job: jobs.expireAllocations, cron: '* * * * *' }],
     loops: [sender],
   };
 }

@@ -11,13 +11,10 @@ export function taxpayersModule(
   { config, db, clock }: Pick<Platform, 'config' | 'db' | 'clock'>,
   { directory }: { directory: Directory },
 ): ModuleParts {
-  const { url, cron } = config.taxpayersImport;
-  const jobs = taxpayersJobs({ db, clock, importUrl: url });
+  const jobs = taxpayersJobs({ db, clock, importUrl: config.taxpayersImport.url });
   return {
     schemas: taxpayerSchemas,
     routes: taxpayerRoutes(createTaxpayersService({ db, clock, directory })) as AppRoute[],
     jobs: Object.values(jobs),
-    // DGII republishes its taxpayer listing daily; imported only when the operator configures where from.
-    schedules: url === undefined ? [] : [{ job: jobs.importTaxpayers, cron }],
   };
 }

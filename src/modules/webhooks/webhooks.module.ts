@@ -46,10 +46,6 @@ export function webhooksModule({ config, db, clock, log, environment, masterKey 
     schemas: webhookSchemas,
     routes: webhookRoutes(service) as AppRoute[],
     jobs: Object.values(jobs),
-    schedules: [
-      { job: jobs.warnExpiringCertificates, cron: '23 6 * * *' },
-      { job: jobs.purgeWebhookHistory, cron: '53 3 * * *' },
-    ],
     loops: [dispatcher],
   };
 }

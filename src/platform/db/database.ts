@@ -25,7 +25,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** `poolSize`: connections per process (DATABASE_POOL_SIZE; its default and the reasons for it are in config.ts). */
+/** `poolSize`: connections per process (DATABASE_POOL_SIZE; its default and the reasons for it are in config.ts, applied by database-target.ts). */
 export type DatabaseTarget =
   | {
       kind: 'postgres';

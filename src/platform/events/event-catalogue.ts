@@ -5,7 +5,6 @@
 // recorded but not listed here is never delivered, so the outbox records only the types listed here, each with the
 // payload its `data` schema describes (EventPayloads, platform/events/domain-events.ts).
 import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
-import { settings } from '../../config.js';
 
 const text = (description?: string) => Type.String(description === undefined ? {} : { description });
 /**
@@ -225,7 +224,9 @@ export const eventTypes = {
     data: archiveFinding,
   },
   'webhook.endpoint_disabled': {
-    description: `One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for ${settings.WEBHOOKS_DISABLE_AFTER_DAYS.default} days.`,
+    // How long an endpoint may fail is the webhooks module's setting, stated with the endpoint's failingSince.
+    description:
+      "One of the company's webhook endpoints was disabled: it answered 410, or failed without a success for longer than allowed (see the endpoint's failingSince).",
     data: Type.Object({ endpointId: text(), url: text(), reason: text() }),
   },
   'webhook.test': {
