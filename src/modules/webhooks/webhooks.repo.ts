@@ -14,7 +14,7 @@ import type { CursorPosition } from '../../platform/paging.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { unnested } from '../../platform/db/unnest.js';
 import { outboxTarget } from '../../platform/events/domain-events.js';
-import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
+import { notHeld, settledUnderLease } from '../../platform/work/outbound-work.repo.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -390,7 +390,7 @@ export async function exhaustWaiting(trx: Trx, endpointId: string, reason: strin
     sql`
     with waiting as (
       select w.item_id from outbound_work w join webhook_deliveries d on d.id = w.item_id
-      where w.target = 'webhook.delivery' and d.endpoint_id = ${endpointId} and (w.lease_id is null or w.due_at <= ${now})
+      where w.target = 'webhook.delivery' and d.endpoint_id = ${endpointId} and ${notHeld(now)}
       for update of w skip locked),
     withdrawn as (delete from outbound_work w using waiting where w.target = 'webhook.delivery' and w.item_id = waiting.item_id returning w.item_id)
     update webhook_deliveries d set status = 'exhausted', next_attempt_at = null, last_error = ${reason}, updated_at = ${now}
