@@ -40,6 +40,7 @@ describe('the check of new artefacts', () => {
     const checked: string[] = [];
     const archive = createArchiveService({
       db,
+      environment: 'TEST',
       clock: systemClock,
       log: createLogger('silent'),
       verifier: {

@@ -58,6 +58,7 @@ describe('the rolling archive pass', () => {
     let slices = 0;
     return createArchiveService({
       db,
+      environment: 'TEST',
       clock: systemClock,
       log: createLogger('silent'),
       holder,
@@ -127,7 +128,7 @@ describe('the rolling archive pass', () => {
   it('lets two workers side by side verify each slice once, never the same one at the same time', async () => {
     const db = world.app.application.database.db;
     await sql`delete from archive_passes`.execute(db);
-    await sql`update archive_verifier set holder = null, lease_until = null`.execute(db);
+    await sql`delete from outbound_work where target = 'archive.verifier'`.execute(db);
     const log: SliceLog[] = [];
     // worker-c's first slice waits at a gate, so worker-d surely tries while it is under way.
     let entered: () => void = () => undefined;

@@ -97,10 +97,13 @@ describe(
         await sleep(500 + Math.random() * 1_000);
         for (let wait = 0; wait < 50; wait++) {
           const held = await db
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('lease_until', 'is not', null)
-            .where('status', 'in', ['pending', 'failed'])
+            .selectFrom('webhook_deliveries as d')
+            .innerJoin('outbound_work as w', (join) =>
+              join.onRef('w.item_id', '=', 'd.id').on('w.target', '=', 'webhook.delivery'),
+            )
+            .select('d.id')
+            .where('w.lease_id', 'is not', null)
+            .where('d.status', 'in', ['pending', 'failed'])
             .executeTakeFirst();
           if (held !== undefined) break;
           await sleep(50);

@@ -66,7 +66,6 @@ describe('webhook history purge', { timeout: 120_000 }, () => {
     body: '{}',
     status,
     next_attempt_at: null,
-    lease_until: null,
     last_error: null,
     created_at: daysAgo(ageDays),
     updated_at: daysAgo(ageDays),

@@ -122,13 +122,17 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     const arrived = receiver.deliveries.filter((entry) => entry.path === '/claims');
     assert.equal(arrived.length, 40);
     assert.ok(arrived.every((entry) => entry.standardError === undefined && entry.serviceError === undefined));
+    // Held by no worker: the engine's lease (its queue row's) is gone with the row.
     const rows = await db()
-      .selectFrom('webhook_deliveries')
-      .select(['status', 'attempts', 'lease_until'])
-      .where('endpoint_id', '=', endpointId)
+      .selectFrom('webhook_deliveries as d')
+      .leftJoin('outbound_work as w', (join) =>
+        join.onRef('w.item_id', '=', 'd.id').on('w.target', '=', 'webhook.delivery'),
+      )
+      .select(['d.status', 'd.attempts', 'w.lease_id'])
+      .where('d.endpoint_id', '=', endpointId)
       .execute();
     assert.deepEqual(
-      new Set(rows.map((row) => `${row.status}/${String(row.attempts)}/${String(row.lease_until)}`)),
+      new Set(rows.map((row) => `${row.status}/${String(row.attempts)}/${String(row.lease_id)}`)),
       new Set(['succeeded/1/null']),
     );
     const attempts = await db()
@@ -199,12 +203,15 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
       .executeTakeFirstOrThrow();
     assert.equal(failing.failing_since?.getTime(), clock.now().getTime());
     const failed = await db()
-      .selectFrom('webhook_deliveries')
-      .select(['status', 'next_attempt_at', 'lease_until'])
-      .where('id', '=', deliveryId ?? '')
+      .selectFrom('webhook_deliveries as d')
+      .leftJoin('outbound_work as w', (join) =>
+        join.onRef('w.item_id', '=', 'd.id').on('w.target', '=', 'webhook.delivery'),
+      )
+      .select(['d.status', 'd.next_attempt_at', 'w.lease_id'])
+      .where('d.id', '=', deliveryId ?? '')
       .executeTakeFirstOrThrow();
     assert.equal(failed.status, 'failed');
-    assert.equal(failed.lease_until, null);
+    assert.equal(failed.lease_id, null);
     const dueIn = (failed.next_attempt_at?.getTime() ?? 0) - clock.now().getTime();
     assert.ok(dueIn >= 5_000 && dueIn <= 5_500, String(dueIn));
     clock.advance(dueIn - 1);
@@ -239,11 +246,14 @@ describe('webhook delivery claims', { timeout: 120_000 }, () => {
     assert.equal(resend.statusCode, 202, resend.body);
     await workerA.attempt(claimed);
     const row = await db()
-      .selectFrom('webhook_deliveries')
-      .select(['status', 'lease_until'])
-      .where('id', '=', deliveryId)
+      .selectFrom('webhook_deliveries as d')
+      .leftJoin('outbound_work as w', (join) =>
+        join.onRef('w.item_id', '=', 'd.id').on('w.target', '=', 'webhook.delivery'),
+      )
+      .select(['d.status', 'w.lease_id'])
+      .where('d.id', '=', deliveryId)
       .executeTakeFirstOrThrow();
-    assert.deepEqual(row, { status: 'pending', lease_until: null }, 'the re-send is still to be made');
+    assert.deepEqual(row, { status: 'pending', lease_id: null }, 'the re-send is still to be made');
     const [again] = await workerB.claim(10);
     assert.equal(again?.id, deliveryId);
     await workerB.attempt(again);

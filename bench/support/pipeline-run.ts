@@ -111,7 +111,7 @@ export async function throughPipeline(
         run.sendWork.push(received - sending);
       }
       run.pollStage.push(final - received);
-      // A verdict is recorded without counting its own question (delivery.ts recordResult): polls = poll_count + 1.
+      // A verdict is recorded without counting its own question (sending/poll-target.ts): polls = poll_count + 1.
       run.polls.push(row.poll_count + 1);
     }
   }

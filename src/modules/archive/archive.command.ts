@@ -123,6 +123,7 @@ async function verify(
   });
   const archive = createArchiveService({
     db,
+    environment: deps.config.fiscalEnv,
     clock: systemClock,
     log: createLogger('silent'),
     verifier,

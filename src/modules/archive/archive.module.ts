@@ -24,10 +24,10 @@ export function verifierSettingsOf(config: Platform['config']): VerifierSettings
 }
 
 export function archiveModule(
-  platform: Pick<Platform, 'config' | 'db' | 'clock' | 'log' | 'blobs' | 'xmlChecks'>,
+  platform: Pick<Platform, 'config' | 'db' | 'clock' | 'log' | 'blobs' | 'xmlChecks' | 'environment'>,
   needs: { metrics: Metrics; rolling?: Partial<RollingSettings> },
 ): ModuleParts & { archive: ArchiveService } {
-  const { config, db, clock, log, blobs, xmlChecks } = platform;
+  const { config, db, clock, log, blobs, xmlChecks, environment } = platform;
   const rolling: RollingSettings = {
     passIntervalMs: config.archive.verifyDays * 86_400_000,
     bytesPerSecond: config.archive.bytesPerSecond,
@@ -38,7 +38,7 @@ export function archiveModule(
     ...needs.rolling,
   };
   const verifier = createVerifier({ db, blobs, xmlChecks, clock, settings: verifierSettingsOf(config) });
-  const archive = createArchiveService({ db, clock, log, verifier, rolling });
+  const archive = createArchiveService({ db, environment, clock, log, verifier, rolling });
   registerMetrics(needs.metrics, archive, clock);
 
   // One tick every few seconds while a pass is under way is paced by the byte rate; between passes the tick only

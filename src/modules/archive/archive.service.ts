@@ -1,6 +1,7 @@
 // The archive's checks as the service runs them: the rolling pass a worker keeps going (with the check of new
 // artefacts shortly after they are written), a pass `ecf archive verify` runs, and the findings they leave.
 import { randomUUID } from 'node:crypto';
+import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import type { Clock } from '../../platform/clock.js';
@@ -82,6 +83,8 @@ export interface ArchiveSummary {
 
 export function createArchiveService(deps: {
   db: Db;
+  /** The instance's, recorded with the verifier's lease. */
+  environment: FiscalEnvironment;
   clock: Clock;
   log: Logger;
   verifier: Verifier;
@@ -123,7 +126,7 @@ export function createArchiveService(deps: {
   return {
     async rollingTick() {
       const started = performance.now();
-      if (!(await passes.takeLease(db, holder, clock.now(), rolling.leaseMs))) return false;
+      if (!(await passes.takeLease(db, deps.environment, holder, clock.now(), rolling.leaseMs))) return false;
       const pacer = createPacer(rolling.bytesPerSecond);
       await checkRecent(pacer, started);
       const pass = await passDue();
@@ -132,7 +135,7 @@ export function createArchiveService(deps: {
       // At least one slice a tick, then more while the tick's budget lasts.
       for (;;) {
         // The lease is renewed before each slice, and the slice counts only if it still held when it is recorded.
-        if (!(await passes.takeLease(db, holder, clock.now(), rolling.leaseMs))) return false;
+        if (!(await passes.takeLease(db, deps.environment, holder, clock.now(), rolling.leaseMs))) return false;
         const slice = await verifier.verifySlice({}, position, pacer);
         const moved = await passes.advancePass(db, pass.id, progressOf(slice, position), {
           holder,

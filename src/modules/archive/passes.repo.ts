@@ -1,32 +1,36 @@
-// The verifier's state in the database, so that any process can continue it: its lease (one verifier at a time,
-// across processes), how far the check of new artefacts has come, and the passes over the whole archive with the
-// last key each has verified.
+// The verifier's state in the database, so that any process can continue it: how far the check of new artefacts has
+// come, and the passes over the whole archive with the last key each has verified. One verifier at a time, across
+// processes: it holds the engine's lease (platform/work lease.repo.ts), and its writes count only while it does.
 import { sql } from 'kysely';
+import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Selectable } from 'kysely';
 import type { ArchivePassesTable } from '../../platform/db/schema.js';
 import { newId } from '../../platform/ids.js';
+import * as lease from '../../platform/work/lease.repo.js';
 
 export type PassRow = Selectable<ArchivePassesTable>;
 
+/** The verifier's lease: one item of its own, whatever the environment. */
+const verifierLease = { target: 'archive.verifier', itemId: 'rolling' } as const;
+
 /** Takes or renews the lease; false while another holder's lease runs. */
-export async function takeLease(db: Db, holder: string, now: Date, leaseMs: number): Promise<boolean> {
-  const result = await db
-    .updateTable('archive_verifier')
-    .set({ holder, lease_until: new Date(now.getTime() + leaseMs) })
-    .where('id', '=', 1)
-    .where((eb) => eb.or([eb('holder', '=', holder), eb('holder', 'is', null), eb('lease_until', '<', now)]))
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function takeLease(
+  db: Db,
+  environment: FiscalEnvironment,
+  holder: string,
+  now: Date,
+  leaseMs: number,
+): Promise<boolean> {
+  return lease.takeLease(
+    db,
+    { ...verifierLease, environment },
+    { leaseId: holder, now, until: new Date(now.getTime() + leaseMs) },
+  );
 }
 
-export async function releaseLease(db: Db, holder: string): Promise<void> {
-  await db
-    .updateTable('archive_verifier')
-    .set({ holder: null, lease_until: null })
-    .where('id', '=', 1)
-    .where('holder', '=', holder)
-    .execute();
+export function releaseLease(db: Db, holder: string): Promise<void> {
+  return lease.releaseLease(db, verifierLease, holder);
 }
 
 export interface RecentMark {
@@ -49,8 +53,7 @@ export async function advanceRecent(db: Db, holder: string, to: RecentMark, now:
     .updateTable('archive_verifier')
     .set({ recent_after: to.createdAt, recent_key: to.key })
     .where('id', '=', 1)
-    .where('holder', '=', holder)
-    .where('lease_until', '>', now)
+    .where(lease.leaseHeld(verifierLease, { leaseId: holder, now }))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -104,14 +107,15 @@ export async function advancePass(
   db: Db,
   id: string,
   progress: PassProgress,
-  lease: { holder: string; now: Date } | undefined,
+  held: { holder: string; now: Date } | undefined,
 ): Promise<boolean> {
   const result = await sql`update archive_passes set position = ${progress.position},
       artefacts = artefacts + ${progress.artefacts}, bytes = bytes + ${progress.bytes},
       stored_objects = stored_objects + ${progress.storedObjects}, findings = findings + ${progress.findings}
     where id = ${id} and completed_at is null
-      and (${lease?.holder ?? null}::text is null or exists (select 1 from archive_verifier
-        where id = 1 and holder = ${lease?.holder ?? null} and lease_until > ${lease?.now ?? null}))`.execute(db);
+      and ${held === undefined ? sql`true` : lease.leaseHeld(verifierLease, { leaseId: held.holder, now: held.now })}`.execute(
+    db,
+  );
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 

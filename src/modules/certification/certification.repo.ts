@@ -13,6 +13,7 @@ import type {
 } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { newId } from '../../platform/ids.js';
+import { releaseLease, takeLease } from '../../platform/work/lease.repo.js';
 
 export type ProcessRow = Selectable<CertificationProcessesTable>;
 export type StepRow = Selectable<CertificationStepsTable>;
@@ -351,24 +352,20 @@ export function rangesOf(
     .execute();
 }
 
-/** Takes the lane of a process for `until` unless another worker holds it: under the row lock the caller holds. */
-export async function takeLaneLease(trx: Trx, id: string, now: Date, until: Date): Promise<boolean> {
-  const taken = await trx
-    .updateTable('certification_processes')
-    .set({ lane_lease_until: until })
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('lane_lease_until', 'is', null), eb('lane_lease_until', '<=', now)]))
-    .executeTakeFirst();
-  return taken.numUpdatedRows === 1n;
+/** The lane of a process, held through the engine's lease (platform/work lease.repo.ts) while a step runs. */
+const laneOf = (processId: string) => ({ target: 'certification.lane', itemId: processId });
+
+/** Takes the lane of a process under `leaseId` until `until`, unless another worker's lease on it runs. */
+export function takeLaneLease(
+  executor: Executor,
+  process: { id: string; environment: FiscalEnvironment },
+  lease: { leaseId: string; now: Date; until: Date },
+): Promise<boolean> {
+  return takeLease(executor, { ...laneOf(process.id), environment: process.environment }, lease);
 }
 
-export async function releaseLaneLease(executor: Executor, id: string, until: Date): Promise<void> {
-  await executor
-    .updateTable('certification_processes')
-    .set({ lane_lease_until: null })
-    .where('id', '=', id)
-    .where('lane_lease_until', '=', until)
-    .execute();
+export function releaseLaneLease(executor: Executor, processId: string, leaseId: string): Promise<void> {
+  return releaseLease(executor, laneOf(processId), leaseId);
 }
 
 /** The process row locked, waiting for a reader that holds it (the lane's own writes, under its lease). */

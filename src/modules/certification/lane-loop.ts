@@ -1,6 +1,6 @@
 // The workers' loop over certification lanes: the active processes with cases handed to their lane, each advanced
-// one step at a time (lane.ts). Not leased: a process is held by the row lock its step takes (SKIP LOCKED), so two
-// workers on one process leave it to whichever got there first. A lane waiting for DGII's verdict is looked at again
+// one step at a time (lane.ts). Each step holds the process's lane under the engine's lease (platform/work), so two
+// workers on one process leave it to whichever took the lease first, and a dead one's lease runs out. A lane waiting for DGII's verdict is looked at again
 // after `restMs`; ejecutar in this process wakes the loop at once.
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';

@@ -2,11 +2,12 @@
 // cases to it, and it sends them one at a time, the next only once DGII has judged the one before. At most one case
 // of a process is at DGII without a final verdict, so a rejection costs one e-NCF, and a note never reaches DGII
 // before the invoice it modifies is accepted (DGII's 614 would reset the step). The lane runs in the workers
-// (lane-loop.ts); one worker at a time holds a process (its row, locked with SKIP LOCKED).
+// (lane-loop.ts); one worker at a time holds a process's lane, under the engine's lease (platform/work), taken while
+// its row is locked (SKIP LOCKED) and held for the whole step.
 //
 // Exactly once: an e-CF case's document is made from the set verbatim and keyed by its e-NCF (documents
 // issueVerbatim returns the one already made), and is then sent by the document pipeline, which sends a document
-// once whatever crashes (sending/delivery.ts). A case is marked `sent` before its document is queued; a lane that
+// once whatever crashes (sending/send-target.ts). A case is marked `sent` before its document is queued; a lane that
 // finds a `sent` case whose document is still `signed` (a crash in between) queues it then. An approval (ACECF) is
 // signed and archived once, and the same bytes are what is sent, however often.
 import { createHash } from 'node:crypto';
@@ -20,6 +21,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { DgiiMessageRow } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
+import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { ok } from '../../platform/result.js';
 import { BlobExistsError, readArchived, type BlobStore } from '../../platform/storage/index.js';
@@ -365,12 +367,14 @@ export function createLane(deps: {
     /** One step of the lane of a process: reconcile, and start or resume the next case. Safe to run on any worker. */
     async advance(processId: string): Promise<void> {
       // The lane is leased while its step runs (a DGII answer can take seconds): another worker, or this loop's next
-      // round, finds it taken and does nothing, so a case is never started or sent twice side by side.
-      const leaseUntil = new Date(clock.now().getTime() + deps.leaseMs);
+      // round, finds it taken and does nothing, so a case is never started or sent twice side by side. A worker that
+      // dies mid-step leaves the lease to run out.
+      const leaseId = newId('lse');
       const planned = await transact(db, async (trx) => {
         const process = await repo.lockProcessForLane(trx, processId);
-        if (process === undefined || !(await repo.takeLaneLease(trx, processId, clock.now(), leaseUntil)))
-          return ok(undefined);
+        const now = clock.now();
+        const lease = { leaseId, now, until: new Date(now.getTime() + deps.leaseMs) };
+        if (process === undefined || !(await repo.takeLaneLease(trx, process, lease))) return ok(undefined);
         return ok(await plan(trx, process));
       });
       const next = planned.ok ? planned.value : undefined;
@@ -399,7 +403,7 @@ export function createLane(deps: {
             `the service failed on it: ${error instanceof Error ? error.message : String(error)}`,
           );
       } finally {
-        await repo.releaseLaneLease(db, processId, leaseUntil);
+        await repo.releaseLaneLease(db, processId, leaseId);
       }
     },
   };

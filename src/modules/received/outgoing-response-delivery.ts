@@ -229,8 +229,6 @@ export function createResponseDeliveryTarget(deps: {
       target_url: reached?.url ?? row.target_url,
       answer: reached?.answer == null ? null : JSON.stringify(reached.answer),
       updated_at: now,
-      lease_id: null,
-      lease_until: null,
     };
     switch (settlement.kind) {
       case 'done':
@@ -263,8 +261,6 @@ export function createResponseDeliveryTarget(deps: {
           attempts: settlement.attempts,
           next_attempt_at: settlement.at,
           updated_at: now,
-          lease_id: null,
-          lease_until: null,
         });
         await repo
           .insertEventStatement(trx, {

@@ -8,7 +8,14 @@ import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from 
 import type { Trx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
-import { claimableRows, claimUpdate, type ClaimTerms } from '../../platform/work/outbound-work.repo.js';
+import {
+  claimableRows,
+  claimUpdate,
+  enqueueSelected,
+  postponeUpdate,
+  settleHeld,
+  type ClaimTerms,
+} from '../../platform/work/outbound-work.repo.js';
 import type { DocumentRow } from '../documents/index.js';
 
 export type { DocumentRow };
@@ -216,16 +223,17 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
     const settle = records((r) => r.settleWork);
     add('work_target', 'text', (c) => settle(c).target);
     add('work_lease_id', 'text', (c) => settle(c).leaseId);
-    const held = sql`w.target = i.work_target and w.item_id = i.id and w.lease_id = i.work_lease_id`;
+    const held = {
+      from: sql`input i join changed c on c.id = i.id`,
+      target: sql`i.work_target`,
+      itemId: sql`i.id`,
+      leaseId: sql`i.work_lease_id`,
+    };
     if (first.records.settleWork.next === null) {
-      parts.push(
-        sql`settled as (delete from outbound_work w using input i join changed c on c.id = i.id where ${held})`,
-      );
+      parts.push(sql`settled as (${settleHeld(held)})`);
     } else {
       add('work_next', 'timestamptz', (c) => settle(c).next);
-      parts.push(sql`settled as (
-        update outbound_work w set due_at = i.work_next, lease_id = null, attempts = 0
-        from input i join changed c on c.id = i.id where ${held})`);
+      parts.push(sql`settled as (${settleHeld({ ...held, next: sql`i.work_next` })})`);
     }
   }
   if (first.records.enqueueWork !== undefined) {
@@ -233,10 +241,11 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
     add('queue_target', 'text', (c) => enqueue(c).target);
     add('queue_environment', 'text', (c) => enqueue(c).environment);
     add('queue_due_at', 'timestamptz', (c) => enqueue(c).dueAt);
-    parts.push(sql`queued as (
-      insert into outbound_work (target, item_id, environment, due_at)
-      select i.queue_target, i.id, i.queue_environment, i.queue_due_at from input i join changed c on c.id = i.id
-      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, attempts = 0)`);
+    parts.push(
+      sql`queued as (${enqueueSelected(
+        sql`select i.queue_target, i.id, i.queue_environment, i.queue_due_at from input i join changed c on c.id = i.id`,
+      )})`,
+    );
     if (first.records.enqueueWork.openDelivery === true)
       parts.push(sql`delivery as (
         insert into document_deliveries (document_id, company_id, environment, status, next_attempt_at, created_at, updated_at)
@@ -352,13 +361,9 @@ export async function holdDueSends(
   const result = await executePrepared(
     db,
     sql<{ item_id: string }>`
-      with due as (
-        select item_id from outbound_work
-        where target = ${terms.target} and environment = ${terms.environment} and due_at <= ${terms.now}
-        order by due_at limit ${terms.limit} for update skip locked
-      ), held as (
-        update outbound_work w set due_at = ${terms.until} from due where w.target = ${terms.target} and w.item_id = due.item_id returning w.item_id
-      ), documents_held as (
+      with due as (${claimableRows({ ...terms, which: { limit: terms.limit } })}),
+      held as (${postponeUpdate(terms.target, terms.until)}),
+      documents_held as (
         update documents d set send_due_at = ${terms.until}, updated_at = ${terms.now},
           issued_in_contingency = d.issued_in_contingency or d.status = 'queued'
         from held h where d.id = h.item_id returning d.id, d.status

@@ -169,7 +169,6 @@ export function createWebhookDeliveryTarget(deps: {
       status: 'exhausted' as const,
       attempts,
       next_attempt_at: null,
-      lease_until: null,
       last_error: settlement.reason,
       updated_at: now,
     };
@@ -180,7 +179,6 @@ export function createWebhookDeliveryTarget(deps: {
             status: 'failed' as const,
             attempts,
             next_attempt_at: settlement.at,
-            lease_until: null,
             last_error: settlement.reason,
             updated_at: now,
           };
@@ -360,7 +358,6 @@ export function createWebhookDelivery(deps: {
               body,
               status: 'pending',
               next_attempt_at: null,
-              lease_until: null,
               last_error: null,
               created_at: now,
               updated_at: now,

@@ -14,7 +14,7 @@ import type { CursorPosition } from '../../platform/paging.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { unnested } from '../../platform/db/unnest.js';
 import { outboxTarget } from '../../platform/events/domain-events.js';
-import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
+import { notHeld, settledUnderLease } from '../../platform/work/outbound-work.repo.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -224,7 +224,7 @@ function successParts(now: Date) {
       insert into webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
       select i.id, i.attempted_at, i.status_code, i.duration_ms, i.error, i.response_excerpt from input i join settled s on s.id = i.id),
     deliveries as (
-      update webhook_deliveries d set status = 'succeeded', attempts = d.attempts + 1, lease_until = null, next_attempt_at = null, last_error = null, updated_at = ${now}
+      update webhook_deliveries d set status = 'succeeded', attempts = d.attempts + 1, next_attempt_at = null, last_error = null, updated_at = ${now}
       from settled s where d.id = s.id),
     endpoints as (
       update webhook_endpoints e set failing_since = null
@@ -319,7 +319,7 @@ export function requeueDelivery(
 ): Promise<DeliveryRow | undefined> {
   return db
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: null, lease_until: null, updated_at: now })
+    .set({ status: 'pending', next_attempt_at: null, updated_at: now })
     .where('id', '=', id)
     .where('company_id', '=', companyId)
     .where('environment', '=', environment)
@@ -390,10 +390,10 @@ export async function exhaustWaiting(trx: Trx, endpointId: string, reason: strin
     sql`
     with waiting as (
       select w.item_id from outbound_work w join webhook_deliveries d on d.id = w.item_id
-      where w.target = 'webhook.delivery' and d.endpoint_id = ${endpointId} and (w.lease_id is null or w.due_at <= ${now})
+      where w.target = 'webhook.delivery' and d.endpoint_id = ${endpointId} and ${notHeld(now)}
       for update of w skip locked),
     withdrawn as (delete from outbound_work w using waiting where w.target = 'webhook.delivery' and w.item_id = waiting.item_id returning w.item_id)
-    update webhook_deliveries d set status = 'exhausted', next_attempt_at = null, lease_until = null, last_error = ${reason}, updated_at = ${now}
+    update webhook_deliveries d set status = 'exhausted', next_attempt_at = null, last_error = ${reason}, updated_at = ${now}
     from withdrawn where d.id = withdrawn.item_id and d.status in ('pending', 'failed')`,
   );
 }

@@ -265,7 +265,6 @@ export function createWebhooksService(deps: {
         }),
         status: 'pending',
         next_attempt_at: null,
-        lease_until: null,
         last_error: null,
         created_at: now,
         updated_at: now,

@@ -61,6 +61,7 @@ function backendSuite(
         '20261127_0024_buyer_deliveries',
         '20261128_0025_idempotent_creations',
         '20261128_0026_abandoned_blobs',
+        '20261128_0027_engine_leases',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });

@@ -357,7 +357,6 @@ export interface WebhookDeliveriesTable {
   status: WebhookDeliveryStatus;
   attempts: Generated<number>;
   next_attempt_at: Date | null;
-  lease_until: Date | null;
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
@@ -445,8 +444,6 @@ export interface ReceivedResponseDeliveriesTable {
   answer: ColumnType<unknown, string | null, string | null>;
   target_url: string | null;
   next_attempt_at: Date | null;
-  lease_id: string | null;
-  lease_until: Date | null;
   delivered_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -501,7 +498,6 @@ export interface CertificationProcessesTable {
   previous_process_id: string | null;
   set_sha256: string;
   created_by_key: string | null;
-  lane_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;
   ended_at: Date | null;
@@ -653,8 +649,6 @@ export interface ArchivePassesTable {
 
 export interface ArchiveVerifierTable {
   id: number;
-  holder: string | null;
-  lease_until: Date | null;
   /** With recent_after, the last artefact checked (its creation, then its key): the check of new ones resumes after it. */
   recent_after: Date;
   recent_key: Generated<string>;

@@ -1,6 +1,6 @@
 // The statements of outbound work (migration 0015): a row per item waiting, found by (target, environment, due_at),
 // held by a lease, deleted when it settles. Every statement's text is fixed, so each is prepared (db/prepared.ts).
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../db/database.js';
 import { executePrepared } from '../db/prepared.js';
@@ -31,7 +31,7 @@ export interface ClaimTerms {
  * The queue rows a claim takes, locked (FOR UPDATE, SKIP LOCKED among workers claiming side by side): up to
  * `limit` due now, oldest first; or the one named, when no running lease holds it (due or not: asked for now).
  */
-export function claimableRows(terms: ClaimTerms) {
+export function claimableRows(terms: Pick<ClaimTerms, 'target' | 'environment' | 'now' | 'which'>) {
   if ('itemId' in terms.which) {
     return sql`
       select item_id from outbound_work
@@ -119,4 +119,48 @@ export async function settle(
  */
 export function settledUnderLease(target: string) {
   return sql`delete from outbound_work w using input i where w.target = ${target} and w.item_id = i.id and w.lease_id = i.lease_id returning w.item_id as id`;
+}
+
+/**
+ * The part of a target's one-statement recording that settles the queue rows of `rows` under their leases, for a
+ * target that records its own changes and settles in the same statement (sending.repo.ts changeDocumentsIf). `rows`
+ * is the FROM of the statement (`input i join changed c on c.id = i.id`); `target`, `itemId` and `leaseId` name
+ * each row's, as expressions of it. Deleted (done), or, with `next`, due again then, unheld, its attempts counted
+ * from 0 (an answer that moves the item on). A row whose lease passed to another worker is left as it is.
+ */
+export function settleHeld(rows: {
+  from: RawBuilder<unknown>;
+  target: RawBuilder<unknown>;
+  itemId: RawBuilder<unknown>;
+  leaseId: RawBuilder<unknown>;
+  next?: RawBuilder<unknown>;
+}) {
+  const held = sql`w.target = ${rows.target} and w.item_id = ${rows.itemId} and w.lease_id = ${rows.leaseId}`;
+  return rows.next === undefined
+    ? sql`delete from outbound_work w using ${rows.from} where ${held}`
+    : sql`update outbound_work w set due_at = ${rows.next}, lease_id = null, attempts = 0 from ${rows.from} where ${held}`;
+}
+
+/**
+ * Puts the items a query selects in the queue (its columns: target, item_id, environment, due_at), from 0 attempts;
+ * one already waiting takes the new due time and loses any lease (its worker's outcome will not be recorded). For
+ * work queued in a target's own statement (sending.repo.ts changeDocumentsIf); enqueue does it for a list.
+ */
+export function enqueueSelected(selected: RawBuilder<unknown>) {
+  return sql`
+    insert into outbound_work (target, item_id, environment, due_at) ${selected}
+    on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, attempts = 0`;
+}
+
+/**
+ * The update that makes the rows `due` (a CTE of claimableRows) wait until `until` instead of taking them: no lease
+ * taken, no attempt counted (DGII's maintenance window, sending.repo.ts holdDueSends). Returns item_id.
+ */
+export function postponeUpdate(target: string, until: Date) {
+  return sql`update outbound_work w set due_at = ${until} from due where w.target = ${target} and w.item_id = due.item_id returning w.item_id`;
+}
+
+/** Whether queue row `w` is held by no running lease at `now`: its worker's outcome is not awaited. */
+export function notHeld(now: Date) {
+  return sql<boolean>`(w.lease_id is null or w.due_at <= ${now})`;
 }
