@@ -3,8 +3,9 @@
 //   gives it all of them for every route and status, so a start checked the components routes × components times
 //   (a CPU profile of a test app's start: three quarters of it). Here a serializer gets only the components its
 //   schema reaches through $ref.
-// - a schema's serializer depends only on that schema and those components, which are module constants: it is built
-//   once per process and shared by every app the process builds (the test suite builds hundreds).
+// - a schema's serializer depends only on that schema's text and those components, which are module constants: it is
+//   built once per process and shared by every app the process builds (the test suite builds hundreds). Keyed by the
+//   text, not the object: route definitions make their response schemas afresh for each app (~120 per app).
 import fastJsonStringify from 'fast-json-stringify';
 
 type Schema = Record<string, unknown>;
@@ -18,7 +19,7 @@ interface Built {
   serialize: Serialize;
 }
 
-const builtBySchema = new WeakMap<object, Built[]>();
+const builtBySchema = new Map<string, Built[]>();
 
 /** The `$ref` targets in a schema (the part before any `#`), at any depth. */
 function refsIn(value: unknown, found: Set<string>): Set<string> {
@@ -61,12 +62,13 @@ export function buildResponseSerializers(externalSchemas: unknown = {}, serializ
     if (reached === undefined) {
       return build(schema, { ...serializerOptions, schema: components });
     }
-    const built = builtBySchema.get(schema) ?? [];
+    const text = JSON.stringify(schema);
+    const built = builtBySchema.get(text) ?? [];
     const known = built.find((entry) => entry.options === options && sameSchemas(entry.components, reached));
     if (known !== undefined) return known.serialize;
     const byId = Object.fromEntries(reached.map((component) => [component['$id'] as string, component]));
     const serialize = build(schema, { ...serializerOptions, schema: byId });
-    builtBySchema.set(schema, [...built, { options, components: reached, serialize }]);
+    builtBySchema.set(text, [...built, { options, components: reached, serialize }]);
     return serialize;
   };
 }

@@ -4,10 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AnySchema } from 'ajv';
-import Fastify, { LogController, type FastifyError, type FastifySchemaCompiler } from 'fastify';
+import Fastify, { LogController, type FastifyError } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Config } from '../../config.js';
 import type { Clock } from '../clock.js';
@@ -27,6 +25,7 @@ import {
 import { checkHeaders, checkSignedMessage } from './guards.js';
 import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
+import { buildRequestValidators } from './request-validators.js';
 import { buildResponseSerializers } from './response-serializers.js';
 import { registerOpenApi, type ContractSchemas } from './openapi.js';
 import type { FieldError } from '../result.js';
@@ -49,10 +48,6 @@ declare module 'fastify' {
   }
 }
 
-const ajvOptions = { allErrors: true, removeAdditional: false, useDefaults: true, discriminator: true } as const;
-const buildAjvValidator = AjvCompiler();
-// @fastify/ajv-compiler's declared types lag its runtime: its compilers take Fastify's route definition.
-type RouteCompiler = FastifySchemaCompiler<AnySchema>;
 const correlationIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
 const methods: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -85,19 +80,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     schemaController: {
       compilersFactory: {
         buildSerializer: buildResponseSerializers,
-        // Bodies are taken as sent: a number where the schema says string is an error, not quietly converted.
-        // Query strings and path parameters arrive as text, so they alone are coerced.
-        buildValidator: ((externalSchemas: Record<string, AnySchema>, serverOptions: object) => {
-          const strict = buildAjvValidator(externalSchemas, {
-            ...serverOptions,
-            customOptions: { ...ajvOptions, coerceTypes: false },
-          }) as unknown as RouteCompiler;
-          const coercing = buildAjvValidator(externalSchemas, {
-            ...serverOptions,
-            customOptions: { ...ajvOptions, coerceTypes: 'array' },
-          }) as unknown as RouteCompiler;
-          return (route: Parameters<RouteCompiler>[0]) => (route.httpPart === 'body' ? strict(route) : coercing(route));
-        }) as unknown as ValidatorFactory,
+        buildValidator: buildRequestValidators,
       },
     },
     routerOptions: { ignoreTrailingSlash: true },
