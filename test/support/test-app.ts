@@ -85,7 +85,13 @@ function atPort(url: string, port: number): string {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const embedded = (options.embedded ?? false) || options.embeddedOnDisk === true;
-  const database = await createTestDatabase({ embedded, poolSize: options.poolSize, server: options.databaseServer });
+  const database = await createTestDatabase({
+    embedded,
+    poolSize: options.poolSize,
+    server: options.databaseServer,
+    // Migrated already (cloned from a template), but for the on-disk PGlite, which the app opens and migrates itself.
+    migrated: options.embeddedOnDisk !== true,
+  });
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ecf-app-'));
   const useRedis = !embedded && (options.redis ?? true) && (await redisAvailable());
   const config = parseConfig({

@@ -42,7 +42,12 @@ export type DatabaseTarget =
       /** EMBEDDED_DISK_RESERVE_MB in bytes: writes stop while the disk has less free (pglite-gateway.ts); absent: 0. */
       diskReserveBytes?: number;
     }
-  | { kind: 'pglite-memory' };
+  | {
+      kind: 'pglite-memory';
+      /** A data directory image (PGlite's dumpDataDir) to start from instead of an empty cluster: PGlite's initdb
+       * is most of its start, so tests that make many in-memory databases make them from one migrated image. */
+      image?: Blob;
+    };
 
 const pgTypes = new pg.TypeOverrides();
 pgTypes.setTypeParser(INT8_OID, parseInt8);
@@ -99,7 +104,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
 
 async function openPglite(
   dataDir: string | undefined,
-  options: { log?: Logger; reserveBytes?: number },
+  options: { log?: Logger; reserveBytes?: number; image?: Blob },
 ): Promise<DatabaseHandle> {
   const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
   try {
@@ -138,6 +143,9 @@ export function openDatabase(target: DatabaseTarget, log?: Logger): Promise<Data
         ...(target.diskReserveBytes === undefined ? {} : { reserveBytes: target.diskReserveBytes }),
       });
     case 'pglite-memory':
-      return openPglite(undefined, log === undefined ? {} : { log });
+      return openPglite(undefined, {
+        ...(log === undefined ? {} : { log }),
+        ...(target.image === undefined ? {} : { image: target.image }),
+      });
   }
 }

@@ -112,6 +112,8 @@ export interface PgliteGatewayOptions {
    * 0: no reserve. On disk only.
    */
   reserveBytes?: number;
+  /** In memory only: a data directory image (PGlite's dumpDataDir) to start from instead of an empty cluster. */
+  image?: Blob;
 }
 
 /** `dataDir` undefined = in memory, which cannot be reopened: once stopped, it stays stopped. */
@@ -119,10 +121,11 @@ export async function openPgliteGateway(
   dataDir: string | undefined,
   options: PgliteGatewayOptions = {},
 ): Promise<PgliteGateway> {
-  const { log, reserveBytes = 0 } = options;
+  const { log, reserveBytes = 0, image } = options;
   const open = () =>
     PGlite.create(dataDir, {
       parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseNumeric, [DATE_OID]: parseDate },
+      ...(dataDir === undefined && image !== undefined ? { loadDataDir: image } : {}),
     });
   let pglite = await open();
   const gate = new SerialGate();
