@@ -185,3 +185,13 @@ export function postponeUpdate(target: string, until: Date) {
 export function notHeld(now: Date) {
   return sql<boolean>`(w.lease_id is null or w.due_at <= ${now})`;
 }
+
+/**
+ * A condition that holds while `leaseId` holds item `of` at `now` (its lease not run out): for a holder's writes
+ * that must count only while its lease runs, in a statement or transaction of its own (a holder that lost the item
+ * changes nothing).
+ */
+export function heldUnder(of: { target: string; itemId: string }, lease: { leaseId: string; now: Date }) {
+  return sql<boolean>`exists (select 1 from outbound_work
+    where target = ${of.target} and item_id = ${of.itemId} and lease_id = ${lease.leaseId} and due_at > ${lease.now})`;
+}
