@@ -59,12 +59,13 @@ export function createApprovalTarget(deps: {
   }
 
   async function change(trx: Trx, item: ApprovalCase, next: CaseChange): Promise<void> {
+    // The lane's queue row before the process's lock, in the order ejecutar takes them (no deadlock between them).
+    await deps.laneChanged(trx, item.process_id);
     const found = await sentCase(trx, item);
     if (found === undefined) return;
     const now = clock.now();
     await changes.changeCase(trx, found.process, found.current, next, now);
     if (next.status === 'rejected') await reconcileProcess(trx, found.process, { changes, environment, now });
-    await deps.laneChanged(trx, item.process_id);
   }
 
   return {

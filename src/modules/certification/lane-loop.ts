@@ -1,9 +1,10 @@
 // The certification lanes as a target of the outbound work engine (platform/work): one item per process
 // (`certification.lane`, its id the process id), claimed under the engine's lease, so two workers on one process
 // leave it to whichever claimed it and a dead one's lease runs out. Each attempt advances the lane one step
-// (lane.ts): a step that moved is followed at once; a lane waiting for DGII's verdict, or for a step, is asked again
-// after `waitMs`; an idle lane leaves the queue until ejecutar or an approval's verdict hastens it. A step that throws
-// is a failed attempt, retried with backoff (1 s doubling to 60 s); when none is left the lane stops, shown on the
+// (lane.ts): a step that moved is followed at once; a lane whose document is with DGII, or whose next case waits for
+// a step or a reference, is asked again after `waitMs`; a lane with nothing to do, or whose approval is being sent
+// (approval-target.ts), leaves the queue until ejecutar or the approval's verdict hastens it. A step that throws is
+// a failed attempt, retried with backoff (1 s doubling to 60 s); when none is left the lane stops, shown on the
 // process's timeline (`lane` / `stopped`), until ejecutar starts it again.
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
