@@ -27,6 +27,7 @@ import * as buyerDeliveries from './20261127_0024_buyer_deliveries.js';
 import * as idempotentCreations from './20261128_0025_idempotent_creations.js';
 import * as abandonedBlobs from './20261128_0026_abandoned_blobs.js';
 import * as engineLeases from './20261128_0027_engine_leases.js';
+import * as certificationWork from './20261129_0028_certification_work.js';
 
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '20261128_0025_idempotent_creations': idempotentCreations,
   '20261128_0026_abandoned_blobs': abandonedBlobs,
   '20261128_0027_engine_leases': engineLeases,
+  '20261129_0028_certification_work': certificationWork,
 };

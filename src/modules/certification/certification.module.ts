@@ -12,9 +12,14 @@ import { certificationSchemas } from './certification.schema.js';
 import { createCertificationService } from './certification.service.js';
 import { createLane } from './lane.js';
 import { createPrintedRepresentationsExport } from './printed-representations.js';
-import { startLaneLoop } from './lane-loop.js';
+import { createLaneTarget, startLaneLoop } from './lane-loop.js';
+import { approvalItemId, createApprovalTarget } from './approval-target.js';
+import { createWorkEngine, startWorkLoop, type WorkEngine } from '../../platform/work/work-engine.js';
 
-/** DGII's certification process, its serial lanes worked by the workers (CERT only: elsewhere no process exists). */
+/**
+ * DGII's certification process, its serial lanes and their approvals worked by the workers as targets of the
+ * outbound work engine (CERT only: elsewhere no process exists).
+ */
 export function certificationModule(
   platform: Platform,
   needs: {
@@ -27,28 +32,75 @@ export function certificationModule(
 ): ModuleParts {
   const { config, db, clock, log, blobs, environment, dgii } = platform;
   const { companies, documents, sending, dgiiSessions } = needs;
-  // The lease outlasts one step of the lane: a document made and queued, or one call to DGII (connect + answer).
-  const leaseMs = 2 * (config.dgiiClient.connectTimeoutMs + config.dgiiClient.responseTimeoutMs) + 10_000;
-  const lanes = defineLoop('certification lane', 'work', () =>
-    startLaneLoop({
+  const changes = createCaseChanges(environment);
+  const dgiiCallMs = config.dgiiClient.connectTimeoutMs + config.dgiiClient.responseTimeoutMs;
+  // Each engine's target hastens the other's items as they settle: built first, wired after.
+  const engines: { lane?: WorkEngine<unknown>; approvals?: WorkEngine<unknown> } = {};
+  const engine = (name: keyof typeof engines) => {
+    const built = engines[name];
+    if (built === undefined) throw new Error(`certification: the ${name} engine is not built yet`);
+    return built;
+  };
+  const approvals = createWorkEngine({
+    db,
+    clock,
+    log,
+    environment,
+    target: createApprovalTarget({
       db,
+      clock,
       environment,
-      log,
-      restMs: 500,
-      lane: createLane({
-        db,
-        clock,
-        environment,
-        log,
-        blobs,
-        companies,
-        documents,
-        sending,
-        dgii,
-        changes: createCaseChanges(environment),
-        leaseMs,
-      }),
+      blobs,
+      dgii,
+      changes,
+      // An attempt authenticates (seed, token) and posts: three calls to DGII, each within its timeouts.
+      policy: {
+        maxAttempts: config.commercialResponses.maxAttempts,
+        retryDelayMs: config.commercialResponses.retryBaseMs,
+        leaseMs: 4 * dgiiCallMs,
+      },
+      laneChanged: (trx, processId) => engine('lane').hasten(trx, [processId]),
     }),
+  });
+  engines.approvals = approvals;
+  const approvalLoop = defineLoop('certification approval', 'work', (name) =>
+    startWorkLoop(approvals, { name, log, batchSize: 8, concurrency: 4, restMs: 1_000 }),
+  );
+  const moved = new Set<string>();
+  const lane = createLane({
+    db,
+    clock,
+    environment,
+    log,
+    blobs,
+    companies,
+    documents,
+    sending,
+    changes,
+    queueApproval: (trx, processId, caseKey) => engine('approvals').enqueue(trx, [approvalItemId(processId, caseKey)]),
+    approvalQueued: () => {
+      approvalLoop.wake();
+    },
+  });
+  const lanes = createWorkEngine({
+    db,
+    clock,
+    log,
+    environment,
+    target: createLaneTarget({
+      db,
+      clock,
+      lane,
+      // The lease outlasts one step of the lane: a document made and queued (sending asks DGII nothing here).
+      leaseMs: 2 * dgiiCallMs + 10_000,
+      waitMs: 500,
+      hasten: (trx, processId) => engine('lane').hasten(trx, [processId]),
+      moved,
+    }),
+  });
+  engines.lane = lanes;
+  const laneLoop = defineLoop('certification lane', 'work', (name) =>
+    startLaneLoop(lanes, { name, log, restMs: 500, moved }),
   );
   const certification = createCertificationService({
     db,
@@ -57,8 +109,9 @@ export function certificationModule(
     companies,
     canAuthenticate: async (companyId) => (await dgiiSessions.credentialsOf(companyId)) !== undefined,
     publicBaseUrl: config.publicBaseUrl,
+    hastenLane: (trx, processId) => lanes.hasten(trx, [processId]),
     laneQueued: () => {
-      lanes.wake();
+      laneLoop.wake();
     },
   });
   return {
@@ -67,6 +120,6 @@ export function certificationModule(
       certification,
       createPrintedRepresentationsExport({ certification, documents, printing: needs.printing }),
     ) as AppRoute[],
-    loops: environment === 'CERT' ? [lanes] : [],
+    loops: environment === 'CERT' ? [laneLoop, approvalLoop] : [],
   };
 }

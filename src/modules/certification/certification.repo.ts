@@ -13,7 +13,7 @@ import type {
 } from '../../platform/db/schema.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { newId } from '../../platform/ids.js';
-import { releaseLease, takeLease } from '../../platform/work/lease.repo.js';
+import { heldUnder } from '../../platform/work/outbound-work.repo.js';
 
 export type ProcessRow = Selectable<CertificationProcessesTable>;
 export type StepRow = Selectable<CertificationStepsTable>;
@@ -287,17 +287,6 @@ export async function updateCase(
     .execute();
 }
 
-/** The process row locked for its lane, or undefined when another worker holds it (it is working the lane). */
-export function lockProcessForLane(trx: Trx, id: string): Promise<ProcessRow | undefined> {
-  return trx
-    .selectFrom('certification_processes')
-    .selectAll()
-    .where('id', '=', id)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
-}
-
 /** What DGII said of the documents of a process's cases, as the sending pipeline recorded it. */
 export function documentVerdicts(
   executor: Executor,
@@ -313,28 +302,29 @@ export function documentVerdicts(
     .execute();
 }
 
-/** Active processes with cases in their lane: the lane loop's work. */
-export function processesWithLaneWork(
-  executor: Executor,
-  environment: FiscalEnvironment,
-  limit: number,
-): Promise<{ id: string }[]> {
+/** The processes of these ids: the lane's work items (one per process). */
+export function processesOf(executor: Executor, ids: readonly string[]): Promise<ProcessRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
   return executor
     .selectFrom('certification_processes')
-    .select('id')
-    .where('environment', '=', environment)
-    .where('status', '=', 'active')
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('certification_cases')
-          .select('case_key')
-          .whereRef('certification_cases.process_id', '=', 'certification_processes.id')
-          .where('queued_at', 'is not', null)
-          .where('status', 'in', ['pending', 'sent']),
-      ),
-    )
-    .limit(limit)
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The approval (ACECF) cases of these processes: the items of the approvals' target. */
+export function approvalCasesOf(
+  executor: Executor,
+  processIds: readonly string[],
+): Promise<(CaseRow & { company_id: string })[]> {
+  if (processIds.length === 0) return Promise.resolve([]);
+  return executor
+    .selectFrom('certification_cases as c')
+    .innerJoin('certification_processes as p', 'p.id', 'c.process_id')
+    .selectAll('c')
+    .select('p.company_id')
+    .where('c.process_id', 'in', [...processIds])
+    .where('c.kind', '=', 'ACECF')
     .execute();
 }
 
@@ -352,20 +342,15 @@ export function rangesOf(
     .execute();
 }
 
-/** The lane of a process, held through the engine's lease (platform/work lease.repo.ts) while a step runs. */
-const laneOf = (processId: string) => ({ target: 'certification.lane', itemId: processId });
+/** The outbound work target of the lanes (one item per process, its id the process id): lane-loop.ts. */
+export const laneTarget = 'certification.lane';
 
-/** Takes the lane of a process under `leaseId` until `until`, unless another worker's lease on it runs. */
-export function takeLaneLease(
-  executor: Executor,
-  process: { id: string; environment: FiscalEnvironment },
-  lease: { leaseId: string; now: Date; until: Date },
-): Promise<boolean> {
-  return takeLease(executor, { ...laneOf(process.id), environment: process.environment }, lease);
-}
-
-export function releaseLaneLease(executor: Executor, processId: string, leaseId: string): Promise<void> {
-  return releaseLease(executor, laneOf(processId), leaseId);
+/** Whether `leaseId` still holds the lane of a process at `now`: the lane's writes count only while it does. */
+export async function laneHeld(trx: Trx, processId: string, lease: { leaseId: string; now: Date }): Promise<boolean> {
+  const row = await trx
+    .selectNoFrom(heldUnder({ target: laneTarget, itemId: processId }, lease).as('held'))
+    .executeTakeFirst();
+  return row?.held === true;
 }
 
 /** The process row locked, waiting for a reader that holds it (the lane's own writes, under its lease). */

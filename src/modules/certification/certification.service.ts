@@ -61,6 +61,8 @@ export function createCertificationService(deps: {
   canAuthenticate: (companyId: string) => Promise<boolean>;
   /** Where the receiver is published (PUBLIC_BASE_URL); undefined: the links are paths. */
   publicBaseUrl: string | undefined;
+  /** Makes a process's lane due now, in the caller's transaction (lane-loop.ts: the lane's work item). */
+  hastenLane: (trx: Trx, processId: string) => Promise<void>;
   /** Cases were handed to a lane: wakes this process's lane loop, when it runs one. */
   laneQueued: () => void;
 }): CertificationService {
@@ -203,6 +205,9 @@ export function createCertificationService(deps: {
       const guarded = await guard(actor.companyId, true);
       if (!guarded.ok) return guarded;
       const result = await transact(db, async (trx) => {
+        // First, before the process's lock: a worker settling the lane locks its queue row, then reads the cases
+        // (lane-loop.ts), so the two meet in the same order, and a lane that found nothing to do sees these cases.
+        await deps.hastenLane(trx, id);
         const process = await repo.lockProcess(trx, actor.companyId, environment, id);
         if (process === undefined) return fail('certification_not_found', `No certification process ${id}.`);
         const now = clock.now();
@@ -261,7 +266,7 @@ export function createCertificationService(deps: {
           remaining: candidates.length - handed.length,
         });
       });
-      if (result.ok && result.value.queued.length > 0) deps.laneQueued();
+      if (result.ok && result.value.lane.length > 0) deps.laneQueued();
       return result;
     },
 

@@ -1,30 +1,28 @@
 // The serial lane of a certification process (SPEC §4.8 ejecutar; research/certification.md §6.4): ejecutar hands
 // cases to it, and it sends them one at a time, the next only once DGII has judged the one before. At most one case
 // of a process is at DGII without a final verdict, so a rejection costs one e-NCF, and a note never reaches DGII
-// before the invoice it modifies is accepted (DGII's 614 would reset the step). The lane runs in the workers
-// (lane-loop.ts); one worker at a time holds a process's lane, under the engine's lease (platform/work), taken while
-// its row is locked (SKIP LOCKED) and held for the whole step.
+// before the invoice it modifies is accepted (DGII's 614 would reset the step). Each process's lane is an item of
+// the outbound work engine (target `certification.lane`, lane-loop.ts): one worker at a time holds it under the
+// item's lease and advances it one step per attempt, and the lane's writes count only while that lease holds.
 //
 // Exactly once: an e-CF case's document is made from the set verbatim and keyed by its e-NCF (documents
 // issueVerbatim returns the one already made), and is then sent by the document pipeline, which sends a document
 // once whatever crashes (sending/send-target.ts). A case is marked `sent` before its document is queued; a lane that
 // finds a `sent` case whose document is still `signed` (a crash in between) queues it then. An approval (ACECF) is
-// signed and archived once, and the same bytes are what is sent, however often.
+// signed and archived once, and marked `sent` in the transaction that queues its sending (approval-target.ts, the
+// engine's target `certification.acecf`): the same bytes are what is sent, however often.
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
-import type { DgiiClient, SendAcecfOutcome } from '../../dgii/index.js';
 import { splitOwnedFields } from '../../fiscal/certification/index.js';
 import { formatDgiiTimestamp } from '../../fiscal/dates.js';
 import { buildAcecf, type Acecf } from '../../fiscal/responses/acecf.js';
 import { signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { DgiiMessageRow } from '../../platform/db/schema.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
-import { newId } from '../../platform/ids.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { ok } from '../../platform/result.js';
-import { BlobExistsError, readArchived, type BlobStore } from '../../platform/storage/index.js';
+import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { DocumentsService } from '../documents/index.js';
 import type { SendingService } from '../sending/index.js';
@@ -83,10 +81,31 @@ export function laneOrder(cases: readonly repo.CaseRow[]): repo.CaseRow[] {
   return [...cases].sort((a, b) => rank(a) - rank(b) || a.position - b.position);
 }
 
+/** Everything the lane's next step depends on, as text: a lane left idle is looked at again when it changes. */
+export function laneSignature(cases: readonly repo.CaseRow[]): string {
+  return cases
+    .map((row) => `${row.kind} ${row.case_key} ${row.status} ${row.queued_at?.toISOString() ?? '-'}`)
+    .join('\n');
+}
+
+/**
+ * What one step of a lane came to. `moved`: it did something, the next step may follow at once. `waiting`: a case
+ * is with the document pipeline or DGII, or the next one waits for a step or a reference (asked again shortly).
+ * `idle`: nothing to do until the cases change (`seen`: laneSignature as the step found them); ejecutar, or an
+ * approval's verdict, hastens the lane again.
+ */
+export type LaneStep = { kind: 'moved' } | { kind: 'waiting' } | { kind: 'idle'; seen: string };
+
 type Plan =
   | { kind: 'start'; row: repo.CaseRow; process: repo.ProcessRow; referenceDocumentId: string | null }
   | { kind: 'queue_document'; row: repo.CaseRow; documentId: string; retry: boolean; process: repo.ProcessRow }
-  | { kind: 'send_acecf'; row: repo.CaseRow; process: repo.ProcessRow };
+  | { kind: 'waiting' }
+  | { kind: 'idle'; seen: string };
+
+/** The lease a step runs under (the lane's item, claimed by the engine). */
+interface Lease {
+  leaseId: string;
+}
 
 export function createLane(deps: {
   db: Db;
@@ -97,22 +116,27 @@ export function createLane(deps: {
   companies: CompaniesService;
   documents: DocumentsService;
   sending: Pick<SendingService, 'send' | 'retry'>;
-  dgii: Pick<DgiiClient, 'sendAcecf'>;
   changes: CaseChanges;
-  /** How long one worker holds a process's lane: longer than a step (a document made, or one call to DGII). */
-  leaseMs: number;
+  /** Queues the sending of an approval case marked sent, in the transaction that marks it (approval-target.ts). */
+  queueApproval: (trx: Trx, processId: string, caseKey: string) => Promise<void>;
+  /** An approval was queued: wakes this process's approvals loop, when it runs one. */
+  approvalQueued: () => void;
 }) {
-  const { db, clock, environment, log, blobs, companies, documents, sending, dgii, changes } = deps;
+  const { db, clock, environment, log, blobs, companies, documents, sending, changes } = deps;
+  const held = (trx: Trx, processId: string, lease: Lease) =>
+    repo.laneHeld(trx, processId, { leaseId: lease.leaseId, now: clock.now() });
 
-  /** Under the process's lane lock: reconcile, then what the lane does next (nothing while a case is in flight). */
-  async function plan(trx: Trx, process: repo.ProcessRow): Promise<Plan | undefined> {
+  /** Under the process's lock and the lane's lease: reconcile, then what the lane does next. */
+  async function plan(trx: Trx, process: repo.ProcessRow): Promise<Plan> {
     await reconcileProcess(trx, process, { changes, environment, now: clock.now() });
     const current = await repo.findProcess(trx, process.company_id, environment, process.id);
-    if (current?.status !== 'active') return undefined;
     const cases = await repo.casesOf(trx, process.id);
+    const idle = { kind: 'idle', seen: laneSignature(cases) } as const;
+    if (current?.status !== 'active') return idle;
     const inFlight = cases.find((row) => row.status === 'sent' && row.kind !== 'RFCE');
     if (inFlight !== undefined) {
-      if (inFlight.route === 'approval') return { kind: 'send_acecf', row: inFlight, process: current };
+      // Its sending is queued work of its own (approval-target.ts), whose verdict hastens the lane.
+      if (inFlight.route === 'approval') return idle;
       const [document] = await repo.documentVerdicts(trx, inFlight.document_id === null ? [] : [inFlight.document_id]);
       // Marked sent, but the worker stopped before queuing its document: queue it now (enviar is idempotent).
       if (document?.status === 'signed' && inFlight.document_id !== null)
@@ -123,41 +147,41 @@ export function createLane(deps: {
           retry: false,
           process: current,
         };
-      return undefined;
+      return { kind: 'waiting' };
     }
     // A case in error stops the lane (DGII may hold it, or it failed on our side) until ejecutar hands it in again.
-    if (cases.some((row) => row.status === 'error')) return undefined;
+    if (cases.some((row) => row.status === 'error')) return idle;
     const steps = await repo.stepsOf(trx, process.id);
     const acceptedOutside = new Set(
       (await repo.documentsNumbered(trx, process.company_id, environment, referencesOutside(cases)))
         .filter((row) => row.status === 'accepted' || row.status === 'accepted_conditional')
         .map((row) => row.encf),
     );
-    const next = laneOrder(cases).find(
-      (row) =>
-        row.queued_at !== null &&
-        row.status === 'pending' &&
-        waitingFor(row, cases, steps, acceptedOutside) === undefined,
-    );
-    return next === undefined
-      ? undefined
-      : {
-          kind: 'start',
-          row: next,
-          process: current,
-          referenceDocumentId: referenceOf(next, cases)?.document_id ?? null,
-        };
+    const queued = laneOrder(cases).filter((row) => row.queued_at !== null && row.status === 'pending');
+    const next = queued.find((row) => waitingFor(row, cases, steps, acceptedOutside) === undefined);
+    // Cases handed in but not free to go wait for a step or a reference accepted elsewhere: looked at again shortly.
+    if (next === undefined) return queued.length > 0 ? { kind: 'waiting' } : idle;
+    return {
+      kind: 'start',
+      row: next,
+      process: current,
+      referenceDocumentId: referenceOf(next, cases)?.document_id ?? null,
+    };
   }
 
-  /** Marks a case sent (with its twin RFCE case), only if it is still the lane's to start and nothing is in flight. */
+  /**
+   * Marks a case sent (with its twin RFCE case), only if it is still the lane's to start, nothing is in flight and
+   * the lease still holds; an approval's sending is queued in the same transaction.
+   */
   async function markSent(
     processId: string,
     row: repo.CaseRow,
     change: { documentId?: string; signedBlobKey?: string; signedSha256?: string },
+    lease: Lease,
   ): Promise<boolean> {
     const marked = await transact(db, async (trx) => {
       const process = await repo.lockProcessById(trx, processId);
-      if (process?.status !== 'active') return ok(false);
+      if (process?.status !== 'active' || !(await held(trx, processId, lease))) return ok(false);
       const cases = await repo.casesOf(trx, processId);
       const current = cases.find((other) => other.kind === row.kind && other.case_key === row.case_key);
       if (current?.status !== 'pending' || current.queued_at === null || cases.some((other) => other.status === 'sent'))
@@ -190,6 +214,7 @@ export function createLane(deps: {
           now,
         );
       }
+      if (current.route === 'approval') await deps.queueApproval(trx, processId, current.case_key);
       return ok(true);
     });
     return marked.ok && marked.value;
@@ -231,12 +256,18 @@ export function createLane(deps: {
     companyId: string,
     row: repo.CaseRow,
     referenceDocumentId: string | null,
+    lease: Lease,
   ): Promise<void> {
     let documentId = row.document_id;
     if (documentId === null && row.origin === 'simulation') {
       const issued = await issueSimulation(companyId, row, referenceDocumentId);
       if (!issued.ok) {
-        await recordLocalFailure(processId, row, `the simulation document could not be issued: ${issued.detail}`);
+        await recordLocalFailure(
+          processId,
+          row,
+          `the simulation document could not be issued: ${issued.detail}`,
+          lease,
+        );
         return;
       }
       documentId = issued.id;
@@ -247,12 +278,12 @@ export function createLane(deps: {
         throw new Error(`certification case ${row.case_key} has no eNCF (the set was checked at iniciar)`);
       const issued = await documents.issueVerbatim(companyId, document, { eNCF, fechaVencimientoSecuencia });
       if (!issued.ok) {
-        await recordLocalFailure(processId, row, `the document could not be made: ${issued.failure.detail}`);
+        await recordLocalFailure(processId, row, `the document could not be made: ${issued.failure.detail}`, lease);
         return;
       }
       documentId = issued.value.id;
     }
-    if (!(await markSent(processId, row, { documentId }))) return;
+    if (!(await markSent(processId, row, { documentId }, lease))) return;
     await queueDocument(companyId, documentId, row.status === 'error');
   }
 
@@ -262,10 +293,10 @@ export function createLane(deps: {
   }
 
   /** An error of ours (not DGII's verdict): the case blocks the lane as `error` until ejecutar hands it in again. */
-  async function recordLocalFailure(processId: string, row: repo.CaseRow, cause: string): Promise<void> {
+  async function recordLocalFailure(processId: string, row: repo.CaseRow, cause: string, lease: Lease): Promise<void> {
     await transact(db, async (trx) => {
       const process = await repo.lockProcessById(trx, processId);
-      if (process !== undefined)
+      if (process !== undefined && (await held(trx, processId, lease)))
         await changes.changeCase(
           trx,
           process,
@@ -292,10 +323,15 @@ export function createLane(deps: {
       : { ...common, Estado: '1' };
   }
 
-  async function startApprovalCase(processId: string, companyId: string, row: repo.CaseRow): Promise<void> {
+  async function startApprovalCase(
+    processId: string,
+    companyId: string,
+    row: repo.CaseRow,
+    lease: Lease,
+  ): Promise<void> {
     const identity = await companies.signingIdentity(companyId);
     if (identity === undefined) {
-      await recordLocalFailure(processId, row, 'the company has no certificate to sign the approval with');
+      await recordLocalFailure(processId, row, 'the company has no certificate to sign the approval with', lease);
       return;
     }
     let archived = {};
@@ -307,6 +343,7 @@ export function createLane(deps: {
           processId,
           row,
           `the approval cannot be written: ${built.findings.map((finding) => finding.message).join('; ')}`,
+          lease,
         );
         return;
       }
@@ -315,8 +352,7 @@ export function createLane(deps: {
         Buffer.from(signCanonicalDocument(built.xml, identity), 'utf8'),
       );
     }
-    const marked = await markSent(processId, row, archived);
-    if (marked) await sendApproval(processId, companyId, row.case_key);
+    if (await markSent(processId, row, archived, lease)) deps.approvalQueued();
   }
 
   /**
@@ -337,155 +373,39 @@ export function createLane(deps: {
     }
   }
 
-  async function sendApproval(processId: string, companyId: string, caseKey: string): Promise<void> {
-    const row = (await repo.casesOf(db, processId)).find(
-      (other) => other.kind === 'ACECF' && other.case_key === caseKey,
-    );
-    if (row?.status !== 'sent' || row.signed_blob_key === null || row.signed_sha256 === null) return;
-    const xml = await readArchived(blobs, { blob_key: row.signed_blob_key, sha256: row.signed_sha256 });
-    const detail = row.payload['DetalleAprobacionComercial'] as Record<string, string>;
-    const outcome = await dgii.sendAcecf(companyId, {
-      xml,
-      fileName: `${detail['RNCComprador'] ?? ''}${detail['eNCF'] ?? ''}.xml`,
-    });
-    await transact(db, async (trx) => {
-      // Waits for a reader holding the row: DGII's answer is never dropped, and counts only for the case as sent.
-      const process = await repo.lockProcessById(trx, processId);
-      const current =
-        process === undefined
-          ? undefined
-          : (await repo.casesOf(trx, processId)).find((other) => other.kind === 'ACECF' && other.case_key === caseKey);
-      if (process === undefined || current?.status !== 'sent') return ok(undefined);
-      await changes.changeCase(trx, process, current, approvalVerdict(outcome), clock.now());
-      if (approvalVerdict(outcome).status === 'rejected')
-        await reconcileProcess(trx, process, { changes, environment, now: clock.now() });
-      return ok(undefined);
-    });
-  }
-
   return {
-    /** One step of the lane of a process: reconcile, and start or resume the next case. Safe to run on any worker. */
-    async advance(processId: string): Promise<void> {
-      // The lane is leased while its step runs (a DGII answer can take seconds): another worker, or this loop's next
-      // round, finds it taken and does nothing, so a case is never started or sent twice side by side. A worker that
-      // dies mid-step leaves the lease to run out.
-      const leaseId = newId('lse');
+    /**
+     * One step of the lane of a process, under the lease `leaseId` of its item: reconcile, then start or resume the
+     * next case. A throw is a failed attempt the engine counts and retries (lane-loop.ts); a case the service failed
+     * to start is shown on the case, which stops the lane, rather than retried unseen.
+     */
+    async advance(processId: string, lease: Lease): Promise<LaneStep> {
       const planned = await transact(db, async (trx) => {
-        const process = await repo.lockProcessForLane(trx, processId);
-        const now = clock.now();
-        const lease = { leaseId, now, until: new Date(now.getTime() + deps.leaseMs) };
-        if (process === undefined || !(await repo.takeLaneLease(trx, process, lease))) return ok(undefined);
+        const process = await repo.lockProcessById(trx, processId);
+        if (process === undefined) return ok<Plan>({ kind: 'idle', seen: '' });
+        // A lease run out: another worker may hold the lane now; this one writes nothing.
+        if (!(await held(trx, processId, lease))) return ok<Plan>({ kind: 'waiting' });
         return ok(await plan(trx, process));
       });
-      const next = planned.ok ? planned.value : undefined;
+      if (!planned.ok) throw new Error(`certification lane ${processId}: ${planned.failure.detail}`);
+      const next = planned.value;
+      if (next.kind === 'waiting' || next.kind === 'idle') return next;
+      const companyId = next.process.company_id;
       try {
-        if (next === undefined) return;
-        const companyId = next.process.company_id;
-        switch (next.kind) {
-          case 'queue_document':
-            await queueDocument(companyId, next.documentId, next.retry);
-            return;
-          case 'send_acecf':
-            await sendApproval(processId, companyId, next.row.case_key);
-            return;
-          case 'start':
-            if (next.row.route === 'approval') await startApprovalCase(processId, companyId, next.row);
-            else await startDocumentCase(processId, companyId, next.row, next.referenceDocumentId);
-            return;
-        }
+        if (next.kind === 'queue_document') await queueDocument(companyId, next.documentId, next.retry);
+        else if (next.row.route === 'approval') await startApprovalCase(processId, companyId, next.row, lease);
+        else await startDocumentCase(processId, companyId, next.row, next.referenceDocumentId, lease);
       } catch (error) {
-        log.error({ err: error, processId, caseKey: next?.row.case_key }, 'certification lane step failed');
-        // Shown on the case, which stops the lane, rather than retried unseen every round.
-        if (next?.kind === 'start')
-          await recordLocalFailure(
-            processId,
-            next.row,
-            `the service failed on it: ${error instanceof Error ? error.message : String(error)}`,
-          );
-      } finally {
-        await repo.releaseLaneLease(db, processId, leaseId);
+        if (next.kind !== 'start') throw error;
+        log.error({ err: error, processId, caseKey: next.row.case_key }, 'certification lane step failed');
+        await recordLocalFailure(
+          processId,
+          next.row,
+          `the service failed on it: ${error instanceof Error ? error.message : String(error)}`,
+          lease,
+        );
       }
+      return { kind: 'moved' };
     },
   };
-}
-
-/** DGII's answer to an approval, as the case's next state (research/certification.md §4: "01" OK, "02" Error). */
-function approvalVerdict(outcome: SendAcecfOutcome): {
-  status: 'accepted' | 'rejected' | 'pending' | 'error';
-  cause: string;
-  waitingFor: string | null;
-  estado?: string | null;
-  codigo?: string | null;
-  mensajes?: DgiiMessageRow[];
-  verdict?: boolean;
-  unqueue?: boolean;
-} {
-  switch (outcome.kind) {
-    case 'accepted': {
-      const verdict = { estado: outcome.estado, codigo: outcome.codigo, mensajes: outcome.messages, verdict: true };
-      return outcome.codigo === '02'
-        ? {
-            status: 'rejected',
-            cause: `DGII answered Error (02): ${outcome.estado ?? ''}`,
-            waitingFor: null,
-            unqueue: true,
-            ...verdict,
-          }
-        : {
-            status: 'accepted',
-            cause: `DGII answered ${outcome.codigo ?? ''} ${outcome.estado ?? ''}`.trim(),
-            waitingFor: null,
-            ...verdict,
-          };
-    }
-    case 'rejected': {
-      const said = outcome.messages.map((message) => message.valor).join('; ');
-      // DGII's "No fue posible procesar … Favor intentar nuevamente": its own trouble, not a verdict on the approval.
-      if (/intentar nuevamente/i.test(said))
-        return {
-          status: 'error',
-          cause: `DGII could not process it now: ${said}; the same signed approval is sent again when the case is handed in again`,
-          waitingFor: 'dgii_unreachable',
-          mensajes: outcome.messages,
-          unqueue: true,
-        };
-      // DGII's phase gate (research §4): not a rejection, nothing resets; the lane tries again later.
-      // Out of the lane until ejecutar hands it in again (usually once the consumer invoices are uploaded).
-      if (/etapa/i.test(said))
-        return {
-          status: 'pending',
-          cause: `DGII is not taking approvals yet: ${said}`,
-          waitingFor: 'dgii_stage',
-          mensajes: outcome.messages,
-          unqueue: true,
-        };
-      return {
-        status: 'rejected',
-        cause: `DGII refused it (${String(outcome.httpStatus)}): ${said}`,
-        waitingFor: null,
-        estado: outcome.estado,
-        codigo: outcome.codigo,
-        mensajes: outcome.messages,
-        verdict: true,
-        unqueue: true,
-      };
-    }
-    case 'transient':
-    case 'uncertain':
-      return {
-        status: 'error',
-        cause: `DGII did not answer (${outcome.reason}: ${outcome.detail}); the same signed approval is sent again when the case is handed in again`,
-        waitingFor: 'dgii_unreachable',
-        unqueue: true,
-      };
-    case 'unauthorized':
-    case 'no_credentials':
-      return {
-        status: 'error',
-        cause:
-          'DGII did not authenticate the company: check its certificate and delegation (POST /dgii/prueba-conexion)',
-        waitingFor: 'dgii_authentication',
-        unqueue: true,
-      };
-  }
 }

@@ -62,6 +62,7 @@ function backendSuite(
         '20261128_0025_idempotent_creations',
         '20261128_0026_abandoned_blobs',
         '20261128_0027_engine_leases',
+        '20261129_0028_certification_work',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });

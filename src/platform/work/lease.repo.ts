@@ -1,12 +1,15 @@
 // The engine's lease on its own, for work that is one thing held by one worker at a time rather than items claimed
-// from a queue: the archive verifier (one across processes), a certification process's lane. It is the same row as
-// an item's (outbound_work, migration 0015): (target, item_id) held under `lease_id` until `due_at`, taken back
-// by anyone once that has passed, so a dead holder's lease runs out as a dead worker's items fall due again.
-import { sql } from 'kysely';
+// from a queue. Its one user is the archive verifier (one across processes), which holds the lease for a whole pass
+// at its own pace rather than per attempt; everything else that is held, a certification lane included, is an item
+// of a target, leased by the engine's claim (work-engine.ts). It is the same row as an item's (outbound_work,
+// migration 0015): (target, item_id) held under `lease_id` until `due_at`, taken back by anyone once that has
+// passed, so a dead holder's lease runs out as a dead worker's items fall due again.
+import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../db/database.js';
 import { executePrepared } from '../db/prepared.js';
 import type { Trx } from '../db/transact.js';
+import { heldUnder } from './outbound-work.repo.js';
 
 type Executor = Db | Trx;
 
@@ -47,9 +50,7 @@ export async function releaseLease(executor: Executor, of: LeaseOf, leaseId: str
 
 /**
  * A condition that holds while `leaseId` holds the lease of `of` at `now`: for a holder's writes that must count
- * only while its lease runs (a holder that lost it changes nothing).
+ * only while its lease runs (a holder that lost it changes nothing). The engine's own condition (an item's lease
+ * is the same row).
  */
-export function leaseHeld(of: LeaseOf, lease: { leaseId: string; now: Date }) {
-  return sql<boolean>`exists (select 1 from outbound_work
-    where target = ${of.target} and item_id = ${of.itemId} and lease_id = ${lease.leaseId} and due_at > ${lease.now})`;
-}
+export const leaseHeld: (of: LeaseOf, lease: { leaseId: string; now: Date }) => RawBuilder<boolean> = heldUnder;

@@ -89,6 +89,27 @@ export async function enqueue(
 }
 
 /**
+ * Makes items due now: one not queued is queued (from 0 attempts), one waiting (its backoff, a later due time) is due
+ * at `now` with its attempts as they were. One held by a running lease is left to its worker, whose outcome settles
+ * it; the conflicting row stays locked until the caller's transaction ends, so a settlement waits for it.
+ */
+export async function hasten(
+  executor: Executor,
+  items: readonly { target: string; itemId: string; environment: FiscalEnvironment }[],
+  now: Date,
+): Promise<void> {
+  if (items.length === 0) return;
+  await executePrepared(
+    executor,
+    sql`
+      insert into outbound_work as w (target, item_id, environment, due_at)
+      select t, i, e, ${now}::timestamptz from unnest(${items.map((item) => item.target)}::text[], ${items.map((item) => item.itemId)}::text[], ${items.map((item) => item.environment)}::text[]) as u(t, i, e)
+      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null
+      where (w.lease_id is null or w.due_at <= ${now}) and w.due_at > excluded.due_at`,
+  );
+}
+
+/**
  * Settles an attempt while `leaseId` still holds the item: `next` puts it back due then, with `attempts` counted,
  * undefined deletes it (done, or no attempt left). The row stays locked until the transaction ends, so the outcome
  * is recorded under the lease. Whether the lease was still this worker's.
@@ -163,4 +184,14 @@ export function postponeUpdate(target: string, until: Date) {
 /** Whether queue row `w` is held by no running lease at `now`: its worker's outcome is not awaited. */
 export function notHeld(now: Date) {
   return sql<boolean>`(w.lease_id is null or w.due_at <= ${now})`;
+}
+
+/**
+ * A condition that holds while `leaseId` holds item `of` at `now` (its lease not run out): for a holder's writes
+ * that must count only while its lease runs, in a statement or transaction of its own (a holder that lost the item
+ * changes nothing).
+ */
+export function heldUnder(of: { target: string; itemId: string }, lease: { leaseId: string; now: Date }) {
+  return sql<boolean>`exists (select 1 from outbound_work
+    where target = ${of.target} and item_id = ${of.itemId} and lease_id = ${lease.leaseId} and due_at > ${lease.now})`;
 }

@@ -166,6 +166,30 @@ describe('outbound work engine', () => {
     assert.deepEqual(await engine.claimNow('b'), [], 'not queued');
   });
 
+  it('hastens an item: queued if it was not, due now if it waited, left to the worker that holds it', async () => {
+    await engine.enqueue(handle.db, ['a'], new Date('2026-11-26T12:30:00Z'));
+    await engine.enqueue(handle.db, ['b']);
+    const [held] = await engine.claim(1);
+    assert.ok(held);
+    assert.equal(held.id, 'b');
+    await engine.hasten(handle.db, ['a', 'b', 'c']);
+    assert.deepEqual(await queued(), [
+      { id: 'a', due: '2026-11-26T12:00:00.000Z', leased: false, attempts: 0 },
+      { id: 'b', due: '2026-11-26T12:01:00.000Z', leased: true, attempts: 1 },
+      { id: 'c', due: '2026-11-26T12:00:00.000Z', leased: false, attempts: 0 },
+    ]);
+    // The holder's outcome still counts: hastening took nothing from it.
+    perform = () => Promise.resolve({ kind: 'failed', reason: 'no answer' });
+    await engine.work(held);
+    assert.deepEqual(
+      recorded.map((one) => [one.id, one.settlement.kind]),
+      [['b', 'retry']],
+    );
+    // A retry waiting its backoff is due now, its attempts still counted.
+    await engine.hasten(handle.db, ['b']);
+    assert.deepEqual((await queued())[1], { id: 'b', due: '2026-11-26T12:00:00.000Z', leased: false, attempts: 1 });
+  });
+
   it("takes up a dead worker's item after its lease, and records nothing of the stale worker's late result", async () => {
     await engine.enqueue(handle.db, ['a']);
     const [stale] = await engine.claim(10);

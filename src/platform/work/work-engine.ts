@@ -119,6 +119,12 @@ export interface WorkEngine<Item> {
   work(claimed: ClaimedWork<Item>): Promise<void>;
   /** Puts items in the queue, due at `dueAt` (now by default), inside the caller's transaction. */
   enqueue(executor: Db | Trx, itemIds: readonly string[], dueAt?: Date): Promise<void>;
+  /**
+   * Makes items due now, queued if they were not, inside the caller's transaction; an item a worker holds is left to
+   * it (its outcome settles it), and attempts already counted stay counted. For work asked for again while it may be
+   * waiting or under way (a lane handed more cases): unlike enqueue, it never takes an item from its worker.
+   */
+  hasten(executor: Db | Trx, itemIds: readonly string[]): Promise<void>;
 }
 
 function describe(error: unknown): string {
@@ -316,6 +322,14 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: {
       await repo.enqueue(
         executor,
         itemIds.map((itemId) => ({ target: target.name, itemId, environment, dueAt: at })),
+      );
+    },
+
+    async hasten(executor, itemIds) {
+      await repo.hasten(
+        executor,
+        itemIds.map((itemId) => ({ target: target.name, itemId, environment })),
+        clock.now(),
       );
     },
   };
