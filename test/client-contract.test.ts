@@ -6,8 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { clientFiles, servedContract } from '../scripts/client-generation.js';
+import { projectRoot } from './support/project-root.js';
 
-const root = join(import.meta.dirname, '..');
+const root = projectRoot;
 
 /** Where two texts first differ, as a line number and both lines; undefined when they are equal. */
 function firstDifference(committed: string, generated: string): string | undefined {

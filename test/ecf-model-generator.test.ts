@@ -4,10 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { projectRoot } from './support/project-root.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = projectRoot;
 const committedDir = join(root, 'src/fiscal/model/generated');
 const dgiiDir = join(root, '../shared/dgii');
 

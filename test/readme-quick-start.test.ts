@@ -17,8 +17,8 @@ import { procStatFields } from './support/proc-stat.js';
 import { unconfiguredEnv } from './support/unconfigured-env.js';
 import { requireTool } from './support/tools.js';
 import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
+import { projectRoot } from './support/project-root.js';
 
-const projectRoot = new URL('..', import.meta.url).pathname;
 /** What a fresh clone holds that `npm start` needs (node_modules is linked: `npm ci` is not under test here). */
 const committedSources = [
   'package.json',
