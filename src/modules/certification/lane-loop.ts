@@ -8,9 +8,10 @@ import type { Logger } from '../../platform/observability/logger.js';
 import { startClaimLoop, type ClaimLoop } from '../../platform/queue/claim-loop.js';
 import * as repo from './certification.repo.js';
 import type { createLane } from './lane.js';
+import type { CertificationTables } from './tables.js';
 
 export function startLaneLoop(deps: {
-  db: Db;
+  db: Db<CertificationTables>;
   environment: FiscalEnvironment;
   lane: ReturnType<typeof createLane>;
   log: Logger;

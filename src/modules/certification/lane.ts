@@ -31,6 +31,7 @@ import type { SendingService } from '../sending/index.js';
 import type { CaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';
 import { reconcileProcess } from './reconcile.js';
+import type { CertificationTables } from './tables.js';
 
 /** The e-NCF of an ECF or RFCE case: its key is RNCEmisor + eNCF. */
 export const encfOfCase = (row: Pick<repo.CaseRow, 'case_key'>) => row.case_key.slice(-13);
@@ -89,7 +90,7 @@ type Plan =
   | { kind: 'send_acecf'; row: repo.CaseRow; process: repo.ProcessRow };
 
 export function createLane(deps: {
-  db: Db;
+  db: Db<CertificationTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   log: Logger;
@@ -105,7 +106,7 @@ export function createLane(deps: {
   const { db, clock, environment, log, blobs, companies, documents, sending, dgii, changes } = deps;
 
   /** Under the process's lane lock: reconcile, then what the lane does next (nothing while a case is in flight). */
-  async function plan(trx: Trx, process: repo.ProcessRow): Promise<Plan | undefined> {
+  async function plan(trx: Trx<CertificationTables>, process: repo.ProcessRow): Promise<Plan | undefined> {
     await reconcileProcess(trx, process, { changes, environment, now: clock.now() });
     const current = await repo.findProcess(trx, process.company_id, environment, process.id);
     if (current?.status !== 'active') return undefined;
