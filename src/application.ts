@@ -22,6 +22,7 @@ import type { Queue } from './platform/queue/queue.js';
 import type { BlobStore } from './platform/storage/index.js';
 import type { DgiiTarget } from './sandbox/index.js';
 import type { SandboxRegistration } from './sandbox-registration.js';
+import type { ModuleTables } from './database.js';
 
 export interface Roles {
   http: boolean;
@@ -61,7 +62,7 @@ export interface Services {
 export interface Application {
   config: Config;
   log: Logger;
-  database: DatabaseHandle;
+  database: DatabaseHandle<ModuleTables>;
   queue: Queue;
   cache: Cache;
   blobs: BlobStore;

@@ -3,6 +3,7 @@
 // wires the modules onto them; nothing else constructs adapters.
 import { databaseTarget } from './platform/db/database-target.js';
 import { configuredDgiiClient, createHttpTransport, createReceiverClient, type DgiiCredentials } from './dgii/index.js';
+import { keyEnvironmentOtherThan } from './modules/api-keys/index.js';
 import { sessionTokenSealing } from './modules/dgii-sessions/index.js';
 import type { Platform } from './modules/module.js';
 import { createCache } from './platform/cache/index.js';
@@ -22,10 +23,11 @@ import { findXsdDir, loadSchemaSet } from './platform/xsd/index.js';
 import { dgiiTarget, type DgiiTarget } from './sandbox/index.js';
 
 import type { BuildOptions } from './application.js';
+import type { ModuleTables } from './database.js';
 
 export interface OpenedPlatform {
   platform: Platform;
-  database: DatabaseHandle;
+  database: DatabaseHandle<ModuleTables>;
   metrics: Metrics;
   dgiiUrls: DgiiTarget;
 }
@@ -50,7 +52,7 @@ export async function openPlatform(
   const applied = await migrateToLatest(db);
   if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
   await checkMasterKey(db, masterKey);
-  await checkDatabaseEnvironment(db, environment);
+  await checkDatabaseEnvironment(db, environment, keyEnvironmentOtherThan);
 
   const cache = await createCache(config.redisUrl, clock);
   closers.add(() => cache.close());

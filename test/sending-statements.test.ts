@@ -23,7 +23,7 @@ import {
 import type { ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { parseConfig } from '../src/config.js';
 import { systemClock } from '../src/platform/clock.js';
-import type { DocumentsTable } from '../src/platform/db/schema.js';
+import type { DocumentsTable } from '../src/modules/documents/tables.js';
 import { ecfDocuments } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 

@@ -24,10 +24,11 @@ import {
 } from '../src/modules/taxpayers/index.js';
 import { createTestDatabase, type TestDatabase } from './support/backends.js';
 import { cedulaFor, listingBytes, listingLine, rncFor, streamZip, writeZip } from './taxpayers-listing.js';
+import type { ModuleTables } from '../src/database.js';
 
 describe('taxpayer registry import', { timeout: 180_000 }, () => {
   let database: TestDatabase;
-  let handle: DatabaseHandle;
+  let handle: DatabaseHandle<ModuleTables>;
   let dir: string;
   const clock = fixedClock(new Date('2026-11-21T12:00:00Z'));
   const deps = () => ({ db: handle.db, clock });

@@ -15,10 +15,11 @@ import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.j
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from './support/backends.js';
 import { listingBytes, listingLine, rncFor, writeZip } from './taxpayers-listing.js';
+import type { ModuleTables } from '../src/database.js';
 
 describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
   let database: TestDatabase;
-  let handle: DatabaseHandle;
+  let handle: DatabaseHandle<ModuleTables>;
   let dir: string;
   const clock = fixedClock(new Date('2026-11-21T12:00:00Z'));
 

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import type { FiscalEnvironment } from '../src/config.js';
 import { webhookJobs } from '../src/modules/webhooks/index.js';
 import { fixedClock } from '../src/platform/clock.js';
-import type { WebhookDeliveryStatus } from '../src/platform/db/schema.js';
+import type { WebhookDeliveryStatus } from '../src/modules/webhooks/tables.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 describe('webhook history purge', { timeout: 120_000 }, () => {

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { formatDgiiDate, formatDgiiTimestamp } from '../../src/fiscal/dates.js';
 import { encfOf } from '../../src/fiscal/encf.js';
 import { archiveArtefacts } from '../../src/modules/documents/artefacts.js';
-import type { Db } from '../../src/platform/db/database.js';
+import type { FullDb } from '../../src/database.js';
 import { newId } from '../../src/platform/ids.js';
 import type { BlobStore } from '../../src/platform/storage/index.js';
 
@@ -36,7 +36,7 @@ function signedXml(encf: string, rnc: string, issued: Date, lines: number): stri
 
 /** Inserts `count` accepted documents with their artefacts; returns their ids in creation order and their bytes. */
 export async function insertArchivedDocuments(
-  deps: { db: Db; blobs: BlobStore },
+  deps: { db: FullDb; blobs: BlobStore },
   options: ArchivedDocumentsOptions,
 ): Promise<{ ids: string[]; bytes: number }> {
   const type = options.ecfType ?? '31';

@@ -3,7 +3,7 @@
 // numbers a stored document or is burned, none twice, and the archive verifier finds nothing.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../../src/platform/db/database.js';
+import type { FullDb } from '../../src/database.js';
 import { ecfDocuments } from './ecf-documents.js';
 import { receptionsPerEncf, type RunningSandbox } from './sandbox-kit.js';
 import type { TestApp } from './test-app.js';
@@ -120,7 +120,7 @@ export async function assertNothingLostOrDoubled(
   load: Load,
   acceptedWithinMs = 120_000,
 ): Promise<void> {
-  const db: Db = world.app.application.database.db;
+  const db: FullDb = world.app.application.database.db;
   const ids = [...load.created.values()].map((document) => document.id);
   const deadline = Date.now() + acceptedWithinMs;
   for (;;) {

@@ -1,18 +1,20 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../platform/db/database.js';
-import type { ApiKeysTable } from '../../platform/db/schema.js';
+import type { AnyDb, Db } from '../../platform/db/database.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import type { FiscalEnvironment } from '../../config.js';
+import type { ApiKeysTable, ApiKeysTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
+import { companyPermissionsOf } from '../companies/index.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
-export function insertApiKey(trx: Trx, row: Insertable<ApiKeysTable>): Promise<ApiKeyRow> {
+export function insertApiKey(trx: Trx<ApiKeysTables>, row: Insertable<ApiKeysTable>): Promise<ApiKeyRow> {
   return trx.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findKeyWithCompany(db: Db, id: string) {
+export function findKeyWithCompany(db: Db<ApiKeysTables>, id: string) {
   return db
     .selectFrom('api_keys')
-    .innerJoin('companies', 'companies.id', 'api_keys.company_id')
     .select([
       'api_keys.id',
       'api_keys.company_id',
@@ -22,13 +24,13 @@ export function findKeyWithCompany(db: Db, id: string) {
       'api_keys.expires_at',
       'api_keys.revoked_at',
       'api_keys.last_used_at',
-      'companies.permissions',
     ])
+    .select((eb) => companyPermissionsOf(eb.ref('api_keys.company_id')).as('permissions'))
     .where('api_keys.id', '=', id)
     .executeTakeFirst();
 }
 
-export function listCompanyKeys(db: Db, companyId: string): Promise<ApiKeyRow[]> {
+export function listCompanyKeys(db: Db<ApiKeysTables>, companyId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')
     .selectAll()
@@ -38,7 +40,12 @@ export function listCompanyKeys(db: Db, companyId: string): Promise<ApiKeyRow[]>
     .execute();
 }
 
-export function revokeKey(trx: Trx, companyId: string, id: string, at: Date): Promise<ApiKeyRow | undefined> {
+export function revokeKey(
+  trx: Trx<ApiKeysTables>,
+  companyId: string,
+  id: string,
+  at: Date,
+): Promise<ApiKeyRow | undefined> {
   return trx
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(at)) }))
@@ -48,6 +55,17 @@ export function revokeKey(trx: Trx, companyId: string, id: string, at: Date): Pr
     .executeTakeFirst();
 }
 
-export async function touchKey(db: Db, id: string, at: Date): Promise<void> {
+export async function touchKey(db: Db<ApiKeysTables>, id: string, at: Date): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+}
+
+/** An environment other than `environment` that an API key was issued for; undefined when there is none. */
+export async function keyEnvironmentOtherThan(db: AnyDb, environment: FiscalEnvironment): Promise<string | undefined> {
+  const other = await tablesOf<ApiKeysTables>(db)
+    .selectFrom('api_keys')
+    .select('environment')
+    .where('environment', '<>', environment)
+    .limit(1)
+    .executeTakeFirst();
+  return other?.environment;
 }

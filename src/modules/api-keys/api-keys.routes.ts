@@ -9,6 +9,7 @@ import { ref } from '../../platform/http/schema-ref.js';
 import { ApiKeyMetadata, IssueApiKey, IssuedApiKey } from './api-keys.schema.js';
 import type { CompaniesService } from '../companies/index.js';
 import type { ApiKeysService } from './api-keys.service.js';
+import type { ApiKeysTables } from './tables.js';
 
 const keyExample = {
   keyId: 'key_oamHqLQWRYUfsXCS',
@@ -31,7 +32,7 @@ function messageId(id: string | undefined): string {
   return id;
 }
 
-export function apiKeyRoutes(deps: { db: Db; apiKeys: ApiKeysService; companies: CompaniesService }) {
+export function apiKeyRoutes(deps: { db: Db<ApiKeysTables>; apiKeys: ApiKeysService; companies: CompaniesService }) {
   const { db, apiKeys, companies } = deps;
 
   async function requireCompany(companyId: string): Promise<void> {

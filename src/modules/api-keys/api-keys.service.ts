@@ -10,6 +10,7 @@ import { effectiveScopes, isScope } from '../../platform/http/scopes.js';
 import { displayPrefix, generateApiKey, keyIdFor, parseApiKey } from './api-key-format.js';
 import * as repo from './api-keys.repo.js';
 import type { ApiKeyMetadata, IssueApiKey, IssuedApiKey } from './api-keys.schema.js';
+import type { ApiKeysTables } from './tables.js';
 
 const touchIntervalMs = 60_000;
 
@@ -42,7 +43,7 @@ function metadata(row: repo.ApiKeyRow, now: Date): ApiKeyMetadata {
   };
 }
 
-export function createApiKeysService(deps: { db: Db; clock: Clock; environment: FiscalEnvironment }) {
+export function createApiKeysService(deps: { db: Db<ApiKeysTables>; clock: Clock; environment: FiscalEnvironment }) {
   const { db, clock, environment } = deps;
   const recentKeys = new RecentReads<NonNullable<Awaited<ReturnType<typeof repo.findKeyWithCompany>>>>(
     recentReadMs,
@@ -99,7 +100,7 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; environment: 
     },
 
     /** Issues a key of this instance's environment; the full key is in the result and nowhere else. */
-    async issue(trx: Trx, companyId: string, input: IssueApiKey): Promise<Result<IssuedApiKey>> {
+    async issue(trx: Trx<ApiKeysTables>, companyId: string, input: IssueApiKey): Promise<Result<IssuedApiKey>> {
       const now = clock.now();
       const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
       if (expiresAt !== null && expiresAt <= now) {
@@ -131,7 +132,7 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; environment: 
     },
 
     /** Revoking a revoked key changes nothing and still succeeds. */
-    async revoke(trx: Trx, companyId: string, keyId: string): Promise<Result<void>> {
+    async revoke(trx: Trx<ApiKeysTables>, companyId: string, keyId: string): Promise<Result<void>> {
       const row = await repo.revokeKey(trx, companyId, keyId, clock.now());
       return row === undefined
         ? fail('api_key_not_found', `No API key ${keyId} for company ${companyId}.`)

@@ -19,6 +19,8 @@ import { createArchiveService } from './archive.service.js';
 import { scopeTotals } from './inventory.repo.js';
 import { ArchiveExportError, exportArchive } from './export.js';
 import { createVerifier, inventoryScopeOf, type PassScope } from './verifier.js';
+import type { ArchiveTables } from './tables.js';
+import { companyIdByIdOrRnc } from '../companies/index.js';
 
 export const archiveUsage = `ecf archive verify [--company <id|rnc>] [--from <yyyy-mm-dd>] [--to <yyyy-mm-dd>]
        ecf archive export --company <id|rnc> --from <yyyy-mm-dd> --to <yyyy-mm-dd> --out <file.zip>`;
@@ -103,7 +105,7 @@ export async function runArchiveCommand(
 }
 
 async function verify(
-  db: Db,
+  db: Db<ArchiveTables>,
   scope: PassScope,
   deps: {
     blobs: ReturnType<typeof createBlobStore>;
@@ -162,7 +164,7 @@ async function verify(
 }
 
 async function exportPeriod(
-  db: Db,
+  db: Db<ArchiveTables>,
   blobs: ReturnType<typeof createBlobStore>,
   io: CommandIo,
   options: { companyId: string; from: string; to: string; out: string },
@@ -199,11 +201,6 @@ async function exportPeriod(
 }
 
 /** A company id as given, or the id of the company with that RNC; null when there is none. */
-async function companyIdOf(db: Db, given: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('companies')
-    .select('id')
-    .where((eb) => eb.or([eb('id', '=', given), eb('rnc', '=', given)]))
-    .executeTakeFirst();
-  return row?.id ?? null;
+function companyIdOf(db: Db<ArchiveTables>, given: string): Promise<string | null> {
+  return companyIdByIdOrRnc(db, given);
 }

@@ -12,6 +12,7 @@ import { listFindings, openCountsByKind, type FindingFilter, type FindingRow } f
 import { scopeTotals } from './inventory.repo.js';
 import * as passes from './passes.repo.js';
 import { createPacer, inventoryScopeOf, type PassScope, type SliceResult, type Verifier } from './verifier.js';
+import type { ArchiveTables } from './tables.js';
 
 export interface RollingSettings {
   /** A new pass starts when the last one started this long ago. */
@@ -82,7 +83,7 @@ export interface ArchiveSummary {
 }
 
 export function createArchiveService(deps: {
-  db: Db;
+  db: Db<ArchiveTables>;
   /** The instance's, recorded with the verifier's lease. */
   environment: FiscalEnvironment;
   clock: Clock;

@@ -5,7 +5,11 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ArtefactKind, ReceivedArtefactKind } from '../../platform/db/schema.js';
+import type { ArtefactKind, DocumentsTables } from '../documents/index.js';
+import type { ReceivedArtefactKind, ReceivedTables } from '../received/index.js';
+import type { ArchiveTables } from './tables.js';
+import { companySummary } from '../companies/index.js';
+import type { SequencesTables } from '../sequences/index.js';
 
 /** GMT-4 calendar days as instants: [start, end). */
 export interface Period {
@@ -52,12 +56,19 @@ function newerThan(position: PagePosition | undefined, timeColumn: string): RawB
     : sql<SqlBool>`(${sql.ref(timeColumn)}, id) > (${position.at}, ${position.id})`;
 }
 
-export function findCompany(db: Db, companyId: string) {
-  return db.selectFrom('companies').select(['id', 'rnc', 'legal_name']).where('id', '=', companyId).executeTakeFirst();
+export function findCompany(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  companyId: string,
+) {
+  return companySummary(db, companyId);
 }
 
 /** How many rows of a section the period holds in one environment. */
-export async function countInPeriod(db: Db, section: Section, scope: Scope): Promise<number> {
+export async function countInPeriod(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  section: Section,
+  scope: Scope,
+): Promise<number> {
   const table = section === 'received' ? 'received_documents' : section;
   const time = timeColumns[section];
   const { rows } = await sql<{ count: string }>`
@@ -67,7 +78,12 @@ export async function countInPeriod(db: Db, section: Section, scope: Scope): Pro
   return Number(rows[0]?.count ?? 0);
 }
 
-export function documentsPage(db: Db, scope: Scope, after: PagePosition | undefined, limit: number) {
+export function documentsPage(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  scope: Scope,
+  after: PagePosition | undefined,
+  limit: number,
+) {
   return db
     .selectFrom('documents')
     .select([
@@ -92,7 +108,12 @@ export function documentsPage(db: Db, scope: Scope, after: PagePosition | undefi
     .execute();
 }
 
-export function receivedPage(db: Db, scope: Scope, after: PagePosition | undefined, limit: number) {
+export function receivedPage(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  scope: Scope,
+  after: PagePosition | undefined,
+  limit: number,
+) {
   return db
     .selectFrom('received_documents')
     .select([
@@ -117,7 +138,12 @@ export function receivedPage(db: Db, scope: Scope, after: PagePosition | undefin
     .execute();
 }
 
-export function annulmentsPage(db: Db, scope: Scope, after: PagePosition | undefined, limit: number) {
+export function annulmentsPage(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  scope: Scope,
+  after: PagePosition | undefined,
+  limit: number,
+) {
   return db
     .selectFrom('annulments')
     .select(['id', 'status', 'total', 'blob_key', 'dgii_estado', 'created_at'])
@@ -133,7 +159,10 @@ export function annulmentsPage(db: Db, scope: Scope, after: PagePosition | undef
 }
 
 /** The artefacts of a page of documents, by document id, each document's in (kind, version) order. */
-export async function documentArtefacts(db: Db, ids: readonly string[]): Promise<Map<string, RecordedArtefact[]>> {
+export async function documentArtefacts(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  ids: readonly string[],
+): Promise<Map<string, RecordedArtefact[]>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('document_artefacts')
@@ -146,7 +175,10 @@ export async function documentArtefacts(db: Db, ids: readonly string[]): Promise
   return groupByOwner(rows);
 }
 
-export async function receivedArtefacts(db: Db, ids: readonly string[]): Promise<Map<string, RecordedArtefact[]>> {
+export async function receivedArtefacts(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  ids: readonly string[],
+): Promise<Map<string, RecordedArtefact[]>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('received_artefacts')
@@ -169,7 +201,10 @@ export async function receivedArtefacts(db: Db, ids: readonly string[]): Promise
 }
 
 /** The numbers each annulment of a page covers, by annulment id, in (type, first number) order. */
-export async function annulmentSpans(db: Db, ids: readonly string[]): Promise<Map<string, AnnulledSpan[]>> {
+export async function annulmentSpans(
+  db: Db<ArchiveTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  ids: readonly string[],
+): Promise<Map<string, AnnulledSpan[]>> {
   const spans = new Map<string, AnnulledSpan[]>();
   if (ids.length === 0) return spans;
   const rows = await db

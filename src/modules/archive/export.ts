@@ -32,6 +32,7 @@ import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import { openManifest, type ManifestEntry, type ManifestTotals, type ManifestWriter } from './export-manifest.js';
 import * as repo from './export.repo.js';
 import { createZipWriter } from './export-zip.js';
+import type { ArchiveTables } from './tables.js';
 
 export interface ExportOptions {
   companyId: string;
@@ -70,7 +71,7 @@ export class ArchiveExportError extends Error {
 }
 
 interface ExportDeps {
-  db: Db;
+  db: Db<ArchiveTables>;
   blobs: BlobStore;
 }
 
@@ -179,7 +180,7 @@ function dayStart(text: string, name: string): Date {
  * per environment), so it is refused rather than exported with one of them left out.
  */
 async function extentOf(
-  db: Db,
+  db: Db<ArchiveTables>,
   companyId: string,
   period: repo.Period,
 ): Promise<{ environment: FiscalEnvironment | undefined; total: number }> {

@@ -3,7 +3,7 @@
 // the artefact belongs to, in the same transaction.
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { ArchiveFindingsTable } from '../../platform/db/schema.js';
+import type { ArchiveFindingsTable, ArchiveTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
@@ -30,7 +30,7 @@ export interface Outcome {
  * full (a slice of a pass), so an open orphan finding in it whose blob the listing no longer shows is resolved.
  */
 export async function recordVerdicts(
-  db: Db,
+  db: Db<ArchiveTables>,
   verdicts: readonly KeyVerdict[],
   now: Date,
   listedRange?: { after: string | undefined; through: string; listed: readonly string[] },
@@ -84,7 +84,7 @@ export async function recordVerdicts(
 }
 
 async function recordEvent(
-  trx: Trx,
+  trx: Trx<ArchiveTables>,
   type: 'archive.finding_opened' | 'archive.finding_resolved',
   finding: FindingRow,
   now: Date,
@@ -123,7 +123,7 @@ export interface FindingFilter {
 
 /** Newest first by when first seen; `limit + 1` rows, for pageOf. */
 export async function listFindings(
-  db: Db,
+  db: Db<ArchiveTables>,
   filter: FindingFilter,
   after: CursorPosition | undefined,
   limit: number,
@@ -148,7 +148,7 @@ export async function listFindings(
     .execute();
 }
 
-export async function openCountsByKind(db: Db): Promise<Record<string, number>> {
+export async function openCountsByKind(db: Db<ArchiveTables>): Promise<Record<string, number>> {
   const rows = await db
     .selectFrom('archive_findings')
     .select(['kind', (eb) => eb.fn.countAll<string>().as('count')])

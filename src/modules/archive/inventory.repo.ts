@@ -5,6 +5,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
+import type { ArchiveTables } from './tables.js';
 
 export type ArtefactOwner = 'document' | 'received_document' | 'annulment' | 'certification_case';
 
@@ -83,7 +84,7 @@ function scopeConditions(scope: InventoryScope): RawBuilder<unknown>[] {
 
 /** Up to `limit` records whose keys sort after `after` (when given) and start with `prefix`, in key byte order. */
 export async function recordsAfter(
-  db: Db,
+  db: Db<ArchiveTables>,
   range: { prefix: string; after: string | undefined },
   scope: InventoryScope,
   limit: number,
@@ -116,7 +117,7 @@ export async function recordsAfter(
  * `limit`: the artefacts written since the last look. The key breaks ties: a batch's artefacts share one time.
  */
 export async function recordsCreatedBetween(
-  db: Db,
+  db: Db<ArchiveTables>,
   after: { createdAt: Date; key: string },
   until: Date,
   limit: number,
@@ -140,7 +141,10 @@ function normalised(row: ArchivedArtefact): ArchivedArtefact {
 }
 
 /** How many artefacts a scope holds, and their bytes. */
-export async function scopeTotals(db: Db, scope: InventoryScope): Promise<{ artefacts: number; bytes: number }> {
+export async function scopeTotals(
+  db: Db<ArchiveTables>,
+  scope: InventoryScope,
+): Promise<{ artefacts: number; bytes: number }> {
   const conditions = scopeConditions(scope);
   const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
   const result = await sql<{ count: string; bytes: string | null }>`select count(*) as count, sum(size) as bytes

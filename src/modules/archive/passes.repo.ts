@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type { Selectable } from 'kysely';
-import type { ArchivePassesTable } from '../../platform/db/schema.js';
+import type { ArchivePassesTable, ArchiveTables } from './tables.js';
 import { newId } from '../../platform/ids.js';
 import * as lease from '../../platform/work/lease.repo.js';
 
@@ -16,7 +16,7 @@ const verifierLease = { target: 'archive.verifier', itemId: 'rolling' } as const
 
 /** Takes or renews the lease; false while another holder's lease runs. */
 export function takeLease(
-  db: Db,
+  db: Db<ArchiveTables>,
   environment: FiscalEnvironment,
   holder: string,
   now: Date,
@@ -29,7 +29,7 @@ export function takeLease(
   );
 }
 
-export function releaseLease(db: Db, holder: string): Promise<void> {
+export function releaseLease(db: Db<ArchiveTables>, holder: string): Promise<void> {
   return lease.releaseLease(db, verifierLease, holder);
 }
 
@@ -38,7 +38,7 @@ export interface RecentMark {
   key: string;
 }
 
-export async function recentMark(db: Db): Promise<RecentMark> {
+export async function recentMark(db: Db<ArchiveTables>): Promise<RecentMark> {
   const row = await db
     .selectFrom('archive_verifier')
     .select(['recent_after', 'recent_key'])
@@ -48,7 +48,12 @@ export async function recentMark(db: Db): Promise<RecentMark> {
 }
 
 /** Moves the mark of new artefacts checked, only while `holder` holds the lease. */
-export async function advanceRecent(db: Db, holder: string, to: RecentMark, now: Date): Promise<boolean> {
+export async function advanceRecent(
+  db: Db<ArchiveTables>,
+  holder: string,
+  to: RecentMark,
+  now: Date,
+): Promise<boolean> {
   const result = await db
     .updateTable('archive_verifier')
     .set({ recent_after: to.createdAt, recent_key: to.key })
@@ -59,7 +64,7 @@ export async function advanceRecent(db: Db, holder: string, to: RecentMark, now:
 }
 
 export async function startPass(
-  db: Db,
+  db: Db<ArchiveTables>,
   origin: PassRow['origin'],
   scope: Record<string, unknown>,
   now: Date,
@@ -73,7 +78,7 @@ export async function startPass(
 }
 
 /** The rolling pass under way, if any. */
-export async function openRollingPass(db: Db): Promise<PassRow | undefined> {
+export async function openRollingPass(db: Db<ArchiveTables>): Promise<PassRow | undefined> {
   const row = await db
     .selectFrom('archive_passes')
     .selectAll()
@@ -84,7 +89,10 @@ export async function openRollingPass(db: Db): Promise<PassRow | undefined> {
   return row;
 }
 
-export async function lastCompletedPass(db: Db, origin?: PassRow['origin']): Promise<PassRow | undefined> {
+export async function lastCompletedPass(
+  db: Db<ArchiveTables>,
+  origin?: PassRow['origin'],
+): Promise<PassRow | undefined> {
   let query = db.selectFrom('archive_passes').selectAll().where('completed_at', 'is not', null);
   if (origin !== undefined) query = query.where('origin', '=', origin);
   const row = await query.orderBy('completed_at', 'desc').executeTakeFirst();
@@ -104,7 +112,7 @@ export interface PassProgress {
  * that holder's lease runs (a verifier that lost its lease cannot move a pass another one continues); false then.
  */
 export async function advancePass(
-  db: Db,
+  db: Db<ArchiveTables>,
   id: string,
   progress: PassProgress,
   held: { holder: string; now: Date } | undefined,
@@ -119,7 +127,12 @@ export async function advancePass(
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
-export async function completePass(db: Db, id: string, now: Date, recordedArtefacts: number): Promise<void> {
+export async function completePass(
+  db: Db<ArchiveTables>,
+  id: string,
+  now: Date,
+  recordedArtefacts: number,
+): Promise<void> {
   await db
     .updateTable('archive_passes')
     .set({ completed_at: now, recorded_artefacts: recordedArtefacts })
@@ -127,6 +140,6 @@ export async function completePass(db: Db, id: string, now: Date, recordedArtefa
     .execute();
 }
 
-export async function passById(db: Db, id: string): Promise<PassRow | undefined> {
+export async function passById(db: Db<ArchiveTables>, id: string): Promise<PassRow | undefined> {
   return db.selectFrom('archive_passes').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -19,9 +19,10 @@ import {
   type ArchivedArtefact,
   type InventoryScope,
 } from './inventory.repo.js';
+import type { ArchiveTables } from './tables.js';
 
 /** Which of `keys` were written for work that failed before recording them. */
-async function abandonedAmong(db: Db, keys: readonly string[]): Promise<Set<string>> {
+async function abandonedAmong(db: Db<ArchiveTables>, keys: readonly string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const rows = await db.selectFrom('abandoned_blobs').select('key').where('key', 'in', keys).execute();
   return new Set(rows.map((row) => row.key));
@@ -84,7 +85,7 @@ export interface Verifier {
 const threadBatch = 32;
 
 export function createVerifier(deps: {
-  db: Db;
+  db: Db<ArchiveTables>;
   blobs: BlobStore;
   xmlChecks: XmlChecks;
   clock: Clock;

@@ -3,10 +3,9 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { ReceiverClient } from '../../dgii/index.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
-import type { BuyerDeliveryChannel, BuyerDeliveryStatus } from '../../platform/db/schema.js';
+import type { BuyerDeliveryChannel, BuyerDeliveryStatus, ArtefactRow, DocumentsService } from '../documents/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { ArtefactRow, DocumentsService } from '../documents/index.js';
 import type { PrintingService } from '../printing/index.js';
 import type { Directory } from '../taxpayers/index.js';
 

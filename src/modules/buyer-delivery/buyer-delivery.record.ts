@@ -15,7 +15,7 @@ import {
 import { newId } from '../../platform/ids.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
-import type { BuyerDeliveryChannel } from '../../platform/db/schema.js';
+import type { BuyerDeliveryChannel, DocumentsTables } from '../documents/index.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
 import { deliveryChannelNames, documentEventInsertStatement, type ArtefactRow } from '../documents/index.js';
 import { openFailedJob } from '../sending/index.js';
@@ -134,7 +134,7 @@ export function doneRecord(
  * held; without it the caller settled them already. The ids recorded.
  */
 export async function recordDoneTogether(
-  executor: Db | Trx,
+  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
   records: readonly (DoneRecord & { leaseId: string | null })[],
   settle: string | undefined,
 ): Promise<Set<string>> {
@@ -219,7 +219,7 @@ function doneStatement(columns: readonly Omit<InputColumn, 'values'>[], settle: 
 
 export async function recordSettlement(
   deps: Pick<BuyerDeliveryDeps, 'clock' | 'environment' | 'count'>,
-  trx: Trx,
+  trx: Trx<DocumentsTables>,
   item: DeliveryItem,
   settlement: Settlement<Settled, Attempted>,
 ): Promise<void> {

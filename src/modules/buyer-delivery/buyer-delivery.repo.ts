@@ -4,9 +4,8 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
-import type { DocumentDeliveriesTable } from '../../platform/db/schema.js';
+import type { DocumentDeliveriesTable, ArtefactRow, DocumentRow, DocumentsTables } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
-import type { ArtefactRow, DocumentRow } from '../documents/index.js';
 
 export type DeliveryRow = Selectable<DocumentDeliveriesTable>;
 
@@ -20,7 +19,7 @@ export interface DeliveryItem {
   lastArecfVersion: number;
 }
 
-export async function loadItems(db: Db, ids: readonly string[]): Promise<Map<string, DeliveryItem>> {
+export async function loadItems(db: Db<DocumentsTables>, ids: readonly string[]): Promise<Map<string, DeliveryItem>> {
   if (ids.length === 0) return new Map();
   const [deliveries, documents, artefacts] = await Promise.all([
     db.selectFrom('document_deliveries').selectAll().where('document_id', 'in', ids).execute(),
@@ -55,7 +54,10 @@ export async function loadItems(db: Db, ids: readonly string[]): Promise<Map<str
   return items;
 }
 
-export function findDelivery(executor: Db | Trx, documentId: string): Promise<DeliveryRow | undefined> {
+export function findDelivery(
+  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
+  documentId: string,
+): Promise<DeliveryRow | undefined> {
   return executor
     .selectFrom('document_deliveries')
     .selectAll()
@@ -64,7 +66,7 @@ export function findDelivery(executor: Db | Trx, documentId: string): Promise<De
 }
 
 export async function updateDelivery(
-  trx: Trx,
+  trx: Trx<DocumentsTables>,
   documentId: string,
   change: Updateable<DocumentDeliveriesTable>,
 ): Promise<void> {
@@ -73,7 +75,7 @@ export async function updateDelivery(
 
 /** Opens the delivery again, as asked (entregar): pending, its count of attempts started again. */
 export async function requestDelivery(
-  trx: Trx,
+  trx: Trx<DocumentsTables>,
   input: {
     documentId: string;
     companyId: string;
@@ -108,7 +110,7 @@ export async function requestDelivery(
 
 /** Closes the document's open failed jobs of `kind` (a delivery that got there, or was asked for again). */
 export async function closeFailedJobs(
-  trx: Trx,
+  trx: Trx<DocumentsTables>,
   documentId: string,
   kind: string,
   closing: { at: Date; because: string },

@@ -9,7 +9,7 @@ import { transact } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { WorkEngine } from '../../platform/work/work-engine.js';
 import { documentEventInsertStatement, findDocument, type DocumentsService } from '../documents/index.js';
-import type { DocumentView } from '../documents/index.js';
+import type { DocumentView, DocumentsTables } from '../documents/index.js';
 import { failedJobKind } from './buyer-delivery.record.js';
 import { closeFailedJobs, requestDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
 
@@ -22,7 +22,7 @@ export interface BuyerDeliveryService {
 }
 
 export function createBuyerDeliveryService(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   documents: Pick<DocumentsService, 'get' | 'printableWithModel'>;

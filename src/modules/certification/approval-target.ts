@@ -19,6 +19,7 @@ import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, Settlement, WorkTarget } from '../../platform/work/work-engine.js';
 import type { CaseChange, CaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';
+import type { CertificationTables } from './tables.js';
 import { reconcileProcess } from './reconcile.js';
 
 /** The outbound work target of the approval cases (outbound_work.target). */
@@ -33,7 +34,7 @@ type ApprovalCase = repo.CaseRow & { company_id: string };
 type Ended = { kind: 'answered'; outcome: SendAcecfOutcome } | { kind: 'not_sent' };
 
 export function createApprovalTarget(deps: {
-  db: Db;
+  db: Db<CertificationTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   blobs: BlobStore;
@@ -41,12 +42,12 @@ export function createApprovalTarget(deps: {
   changes: CaseChanges;
   policy: { maxAttempts: number; retryDelayMs: number; leaseMs: number };
   /** The case changed: hastens its process's lane, in the settling transaction. */
-  laneChanged: (trx: Trx, processId: string) => Promise<void>;
+  laneChanged: (trx: Trx<CertificationTables>, processId: string) => Promise<void>;
 }): WorkTarget<ApprovalCase, Ended, SendAcecfOutcome> {
   const { db, clock, environment, blobs, dgii, changes, policy } = deps;
 
   /** The case under its locked process, when it is still sent: what a settlement may change. */
-  async function sentCase(trx: Trx, item: ApprovalCase) {
+  async function sentCase(trx: Trx<CertificationTables>, item: ApprovalCase) {
     // Waits for a reader holding the row: DGII's answer is never dropped, and counts only for the case as sent.
     const process = await repo.lockProcessById(trx, item.process_id);
     const current =
@@ -58,7 +59,7 @@ export function createApprovalTarget(deps: {
     return process === undefined || current?.status !== 'sent' ? undefined : { process, current };
   }
 
-  async function change(trx: Trx, item: ApprovalCase, next: CaseChange): Promise<void> {
+  async function change(trx: Trx<CertificationTables>, item: ApprovalCase, next: CaseChange): Promise<void> {
     // The lane's queue row before the process's lock, in the order ejecutar takes them (no deadlock between them).
     await deps.laneChanged(trx, item.process_id);
     const found = await sentCase(trx, item);

@@ -1,7 +1,8 @@
 // Recording what became of a certification case, a step or a process: the row, its timeline entry and its webhook
 // event, in the caller's transaction (DESIGN §6: every change of state is a timeline event with its cause).
 import type { FiscalEnvironment } from '../../config.js';
-import type { CertificationCaseStatus, DgiiMessageRow } from '../../platform/db/schema.js';
+import type { DgiiMessageRow } from '../../platform/db/schema.js';
+import type { CertificationCaseStatus, CertificationTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import * as repo from './certification.repo.js';
@@ -22,7 +23,7 @@ export interface CaseChange {
 
 export function createCaseChanges(environment: FiscalEnvironment) {
   async function changeCase(
-    trx: Trx,
+    trx: Trx<CertificationTables>,
     process: repo.ProcessRow,
     row: repo.CaseRow,
     change: CaseChange,
@@ -68,7 +69,7 @@ export function createCaseChanges(environment: FiscalEnvironment) {
   }
 
   async function changeStep(
-    trx: Trx,
+    trx: Trx<CertificationTables>,
     process: repo.ProcessRow,
     step: { number: number; key: string | null },
     status: repo.StepRow['status'],
@@ -88,7 +89,7 @@ export function createCaseChanges(environment: FiscalEnvironment) {
   }
 
   async function changeProcess(
-    trx: Trx,
+    trx: Trx<CertificationTables>,
     process: repo.ProcessRow,
     change: {
       status: repo.ProcessRow['status'];

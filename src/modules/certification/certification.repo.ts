@@ -9,17 +9,22 @@ import type {
   CertificationConfirmationsTable,
   CertificationProcessesTable,
   CertificationStepsTable,
-  DocumentsTable,
-} from '../../platform/db/schema.js';
+  CertificationTables,
+} from './tables.js';
+import type { DocumentsTable, DocumentsTables } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { newId } from '../../platform/ids.js';
 import { heldUnder } from '../../platform/work/outbound-work.repo.js';
+import { lockCompanyRow, receiverSegmentOf as companyReceiverSegment } from '../companies/index.js';
+import type { SequencesTables } from '../sequences/index.js';
 
 export type ProcessRow = Selectable<CertificationProcessesTable>;
 export type StepRow = Selectable<CertificationStepsTable>;
 export type CaseRow = Selectable<CertificationCasesTable>;
 export type ConfirmationRow = Selectable<CertificationConfirmationsTable>;
-type Executor = Db | Trx;
+type Executor =
+  | Db<CertificationTables & DocumentsTables & SequencesTables>
+  | Trx<CertificationTables & DocumentsTables & SequencesTables>;
 
 export function findProcess(
   executor: Executor,
@@ -38,7 +43,7 @@ export function findProcess(
 
 /** The process row locked for the change a request makes to it. */
 export function lockProcess(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   id: string,
@@ -109,7 +114,7 @@ export function confirmationsOf(executor: Executor, processId: string): Promise<
 }
 
 export async function insertProcess(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
   row: Insertable<CertificationProcessesTable>,
   steps: Insertable<CertificationStepsTable>[],
   cases: Insertable<CertificationCasesTable>[],
@@ -121,7 +126,10 @@ export async function insertProcess(
 
 /** In slices: a set of a few dozen cases is one statement; an operator's oversized file stays under PostgreSQL's
  * parameter limit. */
-export async function insertCases(trx: Trx, cases: Insertable<CertificationCasesTable>[]): Promise<void> {
+export async function insertCases(
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  cases: Insertable<CertificationCasesTable>[],
+): Promise<void> {
   for (let start = 0; start < cases.length; start += 500)
     await trx
       .insertInto('certification_cases')
@@ -130,7 +138,7 @@ export async function insertCases(trx: Trx, cases: Insertable<CertificationCases
 }
 
 export async function insertConfirmation(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
   row: Omit<Insertable<CertificationConfirmationsTable>, 'id'>,
 ): Promise<void> {
   await trx
@@ -140,7 +148,7 @@ export async function insertConfirmation(
 }
 
 export async function setStep(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
   processId: string,
   number: number,
   change: { status: StepRow['status']; at: Date; evidence?: Record<string, unknown> },
@@ -159,7 +167,7 @@ export async function setStep(
 }
 
 export async function setProcess(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
   id: string,
   change: { status: ProcessRow['status']; at: Date; failure?: Record<string, unknown>; cancelReason?: string },
 ): Promise<void> {
@@ -264,17 +272,12 @@ export function judgedEarlier(
 }
 
 /** The service segment of the company's receiver URLs: its own, else its RNC (migration 0008). */
-export async function receiverSegmentOf(executor: Executor, companyId: string): Promise<string | undefined> {
-  const row = await executor
-    .selectFrom('companies')
-    .select(['rnc', 'receiver_segment'])
-    .where('id', '=', companyId)
-    .executeTakeFirst();
-  return row === undefined ? undefined : (row.receiver_segment ?? row.rnc);
+export function receiverSegmentOf(executor: Executor, companyId: string): Promise<string | undefined> {
+  return companyReceiverSegment(executor, companyId);
 }
 
 export async function updateCase(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
   row: Pick<CaseRow, 'process_id' | 'kind' | 'case_key'>,
   change: Updateable<CertificationCasesTable>,
 ): Promise<void> {
@@ -346,7 +349,11 @@ export function rangesOf(
 export const laneTarget = 'certification.lane';
 
 /** Whether `leaseId` still holds the lane of a process at `now`: the lane's writes count only while it does. */
-export async function laneHeld(trx: Trx, processId: string, lease: { leaseId: string; now: Date }): Promise<boolean> {
+export async function laneHeld(
+  trx: Trx<CertificationTables>,
+  processId: string,
+  lease: { leaseId: string; now: Date },
+): Promise<boolean> {
   const row = await trx
     .selectNoFrom(heldUnder({ target: laneTarget, itemId: processId }, lease).as('held'))
     .executeTakeFirst();
@@ -354,10 +361,16 @@ export async function laneHeld(trx: Trx, processId: string, lease: { leaseId: st
 }
 
 /** The process row locked, waiting for a reader that holds it (the lane's own writes, under its lease). */
-export function lockProcessById(trx: Trx, id: string): Promise<ProcessRow | undefined> {
+export function lockProcessById(
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  id: string,
+): Promise<ProcessRow | undefined> {
   return trx.selectFrom('certification_processes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export async function lockCompany(trx: Trx, companyId: string): Promise<void> {
-  await trx.selectFrom('companies').select('id').where('id', '=', companyId).forUpdate().execute();
+export async function lockCompany(
+  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  companyId: string,
+): Promise<void> {
+  await lockCompanyRow(trx, companyId);
 }

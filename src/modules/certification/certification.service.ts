@@ -14,7 +14,7 @@ import {
 import { textAt } from '../../fiscal/rules/document-view.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { CertificationCaseStatus } from '../../platform/db/schema.js';
+import type { CertificationCaseStatus, CertificationTables } from './tables.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { CompaniesService } from '../companies/index.js';
@@ -53,7 +53,7 @@ export interface CertificationService {
 }
 
 export function createCertificationService(deps: {
-  db: Db;
+  db: Db<CertificationTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   companies: CompaniesService;
@@ -81,7 +81,10 @@ export function createCertificationService(deps: {
   }
 
   /** The receiver URLs the portal asks for: CERT's in step 1, PRODUCTION's in step 12. */
-  async function receiverLinks(executor: Db | Trx, companyId: string): Promise<ReceiverLinks> {
+  async function receiverLinks(
+    executor: Db<CertificationTables> | Trx<CertificationTables>,
+    companyId: string,
+  ): Promise<ReceiverLinks> {
     const segment = (await repo.receiverSegmentOf(executor, companyId)) ?? companyId;
     const base = (deps.publicBaseUrl ?? '').replace(/\/+$/, '');
     const urls = (environmentSegment: string) =>
@@ -124,7 +127,7 @@ export function createCertificationService(deps: {
   /** The process with its steps and checklist; `certificateNotAfter` comes from the guard (no company read inside a
    * transaction). */
   async function read(
-    executor: Db | Trx,
+    executor: Db<CertificationTables> | Trx<CertificationTables>,
     companyId: string,
     process: repo.ProcessRow,
     certificateNotAfter: string | null,

@@ -8,3 +8,4 @@ export { receivedApprovalTestOf } from './received-approvals-test.js';
 export { startLaneLoop } from './lane-loop.js';
 export { createCaseChanges } from './case-changes.js';
 export { certificationModule } from './certification.module.js';
+export type { CertificationTables } from './tables.js';

@@ -14,13 +14,14 @@ import type { Logger } from '../../platform/observability/logger.js';
 import { startClaimLoop, type ClaimLoop } from '../../platform/queue/claim-loop.js';
 import type { Outcome, WorkEngine, WorkTarget } from '../../platform/work/work-engine.js';
 import * as repo from './certification.repo.js';
+import type { CertificationTables } from './tables.js';
 import { laneSignature, type createLane } from './lane.js';
 
 /** Failed steps in a row before the lane stops, and the backoff between them. */
 export const lanePolicy = { maxAttempts: 10, firstRetryMs: 1_000, maxRetryMs: 60_000 } as const;
 
 export function createLaneTarget(deps: {
-  db: Db;
+  db: Db<CertificationTables>;
   clock: Clock;
   lane: ReturnType<typeof createLane>;
   /** How long one worker holds a lane: longer than a step (a document made and queued, an approval signed). */
@@ -28,7 +29,7 @@ export function createLaneTarget(deps: {
   /** How soon a waiting lane is looked at again. */
   waitMs: number;
   /** Hastens the lane of a process, in the caller's transaction (the lane's engine). */
-  hasten: (trx: Trx, processId: string) => Promise<void>;
+  hasten: (trx: Trx<CertificationTables>, processId: string) => Promise<void>;
   /** The lanes whose step moved, for the loop to claim again at once (startLaneLoop). */
   moved: Set<string>;
 }): WorkTarget<repo.ProcessRow, { seen: string }> {

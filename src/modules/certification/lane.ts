@@ -28,6 +28,7 @@ import type { DocumentsService } from '../documents/index.js';
 import type { SendingService } from '../sending/index.js';
 import type { CaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';
+import type { CertificationTables } from './tables.js';
 import { reconcileProcess } from './reconcile.js';
 
 /** The e-NCF of an ECF or RFCE case: its key is RNCEmisor + eNCF. */
@@ -108,7 +109,7 @@ interface Lease {
 }
 
 export function createLane(deps: {
-  db: Db;
+  db: Db<CertificationTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   log: Logger;
@@ -118,16 +119,16 @@ export function createLane(deps: {
   sending: Pick<SendingService, 'send' | 'retry'>;
   changes: CaseChanges;
   /** Queues the sending of an approval case marked sent, in the transaction that marks it (approval-target.ts). */
-  queueApproval: (trx: Trx, processId: string, caseKey: string) => Promise<void>;
+  queueApproval: (trx: Trx<CertificationTables>, processId: string, caseKey: string) => Promise<void>;
   /** An approval was queued: wakes this process's approvals loop, when it runs one. */
   approvalQueued: () => void;
 }) {
   const { db, clock, environment, log, blobs, companies, documents, sending, changes } = deps;
-  const held = (trx: Trx, processId: string, lease: Lease) =>
+  const held = (trx: Trx<CertificationTables>, processId: string, lease: Lease) =>
     repo.laneHeld(trx, processId, { leaseId: lease.leaseId, now: clock.now() });
 
   /** Under the process's lock and the lane's lease: reconcile, then what the lane does next. */
-  async function plan(trx: Trx, process: repo.ProcessRow): Promise<Plan> {
+  async function plan(trx: Trx<CertificationTables>, process: repo.ProcessRow): Promise<Plan> {
     await reconcileProcess(trx, process, { changes, environment, now: clock.now() });
     const current = await repo.findProcess(trx, process.company_id, environment, process.id);
     const cases = await repo.casesOf(trx, process.id);

@@ -16,6 +16,7 @@ import * as repo from './certification.repo.js';
 import type { SetFile } from './certification.schema.js';
 import { encfOfCase } from './lane.js';
 import { setFindingsProblem } from './set-problems.js';
+import type { CertificationTables } from './tables.js';
 
 /** The step a case belongs to and the DGII service it reaches. */
 function placeOf(
@@ -44,7 +45,7 @@ export interface StartInput {
 }
 
 /** The new process's id. */
-export async function startProcess(trx: Trx, input: StartInput): Promise<Result<string>> {
+export async function startProcess(trx: Trx<CertificationTables>, input: StartInput): Promise<Result<string>> {
   const { actor, file, cases, all, rfceRouted, environment, now } = input;
   const setSha256 = createHash('sha256').update(JSON.stringify(file)).digest('hex');
   // Two starts at once: the company's row, locked, lets one through; the other then sees the active process.

@@ -4,13 +4,14 @@
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import * as repo from './certification.repo.js';
+import type { CertificationTables } from './tables.js';
 
 /**
  * Whether DGII's approval test may be under way for the company (step 10 or 11 open: DGII sends as soon as the portal's
  * button is clicked, which may be before step 10 is confirmed here) and `encf` is one of its set's
  * (received-approvals.ts).
  */
-export function receivedApprovalTestOf(db: Db, environment: FiscalEnvironment) {
+export function receivedApprovalTestOf(db: Db<CertificationTables>, environment: FiscalEnvironment) {
   return async (companyId: string, encf: string): Promise<boolean> => {
     if (environment !== 'CERT') return false;
     const process = await repo.activeProcess(db, companyId, environment);

@@ -9,9 +9,10 @@ import type { Trx } from '../../platform/db/transact.js';
 import type { CaseChanges } from './case-changes.js';
 import * as repo from './certification.repo.js';
 import { stepEvidence } from './step-evidence.js';
+import type { CertificationTables } from './tables.js';
 
 export async function reconcileProcess(
-  trx: Trx,
+  trx: Trx<CertificationTables>,
   process: repo.ProcessRow,
   context: { changes: CaseChanges; environment: FiscalEnvironment; now: Date },
 ): Promise<void> {
@@ -106,7 +107,7 @@ export async function reconcileProcess(
 }
 
 async function failProcess(
-  trx: Trx,
+  trx: Trx<CertificationTables>,
   process: repo.ProcessRow,
   rejected: repo.CaseRow,
   steps: readonly repo.StepRow[],
@@ -146,7 +147,7 @@ async function failProcess(
  * next; the walk stops at the first step not done (the portal's steps are strictly in order).
  */
 async function advanceSteps(
-  trx: Trx,
+  trx: Trx<CertificationTables>,
   process: repo.ProcessRow,
   initialCases: readonly repo.CaseRow[],
   steps: readonly repo.StepRow[],
@@ -173,7 +174,7 @@ async function advanceSteps(
 }
 
 async function automaticStepDone(
-  trx: Trx,
+  trx: Trx<CertificationTables>,
   process: repo.ProcessRow,
   step: repo.StepRow,
   cases: readonly repo.CaseRow[],
@@ -191,7 +192,7 @@ async function automaticStepDone(
 
 /** Step 4's cases, made when it opens: the set's composition from the company's own data (simulation.ts). */
 async function addSimulationCases(
-  trx: Trx,
+  trx: Trx<CertificationTables>,
   process: repo.ProcessRow,
   cases: readonly repo.CaseRow[],
   now: Date,

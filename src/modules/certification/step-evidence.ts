@@ -5,14 +5,22 @@
 import type { FiscalEnvironment } from '../../config.js';
 import type { Trx } from '../../platform/db/transact.js';
 import * as repo from './certification.repo.js';
+import type { CertificationTables } from './tables.js';
+import type { DocumentsTables } from '../documents/index.js';
+import type { ReceivedTables } from '../received/index.js';
+import type { SequencesTables } from '../sequences/index.js';
 
 /** When the step that starts a receiver test opened: DGII's traffic counts from then. */
-async function openedAt(trx: Trx, processId: string, number: number): Promise<Date | undefined> {
+async function openedAt(
+  trx: Trx<CertificationTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  processId: string,
+  number: number,
+): Promise<Date | undefined> {
   return (await repo.stepsOf(trx, processId)).find((row) => row.number === number)?.opened_at ?? undefined;
 }
 
 export async function stepEvidence(
-  trx: Trx,
+  trx: Trx<CertificationTables & DocumentsTables & ReceivedTables & SequencesTables>,
   process: repo.ProcessRow,
   step: repo.StepRow,
   context: { environment: FiscalEnvironment; expectedApprovals: number },

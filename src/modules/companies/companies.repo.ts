@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { CompaniesTable, CompanyCertificatesTable } from '../../platform/db/schema.js';
+import type { CompaniesTable, CompanyCertificatesTable, CompaniesTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 
 export type CompanyRow = Selectable<CompaniesTable>;
@@ -9,28 +9,36 @@ export type CompanyProfileRow = Omit<CompanyRow, 'print_logo'>;
 export type CertificateRow = Selectable<CompanyCertificatesTable>;
 
 /** Locks the row for the rest of the transaction, so concurrent changes to one company apply in turn. */
-export function lockCompanyById(trx: Trx, id: string): Promise<CompanyRow | undefined> {
+export function lockCompanyById(trx: Trx<CompaniesTables>, id: string): Promise<CompanyRow | undefined> {
   return trx.selectFrom('companies').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export function lockCompanyByRnc(trx: Trx, rnc: string): Promise<CompanyRow | undefined> {
+export function lockCompanyByRnc(trx: Trx<CompaniesTables>, rnc: string): Promise<CompanyRow | undefined> {
   return trx.selectFrom('companies').selectAll().where('rnc', '=', rnc).forUpdate().executeTakeFirst();
 }
 
-export function insertCompany(trx: Trx, row: Insertable<CompaniesTable>): Promise<CompanyRow> {
+export function insertCompany(trx: Trx<CompaniesTables>, row: Insertable<CompaniesTable>): Promise<CompanyRow> {
   return trx.insertInto('companies').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function updateCompany(trx: Trx, id: string, changes: Updateable<CompaniesTable>): Promise<CompanyRow> {
+export function updateCompany(
+  trx: Trx<CompaniesTables>,
+  id: string,
+  changes: Updateable<CompaniesTable>,
+): Promise<CompanyRow> {
   return trx.updateTable('companies').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function companyIds(db: Db): Promise<string[]> {
+export async function companyIds(db: Db<CompaniesTables>): Promise<string[]> {
   return (await db.selectFrom('companies').select('id').orderBy('id').execute()).map((row) => row.id);
 }
 
 /** Whether another company's receiver answers to this segment (its receiver_segment, or its RNC when it has none). */
-export async function receiverSegmentTaken(trx: Trx, segment: string, companyId: string | undefined): Promise<boolean> {
+export async function receiverSegmentTaken(
+  trx: Trx<CompaniesTables>,
+  segment: string,
+  companyId: string | undefined,
+): Promise<boolean> {
   const row = await trx
     .selectFrom('companies')
     .select('id')
@@ -47,7 +55,7 @@ export async function receiverSegmentTaken(trx: Trx, segment: string, companyId:
 
 /** The company (without its logo bytes) and its active certificate in one query (the hot path of every document). */
 export async function findCompanyWithCertificate(
-  db: Db | Trx,
+  db: Db<CompaniesTables> | Trx<CompaniesTables>,
   id: string,
 ): Promise<{ company: CompanyProfileRow; certificate: CertificateRow | undefined } | undefined> {
   const row = await db
@@ -147,7 +155,7 @@ export async function findCompanyWithCertificate(
   return { company, certificate };
 }
 
-export function findPrintSettings(db: Db, id: string) {
+export function findPrintSettings(db: Db<CompaniesTables>, id: string) {
   return db
     .selectFrom('companies')
     .select(['print_logo', 'print_logo_sha256', 'print_format', 'print_footer'])
@@ -155,7 +163,10 @@ export function findPrintSettings(db: Db, id: string) {
     .executeTakeFirst();
 }
 
-export function findActiveCertificate(db: Db | Trx, companyId: string): Promise<CertificateRow | undefined> {
+export function findActiveCertificate(
+  db: Db<CompaniesTables> | Trx<CompaniesTables>,
+  companyId: string,
+): Promise<CertificateRow | undefined> {
   return db
     .selectFrom('company_certificates')
     .selectAll()
@@ -165,7 +176,7 @@ export function findActiveCertificate(db: Db | Trx, companyId: string): Promise<
 }
 
 export async function replaceActiveCertificate(
-  trx: Trx,
+  trx: Trx<CompaniesTables>,
   row: Insertable<CompanyCertificatesTable>,
   at: Date,
 ): Promise<CertificateRow> {

@@ -3,7 +3,8 @@ import type { Clock } from '../../platform/clock.js';
 import { assessCertificate, openP12 } from '../../platform/crypto/p12.js';
 import { openSecret, sealSecret } from '../../platform/crypto/secret-box.js';
 import type { Db } from '../../platform/db/database.js';
-import type { Trx } from '../../platform/db/transact.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import type { AnyTrx, Trx } from '../../platform/db/transact.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
@@ -23,6 +24,7 @@ import type {
   DeliveryInput,
   PermissionsChange,
 } from './companies.schema.js';
+import type { CompaniesTables } from './tables.js';
 
 export interface Change<T> {
   value: T;
@@ -97,7 +99,7 @@ function differs(row: repo.CompanyRow, changes: Partial<repo.CompanyRow>): boole
   return Object.entries(changes).some(([field, value]) => !sameValue(row[field as keyof repo.CompanyRow], value));
 }
 
-export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: Buffer }) {
+export function createCompaniesService(deps: { db: Db<CompaniesTables>; clock: Clock; masterKey: Buffer }) {
   const { db, clock, masterKey } = deps;
   const recentIssuers = new RecentReads<{
     company: repo.CompanyProfileRow;
@@ -117,7 +119,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
   }
 
   async function applyChanges(
-    trx: Trx,
+    trx: Trx<CompaniesTables>,
     row: repo.CompanyRow,
     changes: Partial<repo.CompanyRow>,
   ): Promise<Change<repo.CompanyRow>> {
@@ -127,7 +129,7 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
 
   /** The receiver segment to store (lower-case), refused when another company's receiver would answer to it. */
   async function receiverSegmentOf(
-    trx: Trx,
+    trx: Trx<CompaniesTables>,
     given: string | null | undefined,
     companyId: string | undefined,
     rnc: string,
@@ -146,14 +148,15 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     return ok({ receiver_segment: segment });
   }
 
-  async function lockExisting(trx: Trx, companyId: string): Promise<Result<repo.CompanyRow>> {
+  async function lockExisting(trx: Trx<CompaniesTables>, companyId: string): Promise<Result<repo.CompanyRow>> {
     const row = await repo.lockCompanyById(trx, companyId);
     return row === undefined ? fail('company_not_found', `No company ${companyId}.`) : ok(row);
   }
 
   return {
     /** Creates the company, or brings the one with this RNC up to date: provisioning twice has one effect. */
-    async provision(trx: Trx, input: CompanyProvision): Promise<Result<Change<repo.CompanyRow>>> {
+    async provision(anyTrx: AnyTrx, input: CompanyProvision): Promise<Result<Change<repo.CompanyRow>>> {
+      const trx = tablesOf<CompaniesTables>(anyTrx);
       const idProblem = checkTaxpayerId(input.rnc);
       if (idProblem !== undefined) {
         return fail(
@@ -210,7 +213,8 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
       return ok({ value: row, changed: true });
     },
 
-    async update(trx: Trx, input: CompanyUpdate): Promise<Result<Change<repo.CompanyRow>>> {
+    async update(anyTrx: AnyTrx, input: CompanyUpdate): Promise<Result<Change<repo.CompanyRow>>> {
+      const trx = tablesOf<CompaniesTables>(anyTrx);
       const branding = brandingChanges(input.branding);
       if (!branding.ok) return branding;
       const found = await lockExisting(trx, input.companyId);
@@ -238,9 +242,10 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     },
 
     async setPermissions(
-      trx: Trx,
+      anyTrx: AnyTrx,
       input: PermissionsChange | (CompanySuspension & { permissions: 'suspended' }),
     ): Promise<Result<Change<repo.CompanyRow>>> {
+      const trx = tablesOf<CompaniesTables>(anyTrx);
       const found = await lockExisting(trx, input.companyId);
       if (!found.ok) return found;
       const reason = input.permissions === 'suspended' ? (input.reason ?? 'suspended by the provider') : null;
@@ -248,7 +253,8 @@ export function createCompaniesService(deps: { db: Db; clock: Clock; masterKey: 
     },
 
     /** Opens the .p12 once, checks it can sign, and keeps only the sealed key and the public certificate. */
-    async installCertificate(trx: Trx, input: CertificateInstall): Promise<Result<Change<CertificateSummary>>> {
+    async installCertificate(anyTrx: AnyTrx, input: CertificateInstall): Promise<Result<Change<CertificateSummary>>> {
+      const trx = tablesOf<CompaniesTables>(anyTrx);
       const found = await lockExisting(trx, input.companyId);
       if (!found.ok) return found;
       const opened = openP12(Buffer.from(input.p12Base64, 'base64'), input.password);

@@ -15,3 +15,17 @@ export {
   type SigningIdentity,
 } from './companies.service.js';
 export { companiesModule } from './companies.module.js';
+export type { CompaniesTables } from './tables.js';
+export {
+  certificatesExpiringBy,
+  companyByRncOrId,
+  companyBySegment,
+  companyIdByIdOrRnc,
+  companyIds,
+  companyPermissionsOf,
+  companySummary,
+  lockCompanyRow,
+  receiverOfCompany,
+  receiverSegmentOf,
+  type ReceiverCompanyRow,
+} from './company-reads.js';

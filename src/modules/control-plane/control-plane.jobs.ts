@@ -2,10 +2,11 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { defineJob } from '../../platform/queue/job.js';
 import { purgeMessagesBefore } from './cloud-messages.repo.js';
+import type { ControlPlaneTables } from './tables.js';
 
 const keepDays = 30;
 
-export function controlPlaneJobs(deps: { db: Db; clock: Clock }) {
+export function controlPlaneJobs(deps: { db: Db<ControlPlaneTables>; clock: Clock }) {
   return {
     purgeCloudMessages: defineJob<Record<string, never>>({
       name: 'control-plane.purge-messages',

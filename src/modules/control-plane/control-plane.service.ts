@@ -4,6 +4,7 @@ import { ok, type Failure, type Result } from '../../platform/result.js';
 import type { Change, CompaniesService } from '../companies/index.js';
 import { recordMessageOnce } from './cloud-messages.repo.js';
 import type { ControlPlaneEvent, EventOutcome } from './control-plane.schema.js';
+import type { ControlPlaneTables } from './tables.js';
 
 /** Field errors from a service point into the event's data; in the request they sit under /data. */
 function underData<T>(result: Result<T>): Result<T> {
@@ -20,14 +21,14 @@ function underData<T>(result: Result<T>): Result<T> {
  * is up to date when the control plane gets its answer. It must not throw: the event is applied by then.
  */
 export function createControlPlaneService(deps: {
-  db: Db;
+  db: Db<ControlPlaneTables>;
   companies: CompaniesService;
   companyChanged: (companyId: string) => void | Promise<void>;
 }) {
   const { db, companies, companyChanged } = deps;
 
   async function dispatch(
-    trx: Trx,
+    trx: Trx<ControlPlaneTables>,
     event: ControlPlaneEvent,
   ): Promise<Result<{ companyId: string; change: Change<unknown> }>> {
     const withCompany = <T extends { id: string }>(result: Result<Change<T>>) =>

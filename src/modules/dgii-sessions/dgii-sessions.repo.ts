@@ -1,8 +1,9 @@
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
+import type { DgiiSessionsTables } from './tables.js';
 
 export async function saveSession(
-  db: Db,
+  db: Db<DgiiSessionsTables>,
   session: { companyId: string; environment: FiscalEnvironment; tokenSealed: string; expiresAt: Date; at: Date },
 ): Promise<void> {
   await db
@@ -23,7 +24,7 @@ export async function saveSession(
 }
 
 export function findSession(
-  db: Db,
+  db: Db<DgiiSessionsTables>,
   companyId: string,
   environment: FiscalEnvironment,
 ): Promise<{ token_encrypted: string; expires_at: Date } | undefined> {

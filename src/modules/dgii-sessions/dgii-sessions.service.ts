@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { CompaniesService } from '../companies/index.js';
 import * as repo from './dgii-sessions.repo.js';
+import type { DgiiSessionsTables } from './tables.js';
 
 export interface DgiiSessionsService {
   testConnection(companyId: string): Promise<ProbeReport>;
@@ -20,7 +21,7 @@ export interface DgiiSessionsService {
 }
 
 export function createDgiiSessionsService(deps: {
-  db: Db;
+  db: Db<DgiiSessionsTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   masterKey: Buffer;

@@ -3,7 +3,7 @@
 // join the first): the filesystem adapter makes no directory per document, and syncs the day's directory once for
 // all the files of a batch, instead of a new directory and its parent for each document.
 import { isoDateOf } from '../../fiscal/dates.js';
-import type { ArtefactKind } from '../../platform/db/schema.js';
+import type { ArtefactKind } from './tables.js';
 import { BlobExistsError, type BlobStore } from '../../platform/storage/index.js';
 import type { ArtefactRow } from './documents.repo.js';
 

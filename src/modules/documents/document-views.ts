@@ -14,6 +14,7 @@ import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { DocumentTimeline, NormalizedDocument } from './document-views.schema.js';
 import { printableOf, type PrintableDocument } from '../printing/index.js';
 import * as repo from './documents.repo.js';
+import type { DocumentsTables } from './tables.js';
 
 /** Plain functions (no `this`), so the documents service can hand them on as its own. */
 export interface DocumentViews {
@@ -50,7 +51,7 @@ interface SignedReading {
 }
 
 export function createDocumentViews(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   blobs: BlobStore;
   environment: FiscalEnvironment;
   xmlChecks: XmlChecks;

@@ -1,11 +1,12 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { defineJob } from '../../platform/queue/job.js';
+import type { DocumentsTables } from './tables.js';
 
 /** Idempotency keys live at least 24 h (DESIGN §4); they are purged once twice that old. */
 export const idempotencyKeepHours = 48;
 
-export function documentJobs(deps: { db: Db; clock: Clock }) {
+export function documentJobs(deps: { db: Db<DocumentsTables>; clock: Clock }) {
   return {
     purgeIdempotencyKeys: defineJob<Record<string, never>>({
       name: 'documents.purge-idempotency-keys',

@@ -11,14 +11,15 @@ import type {
   DocumentEventsTable,
   DocumentsTable,
   DocumentStatus,
-} from '../../platform/db/schema.js';
+  DocumentsTables,
+} from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 export type ArtefactRow = Selectable<DocumentArtefactsTable>;
 
-type Executor = Db | Trx;
+type Executor = Db<DocumentsTables> | Trx<DocumentsTables>;
 
 // The inserts come unexecuted: a caller executes one, or sends several together (platform/db/one-statement.ts).
 
@@ -147,7 +148,7 @@ export async function documentsById(db: Executor, ids: readonly string[]): Promi
   return ids.map((id) => byId.get(id));
 }
 
-export function artefactsOf(db: Db, documentIds: readonly string[]): Promise<ArtefactRow[]> {
+export function artefactsOf(db: Db<DocumentsTables>, documentIds: readonly string[]): Promise<ArtefactRow[]> {
   if (documentIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('document_artefacts')
@@ -159,7 +160,7 @@ export function artefactsOf(db: Db, documentIds: readonly string[]): Promise<Art
 }
 
 export function findArtefact(
-  db: Db,
+  db: Db<DocumentsTables>,
   documentId: string,
   kind: ArtefactKind,
   version: number | undefined,
@@ -183,7 +184,7 @@ export interface ListFilter {
 }
 
 export function listDocuments(
-  db: Db,
+  db: Db<DocumentsTables>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: ListFilter,
@@ -220,7 +221,7 @@ export function listDocuments(
 export type DeliveryRow = Selectable<DocumentDeliveriesTable>;
 
 /** The deliveries to their buyers of these documents (written by modules/buyer-delivery). */
-export function deliveriesOf(db: Db, documentIds: readonly string[]): Promise<DeliveryRow[]> {
+export function deliveriesOf(db: Db<DocumentsTables>, documentIds: readonly string[]): Promise<DeliveryRow[]> {
   if (documentIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('document_deliveries').selectAll().where('document_id', 'in', documentIds).execute();
 }
@@ -228,7 +229,7 @@ export function deliveriesOf(db: Db, documentIds: readonly string[]): Promise<De
 export type EventRow = Selectable<DocumentEventsTable>;
 
 /** A document's timeline, oldest first; the serial id breaks ties between events recorded at the same instant. */
-export function eventsOf(db: Db, documentId: string): Promise<EventRow[]> {
+export function eventsOf(db: Db<DocumentsTables>, documentId: string): Promise<EventRow[]> {
   return db
     .selectFrom('document_events')
     .selectAll()

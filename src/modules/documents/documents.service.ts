@@ -14,7 +14,7 @@ import { validateEcfDocument } from '../../fiscal/validate-ecf.js';
 import { readSignatureValue, securityCode, signCanonicalDocumentInBackground } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ArtefactKind } from '../../platform/db/schema.js';
+import type { ArtefactKind, DocumentsTables } from './tables.js';
 import { executeAsOneStatement } from '../../platform/db/one-statement.js';
 import { transact } from '../../platform/db/transact.js';
 import { domainEventInsertStatements } from '../../platform/events/domain-events.js';
@@ -174,7 +174,7 @@ function view(
 }
 
 export function createDocumentsService(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   blobs: BlobStore;
   abandonedWrites: AbandonedWrites;

@@ -12,6 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
+import type { DocumentsTables } from './tables.js';
 
 export type Claim =
   | { kind: 'claimed' }
@@ -46,7 +47,11 @@ function fingerprint(body: unknown): string {
     .digest('hex');
 }
 
-export function createIdempotency(deps: { db: Db; clock: Clock; environment: FiscalEnvironment }): Idempotency {
+export function createIdempotency(deps: {
+  db: Db<DocumentsTables>;
+  clock: Clock;
+  environment: FiscalEnvironment;
+}): Idempotency {
   const { db, clock, environment } = deps;
   /** This process, as claims name their holder. */
   const holder = randomUUID();
@@ -174,7 +179,7 @@ export function createIdempotency(deps: { db: Db; clock: Clock; environment: Fis
 
 /** The write that records the document a key created: unexecuted, it goes in the statement that stores the document. */
 export function idempotentCreationStatement(
-  db: Db,
+  db: Db<DocumentsTables>,
   row: { companyId: string; environment: FiscalEnvironment; key: string; documentId: string; at: Date },
 ) {
   return db.insertInto('idempotent_creations').values({

@@ -19,3 +19,14 @@ export {
 } from './documents.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';
 export { documentsModule } from './documents.module.js';
+export type { DocumentsTables } from './tables.js';
+export type {
+  ArtefactKind,
+  BuyerDeliveryChannel,
+  BuyerDeliveryStatus,
+  DocumentDeliveriesTable,
+  DocumentStatus,
+  DocumentsTable,
+  FailedJobsTable,
+  SendRoute,
+} from './tables.js';

@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { DocumentCommercialResponsesTable } from '../../platform/db/schema.js';
+import type { DocumentCommercialResponsesTable, DocumentsTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 
 export type ReceivedApprovalRow = Selectable<DocumentCommercialResponsesTable>;
 
-type Executor = Db | Trx;
+type Executor = Db<DocumentsTables> | Trx<DocumentsTables>;
 
 export function receivedApprovalsOf(db: Executor, documentIds: readonly string[]): Promise<ReceivedApprovalRow[]> {
   if (documentIds.length === 0) return Promise.resolve([]);
@@ -13,7 +13,7 @@ export function receivedApprovalsOf(db: Executor, documentIds: readonly string[]
 }
 
 /** Inserts the approval unless the document has one; true when this call inserted it. */
-export async function insertReceivedApproval(trx: Trx, row: ReceivedApprovalRow): Promise<boolean> {
+export async function insertReceivedApproval(trx: Trx<DocumentsTables>, row: ReceivedApprovalRow): Promise<boolean> {
   const inserted = await trx
     .insertInto('document_commercial_responses')
     .values(row)

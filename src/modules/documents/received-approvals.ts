@@ -29,6 +29,7 @@ import type { CompaniesService } from '../companies/index.js';
 import { archiveArtefacts } from './artefacts.js';
 import * as approvals from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
+import type { DocumentsTables } from './tables.js';
 
 export type CommercialDecision = 'approved' | 'rejected';
 
@@ -54,7 +55,7 @@ function recordedOf(row: repo.DocumentRow): Record<AcecfMismatch, string | null>
 }
 
 export function createReceivedApprovals(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   blobs: BlobStore;
   environment: FiscalEnvironment;

@@ -17,6 +17,7 @@ import type { CompaniesService } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { archiveArtefacts } from './artefacts.js';
 import * as repo from './documents.repo.js';
+import type { DocumentsTables } from './tables.js';
 
 export interface SignedXmlIntake {
   /** The id of the document recorded for the XML. */
@@ -28,7 +29,7 @@ function refusal(detail: string, errors: FieldError[]): Result<never> {
 }
 
 export function createSignedXmlIntake(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   blobs: BlobStore;
   environment: FiscalEnvironment;

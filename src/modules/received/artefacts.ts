@@ -2,7 +2,7 @@
 // commercial response is made) the ACECF. One key layout, write-once blobs, rows inserted only after the blobs exist.
 // As for issued documents (documents/artefacts.ts), a company's documents received in a day share one directory.
 import { isoDateOf } from '../../fiscal/dates.js';
-import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
+import type { ReceivedArtefactKind } from './tables.js';
 import type { BlobStore } from '../../platform/storage/index.js';
 import type { ReceivedArtefactRow } from './received.repo.js';
 

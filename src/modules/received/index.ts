@@ -22,3 +22,4 @@ export {
   type ResponseDeliveryPolicy,
 } from './outgoing-response-delivery.js';
 export { receivedModule } from './received.module.js';
+export type { ReceivedArtefactKind, ReceivedTables } from './tables.js';

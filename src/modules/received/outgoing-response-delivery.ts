@@ -13,7 +13,7 @@ import type { DgiiClient, DgiiMessage, ReceiverClient, SendAcecfOutcome } from '
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import type { ResponseDeliveryTarget, ReceivedTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
@@ -137,7 +137,7 @@ function dgiiAttempted(outcome: SendAcecfOutcome, url: string): Attempted {
 }
 
 export function createResponseDeliveryTarget(deps: {
-  db: Db;
+  db: Db<ReceivedTables>;
   clock: Clock;
   blobs: BlobStore;
   environment: FiscalEnvironment;
@@ -203,7 +203,7 @@ export function createResponseDeliveryTarget(deps: {
   }
 
   async function record(
-    trx: Trx,
+    trx: Trx<ReceivedTables>,
     { row, received }: DeliveryItem,
     settlement: Settlement<Reached & { note: string }, Reached>,
   ): Promise<void> {

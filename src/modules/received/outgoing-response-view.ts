@@ -3,9 +3,13 @@
 import type { Db } from '../../platform/db/database.js';
 import * as responses from './outgoing-response.repo.js';
 import type { CommercialResponseView } from './outgoing-response.schema.js';
+import type { ReceivedTables } from './tables.js';
 
 /** The commercial response of a received document with its deliveries, or null before one is made. */
-export async function outgoingResponseOf(db: Db, receivedId: string): Promise<CommercialResponseView | null> {
+export async function outgoingResponseOf(
+  db: Db<ReceivedTables>,
+  receivedId: string,
+): Promise<CommercialResponseView | null> {
   const response = await responses.findResponse(db, receivedId);
   if (response === undefined) return null;
   const deliveries = await responses.deliveriesOf(db, receivedId);

@@ -5,17 +5,23 @@ import type {
   ReceivedDocumentsTable,
   ReceivedResponseDeliveriesTable,
   ResponseDeliveryTarget,
-} from '../../platform/db/schema.js';
+  ReceivedTables,
+} from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type ResponseRow = Selectable<ReceivedCommercialResponsesTable>;
 export type DeliveryRow = Selectable<ReceivedResponseDeliveriesTable>;
 
-type Executor = Db | Trx;
+type Executor = Db<ReceivedTables> | Trx<ReceivedTables>;
 
 /** The received document, locked: one commercial response is decided at a time per document. */
-export function lockReceived(trx: Trx, companyId: string, environment: ResponseRow['environment'], id: string) {
+export function lockReceived(
+  trx: Trx<ReceivedTables>,
+  companyId: string,
+  environment: ResponseRow['environment'],
+  id: string,
+) {
   return trx
     .selectFrom('received_documents')
     .selectAll()
@@ -25,7 +31,7 @@ export function lockReceived(trx: Trx, companyId: string, environment: ResponseR
     .then((row) => tenantRow(row, companyId, environment));
 }
 
-export function receivedById(db: Db, id: string) {
+export function receivedById(db: Db<ReceivedTables>, id: string) {
   return db.selectFrom('received_documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -37,11 +43,11 @@ export function findResponse(executor: Executor, receivedId: string): Promise<Re
     .executeTakeFirst();
 }
 
-export function insertResponse(trx: Trx, row: Insertable<ReceivedCommercialResponsesTable>) {
+export function insertResponse(trx: Trx<ReceivedTables>, row: Insertable<ReceivedCommercialResponsesTable>) {
   return trx.insertInto('received_commercial_responses').values(row).execute();
 }
 
-export function insertDeliveries(trx: Trx, rows: Insertable<ReceivedResponseDeliveriesTable>[]) {
+export function insertDeliveries(trx: Trx<ReceivedTables>, rows: Insertable<ReceivedResponseDeliveriesTable>[]) {
   return trx.insertInto('received_response_deliveries').values(rows).execute();
 }
 
@@ -56,7 +62,7 @@ export function deliveriesOf(executor: Executor, receivedId: string): Promise<De
 
 /** The deliveries to one target of these received documents, each with its received document. */
 export async function deliveriesWithReceived(
-  db: Db,
+  db: Db<ReceivedTables>,
   receivedIds: readonly string[],
   target: ResponseDeliveryTarget,
 ): Promise<{ row: DeliveryRow; received: Selectable<ReceivedDocumentsTable> }[]> {
@@ -82,7 +88,7 @@ export async function deliveriesWithReceived(
 }
 
 export function lockDelivery(
-  trx: Trx,
+  trx: Trx<ReceivedTables>,
   receivedId: string,
   target: ResponseDeliveryTarget,
 ): Promise<DeliveryRow | undefined> {
@@ -96,7 +102,7 @@ export function lockDelivery(
 }
 
 export function updateDelivery(
-  trx: Trx,
+  trx: Trx<ReceivedTables>,
   receivedId: string,
   target: ResponseDeliveryTarget,
   changes: Updateable<ReceivedResponseDeliveriesTable>,
@@ -109,7 +115,12 @@ export function updateDelivery(
     .execute();
 }
 
-export function setCommercialStatus(trx: Trx, receivedId: string, status: 'approved' | 'rejected', at: Date) {
+export function setCommercialStatus(
+  trx: Trx<ReceivedTables>,
+  receivedId: string,
+  status: 'approved' | 'rejected',
+  at: Date,
+) {
   return trx
     .updateTable('received_documents')
     .set({ commercial_status: status, updated_at: at })

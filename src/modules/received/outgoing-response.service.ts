@@ -13,7 +13,7 @@ import { signCanonicalDocument } from '../../fiscal/xmldsig/index.js';
 import type { SchemaSet } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import type { ResponseDeliveryTarget, ReceivedTables } from './tables.js';
 import { transact, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { fail, ok, type Result } from '../../platform/result.js';
@@ -31,7 +31,7 @@ import type { ReceivedService } from './received.service.js';
 
 /** Queues a delivery of a commercial response, inside the transaction that made it. */
 export type ScheduleResponseDelivery = (
-  trx: Trx,
+  trx: Trx<ReceivedTables>,
   receivedDocumentId: string,
   target: ResponseDeliveryTarget,
 ) => Promise<void>;
@@ -77,7 +77,7 @@ function decisionOf(request: CommercialResponseRequest): Result<Decision> {
 }
 
 export function createOutgoingResponses(deps: {
-  db: Db;
+  db: Db<ReceivedTables>;
   clock: Clock;
   blobs: BlobStore;
   environment: FiscalEnvironment;

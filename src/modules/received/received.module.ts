@@ -5,7 +5,7 @@ import type { CompaniesService } from '../companies/index.js';
 import type { PrintingService } from '../printing/index.js';
 import type { Directory } from '../taxpayers/index.js';
 import { defineLoop } from '../module.js';
-import type { ResponseDeliveryTarget } from '../../platform/db/schema.js';
+import type { ResponseDeliveryTarget } from './tables.js';
 import { createResponseDeliveryTarget, responseDeliveryLeaseMs } from './outgoing-response-delivery.js';
 import { outgoingResponseRoutes } from './outgoing-response.routes.js';
 import { outgoingResponseSchemas } from './outgoing-response.schema.js';

@@ -9,7 +9,8 @@ import type {
   ReceivedArtefactsTable,
   ReceivedDocumentEventsTable,
   ReceivedDocumentsTable,
-} from '../../platform/db/schema.js';
+  ReceivedTables,
+} from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
@@ -18,7 +19,7 @@ export type ReceivedRow = Selectable<ReceivedDocumentsTable>;
 export type ReceivedArtefactRow = Selectable<ReceivedArtefactsTable>;
 export type ReceivedEventRow = Selectable<ReceivedDocumentEventsTable>;
 
-type Executor = Db | Trx;
+type Executor = Db<ReceivedTables> | Trx<ReceivedTables>;
 
 export function insertArtefactsStatement(executor: Executor, rows: readonly ReceivedArtefactRow[]) {
   return executor.insertInto('received_artefacts').values([...rows]);
@@ -193,7 +194,7 @@ export interface ListFilter {
 }
 
 export function listReceived(
-  db: Db,
+  db: Db<ReceivedTables>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: ListFilter,
@@ -219,7 +220,7 @@ export function listReceived(
     .execute();
 }
 
-export function artefactsOf(db: Db, ids: readonly string[]): Promise<ReceivedArtefactRow[]> {
+export function artefactsOf(db: Db<ReceivedTables>, ids: readonly string[]): Promise<ReceivedArtefactRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('received_artefacts')
@@ -230,7 +231,11 @@ export function artefactsOf(db: Db, ids: readonly string[]): Promise<ReceivedArt
     .execute();
 }
 
-export function findArtefact(db: Db, id: string, kind: ReceivedArtefactKind): Promise<ReceivedArtefactRow | undefined> {
+export function findArtefact(
+  db: Db<ReceivedTables>,
+  id: string,
+  kind: ReceivedArtefactKind,
+): Promise<ReceivedArtefactRow | undefined> {
   return db
     .selectFrom('received_artefacts')
     .selectAll()
@@ -242,7 +247,7 @@ export function findArtefact(db: Db, id: string, kind: ReceivedArtefactKind): Pr
 }
 
 /** A received document's timeline, oldest first. */
-export function eventsOf(db: Db, id: string): Promise<ReceivedEventRow[]> {
+export function eventsOf(db: Db<ReceivedTables>, id: string): Promise<ReceivedEventRow[]> {
   return db
     .selectFrom('received_document_events')
     .selectAll()

@@ -13,7 +13,7 @@ import { buildArecf, notReceivedReasons, type NotReceivedReason } from '../../fi
 import { signCanonicalDocument, type SigningKey } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { ReceivedArtefactKind } from '../../platform/db/schema.js';
+import type { ReceivedArtefactKind, ReceivedTables } from './tables.js';
 import { groupCommit } from '../../platform/group-commit.js';
 import { newId } from '../../platform/ids.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
@@ -63,7 +63,7 @@ export interface ReceivedService {
 }
 
 export interface ReceivedDeps {
-  db: Db;
+  db: Db<ReceivedTables>;
   clock: Clock;
   blobs: BlobStore;
   environment: FiscalEnvironment;

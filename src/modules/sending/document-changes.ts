@@ -6,7 +6,7 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiMessage } from '../../dgii/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { DocumentStatus } from '../../platform/db/schema.js';
+import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
 import type { DomainEvent, DomainEventPayload } from '../../platform/events/domain-events.js';
 import * as repo from './sending.repo.js';
 
@@ -204,7 +204,7 @@ export function createDocumentChanges(deps: {
  * lease. Whether each applied.
  */
 export function recordTogether<Item, Done>(
-  db: Db,
+  db: Db<DocumentsTables>,
   target: string,
   changeOf: (item: Item, done: Done, settleWork: SettleWork) => repo.DocumentChange,
 ) {

@@ -11,6 +11,7 @@ import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import { documentPolls, recordTogether, type DocumentChanges, type PollDone } from './document-changes.js';
 import * as repo from './sending.repo.js';
+import type { DocumentsTables } from '../documents/index.js';
 
 export interface PollPolicy {
   leaseMs: number;
@@ -23,7 +24,7 @@ export interface PollPolicy {
 }
 
 export function createPollTarget(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   dgii: DgiiClient;

@@ -3,7 +3,7 @@
 // `queued`, or `send_failed` once no attempt is left), or DGII may have it (stays `sending`, asked about first).
 import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
-import type { DocumentStatus } from '../../platform/db/schema.js';
+import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
@@ -31,7 +31,7 @@ export function createSendRecords(deps: {
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function event(
-    trx: Trx,
+    trx: Trx<DocumentsTables>,
     row: repo.DocumentRow,
     type: string,
     status: DocumentStatus | null,
@@ -42,7 +42,7 @@ export function createSendRecords(deps: {
 
   /** DGII did not take the bytes: back to `queued`, due again at `at`. */
   async function recordNotTaken(
-    trx: Trx,
+    trx: Trx<DocumentsTables>,
     row: repo.DocumentRow,
     detail: string,
     at: Date,
@@ -70,7 +70,12 @@ export function createSendRecords(deps: {
   }
 
   /** DGII did not take it and no attempt is left: `send_failed`, a failed job and its event. */
-  async function recordSendFailed(trx: Trx, row: repo.DocumentRow, detail: string, counted: boolean): Promise<void> {
+  async function recordSendFailed(
+    trx: Trx<DocumentsTables>,
+    row: repo.DocumentRow,
+    detail: string,
+    counted: boolean,
+  ): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + (counted ? 1 : 0);
     const cause = counted
@@ -107,7 +112,7 @@ export function createSendRecords(deps: {
    * anything. A failed job opens once attempts run out (or `giveUp`), but the questions go on.
    */
   async function recordUncertain(
-    trx: Trx,
+    trx: Trx<DocumentsTables>,
     row: repo.DocumentRow,
     detail: string,
     askAt: Date,
@@ -146,7 +151,7 @@ export function createSendRecords(deps: {
 
   /** The send target's record (platform/work WorkTarget.record). */
   return async function recordSend(
-    trx: Trx,
+    trx: Trx<DocumentsTables>,
     claimed: ClaimedSend,
     settlement: Settlement<SendDone, NotTaken>,
   ): Promise<void> {

@@ -21,7 +21,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService } from '../documents/index.js';
+import type { DocumentsService, DocumentsTables } from '../documents/index.js';
 import {
   documentSends,
   recordTogether,
@@ -43,7 +43,7 @@ export interface SendPolicy {
 }
 
 export function createSendTarget(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   log: Logger;
   dgii: DgiiClient;

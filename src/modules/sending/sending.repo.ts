@@ -4,7 +4,8 @@ import { groupCommit } from '../../platform/group-commit.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
-import type { DgiiMessageRow, DocumentStatus, FailedJobsTable, SendRoute } from '../../platform/db/schema.js';
+import type { DgiiMessageRow } from '../../platform/db/schema.js';
+import type { DocumentStatus, FailedJobsTable, SendRoute, DocumentRow, DocumentsTables } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
@@ -16,12 +17,11 @@ import {
   settleHeld,
   type ClaimTerms,
 } from '../../platform/work/outbound-work.repo.js';
-import type { DocumentRow } from '../documents/index.js';
 
 export type { DocumentRow };
 export type FailedJobRow = Selectable<FailedJobsTable>;
 
-export function lockDocument(trx: Trx, id: string): Promise<DocumentRow | undefined> {
+export function lockDocument(trx: Trx<DocumentsTables>, id: string): Promise<DocumentRow | undefined> {
   return trx.selectFrom('documents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -44,7 +44,7 @@ export interface StateChange {
   updated_at: Date;
 }
 
-export async function updateDocument(trx: Trx, id: string, change: StateChange): Promise<void> {
+export async function updateDocument(trx: Trx<DocumentsTables>, id: string, change: StateChange): Promise<void> {
   const { dgii_messages: messages, ...rest } = change;
   await trx
     .updateTable('documents')
@@ -137,7 +137,10 @@ export function changeShape(change: DocumentChange): string {
  * records nothing. Whether each change applied, in order. Two changes of one document go in statements one after
  * the other, as they would one at a time (an UPDATE changes a row once, whatever its FROM matches).
  */
-export async function changeDocumentsIf(executor: Db | Trx, changes: readonly DocumentChange[]): Promise<boolean[]> {
+export async function changeDocumentsIf(
+  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
+  changes: readonly DocumentChange[],
+): Promise<boolean[]> {
   const applied: boolean[] = [];
   let pending = changes.map((change, index) => ({ change, index }));
   while (pending.length > 0) {
@@ -163,7 +166,10 @@ export async function changeDocumentsIf(executor: Db | Trx, changes: readonly Do
   return applied;
 }
 
-async function changeDistinctDocuments(executor: Db | Trx, changes: readonly DocumentChange[]): Promise<Set<string>> {
+async function changeDistinctDocuments(
+  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
+  changes: readonly DocumentChange[],
+): Promise<Set<string>> {
   const [first] = changes;
   if (first === undefined) return new Set();
   const shape = changeShape(first);
@@ -268,7 +274,9 @@ async function changeDistinctDocuments(executor: Db | Trx, changes: readonly Doc
  * changeDocumentsIf one change at a time for the caller, batched underneath: the changes asked for while a statement
  * of their shape runs go together in the next (platform/group-commit.ts). Whether the change applied.
  */
-export function groupedDocumentChanges(executor: Db | Trx): (change: DocumentChange) => Promise<boolean> {
+export function groupedDocumentChanges(
+  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
+): (change: DocumentChange) => Promise<boolean> {
   const run = groupCommit((changes: DocumentChange[]) => changeDocumentsIf(executor, changes), { maxBatch: 100 });
   return (change) => run(change, changeShape(change));
 }
@@ -314,7 +322,11 @@ export interface ClaimedSendRow {
  * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded. The
  * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
  */
-export async function claimForSending(db: Db, terms: ClaimTerms, rfceThreshold: string): Promise<ClaimedSendRow[]> {
+export async function claimForSending(
+  db: Db<DocumentsTables>,
+  terms: ClaimTerms,
+  rfceThreshold: string,
+): Promise<ClaimedSendRow[]> {
   const result = await executePrepared(
     db,
     sql<LeftJoined<ClaimedRow>>`
@@ -355,7 +367,7 @@ export async function claimForSending(db: Db, terms: ClaimTerms, rfceThreshold: 
  * asked about when the window ends. How many were held.
  */
 export async function holdDueSends(
-  db: Db,
+  db: Db<DocumentsTables>,
   terms: { target: string; environment: FiscalEnvironment; now: Date; until: Date; limit: number; cause: string },
 ): Promise<number> {
   const result = await executePrepared(
@@ -387,7 +399,7 @@ export interface ClaimedPollRow {
  * Takes the polls of `terms` under the lease, with their documents still `in_process`, in ONE statement (the
  * question's conditions are checked again when its answer is recorded: changeDocumentsIf).
  */
-export async function claimPolls(db: Db, terms: ClaimTerms): Promise<ClaimedPollRow[]> {
+export async function claimPolls(db: Db<DocumentsTables>, terms: ClaimTerms): Promise<ClaimedPollRow[]> {
   const result = await executePrepared(
     db,
     sql<LeftJoined<DocumentRow>>`
@@ -398,7 +410,7 @@ export async function claimPolls(db: Db, terms: ClaimTerms): Promise<ClaimedPoll
 }
 
 export async function openFailedJob(
-  trx: Trx,
+  trx: Trx<DocumentsTables>,
   job: {
     id: string;
     companyId: string;
@@ -434,7 +446,7 @@ export async function openFailedJob(
 }
 
 export function listFailedJobs(
-  db: Db,
+  db: Db<DocumentsTables>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: { open?: boolean | undefined; limit: number; after?: { createdAt: Date; id: string } | undefined },
@@ -461,7 +473,7 @@ export function listFailedJobs(
  * from the queues of their sends and polls (platform/work), so the count costs the work waiting, not the table.
  */
 export async function pendingCounts(
-  db: Db,
+  db: Db<DocumentsTables>,
   environment: FiscalEnvironment,
   targets: readonly string[],
 ): Promise<{ status: string; count: number }[]> {

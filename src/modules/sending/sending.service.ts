@@ -7,7 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import type { DocumentStatus } from '../../platform/db/schema.js';
+import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import { documentsById, findDocument } from '../documents/index.js';
@@ -78,7 +78,7 @@ function failedJobView(row: repo.FailedJobRow): FailedJobView {
  * them; other processes' find it at their next claim).
  */
 export function createSendingService(deps: {
-  db: Db;
+  db: Db<DocumentsTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   dgii: DgiiClient;

@@ -6,7 +6,8 @@ import type {
   AllocationStatus,
   SequenceAllocationUsesTable,
   SequenceAllocationsTable,
-} from '../../platform/db/schema.js';
+  SequencesTables,
+} from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
@@ -14,14 +15,19 @@ export type AllocationRow = Selectable<SequenceAllocationsTable>;
 /** A block with how many of its numbers were reported used. */
 export type AllocationWithCounts = AllocationRow & { used: number };
 
-type Executor = Db | Trx;
+type Executor = Db<SequencesTables> | Trx<SequencesTables>;
 
-export async function insertAllocation(trx: Trx, row: AllocationRow): Promise<AllocationRow> {
+export async function insertAllocation(trx: Trx<SequencesTables>, row: AllocationRow): Promise<AllocationRow> {
   return trx.insertInto('sequence_allocations').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Moves a locked range's next number past a block that starts at `from`. */
-export async function advanceRangeBy(trx: Trx, rangeId: string, from: number, count: number): Promise<void> {
+export async function advanceRangeBy(
+  trx: Trx<SequencesTables>,
+  rangeId: string,
+  from: number,
+  count: number,
+): Promise<void> {
   await trx
     .updateTable('sequence_ranges')
     .set({ next_number: from + count })
@@ -75,7 +81,7 @@ export function listAllocations(
 
 /** Active blocks of the company whose expiry has passed, locked so that only one reader ends each. */
 export function lockDueForExpiry(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   now: Date,
@@ -93,7 +99,7 @@ export function lockDueForExpiry(
 }
 
 export function lockAllocation(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   id: string,
@@ -112,7 +118,7 @@ export function lockAllocation(
  * the status set, in the caller's transaction. The status guard makes a second end a no-op.
  */
 export async function endAllocation(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   row: AllocationRow,
   status: 'cancelled' | 'expired',
   cause: string,
@@ -138,7 +144,7 @@ export async function endAllocation(
 
 /** The company's block (any status) whose numbers include `sequence` of the type, locked for update. */
 export function lockAllocationHolding(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   ecfType: string,
@@ -156,7 +162,10 @@ export function lockAllocationHolding(
     .executeTakeFirst();
 }
 
-export async function insertUse(trx: Trx, row: Selectable<SequenceAllocationUsesTable>): Promise<void> {
+export async function insertUse(
+  trx: Trx<SequencesTables>,
+  row: Selectable<SequenceAllocationUsesTable>,
+): Promise<void> {
   await trx
     .insertInto('sequence_allocation_uses')
     .values(row)
@@ -165,7 +174,7 @@ export async function insertUse(trx: Trx, row: Selectable<SequenceAllocationUses
 }
 
 /** An active block whose every number has been reported becomes exhausted. */
-export async function markExhaustedWhenFull(trx: Trx, row: AllocationRow, at: Date): Promise<void> {
+export async function markExhaustedWhenFull(trx: Trx<SequencesTables>, row: AllocationRow, at: Date): Promise<void> {
   await trx
     .updateTable('sequence_allocations')
     .set({ status: 'exhausted', ended_at: at })

@@ -17,6 +17,7 @@ import * as repo from './allocations.repo.js';
 import type { RangeRow } from './sequences.repo.js';
 import { encfOf } from './numbers.js';
 import type { AllocationView, ListAllocationsQuery, ReserveAllocation } from './allocations.schema.js';
+import type { SequencesTables } from './tables.js';
 
 export interface AllocationsService {
   reserve(companyId: string, input: ReserveAllocation): Promise<Result<AllocationView>>;
@@ -32,7 +33,12 @@ export interface AllocationsService {
    * company's blocks: ok(blockId), or ok(undefined) when no block holds it; refused when its block has ended (its
    * number is burned). The block becomes exhausted when its last number is reported.
    */
-  recordUse(trx: Trx, companyId: string, encf: string, documentId: string | null): Promise<Result<string | undefined>>;
+  recordUse(
+    trx: Trx<SequencesTables>,
+    companyId: string,
+    encf: string,
+    documentId: string | null,
+  ): Promise<Result<string | undefined>>;
   /** Ends every company's blocks past their expiry (the scheduled sweep); the number of companies swept. */
   expireAllDue(): Promise<number>;
 }
@@ -64,13 +70,19 @@ const notFound = (id: string) => fail('allocation_not_found', `No allocation blo
 /** What an allocation needs from the numbering: the same range choice and lock, and the same after-effects. */
 export interface Numbering {
   /** The first usable range of the type, locked for update; or why there is none (no_range, range_expired, range_exhausted). */
-  lockFirstUsable(trx: Trx, companyId: string, ecfType: string): Promise<Result<RangeRow>>;
+  lockFirstUsable(trx: Trx<SequencesTables>, companyId: string, ecfType: string): Promise<Result<RangeRow>>;
   /** After numbers were taken from `range`, which has `rangeRemaining` left: the low-stock and expiring-soon events. */
-  noteTaken(trx: Trx, companyId: string, ecfType: string, range: RangeRow, rangeRemaining: number): Promise<void>;
+  noteTaken(
+    trx: Trx<SequencesTables>,
+    companyId: string,
+    ecfType: string,
+    range: RangeRow,
+    rangeRemaining: number,
+  ): Promise<void>;
 }
 
 export function createAllocationsService(deps: {
-  db: Db;
+  db: Db<SequencesTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   numbering: Numbering;
@@ -82,7 +94,7 @@ export function createAllocationsService(deps: {
 
   /** Ends a block (its unused numbers burned) and records the event webhooks deliver. */
   async function end(
-    trx: Trx,
+    trx: Trx<SequencesTables>,
     row: repo.AllocationRow,
     status: 'expired' | 'cancelled',
     cause: string,

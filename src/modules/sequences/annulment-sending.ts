@@ -17,6 +17,7 @@ import { sha256Hex, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, Settlement, WorkTarget } from '../../platform/work/work-engine.js';
 import * as repo from './annulments.repo.js';
 import type { AnnulmentIssuer } from './annulments.service.js';
+import type { SequencesTables } from './tables.js';
 
 export const annulmentSendTarget = 'annulment.send';
 
@@ -78,7 +79,7 @@ function answerOf(
 }
 
 export function createAnnulmentSendTarget(deps: {
-  db: Db;
+  db: Db<SequencesTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   blobs: BlobStore;
@@ -89,7 +90,7 @@ export function createAnnulmentSendTarget(deps: {
   const { db, clock, environment, blobs, dgii, issuer, policy } = deps;
 
   async function finish(
-    trx: Trx,
+    trx: Trx<SequencesTables>,
     row: repo.AnnulmentRow,
     status: 'accepted' | 'rejected' | 'failed',
     answer: { estado?: string | null; codigo?: string | null; messages: DgiiMessage[] },

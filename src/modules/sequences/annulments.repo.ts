@@ -2,23 +2,24 @@ import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
-import type {
-  AnnulmentSpansTable,
-  AnnulmentsTable,
-  AnnulmentStatus,
-  DgiiMessageRow,
-} from '../../platform/db/schema.js';
+import type { DgiiMessageRow } from '../../platform/db/schema.js';
+import type { AnnulmentSpansTable, AnnulmentsTable, AnnulmentStatus, SequencesTables } from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { RangeRow } from './sequences.repo.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
+/** The columns of documents' table read here, until the read moves behind documents' index.ts (docs/architecture.md). */
+interface IssuedNumbers {
+  documents: { id: string; company_id: string; environment: string; encf: string };
+}
+
 export type AnnulmentRow = Selectable<AnnulmentsTable>;
 export type SpanRow = Selectable<AnnulmentSpansTable>;
-type Executor = Db | Trx;
+type Executor = Db<SequencesTables & IssuedNumbers> | Trx<SequencesTables & IssuedNumbers>;
 
 /** The ranges of a type, locked for update: the same lock numbers are taken under. */
 export function lockRangesOf(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   companyId: string,
   environment: FiscalEnvironment,
   ecfType: string,
@@ -36,7 +37,7 @@ export function lockRangesOf(
 
 /** A document of the company numbered in [from, to] (e-NCF text compares in number order: same type, same width). */
 export function documentNumbered(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   companyId: string,
   environment: FiscalEnvironment,
   from: string,
@@ -55,7 +56,7 @@ export function documentNumbered(
 }
 
 export function activeBlockOverlapping(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   rangeId: string,
   first: number,
   last: number,
@@ -72,7 +73,7 @@ export function activeBlockOverlapping(
 
 /** The burned numbers in [from, to], with the annulment each already belongs to. */
 export function burnedIn(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   companyId: string,
   environment: FiscalEnvironment,
   from: string,
@@ -90,7 +91,7 @@ export function burnedIn(
 }
 
 export async function claimBurned(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   companyId: string,
   environment: FiscalEnvironment,
   from: string,
@@ -109,7 +110,11 @@ export async function claimBurned(
 }
 
 /** Withdraws a range's unissued tail from handing out: its next number moves past the end. */
-export async function withdrawTail(trx: Trx, rangeId: string, from: number): Promise<boolean> {
+export async function withdrawTail(
+  trx: Trx<SequencesTables & IssuedNumbers>,
+  rangeId: string,
+  from: number,
+): Promise<boolean> {
   const result =
     await sql`update sequence_ranges set next_number = last_number + 1 where id = ${rangeId} and next_number = ${from}`.execute(
       trx,
@@ -118,7 +123,7 @@ export async function withdrawTail(trx: Trx, rangeId: string, from: number): Pro
 }
 
 /** Gives a rejected annulment's numbers back: burned ones await annulment again, a tail is handed out again. */
-export async function release(trx: Trx, annulmentId: string): Promise<void> {
+export async function release(trx: Trx<SequencesTables & IssuedNumbers>, annulmentId: string): Promise<void> {
   await trx
     .updateTable('sequence_burned')
     .set({ annulment_id: null })
@@ -141,7 +146,7 @@ export async function release(trx: Trx, annulmentId: string): Promise<void> {
 }
 
 export async function insertAnnulment(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   row: Omit<AnnulmentRow, 'attempts' | 'dgii_messages'>,
   spans: readonly SpanRow[],
 ): Promise<void> {
@@ -155,11 +160,17 @@ export async function insertAnnulment(
     .execute();
 }
 
-export function lockAnnulment(trx: Trx, id: string): Promise<AnnulmentRow | undefined> {
+export function lockAnnulment(
+  trx: Trx<SequencesTables & IssuedNumbers>,
+  id: string,
+): Promise<AnnulmentRow | undefined> {
   return trx.selectFrom('annulments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export function annulmentsById(db: Db, ids: readonly string[]): Promise<AnnulmentRow[]> {
+export function annulmentsById(
+  db: Db<SequencesTables & IssuedNumbers>,
+  ids: readonly string[],
+): Promise<AnnulmentRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('annulments')
@@ -169,7 +180,12 @@ export function annulmentsById(db: Db, ids: readonly string[]): Promise<Annulmen
 }
 
 /** An attempt is under way: shown as `sending` with its number, until its outcome is recorded. */
-export async function markSending(db: Db, id: string, attempt: number, at: Date): Promise<void> {
+export async function markSending(
+  db: Db<SequencesTables & IssuedNumbers>,
+  id: string,
+  attempt: number,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable('annulments')
     .set({ status: 'sending', attempts: attempt, updated_at: at })
@@ -204,7 +220,7 @@ export function spansOf(db: Executor, annulmentIds: readonly string[]): Promise<
 }
 
 export async function updateAnnulment(
-  trx: Trx,
+  trx: Trx<SequencesTables & IssuedNumbers>,
   id: string,
   change: {
     status: AnnulmentStatus;
@@ -225,7 +241,7 @@ export async function updateAnnulment(
 }
 
 export function listAnnulments(
-  db: Db,
+  db: Db<SequencesTables & IssuedNumbers>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: { limit: number; after?: { createdAt: Date; id: string } | undefined },
@@ -246,7 +262,7 @@ export function listAnnulments(
 
 /** Burned numbers no annulment holds, in e-NCF order. */
 export function awaitingAnnulment(
-  db: Db,
+  db: Db<SequencesTables & IssuedNumbers>,
   companyId: string,
   environment: FiscalEnvironment,
 ): Promise<{ encf: string; range_id: string; cause: string }[]> {

@@ -18,6 +18,7 @@ import * as repo from './annulments.repo.js';
 import type { AnnulmentView, BurnedSpan, RequestAnnulment } from './annulments.schema.js';
 import { encfOf, sequenceOf } from './numbers.js';
 import type { RangeRow } from './sequences.repo.js';
+import type { SequencesTables } from './tables.js';
 
 export interface AnnulmentIssuer {
   rnc: string;
@@ -36,7 +37,7 @@ export interface AnnulmentsService {
 }
 
 /** Queues an annulment's ANECF to be sent now, inside the transaction that asked for it. */
-export type ScheduleAnnulment = (trx: Trx, annulmentId: string) => Promise<void>;
+export type ScheduleAnnulment = (trx: Trx<SequencesTables>, annulmentId: string) => Promise<void>;
 
 function view(row: repo.AnnulmentRow, spans: readonly repo.SpanRow[]): AnnulmentView {
   return {
@@ -58,7 +59,7 @@ function view(row: repo.AnnulmentRow, spans: readonly repo.SpanRow[]): Annulment
 }
 
 export function createAnnulmentsService(deps: {
-  db: Db;
+  db: Db<SequencesTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   blobs: BlobStore;
@@ -85,7 +86,7 @@ export function createAnnulmentsService(deps: {
 
   /** Checks every span and holds its numbers for the annulment; the errors, with pointers, when any span fails. */
   async function hold(
-    trx: Trx,
+    trx: Trx<SequencesTables>,
     companyId: string,
     annulmentId: string,
     body: RequestAnnulment,

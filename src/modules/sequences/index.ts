@@ -14,3 +14,4 @@ export { annulmentSchemas } from './annulments.schema.js';
 export { createAnnulmentsService, type AnnulmentsService } from './annulments.service.js';
 export { sequenceJobs } from './sequences.jobs.js';
 export { sequencesModule } from './sequences.module.js';
+export type { SequencesTables } from './tables.js';

@@ -1,17 +1,17 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
-import type { SequenceRangesTable } from '../../platform/db/schema.js';
+import type { SequenceRangesTable, SequencesTables } from './tables.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type RangeRow = Selectable<SequenceRangesTable>;
 
-type Executor = Db | Trx;
+type Executor = Db<SequencesTables> | Trx<SequencesTables>;
 
 export async function lockRangesOfType(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   ecfType: string,
@@ -22,7 +22,7 @@ export async function lockRangesOfType(
 }
 
 export function findOverlapping(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   ecfType: string,
@@ -40,7 +40,7 @@ export function findOverlapping(
     .executeTakeFirst();
 }
 
-export async function insertRange(trx: Trx, row: RangeRow): Promise<RangeRow> {
+export async function insertRange(trx: Trx<SequencesTables>, row: RangeRow): Promise<RangeRow> {
   return trx.insertInto('sequence_ranges').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -97,7 +97,7 @@ interface UsableRangeOf {
 }
 
 /** The first range of the type with numbers left and not expired, locked for update. */
-export function firstUsableRange(trx: Trx, of: UsableRangeOf): Promise<RangeRow | undefined> {
+export function firstUsableRange(trx: Trx<SequencesTables>, of: UsableRangeOf): Promise<RangeRow | undefined> {
   return trx
     .selectFrom('sequence_ranges')
     .selectAll()
@@ -160,7 +160,7 @@ export async function takeNextAsBurned(
 
 /** Numbers never handed out, across the usable ranges of a type. */
 export async function remainingOfType(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   ecfType: string,
@@ -183,7 +183,7 @@ export async function remainingOfType(
  * database cut while its answer was on the way), and must not burn a number a document carries.
  */
 export async function recauseBurned(
-  trx: Trx,
+  trx: Trx<SequencesTables>,
   row: { companyId: string; environment: FiscalEnvironment; encf: string; cause: string; burnedAt: Date },
 ): Promise<void> {
   await trx

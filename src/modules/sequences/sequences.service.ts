@@ -6,8 +6,9 @@ import type { OperationNodeSource } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { formatIsoDate, parseDgiiDate } from '../../fiscal/dates.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/database.js';
-import { transact, type Trx } from '../../platform/db/transact.js';
+import type { AnyDb, Db } from '../../platform/db/database.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import { transact, type AnyTrx, type Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { groupCommit } from '../../platform/group-commit.js';
 import { fail, ok, type Result } from '../../platform/result.js';
@@ -18,6 +19,7 @@ import { dgiiDate, encfOf, isoToday, sequenceOf } from './numbers.js';
 import { annulmentCounts } from './annulments.repo.js';
 import * as repo from './sequences.repo.js';
 import type { RangeView, RegisterRange } from './sequences.schema.js';
+import type { SequencesTables } from './tables.js';
 
 /** Types whose XSD has no FechaVencimientoSecuencia: their numbers do not expire (Formato e-CF; IT). */
 const typesWithoutExpiry: ReadonlySet<string> = new Set(['32', '34']);
@@ -48,21 +50,21 @@ export interface SequencesService {
   /** Says why a taken number stays burned (its take burned it provisionally: the cause is replaced). It awaits
    * annulment. A number settleNumberStatement already cleared (the work finished, though its caller saw an error)
    * stays used. */
-  burnNumber(trx: Trx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
+  burnNumber(trx: AnyTrx, companyId: string, taken: TakenNumber, cause: string): Promise<void>;
   /**
    * The write that says the work a number was taken (and provisionally burned) for has finished: it is used, not
    * burned. Unexecuted: it must commit with that work's own writes (sent with them by executeAsOneStatement, or
    * executed in the work's transaction).
    */
   settleNumberStatement(
-    executor: Db | Trx,
+    executor: AnyDb | AnyTrx,
     companyId: string,
     encf: string,
   ): OperationNodeSource & { execute(): Promise<unknown> };
   /** Offline blocks: contiguous numbers reserved for one device, taken from the ranges the same way. */
   allocations: AllocationsService;
   /** A number signed outside the service, claimed in the caller's transaction when its document is handed in. */
-  claimNumber(trx: Trx, companyId: string, encf: string, documentId: string): Promise<Result<ClaimedNumber>>;
+  claimNumber(trx: AnyTrx, companyId: string, encf: string, documentId: string): Promise<Result<ClaimedNumber>>;
 }
 
 function daysBetween(fromIso: string, toIso: string): number {
@@ -105,7 +107,7 @@ function view(row: repo.RangeRow, counts: Counts, today: string): RangeView {
 }
 
 export function createSequencesService(deps: {
-  db: Db;
+  db: Db<SequencesTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   thresholds: SequenceThresholds;
@@ -205,7 +207,7 @@ export function createSequencesService(deps: {
 
   /** Why no range of the type can give a number now; undefined when one can (a competitor's race, look again). */
   async function whyNoNumber(
-    executor: Db | Trx,
+    executor: Db<SequencesTables> | Trx<SequencesTables>,
     companyId: string,
     ecfType: string,
   ): Promise<Result<never> | undefined> {
@@ -352,7 +354,7 @@ export function createSequencesService(deps: {
   return {
     allocations,
     claimNumber: (trx, companyId, encf, documentId) =>
-      claimNumber(trx, { clock, environment, allocations }, companyId, encf, documentId),
+      claimNumber(tablesOf<SequencesTables>(trx), { clock, environment, allocations }, companyId, encf, documentId),
 
     async registerRange(companyId, input) {
       const checked = checkRange(input);
@@ -399,11 +401,17 @@ export function createSequencesService(deps: {
     takeNumber: (companyId, ecfType, cause) => takeTogether({ companyId, ecfType, cause }, `${companyId} ${ecfType}`),
 
     async burnNumber(trx, companyId, taken, cause) {
-      await repo.recauseBurned(trx, { companyId, environment, encf: taken.encf, cause, burnedAt: clock.now() });
+      await repo.recauseBurned(tablesOf<SequencesTables>(trx), {
+        companyId,
+        environment,
+        encf: taken.encf,
+        cause,
+        burnedAt: clock.now(),
+      });
     },
 
     settleNumberStatement(executor, companyId, encf) {
-      return repo.deleteBurned(executor, companyId, environment, encf);
+      return repo.deleteBurned(tablesOf<SequencesTables>(executor), companyId, environment, encf);
     },
   };
 }

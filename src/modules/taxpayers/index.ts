@@ -13,3 +13,4 @@ export { cachedDirectory, type Directory, type DirectoryAnswer } from './directo
 export { taxpayersJobs } from './taxpayers.jobs.js';
 export { runTaxpayersCommand, TaxpayersArgumentError, taxpayersUsage } from './taxpayers.command.js';
 export { taxpayersModule } from './taxpayers.module.js';
+export type { TaxpayersTables } from './tables.js';

@@ -18,6 +18,7 @@ import type { DownloadOptions } from '../../platform/download.js';
 import { openRegistrySource, RegistrySourceError } from './registry-source.js';
 import { upsertTaxpayers } from './taxpayers.repo.js';
 import { checkTaxpayerId } from '../../fiscal/taxpayer-id.js';
+import type { TaxpayersTables } from './tables.js';
 
 export interface RejectedRows {
   count: number;
@@ -62,7 +63,7 @@ export interface ImportOptions {
 }
 
 export interface ImportDeps {
-  db: Db;
+  db: Db<TaxpayersTables>;
   clock: Clock;
 }
 

@@ -2,8 +2,9 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { defineJob } from '../../platform/queue/job.js';
 import { importRegistry } from './registry-import.js';
+import type { TaxpayersTables } from './tables.js';
 
-export function taxpayersJobs(deps: { db: Db; clock: Clock; importUrl: string | undefined }) {
+export function taxpayersJobs(deps: { db: Db<TaxpayersTables>; clock: Clock; importUrl: string | undefined }) {
   return {
     importTaxpayers: defineJob<Record<string, never>>({
       name: 'taxpayers.import',

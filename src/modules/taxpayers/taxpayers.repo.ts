@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { TaxpayersTable } from '../../platform/db/schema.js';
+import type { TaxpayersTable, TaxpayersTables } from './tables.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import type { RegistryRow } from './registry-file.js';
 
 export type TaxpayerRecord = TaxpayersTable;
 
-export async function findTaxpayer(db: Db, taxId: string): Promise<TaxpayerRecord | undefined> {
+export async function findTaxpayer(db: Db<TaxpayersTables>, taxId: string): Promise<TaxpayerRecord | undefined> {
   return db.selectFrom('taxpayers').selectAll().where('tax_id', '=', taxId).executeTakeFirst();
 }
 
@@ -18,7 +18,7 @@ export async function findTaxpayer(db: Db, taxId: string): Promise<TaxpayerRecor
  * The rows must have distinct tax ids (ON CONFLICT cannot touch one row twice in a statement).
  */
 export async function upsertTaxpayers(
-  db: Db,
+  db: Db<TaxpayersTables>,
   rows: readonly RegistryRow[],
   importedAt: Date,
 ): Promise<{ inserted: number; updated: number }> {

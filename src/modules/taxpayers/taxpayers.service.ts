@@ -7,9 +7,10 @@ import type { Directory } from './directory-cache.js';
 import { importRegistry, type ImportOptions, type ImportReport } from './registry-import.js';
 import { findTaxpayer, type TaxpayerRecord } from './taxpayers.repo.js';
 import type { TaxpayerStatus, TaxpayerView } from './taxpayers.schema.js';
+import type { TaxpayersTables } from './tables.js';
 
 export interface TaxpayersServiceDeps {
-  db: Db;
+  db: Db<TaxpayersTables>;
   clock: Clock;
   /** DGII's directory; absent until the DGII client is wired: the electronic-issuer fields are then null. */
   directory?: Directory | undefined;

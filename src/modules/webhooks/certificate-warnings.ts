@@ -4,24 +4,20 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
+import type { WebhooksTables } from './tables.js';
+import { certificatesExpiringBy } from '../companies/index.js';
 
 export const certificateWarningDays = 30;
 
 /** Records the event for each active certificate expiring within the window; the number of certificates found. */
 export async function recordExpiringCertificates(
-  db: Db,
+  db: Db<WebhooksTables>,
   clock: Clock,
   environment: FiscalEnvironment,
 ): Promise<number> {
   const now = clock.now();
   const horizon = new Date(now.getTime() + certificateWarningDays * 86_400_000);
-  const expiring = await db
-    .selectFrom('company_certificates')
-    .select(['id', 'company_id', 'not_after'])
-    .where('status', '=', 'active')
-    .where('not_after', '>', now)
-    .where('not_after', '<=', horizon)
-    .execute();
+  const expiring = await certificatesExpiringBy(db, now, horizon);
   for (const certificate of expiring) {
     const daysLeft = Math.ceil((certificate.not_after.getTime() - now.getTime()) / 86_400_000);
     await recordDomainEvent(db, {

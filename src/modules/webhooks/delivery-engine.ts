@@ -27,6 +27,7 @@ import { postWebhook } from './post-webhook.js';
 import { maxAttempts, nextRetryDelayMs, retryAfterMs } from './retry-schedule.js';
 import { deliveryHeaders, secretContext } from './signing.js';
 import * as repo from './webhooks.repo.js';
+import type { WebhooksTables } from './tables.js';
 
 export interface DeliveryPolicy {
   timeoutMs: number;
@@ -111,7 +112,7 @@ interface Attempted {
 
 /** Queues new deliveries (or a re-send) for the workers, in the caller's transaction. */
 export function queueDeliveries(
-  executor: Db | Trx,
+  executor: Db<WebhooksTables> | Trx<WebhooksTables>,
   environment: FiscalEnvironment,
   ids: readonly string[],
   at: Date,
@@ -123,7 +124,7 @@ export function queueDeliveries(
 }
 
 export function createWebhookDeliveryTarget(deps: {
-  db: Db;
+  db: Db<WebhooksTables>;
   clock: Clock;
   log: Logger;
   environment: FiscalEnvironment;
@@ -133,7 +134,12 @@ export function createWebhookDeliveryTarget(deps: {
   const { db, clock, log, environment, policy } = deps;
   const open = secretOpener(deps.masterKey);
 
-  async function disable(trx: Trx, endpoint: repo.EndpointRow, reason: string, now: Date): Promise<void> {
+  async function disable(
+    trx: Trx<WebhooksTables>,
+    endpoint: repo.EndpointRow,
+    reason: string,
+    now: Date,
+  ): Promise<void> {
     await repo.updateEndpoint(trx, endpoint.id, { status: 'disabled', disabled_reason: reason, updated_at: now });
     await repo.exhaustWaiting(trx, endpoint.id, `endpoint disabled: ${reason}`, now);
     await recordDomainEvent(trx, {
@@ -151,7 +157,7 @@ export function createWebhookDeliveryTarget(deps: {
    * start its run of failures once and disable it once (a 410, or failures for `disableAfterMs`).
    */
   async function recordFailure(
-    trx: Trx,
+    trx: Trx<WebhooksTables>,
     delivery: repo.DeliveryItem,
     settlement: Extract<Settlement<Attempted, Attempted>, { kind: 'retry' | 'exhausted' }>,
   ): Promise<void> {
@@ -304,7 +310,7 @@ export function createWebhookDeliveryTarget(deps: {
 }
 
 export function createWebhookDelivery(deps: {
-  db: Db;
+  db: Db<WebhooksTables>;
   clock: Clock;
   log: Logger;
   environment: FiscalEnvironment;

@@ -5,6 +5,8 @@
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import { purgeDispatchedEvents, purgeSettledDeliveries } from './webhooks.repo.js';
+import type { WebhooksTables } from './tables.js';
+import { companyIds } from '../companies/index.js';
 
 const batchSize = 5_000;
 
@@ -14,13 +16,12 @@ export interface PurgedHistory {
 }
 
 export async function purgeWebhookHistory(
-  db: Db,
+  db: Db<WebhooksTables>,
   environment: FiscalEnvironment,
   before: Date,
 ): Promise<PurgedHistory> {
   const purged: PurgedHistory = { deliveries: 0, events: 0 };
-  const companies = await db.selectFrom('companies').select('id').orderBy('id').execute();
-  for (const { id } of companies) {
+  for (const id of await companyIds(db)) {
     let deleted: number;
     do {
       deleted = await purgeSettledDeliveries(db, id, environment, before, batchSize);

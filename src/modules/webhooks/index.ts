@@ -11,3 +11,4 @@ export { webhookRoutes } from './webhooks.routes.js';
 export { webhookSchemas } from './webhooks.schema.js';
 export { createWebhooksService, type WebhooksService } from './webhooks.service.js';
 export { webhooksModule } from './webhooks.module.js';
+export type { WebhooksTables } from './tables.js';

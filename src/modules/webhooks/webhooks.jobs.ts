@@ -4,12 +4,18 @@ import type { Db } from '../../platform/db/database.js';
 import { defineJob } from '../../platform/queue/job.js';
 import { recordExpiringCertificates } from './certificate-warnings.js';
 import { purgeWebhookHistory } from './history-purge.js';
+import type { WebhooksTables } from './tables.js';
 
 /**
  * Deliveries are not jobs (the workers' delivery loop claims them, dispatcher.ts); the daily certificate warning
  * and the daily purge of the history older than the retention are.
  */
-export function webhookJobs(deps: { db: Db; clock: Clock; environment: FiscalEnvironment; retentionMs: number }) {
+export function webhookJobs(deps: {
+  db: Db<WebhooksTables>;
+  clock: Clock;
+  environment: FiscalEnvironment;
+  retentionMs: number;
+}) {
   return {
     warnExpiringCertificates: defineJob<Record<string, never>>({
       name: 'webhooks.warn-expiring-certificates',

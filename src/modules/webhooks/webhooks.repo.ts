@@ -8,7 +8,8 @@ import type {
   WebhookDeliveriesTable,
   WebhookDeliveryStatus,
   WebhookEndpointsTable,
-} from '../../platform/db/schema.js';
+  WebhooksTables,
+} from './tables.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { CursorPosition } from '../../platform/paging.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
@@ -19,7 +20,7 @@ import { notHeld, settledUnderLease } from '../../platform/work/outbound-work.re
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
-type Executor = Db | Trx;
+type Executor = Db<WebhooksTables> | Trx<WebhooksTables>;
 
 export async function insertEndpoint(db: Executor, row: EndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
@@ -40,7 +41,7 @@ export function findEndpoint(
 }
 
 export function listEndpoints(
-  db: Db,
+  db: Db<WebhooksTables>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: { limit: number; after: CursorPosition | undefined },
@@ -69,7 +70,7 @@ export async function updateEndpoint(
 
 /** The enabled endpoints of these companies in this environment (the fan-out's candidates). */
 export function enabledEndpointsOf(
-  trx: Trx,
+  trx: Trx<WebhooksTables>,
   companyIds: readonly string[],
   environment: FiscalEnvironment,
 ): Promise<Pick<EndpointRow, 'id' | 'company_id' | 'event_types'>[]> {
@@ -101,7 +102,7 @@ export type OutboxEvent =
  * event itself gone): it is settled with the others, reaching no one, rather than taken again at every batch.
  */
 export async function lockUndispatched(
-  trx: Trx,
+  trx: Trx<WebhooksTables>,
   environment: FiscalEnvironment,
   limit: number,
 ): Promise<OutboxEvent[]> {
@@ -125,7 +126,7 @@ export async function lockUndispatched(
  * Marks events fanned out and takes them out of the queue: one prepared statement whatever their number (an IN list
  * would vary its text).
  */
-export async function markDispatched(trx: Trx, ids: readonly string[], at: Date): Promise<void> {
+export async function markDispatched(trx: Trx<WebhooksTables>, ids: readonly string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
   await executePrepared(
     trx,
@@ -172,7 +173,7 @@ export interface DeliveryItem {
 }
 
 /** The deliveries of these ids, each with its endpoint's columns, in one statement. */
-export async function deliveriesWithEndpoints(db: Db, ids: readonly string[]): Promise<DeliveryItem[]> {
+export async function deliveriesWithEndpoints(db: Db<WebhooksTables>, ids: readonly string[]): Promise<DeliveryItem[]> {
   if (ids.length === 0) return [];
   const rows = await executePrepared(
     db,
@@ -272,7 +273,7 @@ export async function recordSuccesses(executor: Executor, successes: readonly Su
  * (or that was re-sent meanwhile) is left as it is. Whether each was recorded, in order.
  */
 export async function recordSuccessesUnderLease(
-  db: Db,
+  db: Db<WebhooksTables>,
   target: string,
   successes: readonly (Success & { leaseId: string })[],
   now: Date,
@@ -293,7 +294,7 @@ export async function recordSuccessesUnderLease(
 }
 
 /** The endpoint, locked until the transaction ends (a failed attempt decides on its run of failures under it). */
-export function lockEndpoint(trx: Trx, id: string): Promise<EndpointRow | undefined> {
+export function lockEndpoint(trx: Trx<WebhooksTables>, id: string): Promise<EndpointRow | undefined> {
   return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -342,7 +343,7 @@ export function findDelivery(
 }
 
 export function listDeliveries(
-  db: Db,
+  db: Db<WebhooksTables>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: {
@@ -368,7 +369,7 @@ export function listDeliveries(
     .execute();
 }
 
-export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
+export function attemptsOf(db: Db<WebhooksTables>, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('webhook_attempts')
@@ -384,7 +385,12 @@ export function attemptsOf(db: Db, deliveryIds: readonly string[]): Promise<Atte
  * finds the endpoint disabled); so is a queue row locked now, being settled by its worker (skipped, not waited for:
  * that worker may be waiting for the endpoint row this transaction holds).
  */
-export async function exhaustWaiting(trx: Trx, endpointId: string, reason: string, now: Date): Promise<void> {
+export async function exhaustWaiting(
+  trx: Trx<WebhooksTables>,
+  endpointId: string,
+  reason: string,
+  now: Date,
+): Promise<void> {
   await executePrepared(
     trx,
     sql`
@@ -405,7 +411,7 @@ export async function exhaustWaiting(trx: Trx, endpointId: string, reason: strin
  * meanwhile is pending again and stays; one being re-sent right now is locked and skipped.
  */
 export async function purgeSettledDeliveries(
-  db: Db,
+  db: Db<WebhooksTables>,
   companyId: string,
   environment: FiscalEnvironment,
   before: Date,
@@ -429,7 +435,7 @@ export async function purgeSettledDeliveries(
  * being made again. Per company, through domain_events_by_company (company, occurred_at).
  */
 export async function purgeDispatchedEvents(
-  db: Db,
+  db: Db<WebhooksTables>,
   companyId: string,
   environment: FiscalEnvironment,
   before: Date,

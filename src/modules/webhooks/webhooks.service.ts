@@ -21,6 +21,8 @@ import type {
   UpdateEndpoint,
 } from './webhooks.schema.js';
 import * as repo from './webhooks.repo.js';
+import type { WebhooksTables } from './tables.js';
+import { companySummary } from '../companies/index.js';
 
 export interface WebhooksService {
   eventTypes(): { type: string; description: string; dataSchema: Record<string, unknown> }[];
@@ -99,7 +101,7 @@ function eventsProblem(events: readonly string[] | null | undefined): FieldError
 }
 
 export function createWebhooksService(deps: {
-  db: Db;
+  db: Db<WebhooksTables>;
   clock: Clock;
   environment: FiscalEnvironment;
   masterKey: Buffer;
@@ -241,11 +243,8 @@ export function createWebhooksService(deps: {
     async test(companyId, id) {
       const endpoint = await repo.findEndpoint(db, companyId, environment, id);
       if (endpoint === undefined) return notFound(id);
-      const company = await db
-        .selectFrom('companies')
-        .select('rnc')
-        .where('id', '=', companyId)
-        .executeTakeFirstOrThrow();
+      const company = await companySummary(db, companyId);
+      if (company === undefined) throw new Error(`company ${companyId} not found`);
       const now = clock.now();
       const eventId = newId('evt');
       const row: Omit<repo.DeliveryRow, 'attempts'> = {

@@ -9,16 +9,25 @@ import { lockDataDir } from './data-dir-lock.js';
 import { openPgliteGateway } from './pglite-gateway.js';
 import { preparingClient } from './prepared.js';
 import { withTimeout } from '../timeout.js';
-import type { Database } from './schema.js';
+import type { PlatformTables } from './schema.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { assertOutsideTransaction } from './transaction-scope.js';
 import { DATE_OID, INT8_OID, NUMERIC_OID, parseDate, parseInt8, parseNumeric } from './type-parsers.js';
 
-export type Db = Kysely<Database>;
+/**
+ * The database as a layer sees it: the platform's tables and the tables `T` it owns (a module's `<M>Tables`,
+ * src/modules/<m>/tables.ts). Code of a module handles `Db<ItsTables>`; bare `Db` is the platform's view, and the
+ * view a function exported across modules takes (`AnyDb`), narrowed inside by tablesOf (tables-of.ts).
+ */
+export type Db<T extends object = object> = Kysely<PlatformTables & T>;
 
-export interface DatabaseHandle {
+/** Any layer's view of the database, as functions exported across modules take it. */
+export type AnyDb = Db;
+
+/** `T`: the tables its holder sees (the application: all of them, src/database.ts). */
+export interface DatabaseHandle<T extends object = object> {
   kind: 'postgres' | 'pglite';
-  db: Db;
+  db: Db<T>;
   /** For pg-boss and raw probes; on PGlite it waits its turn at the same gate as Kysely. */
   executor: SqlExecutor;
   probe(timeoutMs: number): Promise<void>;
@@ -80,7 +89,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
     },
     end: () => pool.end(),
   };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool }) });
+  const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool: guardedPool }) });
   const executor: SqlExecutor = {
     async executeSql(text, values) {
       assertOutsideTransaction();
@@ -109,7 +118,9 @@ async function openPglite(
   const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
   try {
     const gateway = await openPgliteGateway(dataDir === undefined ? undefined : join(dataDir, 'pgdata'), options);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: gateway.pool as unknown as pg.Pool }) });
+    const db = new Kysely<PlatformTables>({
+      dialect: new PostgresDialect({ pool: gateway.pool as unknown as pg.Pool }),
+    });
     return {
       kind: 'pglite',
       db,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createTestDatabase } from '../../../test/support/backends.js';
+import { keyEnvironmentOtherThan } from '../../modules/api-keys/index.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { checkDatabaseEnvironment, DatabaseEnvironmentError } from './environment-guard.js';
 import { migrateToLatest } from './migrate.js';
@@ -25,14 +26,17 @@ describe('a database serves one fiscal environment', () => {
       ?.value;
 
   it('takes the environment of its first instance, and refuses an instance of another one, naming both', async () => {
-    await checkDatabaseEnvironment(handle.db, 'CERT');
+    await checkDatabaseEnvironment(handle.db, 'CERT', keyEnvironmentOtherThan);
     assert.equal(await stored(), 'CERT');
-    await checkDatabaseEnvironment(handle.db, 'CERT');
-    await assert.rejects(checkDatabaseEnvironment(handle.db, 'PRODUCTION'), (error: unknown) => {
-      assert.ok(error instanceof DatabaseEnvironmentError);
-      assert.match(error.message, /serves FISCAL_ENV=CERT; this instance is FISCAL_ENV=PRODUCTION/);
-      return true;
-    });
+    await checkDatabaseEnvironment(handle.db, 'CERT', keyEnvironmentOtherThan);
+    await assert.rejects(
+      checkDatabaseEnvironment(handle.db, 'PRODUCTION', keyEnvironmentOtherThan),
+      (error: unknown) => {
+        assert.ok(error instanceof DatabaseEnvironmentError);
+        assert.match(error.message, /serves FISCAL_ENV=CERT; this instance is FISCAL_ENV=PRODUCTION/);
+        return true;
+      },
+    );
     assert.equal(await stored(), 'CERT');
   });
 
@@ -45,11 +49,11 @@ describe('a database serves one fiscal environment', () => {
       handle.db,
     );
     await assert.rejects(
-      checkDatabaseEnvironment(handle.db, 'PRODUCTION'),
+      checkDatabaseEnvironment(handle.db, 'PRODUCTION', keyEnvironmentOtherThan),
       /serves FISCAL_ENV=TEST; this instance is FISCAL_ENV=PRODUCTION/,
     );
     assert.equal(await stored(), undefined, 'nothing recorded for the refused instance');
-    await checkDatabaseEnvironment(handle.db, 'TEST');
+    await checkDatabaseEnvironment(handle.db, 'TEST', keyEnvironmentOtherThan);
     assert.equal(await stored(), 'TEST');
   });
 });

@@ -20,18 +20,20 @@ export class DatabaseEnvironmentError extends Error {
 
 const settingKey = 'fiscal_environment';
 
-/** Records the environment on a database's first start; refuses an instance of another environment afterwards. */
-export async function checkDatabaseEnvironment(db: Db, environment: FiscalEnvironment): Promise<void> {
+/**
+ * Records the environment on a database's first start; refuses an instance of another environment afterwards.
+ * `otherEnvironmentInUse`: for a database from before this check, an environment other than `environment` that its
+ * data was made for (the API keys', read through api-keys' index.ts: platform names no module's table).
+ */
+export async function checkDatabaseEnvironment(
+  db: Db,
+  environment: FiscalEnvironment,
+  otherEnvironmentInUse: (db: Db, environment: FiscalEnvironment) => Promise<string | undefined>,
+): Promise<void> {
   let stored = await storedEnvironment(db);
   if (stored === undefined) {
-    // A database from before this check: it belongs to the environment its API keys were issued for.
-    const other = await db
-      .selectFrom('api_keys')
-      .select('environment')
-      .where('environment', '<>', environment)
-      .limit(1)
-      .executeTakeFirst();
-    if (other !== undefined) throw new DatabaseEnvironmentError(environment, other.environment);
+    const other = await otherEnvironmentInUse(db, environment);
+    if (other !== undefined) throw new DatabaseEnvironmentError(environment, other);
     await db
       .insertInto('settings')
       .values({ key: settingKey, value: environment, updated_at: new Date() })

@@ -1,10 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { Failure, Result } from '../result.js';
 import type { Db } from './database.js';
-import type { Database } from './schema.js';
+import type { PlatformTables } from './schema.js';
 import { runInTransactionScope } from './transaction-scope.js';
 
-export type Trx = Transaction<Database>;
+/** A transaction over the platform's tables and the tables `T` of the layer that holds it (see Db). */
+export type Trx<T extends object = object> = Transaction<PlatformTables & T>;
+
+/** Any layer's transaction, as functions exported across modules take it. */
+export type AnyTrx = Trx;
 
 class RollBack extends Error {
   constructor(readonly failure: Failure) {
@@ -13,7 +17,10 @@ class RollBack extends Error {
 }
 
 /** Runs `work` in one transaction; a failed Result rolls everything back and is returned as it was. */
-export async function transact<T>(db: Db, work: (trx: Trx) => Promise<Result<T>>): Promise<Result<T>> {
+export async function transact<T, Tables extends object = object>(
+  db: Db<Tables>,
+  work: (trx: Trx<Tables>) => Promise<Result<T>>,
+): Promise<Result<T>> {
   try {
     return await db.transaction().execute((trx) =>
       runInTransactionScope(async () => {

@@ -6,8 +6,9 @@
 // one row per waiting item, claimed in batches, its history recorded under the lease.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import PgBoss from 'pg-boss';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/database.js';
 import type { SqlExecutor } from '../db/sql-executor.js';
+import type { Trx } from '../db/transact.js';
 import { withTimeout } from '../timeout.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -22,7 +23,7 @@ export interface Schedule {
 export interface EnqueueOptions {
   correlationId: string;
   /** Enqueue inside this transaction: the job exists only if the transaction commits. */
-  transaction?: Transaction<Database> | Kysely<Database>;
+  transaction?: Trx | Db;
   startAfter?: Date;
   singletonKey?: string;
 }
