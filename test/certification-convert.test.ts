@@ -11,12 +11,13 @@ import { sheetHeaders } from '../src/fiscal/certification/index.js';
 import { writeXlsx } from '../src/platform/xlsx/index.js';
 import { generateCertificationSet } from '../src/sandbox/certification/set-generator.js';
 import { setWorkbook } from '../src/sandbox/certification/set-workbook.js';
+import { ecfProgram } from './support/worker-process.js';
 
 const rnc = '131880681';
 const now = new Date();
 
 function ecf(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  return spawnSync(process.execPath, [...ecfProgram, ...args], {
     encoding: 'utf8',
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,

@@ -17,6 +17,7 @@ import { requireTool } from './support/tools.js';
 import { testSigningKey, verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
 import { validateWithOfficialXsd } from './support/xmllint.js';
 import { zipEntries } from './support/zip-entries.js';
+import { ecfProgram } from './support/worker-process.js';
 
 interface Credentials {
   apiKey: string;
@@ -57,7 +58,7 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
       LOG_LEVEL: 'warn',
       ECF_XSD_DIR: officialXsdDir,
     });
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    child = spawn(process.execPath, [...ecfProgram, 'start'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -179,11 +180,10 @@ describe('certification round trip on FISCAL_ENV=CERT embedded defaults', { time
     assert.equal(workbook.status, 200);
     const workbookPath = join(dataDir, 'set.xlsx');
     writeFileSync(workbookPath, Buffer.from(await workbook.arrayBuffer()));
-    const converted = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'src/main.ts', 'certification', 'convert', workbookPath],
-      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-    );
+    const converted = spawnSync(process.execPath, [...ecfProgram, 'certification', 'convert', workbookPath], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     assert.equal(converted.status, 0, converted.stderr);
     assert.equal(converted.stderr, '');
 

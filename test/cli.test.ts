@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './support/backends.js';
+import { ecfProgram } from './support/worker-process.js';
 
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(
@@ -16,7 +17,7 @@ const cleanEnv = Object.fromEntries(
 );
 
 function ecf(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  return spawnSync(process.execPath, [...ecfProgram, ...args], {
     env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -32,7 +33,7 @@ function runRole(
   terminal = false,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, '--import', 'tsx', 'src/main.ts', ...args];
+    const command = [process.execPath, ...ecfProgram, ...args];
     const [file, ...argv] = terminal ? ['script', '-qec', command.join(' '), '/dev/null'] : command;
     const child = spawn(file ?? '', argv, { env: { ...cleanEnv, LOG_LEVEL: 'info', ...env } });
     let output = '';

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/backends.js';
+import { ecfProgram } from './support/worker-process.js';
 import { cedulaFor, listingBytes, listingLine, rncFor, writeZip } from './taxpayers-listing.js';
 
 const cleanEnv = Object.fromEntries(
@@ -39,7 +40,7 @@ describe('ecf taxpayers import', { timeout: 180_000 }, () => {
   });
 
   const ecf = (args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    spawnSync(process.execPath, [...ecfProgram, ...args], {
       env: { ...cleanEnv, ...env },
       encoding: 'utf8',
       timeout: 90_000,

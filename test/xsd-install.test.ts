@@ -19,6 +19,7 @@ import { officialXsdDir } from './support/dgii-files.js';
 import { ecfDocuments, ownedFieldsFor } from './support/ecf-documents.js';
 import { startLoggedTestApp, type LoggedTestApp } from './support/logged-test-app.js';
 import { testSigningKey } from './support/xmldsig-kit.js';
+import { ecfProgram } from './support/worker-process.js';
 
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => !['ECF_XSD_DIR', 'DATA_DIR', 'NODE_ENV', 'LOG_LEVEL'].includes(name)),
@@ -35,7 +36,7 @@ function ecf(dataDir: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/main.ts', ...args],
+      [...ecfProgram, ...args],
       { env: { ...cleanEnv, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 90_000 },
       (error, stdout, stderr) => {
         resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });

@@ -11,6 +11,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 // without tsx's loader (2-3 s of CPU less per start); a preload in TypeScript still needs tsx.
 const compiledMain = existsSync(join(root, 'src/main.js'));
 
+/** The node arguments that run `ecf`: its compiled main.js under the suite's mirror, its sources through tsx otherwise. */
+export const ecfProgram: readonly string[] = compiledMain
+  ? [join(root, 'src/main.js')]
+  : ['--import', 'tsx', join(root, 'src/main.ts')];
+
 const inherited = Object.fromEntries(
   Object.entries(process.env).filter(
     (entry): entry is [string, string] =>
