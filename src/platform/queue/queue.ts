@@ -77,8 +77,16 @@ export async function openQueue(options: {
   maintenanceIntervalSeconds?: number;
 }): Promise<Queue> {
   const { executor, roles, log, metrics } = options;
+  // pg-boss's statements and the job handlers it runs, while under way: stop waits for them (see stop).
+  const underWay = new Set<Promise<unknown>>();
+  const tracked = <T>(promise: Promise<T>): Promise<T> => {
+    underWay.add(promise);
+    const settled = () => underWay.delete(promise);
+    promise.then(settled, settled);
+    return promise;
+  };
   const boss = new PgBoss({
-    db: executor,
+    db: { executeSql: (text: string, values: unknown[]) => tracked(executor.executeSql(text, values)) },
     schema: 'pgboss',
     supervise: roles.work || roles.schedule,
     schedule: roles.schedule,
@@ -139,10 +147,13 @@ export async function openQueue(options: {
             worker.id = await boss.work<JobEnvelope<never>>(
               job.name,
               { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true },
-              async (items) => {
-                await Promise.all(items.map(runOne));
-                if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
-              },
+              (items) =>
+                tracked(
+                  (async () => {
+                    await Promise.all(items.map(runOne));
+                    if (items.length === batchSize && worker.id !== undefined) boss.notifyWorker(worker.id);
+                  })(),
+                ),
             );
           }
         }
@@ -171,6 +182,15 @@ export async function openQueue(options: {
     },
     async stop() {
       await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
+      // pg-boss 10 tells its workers to stop without waiting for a fetch under way, and waits only for jobs already
+      // fetched: a fetch answered after stop resolved runs its job and completes or fails it (unawaited) later, on a
+      // database the caller has closed by then (an unhandled "Cannot use a pool after calling end on the pool", the
+      // job left active until it expires). So stop returns only once nothing of pg-boss's is under way: each
+      // statement settled, each handler done, and a turn of the event loop for what they set off to begin.
+      while (underWay.size > 0) {
+        await Promise.allSettled([...underWay]);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
   };
 }
