@@ -1,6 +1,6 @@
 // What other modules read of documents (docs/architecture.md): they take any layer's database and read documents'
 // tables here, so no other module names them.
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { AnyDb } from '../../platform/db/database.js';
 import { tablesOf } from '../../platform/db/tables-of.js';
@@ -54,4 +54,16 @@ export function commercialResponsesSince(
     .where('d.environment', '=', environment)
     .where('r.received_at', '>', since)
     .execute();
+}
+
+/**
+ * The documents' archived artefacts as a branch of archive's inventory (archive/inventory.repo.ts), a subquery of the caller's
+ * statement with the inventory's columns in its order: the verifier reads all kinds as one keyset-paged list.
+ * The document fields are those of the row's main XML only.
+ */
+export function documentArtefactsInventory(): RawBuilder<unknown> {
+  return sql`(select a.blob_key as key, a.sha256, a.size, 'document' as owner, a.document_id as owner_id, a.kind,
+    d.company_id, d.environment, a.created_at, d.status, d.encf, d.ecf_type, null::text as issuer_rnc,
+    d.fecha_emision, d.monto_total, d.fecha_hora_firma, d.security_code
+  from document_artefacts a join documents d on d.id = a.document_id)`;
 }
