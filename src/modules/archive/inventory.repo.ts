@@ -6,6 +6,10 @@ import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ArchiveTables } from './tables.js';
+import { approvalArtefactsInventory } from '../certification/index.js';
+import { documentArtefactsInventory } from '../documents/index.js';
+import { receivedArtefactsInventory } from '../received/index.js';
+import { annulmentArtefactsInventory } from '../sequences/index.js';
 
 export type ArtefactOwner = 'document' | 'received_document' | 'annulment' | 'certification_case';
 
@@ -44,29 +48,12 @@ const columns = sql`key, sha256, size, owner, owner_id as "ownerId", kind, compa
   fecha_emision as "fechaEmision", monto_total as "montoTotal", fecha_hora_firma as "fechaHoraFirma",
   security_code as "securityCode"`;
 
-// One branch per table that records archived files. The document fields are those of the row's main XML only: the
-// other artefacts are not copies of it.
+// One branch per table that records archived files, each its owner's fragment (its SQL on its own tables).
 const branches = [
-  sql`(select a.blob_key as key, a.sha256, a.size, 'document' as owner, a.document_id as owner_id, a.kind,
-    d.company_id, d.environment, a.created_at, d.status, d.encf, d.ecf_type, null::text as issuer_rnc,
-    d.fecha_emision, d.monto_total, d.fecha_hora_firma, d.security_code
-  from document_artefacts a join documents d on d.id = a.document_id)`,
-  sql`(select r.blob_key as key, r.sha256, r.size, 'received_document' as owner, r.received_document_id as owner_id,
-    r.kind, d.company_id, d.environment, r.created_at, d.status, d.encf, d.ecf_type, d.issuer_rnc, d.fecha_emision,
-    d.monto_total, null::text as fecha_hora_firma, null::text as security_code
-  from received_artefacts r join received_documents d on d.id = r.received_document_id)`,
-  sql`(select n.blob_key as key, n.sha256, n.size, 'annulment' as owner, n.id as owner_id, 'anecf-xml' as kind,
-    n.company_id, n.environment, n.created_at, n.status::text, null::text as encf, null::text as ecf_type,
-    null::text as issuer_rnc, null::text as fecha_emision, null::text as monto_total, null::text as fecha_hora_firma,
-    null::text as security_code
-  from annulments n)`,
-  sql`(select c.signed_blob_key as key, c.signed_sha256 as sha256, null::integer as size,
-    'certification_case' as owner, c.process_id || '/' || c.case_key as owner_id, 'acecf-xml' as kind, p.company_id,
-    p.environment, coalesce(c.sent_at, c.updated_at) as created_at, c.status::text, null::text as encf,
-    null::text as ecf_type, null::text as issuer_rnc, null::text as fecha_emision, null::text as monto_total,
-    null::text as fecha_hora_firma, null::text as security_code
-  from certification_cases c join certification_processes p on p.id = c.process_id
-  where c.signed_blob_key is not null)`,
+  documentArtefactsInventory(),
+  receivedArtefactsInventory(),
+  annulmentArtefactsInventory(),
+  approvalArtefactsInventory(),
 ];
 
 const artefacts = sql`(${sql.join(

@@ -11,20 +11,22 @@ import type {
   CertificationStepsTable,
   CertificationTables,
 } from './tables.js';
-import type { DocumentsTable, DocumentsTables } from '../documents/index.js';
+import {
+  documentVerdicts as verdictsOfDocuments,
+  documentsNumbered as documentsOfNumbers,
+  type DocumentsTable,
+} from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { newId } from '../../platform/ids.js';
 import { heldUnder } from '../../platform/work/outbound-work.repo.js';
 import { lockCompanyRow, receiverSegmentOf as companyReceiverSegment } from '../companies/index.js';
-import type { SequencesTables } from '../sequences/index.js';
+import { rangesOfCompany } from '../sequences/index.js';
 
 export type ProcessRow = Selectable<CertificationProcessesTable>;
 export type StepRow = Selectable<CertificationStepsTable>;
 export type CaseRow = Selectable<CertificationCasesTable>;
 export type ConfirmationRow = Selectable<CertificationConfirmationsTable>;
-type Executor =
-  | Db<CertificationTables & DocumentsTables & SequencesTables>
-  | Trx<CertificationTables & DocumentsTables & SequencesTables>;
+type Executor = Db<CertificationTables> | Trx<CertificationTables>;
 
 export function findProcess(
   executor: Executor,
@@ -43,7 +45,7 @@ export function findProcess(
 
 /** The process row locked for the change a request makes to it. */
 export function lockProcess(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   companyId: string,
   environment: FiscalEnvironment,
   id: string,
@@ -114,7 +116,7 @@ export function confirmationsOf(executor: Executor, processId: string): Promise<
 }
 
 export async function insertProcess(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   row: Insertable<CertificationProcessesTable>,
   steps: Insertable<CertificationStepsTable>[],
   cases: Insertable<CertificationCasesTable>[],
@@ -127,7 +129,7 @@ export async function insertProcess(
 /** In slices: a set of a few dozen cases is one statement; an operator's oversized file stays under PostgreSQL's
  * parameter limit. */
 export async function insertCases(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   cases: Insertable<CertificationCasesTable>[],
 ): Promise<void> {
   for (let start = 0; start < cases.length; start += 500)
@@ -138,7 +140,7 @@ export async function insertCases(
 }
 
 export async function insertConfirmation(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   row: Omit<Insertable<CertificationConfirmationsTable>, 'id'>,
 ): Promise<void> {
   await trx
@@ -148,7 +150,7 @@ export async function insertConfirmation(
 }
 
 export async function setStep(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   processId: string,
   number: number,
   change: { status: StepRow['status']; at: Date; evidence?: Record<string, unknown> },
@@ -167,7 +169,7 @@ export async function setStep(
 }
 
 export async function setProcess(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   id: string,
   change: { status: ProcessRow['status']; at: Date; failure?: Record<string, unknown>; cancelReason?: string },
 ): Promise<void> {
@@ -221,14 +223,7 @@ export function documentsNumbered(
   environment: FiscalEnvironment,
   encfs: readonly string[],
 ): Promise<{ id: string; encf: string; status: string; origin: string }[]> {
-  if (encfs.length === 0) return Promise.resolve([]);
-  return executor
-    .selectFrom('documents')
-    .select(['id', 'encf', 'status', 'origin'])
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment)
-    .where('encf', 'in', [...encfs])
-    .execute();
+  return documentsOfNumbers(executor, companyId, environment, encfs);
 }
 
 /** Cases of earlier processes of the company with DGII's verdict (accepted or rejected): what a new process may not
@@ -277,7 +272,7 @@ export function receiverSegmentOf(executor: Executor, companyId: string): Promis
 }
 
 export async function updateCase(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   row: Pick<CaseRow, 'process_id' | 'kind' | 'case_key'>,
   change: Updateable<CertificationCasesTable>,
 ): Promise<void> {
@@ -297,12 +292,7 @@ export function documentVerdicts(
 ): Promise<
   Pick<Selectable<DocumentsTable>, 'id' | 'encf' | 'status' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages'>[]
 > {
-  if (ids.length === 0) return Promise.resolve([]);
-  return executor
-    .selectFrom('documents')
-    .select(['id', 'encf', 'status', 'dgii_estado', 'dgii_codigo', 'dgii_messages'])
-    .where('id', 'in', [...ids])
-    .execute();
+  return verdictsOfDocuments(executor, ids);
 }
 
 /** The processes of these ids: the lane's work items (one per process). */
@@ -337,12 +327,7 @@ export function rangesOf(
   companyId: string,
   environment: FiscalEnvironment,
 ): Promise<{ id: string; ecf_type: string; first_number: number; last_number: number; next_number: number }[]> {
-  return executor
-    .selectFrom('sequence_ranges')
-    .select(['id', 'ecf_type', 'first_number', 'last_number', 'next_number'])
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment)
-    .execute();
+  return rangesOfCompany(executor, companyId, environment);
 }
 
 /** The outbound work target of the lanes (one item per process, its id the process id): lane-loop.ts. */
@@ -361,16 +346,10 @@ export async function laneHeld(
 }
 
 /** The process row locked, waiting for a reader that holds it (the lane's own writes, under its lease). */
-export function lockProcessById(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
-  id: string,
-): Promise<ProcessRow | undefined> {
+export function lockProcessById(trx: Trx<CertificationTables>, id: string): Promise<ProcessRow | undefined> {
   return trx.selectFrom('certification_processes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export async function lockCompany(
-  trx: Trx<CertificationTables & DocumentsTables & SequencesTables>,
-  companyId: string,
-): Promise<void> {
+export async function lockCompany(trx: Trx<CertificationTables>, companyId: string): Promise<void> {
   await lockCompanyRow(trx, companyId);
 }

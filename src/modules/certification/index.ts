@@ -9,3 +9,4 @@ export { startLaneLoop } from './lane-loop.js';
 export { createCaseChanges } from './case-changes.js';
 export { certificationModule } from './certification.module.js';
 export type { CertificationTables } from './tables.js';
+export { approvalArtefactsInventory } from './certification-reads.js';

@@ -6,21 +6,16 @@ import type { FiscalEnvironment } from '../../config.js';
 import type { Trx } from '../../platform/db/transact.js';
 import * as repo from './certification.repo.js';
 import type { CertificationTables } from './tables.js';
-import type { DocumentsTables } from '../documents/index.js';
-import type { ReceivedTables } from '../received/index.js';
-import type { SequencesTables } from '../sequences/index.js';
+import { commercialResponsesSince } from '../documents/index.js';
+import { receivedSince } from '../received/index.js';
 
 /** When the step that starts a receiver test opened: DGII's traffic counts from then. */
-async function openedAt(
-  trx: Trx<CertificationTables & DocumentsTables & ReceivedTables & SequencesTables>,
-  processId: string,
-  number: number,
-): Promise<Date | undefined> {
+async function openedAt(trx: Trx<CertificationTables>, processId: string, number: number): Promise<Date | undefined> {
   return (await repo.stepsOf(trx, processId)).find((row) => row.number === number)?.opened_at ?? undefined;
 }
 
 export async function stepEvidence(
-  trx: Trx<CertificationTables & DocumentsTables & ReceivedTables & SequencesTables>,
+  trx: Trx<CertificationTables>,
   process: repo.ProcessRow,
   step: repo.StepRow,
   context: { environment: FiscalEnvironment; expectedApprovals: number },
@@ -28,14 +23,7 @@ export async function stepEvidence(
   if (step.number === 9) {
     const since = await openedAt(trx, process.id, 8);
     if (since === undefined) return undefined;
-    const received = await trx
-      .selectFrom('received_documents')
-      .select(['id', 'issuer_rnc', 'encf', 'status', 'reason_code', 'received_at'])
-      .where('company_id', '=', process.company_id)
-      .where('environment', '=', context.environment)
-      .where('received_at', '>', since)
-      .orderBy('received_at')
-      .execute();
+    const received = await receivedSince(trx, process.company_id, context.environment, since);
     // A refusal fails DGII's test (the portal goes back to step 8); what counts is what came after the last one,
     // when the operator clicked again.
     const lastRefused = received.findLastIndex((row) => row.status === 'not_received');
@@ -58,14 +46,7 @@ export async function stepEvidence(
   if (step.number === 11) {
     const since = await openedAt(trx, process.id, 10);
     if (since === undefined) return undefined;
-    const answered = await trx
-      .selectFrom('document_commercial_responses as r')
-      .innerJoin('documents as d', 'd.id', 'r.document_id')
-      .select(['d.encf', 'r.rnc_comprador', 'r.decision', 'r.received_at'])
-      .where('d.company_id', '=', process.company_id)
-      .where('d.environment', '=', context.environment)
-      .where('r.received_at', '>', since)
-      .execute();
+    const answered = await commercialResponsesSince(trx, process.company_id, context.environment, since);
     if (answered.length < Math.max(1, context.expectedApprovals)) return undefined;
     return {
       cause: `${String(answered.length)} commercial approvals from DGII received and answered`,

@@ -48,6 +48,14 @@ export function companyPermissionsOf(companyId: Expression<string>): RawBuilder<
   return sql<'current' | 'suspended'>`(select permissions from companies where id = ${companyId})`;
 }
 
+/**
+ * The company's RNC as a scalar subquery of the caller's statement (null when there is no such company), so that a
+ * read of another module's rows with their company's RNC stays one statement (webhooks' outbox claim).
+ */
+export function companyRncOf(companyId: Expression<string | null>): RawBuilder<string | null> {
+  return sql<string | null>`(select rnc from companies where id = ${companyId})`;
+}
+
 /** Takes the company's row lock, waiting for whoever holds it: for work serialised per company. */
 export async function lockCompanyRow(trx: AnyTrx, companyId: string): Promise<void> {
   await tablesOf<CompaniesTables>(trx)

@@ -23,6 +23,7 @@ export {
   companyIdByIdOrRnc,
   companyIds,
   companyPermissionsOf,
+  companyRncOf,
   companySummary,
   lockCompanyRow,
   receiverOfCompany,

@@ -17,6 +17,12 @@ export {
   type ArtefactRow,
   type DocumentRow,
 } from './documents.repo.js';
+export {
+  commercialResponsesSince,
+  documentArtefactsInventory,
+  documentVerdicts,
+  documentsNumbered,
+} from './document-reads.js';
 export { archiveNextArtefactVersion } from './artefacts.js';
 export { documentsModule } from './documents.module.js';
 export type { DocumentsTables } from './tables.js';

@@ -21,5 +21,6 @@ export {
   responseDeliveryTargets,
   type ResponseDeliveryPolicy,
 } from './outgoing-response-delivery.js';
+export { receivedArtefactsInventory, receivedSince } from './received-reads.js';
 export { receivedModule } from './received.module.js';
 export type { ReceivedArtefactKind, ReceivedTables } from './tables.js';

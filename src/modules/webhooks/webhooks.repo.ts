@@ -1,5 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
+import { companyRncOf } from '../companies/index.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
@@ -115,8 +116,9 @@ export async function lockUndispatched(
         order by due_at, item_id
         limit ${limit}
         for update skip locked)
-      select t.item_id as id, e.company_id, e.type, e.payload, e.occurred_at, c.rnc
-      from taken t left join domain_events e on e.id = t.item_id left join companies c on c.id = e.company_id
+      select t.item_id as id, e.company_id, e.type, e.payload, e.occurred_at,
+        ${companyRncOf(sql.ref<string | null>('e.company_id'))} as rnc
+      from taken t left join domain_events e on e.id = t.item_id
       order by t.due_at, t.item_id`,
   );
   return result.rows;

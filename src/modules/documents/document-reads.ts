@@ -1,0 +1,69 @@
+// What other modules read of documents (docs/architecture.md): they take any layer's database and read documents'
+// tables here, so no other module names them.
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { FiscalEnvironment } from '../../config.js';
+import type { AnyDb } from '../../platform/db/database.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import type { AnyTrx } from '../../platform/db/transact.js';
+import type { DocumentsTable, DocumentsTables } from './tables.js';
+
+/** The company's documents in this environment with these e-NCF, with their status and origin. */
+export function documentsNumbered(
+  db: AnyDb | AnyTrx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  encfs: readonly string[],
+): Promise<{ id: string; encf: string; status: string; origin: string }[]> {
+  if (encfs.length === 0) return Promise.resolve([]);
+  return tablesOf<DocumentsTables>(db)
+    .selectFrom('documents')
+    .select(['id', 'encf', 'status', 'origin'])
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', 'in', [...encfs])
+    .execute();
+}
+
+/** What DGII said of these documents, as the sending pipeline recorded it. */
+export function documentVerdicts(
+  db: AnyDb | AnyTrx,
+  ids: readonly string[],
+): Promise<
+  Pick<Selectable<DocumentsTable>, 'id' | 'encf' | 'status' | 'dgii_estado' | 'dgii_codigo' | 'dgii_messages'>[]
+> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return tablesOf<DocumentsTables>(db)
+    .selectFrom('documents')
+    .select(['id', 'encf', 'status', 'dgii_estado', 'dgii_codigo', 'dgii_messages'])
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The buyers' commercial responses (ACECF) to the company's documents in this environment received after `since`. */
+export function commercialResponsesSince(
+  db: AnyDb | AnyTrx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  since: Date,
+): Promise<{ encf: string; rnc_comprador: string; decision: 'approved' | 'rejected'; received_at: Date }[]> {
+  return tablesOf<DocumentsTables>(db)
+    .selectFrom('document_commercial_responses as r')
+    .innerJoin('documents as d', 'd.id', 'r.document_id')
+    .select(['d.encf', 'r.rnc_comprador', 'r.decision', 'r.received_at'])
+    .where('d.company_id', '=', companyId)
+    .where('d.environment', '=', environment)
+    .where('r.received_at', '>', since)
+    .execute();
+}
+
+/**
+ * The documents' archived artefacts as a branch of archive's inventory (archive/inventory.repo.ts), a subquery of the caller's
+ * statement with the inventory's columns in its order: the verifier reads all kinds as one keyset-paged list.
+ * The document fields are those of the row's main XML only.
+ */
+export function documentArtefactsInventory(): RawBuilder<unknown> {
+  return sql`(select a.blob_key as key, a.sha256, a.size, 'document' as owner, a.document_id as owner_id, a.kind,
+    d.company_id, d.environment, a.created_at, d.status, d.encf, d.ecf_type, null::text as issuer_rnc,
+    d.fecha_emision, d.monto_total, d.fecha_hora_firma, d.security_code
+  from document_artefacts a join documents d on d.id = a.document_id)`;
+}
