@@ -7,6 +7,9 @@
 //   node scripts/test.mjs [paths…]      the files below those paths (default: src and test)
 //   node scripts/test.mjs --unit        the fast tier: the files listed as unit in scripts/test-tiers.mjs
 //   node scripts/test.mjs --times       and print every file's time, not only the slowest
+//   node scripts/test.mjs --lint        and the checks of `npm run lint` beside the files (`npm test`)
+//   node scripts/test.mjs --record-times   and write the times to scripts/test-times.json, the order a clean
+//                                       clone starts with
 //
 // TEST_CONCURRENCY sets how many files run at once (default 2: this project's CI machine has two cores).
 // The files run from JavaScript compiled at the start of the run (scripts/test-build.mjs: tsx's loader costs each
@@ -28,10 +31,20 @@ import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { buildTests } from './test-build.mjs';
+import { lintSteps } from './lint-steps.mjs';
 import { isUnitTest } from './test-tiers.mjs';
 
 const fileTimeoutMs = 15 * 60_000;
+const ticksPerSecond = 100; // Linux's USER_HZ, the unit of /proc/self/stat's times
+
+/** CPU seconds of this runner's children that have ended and been waited for (utime and stime, both included). */
+function childrenCpuSeconds() {
+  if (process.platform !== 'linux') return 0;
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / ticksPerSecond; // cutime and cstime: fields 16 and 17
+}
 const timesCache = 'node_modules/.cache/ecf-test-times.json';
+const recordedTimes = 'scripts/test-times.json';
 
 function findTests(dir) {
   const found = [];
@@ -46,6 +59,8 @@ function findTests(dir) {
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const allTimes = args.includes('--times');
+const withLint = args.includes('--lint');
+const recordTimes = args.includes('--record-times');
 const roots = args.filter((arg) => !arg.startsWith('--'));
 let files = (roots.length > 0 ? roots : ['src', 'test'])
   .flatMap((root) => (statSync(root).isDirectory() ? findTests(root) : [root]))
@@ -57,10 +72,14 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// Longest first, by the last run's times on this machine; a file never timed goes by its size.
-const known = existsSync(timesCache) ? JSON.parse(readFileSync(timesCache, 'utf8')) : {};
-const expected = (file) => known[file] ?? statSync(file).size / 10;
-const queue = [...files].sort((a, b) => expected(b) - expected(a));
+// Longest first, by the last run's times on this machine, else by the times recorded in the project (a clean clone
+// has no run of its own: a long file drawn last keeps a core idle while it finishes); a file never timed goes by its
+// size.
+const readTimes = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {});
+const known = readTimes(timesCache);
+const recorded = readTimes(recordedTimes);
+const expected = (name) => known[name] ?? recorded[name] ?? (existsSync(name) ? statSync(name).size / 10 : 60);
+const queue = [...files, ...(withLint ? lintSteps : [])].sort((a, b) => expected(b.name ?? b) - expected(a.name ?? a));
 
 const countsDir = mkdtempSync(join(tmpdir(), 'ecf-test-counts-'));
 const reporter = new URL('./test-counts-reporter.mjs', import.meta.url).pathname;
@@ -71,24 +90,33 @@ const compiled = process.env.TEST_FROM_SOURCES === '1' ? undefined : await build
 if (compiled !== undefined) console.log(`compiled in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 process.on('exit', () => compiled?.clean());
 
-function runFile(file, index) {
+/** A test file's run: node:test in a process of its own, its counts written by our reporter. */
+function testJob(file, index) {
   const countsFile = join(countsDir, `${index}.json`);
-  const child = spawn(
-    process.execPath,
-    [
-      ...(compiled === undefined ? ['--import', 'tsx'] : []),
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      `--test-reporter=${reporter}`,
-      `--test-reporter-destination=${countsFile}`,
-      compiled === undefined ? file : join(compiled.dir, file.replace(/\.ts$/, '.js')),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = [
+    ...(compiled === undefined ? ['--import', 'tsx'] : []),
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${reporter}`,
+    `--test-reporter-destination=${countsFile}`,
+    compiled === undefined ? file : join(compiled.dir, file.replace(/\.ts$/, '.js')),
+  ];
+  return {
+    name: file,
+    command: process.execPath,
+    args,
+    counts: () => (existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : undefined),
+  };
+}
+
+const noTests = { tests: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
+
+function run(job) {
+  const child = spawn(job.command, job.args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
-  const fileStarted = performance.now();
+  const jobStarted = performance.now();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -97,23 +125,32 @@ function runFile(file, index) {
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const seconds = (performance.now() - fileStarted) / 1000;
-      const counts = existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : undefined;
+      const seconds = (performance.now() - jobStarted) / 1000;
+      // Children end one at a time, so the growth since the last one ended is this job's CPU.
+      const cpuNow = childrenCpuSeconds();
+      const cpu = cpuNow - cpuSeen;
+      cpuSeen = cpuNow;
+      // A test file passes when its process ends well and its reporter counted no failure; a lint step, on its code.
+      const counts = job.counts === undefined ? noTests : job.counts();
       const failed = code !== 0 || !counts || counts.fail > 0;
       const why = timedOut ? ` (stopped after ${fileTimeoutMs / 60_000} min)` : signal ? ` (${signal})` : '';
-      process.stdout.write(`\n▶ ${file} ${failed ? 'FAILED' : 'ok'} in ${seconds.toFixed(1)} s${why}\n`);
+      process.stdout.write(
+        `\n▶ ${job.name} ${failed ? 'FAILED' : 'ok'} in ${seconds.toFixed(1)} s (${cpu.toFixed(1)} s CPU)${why}\n`,
+      );
       process.stdout.write(Buffer.concat(output));
-      results.push({ file, seconds, failed, counts: counts ?? { tests: 0, pass: 0, fail: 0, skip: 0, todo: 0 } });
+      results.push({ file: job.name, seconds, cpu, failed, counts: counts ?? noTests });
       resolve();
     });
   });
 }
 
+let cpuSeen = childrenCpuSeconds();
 let next = 0;
 async function worker() {
   while (next < queue.length) {
     const index = next++;
-    await runFile(queue[index], index);
+    const item = queue[index];
+    await run(typeof item === 'string' ? testJob(item, index) : item);
   }
 }
 await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
@@ -124,21 +161,28 @@ const sum = (key) => results.reduce((total, result) => total + result.counts[key
 const byTime = [...results].sort((a, b) => b.seconds - a.seconds);
 const shown = allTimes ? byTime : byTime.slice(0, 20);
 console.log(`\n${allTimes ? 'Every file' : 'The 20 slowest files'}, in seconds:\n`);
-console.log('| seconds | tests | file |\n|---:|---:|---|');
-for (const result of shown) console.log(`| ${result.seconds.toFixed(1)} | ${result.counts.tests} | ${result.file} |`);
+console.log('| seconds | CPU s | tests | file |\n|---:|---:|---:|---|');
+for (const result of shown) {
+  console.log(`| ${result.seconds.toFixed(1)} | ${result.cpu.toFixed(1)} | ${result.counts.tests} | ${result.file} |`);
+}
 const fileSeconds = results.reduce((total, result) => total + result.seconds, 0);
+const cpuSeconds = results.reduce((total, result) => total + result.cpu, 0);
 console.log(
   `\n${results.length} files, ${sum('tests')} tests: ${sum('pass')} passed, ${sum('fail')} failed, ` +
     `${sum('skip')} skipped, ${sum('todo')} todo; ${wall.toFixed(0)} s (${fileSeconds.toFixed(0)} s of files, ` +
-    `${concurrency} at a time)`,
+    `${concurrency} at a time; ${cpuSeconds.toFixed(0)} s CPU)`,
 );
 
 // A narrowed run updates the times of its own files and keeps the others'.
+const measured = Object.fromEntries(results.map((result) => [result.file, Math.round(result.seconds * 10) / 10]));
 mkdirSync('node_modules/.cache', { recursive: true });
-writeFileSync(
-  timesCache,
-  JSON.stringify({ ...known, ...Object.fromEntries(results.map((result) => [result.file, result.seconds])) }),
-);
+writeFileSync(timesCache, JSON.stringify({ ...known, ...measured }));
+if (recordTimes) {
+  const sorted = Object.fromEntries(
+    Object.entries({ ...recorded, ...measured }).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  writeFileSync(recordedTimes, `${JSON.stringify(sorted, null, 2)}\n`);
+}
 
 const failed = results.filter((result) => result.failed);
 if (failed.length > 0) {

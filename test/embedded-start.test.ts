@@ -1,5 +1,6 @@
 // The README promise: on a machine with no database or Redis, `npm start` runs the service on embedded
-// defaults. This drives the real command in a child process, as a user would.
+// defaults. This drives `ecf start`, what `npm start` runs once it has built, in a child process, as a user would;
+// the build from a fresh clone is test/readme-quick-start.test.ts's (building here as well cost the suite a minute).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from './support/free-port.js';
 import { unconfiguredEnv } from './support/unconfigured-env.js';
+import { ecfProgram } from './support/worker-process.js';
 
 interface Started {
   child: ChildProcess;
@@ -18,7 +20,7 @@ interface Started {
 const sandboxAdminToken = 'embedded-start-test-admin-token';
 
 function start(dataDir: string, port: number): Started {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+  const child = spawn(process.execPath, [...ecfProgram, 'start'], {
     env: unconfiguredEnv({
       DATA_DIR: dataDir,
       PORT: String(port),
