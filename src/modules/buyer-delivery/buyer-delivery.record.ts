@@ -17,8 +17,12 @@ import type { Trx } from '../../platform/db/transact.js';
 import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
 import type { BuyerDeliveryChannel, DocumentsTables } from '../documents/index.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
-import { deliveryChannelNames, documentEventInsertStatement, type ArtefactRow } from '../documents/index.js';
-import { openFailedJob } from '../sending/index.js';
+import {
+  deliveryChannelNames,
+  documentEventInsertStatement,
+  openFailedJob,
+  type ArtefactRow,
+} from '../documents/index.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
 import { updateDelivery, type DeliveryItem, type DeliveryRow } from './buyer-delivery.repo.js';
 

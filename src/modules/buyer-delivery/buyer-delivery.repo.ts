@@ -107,19 +107,3 @@ export async function requestDelivery(
     .onConflict((conflict) => conflict.column('document_id').doUpdateSet(reopened))
     .execute();
 }
-
-/** Closes the document's open failed jobs of `kind` (a delivery that got there, or was asked for again). */
-export async function closeFailedJobs(
-  trx: Trx<DocumentsTables>,
-  documentId: string,
-  kind: string,
-  closing: { at: Date; because: string },
-): Promise<void> {
-  await trx
-    .updateTable('failed_jobs')
-    .set({ closed_at: closing.at, closed_because: closing.because })
-    .where('document_id', '=', documentId)
-    .where('kind', '=', kind)
-    .where('closed_at', 'is', null)
-    .execute();
-}

@@ -8,10 +8,15 @@ import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { WorkEngine } from '../../platform/work/work-engine.js';
-import { documentEventInsertStatement, findDocument, type DocumentsService } from '../documents/index.js';
+import {
+  closeFailedJobs,
+  documentEventInsertStatement,
+  findDocument,
+  type DocumentsService,
+} from '../documents/index.js';
 import type { DocumentView, DocumentsTables } from '../documents/index.js';
 import { failedJobKind } from './buyer-delivery.record.js';
-import { closeFailedJobs, requestDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
+import { requestDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
 
 export interface BuyerDeliveryService {
   deliver(

@@ -23,6 +23,8 @@ export {
   documentVerdicts,
   documentsNumbered,
 } from './document-reads.js';
+// The failed jobs of a document's work (its send, its delivery to the buyer), for the modules that run it.
+export { closeFailedJobs, listFailedJobs, openFailedJob, type FailedJobRow } from './failed-jobs.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';
 export { documentsModule } from './documents.module.js';
 export type { DocumentsTables } from './tables.js';

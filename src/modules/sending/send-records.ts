@@ -9,7 +9,7 @@ import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
-import { documentEventInsertStatement } from '../documents/index.js';
+import { documentEventInsertStatement, openFailedJob } from '../documents/index.js';
 import { documentSends, type ClaimedSend, type DocumentChanges, type SendDone } from './document-changes.js';
 import * as repo from './sending.repo.js';
 
@@ -90,7 +90,7 @@ export function createSendRecords(deps: {
       updated_at: now,
     });
     await event(trx, row, 'dgii.send_failed', 'send_failed', cause);
-    await repo.openFailedJob(trx, {
+    await openFailedJob(trx, {
       id: newId('fjb'),
       companyId: row.company_id,
       environment,
@@ -136,7 +136,7 @@ export function createSendRecords(deps: {
       `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`,
     );
     if (giveUp || attempts >= policy.maxAttempts) {
-      await repo.openFailedJob(trx, {
+      await openFailedJob(trx, {
         id: newId('fjb'),
         companyId: row.company_id,
         environment,

@@ -1,11 +1,10 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import { olderThan } from '../../platform/db/older-than.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { DgiiMessageRow } from '../../platform/db/schema.js';
-import type { DocumentStatus, FailedJobsTable, SendRoute, DocumentRow, DocumentsTables } from '../documents/index.js';
+import type { DocumentStatus, SendRoute, DocumentRow, DocumentsTables } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
@@ -19,7 +18,6 @@ import {
 } from '../../platform/work/outbound-work.repo.js';
 
 export type { DocumentRow };
-export type FailedJobRow = Selectable<FailedJobsTable>;
 
 export function lockDocument(trx: Trx<DocumentsTables>, id: string): Promise<DocumentRow | undefined> {
   return trx.selectFrom('documents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
@@ -407,65 +405,6 @@ export async function claimPolls(db: Db<DocumentsTables>, terms: ClaimTerms): Pr
       select w.item_id, w.attempts as work_attempts, d.* from work w left join documents d on d.id = w.item_id and d.status = 'in_process'`,
   );
   return result.rows.map(joinedRow);
-}
-
-export async function openFailedJob(
-  trx: Trx<DocumentsTables>,
-  job: {
-    id: string;
-    companyId: string;
-    environment: FiscalEnvironment;
-    kind: string;
-    documentId: string;
-    reason: string;
-    attempts: number;
-    at: Date;
-  },
-): Promise<void> {
-  await trx
-    .insertInto('failed_jobs')
-    .values({
-      id: job.id,
-      company_id: job.companyId,
-      environment: job.environment,
-      kind: job.kind,
-      document_id: job.documentId,
-      reason: job.reason,
-      attempts: job.attempts,
-      opened_at: job.at,
-      closed_at: null,
-      closed_because: null,
-    })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['document_id', 'kind'])
-        .where('closed_at', 'is', null)
-        .doUpdateSet({ reason: job.reason, attempts: job.attempts }),
-    )
-    .execute();
-}
-
-export function listFailedJobs(
-  db: Db<DocumentsTables>,
-  companyId: string,
-  environment: FiscalEnvironment,
-  filter: { open?: boolean | undefined; limit: number; after?: { createdAt: Date; id: string } | undefined },
-): Promise<FailedJobRow[]> {
-  let query = db
-    .selectFrom('failed_jobs')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment);
-  if (filter.open !== undefined) query = query.where('closed_at', filter.open ? 'is' : 'is not', null);
-  const after = filter.after;
-  if (after !== undefined) {
-    query = query.where(olderThan(after, 'opened_at'));
-  }
-  return query
-    .orderBy('opened_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute();
 }
 
 /**

@@ -10,7 +10,7 @@ import { groupCommit } from '../../platform/group-commit.js';
 import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
-import { documentsById, findDocument } from '../documents/index.js';
+import { documentsById, findDocument, listFailedJobs, type FailedJobRow } from '../documents/index.js';
 import { documentPolls, documentSends, type Delivery } from './delivery.js';
 import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
@@ -59,7 +59,7 @@ function answer(row: repo.DocumentRow, changed: boolean, detail: string): SendAn
   return { id: row.id, eNCF: row.encf, status: row.status, changed, detail, trackId: row.track_id };
 }
 
-function failedJobView(row: repo.FailedJobRow): FailedJobView {
+function failedJobView(row: FailedJobRow): FailedJobView {
   return {
     id: row.id,
     kind: row.kind,
@@ -190,7 +190,7 @@ export function createSendingService(deps: {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listFailedJobs(db, companyId, environment, {
+      const rows = await listFailedJobs(db, companyId, environment, {
         open: query.open,
         limit,
         after: after.value,
