@@ -23,6 +23,16 @@ export {
   documentVerdicts,
   documentsNumbered,
 } from './document-reads.js';
+// The send columns, changed as sending moves a document through DGII (one statement each, conditional).
+export {
+  changeDocumentsIf,
+  groupedDocumentChanges,
+  updateDocument,
+  type ChangeRecords,
+  type DocumentChange,
+  type ExpectedState,
+  type SendStateChange,
+} from './send-state.repo.js';
 // The failed jobs of a document's work (its send, its delivery to the buyer), for the modules that run it.
 export { closeFailedJobs, listFailedJobs, openFailedJob, type FailedJobRow } from './failed-jobs.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';

@@ -10,7 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { createWorkEngine, type ClaimedWork, type WorkEngine } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService, DocumentsTables } from '../documents/index.js';
+import type { DocumentRow, DocumentsService, DocumentsTables } from '../documents/index.js';
 import { createDocumentChanges, documentSends, type ClaimedSend } from './document-changes.js';
 import { createPollTarget, type PollPolicy } from './poll-target.js';
 import { createSendTarget, type SendPolicy } from './send-target.js';
@@ -56,7 +56,7 @@ export function deliveryPolicy(config: Pick<Config, 'sending' | 'dgiiClient'>): 
 
 export interface Delivery {
   sends: WorkEngine<ClaimedSend>;
-  polls: WorkEngine<repo.DocumentRow>;
+  polls: WorkEngine<DocumentRow>;
   /** Claims up to `limit` documents whose send is due; during DGII's maintenance window, makes them wait instead. */
   claimDueSends(limit: number): Promise<ClaimedWork<ClaimedSend>[]>;
   /** One send attempt for document `documentId`, now, if no worker holds it. Safe to run twice, or on two workers. */

@@ -11,7 +11,7 @@ import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import { documentPolls, recordTogether, type DocumentChanges, type PollDone } from './document-changes.js';
 import * as repo from './sending.repo.js';
-import type { DocumentsTables } from '../documents/index.js';
+import { changeDocumentsIf, type DocumentRow, type DocumentsTables } from '../documents/index.js';
 
 export interface PollPolicy {
   leaseMs: number;
@@ -30,7 +30,7 @@ export function createPollTarget(deps: {
   dgii: DgiiClient;
   changes: DocumentChanges;
   policy: PollPolicy;
-}): WorkTarget<repo.DocumentRow, PollDone> {
+}): WorkTarget<DocumentRow, PollDone> {
   const { db, clock, environment, dgii, changes, policy } = deps;
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
@@ -71,11 +71,11 @@ export function createPollTarget(deps: {
     async record(trx, row, settlement) {
       switch (settlement.kind) {
         case 'done':
-          await repo.changeDocumentsIf(trx, [changes.pollDone(row, settlement.result)]);
+          await changeDocumentsIf(trx, [changes.pollDone(row, settlement.result)]);
           return;
         case 'again':
           // The poll counted, only while the document is as the poll saw it; nothing else about it changed.
-          await repo.changeDocumentsIf(trx, [
+          await changeDocumentsIf(trx, [
             {
               id: row.id,
               expected: { status: 'in_process', trackId: row.track_id ?? '', pollCount: row.poll_count },

@@ -3,15 +3,14 @@
 // `queued`, or `send_failed` once no attempt is left), or DGII may have it (stays `sending`, asked about first).
 import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
-import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
+import type { DocumentRow, DocumentStatus, DocumentsTables } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
-import { documentEventInsertStatement, openFailedJob } from '../documents/index.js';
+import { changeDocumentsIf, documentEventInsertStatement, openFailedJob, updateDocument } from '../documents/index.js';
 import { documentSends, type ClaimedSend, type DocumentChanges, type SendDone } from './document-changes.js';
-import * as repo from './sending.repo.js';
 
 /** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
 export interface NotTaken {
@@ -32,7 +31,7 @@ export function createSendRecords(deps: {
 
   async function event(
     trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    row: DocumentRow,
     type: string,
     status: DocumentStatus | null,
     cause: string,
@@ -43,14 +42,14 @@ export function createSendRecords(deps: {
   /** DGII did not take the bytes: back to `queued`, due again at `at`. */
   async function recordNotTaken(
     trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    row: DocumentRow,
     detail: string,
     at: Date,
     failure: NotTaken,
   ): Promise<void> {
     const { counted } = failure;
     const attempts = row.send_attempts + (counted ? 1 : 0);
-    await repo.updateDocument(trx, row.id, {
+    await updateDocument(trx, row.id, {
       status: 'queued',
       // A recorded fact, set once and never cleared: the printed representation carries the contingency legend.
       ...(failure.unreachable ? { issued_in_contingency: true } : {}),
@@ -72,7 +71,7 @@ export function createSendRecords(deps: {
   /** DGII did not take it and no attempt is left: `send_failed`, a failed job and its event. */
   async function recordSendFailed(
     trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    row: DocumentRow,
     detail: string,
     counted: boolean,
   ): Promise<void> {
@@ -81,7 +80,7 @@ export function createSendRecords(deps: {
     const cause = counted
       ? `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar`
       : detail;
-    await repo.updateDocument(trx, row.id, {
+    await updateDocument(trx, row.id, {
       status: 'send_failed',
       send_attempts: attempts,
       send_lease_id: null,
@@ -113,14 +112,14 @@ export function createSendRecords(deps: {
    */
   async function recordUncertain(
     trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    row: DocumentRow,
     detail: string,
     askAt: Date,
     giveUp = false,
   ): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
-    await repo.updateDocument(trx, row.id, {
+    await updateDocument(trx, row.id, {
       status: 'sending',
       send_attempts: attempts,
       send_lease_id: null,
@@ -158,7 +157,7 @@ export function createSendRecords(deps: {
     const { row } = claimed;
     switch (settlement.kind) {
       case 'done':
-        await repo.changeDocumentsIf(trx, [changes.sendDone(claimed, settlement.result)]);
+        await changeDocumentsIf(trx, [changes.sendDone(claimed, settlement.result)]);
         return;
       case 'deferred':
         await recordNotTaken(trx, row, settlement.reason, settlement.at, {

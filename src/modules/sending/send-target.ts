@@ -21,7 +21,12 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService, DocumentsTables } from '../documents/index.js';
+import {
+  groupedDocumentChanges,
+  type DocumentRow,
+  type DocumentsService,
+  type DocumentsTables,
+} from '../documents/index.js';
 import {
   documentSends,
   recordTogether,
@@ -57,7 +62,7 @@ export function createSendTarget(deps: {
   const recordSend = createSendRecords({ clock, environment: deps.environment, changes, policy });
   const rfce = createRfceSend({ dgii, companies, documents });
   // The one-statement changes made while an attempt runs, batched with those of the other documents in flight.
-  const changeDocumentIf = repo.groupedDocumentChanges(db);
+  const changeDocumentIf = groupedDocumentChanges(db);
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
   const outcomes = createSendOutcomes({
     later,
@@ -65,7 +70,7 @@ export function createSendTarget(deps: {
     policy,
   });
 
-  async function resolve(row: repo.DocumentRow, rnc: string): Promise<Resolution> {
+  async function resolve(row: DocumentRow, rnc: string): Promise<Resolution> {
     if (row.send_route === 'rfce') return rfce.resolve(row, rnc);
     const tracks = await dgii.trackIds(row.company_id, { rncEmisor: rnc, eNCF: row.encf });
     if (tracks.kind === 'found') {
@@ -81,7 +86,7 @@ export function createSendTarget(deps: {
 
   /** The bytes to DGII: the archived signed XML, named as DGII expects, or for an RFCE its summary. */
   function sendFile(
-    row: repo.DocumentRow,
+    row: DocumentRow,
     file: { xml: Buffer; fileName: string },
     leaving: () => void,
   ): Promise<SendEcfOutcome | SendRfceOutcome> {

@@ -10,13 +10,20 @@ import { groupCommit } from '../../platform/group-commit.js';
 import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
-import { documentsById, findDocument, listFailedJobs, type FailedJobRow } from '../documents/index.js';
+import {
+  documentsById,
+  findDocument,
+  groupedDocumentChanges,
+  listFailedJobs,
+  type DocumentRow,
+  type FailedJobRow,
+} from '../documents/index.js';
 import { documentPolls, documentSends, type Delivery } from './delivery.js';
 import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
 
 /** States a retry may start again from: DGII certainly does not hold the document as accepted. */
-function retryRefusal(row: repo.DocumentRow): string | undefined {
+function retryRefusal(row: DocumentRow): string | undefined {
   switch (row.status) {
     case 'send_failed':
     case 'not_found':
@@ -55,7 +62,7 @@ export interface SendingService {
   health(): Promise<DgiiHealth>;
 }
 
-function answer(row: repo.DocumentRow, changed: boolean, detail: string): SendAnswer {
+function answer(row: DocumentRow, changed: boolean, detail: string): SendAnswer {
   return { id: row.id, eNCF: row.encf, status: row.status, changed, detail, trackId: row.track_id };
 }
 
@@ -88,17 +95,17 @@ export function createSendingService(deps: {
   const { db, clock, environment, dgii, delivery, queued } = deps;
   // enviar's read and its one-statement change, each batched with those of the other enviar calls in flight.
   const readDocument = groupCommit((ids: string[]) => documentsById(db, ids), { maxBatch: 100 });
-  const changeDocumentIf = repo.groupedDocumentChanges(db);
+  const changeDocumentIf = groupedDocumentChanges(db);
 
   /**
    * signed (or a retry's starting state) → queued, its send due at once: read, then ONE statement that applies only
-   * while the document is still in the state read (sending.repo.ts changeDocumentsIf), with its timeline event, its
+   * while the document is still in the state read (documents' send-state.repo.ts changeDocumentsIf), with its timeline event, its
    * outbox event and its send in the queue (delivery.ts, platform/work). A change in between (another enviar won) is read again.
    */
   async function enqueue(
     companyId: string,
     id: string,
-    allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined,
+    allowed: (row: DocumentRow) => Result<SendAnswer> | undefined,
     cause: string,
   ): Promise<Result<SendAnswer>> {
     for (;;) {

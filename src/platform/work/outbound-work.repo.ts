@@ -144,10 +144,11 @@ export function settledUnderLease(target: string) {
 
 /**
  * The part of a target's one-statement recording that settles the queue rows of `rows` under their leases, for a
- * target that records its own changes and settles in the same statement (sending.repo.ts changeDocumentsIf). `rows`
- * is the FROM of the statement (`input i join changed c on c.id = i.id`); `target`, `itemId` and `leaseId` name
- * each row's, as expressions of it. Deleted (done), or, with `next`, due again then, unheld, its attempts counted
- * from 0 (an answer that moves the item on). A row whose lease passed to another worker is left as it is.
+ * target that records its own changes and settles in the same statement (documents' changeDocumentsIf,
+ * send-state.repo.ts). `rows` is the FROM of the statement (`input i join changed c on c.id = i.id`); `target`,
+ * `itemId` and `leaseId` name each row's, as expressions of it. Deleted (done), or, with `next`, due again then,
+ * unheld, its attempts counted from 0 (an answer that moves the item on). A row whose lease passed to another worker
+ * is left as it is.
  */
 export function settleHeld(rows: {
   from: RawBuilder<unknown>;
@@ -165,7 +166,7 @@ export function settleHeld(rows: {
 /**
  * Puts the items a query selects in the queue (its columns: target, item_id, environment, due_at), from 0 attempts;
  * one already waiting takes the new due time and loses any lease (its worker's outcome will not be recorded). For
- * work queued in a target's own statement (sending.repo.ts changeDocumentsIf); enqueue does it for a list.
+ * work queued in a target's own statement (documents' changeDocumentsIf); enqueue does it for a list.
  */
 export function enqueueSelected(selected: RawBuilder<unknown>) {
   return sql`
