@@ -14,8 +14,12 @@ import {
   type Delivery,
   type DeliveryPolicy,
 } from '../src/modules/sending/index.js';
-import { changeDocumentsIf, type DocumentChange } from '../src/modules/documents/index.js';
-import { claimForSending, pendingCounts } from '../src/modules/sending/sending.repo.js';
+import {
+  changeDocumentsIf,
+  claimForSending,
+  pendingCounts,
+  type DocumentChange,
+} from '../src/modules/documents/index.js';
 import type { ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { parseConfig } from '../src/config.js';
 import { systemClock } from '../src/platform/clock.js';

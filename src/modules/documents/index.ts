@@ -33,6 +33,16 @@ export {
   type ExpectedState,
   type SendStateChange,
 } from './send-state.repo.js';
+// Sending's claims of the documents in its queues, each one statement with the documents' send columns it sets.
+export {
+  claimForSending,
+  claimPolls,
+  holdDueSends,
+  pendingCounts,
+  type ClaimedPollRow,
+  type ClaimedRow,
+  type ClaimedSendRow,
+} from './send-claims.repo.js';
 // The failed jobs of a document's work (its send, its delivery to the buyer), for the modules that run it.
 export { closeFailedJobs, listFailedJobs, openFailedJob, type FailedJobRow } from './failed-jobs.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';

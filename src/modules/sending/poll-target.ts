@@ -10,8 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import { documentPolls, recordTogether, type DocumentChanges, type PollDone } from './document-changes.js';
-import * as repo from './sending.repo.js';
-import { changeDocumentsIf, type DocumentRow, type DocumentsTables } from '../documents/index.js';
+import { changeDocumentsIf, claimPolls, type DocumentRow, type DocumentsTables } from '../documents/index.js';
 
 export interface PollPolicy {
   leaseMs: number;
@@ -43,7 +42,7 @@ export function createPollTarget(deps: {
       retryDelayMs: exponentialBackoff(policy.firstPollDelayMs, policy.maxPollDelayMs),
     },
     async claim(terms) {
-      return (await repo.claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
+      return (await claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
     },
     async perform(row) {
       if (row.track_id === null) throw new Error(`document ${row.id} is in process without a trackId`);

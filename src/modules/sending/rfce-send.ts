@@ -1,5 +1,5 @@
 // The RFCE leg of a document's send: a type 32 under DGII's threshold goes to DGII as a summary (Informe Técnico;
-// research/dgii-protocol.md §8.1), not as the e-CF. Its route is fixed when the send is claimed (sending.repo.ts
+// research/dgii-protocol.md §8.1), not as the e-CF. Its route is fixed when the send is claimed (documents'
 // claimForSending), so it shares the send's queue (document.send) and its exactly-once rule; what differs is here:
 // the bytes sent (the RFCE, built once and archived before it leaves) and how DGII is asked whether it has it
 // (consultaestado by e-NCF, as an RFCE gets no trackId).

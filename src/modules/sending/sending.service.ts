@@ -15,11 +15,11 @@ import {
   findDocument,
   groupedDocumentChanges,
   listFailedJobs,
+  pendingCounts,
   type DocumentRow,
   type FailedJobRow,
 } from '../documents/index.js';
 import { documentPolls, documentSends, type Delivery } from './delivery.js';
-import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
 
 /** States a retry may start again from: DGII certainly does not hold the document as accepted. */
@@ -99,7 +99,7 @@ export function createSendingService(deps: {
 
   /**
    * signed (or a retry's starting state) → queued, its send due at once: read, then ONE statement that applies only
-   * while the document is still in the state read (documents' send-state.repo.ts changeDocumentsIf), with its timeline event, its
+   * while the document is still in the state read (documents' changeDocumentsIf), with its timeline event, its
    * outbox event and its send in the queue (delivery.ts, platform/work). A change in between (another enviar won) is read again.
    */
   async function enqueue(
@@ -208,7 +208,7 @@ export function createSendingService(deps: {
 
     async health() {
       const pending: Partial<Record<DocumentStatus, number>> = {};
-      for (const row of await repo.pendingCounts(db, environment, [documentSends, documentPolls]))
+      for (const row of await pendingCounts(db, environment, [documentSends, documentPolls]))
         pending[row.status as DocumentStatus] = row.count;
       return { environment, availability: await dgii.serviceStatus(), breakers: dgii.breakers(), pending };
     },

@@ -49,7 +49,7 @@ export function claimableRows(terms: Pick<ClaimTerms, 'target' | 'environment' |
 /**
  * The claim's update of the rows `due` (a CTE of claimableRows): each is held under the lease (its due time moves to
  * where the lease runs out, so a dead worker's items fall due again) and its attempt is counted. Returns item_id and
- * attempts; a target claiming its items in the same statement builds on it (sending.repo.ts).
+ * attempts; a target claiming its items in the same statement builds on it (documents' send-claims.repo.ts).
  */
 export function claimUpdate(terms: ClaimTerms) {
   return sql`
@@ -176,7 +176,7 @@ export function enqueueSelected(selected: RawBuilder<unknown>) {
 
 /**
  * The update that makes the rows `due` (a CTE of claimableRows) wait until `until` instead of taking them: no lease
- * taken, no attempt counted (DGII's maintenance window, sending.repo.ts holdDueSends). Returns item_id.
+ * taken, no attempt counted (DGII's maintenance window, documents' holdDueSends). Returns item_id.
  */
 export function postponeUpdate(target: string, until: Date) {
   return sql`update outbound_work w set due_at = ${until} from due where w.target = ${target} and w.item_id = due.item_id returning w.item_id`;

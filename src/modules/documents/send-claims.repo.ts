@@ -1,9 +1,15 @@
+// The documents in sending's queues (modules/sending: its sends and polls, platform/work). A claim takes its queue
+// rows under a lease and their documents in ONE statement, marking the documents' send columns in the same
+// statement; those columns are documents' (docs/architecture.md), so the SQL is here and sending calls it through
+// index.ts. Also the count of what the queues hold, per document status.
 import { sql } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
-import type { Db } from '../../platform/db/database.js';
+import type { AnyDb } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
-import type { DocumentStatus, DocumentRow, DocumentsTables } from '../documents/index.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
 import { claimableRows, claimUpdate, postponeUpdate, type ClaimTerms } from '../../platform/work/outbound-work.repo.js';
+import type { DocumentRow } from './documents.repo.js';
+import type { DocumentsTables, DocumentStatus } from './tables.js';
 
 /** A queue row a claim took, left-joined to its document (whose id is null when it had none to give). */
 type LeftJoined<Row extends { id: string }> = Omit<Row, 'id'> & {
@@ -46,11 +52,7 @@ export interface ClaimedSendRow {
  * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded. The
  * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
  */
-export async function claimForSending(
-  db: Db<DocumentsTables>,
-  terms: ClaimTerms,
-  rfceThreshold: string,
-): Promise<ClaimedSendRow[]> {
+export async function claimForSending(db: AnyDb, terms: ClaimTerms, rfceThreshold: string): Promise<ClaimedSendRow[]> {
   const result = await executePrepared(
     db,
     sql<LeftJoined<ClaimedRow>>`
@@ -91,7 +93,7 @@ export async function claimForSending(
  * asked about when the window ends. How many were held.
  */
 export async function holdDueSends(
-  db: Db<DocumentsTables>,
+  db: AnyDb,
   terms: { target: string; environment: FiscalEnvironment; now: Date; until: Date; limit: number; cause: string },
 ): Promise<number> {
   const result = await executePrepared(
@@ -123,7 +125,7 @@ export interface ClaimedPollRow {
  * Takes the polls of `terms` under the lease, with their documents still `in_process`, in ONE statement (the
  * question's conditions are checked again when its answer is recorded: changeDocumentsIf).
  */
-export async function claimPolls(db: Db<DocumentsTables>, terms: ClaimTerms): Promise<ClaimedPollRow[]> {
+export async function claimPolls(db: AnyDb, terms: ClaimTerms): Promise<ClaimedPollRow[]> {
   const result = await executePrepared(
     db,
     sql<LeftJoined<DocumentRow>>`
@@ -138,11 +140,11 @@ export async function claimPolls(db: Db<DocumentsTables>, terms: ClaimTerms): Pr
  * from the queues of their sends and polls (platform/work), so the count costs the work waiting, not the table.
  */
 export async function pendingCounts(
-  db: Db<DocumentsTables>,
+  db: AnyDb,
   environment: FiscalEnvironment,
   targets: readonly string[],
 ): Promise<{ status: string; count: number }[]> {
-  const rows = await db
+  const rows = await tablesOf<DocumentsTables>(db)
     .selectFrom('outbound_work as w')
     .innerJoin('documents as d', 'd.id', 'w.item_id')
     .select((eb) => ['d.status', eb.fn.countAll<string>().as('count')])
