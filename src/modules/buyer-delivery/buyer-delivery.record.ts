@@ -21,10 +21,12 @@ import {
   deliveryChannelNames,
   documentEventInsertStatement,
   openFailedJob,
+  updateBuyerDelivery,
   type ArtefactRow,
+  type BuyerDeliveryItem,
+  type BuyerDeliveryRow,
 } from '../documents/index.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
-import { updateDelivery, type DeliveryItem, type DeliveryRow } from './buyer-delivery.repo.js';
 
 /** The failed job's kind (GET /trabajos-fallidos). */
 export const failedJobKind = 'buyer_delivery';
@@ -42,7 +44,7 @@ export interface DoneRecord {
   documentId: string;
   /** The delivery row's columns a done attempt sets (the rest of what it sets is fixed: no error, nothing due). */
   change: Pick<
-    DeliveryRow,
+    BuyerDeliveryRow,
     | 'channel'
     | 'attempts'
     | 'reason'
@@ -64,7 +66,7 @@ export interface DoneRecord {
 
 export function doneRecord(
   deps: Pick<BuyerDeliveryDeps, 'clock' | 'environment'>,
-  { document }: DeliveryItem,
+  { document }: BuyerDeliveryItem,
   result: Settled,
   attempts: number,
 ): DoneRecord {
@@ -224,7 +226,7 @@ function doneStatement(columns: readonly Omit<InputColumn, 'values'>[], settle: 
 export async function recordSettlement(
   deps: Pick<BuyerDeliveryDeps, 'clock' | 'environment' | 'count'>,
   trx: Trx<DocumentsTables>,
-  item: DeliveryItem,
+  item: BuyerDeliveryItem,
   settlement: Settlement<Settled, Attempted>,
 ): Promise<void> {
   const { delivery, document } = item;
@@ -245,7 +247,7 @@ export async function recordSettlement(
       return;
     }
     case 'retry':
-      await updateDelivery(trx, document.id, {
+      await updateBuyerDelivery(trx, document.id, {
         channel: settlement.failure?.channel ?? delivery.channel,
         status: 'pending',
         attempts: settlement.attempts,
@@ -262,7 +264,7 @@ export async function recordSettlement(
       return;
     case 'exhausted': {
       const channel = settlement.failure?.channel ?? delivery.channel;
-      await updateDelivery(trx, document.id, {
+      await updateBuyerDelivery(trx, document.id, {
         channel,
         status: 'failed',
         attempts: settlement.attempts,

@@ -12,11 +12,12 @@ import {
   closeFailedJobs,
   documentEventInsertStatement,
   findDocument,
+  requestBuyerDelivery,
+  type BuyerDeliveryItem,
   type DocumentsService,
 } from '../documents/index.js';
 import type { DocumentView, DocumentsTables } from '../documents/index.js';
 import { failedJobKind } from './buyer-delivery.record.js';
-import { requestDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
 
 export interface BuyerDeliveryService {
   deliver(
@@ -31,7 +32,7 @@ export function createBuyerDeliveryService(deps: {
   clock: Clock;
   environment: FiscalEnvironment;
   documents: Pick<DocumentsService, 'get' | 'printableWithModel'>;
-  engine: Pick<WorkEngine<DeliveryItem>, 'enqueue'>;
+  engine: Pick<WorkEngine<BuyerDeliveryItem>, 'enqueue'>;
   queued: () => void;
 }): BuyerDeliveryService {
   const { db, clock, environment, documents, engine } = deps;
@@ -54,7 +55,7 @@ export function createBuyerDeliveryService(deps: {
       const at = clock.now();
       const address = request.correo ?? null;
       const queued = await transact(db, async (trx) => {
-        await requestDelivery(trx, { documentId, companyId, environment, address, at });
+        await requestBuyerDelivery(trx, { documentId, companyId, environment, address, at });
         await closeFailedJobs(trx, documentId, failedJobKind, { at, because: 'delivery asked for again (entregar)' });
         await documentEventInsertStatement(trx, {
           documentId,

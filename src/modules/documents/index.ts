@@ -43,6 +43,14 @@ export {
   type ClaimedRow,
   type ClaimedSendRow,
 } from './send-claims.repo.js';
+// A document's delivery to its buyer, for the module that delivers it (buyer-delivery).
+export {
+  buyerDeliveryItems,
+  requestBuyerDelivery,
+  updateBuyerDelivery,
+  type BuyerDeliveryItem,
+} from './delivery-state.repo.js';
+export { type DeliveryRow as BuyerDeliveryRow } from './documents.repo.js';
 // The failed jobs of a document's work (its send, its delivery to the buyer), for the modules that run it.
 export { closeFailedJobs, listFailedJobs, openFailedJob, type FailedJobRow } from './failed-jobs.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';
