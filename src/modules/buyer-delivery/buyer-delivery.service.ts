@@ -9,6 +9,7 @@ import { transact } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { WorkEngine } from '../../platform/work/work-engine.js';
 import {
+  buyerDeliveryFailedJobKind,
   closeFailedJobs,
   documentEventInsertStatement,
   findDocument,
@@ -17,7 +18,6 @@ import {
   type DocumentsService,
 } from '../documents/index.js';
 import type { DocumentView, DocumentsTables } from '../documents/index.js';
-import { failedJobKind } from './buyer-delivery.record.js';
 
 export interface BuyerDeliveryService {
   deliver(
@@ -56,7 +56,10 @@ export function createBuyerDeliveryService(deps: {
       const address = request.correo ?? null;
       const queued = await transact(db, async (trx) => {
         await requestBuyerDelivery(trx, { documentId, companyId, environment, address, at });
-        await closeFailedJobs(trx, documentId, failedJobKind, { at, because: 'delivery asked for again (entregar)' });
+        await closeFailedJobs(trx, documentId, buyerDeliveryFailedJobKind, {
+          at,
+          because: 'delivery asked for again (entregar)',
+        });
         await documentEventInsertStatement(trx, {
           documentId,
           at,

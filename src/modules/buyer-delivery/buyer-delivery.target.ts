@@ -22,12 +22,13 @@ import type { Outcome, WorkTarget } from '../../platform/work/work-engine.js';
 import {
   archiveNextArtefactVersion,
   buyerDeliveryItems,
+  recordBuyerDeliveriesDone,
   type ArtefactRow,
   type BuyerDeliveryItem,
 } from '../documents/index.js';
 import { deliverByEmail } from './email-channel.js';
 import { deliverToReceiver, type ChannelResult } from './receiver-channel.js';
-import { doneRecord, recordDoneTogether, recordSettlement } from './buyer-delivery.record.js';
+import { doneRecord, recordSettlement } from './buyer-delivery.record.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
 
 /** The queue's name for deliveries to buyers (outbound_work.target). */
@@ -224,7 +225,7 @@ export function createBuyerDeliveryTarget(
         ...doneRecord(deps, item, result, attempts),
         leaseId,
       }));
-      const recorded = await recordDoneTogether(db, records, buyerDeliveryTarget);
+      const recorded = await recordBuyerDeliveriesDone(db, records, buyerDeliveryTarget);
       for (const { item, result } of done)
         if (recorded.has(item.document.id)) deps.count(result.channel, result.status);
       return done.map(({ item }) => recorded.has(item.document.id));

@@ -50,7 +50,7 @@ export {
   updateBuyerDelivery,
   type BuyerDeliveryItem,
 } from './delivery-state.repo.js';
-export { type DeliveryRow as BuyerDeliveryRow } from './documents.repo.js';
+export { buyerDeliveryFailedJobKind, recordBuyerDeliveriesDone, type BuyerDeliveryDone } from './delivery-done.repo.js';
 // The failed jobs of a document's work (its send, its delivery to the buyer), for the modules that run it.
 export { closeFailedJobs, listFailedJobs, openFailedJob, type FailedJobRow } from './failed-jobs.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';
