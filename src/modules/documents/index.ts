@@ -18,9 +18,12 @@ export {
   type DocumentRow,
 } from './documents.repo.js';
 export {
+  artefactsOfDocuments,
   commercialResponsesSince,
   documentArtefactsInventory,
   documentVerdicts,
+  documentsInPeriodCount,
+  documentsInPeriodPage,
   documentsNumbered,
 } from './document-reads.js';
 // The send columns, changed as sending moves a document through DGII (one statement each, conditional).

@@ -14,6 +14,11 @@ export { annulmentSchemas } from './annulments.schema.js';
 export { createAnnulmentsService, type AnnulmentsService } from './annulments.service.js';
 export { sequenceJobs } from './sequences.jobs.js';
 export { sequencesModule } from './sequences.module.js';
-export { annulmentArtefactsInventory } from './annulment-reads.js';
+export {
+  annulmentArtefactsInventory,
+  annulmentsInPeriodCount,
+  annulmentsInPeriodPage,
+  spansOfAnnulments,
+} from './annulment-reads.js';
 export { rangesOfCompany } from './range-reads.js';
 export type { SequencesTables } from './tables.js';
