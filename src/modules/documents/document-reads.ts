@@ -8,6 +8,45 @@ import { tablesOf } from '../../platform/db/tables-of.js';
 import type { AnyTrx } from '../../platform/db/transact.js';
 import type { DocumentArtefactsTable, DocumentsTable, DocumentsTables } from './tables.js';
 
+/** The company's document numbered `encf` in this environment, if any: whether sequences may still give the number. */
+export function documentUsingNumber(
+  db: AnyDb | AnyTrx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  encf: string,
+): Promise<{ id: string } | undefined> {
+  return tablesOf<DocumentsTables>(db)
+    .selectFrom('documents')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '=', encf)
+    .executeTakeFirst();
+}
+
+/**
+ * The first of the company's documents numbered in [from, to] (e-NCF text compares in number order: same type, same
+ * width): a used number in a span sequences is asked to annul.
+ */
+export function firstDocumentNumberedIn(
+  db: AnyDb | AnyTrx,
+  companyId: string,
+  environment: FiscalEnvironment,
+  from: string,
+  to: string,
+): Promise<{ encf: string } | undefined> {
+  return tablesOf<DocumentsTables>(db)
+    .selectFrom('documents')
+    .select('encf')
+    .where('company_id', '=', companyId)
+    .where('environment', '=', environment)
+    .where('encf', '>=', from)
+    .where('encf', '<=', to)
+    .orderBy('encf')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The company's documents in this environment with these e-NCF, with their status and origin. */
 export function documentsNumbered(
   db: AnyDb | AnyTrx,

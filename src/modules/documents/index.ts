@@ -21,10 +21,12 @@ export {
   artefactsOfDocuments,
   commercialResponsesSince,
   documentArtefactsInventory,
+  documentUsingNumber,
   documentVerdicts,
   documentsInPeriodCount,
   documentsInPeriodPage,
   documentsNumbered,
+  firstDocumentNumberedIn,
 } from './document-reads.js';
 // The send columns, changed as sending moves a document through DGII (one statement each, conditional).
 export {

@@ -8,6 +8,7 @@ export {
   type TakenNumber,
 } from './sequences.service.js';
 export type { ClaimedNumber } from './claim-number.js';
+export type { IssuedDocuments } from './issued-documents.js';
 export { annulmentLeaseMs, annulmentSendTarget, createAnnulmentSendTarget } from './annulment-sending.js';
 export { annulmentRoutes } from './annulments.routes.js';
 export { annulmentSchemas } from './annulments.schema.js';
