@@ -6,7 +6,7 @@
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
 import type { Trx } from '../../platform/db/transact.js';
-import type { BuyerDeliveryChannel, DocumentsTables } from '../documents/index.js';
+import type { BuyerDeliveryChannel } from '../documents/index.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
 import {
   buyerDeliveryFailedJobKind,
@@ -100,7 +100,7 @@ export function doneRecord(
 
 export async function recordSettlement(
   deps: Pick<BuyerDeliveryDeps, 'clock' | 'environment' | 'count'>,
-  trx: Trx<DocumentsTables>,
+  trx: Trx,
   item: BuyerDeliveryItem,
   settlement: Settlement<Settled, Attempted>,
 ): Promise<void> {

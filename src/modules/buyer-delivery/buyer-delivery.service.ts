@@ -17,7 +17,7 @@ import {
   type BuyerDeliveryItem,
   type DocumentsService,
 } from '../documents/index.js';
-import type { DocumentView, DocumentsTables } from '../documents/index.js';
+import type { DocumentView } from '../documents/index.js';
 
 export interface BuyerDeliveryService {
   deliver(
@@ -28,7 +28,7 @@ export interface BuyerDeliveryService {
 }
 
 export function createBuyerDeliveryService(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   documents: Pick<DocumentsService, 'get' | 'printableWithModel'>;

@@ -16,7 +16,7 @@ import { textAt } from '../../fiscal/rules/document-view.js';
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { BuyerDeliveryChannel, DocumentsTables } from '../documents/index.js';
+import type { BuyerDeliveryChannel } from '../documents/index.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, WorkTarget } from '../../platform/work/work-engine.js';
 import {
@@ -44,7 +44,7 @@ function skipped(reason: string, channel: BuyerDeliveryChannel | null = null): O
 }
 
 export function createBuyerDeliveryTarget(
-  deps: BuyerDeliveryDeps & { db: Db<DocumentsTables>; clock: Clock; blobs: BlobStore; environment: FiscalEnvironment },
+  deps: BuyerDeliveryDeps & { db: Db; clock: Clock; blobs: BlobStore; environment: FiscalEnvironment },
 ): WorkTarget<BuyerDeliveryItem, Settled, Attempted> {
   const { db, clock, blobs, documents, companies, directory, policy } = deps;
 

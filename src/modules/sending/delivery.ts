@@ -10,7 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { createWorkEngine, type ClaimedWork, type WorkEngine } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import { holdDueSends, type DocumentRow, type DocumentsService, type DocumentsTables } from '../documents/index.js';
+import { holdDueSends, type DocumentRow, type DocumentsService } from '../documents/index.js';
 import { createDocumentChanges, documentSends, type ClaimedSend } from './document-changes.js';
 import { createPollTarget, type PollPolicy } from './poll-target.js';
 import { createSendTarget, type SendPolicy } from './send-target.js';
@@ -65,7 +65,7 @@ export interface Delivery {
 }
 
 export function createDelivery(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   log: Logger;
   environment: FiscalEnvironment;

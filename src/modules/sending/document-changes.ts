@@ -12,7 +12,6 @@ import {
   type DocumentChange,
   type DocumentRow,
   type DocumentStatus,
-  type DocumentsTables,
   type ExpectedState,
   type SendStateChange,
 } from '../documents/index.js';
@@ -212,7 +211,7 @@ export function createDocumentChanges(deps: {
  * lease. Whether each applied.
  */
 export function recordTogether<Item, Done>(
-  db: Db<DocumentsTables>,
+  db: Db,
   target: string,
   changeOf: (item: Item, done: Done, settleWork: SettleWork) => DocumentChange,
 ) {

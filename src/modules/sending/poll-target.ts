@@ -10,7 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import { documentPolls, recordTogether, type DocumentChanges, type PollDone } from './document-changes.js';
-import { changeDocumentsIf, claimPolls, type DocumentRow, type DocumentsTables } from '../documents/index.js';
+import { changeDocumentsIf, claimPolls, type DocumentRow } from '../documents/index.js';
 
 export interface PollPolicy {
   leaseMs: number;
@@ -23,7 +23,7 @@ export interface PollPolicy {
 }
 
 export function createPollTarget(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   dgii: DgiiClient;

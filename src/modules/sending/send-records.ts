@@ -3,7 +3,7 @@
 // `queued`, or `send_failed` once no attempt is left), or DGII may have it (stays `sending`, asked about first).
 import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
-import type { DocumentRow, DocumentStatus, DocumentsTables } from '../documents/index.js';
+import type { DocumentRow, DocumentStatus } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
@@ -30,7 +30,7 @@ export function createSendRecords(deps: {
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function event(
-    trx: Trx<DocumentsTables>,
+    trx: Trx,
     row: DocumentRow,
     type: string,
     status: DocumentStatus | null,
@@ -41,7 +41,7 @@ export function createSendRecords(deps: {
 
   /** DGII did not take the bytes: back to `queued`, due again at `at`. */
   async function recordNotTaken(
-    trx: Trx<DocumentsTables>,
+    trx: Trx,
     row: DocumentRow,
     detail: string,
     at: Date,
@@ -69,12 +69,7 @@ export function createSendRecords(deps: {
   }
 
   /** DGII did not take it and no attempt is left: `send_failed`, a failed job and its event. */
-  async function recordSendFailed(
-    trx: Trx<DocumentsTables>,
-    row: DocumentRow,
-    detail: string,
-    counted: boolean,
-  ): Promise<void> {
+  async function recordSendFailed(trx: Trx, row: DocumentRow, detail: string, counted: boolean): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + (counted ? 1 : 0);
     const cause = counted
@@ -111,7 +106,7 @@ export function createSendRecords(deps: {
    * anything. A failed job opens once attempts run out (or `giveUp`), but the questions go on.
    */
   async function recordUncertain(
-    trx: Trx<DocumentsTables>,
+    trx: Trx,
     row: DocumentRow,
     detail: string,
     askAt: Date,
@@ -150,7 +145,7 @@ export function createSendRecords(deps: {
 
   /** The send target's record (platform/work WorkTarget.record). */
   return async function recordSend(
-    trx: Trx<DocumentsTables>,
+    trx: Trx,
     claimed: ClaimedSend,
     settlement: Settlement<SendDone, NotTaken>,
   ): Promise<void> {

@@ -26,7 +26,6 @@ import {
   groupedDocumentChanges,
   type DocumentRow,
   type DocumentsService,
-  type DocumentsTables,
 } from '../documents/index.js';
 import {
   documentSends,
@@ -48,7 +47,7 @@ export interface SendPolicy {
 }
 
 export function createSendTarget(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   log: Logger;
   dgii: DgiiClient;

@@ -7,7 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
+import type { DocumentStatus } from '../documents/index.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import {
@@ -85,7 +85,7 @@ function failedJobView(row: FailedJobRow): FailedJobView {
  * them; other processes' find it at their next claim).
  */
 export function createSendingService(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   dgii: DgiiClient;
