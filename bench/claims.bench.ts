@@ -16,7 +16,7 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import { claimForSending, claimPolls } from '../src/modules/sending/sending.repo.js';
+import { claimForSending, claimPolls } from '../src/modules/documents/index.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import type { Db } from '../src/platform/db/database.js';
 import type { Trx } from '../src/platform/db/transact.js';

@@ -35,7 +35,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { openRollingPass, recentMark } from '../src/modules/archive/passes.repo.js';
 import { buyerDeliveryTarget } from '../src/modules/buyer-delivery/index.js';
-import { pendingCounts } from '../src/modules/sending/sending.repo.js';
+import { pendingCounts } from '../src/modules/documents/index.js';
 import { enqueue } from '../src/platform/work/outbound-work.repo.js';
 import { counterpartRnc } from '../src/sandbox/counterpart/identity.js';
 import { officialXsdDir } from '../test/support/dgii-files.js';

@@ -4,14 +4,11 @@
 // This check fails when a module's code names a table of another module, in a Kysely call (selectFrom,
 // insertInto, updateTable, deleteFrom, mergeInto, the joins) or in a sql`...` template (from, into, update, join,
 // using). What a module needs of another's data it reads or changes through that module's index.ts.
-// Known references still to move are listed in scripts/table-owners-pending.txt; one not listed, or one listed
-// that is gone, fails the check (the list only shrinks).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const modulesDir = join(root, 'src', 'modules');
-const pendingFile = join(root, 'scripts', 'table-owners-pending.txt');
 
 /** The `name: Type;` members of `export interface <name> {...}` in `file`. */
 function declaredTables(file, interfaceName) {
@@ -94,32 +91,15 @@ for (const { name: module } of modules) {
   }
 }
 
-const key = (v) => `${v.file}: ${v.module} -> ${v.table}`;
-const pending = new Set(
-  readFileSync(pendingFile, 'utf8')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#')),
-);
-const seen = new Set(violations.map(key));
-const fresh = violations.filter((v) => !pending.has(key(v)));
-const stale = [...pending].filter((entry) => !seen.has(entry));
-for (const v of fresh) {
+for (const v of violations) {
   console.log(
     `${v.file}:${v.line}: module ${v.module} names table ${v.table}, owned by ${v.owner} (${v.how}); ` +
       `read or change it through src/modules/${v.owner}/index.ts`,
   );
 }
-for (const entry of stale) console.log(`scripts/table-owners-pending.txt: "${entry}" no longer occurs; remove it`);
-if (fresh.length > 0 || stale.length > 0) {
-  const files = new Set(fresh.map((v) => v.file)).size;
-  console.log(
-    `check-table-owners: ${fresh.length} reference(s) to another module's table in ${files} file(s)` +
-      (stale.length > 0 ? `, ${stale.length} stale pending entr${stale.length === 1 ? 'y' : 'ies'}` : ''),
-  );
+if (violations.length > 0) {
+  const files = new Set(violations.map((v) => v.file)).size;
+  console.log(`check-table-owners: ${violations.length} reference(s) to another module's table in ${files} file(s)`);
   process.exit(1);
 }
-console.log(
-  `check-table-owners: ${owners.size} tables, ${modules.length} modules, no module names another's table` +
-    (pending.size > 0 ? ` (${pending.size} known references pending, scripts/table-owners-pending.txt)` : ''),
-);
+console.log(`check-table-owners: ${owners.size} tables, ${modules.length} modules, no module names another's table`);

@@ -9,7 +9,7 @@ import { receivedApprovalTestOf, certificationModule } from './modules/certifica
 import { companiesModule } from './modules/companies/index.js';
 import { controlPlaneModule } from './modules/control-plane/index.js';
 import { dgiiSessionsModule } from './modules/dgii-sessions/index.js';
-import { documentsModule } from './modules/documents/index.js';
+import { documentsModule, documentUsingNumber, firstDocumentNumberedIn } from './modules/documents/index.js';
 import { roleWorkOf, type ModuleParts } from './modules/module.js';
 import { openPlatform } from './open-platform.js';
 import { opsModule } from './modules/ops/index.js';
@@ -58,7 +58,11 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
         await sandboxRegistration?.companyChanged(companyId);
       },
     });
-    const sequences = sequencesModule(platform, { companies: companies.companies });
+    // Sequences asks documents whether a number is used through these reads: documents imports sequences.
+    const sequences = sequencesModule(platform, {
+      companies: companies.companies,
+      issued: { numbered: documentUsingNumber, firstNumberedIn: firstDocumentNumberedIn },
+    });
     const printing = printingModule(platform, {
       settingsOf: (companyId) => companies.companies.printSettingsOf(companyId),
     });

@@ -19,7 +19,7 @@ import {
   claimForSending,
   pendingCounts,
   type DocumentChange,
-} from '../src/modules/sending/sending.repo.js';
+} from '../src/modules/documents/index.js';
 import type { ClaimTerms } from '../src/platform/work/outbound-work.repo.js';
 import { parseConfig } from '../src/config.js';
 import { systemClock } from '../src/platform/clock.js';

@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { documentPolls, documentSends } from '../../src/modules/sending/index.js';
-import { pendingCounts } from '../../src/modules/sending/sending.repo.js';
+import { pendingCounts } from '../../src/modules/documents/index.js';
 import { inParallel, type BenchWorld, type Created } from './sending-world.js';
 import { percentile } from './statistics.js';
 

@@ -1,29 +1,24 @@
 // How each settlement of a delivery shows, written under the lease (platform/work): the delivery's row, a timeline
 // entry for the attempt and its outcome, the ARECF's artefact row, the webhook event, and the failed job that a
 // delivery out of attempts opens (entregar closes it). The done ones, most of them, go many to a statement that
-// settles their queue rows too (recordDoneTogether): one at a time, a delivery cost eight round trips to record.
-import { sql } from 'kysely';
-import type { Db } from '../../platform/db/database.js';
-import { compiledOnce } from '../../platform/db/prepared.js';
-import { unnestedSlots, type InputColumn } from '../../platform/db/unnest.js';
-import {
-  outboxColumns,
-  outboxInsertCtes,
-  recordDomainEvent,
-  type DomainEvent,
-} from '../../platform/events/domain-events.js';
+// settles their queue rows too (documents' recordBuyerDeliveriesDone): one at a time, a delivery cost eight round
+// trips to record.
+import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
 import type { Trx } from '../../platform/db/transact.js';
-import { settledUnderLease } from '../../platform/work/outbound-work.repo.js';
-import type { BuyerDeliveryChannel, DocumentsTables } from '../documents/index.js';
+import type { BuyerDeliveryChannel } from '../documents/index.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
-import { deliveryChannelNames, documentEventInsertStatement, type ArtefactRow } from '../documents/index.js';
-import { openFailedJob } from '../sending/index.js';
+import {
+  buyerDeliveryFailedJobKind,
+  deliveryChannelNames,
+  documentEventInsertStatement,
+  openFailedJob,
+  recordBuyerDeliveriesDone,
+  updateBuyerDelivery,
+  type BuyerDeliveryDone,
+  type BuyerDeliveryItem,
+} from '../documents/index.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
-import { updateDelivery, type DeliveryItem, type DeliveryRow } from './buyer-delivery.repo.js';
-
-/** The failed job's kind (GET /trabajos-fallidos). */
-export const failedJobKind = 'buyer_delivery';
 
 function where(target: string | null): string {
   return target === null ? '' : ` to ${target}`;
@@ -33,43 +28,19 @@ function named(channel: BuyerDeliveryChannel | null): string {
   return channel === null ? 'delivery' : `delivery by ${deliveryChannelNames[channel]}`;
 }
 
-/** What a done settlement writes: computed once, recorded alone (record) or with others (recordDone). */
-export interface DoneRecord {
-  documentId: string;
-  /** The delivery row's columns a done attempt sets (the rest of what it sets is fixed: no error, nothing due). */
-  change: Pick<
-    DeliveryRow,
-    | 'channel'
-    | 'attempts'
-    | 'reason'
-    | 'target'
-    | 'arecf_estado'
-    | 'arecf_motivo'
-    | 'arecf_fecha_hora'
-    | 'arecf_version'
-    | 'message_id'
-    | 'delivered_at'
-    | 'updated_at'
-  > & { status: Settled['status'] };
-  event: { type: string; cause: string };
-  artefact: ArtefactRow | undefined;
-  /** Delivered: the document's open failed delivery job is closed. */
-  closesFailedJobs: boolean;
-  domainEvent: DomainEvent<'document.delivered' | 'document.not_received'> | undefined;
-}
-
+/** What a done settlement writes: computed once, recorded alone (recordSettlement) or with others (recordDone). */
 export function doneRecord(
   deps: Pick<BuyerDeliveryDeps, 'clock' | 'environment'>,
-  { document }: DeliveryItem,
+  { document }: BuyerDeliveryItem,
   result: Settled,
   attempts: number,
-): DoneRecord {
+): BuyerDeliveryDone {
   const now = deps.clock.now();
   const base = { documentId: document.id, eNCF: document.encf, ecfType: document.ecf_type };
   const because = result.reason === null ? '' : `: ${result.reason}`;
   const arecf =
     result.arecf === undefined ? '' : ` (ARECF kept as arecf-xml v${String(result.arecf.artefact.version)})`;
-  const event = (): DoneRecord['domainEvent'] => {
+  const event = (): BuyerDeliveryDone['domainEvent'] => {
     const at = { companyId: document.company_id, environment: deps.environment, occurredAt: now };
     if (result.status === 'delivered')
       return {
@@ -127,100 +98,10 @@ export function doneRecord(
   };
 }
 
-/**
- * Done settlements in ONE statement, whatever their number: the delivery rows, the timeline, the ARECFs' artefact
- * rows, the failed jobs closed and the webhook events. `settle`: the queue's target, whose rows the statement settles
- * under the leases given (platform/work/outbound-work.repo.ts settledUnderLease), recording only the deliveries still
- * held; without it the caller settled them already. The ids recorded.
- */
-export async function recordDoneTogether(
-  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
-  records: readonly (DoneRecord & { leaseId: string | null })[],
-  settle: string | undefined,
-): Promise<Set<string>> {
-  if (records.length === 0) return new Set();
-  const column = (name: string, type: string, value: (record: DoneRecord & { leaseId: string | null }) => unknown) => ({
-    name,
-    type,
-    values: records.map(value),
-  });
-  const columns = [
-    column('id', 'text', (r) => r.documentId),
-    column('lease_id', 'text', (r) => r.leaseId),
-    column('channel', 'text', (r) => r.change.channel),
-    column('status', 'text', (r) => r.change.status),
-    column('attempts', 'int4', (r) => r.change.attempts),
-    column('reason', 'text', (r) => r.change.reason),
-    column('target', 'text', (r) => r.change.target),
-    column('arecf_estado', 'text', (r) => r.change.arecf_estado),
-    column('arecf_motivo', 'text', (r) => r.change.arecf_motivo),
-    column('arecf_fecha_hora', 'text', (r) => r.change.arecf_fecha_hora),
-    column('arecf_version', 'int4', (r) => r.change.arecf_version),
-    column('message_id', 'text', (r) => r.change.message_id),
-    column('delivered_at', 'timestamptz', (r) => r.change.delivered_at),
-    column('updated_at', 'timestamptz', (r) => r.change.updated_at),
-    column('event_type', 'text', (r) => r.event.type),
-    column('event_cause', 'text', (r) => r.event.cause),
-    column('closes_failed_jobs', 'bool', (r) => r.closesFailedJobs),
-    column('artefact_kind', 'text', (r) => r.artefact?.kind ?? null),
-    column('artefact_version', 'int4', (r) => r.artefact?.version ?? null),
-    column('artefact_blob_key', 'text', (r) => r.artefact?.blob_key ?? null),
-    column('artefact_sha256', 'text', (r) => r.artefact?.sha256 ?? null),
-    column('artefact_size', 'int4', (r) => r.artefact?.size ?? null),
-    column('artefact_content_type', 'text', (r) => r.artefact?.content_type ?? null),
-    column('artefact_created_at', 'timestamptz', (r) => r.artefact?.created_at ?? null),
-    ...outboxColumns(records.map((r) => r.domainEvent)),
-  ];
-  let statement = doneStatements.get(settle ?? '');
-  if (statement === undefined) {
-    statement = doneStatement(columns, settle);
-    doneStatements.set(settle ?? '', statement);
-  }
-  const result = await statement(
-    executor,
-    columns.map((input) => input.values),
-  );
-  return new Set(result.rows.map((row) => row.id));
-}
-
-/** Per queue target ('' for none): the same columns in the same order every time, so one text each. */
-const doneStatements = new Map<string, ReturnType<typeof doneStatement>>();
-
-function doneStatement(columns: readonly Omit<InputColumn, 'values'>[], settle: string | undefined) {
-  return compiledOnce<{ id: string }>((slot) => {
-    const settled = settle === undefined ? sql`select id from input` : settledUnderLease(settle);
-    return sql<{ id: string }>`
-    with input as (select * from ${unnestedSlots(columns, 'i', slot)}),
-    settled as (${settled}),
-    recorded as (select i.* from input i join settled s on s.id = i.id),
-    delivery as (
-      update document_deliveries d set channel = r.channel, status = r.status, attempts = r.attempts, last_error = null,
-        reason = r.reason, target = r.target, arecf_estado = r.arecf_estado, arecf_motivo = r.arecf_motivo,
-        arecf_fecha_hora = r.arecf_fecha_hora, arecf_version = r.arecf_version, message_id = r.message_id,
-        next_attempt_at = null, delivered_at = r.delivered_at, updated_at = r.updated_at
-      from recorded r where d.document_id = r.id),
-    event as (
-      insert into document_events (document_id, at, type, status, cause)
-      select r.id, r.updated_at, r.event_type, null, r.event_cause from recorded r),
-    artefact as (
-      insert into document_artefacts (document_id, kind, version, blob_key, sha256, size, content_type, created_at)
-      select r.id, r.artefact_kind, r.artefact_version, r.artefact_blob_key, r.artefact_sha256, r.artefact_size,
-        r.artefact_content_type, r.artefact_created_at
-      from recorded r where r.artefact_kind is not null),
-    closed as (
-      update failed_jobs f set closed_at = r.updated_at, closed_because = 'delivered to the buyer'
-      from recorded r
-      where r.closes_failed_jobs and f.document_id = r.id and f.kind = ${failedJobKind} and f.closed_at is null),
-    eventful as (select r.id from recorded r where r.outbox_id is not null),
-    ${outboxInsertCtes('eventful')}
-    select id from recorded`;
-  });
-}
-
 export async function recordSettlement(
   deps: Pick<BuyerDeliveryDeps, 'clock' | 'environment' | 'count'>,
-  trx: Trx<DocumentsTables>,
-  item: DeliveryItem,
+  trx: Trx,
+  item: BuyerDeliveryItem,
   settlement: Settlement<Settled, Attempted>,
 ): Promise<void> {
   const { delivery, document } = item;
@@ -232,7 +113,7 @@ export async function recordSettlement(
   switch (settlement.kind) {
     case 'done': {
       const { result } = settlement;
-      await recordDoneTogether(
+      await recordBuyerDeliveriesDone(
         trx,
         [{ ...doneRecord(deps, item, result, settlement.attempts), leaseId: null }],
         undefined,
@@ -241,7 +122,7 @@ export async function recordSettlement(
       return;
     }
     case 'retry':
-      await updateDelivery(trx, document.id, {
+      await updateBuyerDelivery(trx, document.id, {
         channel: settlement.failure?.channel ?? delivery.channel,
         status: 'pending',
         attempts: settlement.attempts,
@@ -258,7 +139,7 @@ export async function recordSettlement(
       return;
     case 'exhausted': {
       const channel = settlement.failure?.channel ?? delivery.channel;
-      await updateDelivery(trx, document.id, {
+      await updateBuyerDelivery(trx, document.id, {
         channel,
         status: 'failed',
         attempts: settlement.attempts,
@@ -280,7 +161,7 @@ export async function recordSettlement(
         id: newId('fjb'),
         companyId: document.company_id,
         environment: deps.environment,
-        kind: failedJobKind,
+        kind: buyerDeliveryFailedJobKind,
         documentId: document.id,
         reason: settlement.reason,
         attempts: settlement.attempts,

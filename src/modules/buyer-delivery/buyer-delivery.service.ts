@@ -8,10 +8,16 @@ import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { WorkEngine } from '../../platform/work/work-engine.js';
-import { documentEventInsertStatement, findDocument, type DocumentsService } from '../documents/index.js';
-import type { DocumentView, DocumentsTables } from '../documents/index.js';
-import { failedJobKind } from './buyer-delivery.record.js';
-import { closeFailedJobs, requestDelivery, type DeliveryItem } from './buyer-delivery.repo.js';
+import {
+  buyerDeliveryFailedJobKind,
+  closeFailedJobs,
+  documentEventInsertStatement,
+  findDocument,
+  requestBuyerDelivery,
+  type BuyerDeliveryItem,
+  type DocumentsService,
+} from '../documents/index.js';
+import type { DocumentView } from '../documents/index.js';
 
 export interface BuyerDeliveryService {
   deliver(
@@ -22,11 +28,11 @@ export interface BuyerDeliveryService {
 }
 
 export function createBuyerDeliveryService(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   documents: Pick<DocumentsService, 'get' | 'printableWithModel'>;
-  engine: Pick<WorkEngine<DeliveryItem>, 'enqueue'>;
+  engine: Pick<WorkEngine<BuyerDeliveryItem>, 'enqueue'>;
   queued: () => void;
 }): BuyerDeliveryService {
   const { db, clock, environment, documents, engine } = deps;
@@ -49,8 +55,11 @@ export function createBuyerDeliveryService(deps: {
       const at = clock.now();
       const address = request.correo ?? null;
       const queued = await transact(db, async (trx) => {
-        await requestDelivery(trx, { documentId, companyId, environment, address, at });
-        await closeFailedJobs(trx, documentId, failedJobKind, { at, because: 'delivery asked for again (entregar)' });
+        await requestBuyerDelivery(trx, { documentId, companyId, environment, address, at });
+        await closeFailedJobs(trx, documentId, buyerDeliveryFailedJobKind, {
+          at,
+          because: 'delivery asked for again (entregar)',
+        });
         await documentEventInsertStatement(trx, {
           documentId,
           at,

@@ -16,14 +16,19 @@ import { textAt } from '../../fiscal/rules/document-view.js';
 import { exponentialBackoff } from '../../platform/backoff.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { BuyerDeliveryChannel, DocumentsTables } from '../documents/index.js';
+import type { BuyerDeliveryChannel } from '../documents/index.js';
 import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { Outcome, WorkTarget } from '../../platform/work/work-engine.js';
-import { archiveNextArtefactVersion, type ArtefactRow } from '../documents/index.js';
+import {
+  archiveNextArtefactVersion,
+  buyerDeliveryItems,
+  recordBuyerDeliveriesDone,
+  type ArtefactRow,
+  type BuyerDeliveryItem,
+} from '../documents/index.js';
 import { deliverByEmail } from './email-channel.js';
 import { deliverToReceiver, type ChannelResult } from './receiver-channel.js';
-import { doneRecord, recordDoneTogether, recordSettlement } from './buyer-delivery.record.js';
-import { loadItems, type DeliveryItem } from './buyer-delivery.repo.js';
+import { doneRecord, recordSettlement } from './buyer-delivery.record.js';
 import type { Attempted, BuyerDeliveryDeps, Settled } from './buyer-delivery.deps.js';
 
 /** The queue's name for deliveries to buyers (outbound_work.target). */
@@ -39,13 +44,13 @@ function skipped(reason: string, channel: BuyerDeliveryChannel | null = null): O
 }
 
 export function createBuyerDeliveryTarget(
-  deps: BuyerDeliveryDeps & { db: Db<DocumentsTables>; clock: Clock; blobs: BlobStore; environment: FiscalEnvironment },
-): WorkTarget<DeliveryItem, Settled, Attempted> {
+  deps: BuyerDeliveryDeps & { db: Db; clock: Clock; blobs: BlobStore; environment: FiscalEnvironment },
+): WorkTarget<BuyerDeliveryItem, Settled, Attempted> {
   const { db, clock, blobs, documents, companies, directory, policy } = deps;
 
   /** The ARECF archived as the document's next arecf-xml version, its row to record with the settlement. */
   async function keepArecf(
-    item: DeliveryItem,
+    item: BuyerDeliveryItem,
     result: Extract<ChannelResult, { kind: 'delivered' | 'not_received' }>,
   ): Promise<Settled['arecf']> {
     if (result.arecf === undefined) return undefined;
@@ -63,7 +68,7 @@ export function createBuyerDeliveryTarget(
   }
 
   async function outcomeOf(
-    item: DeliveryItem,
+    item: BuyerDeliveryItem,
     channel: BuyerDeliveryChannel,
     result: ChannelResult,
   ): Promise<Outcome<Settled, Attempted>> {
@@ -95,7 +100,7 @@ export function createBuyerDeliveryTarget(
    * anyway (documents.printableWithModel).
    */
   async function signedEcf(
-    item: DeliveryItem,
+    item: BuyerDeliveryItem,
   ): Promise<{ bytes: Buffer; signed: ArtefactRow; model: () => EcfObject; references: boolean }> {
     const { document, signed } = item;
     if (signed === undefined) throw new Error(`document ${document.id} has no signed-xml artefact`);
@@ -120,7 +125,7 @@ export function createBuyerDeliveryTarget(
     };
   }
 
-  async function perform(item: DeliveryItem): Promise<Outcome<Settled, Attempted>> {
+  async function perform(item: BuyerDeliveryItem): Promise<Outcome<Settled, Attempted>> {
     const { delivery, document } = item;
     const companyId = document.company_id;
     if (!accepted.has(document.status)) return skipped(`DGII has not accepted it (status ${document.status})`);
@@ -212,7 +217,7 @@ export function createBuyerDeliveryTarget(
       maxAttempts: policy.maxAttempts,
       retryDelayMs: exponentialBackoff(policy.retryDelayMs, maxRetryDelayMs.buyerDeliveries),
     },
-    load: (ids) => loadItems(db, ids),
+    load: (ids) => buyerDeliveryItems(db, ids),
     perform,
     record: (trx, item, settlement) => recordSettlement(deps, trx, item, settlement),
     async recordDone(done) {
@@ -220,7 +225,7 @@ export function createBuyerDeliveryTarget(
         ...doneRecord(deps, item, result, attempts),
         leaseId,
       }));
-      const recorded = await recordDoneTogether(db, records, buyerDeliveryTarget);
+      const recorded = await recordBuyerDeliveriesDone(db, records, buyerDeliveryTarget);
       for (const { item, result } of done)
         if (recorded.has(item.document.id)) deps.count(result.channel, result.status);
       return done.map(({ item }) => recorded.has(item.document.id));

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
-import type { Db } from '../../platform/db/database.js';
+import type { AnyDb, Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type {
   BuyerDeliveryStatus,
@@ -13,7 +13,8 @@ import type {
   DocumentStatus,
   DocumentsTables,
 } from './tables.js';
-import type { Trx } from '../../platform/db/transact.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import type { AnyTrx, Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
@@ -108,11 +109,12 @@ export function insertArtefactsStatement(executor: Executor, rows: readonly Arte
   return executor.insertInto('document_artefacts').values([...rows]);
 }
 
+/** A document's timeline entry; other modules (sending, buyer-delivery) record theirs with it, through index.ts. */
 export function insertEventStatement(
-  executor: Executor,
+  executor: AnyDb | AnyTrx,
   event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string },
 ) {
-  return executor.insertInto('document_events').values({
+  return tablesOf<DocumentsTables>(executor).insertInto('document_events').values({
     document_id: event.documentId,
     at: event.at,
     type: event.type,
@@ -122,7 +124,7 @@ export function insertEventStatement(
 }
 
 export async function findDocument(
-  db: Executor,
+  db: AnyDb | AnyTrx,
   companyId: string,
   environment: FiscalEnvironment,
   id: string,
@@ -136,10 +138,10 @@ export async function findDocument(
  * how many: for one read, and for reads asked one at a time and batched by platform/group-commit.ts. Each id's row,
  * or undefined.
  */
-export async function documentsById(db: Executor, ids: readonly string[]): Promise<(DocumentRow | undefined)[]> {
+export async function documentsById(db: AnyDb | AnyTrx, ids: readonly string[]): Promise<(DocumentRow | undefined)[]> {
   const rows = await executePrepared(
     db,
-    db
+    tablesOf<DocumentsTables>(db)
       .selectFrom('documents')
       .selectAll()
       .where(sql<boolean>`id = any(${ids as string[]}::text[])`),

@@ -18,11 +18,46 @@ export {
   type DocumentRow,
 } from './documents.repo.js';
 export {
+  artefactsOfDocuments,
   commercialResponsesSince,
   documentArtefactsInventory,
+  documentUsingNumber,
   documentVerdicts,
+  documentsInPeriodCount,
+  documentsInPeriodPage,
   documentsNumbered,
+  firstDocumentNumberedIn,
 } from './document-reads.js';
+// The send columns, changed as sending moves a document through DGII (one statement each, conditional).
+export {
+  changeDocumentsIf,
+  groupedDocumentChanges,
+  updateDocument,
+  type ChangeRecords,
+  type DocumentChange,
+  type ExpectedState,
+  type SendStateChange,
+} from './send-state.repo.js';
+// Sending's claims of the documents in its queues, each one statement with the documents' send columns it sets.
+export {
+  claimForSending,
+  claimPolls,
+  holdDueSends,
+  pendingCounts,
+  type ClaimedPollRow,
+  type ClaimedRow,
+  type ClaimedSendRow,
+} from './send-claims.repo.js';
+// A document's delivery to its buyer, for the module that delivers it (buyer-delivery).
+export {
+  buyerDeliveryItems,
+  requestBuyerDelivery,
+  updateBuyerDelivery,
+  type BuyerDeliveryItem,
+} from './delivery-state.repo.js';
+export { buyerDeliveryFailedJobKind, recordBuyerDeliveriesDone, type BuyerDeliveryDone } from './delivery-done.repo.js';
+// The failed jobs of a document's work (its send, its delivery to the buyer), for the modules that run it.
+export { closeFailedJobs, listFailedJobs, openFailedJob, type FailedJobRow } from './failed-jobs.repo.js';
 export { archiveNextArtefactVersion } from './artefacts.js';
 export { documentsModule } from './documents.module.js';
 export type { DocumentsTables } from './tables.js';

@@ -21,6 +21,12 @@ export {
   responseDeliveryTargets,
   type ResponseDeliveryPolicy,
 } from './outgoing-response-delivery.js';
-export { receivedArtefactsInventory, receivedSince } from './received-reads.js';
+export {
+  artefactsOfReceived,
+  receivedArtefactsInventory,
+  receivedInPeriodCount,
+  receivedInPeriodPage,
+  receivedSince,
+} from './received-reads.js';
 export { receivedModule } from './received.module.js';
 export type { ReceivedArtefactKind, ReceivedTables } from './tables.js';

@@ -10,11 +10,10 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { createWorkEngine, type ClaimedWork, type WorkEngine } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService, DocumentsTables } from '../documents/index.js';
+import { holdDueSends, type DocumentRow, type DocumentsService } from '../documents/index.js';
 import { createDocumentChanges, documentSends, type ClaimedSend } from './document-changes.js';
 import { createPollTarget, type PollPolicy } from './poll-target.js';
 import { createSendTarget, type SendPolicy } from './send-target.js';
-import * as repo from './sending.repo.js';
 
 export { documentPolls, documentSends, type ClaimedSend } from './document-changes.js';
 
@@ -56,7 +55,7 @@ export function deliveryPolicy(config: Pick<Config, 'sending' | 'dgiiClient'>): 
 
 export interface Delivery {
   sends: WorkEngine<ClaimedSend>;
-  polls: WorkEngine<repo.DocumentRow>;
+  polls: WorkEngine<DocumentRow>;
   /** Claims up to `limit` documents whose send is due; during DGII's maintenance window, makes them wait instead. */
   claimDueSends(limit: number): Promise<ClaimedWork<ClaimedSend>[]>;
   /** One send attempt for document `documentId`, now, if no worker holds it. Safe to run twice, or on two workers. */
@@ -66,7 +65,7 @@ export interface Delivery {
 }
 
 export function createDelivery(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   log: Logger;
   environment: FiscalEnvironment;
@@ -118,7 +117,7 @@ export function createDelivery(deps: {
       if (maintenance === null) return sends.claim(limit);
       // Paused, not failed: the documents wait for the window's end, and no attempt is counted.
       const end = maintenance.end.toISOString();
-      await repo.holdDueSends(db, {
+      await holdDueSends(db, {
         target: documentSends,
         environment,
         now: clock.now(),

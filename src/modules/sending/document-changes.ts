@@ -1,14 +1,21 @@
-// What DGII's answers change on a document, as the one-statement changes of sending.repo.ts changeDocumentsIf: a
-// trackId, a verdict, a poll's "not found". Each applies only while the document is as the worker saw it (its lease,
-// or the state a poll saw), and settles the attempt's queue row under its lease when recorded with others. Shared by
-// the send (send-target.ts) and the poll (poll-target.ts).
+// What DGII's answers change on a document, as the one-statement changes of documents' changeDocumentsIf
+// (send-state.repo.ts): a trackId, a verdict, a poll's "not found". Each applies only while the document is as the
+// worker saw it (its lease, or the state a poll saw), and settles the attempt's queue row under its lease when
+// recorded with others. Shared by the send (send-target.ts) and the poll (poll-target.ts).
 import type { FiscalEnvironment } from '../../config.js';
 import type { DgiiMessage } from '../../dgii/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
-import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
+import {
+  changeDocumentsIf,
+  type ChangeRecords,
+  type DocumentChange,
+  type DocumentRow,
+  type DocumentStatus,
+  type ExpectedState,
+  type SendStateChange,
+} from '../documents/index.js';
 import type { DomainEvent, DomainEventPayload } from '../../platform/events/domain-events.js';
-import * as repo from './sending.repo.js';
 
 /** The queues of documents' work (outbound_work.target). */
 export const documentSends = 'document.send';
@@ -43,7 +50,7 @@ export interface SignedXmlEntry {
 
 /** A document this worker took to send: the row as claimed, the state it was claimed from, and this worker's lease. */
 export interface ClaimedSend {
-  row: repo.DocumentRow;
+  row: DocumentRow;
   previous: DocumentStatus;
   leaseId: string;
   signedXml: SignedXmlEntry | undefined;
@@ -58,7 +65,7 @@ export type SendDone =
 /** What a poll got: DGII's verdict, or, after enough questions, that DGII has no record of the trackId. */
 export type PollDone = { kind: 'verdict'; verdict: Verdict } | { kind: 'not_found' };
 
-type SettleWork = repo.ChangeRecords['settleWork'];
+type SettleWork = ChangeRecords['settleWork'];
 
 export type DocumentChanges = ReturnType<typeof createDocumentChanges>;
 
@@ -73,10 +80,10 @@ export function createDocumentChanges(deps: {
   const { clock, environment, firstPollDelayMs, deliverAccepted } = deps;
 
   /** The document as every document event's payload names it. */
-  const documentNamed = (row: repo.DocumentRow) => ({ documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type });
+  const documentNamed = (row: DocumentRow) => ({ documentId: row.id, eNCF: row.encf, ecfType: row.ecf_type });
 
   function domainEventOf<T extends DomainEvent['type']>(
-    row: repo.DocumentRow,
+    row: DocumentRow,
     type: T,
     payload: DomainEventPayload<T>,
   ): DomainEvent<T> {
@@ -85,16 +92,16 @@ export function createDocumentChanges(deps: {
 
   /** DGII's verdict, while `expected` holds: a final state, its messages, and whether the e-NCF was consumed. */
   function verdictChange(
-    row: repo.DocumentRow,
-    expected: repo.Expected,
+    row: DocumentRow,
+    expected: ExpectedState,
     verdict: Verdict,
     source: string,
-    sent: Pick<repo.StateChange, 'sent_at' | 'send_attempts'>,
+    sent: Pick<SendStateChange, 'sent_at' | 'send_attempts'>,
     settleWork: SettleWork,
-  ): repo.DocumentChange {
+  ): DocumentChange {
     const status = verdictStatus[verdict.kind];
     const now = clock.now();
-    const change: repo.StateChange = {
+    const change: SendStateChange = {
       ...sent,
       status,
       send_lease_id: null,
@@ -137,7 +144,7 @@ export function createDocumentChanges(deps: {
   }
 
   /** What a send got, while this worker holds the document; `settleWork`: when recorded together, its queue row. */
-  function sendDone(claimed: ClaimedSend, done: SendDone, settleWork?: SettleWork): repo.DocumentChange {
+  function sendDone(claimed: ClaimedSend, done: SendDone, settleWork?: SettleWork): DocumentChange {
     const { row, leaseId } = claimed;
     const now = clock.now();
     const attempted = done.sent ? { send_attempts: row.send_attempts + 1 } : {};
@@ -147,7 +154,7 @@ export function createDocumentChanges(deps: {
     }
     // `row` is as claimed: no one else changes a document while its lease is this worker's.
     const firstPoll = new Date(now.getTime() + firstPollDelayMs);
-    const change: repo.StateChange = {
+    const change: SendStateChange = {
       status: 'in_process',
       send_lease_id: null,
       send_lease_until: null,
@@ -172,9 +179,9 @@ export function createDocumentChanges(deps: {
   }
 
   /** What a poll got, while the document is as the poll saw it: still `in_process` under that trackId. */
-  function pollDone(row: repo.DocumentRow, done: PollDone, settleWork?: SettleWork): repo.DocumentChange {
+  function pollDone(row: DocumentRow, done: PollDone, settleWork?: SettleWork): DocumentChange {
     const trackId = row.track_id ?? '';
-    const seen: repo.Expected = { status: 'in_process', trackId };
+    const seen: ExpectedState = { status: 'in_process', trackId };
     if (done.kind === 'verdict')
       return verdictChange(row, seen, done.verdict, `DGII's verdict for trackId ${trackId}`, {}, settleWork);
     const now = clock.now();
@@ -204,12 +211,12 @@ export function createDocumentChanges(deps: {
  * lease. Whether each applied.
  */
 export function recordTogether<Item, Done>(
-  db: Db<DocumentsTables>,
+  db: Db,
   target: string,
-  changeOf: (item: Item, done: Done, settleWork: SettleWork) => repo.DocumentChange,
+  changeOf: (item: Item, done: Done, settleWork: SettleWork) => DocumentChange,
 ) {
   return (batch: readonly { item: Item; result: Done; leaseId: string }[]) =>
-    repo.changeDocumentsIf(
+    changeDocumentsIf(
       db,
       batch.map(({ item, result, leaseId }) => changeOf(item, result, { target, leaseId, next: null })),
     );

@@ -12,5 +12,3 @@ export { sendingSchemas } from './sending.schema.js';
 export { createSendingService, type SendingService } from './sending.service.js';
 export { startPoller, startSender } from './loops.js';
 export { sendingModule } from './sending.module.js';
-// A failed job, for the other work that opens one when it runs out of attempts (deliveries to buyers).
-export { openFailedJob } from './sending.repo.js';

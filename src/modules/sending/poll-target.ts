@@ -10,8 +10,7 @@ import type { Db } from '../../platform/db/database.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import { documentPolls, recordTogether, type DocumentChanges, type PollDone } from './document-changes.js';
-import * as repo from './sending.repo.js';
-import type { DocumentsTables } from '../documents/index.js';
+import { changeDocumentsIf, claimPolls, type DocumentRow } from '../documents/index.js';
 
 export interface PollPolicy {
   leaseMs: number;
@@ -24,13 +23,13 @@ export interface PollPolicy {
 }
 
 export function createPollTarget(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   dgii: DgiiClient;
   changes: DocumentChanges;
   policy: PollPolicy;
-}): WorkTarget<repo.DocumentRow, PollDone> {
+}): WorkTarget<DocumentRow, PollDone> {
   const { db, clock, environment, dgii, changes, policy } = deps;
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
@@ -43,7 +42,7 @@ export function createPollTarget(deps: {
       retryDelayMs: exponentialBackoff(policy.firstPollDelayMs, policy.maxPollDelayMs),
     },
     async claim(terms) {
-      return (await repo.claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
+      return (await claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
     },
     async perform(row) {
       if (row.track_id === null) throw new Error(`document ${row.id} is in process without a trackId`);
@@ -71,11 +70,11 @@ export function createPollTarget(deps: {
     async record(trx, row, settlement) {
       switch (settlement.kind) {
         case 'done':
-          await repo.changeDocumentsIf(trx, [changes.pollDone(row, settlement.result)]);
+          await changeDocumentsIf(trx, [changes.pollDone(row, settlement.result)]);
           return;
         case 'again':
           // The poll counted, only while the document is as the poll saw it; nothing else about it changed.
-          await repo.changeDocumentsIf(trx, [
+          await changeDocumentsIf(trx, [
             {
               id: row.id,
               expected: { status: 'in_process', trackId: row.track_id ?? '', pollCount: row.poll_count },

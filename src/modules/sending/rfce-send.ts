@@ -1,5 +1,5 @@
 // The RFCE leg of a document's send: a type 32 under DGII's threshold goes to DGII as a summary (Informe Técnico;
-// research/dgii-protocol.md §8.1), not as the e-CF. Its route is fixed when the send is claimed (sending.repo.ts
+// research/dgii-protocol.md §8.1), not as the e-CF. Its route is fixed when the send is claimed (documents'
 // claimForSending), so it shares the send's queue (document.send) and its exactly-once rule; what differs is here:
 // the bytes sent (the RFCE, built once and archived before it leaves) and how DGII is asked whether it has it
 // (consultaestado by e-NCF, as an RFCE gets no trackId).
@@ -7,9 +7,8 @@ import type { DgiiClient, SendRfceOutcome, StatusByEncfOutcome } from '../../dgi
 import { buildRfce } from '../../fiscal/responses/rfce.js';
 import { signXml } from '../../fiscal/xmldsig/index.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService } from '../documents/index.js';
+import type { DocumentRow, DocumentsService } from '../documents/index.js';
 import type { Verdict } from './document-changes.js';
-import type * as repo from './sending.repo.js';
 
 /** What DGII knows about an e-NCF we may have sent: a trackId, a verdict, nothing, or no answer now. */
 export type Resolution =
@@ -28,7 +27,7 @@ export function createRfceSend(deps: { dgii: DgiiClient; companies: CompaniesSer
      * uncertain answer sends those same bytes. `leaving` is called just before anything goes to DGII.
      */
     async send(
-      row: repo.DocumentRow,
+      row: DocumentRow,
       file: { xml: Buffer; fileName: string },
       leaving: () => void,
     ): Promise<SendRfceOutcome> {
@@ -62,7 +61,7 @@ export function createRfceSend(deps: { dgii: DgiiClient; companies: CompaniesSer
     },
 
     /** What DGII knows of an RFCE sent before, asked by its e-NCF (with the buyer and the security code). */
-    async resolve(row: repo.DocumentRow, rnc: string): Promise<Resolution> {
+    async resolve(row: DocumentRow, rnc: string): Promise<Resolution> {
       const status: StatusByEncfOutcome = await dgii.statusByEncf(row.company_id, {
         rncEmisor: rnc,
         eNCF: row.encf,

@@ -7,7 +7,7 @@ import { dgiiOutOfReach, type SendEcfOutcome, type SendRfceOutcome } from '../..
 import type { Outcome } from '../../platform/work/work-engine.js';
 import { describeMessages, type ClaimedSend, type SendDone } from './document-changes.js';
 import type { NotTaken } from './send-records.js';
-import type * as repo from './sending.repo.js';
+import type { DocumentRow } from '../documents/index.js';
 
 export type SendOutcome = Outcome<SendDone, NotTaken>;
 
@@ -20,7 +20,7 @@ export function createSendOutcomes(deps: {
   const { later, retryBackoff, policy } = deps;
 
   /** An answer still unknown: asked about again once the request our client gave up on has settled. */
-  function unknownYet(row: repo.DocumentRow, reason: string): SendOutcome {
+  function unknownYet(row: DocumentRow, reason: string): SendOutcome {
     return {
       kind: 'again',
       at: later(Math.max(policy.uncertainSettleMs, retryBackoff(row.send_attempts + 1))),
@@ -30,7 +30,7 @@ export function createSendOutcomes(deps: {
 
   /** Not taken: a counted attempt (retried, or `send_failed` once attempts run out by the document's count). */
   function notTaken(
-    row: repo.DocumentRow,
+    row: DocumentRow,
     reason: string,
     retryAt: Date | undefined,
     unreachable: boolean,

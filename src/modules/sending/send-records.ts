@@ -3,15 +3,14 @@
 // `queued`, or `send_failed` once no attempt is left), or DGII may have it (stays `sending`, asked about first).
 import type { FiscalEnvironment } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
-import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
+import type { DocumentRow, DocumentStatus } from '../documents/index.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
 import * as outbound from '../../platform/work/outbound-work.repo.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
-import { documentEventInsertStatement } from '../documents/index.js';
+import { changeDocumentsIf, documentEventInsertStatement, openFailedJob, updateDocument } from '../documents/index.js';
 import { documentSends, type ClaimedSend, type DocumentChanges, type SendDone } from './document-changes.js';
-import * as repo from './sending.repo.js';
 
 /** A failed send attempt DGII certainly did not take; `counted` against the attempts (a missing certificate is not). */
 export interface NotTaken {
@@ -31,8 +30,8 @@ export function createSendRecords(deps: {
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
 
   async function event(
-    trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    trx: Trx,
+    row: DocumentRow,
     type: string,
     status: DocumentStatus | null,
     cause: string,
@@ -42,15 +41,15 @@ export function createSendRecords(deps: {
 
   /** DGII did not take the bytes: back to `queued`, due again at `at`. */
   async function recordNotTaken(
-    trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    trx: Trx,
+    row: DocumentRow,
     detail: string,
     at: Date,
     failure: NotTaken,
   ): Promise<void> {
     const { counted } = failure;
     const attempts = row.send_attempts + (counted ? 1 : 0);
-    await repo.updateDocument(trx, row.id, {
+    await updateDocument(trx, row.id, {
       status: 'queued',
       // A recorded fact, set once and never cleared: the printed representation carries the contingency legend.
       ...(failure.unreachable ? { issued_in_contingency: true } : {}),
@@ -70,18 +69,13 @@ export function createSendRecords(deps: {
   }
 
   /** DGII did not take it and no attempt is left: `send_failed`, a failed job and its event. */
-  async function recordSendFailed(
-    trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
-    detail: string,
-    counted: boolean,
-  ): Promise<void> {
+  async function recordSendFailed(trx: Trx, row: DocumentRow, detail: string, counted: boolean): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + (counted ? 1 : 0);
     const cause = counted
       ? `attempt ${String(attempts)} of ${String(policy.maxAttempts)} failed (${detail}); no attempts left: retry it with POST /documentos/${row.id}/reintentar`
       : detail;
-    await repo.updateDocument(trx, row.id, {
+    await updateDocument(trx, row.id, {
       status: 'send_failed',
       send_attempts: attempts,
       send_lease_id: null,
@@ -90,7 +84,7 @@ export function createSendRecords(deps: {
       updated_at: now,
     });
     await event(trx, row, 'dgii.send_failed', 'send_failed', cause);
-    await repo.openFailedJob(trx, {
+    await openFailedJob(trx, {
       id: newId('fjb'),
       companyId: row.company_id,
       environment,
@@ -112,15 +106,15 @@ export function createSendRecords(deps: {
    * anything. A failed job opens once attempts run out (or `giveUp`), but the questions go on.
    */
   async function recordUncertain(
-    trx: Trx<DocumentsTables>,
-    row: repo.DocumentRow,
+    trx: Trx,
+    row: DocumentRow,
     detail: string,
     askAt: Date,
     giveUp = false,
   ): Promise<void> {
     const now = clock.now();
     const attempts = row.send_attempts + 1;
-    await repo.updateDocument(trx, row.id, {
+    await updateDocument(trx, row.id, {
       status: 'sending',
       send_attempts: attempts,
       send_lease_id: null,
@@ -136,7 +130,7 @@ export function createSendRecords(deps: {
       `DGII may have it (${detail}); it is asked about the e-NCF before anything is sent again`,
     );
     if (giveUp || attempts >= policy.maxAttempts) {
-      await repo.openFailedJob(trx, {
+      await openFailedJob(trx, {
         id: newId('fjb'),
         companyId: row.company_id,
         environment,
@@ -151,14 +145,14 @@ export function createSendRecords(deps: {
 
   /** The send target's record (platform/work WorkTarget.record). */
   return async function recordSend(
-    trx: Trx<DocumentsTables>,
+    trx: Trx,
     claimed: ClaimedSend,
     settlement: Settlement<SendDone, NotTaken>,
   ): Promise<void> {
     const { row } = claimed;
     switch (settlement.kind) {
       case 'done':
-        await repo.changeDocumentsIf(trx, [changes.sendDone(claimed, settlement.result)]);
+        await changeDocumentsIf(trx, [changes.sendDone(claimed, settlement.result)]);
         return;
       case 'deferred':
         await recordNotTaken(trx, row, settlement.reason, settlement.at, {

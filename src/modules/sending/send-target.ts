@@ -7,7 +7,7 @@
 // worker died mid-call — may already be at DGII, and is resolved by asking DGII about its e-NCF first (trackIds for
 // reception, consultaestado for an RFCE: rfce-send.ts); only a definite "DGII has nothing" lets the bytes go again.
 // One worker at a time may talk to DGII about a document: its queue row's lease is taken in the same statement that
-// marks it `sending` (sending.repo.ts claimForSending), with a copy of the lease id on the document, and runs out if
+// marks it `sending` (documents' claimForSending), with a copy of the lease id on the document, and runs out if
 // its worker dies (test/sending-crash.test.ts). The bytes sent are the archived signed bytes, never re-signed. The
 // common steps (a trackId, a verdict) are each ONE statement whose conditions (the lease) are its UPDATE's WHERE and
 // which settles the queue row under its lease (document-changes.ts, batched with the other documents in flight): a
@@ -21,7 +21,12 @@ import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import type { WorkTarget } from '../../platform/work/work-engine.js';
 import type { CompaniesService } from '../companies/index.js';
-import type { DocumentsService, DocumentsTables } from '../documents/index.js';
+import {
+  claimForSending,
+  groupedDocumentChanges,
+  type DocumentRow,
+  type DocumentsService,
+} from '../documents/index.js';
 import {
   documentSends,
   recordTogether,
@@ -32,7 +37,6 @@ import {
 import { createRfceSend, type Resolution } from './rfce-send.js';
 import { createSendOutcomes, type SendOutcome } from './send-outcome.js';
 import { createSendRecords, type NotTaken } from './send-records.js';
-import * as repo from './sending.repo.js';
 
 export interface SendPolicy {
   leaseMs: number;
@@ -43,7 +47,7 @@ export interface SendPolicy {
 }
 
 export function createSendTarget(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   log: Logger;
   dgii: DgiiClient;
@@ -57,7 +61,7 @@ export function createSendTarget(deps: {
   const recordSend = createSendRecords({ clock, environment: deps.environment, changes, policy });
   const rfce = createRfceSend({ dgii, companies, documents });
   // The one-statement changes made while an attempt runs, batched with those of the other documents in flight.
-  const changeDocumentIf = repo.groupedDocumentChanges(db);
+  const changeDocumentIf = groupedDocumentChanges(db);
   const later = (ms: number) => new Date(clock.now().getTime() + ms);
   const outcomes = createSendOutcomes({
     later,
@@ -65,7 +69,7 @@ export function createSendTarget(deps: {
     policy,
   });
 
-  async function resolve(row: repo.DocumentRow, rnc: string): Promise<Resolution> {
+  async function resolve(row: DocumentRow, rnc: string): Promise<Resolution> {
     if (row.send_route === 'rfce') return rfce.resolve(row, rnc);
     const tracks = await dgii.trackIds(row.company_id, { rncEmisor: rnc, eNCF: row.encf });
     if (tracks.kind === 'found') {
@@ -81,7 +85,7 @@ export function createSendTarget(deps: {
 
   /** The bytes to DGII: the archived signed XML, named as DGII expects, or for an RFCE its summary. */
   function sendFile(
-    row: repo.DocumentRow,
+    row: DocumentRow,
     file: { xml: Buffer; fileName: string },
     leaving: () => void,
   ): Promise<SendEcfOutcome | SendRfceOutcome> {
@@ -178,7 +182,7 @@ export function createSendTarget(deps: {
     },
     async claim(terms) {
       // Type 32 under DGII's threshold goes as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1).
-      const rows = await repo.claimForSending(db, terms, consumerSummaryThreshold);
+      const rows = await claimForSending(db, terms, consumerSummaryThreshold);
       return rows.map(({ itemId, attempts, row }) => {
         if (row === undefined) return { itemId, attempts, item: undefined };
         const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...document } = row;

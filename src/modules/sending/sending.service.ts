@@ -7,16 +7,23 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 import { groupCommit } from '../../platform/group-commit.js';
-import type { DocumentStatus, DocumentsTables } from '../documents/index.js';
+import type { DocumentStatus } from '../documents/index.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
-import { documentsById, findDocument } from '../documents/index.js';
+import {
+  documentsById,
+  findDocument,
+  groupedDocumentChanges,
+  listFailedJobs,
+  pendingCounts,
+  type DocumentRow,
+  type FailedJobRow,
+} from '../documents/index.js';
 import { documentPolls, documentSends, type Delivery } from './delivery.js';
-import * as repo from './sending.repo.js';
 import type { FailedJobView, SendAnswer } from './sending.schema.js';
 
 /** States a retry may start again from: DGII certainly does not hold the document as accepted. */
-function retryRefusal(row: repo.DocumentRow): string | undefined {
+function retryRefusal(row: DocumentRow): string | undefined {
   switch (row.status) {
     case 'send_failed':
     case 'not_found':
@@ -55,11 +62,11 @@ export interface SendingService {
   health(): Promise<DgiiHealth>;
 }
 
-function answer(row: repo.DocumentRow, changed: boolean, detail: string): SendAnswer {
+function answer(row: DocumentRow, changed: boolean, detail: string): SendAnswer {
   return { id: row.id, eNCF: row.encf, status: row.status, changed, detail, trackId: row.track_id };
 }
 
-function failedJobView(row: repo.FailedJobRow): FailedJobView {
+function failedJobView(row: FailedJobRow): FailedJobView {
   return {
     id: row.id,
     kind: row.kind,
@@ -78,7 +85,7 @@ function failedJobView(row: repo.FailedJobRow): FailedJobView {
  * them; other processes' find it at their next claim).
  */
 export function createSendingService(deps: {
-  db: Db<DocumentsTables>;
+  db: Db;
   clock: Clock;
   environment: FiscalEnvironment;
   dgii: DgiiClient;
@@ -88,17 +95,17 @@ export function createSendingService(deps: {
   const { db, clock, environment, dgii, delivery, queued } = deps;
   // enviar's read and its one-statement change, each batched with those of the other enviar calls in flight.
   const readDocument = groupCommit((ids: string[]) => documentsById(db, ids), { maxBatch: 100 });
-  const changeDocumentIf = repo.groupedDocumentChanges(db);
+  const changeDocumentIf = groupedDocumentChanges(db);
 
   /**
    * signed (or a retry's starting state) → queued, its send due at once: read, then ONE statement that applies only
-   * while the document is still in the state read (sending.repo.ts changeDocumentsIf), with its timeline event, its
+   * while the document is still in the state read (documents' changeDocumentsIf), with its timeline event, its
    * outbox event and its send in the queue (delivery.ts, platform/work). A change in between (another enviar won) is read again.
    */
   async function enqueue(
     companyId: string,
     id: string,
-    allowed: (row: repo.DocumentRow) => Result<SendAnswer> | undefined,
+    allowed: (row: DocumentRow) => Result<SendAnswer> | undefined,
     cause: string,
   ): Promise<Result<SendAnswer>> {
     for (;;) {
@@ -190,7 +197,7 @@ export function createSendingService(deps: {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listFailedJobs(db, companyId, environment, {
+      const rows = await listFailedJobs(db, companyId, environment, {
         open: query.open,
         limit,
         after: after.value,
@@ -201,7 +208,7 @@ export function createSendingService(deps: {
 
     async health() {
       const pending: Partial<Record<DocumentStatus, number>> = {};
-      for (const row of await repo.pendingCounts(db, environment, [documentSends, documentPolls]))
+      for (const row of await pendingCounts(db, environment, [documentSends, documentPolls]))
         pending[row.status as DocumentStatus] = row.count;
       return { environment, availability: await dgii.serviceStatus(), breakers: dgii.breakers(), pending };
     },

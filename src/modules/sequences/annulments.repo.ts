@@ -8,18 +8,13 @@ import type { Trx } from '../../platform/db/transact.js';
 import type { RangeRow } from './sequences.repo.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
 
-/** The columns of documents' table read here, until the read moves behind documents' index.ts (docs/architecture.md). */
-interface IssuedNumbers {
-  documents: { id: string; company_id: string; environment: string; encf: string };
-}
-
 export type AnnulmentRow = Selectable<AnnulmentsTable>;
 export type SpanRow = Selectable<AnnulmentSpansTable>;
-type Executor = Db<SequencesTables & IssuedNumbers> | Trx<SequencesTables & IssuedNumbers>;
+type Executor = Db<SequencesTables> | Trx<SequencesTables>;
 
 /** The ranges of a type, locked for update: the same lock numbers are taken under. */
 export function lockRangesOf(
-  trx: Trx<SequencesTables & IssuedNumbers>,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   ecfType: string,
@@ -35,28 +30,8 @@ export function lockRangesOf(
     .execute();
 }
 
-/** A document of the company numbered in [from, to] (e-NCF text compares in number order: same type, same width). */
-export function documentNumbered(
-  trx: Trx<SequencesTables & IssuedNumbers>,
-  companyId: string,
-  environment: FiscalEnvironment,
-  from: string,
-  to: string,
-): Promise<{ encf: string } | undefined> {
-  return trx
-    .selectFrom('documents')
-    .select('encf')
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment)
-    .where('encf', '>=', from)
-    .where('encf', '<=', to)
-    .orderBy('encf')
-    .limit(1)
-    .executeTakeFirst();
-}
-
 export function activeBlockOverlapping(
-  trx: Trx<SequencesTables & IssuedNumbers>,
+  trx: Trx<SequencesTables>,
   rangeId: string,
   first: number,
   last: number,
@@ -73,7 +48,7 @@ export function activeBlockOverlapping(
 
 /** The burned numbers in [from, to], with the annulment each already belongs to. */
 export function burnedIn(
-  trx: Trx<SequencesTables & IssuedNumbers>,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   from: string,
@@ -91,7 +66,7 @@ export function burnedIn(
 }
 
 export async function claimBurned(
-  trx: Trx<SequencesTables & IssuedNumbers>,
+  trx: Trx<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   from: string,
@@ -110,11 +85,7 @@ export async function claimBurned(
 }
 
 /** Withdraws a range's unissued tail from handing out: its next number moves past the end. */
-export async function withdrawTail(
-  trx: Trx<SequencesTables & IssuedNumbers>,
-  rangeId: string,
-  from: number,
-): Promise<boolean> {
+export async function withdrawTail(trx: Trx<SequencesTables>, rangeId: string, from: number): Promise<boolean> {
   const result =
     await sql`update sequence_ranges set next_number = last_number + 1 where id = ${rangeId} and next_number = ${from}`.execute(
       trx,
@@ -123,7 +94,7 @@ export async function withdrawTail(
 }
 
 /** Gives a rejected annulment's numbers back: burned ones await annulment again, a tail is handed out again. */
-export async function release(trx: Trx<SequencesTables & IssuedNumbers>, annulmentId: string): Promise<void> {
+export async function release(trx: Trx<SequencesTables>, annulmentId: string): Promise<void> {
   await trx
     .updateTable('sequence_burned')
     .set({ annulment_id: null })
@@ -146,7 +117,7 @@ export async function release(trx: Trx<SequencesTables & IssuedNumbers>, annulme
 }
 
 export async function insertAnnulment(
-  trx: Trx<SequencesTables & IssuedNumbers>,
+  trx: Trx<SequencesTables>,
   row: Omit<AnnulmentRow, 'attempts' | 'dgii_messages'>,
   spans: readonly SpanRow[],
 ): Promise<void> {
@@ -160,17 +131,11 @@ export async function insertAnnulment(
     .execute();
 }
 
-export function lockAnnulment(
-  trx: Trx<SequencesTables & IssuedNumbers>,
-  id: string,
-): Promise<AnnulmentRow | undefined> {
+export function lockAnnulment(trx: Trx<SequencesTables>, id: string): Promise<AnnulmentRow | undefined> {
   return trx.selectFrom('annulments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export function annulmentsById(
-  db: Db<SequencesTables & IssuedNumbers>,
-  ids: readonly string[],
-): Promise<AnnulmentRow[]> {
+export function annulmentsById(db: Db<SequencesTables>, ids: readonly string[]): Promise<AnnulmentRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('annulments')
@@ -180,12 +145,7 @@ export function annulmentsById(
 }
 
 /** An attempt is under way: shown as `sending` with its number, until its outcome is recorded. */
-export async function markSending(
-  db: Db<SequencesTables & IssuedNumbers>,
-  id: string,
-  attempt: number,
-  at: Date,
-): Promise<void> {
+export async function markSending(db: Db<SequencesTables>, id: string, attempt: number, at: Date): Promise<void> {
   await db
     .updateTable('annulments')
     .set({ status: 'sending', attempts: attempt, updated_at: at })
@@ -220,7 +180,7 @@ export function spansOf(db: Executor, annulmentIds: readonly string[]): Promise<
 }
 
 export async function updateAnnulment(
-  trx: Trx<SequencesTables & IssuedNumbers>,
+  trx: Trx<SequencesTables>,
   id: string,
   change: {
     status: AnnulmentStatus;
@@ -241,7 +201,7 @@ export async function updateAnnulment(
 }
 
 export function listAnnulments(
-  db: Db<SequencesTables & IssuedNumbers>,
+  db: Db<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
   filter: { limit: number; after?: { createdAt: Date; id: string } | undefined },
@@ -262,7 +222,7 @@ export function listAnnulments(
 
 /** Burned numbers no annulment holds, in e-NCF order. */
 export function awaitingAnnulment(
-  db: Db<SequencesTables & IssuedNumbers>,
+  db: Db<SequencesTables>,
   companyId: string,
   environment: FiscalEnvironment,
 ): Promise<{ encf: string; range_id: string; cause: string }[]> {

@@ -16,6 +16,7 @@ import { fail, ok, type FieldError, type Result } from '../../platform/result.js
 import type { BlobStore } from '../../platform/storage/index.js';
 import * as repo from './annulments.repo.js';
 import type { AnnulmentView, BurnedSpan, RequestAnnulment } from './annulments.schema.js';
+import type { IssuedDocuments } from './issued-documents.js';
 import { encfOf, sequenceOf } from './numbers.js';
 import type { RangeRow } from './sequences.repo.js';
 import type { SequencesTables } from './tables.js';
@@ -64,11 +65,13 @@ export function createAnnulmentsService(deps: {
   environment: FiscalEnvironment;
   blobs: BlobStore;
   issuer: (companyId: string) => Promise<AnnulmentIssuer | undefined>;
+  /** Whether a number numbers a document (documents' table, passed in: sequences.module.ts). */
+  issued: IssuedDocuments;
   schedule: ScheduleAnnulment;
   /** An annulment was queued and committed: this process's sender may take it at once. */
   queued?: () => void;
 }): AnnulmentsService {
-  const { db, clock, environment, blobs, issuer, schedule } = deps;
+  const { db, clock, environment, blobs, issuer, issued, schedule } = deps;
   const queued = deps.queued ?? (() => undefined);
 
   async function withSpans(rows: repo.AnnulmentRow[]): Promise<AnnulmentView[]> {
@@ -128,7 +131,7 @@ export function createAnnulmentsService(deps: {
       if (first <= issuedLast) {
         const from = encfOf(span.ecfType, first);
         const to = encfOf(span.ecfType, issuedLast);
-        const used = await repo.documentNumbered(trx, companyId, environment, from, to);
+        const used = await issued.firstNumberedIn(trx, companyId, environment, from, to);
         if (used !== undefined) {
           refuse('number_used', `${used.encf} numbers a document: used numbers cannot be annulled.`);
           continue;

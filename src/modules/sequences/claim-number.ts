@@ -8,13 +8,9 @@ import type { Clock } from '../../platform/clock.js';
 import type { Trx } from '../../platform/db/transact.js';
 import { fail, ok, type Result } from '../../platform/result.js';
 import type { AllocationsService } from './allocations.service.js';
+import type { IssuedDocuments } from './issued-documents.js';
 import { encfOf, isoToday } from './numbers.js';
 import type { SequencesTables } from './tables.js';
-
-/** The columns of documents' table read here, until the read moves behind documents' index.ts (docs/architecture.md). */
-interface IssuedNumbers {
-  documents: { id: string; company_id: string; environment: string; encf: string };
-}
 
 export interface ClaimedNumber {
   rangeId: string;
@@ -22,8 +18,8 @@ export interface ClaimedNumber {
 }
 
 export async function claimNumber(
-  trx: Trx<SequencesTables & IssuedNumbers>,
-  deps: { clock: Clock; environment: FiscalEnvironment; allocations: AllocationsService },
+  trx: Trx<SequencesTables>,
+  deps: { clock: Clock; environment: FiscalEnvironment; allocations: AllocationsService; issued: IssuedDocuments },
   companyId: string,
   encf: string,
   documentId: string,
@@ -50,13 +46,7 @@ export async function claimNumber(
   if (range.expires_on !== null && range.expires_on < isoToday(deps.clock))
     return fail('range_expired', `The range of ${encf} expired on ${range.expires_on}.`);
 
-  const used = await trx
-    .selectFrom('documents')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment)
-    .where('encf', '=', encf)
-    .executeTakeFirst();
+  const used = await deps.issued.numbered(trx, companyId, environment, encf);
   const burned = await trx
     .selectFrom('sequence_burned')
     .select('cause')

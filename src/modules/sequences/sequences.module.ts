@@ -8,18 +8,22 @@ import { annulmentLeaseMs, createAnnulmentSendTarget } from './annulment-sending
 import { annulmentRoutes } from './annulments.routes.js';
 import { annulmentSchemas } from './annulments.schema.js';
 import { createAnnulmentsService, type AnnulmentIssuer } from './annulments.service.js';
+import type { IssuedDocuments } from './issued-documents.js';
 import { sequenceJobs } from './sequences.jobs.js';
 import { sequenceRoutes } from './sequences.routes.js';
 import { sequenceSchemas } from './sequences.schema.js';
 import { createSequencesService, type SequencesService } from './sequences.service.js';
 
-/** Ranges, numbers, offline blocks and annulments (ANECF), the last sent to DGII by the workers' loop. */
+/**
+ * Ranges, numbers, offline blocks and annulments (ANECF), the last sent to DGII by the workers' loop. `issued`:
+ * documents' reads of the numbers documents use, passed in because documents imports sequences (issued-documents.ts).
+ */
 export function sequencesModule(
   platform: Platform,
-  { companies }: { companies: CompaniesService },
+  { companies, issued }: { companies: CompaniesService; issued: IssuedDocuments },
 ): ModuleParts & { sequences: SequencesService } {
   const { config, db, clock, log, blobs, environment, dgii } = platform;
-  const sequences = createSequencesService({ db, clock, environment, thresholds: config.sequenceWarnings });
+  const sequences = createSequencesService({ db, clock, environment, thresholds: config.sequenceWarnings, issued });
   // The certificate is read afresh for each annulment (another process may have replaced it).
   const issuer = async (companyId: string): Promise<AnnulmentIssuer | undefined> => {
     const company = await companies.get(companyId);
@@ -55,6 +59,7 @@ export function sequencesModule(
     environment,
     blobs,
     issuer,
+    issued,
     schedule: (trx, annulmentId) => sends.enqueue(trx, [annulmentId]),
     queued: () => {
       sender.wake();

@@ -15,6 +15,7 @@ import { fail, ok, type Result } from '../../platform/result.js';
 import { newId } from '../../platform/ids.js';
 import { createAllocationsService, type AllocationsService, type Numbering } from './allocations.service.js';
 import { claimNumber, type ClaimedNumber } from './claim-number.js';
+import type { IssuedDocuments } from './issued-documents.js';
 import { dgiiDate, encfOf, isoToday, sequenceOf } from './numbers.js';
 import { annulmentCounts } from './annulments.repo.js';
 import * as repo from './sequences.repo.js';
@@ -111,8 +112,10 @@ export function createSequencesService(deps: {
   clock: Clock;
   environment: FiscalEnvironment;
   thresholds: SequenceThresholds;
+  /** Whether a number numbers a document (documents' table, passed in: sequences.module.ts). */
+  issued: IssuedDocuments;
 }): SequencesService {
-  const { db, clock, environment, thresholds } = deps;
+  const { db, clock, environment, thresholds, issued } = deps;
   const today = () => isoToday(clock);
 
   async function views(rows: repo.RangeRow[]): Promise<RangeView[]> {
@@ -354,7 +357,13 @@ export function createSequencesService(deps: {
   return {
     allocations,
     claimNumber: (trx, companyId, encf, documentId) =>
-      claimNumber(tablesOf<SequencesTables>(trx), { clock, environment, allocations }, companyId, encf, documentId),
+      claimNumber(
+        tablesOf<SequencesTables>(trx),
+        { clock, environment, allocations, issued },
+        companyId,
+        encf,
+        documentId,
+      ),
 
     async registerRange(companyId, input) {
       const checked = checkRange(input);

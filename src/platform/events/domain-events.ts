@@ -72,7 +72,7 @@ export function domainEventInsertStatements<T extends EventType>(
 
 /**
  * The row that records `event`: for a statement that inserts it only when its other parts changed something
- * (src/modules/sending/sending.repo.ts), with the same ON CONFLICT (dedupe_key) DO NOTHING.
+ * (src/modules/documents/send-state.repo.ts), with the same ON CONFLICT (dedupe_key) DO NOTHING.
  */
 export function domainEventRow<T extends EventType>(event: DomainEvent<T>) {
   return {

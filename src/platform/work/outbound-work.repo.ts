@@ -49,7 +49,7 @@ export function claimableRows(terms: Pick<ClaimTerms, 'target' | 'environment' |
 /**
  * The claim's update of the rows `due` (a CTE of claimableRows): each is held under the lease (its due time moves to
  * where the lease runs out, so a dead worker's items fall due again) and its attempt is counted. Returns item_id and
- * attempts; a target claiming its items in the same statement builds on it (sending.repo.ts).
+ * attempts; a target claiming its items in the same statement builds on it (documents' send-claims.repo.ts).
  */
 export function claimUpdate(terms: ClaimTerms) {
   return sql`
@@ -144,10 +144,11 @@ export function settledUnderLease(target: string) {
 
 /**
  * The part of a target's one-statement recording that settles the queue rows of `rows` under their leases, for a
- * target that records its own changes and settles in the same statement (sending.repo.ts changeDocumentsIf). `rows`
- * is the FROM of the statement (`input i join changed c on c.id = i.id`); `target`, `itemId` and `leaseId` name
- * each row's, as expressions of it. Deleted (done), or, with `next`, due again then, unheld, its attempts counted
- * from 0 (an answer that moves the item on). A row whose lease passed to another worker is left as it is.
+ * target that records its own changes and settles in the same statement (documents' changeDocumentsIf,
+ * send-state.repo.ts). `rows` is the FROM of the statement (`input i join changed c on c.id = i.id`); `target`,
+ * `itemId` and `leaseId` name each row's, as expressions of it. Deleted (done), or, with `next`, due again then,
+ * unheld, its attempts counted from 0 (an answer that moves the item on). A row whose lease passed to another worker
+ * is left as it is.
  */
 export function settleHeld(rows: {
   from: RawBuilder<unknown>;
@@ -165,7 +166,7 @@ export function settleHeld(rows: {
 /**
  * Puts the items a query selects in the queue (its columns: target, item_id, environment, due_at), from 0 attempts;
  * one already waiting takes the new due time and loses any lease (its worker's outcome will not be recorded). For
- * work queued in a target's own statement (sending.repo.ts changeDocumentsIf); enqueue does it for a list.
+ * work queued in a target's own statement (documents' changeDocumentsIf); enqueue does it for a list.
  */
 export function enqueueSelected(selected: RawBuilder<unknown>) {
   return sql`
@@ -175,7 +176,7 @@ export function enqueueSelected(selected: RawBuilder<unknown>) {
 
 /**
  * The update that makes the rows `due` (a CTE of claimableRows) wait until `until` instead of taking them: no lease
- * taken, no attempt counted (DGII's maintenance window, sending.repo.ts holdDueSends). Returns item_id.
+ * taken, no attempt counted (DGII's maintenance window, documents' holdDueSends). Returns item_id.
  */
 export function postponeUpdate(target: string, until: Date) {
   return sql`update outbound_work w set due_at = ${until} from due where w.target = ${target} and w.item_id = due.item_id returning w.item_id`;

@@ -1,16 +1,17 @@
-// The deliveries to buyers (document_deliveries, migration 0024): one row per document, opened when DGII accepts it
-// (in the statement that records the verdict: modules/sending) or when entregar asks, and moved on by each attempt's
-// settlement, in the transaction that settles its queue row (platform/work).
-import type { Selectable, Updateable } from 'kysely';
+// A document's delivery to its buyer (document_deliveries, migration 0024): one row per document, opened when DGII
+// accepts it (in the statement that records the verdict: send-state.repo.ts) or when entregar asks, and moved on by
+// each attempt's settlement, in the transaction that settles its queue row (platform/work). The row is documents'
+// (docs/architecture.md); modules/buyer-delivery attempts the deliveries and changes it through index.ts.
+import type { Updateable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
-import type { Db } from '../../platform/db/database.js';
-import type { DocumentDeliveriesTable, ArtefactRow, DocumentRow, DocumentsTables } from '../documents/index.js';
-import type { Trx } from '../../platform/db/transact.js';
-
-export type DeliveryRow = Selectable<DocumentDeliveriesTable>;
+import type { AnyDb } from '../../platform/db/database.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import type { AnyTrx } from '../../platform/db/transact.js';
+import type { ArtefactRow, DeliveryRow, DocumentRow } from './documents.repo.js';
+import type { DocumentDeliveriesTable, DocumentsTables } from './tables.js';
 
 /** A delivery as an attempt needs it, read for a whole claim at once. */
-export interface DeliveryItem {
+export interface BuyerDeliveryItem {
   delivery: DeliveryRow;
   document: DocumentRow;
   /** The document's signed e-CF as archived (undefined: its row is gone, an archive fault). */
@@ -19,12 +20,14 @@ export interface DeliveryItem {
   lastArecfVersion: number;
 }
 
-export async function loadItems(db: Db<DocumentsTables>, ids: readonly string[]): Promise<Map<string, DeliveryItem>> {
+/** The deliveries of these documents with what an attempt needs of each, by document id. */
+export async function buyerDeliveryItems(db: AnyDb, ids: readonly string[]): Promise<Map<string, BuyerDeliveryItem>> {
   if (ids.length === 0) return new Map();
+  const documentsDb = tablesOf<DocumentsTables>(db);
   const [deliveries, documents, artefacts] = await Promise.all([
-    db.selectFrom('document_deliveries').selectAll().where('document_id', 'in', ids).execute(),
-    db.selectFrom('documents').selectAll().where('id', 'in', ids).execute(),
-    db
+    documentsDb.selectFrom('document_deliveries').selectAll().where('document_id', 'in', ids).execute(),
+    documentsDb.selectFrom('documents').selectAll().where('id', 'in', ids).execute(),
+    documentsDb
       .selectFrom('document_artefacts')
       .selectAll()
       .where('document_id', 'in', ids)
@@ -32,7 +35,7 @@ export async function loadItems(db: Db<DocumentsTables>, ids: readonly string[])
       .execute(),
   ]);
   const byId = new Map(documents.map((row) => [row.id, row]));
-  const items = new Map<string, DeliveryItem>();
+  const items = new Map<string, BuyerDeliveryItem>();
   for (const delivery of deliveries) {
     const document = byId.get(delivery.document_id);
     if (document === undefined) continue;
@@ -54,28 +57,21 @@ export async function loadItems(db: Db<DocumentsTables>, ids: readonly string[])
   return items;
 }
 
-export function findDelivery(
-  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
-  documentId: string,
-): Promise<DeliveryRow | undefined> {
-  return executor
-    .selectFrom('document_deliveries')
-    .selectAll()
-    .where('document_id', '=', documentId)
-    .executeTakeFirst();
-}
-
-export async function updateDelivery(
-  trx: Trx<DocumentsTables>,
+export async function updateBuyerDelivery(
+  trx: AnyTrx,
   documentId: string,
   change: Updateable<DocumentDeliveriesTable>,
 ): Promise<void> {
-  await trx.updateTable('document_deliveries').set(change).where('document_id', '=', documentId).execute();
+  await tablesOf<DocumentsTables>(trx)
+    .updateTable('document_deliveries')
+    .set(change)
+    .where('document_id', '=', documentId)
+    .execute();
 }
 
 /** Opens the delivery again, as asked (entregar): pending, its count of attempts started again. */
-export async function requestDelivery(
-  trx: Trx<DocumentsTables>,
+export async function requestBuyerDelivery(
+  trx: AnyTrx,
   input: {
     documentId: string;
     companyId: string;
@@ -94,7 +90,7 @@ export async function requestDelivery(
     next_attempt_at: input.at,
     updated_at: input.at,
   };
-  await trx
+  await tablesOf<DocumentsTables>(trx)
     .insertInto('document_deliveries')
     .values({
       document_id: input.documentId,
@@ -105,21 +101,5 @@ export async function requestDelivery(
       ...reopened,
     })
     .onConflict((conflict) => conflict.column('document_id').doUpdateSet(reopened))
-    .execute();
-}
-
-/** Closes the document's open failed jobs of `kind` (a delivery that got there, or was asked for again). */
-export async function closeFailedJobs(
-  trx: Trx<DocumentsTables>,
-  documentId: string,
-  kind: string,
-  closing: { at: Date; because: string },
-): Promise<void> {
-  await trx
-    .updateTable('failed_jobs')
-    .set({ closed_at: closing.at, closed_because: closing.because })
-    .where('document_id', '=', documentId)
-    .where('kind', '=', kind)
-    .where('closed_at', 'is', null)
     .execute();
 }

@@ -1,31 +1,22 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+// The send columns of documents (docs/architecture.md: documents owns the row and its one timeline), changed as
+// sending moves a document through DGII (modules/sending): each change applies only while what the worker or poll
+// saw still holds, with what it records, in one statement. Sending decides the changes; their SQL stays here, so
+// only documents names its tables.
+import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
-import { groupCommit } from '../../platform/group-commit.js';
-import { olderThan } from '../../platform/db/older-than.js';
-import type { Db } from '../../platform/db/database.js';
+import type { AnyDb } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { DgiiMessageRow } from '../../platform/db/schema.js';
-import type { DocumentStatus, FailedJobsTable, SendRoute, DocumentRow, DocumentsTables } from '../documents/index.js';
-import type { Trx } from '../../platform/db/transact.js';
+import { tablesOf } from '../../platform/db/tables-of.js';
+import type { AnyTrx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
-import {
-  claimableRows,
-  claimUpdate,
-  enqueueSelected,
-  postponeUpdate,
-  settleHeld,
-  type ClaimTerms,
-} from '../../platform/work/outbound-work.repo.js';
+import { groupCommit } from '../../platform/group-commit.js';
+import { enqueueSelected, settleHeld } from '../../platform/work/outbound-work.repo.js';
+import type { DocumentsTables, DocumentStatus, SendRoute } from './tables.js';
 
-export type { DocumentRow };
-export type FailedJobRow = Selectable<FailedJobsTable>;
-
-export function lockDocument(trx: Trx<DocumentsTables>, id: string): Promise<DocumentRow | undefined> {
-  return trx.selectFrom('documents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-}
-
-export interface StateChange {
+/** The send columns a change may set. */
+export interface SendStateChange {
   status?: DocumentStatus;
   send_route?: SendRoute;
   send_attempts?: number;
@@ -44,9 +35,10 @@ export interface StateChange {
   updated_at: Date;
 }
 
-export async function updateDocument(trx: Trx<DocumentsTables>, id: string, change: StateChange): Promise<void> {
+/** Sets document `id`'s send columns, under the caller's transaction and its lock on the row. */
+export async function updateDocument(trx: AnyTrx, id: string, change: SendStateChange): Promise<void> {
   const { dgii_messages: messages, ...rest } = change;
-  await trx
+  await tablesOf<DocumentsTables>(trx)
     .updateTable('documents')
     .set({ ...rest, ...(messages === undefined ? {} : { dgii_messages: JSON.stringify(messages) }) })
     .where('id', '=', id)
@@ -57,7 +49,7 @@ export async function updateDocument(trx: Trx<DocumentsTables>, id: string, chan
  * What must still hold of a document's current row for a change to apply: the lease a worker took, or the state
  * (and trackId, and polls counted) a poll saw.
  */
-export interface Expected {
+export interface ExpectedState {
   leaseId?: string;
   status?: DocumentStatus;
   trackId?: string;
@@ -82,13 +74,13 @@ export interface ChangeRecords {
 /** One conditional change of one document: `change` applies to document `id` only while `expected` holds. */
 export interface DocumentChange {
   id: string;
-  expected: Expected;
-  change: StateChange;
+  expected: ExpectedState;
+  change: SendStateChange;
   records: ChangeRecords;
 }
 
 /** PostgreSQL's type of each column a change may set, for the arrays a batch of changes is sent as. */
-const changeColumnTypes: Record<keyof StateChange, string> = {
+const changeColumnTypes: Record<keyof SendStateChange, string> = {
   status: 'text',
   send_route: 'text',
   send_attempts: 'int4',
@@ -107,13 +99,13 @@ const changeColumnTypes: Record<keyof StateChange, string> = {
   updated_at: 'timestamptz',
 };
 
-/** Each condition of Expected: the column it reads and its type. */
+/** Each condition of ExpectedState: the column it reads and its type. */
 const expectedColumns = {
   leaseId: ['send_lease_id', 'text'],
   status: ['status', 'text'],
   trackId: ['track_id', 'text'],
   pollCount: ['poll_count', 'int4'],
-} as const satisfies Record<keyof Expected, readonly [string, string]>;
+} as const satisfies Record<keyof ExpectedState, readonly [string, string]>;
 
 /**
  * The shape of a change: the columns it sets, the conditions it has and the records it writes. Changes of one shape
@@ -121,8 +113,8 @@ const expectedColumns = {
  */
 export function changeShape(change: DocumentChange): string {
   let shape = '';
-  for (const key in changeColumnTypes) shape += change.change[key as keyof StateChange] === undefined ? '0' : '1';
-  for (const key in expectedColumns) shape += change.expected[key as keyof Expected] === undefined ? '0' : '1';
+  for (const key in changeColumnTypes) shape += change.change[key as keyof SendStateChange] === undefined ? '0' : '1';
+  for (const key in expectedColumns) shape += change.expected[key as keyof ExpectedState] === undefined ? '0' : '1';
   const { event, closeFailedJobs, domainEvent, settleWork, enqueueWork } = change.records;
   const settle = settleWork === undefined ? '0' : settleWork.next === null ? 'd' : 'r';
   const queue = enqueueWork === undefined ? '0' : enqueueWork.openDelivery === true ? 'o' : '1';
@@ -138,7 +130,7 @@ export function changeShape(change: DocumentChange): string {
  * the other, as they would one at a time (an UPDATE changes a row once, whatever its FROM matches).
  */
 export async function changeDocumentsIf(
-  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
+  executor: AnyDb | AnyTrx,
   changes: readonly DocumentChange[],
 ): Promise<boolean[]> {
   const applied: boolean[] = [];
@@ -167,7 +159,7 @@ export async function changeDocumentsIf(
 }
 
 async function changeDistinctDocuments(
-  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
+  executor: AnyDb | AnyTrx,
   changes: readonly DocumentChange[],
 ): Promise<Set<string>> {
   const [first] = changes;
@@ -180,7 +172,7 @@ async function changeDistinctDocuments(
     columns.push({ name, type, values: changes.map(value) });
   };
   const sets: RawBuilder<unknown>[] = [];
-  for (const key of Object.keys(changeColumnTypes) as (keyof StateChange)[]) {
+  for (const key of Object.keys(changeColumnTypes) as (keyof SendStateChange)[]) {
     if (first.change[key] === undefined) continue;
     const type = changeColumnTypes[key];
     // jsonb travels as text: pg writes a JS array parameter as a PostgreSQL array, not as JSON.
@@ -190,7 +182,7 @@ async function changeDistinctDocuments(
     sets.push(sql`${sql.ref(key)} = i.${sql.ref(`set_${key}`)}${type === 'jsonb' ? sql`::jsonb` : sql``}`);
   }
   const conditions: RawBuilder<unknown>[] = [sql`d.id = i.id`];
-  for (const key of Object.keys(expectedColumns) as (keyof Expected)[]) {
+  for (const key of Object.keys(expectedColumns) as (keyof ExpectedState)[]) {
     if (first.expected[key] === undefined) continue;
     const [column, type] = expectedColumns[key];
     add(`expected_${key}`, type, (change) => change.expected[key]);
@@ -274,216 +266,7 @@ async function changeDistinctDocuments(
  * changeDocumentsIf one change at a time for the caller, batched underneath: the changes asked for while a statement
  * of their shape runs go together in the next (platform/group-commit.ts). Whether the change applied.
  */
-export function groupedDocumentChanges(
-  executor: Db<DocumentsTables> | Trx<DocumentsTables>,
-): (change: DocumentChange) => Promise<boolean> {
+export function groupedDocumentChanges(executor: AnyDb | AnyTrx): (change: DocumentChange) => Promise<boolean> {
   const run = groupCommit((changes: DocumentChange[]) => changeDocumentsIf(executor, changes), { maxBatch: 100 });
   return (change) => run(change, changeShape(change));
-}
-
-/** A queue row a claim took, left-joined to its document (whose id is null when it had none to give). */
-type LeftJoined<Row extends { id: string }> = Omit<Row, 'id'> & {
-  id: string | null;
-  item_id: string;
-  work_attempts: number;
-};
-
-function joinedRow<Row extends { id: string }>({
-  item_id: itemId,
-  work_attempts: attempts,
-  id,
-  ...row
-}: LeftJoined<Row>): { itemId: string; attempts: number; row: Row | undefined } {
-  return { itemId, attempts, row: id === null ? undefined : ({ ...row, id } as unknown as Row) };
-}
-
-/**
- * A document claimed for sending, with the state it was claimed from and where its signed XML is archived (its
- * latest `signed-xml` artefact; null only if that is missing).
- */
-export type ClaimedRow = DocumentRow & {
-  previous_status: DocumentStatus;
-  signed_xml_blob_key: string | null;
-  signed_xml_sha256: string | null;
-};
-
-/** A queue row a claim took, with its document as claimed: undefined when the document had nothing to send. */
-export interface ClaimedSendRow {
-  itemId: string;
-  attempts: number;
-  row: ClaimedRow | undefined;
-}
-
-/**
- * Takes documents for one worker in ONE statement: the queue rows of `terms` (platform/work outbound-work.repo.ts)
- * under the lease, and their documents that are `queued` or `sending` marked `sending` under the same lease id (the
- * documents' copy of it, send_lease_id, is what their one-statement changes check). The route is fixed as they are
- * taken (DGII's reception, or an RFCE summary for a type 32 under `rfceThreshold` DOP: fiscal/timbre-url.ts
- * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded. The
- * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
- */
-export async function claimForSending(
-  db: Db<DocumentsTables>,
-  terms: ClaimTerms,
-  rfceThreshold: string,
-): Promise<ClaimedSendRow[]> {
-  const result = await executePrepared(
-    db,
-    sql<LeftJoined<ClaimedRow>>`
-      with due as (${claimableRows(terms)}), work as (${claimUpdate(terms)}),
-      previous as (select d.id, d.status from documents d join work w on d.id = w.item_id for update of d),
-      claimed as (
-        update documents d set
-          status = 'sending',
-          send_route = coalesce(d.send_route, case when d.ecf_type = '32' and d.monto_total::numeric < ${rfceThreshold}::numeric then 'rfce' else 'reception' end),
-          send_lease_id = ${terms.leaseId},
-          send_lease_until = ${terms.leaseUntil},
-          send_due_at = ${terms.leaseUntil},
-          updated_at = ${terms.now}
-        from previous p
-        where d.id = p.id and p.status in ('queued', 'sending')
-        returning d.*, p.status as previous_status
-      ), event as (
-        insert into document_events (document_id, at, type, status, cause)
-        select id, ${terms.now}, 'dgii.sending', 'sending', case
-          when previous_status = 'queued' then 'attempt ' || (send_attempts + 1) || ': sending to DGII ' || case when send_route = 'rfce' then 'as an RFCE' else 'reception' end
-          else 'DGII may already have it: asking about the e-NCF before anything is sent'
-        end
-        from claimed
-      )
-      select w.item_id, w.attempts as work_attempts, c.*, a.blob_key as signed_xml_blob_key, a.sha256 as signed_xml_sha256
-      from work w left join claimed c on c.id = w.item_id
-      left join lateral (
-        select blob_key, sha256 from document_artefacts where document_id = c.id and kind = 'signed-xml' order by version desc limit 1
-      ) a on true`,
-  );
-  return result.rows.map(joinedRow);
-}
-
-/**
- * DGII's maintenance window: up to `limit` documents whose send is due wait for its end instead, in ONE statement
- * (their queue rows due then, no attempt counted). A queued one records why (`dgii.not_taken`) and is now issued in
- * contingency (the printed representation's 72-hour legend; never cleared); a `sending` one, which DGII may hold, is
- * asked about when the window ends. How many were held.
- */
-export async function holdDueSends(
-  db: Db<DocumentsTables>,
-  terms: { target: string; environment: FiscalEnvironment; now: Date; until: Date; limit: number; cause: string },
-): Promise<number> {
-  const result = await executePrepared(
-    db,
-    sql<{ item_id: string }>`
-      with due as (${claimableRows({ ...terms, which: { limit: terms.limit } })}),
-      held as (${postponeUpdate(terms.target, terms.until)}),
-      documents_held as (
-        update documents d set send_due_at = ${terms.until}, updated_at = ${terms.now},
-          issued_in_contingency = d.issued_in_contingency or d.status = 'queued'
-        from held h where d.id = h.item_id returning d.id, d.status
-      ), event as (
-        insert into document_events (document_id, at, type, status, cause)
-        select id, ${terms.now}, 'dgii.not_taken', 'queued', ${terms.cause} from documents_held where status = 'queued'
-      )
-      select item_id from held`,
-  );
-  return result.rows.length;
-}
-
-/** A queue row of a poll a claim took, with its document while it waits for DGII's verdict. */
-export interface ClaimedPollRow {
-  itemId: string;
-  attempts: number;
-  row: DocumentRow | undefined;
-}
-
-/**
- * Takes the polls of `terms` under the lease, with their documents still `in_process`, in ONE statement (the
- * question's conditions are checked again when its answer is recorded: changeDocumentsIf).
- */
-export async function claimPolls(db: Db<DocumentsTables>, terms: ClaimTerms): Promise<ClaimedPollRow[]> {
-  const result = await executePrepared(
-    db,
-    sql<LeftJoined<DocumentRow>>`
-      with due as (${claimableRows(terms)}), work as (${claimUpdate(terms)})
-      select w.item_id, w.attempts as work_attempts, d.* from work w left join documents d on d.id = w.item_id and d.status = 'in_process'`,
-  );
-  return result.rows.map(joinedRow);
-}
-
-export async function openFailedJob(
-  trx: Trx<DocumentsTables>,
-  job: {
-    id: string;
-    companyId: string;
-    environment: FiscalEnvironment;
-    kind: string;
-    documentId: string;
-    reason: string;
-    attempts: number;
-    at: Date;
-  },
-): Promise<void> {
-  await trx
-    .insertInto('failed_jobs')
-    .values({
-      id: job.id,
-      company_id: job.companyId,
-      environment: job.environment,
-      kind: job.kind,
-      document_id: job.documentId,
-      reason: job.reason,
-      attempts: job.attempts,
-      opened_at: job.at,
-      closed_at: null,
-      closed_because: null,
-    })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['document_id', 'kind'])
-        .where('closed_at', 'is', null)
-        .doUpdateSet({ reason: job.reason, attempts: job.attempts }),
-    )
-    .execute();
-}
-
-export function listFailedJobs(
-  db: Db<DocumentsTables>,
-  companyId: string,
-  environment: FiscalEnvironment,
-  filter: { open?: boolean | undefined; limit: number; after?: { createdAt: Date; id: string } | undefined },
-): Promise<FailedJobRow[]> {
-  let query = db
-    .selectFrom('failed_jobs')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment);
-  if (filter.open !== undefined) query = query.where('closed_at', filter.open ? 'is' : 'is not', null);
-  const after = filter.after;
-  if (after !== undefined) {
-    query = query.where(olderThan(after, 'opened_at'));
-  }
-  return query
-    .orderBy('opened_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute();
-}
-
-/**
- * Documents of one environment on their way to DGII, per status: what /internal/health/dgii calls pending. Read
- * from the queues of their sends and polls (platform/work), so the count costs the work waiting, not the table.
- */
-export async function pendingCounts(
-  db: Db<DocumentsTables>,
-  environment: FiscalEnvironment,
-  targets: readonly string[],
-): Promise<{ status: string; count: number }[]> {
-  const rows = await db
-    .selectFrom('outbound_work as w')
-    .innerJoin('documents as d', 'd.id', 'w.item_id')
-    .select((eb) => ['d.status', eb.fn.countAll<string>().as('count')])
-    .where('w.target', 'in', [...targets])
-    .where('w.environment', '=', environment)
-    .groupBy('d.status')
-    .execute();
-  return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
 }
