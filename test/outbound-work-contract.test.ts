@@ -132,13 +132,18 @@ describe(
         );
         assert.equal(received.status, 'in_process', JSON.stringify(received));
         const timeline = await events(created.id);
-        assert.deepEqual(timeline.map((event) => event.type).slice(0, 2), ['dgii.sending', 'dgii.sending']);
-        assert.match(timeline[1]?.cause ?? '', /^DGII may already have it/);
+        // The killed worker's attempt, then the new worker's, which asks DGII first. On a machine busy enough that
+        // an attempt outlasts its lease, the lease runs out again and the next attempt asks again: each one after
+        // the first says so.
+        const taken = timeline.findIndex((event) => event.type !== 'dgii.sending');
+        const sendings = timeline.slice(0, taken);
+        assert.ok(taken >= 2 && sendings.length >= 2, JSON.stringify(timeline));
+        for (const retaken of sendings.slice(1)) assert.match(retaken.cause, /^DGII may already have it/);
         // Asked first: DGII had it (the bytes had reached it), or had nothing (the kill came first) and it was sent.
         const answer = timeline.at(-1)?.cause ?? '';
         assert.match(answer, /^DGII (already had it|received it): trackId /);
         if (answer.startsWith('DGII received it'))
-          assert.deepEqual(timeline.map((event) => event.type).slice(2), ['dgii.resolved', 'dgii.received']);
+          assert.deepEqual(timeline.map((event) => event.type).slice(taken), ['dgii.resolved', 'dgii.received']);
         // Exactly once at DGII, counted at the sandbox.
         const arrivals = (await world.sandbox.admin('GET', `/arrivals?encf=${created.eNCF}`)).body as unknown[];
         assert.equal(arrivals.length, 1);
