@@ -1,8 +1,9 @@
-// Runs every *.test.ts under src/ and test/, each file in a Node process of its own (node:test), two at a time,
-// and prints how long each file took. Its own scheduler rather than `node --test` because Node 20's runner gives no
-// per-file time, runs the files in name order (a long file drawn last keeps one core idle while it finishes) and
-// interleaves nothing usefully: here each file's output is printed whole when it ends, the longest known files
-// start first, and a file that hangs is stopped instead of holding CI to its limit.
+// Runs every *.test.ts under src/ and test/, each file in a Node process of its own (node:test), as many at a time
+// as keep the cores busy, and prints how long each file took. Its own scheduler rather than `node --test` because
+// Node 20's runner gives no per-file time, runs the files in name order (a long file drawn last keeps one core idle
+// while it finishes) and knows nothing of how much of a file's time is waiting: here each file's output is printed
+// whole when it ends, the longest known files start first, files that mostly wait run beside others, and a file
+// that hangs is stopped instead of holding CI to its limit.
 //
 //   node scripts/test.mjs [paths…]      the files below those paths (default: src and test)
 //   node scripts/test.mjs --unit        the fast tier: the files listed as unit in scripts/test-tiers.mjs
@@ -11,7 +12,7 @@
 //   node scripts/test.mjs --record-times   and write the times to scripts/test-times.json, the order a clean
 //                                       clone starts with
 //
-// TEST_CONCURRENCY sets how many files run at once (default 2: this project's CI machine has two cores).
+// TEST_CONCURRENCY sets how many files run at once (by default, as many as the cores can keep busy: see below).
 // The files run from JavaScript compiled at the start of the run (scripts/test-build.mjs: tsx's loader costs each
 // process seconds); TEST_FROM_SOURCES=1 runs them through tsx instead, for stack traces at the sources' lines.
 import { Buffer } from 'node:buffer';
@@ -26,7 +27,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -74,16 +75,31 @@ if (files.length === 0) {
 
 // Longest first, by the last run's times on this machine, else by the times recorded in the project (a clean clone
 // has no run of its own: a long file drawn last keeps a core idle while it finishes); a file never timed goes by its
-// size.
+// size. A time is `{ seconds, cpu }`: wall and CPU seconds.
 const readTimes = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {});
 const known = readTimes(timesCache);
 const recorded = readTimes(recordedTimes);
-const expected = (name) => known[name] ?? recorded[name] ?? (existsSync(name) ? statSync(name).size / 10 : 60);
-const queue = [...files, ...(withLint ? lintSteps : [])].sort((a, b) => expected(b.name ?? b) - expected(a.name ?? a));
+const timeOf = (name) => {
+  const time = known[name] ?? recorded[name];
+  return typeof time === 'number' ? { seconds: time, cpu: time } : time; // a number: a time kept before CPU was
+};
+const expected = (name) => timeOf(name)?.seconds ?? (existsSync(name) ? statSync(name).size / 10 : 60);
+/** The share of a core a job keeps busy: most integration files spend much of their time waiting on timers and I/O. */
+const cpuShare = (name) => {
+  const time = timeOf(name);
+  return time === undefined || time.seconds < 1 ? 1 : Math.min(1, time.cpu / time.seconds);
+};
+const nameOf = (item) => (typeof item === 'string' ? item : item.name);
+const queue = [...files, ...(withLint ? lintSteps : [])].sort((a, b) => expected(nameOf(b)) - expected(nameOf(a)));
 
 const countsDir = mkdtempSync(join(tmpdir(), 'ecf-test-counts-'));
 const reporter = new URL('./test-counts-reporter.mjs', import.meta.url).pathname;
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+// As many jobs at once as keep the cores busy and no more: a job starts while the CPU shares of those running, its own
+// included, fit in the cores (one always runs), up to twice as many jobs as cores. TEST_CONCURRENCY sets a fixed
+// number instead.
+const cores = availableParallelism();
+const fixedConcurrency = process.env.TEST_CONCURRENCY === undefined ? undefined : Number(process.env.TEST_CONCURRENCY);
+const maxJobs = fixedConcurrency ?? 2 * cores;
 const results = [];
 const started = performance.now();
 const compiled = process.env.TEST_FROM_SOURCES === '1' ? undefined : await buildTests(process.cwd());
@@ -145,15 +161,29 @@ function run(job) {
 }
 
 let cpuSeen = childrenCpuSeconds();
+const running = new Map(); // job index → its CPU share
 let next = 0;
-async function worker() {
-  while (next < queue.length) {
-    const index = next++;
-    const item = queue[index];
-    await run(typeof item === 'string' ? testJob(item, index) : item);
-  }
-}
-await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+await new Promise((allDone) => {
+  // In order: a file that waits is not overtaken by shorter ones (the longest must start early, or they end last).
+  const nextFits = () =>
+    running.size === 0 ||
+    (running.size < maxJobs &&
+      (fixedConcurrency !== undefined ||
+        [...running.values()].reduce((total, share) => total + share, 0) + cpuShare(nameOf(queue[next])) <= cores));
+  const startWhatFits = () => {
+    while (next < queue.length && nextFits()) {
+      const index = next++;
+      const item = queue[index];
+      running.set(index, cpuShare(nameOf(item)));
+      void run(typeof item === 'string' ? testJob(item, index) : item).then(() => {
+        running.delete(index);
+        if (next === queue.length && running.size === 0) allDone();
+        else startWhatFits();
+      });
+    }
+  };
+  startWhatFits();
+});
 rmSync(countsDir, { recursive: true, force: true });
 
 const wall = (performance.now() - started) / 1000;
@@ -170,11 +200,15 @@ const cpuSeconds = results.reduce((total, result) => total + result.cpu, 0);
 console.log(
   `\n${results.length} files, ${sum('tests')} tests: ${sum('pass')} passed, ${sum('fail')} failed, ` +
     `${sum('skip')} skipped, ${sum('todo')} todo; ${wall.toFixed(0)} s (${fileSeconds.toFixed(0)} s of files, ` +
-    `${concurrency} at a time; ${cpuSeconds.toFixed(0)} s CPU)`,
+    `${fixedConcurrency === undefined ? `up to ${maxJobs} at a time as the cores allow` : `${fixedConcurrency} at a time`}; ` +
+    `${cpuSeconds.toFixed(0)} s CPU)`,
 );
 
 // A narrowed run updates the times of its own files and keeps the others'.
-const measured = Object.fromEntries(results.map((result) => [result.file, Math.round(result.seconds * 10) / 10]));
+const tenths = (value) => Math.round(value * 10) / 10;
+const measured = Object.fromEntries(
+  results.map((result) => [result.file, { seconds: tenths(result.seconds), cpu: tenths(result.cpu) }]),
+);
 mkdirSync('node_modules/.cache', { recursive: true });
 writeFileSync(timesCache, JSON.stringify({ ...known, ...measured }));
 if (recordTimes) {

@@ -50,7 +50,8 @@ export interface ClaimedSendRow {
  * documents' copy of it, send_lease_id, is what their one-statement changes check). The route is fixed as they are
  * taken (DGII's reception, or an RFCE summary for a type 32 under `rfceThreshold` DOP: fiscal/timbre-url.ts
  * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded. The
- * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose document is not queued nor sending comes back without it.
+ * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose
+ * document is not queued nor sending comes back without it.
  */
 export async function claimForSending(db: AnyDb, terms: ClaimTerms, rfceThreshold: string): Promise<ClaimedSendRow[]> {
   const result = await executePrepared(
