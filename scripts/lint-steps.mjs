@@ -7,8 +7,11 @@ const sourceGlobs = ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**
 
 /** Each check: a name for the report, and the program with its arguments, run at the project's root. */
 export const lintSteps = [
-  { name: 'lint: types (tsc)', command: bin('tsc'), args: ['--noEmit'] },
-  { name: 'lint: eslint', command: bin('eslint'), args: ['.'] },
+  {
+    name: 'lint: types and eslint',
+    command: process.execPath,
+    args: [join(import.meta.dirname, 'check-types-and-lint.mjs')],
+  },
   { name: 'lint: format (prettier)', command: bin('prettier'), args: ['--check', '.'] },
   {
     name: 'lint: import cycles (dpdm)',
