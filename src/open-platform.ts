@@ -56,7 +56,7 @@ export async function openPlatform(
 
   const cache = await createCache(config.redisUrl, clock);
   closers.add(() => cache.close());
-  const blobs = createBlobStore(config.storage);
+  const blobs = await createBlobStore(config.storage);
   closers.add(() => blobs.close());
   const abandonedWrites = createAbandonedWrites({ db, clock, log });
   closers.add(() => {

@@ -15,14 +15,9 @@ import { parseEcf } from '../src/fiscal/parse/index.js';
 import type { EcfType } from '../src/fiscal/model/ecf-model-types.js';
 import { readSignatureValue, securityCode } from '../src/fiscal/xmldsig/index.js';
 import { createLogger } from '../src/platform/observability/logger.js';
-import {
-  createPrinter,
-  linesPerPage,
-  printableOf,
-  type PaperFormat,
-  type PrintableDocument,
-  type RenderedPdf,
-} from '../src/modules/printing/index.js';
+import { printableOf, type PaperFormat, type PrintableDocument } from '../src/modules/printing/index.js';
+import { linesPerPage } from '../src/modules/printing/layout.js';
+import { createPrinter, type RenderedPdf } from '../src/modules/printing/printer.js';
 import { inPool, pdfTools, tool } from './support/pdf-tools.js';
 import { skipUnlessTools } from './support/tools.js';
 import { largeConsumerInvoice, signedEcf, type DocumentOptions } from './support/sandbox-documents.js';
@@ -267,7 +262,7 @@ describe('printed representation (PDF)', { skip: skipUnlessTools(...pdfTools) },
     writeFileSync(
       script,
       [
-        `import { createPrinter } from ${source('../src/modules/printing/index.ts')};`,
+        `import { createPrinter } from ${source('../src/modules/printing/printer.ts')};`,
         `import { createLogger } from ${source('../src/platform/observability/logger.ts')};`,
         `import { printableInvoice } from ${source('./support/printable-documents.ts')};`,
         `const printer = createPrinter({ log: createLogger('error') });`,

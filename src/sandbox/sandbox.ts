@@ -10,7 +10,7 @@ import type { SchemaSet } from '../fiscal/xsd/index.js';
 import type { Clock } from '../platform/clock.js';
 import { xsdInstallHint } from '../platform/xsd/load-schemas.js';
 import { adminRoutes } from './admin/admin-routes.js';
-import { startMailCatcher, type MailCatcher } from './mail/mail-catcher.js';
+import type { MailCatcher } from './mail/mail-catcher.js';
 import { loadCounterpartIdentity } from './counterpart/identity.js';
 import type { SandboxApp, SandboxContext } from './http/context.js';
 import { installFaults } from './http/faults.js';
@@ -84,7 +84,8 @@ export async function createSandbox<Tables>(options: SandboxOptions<Tables>): Pr
       return `http://${host.includes(':') ? `[${host}]` : host}:${String(actualPort)}`;
     },
     async catchMail(host) {
-      catcher ??= await startMailCatcher(context, host);
+      // Loaded when asked for: smtp-server and mailparser are slow to load, and most sandboxes catch no mail.
+      catcher ??= await (await import('./mail/mail-catcher.js')).startMailCatcher(context, host);
       return catcher.url;
     },
     async close() {

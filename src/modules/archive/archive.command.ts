@@ -12,7 +12,7 @@ import { DataDirInUseError } from '../../platform/db/data-dir-lock.js';
 import { migrateToLatest } from '../../platform/db/migrate.js';
 import { createLogger } from '../../platform/observability/logger.js';
 import { createProgress } from '../../platform/progress.js';
-import { createBlobStore } from '../../platform/storage/index.js';
+import { createBlobStore, type BlobStore } from '../../platform/storage/index.js';
 import { createXmlChecks } from '../../platform/xml-checks/index.js';
 import { verifierSettingsOf } from './archive.module.js';
 import { createArchiveService } from './archive.service.js';
@@ -76,7 +76,7 @@ export async function runArchiveCommand(
     );
     return 2;
   }
-  const blobs = createBlobStore(config.storage);
+  const blobs = await createBlobStore(config.storage);
   const xmlChecks = createXmlChecks({ schemas: undefined, xsdDir: undefined });
   try {
     await migrateToLatest(handle.db);
@@ -108,7 +108,7 @@ async function verify(
   db: Db<ArchiveTables>,
   scope: PassScope,
   deps: {
-    blobs: ReturnType<typeof createBlobStore>;
+    blobs: BlobStore;
     xmlChecks: ReturnType<typeof createXmlChecks>;
     config: Config;
     io: CommandIo;
@@ -165,7 +165,7 @@ async function verify(
 
 async function exportPeriod(
   db: Db<ArchiveTables>,
-  blobs: ReturnType<typeof createBlobStore>,
+  blobs: BlobStore,
   io: CommandIo,
   options: { companyId: string; from: string; to: string; out: string },
 ): Promise<number> {

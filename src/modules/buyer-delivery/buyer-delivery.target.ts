@@ -155,7 +155,7 @@ export function createBuyerDeliveryTarget(
       if (!read.ok) throw new Error(read.failure.detail);
       const { printable } = read.value;
       const settings = await deps.printing.settingsOf(companyId, true);
-      const pdf = deps.printing.pdf(printable, settings);
+      const pdf = await deps.printing.pdf(printable, settings);
       if (!pdf.ok) throw new Error(pdf.failure.detail);
       const result = await deliverByEmail(deps.mailer, {
         printable,

@@ -38,7 +38,7 @@ export function createPrintedRepresentationsExport(deps: {
       for (const slot of slots.value) {
         const printable = await documents.printable(companyId, slot.documentId ?? '');
         if (!printable.ok) return printable;
-        const pdf = printing.pdf(printable.value, settings, format);
+        const pdf = await printing.pdf(printable.value, settings, format);
         if (!pdf.ok) return pdf;
         files.push({ name: `${fileSlot(slot.slot)}_${pdf.value.filename}`, bytes: pdf.value.bytes });
       }

@@ -70,7 +70,7 @@ export async function replyPrintable(
   const type = negotiatedType(request, reply, ['application/json', 'application/pdf']);
   const printable = unwrap(await source.printable());
   if (type === 'application/json') return envelope(request, printable);
-  const pdf = unwrap(source.printing.pdf(printable, await source.settings(), request.query.formato));
+  const pdf = unwrap(await source.printing.pdf(printable, await source.settings(), request.query.formato));
   const notice = bestEffort[pdf.format];
   if (notice !== undefined) void reply.header('x-print-notice', notice);
   if (notModified(request, reply, `"${pdf.sha256}"`, pdfCacheControl)) return reply;

@@ -11,7 +11,8 @@ import { tool } from '../../../test/support/pdf-tools.js';
 import { printableInvoice, withPagination } from '../../../test/support/printable-documents.js';
 import { requireTool } from '../../../test/support/tools.js';
 import { createLogger } from '../../platform/observability/logger.js';
-import { createPrinter, rendererVersion, type PrintBranding } from './index.js';
+import type { PrintBranding } from './layout.js';
+import { createPrinter, rendererVersion } from './printer.js';
 
 const plain: PrintBranding = { logoPng: null, logoSha256: null, footerNote: null };
 

@@ -24,22 +24,24 @@ export interface PrintSettings extends PrintBranding {
 export interface PrintingService {
   /** The company's paper settings; `branded: false` (an e-CF another taxpayer issued) keeps its format only. */
   settingsOf(companyId: string, branded: boolean): Promise<PrintSettings>;
-  pdf(printable: PrintableDocument, settings: PrintSettings, format?: PaperFormat): Result<PrintedPdf>;
+  pdf(printable: PrintableDocument, settings: PrintSettings, format?: PaperFormat): Promise<Result<PrintedPdf>>;
 }
 
 export function createPrintingService(deps: {
-  printer: Printer;
+  /** The renderer, loaded on the first PDF. */
+  loadPrinter: () => Promise<Printer>;
   settingsOf: (companyId: string) => Promise<PrintSettings>;
 }): PrintingService {
-  const { printer } = deps;
+  let printer: Promise<Printer> | undefined;
   return {
     async settingsOf(companyId, branded) {
       const settings = await deps.settingsOf(companyId);
       return branded ? settings : { ...settings, logoPng: null, logoSha256: null, footerNote: null };
     },
 
-    pdf(printable, settings, format = settings.defaultFormat) {
-      const rendered = printer.render({ printable, format, branding: settings });
+    async pdf(printable, settings, format = settings.defaultFormat) {
+      printer ??= deps.loadPrinter();
+      const rendered = (await printer).render({ printable, format, branding: settings });
       if (!rendered.ok) return rendered;
       const { bytes, sha256, pages } = rendered.value;
       return ok({ bytes, sha256, pages, format, filename: `${printable.issuer.rnc}${printable.eNCF}-${format}.pdf` });

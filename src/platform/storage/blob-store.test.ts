@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { S3Config } from '../../config.js';
 import { s3rverBucket, startS3rver, type S3rverInstance } from '../../../test/support/s3rver.js';
-import { objectLockFor } from './s3-blob-store.js';
+import { createS3BlobStore, objectLockFor } from './s3-blob-store.js';
 import {
   BlobExistsError,
   createBlobStore,
   createFsBlobStore,
-  createS3BlobStore,
   InvalidBlobKeyError,
   StorageFullError,
   StorageUnavailableError,
@@ -819,8 +818,8 @@ describe('fs blob store on a full disk', () => {
 
 describe('createBlobStore', () => {
   it('chooses the filesystem adapter for STORAGE=fs and the S3 adapter for STORAGE=s3', async () => {
-    const fsStore = createBlobStore({ kind: 'fs', root: join(tmpdir(), 'ecf-unused') });
-    const s3Store = createBlobStore({ kind: 's3', s3: s3Config(9) });
+    const fsStore = await createBlobStore({ kind: 'fs', root: join(tmpdir(), 'ecf-unused') });
+    const s3Store = await createBlobStore({ kind: 's3', s3: s3Config(9) });
     assert.deepEqual([fsStore.kind, s3Store.kind], ['fs', 's3']);
     await fsStore.close();
     await s3Store.close();

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { simpleParser } from 'mailparser';
 import type { SandboxContext } from '../http/context.js';
 
 const listQuery = {
@@ -40,6 +39,7 @@ export function mailRoutes(admin: FastifyInstance, context: SandboxContext): voi
     const row = await db.selectFrom('sandbox_mail').selectAll().where('id', '=', Number(id)).executeTakeFirst();
     if (row === undefined) return reply.code(404).send(notFound(id));
     const { raw, ...metadata } = row;
+    const { simpleParser } = await import('mailparser'); // loaded when first read: slow to load, seldom needed
     const parsed = await simpleParser(raw, { skipTextLinks: true });
     return {
       ...metadata,
