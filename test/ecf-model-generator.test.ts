@@ -5,6 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { nodeProgram } from './support/node-program.js';
 import { projectRoot } from './support/project-root.js';
 
 const root = projectRoot;
@@ -14,7 +16,7 @@ const dgiiDir = join(root, '../shared/dgii');
 function generateInto(dir: string): void {
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', join(root, 'scripts/generate-ecf-model.ts'), dgiiDir, dir],
+    [...nodeProgram(fileURLToPath(new URL('../scripts/generate-ecf-model.ts', import.meta.url))), dgiiDir, dir],
     { encoding: 'utf8' },
   );
   assert.equal(result.status, 0, result.stderr);

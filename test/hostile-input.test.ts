@@ -16,6 +16,7 @@ import { scopes } from '../src/platform/http/scopes.js';
 import type { ProblemCode } from '../src/platform/result.js';
 import { ecfDocuments, issuerRnc } from './support/ecf-documents.js';
 import { admittedXmlShapes, refusedXmlShapes } from './support/hostile-xml.js';
+import { nodeProgram } from './support/node-program.js';
 import { rawExchange } from './support/raw-http.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -372,7 +373,7 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
         headers: { 'content-type': 'application/xml', ...request.headers },
       })),
     };
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', stallProbe, JSON.stringify(spec)], {
+    const { stdout } = await run(process.execPath, [...nodeProgram(stallProbe), JSON.stringify(spec)], {
       maxBuffer: 1_000_000,
     });
     return stdout

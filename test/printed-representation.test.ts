@@ -18,6 +18,7 @@ import { createLogger } from '../src/platform/observability/logger.js';
 import { printableOf, type PaperFormat, type PrintableDocument } from '../src/modules/printing/index.js';
 import { linesPerPage } from '../src/modules/printing/layout.js';
 import { createPrinter, type RenderedPdf } from '../src/modules/printing/printer.js';
+import { childModule } from './support/node-program.js';
 import { inPool, pdfTools, tool } from './support/pdf-tools.js';
 import { skipUnlessTools } from './support/tools.js';
 import { largeConsumerInvoice, signedEcf, type DocumentOptions } from './support/sandbox-documents.js';
@@ -257,14 +258,21 @@ describe('printed representation (PDF)', { skip: skipUnlessTools(...pdfTools) },
   });
 
   it('gives the same bytes in two separate processes', async () => {
-    const script = join(dir, 'render.mts');
-    const source = (path: string) => JSON.stringify(pathToFileURL(join(import.meta.dirname, path)).href);
+    const script = join(dir, 'render.mjs');
+    const modules = (
+      [
+        '../src/modules/printing/printer.ts',
+        '../src/platform/observability/logger.ts',
+        './support/printable-documents.ts',
+      ] as const
+    ).map((path) => childModule(join(import.meta.dirname, path)));
+    const source = (index: number) => JSON.stringify(pathToFileURL(modules[index]!.path).href);
     writeFileSync(
       script,
       [
-        `import { createPrinter } from ${source('../src/modules/printing/printer.ts')};`,
-        `import { createLogger } from ${source('../src/platform/observability/logger.ts')};`,
-        `import { printableInvoice } from ${source('./support/printable-documents.ts')};`,
+        `import { createPrinter } from ${source(0)};`,
+        `import { createLogger } from ${source(1)};`,
+        `import { printableInvoice } from ${source(2)};`,
         `const printer = createPrinter({ log: createLogger('error') });`,
         `const printable = printableInvoice({ lines: 40, legends: true, names: (n) => n === 2 ? 'Ñandú ≥ 😀 🧾' : 'Artículo ' + n });`,
         `const hashes = ['a4', 'carta', '80mm', '58mm'].map((format) => {`,
@@ -277,7 +285,9 @@ describe('printed representation (PDF)', { skip: skipUnlessTools(...pdfTools) },
     );
     const child = () =>
       new Promise<string[]>((resolve, reject) => {
-        const process_ = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const process_ = spawn(process.execPath, [...modules[0]!.nodeArgs, script], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         process_.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
         process_.on('error', reject);

@@ -3,14 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { childModule } from '../../test/support/node-program.js';
 
-const modulePath = fileURLToPath(new URL('./process-priority.ts', import.meta.url));
-const procStatPath = fileURLToPath(new URL('../../test/support/proc-stat.ts', import.meta.url));
+const priority = childModule(fileURLToPath(new URL('./process-priority.ts', import.meta.url)));
+const procStat = childModule(fileURLToPath(new URL('../../test/support/proc-stat.ts', import.meta.url)));
 
 // A child process lowers its priority and reports each of its threads' niceness from /proc.
 const child = `
-import { setProcessNice } from ${JSON.stringify(modulePath)};
-import { threadNices } from ${JSON.stringify(procStatPath)};
+import { setProcessNice } from ${JSON.stringify(priority.path)};
+import { threadNices } from ${JSON.stringify(procStat.path)};
 setProcessNice(7);
 process.stdout.write(JSON.stringify(threadNices('self')));
 `;
@@ -19,7 +20,7 @@ test(
   'setProcessNice lowers every thread of the process, not only the main one (os.setPriority alone)',
   { skip: !existsSync('/proc/self/task') && 'no /proc' },
   () => {
-    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], {
+    const output = execFileSync(process.execPath, [...priority.nodeArgs, '--input-type=module', '-e', child], {
       encoding: 'utf8',
     });
     const nices = JSON.parse(output) as number[];

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { officialXsdDir } from '../support/dgii-files.js';
+import { ecfProgram } from '../support/worker-process.js';
 
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(
@@ -16,7 +17,7 @@ const cleanEnv = Object.fromEntries(
 
 function startSandbox(dataDir: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'sandbox', '--port', '0', ...args], {
+    const child = spawn(process.execPath, [...ecfProgram, 'sandbox', '--port', '0', ...args], {
       env: { ...cleanEnv, DATA_DIR: dataDir, ECF_XSD_DIR: officialXsdDir, LOG_LEVEL: 'warn' },
     });
     let output = '';
@@ -78,7 +79,7 @@ describe('ecf sandbox (standalone)', { timeout: 180_000 }, () => {
   });
 
   it('refuses an unknown argument with one line and exit code 1', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'sandbox', '--puerto', '1'], {
+    const result = spawnSync(process.execPath, [...ecfProgram, 'sandbox', '--puerto', '1'], {
       env: { ...cleanEnv, DATA_DIR: dataDir },
       encoding: 'utf8',
       timeout: 60_000,

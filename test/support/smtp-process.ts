@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simpleParser, type AddressObject, type Headers } from 'mailparser';
+import { childModule } from './node-program.js';
 import type { Command, Counts, ScriptedReply, ServerOptions } from './scripted-smtp-server.js';
 
 export type { Counts, ScriptedReply };
@@ -75,8 +76,9 @@ export async function startSmtpProcess(
     script: options.script ?? {},
     ...(options.auth && { auth: options.auth }),
   };
-  const child = fork(serverScript, [JSON.stringify(serverOptions)], {
-    execArgv: ['--import', 'tsx'],
+  const server = childModule(serverScript);
+  const child = fork(server.path, [JSON.stringify(serverOptions)], {
+    execArgv: server.nodeArgs,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const kill = () => child.kill('SIGKILL');

@@ -2,19 +2,15 @@
 // the API: it runs this checkout's sources with the environment given, and nothing of this process's that would
 // point it elsewhere (database, cache, keys, storage, DGII, timings).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeProgram } from './node-program.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-// Run by the suite from its compiled mirror (scripts/test-build.mjs), the service starts from its compiled main.js,
-// without tsx's loader (2-3 s of CPU less per start); a preload in TypeScript still needs tsx.
-const compiledMain = existsSync(join(root, 'src/main.js'));
+const ecfMain = join(root, 'src/main.ts');
 
 /** The node arguments that run `ecf`: its compiled main.js under the suite's mirror, its sources through tsx otherwise. */
-export const ecfProgram: readonly string[] = compiledMain
-  ? [join(root, 'src/main.js')]
-  : ['--import', 'tsx', join(root, 'src/main.ts')];
+export const ecfProgram: readonly string[] = nodeProgram(ecfMain);
 
 const inherited = Object.fromEntries(
   Object.entries(process.env).filter(
@@ -46,11 +42,7 @@ export function startEcfProcess(
   env: Record<string, string>,
   nodeOptions: readonly string[] = [],
 ): WorkerProcess {
-  const program =
-    compiledMain && nodeOptions.length === 0
-      ? ['src/main.js', command]
-      : ['--import', 'tsx', ...nodeOptions, 'src/main.ts', command];
-  const child = spawn(process.execPath, program, {
+  const child = spawn(process.execPath, [...nodeProgram(ecfMain, nodeOptions), command], {
     cwd: root,
     env: { ...inherited, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,8 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/backends.js';
+import { childModule } from '../../../test/support/node-program.js';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './database.js';
 import { migrateToLatest } from './migrate.js';
@@ -329,15 +331,14 @@ describe('data directory lock', () => {
     const lockFile = join(dir, 'ecf.lock');
     try {
       // A process that took the lock and died without releasing it (killed, as by a crash or the OOM killer).
-      const lockModule = new URL('./data-dir-lock.ts', import.meta.url).href;
+      const lockModule = childModule(fileURLToPath(new URL('./data-dir-lock.ts', import.meta.url)));
       const crashed = spawnSync(
         process.execPath,
         [
-          '--import',
-          'tsx',
+          ...lockModule.nodeArgs,
           '--input-type=module',
           '-e',
-          `const { lockDataDir } = await import(${JSON.stringify(lockModule)});
+          `const { lockDataDir } = await import(${JSON.stringify(pathToFileURL(lockModule.path).href)});
            lockDataDir(${JSON.stringify(dir)});
            process.kill(process.pid, 'SIGKILL');`,
         ],
