@@ -3,7 +3,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { AnyDb } from '../../platform/db/database.js';
-import { newerThan, type PagePosition, type PeriodScope } from '../../platform/db/period-pages.js';
+import { inPeriod, newerThan, type PagePosition, type PeriodScope } from '../../platform/db/period-pages.js';
 import { tablesOf } from '../../platform/db/tables-of.js';
 import type { AnyTrx } from '../../platform/db/transact.js';
 import type { DocumentArtefactsTable, DocumentsTable, DocumentsTables } from './tables.js';
@@ -113,10 +113,7 @@ export async function documentsInPeriodCount(db: AnyDb, scope: PeriodScope): Pro
   const row = await tablesOf<DocumentsTables>(db)
     .selectFrom('documents')
     .select(sql<string>`count(*)::text`.as('count'))
-    .where('company_id', '=', scope.companyId)
-    .where('environment', '=', scope.environment)
-    .where('created_at', '>=', scope.period.start)
-    .where('created_at', '<', scope.period.end)
+    .where(inPeriod(scope, 'created_at'))
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
@@ -154,10 +151,7 @@ export function documentsInPeriodPage(
       'track_id',
       'dgii_estado',
     ])
-    .where('company_id', '=', scope.companyId)
-    .where('environment', '=', scope.environment)
-    .where('created_at', '>=', scope.period.start)
-    .where('created_at', '<', scope.period.end)
+    .where(inPeriod(scope, 'created_at'))
     .where(newerThan(after, 'created_at'))
     .orderBy('created_at')
     .orderBy('id')

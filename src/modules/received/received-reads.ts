@@ -3,7 +3,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { AnyDb } from '../../platform/db/database.js';
-import { newerThan, type PagePosition, type PeriodScope } from '../../platform/db/period-pages.js';
+import { inPeriod, newerThan, type PagePosition, type PeriodScope } from '../../platform/db/period-pages.js';
 import { tablesOf } from '../../platform/db/tables-of.js';
 import type { AnyTrx } from '../../platform/db/transact.js';
 import type { ReceivedArtefactsTable, ReceivedDocumentsTable, ReceivedTables } from './tables.js';
@@ -44,10 +44,7 @@ export async function receivedInPeriodCount(db: AnyDb, scope: PeriodScope): Prom
   const row = await tablesOf<ReceivedTables>(db)
     .selectFrom('received_documents')
     .select(sql<string>`count(*)::text`.as('count'))
-    .where('company_id', '=', scope.companyId)
-    .where('environment', '=', scope.environment)
-    .where('received_at', '>=', scope.period.start)
-    .where('received_at', '<', scope.period.end)
+    .where(inPeriod(scope, 'received_at'))
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
@@ -85,10 +82,7 @@ export function receivedInPeriodPage(
       'fecha_emision',
       'received_at',
     ])
-    .where('company_id', '=', scope.companyId)
-    .where('environment', '=', scope.environment)
-    .where('received_at', '>=', scope.period.start)
-    .where('received_at', '<', scope.period.end)
+    .where(inPeriod(scope, 'received_at'))
     .where(newerThan(after, 'received_at'))
     .orderBy('received_at')
     .orderBy('id')

@@ -1,7 +1,7 @@
 // What other modules read of annulments (docs/architecture.md), so that no other module names sequences' tables.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { AnyDb } from '../../platform/db/database.js';
-import { newerThan, type PagePosition, type PeriodScope } from '../../platform/db/period-pages.js';
+import { inPeriod, newerThan, type PagePosition, type PeriodScope } from '../../platform/db/period-pages.js';
 import { tablesOf } from '../../platform/db/tables-of.js';
 import type { AnnulmentSpansTable, AnnulmentsTable, SequencesTables } from './tables.js';
 
@@ -23,10 +23,7 @@ export async function annulmentsInPeriodCount(db: AnyDb, scope: PeriodScope): Pr
   const row = await tablesOf<SequencesTables>(db)
     .selectFrom('annulments')
     .select(sql<string>`count(*)::text`.as('count'))
-    .where('company_id', '=', scope.companyId)
-    .where('environment', '=', scope.environment)
-    .where('created_at', '>=', scope.period.start)
-    .where('created_at', '<', scope.period.end)
+    .where(inPeriod(scope, 'created_at'))
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
@@ -41,10 +38,7 @@ export function annulmentsInPeriodPage(
   return tablesOf<SequencesTables>(db)
     .selectFrom('annulments')
     .select(['id', 'status', 'total', 'blob_key', 'dgii_estado', 'created_at'])
-    .where('company_id', '=', scope.companyId)
-    .where('environment', '=', scope.environment)
-    .where('created_at', '>=', scope.period.start)
-    .where('created_at', '<', scope.period.end)
+    .where(inPeriod(scope, 'created_at'))
     .where(newerThan(after, 'created_at'))
     .orderBy('created_at')
     .orderBy('id')

@@ -24,6 +24,13 @@ export interface PeriodScope {
   period: Period;
 }
 
+/** The scope's rows: the company's, of the environment, whose `timeColumn` falls in [start, end). */
+export function inPeriod(scope: PeriodScope, timeColumn: string): RawBuilder<SqlBool> {
+  const time = sql.ref(timeColumn);
+  return sql<SqlBool>`company_id = ${scope.companyId} and environment = ${scope.environment}
+    and ${time} >= ${scope.period.start} and ${time} < ${scope.period.end}`;
+}
+
 /** The rows after `position` by `timeColumn` and then id; all of them on the first page. */
 export function newerThan(position: PagePosition | undefined, timeColumn: string): RawBuilder<SqlBool> {
   return position === undefined
