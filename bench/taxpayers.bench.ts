@@ -75,15 +75,10 @@ interface Cli {
 /** Compiles the service as `npm run build` does, into `dir` (with the package's module type and dependencies). */
 function buildCli(dir: string): Cli {
   const outDir = join(dir, 'dist');
-  const build = spawnSync(
-    process.execPath,
-    [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir],
-    { encoding: 'utf8' },
-  );
+  const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), outDir], { cwd: root, encoding: 'utf8' });
   const main = join(outDir, 'src/main.js');
-  // tsc emits despite type errors elsewhere in the tree (noEmitOnError is off): only a missing main.js is a failure.
   if (!existsSync(main)) {
-    const why = build.error?.message ?? build.stdout.split('\n')[0] ?? `exit ${String(build.status)}`;
+    const why = build.error?.message ?? (build.stderr.trim().split('\n')[0] || `exit ${String(build.status)}`);
     return { args: ['--import', 'tsx', join(root, 'src/main.ts')], how: `tsx, because the build failed (${why})` };
   }
   writeFileSync(join(outDir, 'package.json'), JSON.stringify({ type: 'module' }));

@@ -1,7 +1,7 @@
 // `npm start`: build when the compiled output is missing or older than the sources, then run `ecf start`.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildDist } from './build.mjs';
 
 const entry = 'dist/src/main.js';
 
@@ -18,11 +18,6 @@ function newestSource(dir) {
 const stale =
   !existsSync(entry) ||
   Math.max(newestSource('src'), newestSource('migrations'), statSync('package.json').mtimeMs) > statSync(entry).mtimeMs;
-if (stale) {
-  const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-    stdio: 'inherit',
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+if (stale) await buildDist(process.cwd());
 const { run } = await import(new URL(`../${entry}`, import.meta.url).href);
 await run(process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['start']);

@@ -1,7 +1,8 @@
 // The suite runs from JavaScript compiled once per run, not through tsx. On Node 20 tsx's loader hooks run on a
 // thread of their own and every module a test imports crosses to it and back: a CPU profile of a test process
 // loading the app spent 8.5-10.5 s with tsx against 4 s from compiled files, and the suite starts ~190 of them.
-// esbuild compiles each file on its own, the transform tsx itself applies, so what runs is what tsx would run.
+// esbuild compiles each file on its own (scripts/compile-typescript.mjs), the transform tsx itself applies, so what
+// runs is what tsx would run, and what dist/ holds.
 //
 // The build mirrors the project, so that every path a file makes from its own location (import.meta.url) resolves
 // as it does in the sources: each .ts beside its .js (a test that starts a child through tsx names the .ts), every
@@ -9,7 +10,7 @@
 // package-lock.json alone is left out: test/support/project-root.ts finds the sources by it.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { compileTypeScript } from './compile-typescript.mjs';
 
 /** The folders compiled; every other entry of the project is linked as it is. */
 const compiled = ['src', 'test', 'migrations', 'scripts', 'bench', 'sdk'];
@@ -73,15 +74,6 @@ export async function buildTests(root) {
       }
     }
   }
-  await build({
-    entryPoints: sources,
-    outbase: root,
-    outdir: out,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    tsconfig: join(root, 'tsconfig.json'),
-    logLevel: 'warning',
-  });
+  await compileTypeScript({ root, files: sources, outdir: out });
   return { dir: out, clean: () => rmSync(out, { recursive: true, force: true }) };
 }
