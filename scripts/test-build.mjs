@@ -10,7 +10,7 @@
 // package-lock.json alone is left out: test/support/project-root.ts finds the sources by it.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { compileTypeScript } from './compile-typescript.mjs';
+import { compileTypeScript, filesUnder } from './compile-typescript.mjs';
 
 /** The folders compiled; every other entry of the project is linked as it is. */
 const compiled = ['src', 'test', 'migrations', 'scripts', 'bench', 'sdk'];
@@ -23,15 +23,6 @@ function alive(pid) {
   } catch (error) {
     return error.code === 'EPERM';
   }
-}
-
-function walk(dir, found = []) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) walk(path, found);
-    else found.push(path);
-  }
-  return found;
 }
 
 /** Builds the project at `root` into a new folder under node_modules/.cache and returns it; `clean()` removes it. */
@@ -63,7 +54,7 @@ export async function buildTests(root) {
       symlinkSync(path, join(out, entry));
       continue;
     }
-    for (const file of walk(path)) {
+    for (const file of filesUnder(path)) {
       const target = join(out, relative(root, file));
       mkdirSync(dirname(target), { recursive: true });
       symlinkSync(file, target);
