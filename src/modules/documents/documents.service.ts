@@ -188,11 +188,11 @@ export function createDocumentsService(deps: {
 
   async function withArtefacts(rows: repo.DocumentRow[]): Promise<DocumentView[]> {
     const ids = rows.map((row) => row.id);
-    const [artefacts, commercial, deliveries] = await Promise.all([
-      repo.artefactsOf(db, ids),
-      receivedApprovalsOf(db, ids),
-      repo.deliveriesOf(db, ids),
-    ]);
+    // The delivery first, then the artefacts: a delivery becomes `delivered` in the statement that adds its ARECF
+    // artefact, so a delivery read as delivered has its artefact committed before the artefacts are read. Read side by
+    // side, on two connections, the view could say delivered and list no ARECF.
+    const deliveries = await repo.deliveriesOf(db, ids);
+    const [artefacts, commercial] = await Promise.all([repo.artefactsOf(db, ids), receivedApprovalsOf(db, ids)]);
     return rows.map((row) =>
       view(
         row,
