@@ -258,7 +258,8 @@ const usageOf = ({ usage, statements, checkouts, checkoutWaitMs }: Measured, wha
     ? ''
     : `, PostgreSQL backends' ${ms(usage.postgres.app)} (app) + ${ms(usage.postgres.sandbox)} (sandbox)`) +
   `, ${statements.toFixed(1)} statements, ${checkouts.toFixed(1)} pool checkouts (${ms(checkoutWaitMs)} wait each); ` +
-  `app event loop ${(usage.app.eventLoopUtilization * 100).toFixed(0)} % busy`;
+  `app event loop ${(usage.app.eventLoopUtilization * 100).toFixed(0)} % busy; app CPU ${ms(usage.app.cpuMsPerDocument)}: ` +
+  `${ms(usage.app.systemMsPerDocument ?? Number.NaN)} in the kernel, ${ms(usage.app.mainThreadMsPerDocument ?? Number.NaN)} on the main thread`;
 
 export async function deliveryBench(): Promise<BenchRow[]> {
   countPostgres();

@@ -65,14 +65,34 @@ export function postgresCpuMsBetween(
 }
 
 /** Starts counting this process's CPU (all its threads) and event-loop use: the function returned reads them since. */
-export function ownUsage(): () => { cpuMs: number; eventLoopUtilization: number } {
+export function ownUsage(): () => {
+  cpuMs: number;
+  systemMs: number;
+  mainThreadMs: number | undefined;
+  eventLoopUtilization: number;
+} {
   const cpu = process.cpuUsage();
+  const main = mainThreadTicks();
   const loop = performance.eventLoopUtilization();
   return () => {
     const used = process.cpuUsage(cpu);
+    const mainNow = mainThreadTicks();
     return {
       cpuMs: (used.user + used.system) / 1_000,
+      systemMs: used.system / 1_000,
+      mainThreadMs:
+        main === undefined || mainNow === undefined ? undefined : ((mainNow - main) / clockTicksPerSecond) * 1_000,
       eventLoopUtilization: performance.eventLoopUtilization(loop).utilization,
     };
   };
+}
+
+/** CPU ticks of this process's main thread (the event loop; not the worker, libuv or V8 threads). */
+function mainThreadTicks(): number | undefined {
+  try {
+    const fields = procStatFields(`/proc/self/task/${String(process.pid)}/stat`);
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
 }

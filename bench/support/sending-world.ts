@@ -19,6 +19,9 @@ export interface Created {
 
 export interface Usage {
   cpuMsPerDocument: number;
+  /** Of cpuMsPerDocument: in the kernel, and on the main thread (undefined where /proc is not Linux's). */
+  systemMsPerDocument?: number;
+  mainThreadMsPerDocument?: number | undefined;
   eventLoopUtilization: number;
 }
 
@@ -149,7 +152,12 @@ export async function startWorld(embedded: boolean, env: Record<string, string> 
       },
       async usage(documents) {
         const own = sinceMark();
-        const appUsage = { cpuMsPerDocument: own.cpuMs / documents, eventLoopUtilization: own.eventLoopUtilization };
+        const appUsage = {
+          cpuMsPerDocument: own.cpuMs / documents,
+          systemMsPerDocument: own.systemMs / documents,
+          mainThreadMsPerDocument: own.mainThreadMs === undefined ? undefined : own.mainThreadMs / documents,
+          eventLoopUtilization: own.eventLoopUtilization,
+        };
         const reply = await sandbox.ask({ type: 'usage' });
         if (reply.type !== 'usage') throw new Error(`sandbox process answered ${reply.type}`);
         const now = ticks === undefined ? undefined : await postgresBackendTicks(db, databases);
