@@ -3,7 +3,15 @@
 import { join } from 'node:path';
 
 const bin = (name) => join(import.meta.dirname, '..', 'node_modules', '.bin', name);
-const sourceGlobs = ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'sdk/**/*.ts'];
+const sourceGlobs = [
+  'src/**/*.ts',
+  'test/**/*.ts',
+  'bench/**/*.ts',
+  'scripts/**/*.ts',
+  'sdk/**/*.ts',
+  'console/src/**/*.ts',
+  'console/src/**/*.tsx',
+];
 
 /** Each check: a name for the report, and the program with its arguments, run at the project's root. */
 export const lintSteps = [

@@ -10,6 +10,7 @@
 // package-lock.json alone is left out: test/support/project-root.ts finds the sources by it.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { buildConsole } from './build-console.mjs';
 import { compileTypeScript, filesUnder } from './compile-typescript.mjs';
 
 /** The folders compiled; every other entry of the project is linked as it is. */
@@ -65,6 +66,10 @@ export async function buildTests(root) {
       }
     }
   }
-  await compileTypeScript({ root, files: sources, outdir: out });
+  // The console's bundle where the service looks for it (src/modules/console/console-assets.ts): the mirror's dist/.
+  await Promise.all([
+    compileTypeScript({ root, files: sources, outdir: out }),
+    buildConsole(root, join(out, 'dist', 'console')),
+  ]);
   return { dir: out, clean: () => rmSync(out, { recursive: true, force: true }) };
 }

@@ -7,6 +7,7 @@ import { buyerDeliveryModule, buyerDeliveryTarget } from './modules/buyer-delive
 import { cataloguesModule } from './modules/catalogues/index.js';
 import { receivedApprovalTestOf, certificationModule } from './modules/certification/index.js';
 import { companiesModule } from './modules/companies/index.js';
+import { consoleModule } from './modules/console/index.js';
 import { controlPlaneModule } from './modules/control-plane/index.js';
 import { dgiiSessionsModule } from './modules/dgii-sessions/index.js';
 import { documentsModule, documentUsingNumber, firstDocumentNumberedIn } from './modules/documents/index.js';
@@ -149,6 +150,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
       taxpayersModule(platform, { directory }),
       archive,
       receiver,
+      consoleModule(platform),
     ];
 
     // The queue runs the jobs and schedules of the roles this process has, then the loops start.

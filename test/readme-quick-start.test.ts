@@ -20,7 +20,16 @@ import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
 import { projectRoot } from './support/project-root.js';
 
 /** What a fresh clone holds that `npm start` needs (node_modules is linked: `npm ci` is not under test here). */
-const committedSources = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts', 'src', 'migrations'];
+const committedSources = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'scripts',
+  'src',
+  'migrations',
+  'console',
+  'sdk',
+];
 const blockEnd = '@@@ end of a quick start block';
 
 interface DocumentView {
@@ -163,6 +172,15 @@ describe('the README quick start, run as written against npm start in a fresh di
     signalServer('SIGKILL');
     process.removeListener('exit', stopServer);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the console the README points to, built by npm start', async () => {
+    const page = await fetch(`http://127.0.0.1:${port}/consola`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const script = /src="(\/consola\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    assert.ok(script !== undefined);
+    assert.equal((await fetch(`http://127.0.0.1:${port}${script}`)).status, 200);
   });
 
   it('prints, block by block, what the README says each block prints', () => {

@@ -23,6 +23,7 @@ const debianPackage = {
   pg_ctl: 'postgresql',
   openssl: 'openssl',
   python3: 'python3',
+  chromium: 'chromium',
 } as const;
 
 export type Tool = keyof typeof debianPackage;

@@ -1,0 +1,60 @@
+// Loading what a page shows, and saying why when the service refused: every failure is the API's problem+json
+// (title, detail, the fields at fault, the correlation id), never a blank page.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { EcfProblem } from '../../sdk/src/index.js';
+
+export type Loaded<T> = { state: 'loading' } | { state: 'ok'; data: T } | { state: 'failed'; problem: EcfProblem };
+
+/** Any failure as an EcfProblem: the service's, or the network's (status 0) when no answer came. */
+export function asProblem(error: unknown): EcfProblem {
+  if (error instanceof EcfProblem) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new EcfProblem(0, { status: 0, code: 'unexpected_response', title: 'Sin respuesta del servicio', detail }, '');
+}
+
+/** Runs `load` now and whenever `deps` change; `reload` runs it again. A stale answer never overwrites a newer one. */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> & { reload: () => void } {
+  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setLoaded((before) => (before.state === 'ok' ? before : { state: 'loading' }));
+    load().then(
+      (data) => {
+        if (current) setLoaded({ state: 'ok', data });
+      },
+      (error: unknown) => {
+        if (current) setLoaded({ state: 'failed', problem: asProblem(error) });
+      },
+    );
+    return () => {
+      current = false;
+    };
+    // The caller names what `load` depends on.
+  }, [...deps, round]);
+  const reload = useCallback(() => {
+    setRound((n) => n + 1);
+  }, []);
+  return { ...loaded, reload };
+}
+
+/** An artefact or PDF the API answers as bytes, fetched with the key in its header (never in a URL). */
+export async function fetchBlob(call: Promise<{ data?: Blob; error?: unknown; response: Response }>): Promise<Blob> {
+  const { data, error, response } = await call;
+  if (!response.ok || data === undefined) throw EcfProblem.from(error, response);
+  return data;
+}
+
+/** Offers `blob` as a download named `name`, through a link that lives for the click. */
+export function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => {
+    URL.revokeObjectURL(url);
+  }, 60_000);
+}

@@ -1,0 +1,71 @@
+// The console: signing in, then the pages of a signed-in company, each at its own address under /consola.
+import { useEffect, useState } from 'preact/hooks';
+import type { EcfProblem } from '../../sdk/src/index.js';
+import { asProblem } from './api.js';
+import { I18nProvider, useI18n } from './i18n.js';
+import { DocumentPage } from './pages/document.js';
+import { DocumentsPage } from './pages/documents.js';
+import { NotFoundPage } from './pages/not-found.js';
+import { SignInPage } from './pages/sign-in.js';
+import { Shell } from './parts/shell.js';
+import { match, navigate, useLocation } from './router.js';
+import { forgetKey, openSession, SessionContext, storedKey, type Session } from './session.js';
+
+export function App() {
+  return (
+    <I18nProvider>
+      <Root />
+    </I18nProvider>
+  );
+}
+
+function Root() {
+  const { t } = useI18n();
+  const [session, setSession] = useState<Session | undefined>(undefined);
+  const [resuming, setResuming] = useState(() => storedKey() !== undefined);
+  const [problem, setProblem] = useState<EcfProblem | undefined>(undefined);
+  useEffect(() => {
+    const key = storedKey();
+    if (key === undefined) return;
+    openSession(key)
+      .then(setSession, (error: unknown) => {
+        const refused = asProblem(error);
+        // A key the service no longer takes is forgotten; an outage keeps it for the next try.
+        if (refused.status === 401 || refused.status === 403) forgetKey();
+        setProblem(refused);
+      })
+      .finally(() => {
+        setResuming(false);
+      });
+  }, []);
+
+  if (resuming)
+    return (
+      <p class="loading" role="status">
+        {t('common.loading')}
+      </p>
+    );
+  if (session === undefined) return <SignInPage problem={problem} onSignedIn={setSession} />;
+  return (
+    <SessionContext.Provider value={session}>
+      <Shell
+        onSignOut={() => {
+          forgetKey();
+          setSession(undefined);
+          setProblem(undefined);
+          navigate('/');
+        }}
+      >
+        <Page />
+      </Shell>
+    </SessionContext.Provider>
+  );
+}
+
+function Page() {
+  const { path } = useLocation();
+  if (path === '/' || path === '/documentos') return <DocumentsPage />;
+  const document = match('/documentos/:id', path);
+  if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
+  return <NotFoundPage />;
+}

@@ -1,0 +1,184 @@
+// The company's documents, newest first: filters kept in the address (a filtered list can be reloaded and shared),
+// the API's cursor paging, each row a link to the document's page.
+import { useState } from 'preact/hooks';
+import { ok } from '../../../sdk/src/index.js';
+import { useLoad } from '../api.js';
+import { dop, gmt4Time } from '../format.js';
+import { useI18n } from '../i18n.js';
+import type { MessageKey } from '../messages.js';
+import { Link } from '../parts/link.js';
+import { ProblemBox } from '../parts/problem.js';
+import { Status } from '../parts/status.js';
+import { navigate, useLocation } from '../router.js';
+import { useSession } from '../session.js';
+
+export const documentStatuses = [
+  'signed',
+  'queued',
+  'sending',
+  'in_process',
+  'accepted',
+  'accepted_conditional',
+  'rejected',
+  'send_failed',
+  'not_found',
+] as const;
+export const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
+const deliveryStatuses = ['pending', 'delivered', 'not_received', 'failed', 'skipped'] as const;
+
+type Status = (typeof documentStatuses)[number];
+type EcfType = (typeof ecfTypes)[number];
+type Delivery = (typeof deliveryStatuses)[number];
+
+const filterNames = ['status', 'ecfType', 'entrega'] as const;
+
+function oneOf<T extends string>(values: readonly T[], value: string | null): T | undefined {
+  return values.find((candidate) => candidate === value);
+}
+
+export function DocumentsPage() {
+  const { t } = useI18n();
+  const { client } = useSession();
+  const { query } = useLocation();
+  const status = oneOf<Status>(documentStatuses, query.get('status'));
+  const ecfType = oneOf<EcfType>(ecfTypes, query.get('ecfType'));
+  const entrega = oneOf<Delivery>(deliveryStatuses, query.get('entrega'));
+  const cursor = query.get('cursor') ?? undefined;
+  const page = useLoad(async () => {
+    const { data, meta } = await ok(
+      client.GET('/api/v1/documentos', { params: { query: { status, ecfType, entrega, cursor, limit: 50 } } }),
+    );
+    return { items: data, nextCursor: meta.nextCursor };
+  }, [status, ecfType, entrega, cursor]);
+
+  return (
+    <section>
+      <h1>{t('documents.title')}</h1>
+      <Filters query={query} />
+      {page.state === 'failed' ? <ProblemBox problem={page.problem} /> : null}
+      {page.state === 'loading' ? (
+        <p role="status" class="loading">
+          {t('common.loading')}
+        </p>
+      ) : null}
+      {page.state === 'ok' ? (
+        <>
+          {page.data.items.length === 0 ? (
+            <p class="empty">{t('documents.none')}</p>
+          ) : (
+            <table class="list">
+              <caption class="visually-hidden">{t('documents.title')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">e-NCF</th>
+                  <th scope="col">{t('documents.type')}</th>
+                  <th scope="col">{t('documents.issued')}</th>
+                  <th scope="col">{t('documents.buyer')}</th>
+                  <th scope="col" class="amount">
+                    {t('documents.total')}
+                  </th>
+                  <th scope="col">{t('documents.status')}</th>
+                  <th scope="col">{t('documents.delivery')}</th>
+                  <th scope="col">{t('documents.created')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.items.map((document) => (
+                  <tr key={document.id}>
+                    <td>
+                      <Link to={`/documentos/${document.id}`}>{document.eNCF}</Link>
+                    </td>
+                    <td>{document.ecfType}</td>
+                    <td>{document.fechaEmision}</td>
+                    <td>{document.rncComprador ?? '—'}</td>
+                    <td class="amount">{dop(document.montoTotal)}</td>
+                    <td>
+                      <Status value={document.status} />
+                    </td>
+                    <td>
+                      {document.entrega === null ? '—' : <Status group="delivery" value={document.entrega.status} />}
+                    </td>
+                    <td>{gmt4Time(document.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <nav class="paging" aria-label={t('common.paging')}>
+            {cursor === undefined ? null : (
+              <Link to="/documentos" query={without(query, 'cursor')}>
+                {t('common.firstPage')}
+              </Link>
+            )}
+            {page.data.nextCursor === null ? null : (
+              <Link to="/documentos" query={withValue(query, 'cursor', page.data.nextCursor)}>
+                {t('common.nextPage')}
+              </Link>
+            )}
+          </nav>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function without(query: URLSearchParams, name: string): URLSearchParams {
+  const next = new URLSearchParams(query);
+  next.delete(name);
+  return next;
+}
+
+function withValue(query: URLSearchParams, name: string, value: string): URLSearchParams {
+  const next = new URLSearchParams(query);
+  next.set(name, value);
+  return next;
+}
+
+function Filters({ query }: { query: URLSearchParams }) {
+  const { t } = useI18n();
+  const [values, setValues] = useState(() =>
+    Object.fromEntries(filterNames.map((name) => [name, query.get(name) ?? ''])),
+  );
+  const select = (
+    name: (typeof filterNames)[number],
+    label: MessageKey,
+    options: readonly string[],
+    text: (value: string) => string,
+  ) => (
+    <div class="field">
+      <label for={`filter-${name}`}>{t(label)}</label>
+      <select
+        id={`filter-${name}`}
+        value={values[name]}
+        onChange={(event) => {
+          setValues({ ...values, [name]: event.currentTarget.value });
+        }}
+      >
+        <option value="">{t('common.any')}</option>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {text(option)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  return (
+    <form
+      class="filters"
+      role="search"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const next = new URLSearchParams();
+        for (const name of filterNames)
+          if (values[name] !== '' && values[name] !== undefined) next.set(name, values[name]);
+        navigate('/documentos', next);
+      }}
+    >
+      {select('status', 'documents.status', documentStatuses, (value) => t(`status.${value}` as MessageKey))}
+      {select('ecfType', 'documents.type', ecfTypes, (value) => `${value} · ${t(`ecfType.${value}` as MessageKey)}`)}
+      {select('entrega', 'documents.delivery', deliveryStatuses, (value) => t(`delivery.${value}` as MessageKey))}
+      <button type="submit">{t('common.filter')}</button>
+    </form>
+  );
+}

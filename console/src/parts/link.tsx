@@ -1,0 +1,20 @@
+// A link inside the console: a real href (open in a new tab, copy), followed in place on a plain click.
+import type { ComponentChildren } from 'preact';
+import { href, navigate } from '../router.js';
+
+export function Link(props: { to: string; query?: URLSearchParams; class?: string; children: ComponentChildren }) {
+  const target = href(props.to, props.query);
+  return (
+    <a
+      href={target}
+      class={props.class}
+      onClick={(event) => {
+        if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();
+        navigate(props.to, props.query);
+      }}
+    >
+      {props.children}
+    </a>
+  );
+}

@@ -1,0 +1,82 @@
+// Every signed-in page's frame: the environment (TEST, CERT, PRODUCTION) in a band no one can miss, the company and
+// the key's scopes, the pages the scopes open, the language and signing out.
+import type { ComponentChildren } from 'preact';
+import { useI18n } from '../i18n.js';
+import type { MessageKey } from '../messages.js';
+import { useLocation } from '../router.js';
+import { useSession } from '../session.js';
+import { Link } from './link.js';
+
+const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
+  { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
+];
+
+export function LanguageSwitch() {
+  const { lang, setLang, t } = useI18n();
+  const other = lang === 'es' ? 'en' : 'es';
+  return (
+    <button
+      type="button"
+      class="link-button"
+      lang={other}
+      onClick={() => {
+        setLang(other);
+      }}
+    >
+      {t('shell.otherLanguage')}
+    </button>
+  );
+}
+
+export function Shell(props: { children: ComponentChildren; onSignOut: () => void }) {
+  const { t } = useI18n();
+  const { company, can } = useSession();
+  const { path } = useLocation();
+  const environment = company.environment;
+  return (
+    <div class="shell">
+      <div class={`environment environment-${environment.toLowerCase()}`} role="note">
+        <strong>{environment}</strong> {t(`environment.${environment}` as MessageKey)}
+      </div>
+      <header class="top">
+        <span class="product">ecf-service</span>
+        <span class="company">
+          {company.company.tradeName ?? company.company.legalName} · RNC {company.company.rnc}
+        </span>
+        <details class="scopes">
+          <summary>{t('shell.scopes', { count: company.effectiveScopes.length })}</summary>
+          <ul>
+            {company.effectiveScopes.map((scope) => (
+              <li key={scope}>
+                <code>{scope}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+        <LanguageSwitch />
+        <button type="button" onClick={props.onSignOut}>
+          {t('shell.signOut')}
+        </button>
+      </header>
+      <nav class="pages" aria-label={t('shell.pages')}>
+        <ul>
+          {pages
+            .filter((page) => can(page.scope))
+            .map((page) => (
+              <li key={page.to}>
+                <Link
+                  to={page.to}
+                  class={
+                    path.startsWith(page.to) || (path === '/' && page.to === '/documentos') ? 'current' : undefined
+                  }
+                >
+                  {t(page.label)}
+                </Link>
+              </li>
+            ))}
+        </ul>
+      </nav>
+      <main class="content">{props.children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,214 @@
+// The console (issue 45) in a real browser: Debian's Chromium driven by playwright-core against the running app
+// (real HTTP, PostgreSQL or PGlite) and the DGII sandbox. Each journey is what a person does: sign in with a key, find
+// a document, see it accepted with its PDF in the page, download its signed XML (xmlsec1 verifies it), send one and
+// watch DGII accept it; a read-only key is offered no action and the API refuses one forced; another tenant's
+// document is "not found" as the API says; the key never reaches a URL, localStorage or a cookie, and signing out
+// forgets it. Every page is served with its CSP and shows no console error or CSP violation; axe-core finds no
+// serious or critical violation; each page is saved as a screenshot (test-output/console/).
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { consoleContentSecurityPolicy } from '../src/modules/console/index.js';
+import { scopes } from '../src/platform/http/scopes.js';
+import { launchBrowser, openPage, screenshot, seriousAxeViolations, type WatchedPage } from './support/browser.js';
+import { ecfDocuments } from './support/ecf-documents.js';
+import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
+import { skipUnlessTools } from './support/tools.js';
+import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
+
+describe('the console in a real browser', { timeout: 180_000, skip: skipUnlessTools('chromium', 'xmlsec1') }, () => {
+  let world: SendingWorld;
+  let browser: Browser;
+  let baseUrl: string;
+  let fullKey: string;
+  let readOnlyKey: string;
+  let otherTenantKey: string;
+  const opened: WatchedPage[] = [];
+
+  before(async () => {
+    world = await startSendingWorld();
+    baseUrl = await world.app.app.listen({ port: 0, host: '127.0.0.1' });
+    fullKey = (await world.app.issueKey(world.companyId, [...scopes])).apiKey;
+    readOnlyKey = (await world.app.issueKey(world.companyId, ['documents:read'])).apiKey;
+    const otherCompany = await world.app.provisionCompany();
+    otherTenantKey = (await world.app.issueKey(otherCompany, [...scopes])).apiKey;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  /** A watched page, signed in with `key` at the console's start. */
+  async function signedIn(key: string): Promise<WatchedPage> {
+    const watched = await openPage(browser);
+    opened.push(watched);
+    const { page } = watched;
+    const response = await page.goto(`${baseUrl}/consola`);
+    assert.equal(response?.headers()['content-security-policy'], consoleContentSecurityPolicy);
+    await page.getByLabel('Clave API').fill(key);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Documentos emitidos' }).waitFor();
+    return watched;
+  }
+
+  async function assertAccessible(page: Page, name: string): Promise<void> {
+    const violations = await seriousAxeViolations(page);
+    assert.deepEqual(
+      violations.map(
+        (violation) => `${violation.id}: ${violation.help} (${JSON.stringify(violation.nodes[0]?.target)})`,
+      ),
+      [],
+      `${name}: axe-core's serious or critical violations`,
+    );
+    await screenshot(page, name);
+  }
+
+  it('signs in, finds an accepted invoice, shows its PDF and downloads its signed XML', async () => {
+    const accepted = await world.create(ecfDocuments['31']);
+    await world.send(accepted.id);
+    assert.equal((await world.untilSettled(accepted.id)).status, 'accepted');
+    const signed = await world.create(ecfDocuments['31']);
+
+    const watched = await openPage(browser);
+    opened.push(watched);
+    const { page } = watched;
+    await page.goto(`${baseUrl}/consola`);
+    await assertAccessible(page, 'sign-in');
+    await page.getByLabel('Clave API').fill(fullKey);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Documentos emitidos' }).waitFor();
+    assert.match(await page.locator('.environment').innerText(), /TEST/);
+
+    const row = (encf: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: encf }) });
+    assert.match(await row(accepted.eNCF).innerText(), /Aceptado/);
+    assert.match(await row(signed.eNCF).innerText(), /Firmado/);
+    assert.match(await row(accepted.eNCF).innerText(), /RD\$1,430\.00/);
+    await assertAccessible(page, 'documents');
+
+    await page.getByRole('link', { name: accepted.eNCF }).click();
+    await page.getByRole('heading', { name: accepted.eNCF }).waitFor();
+    assert.equal(new URL(page.url()).pathname, `/consola/documentos/${accepted.id}`);
+    const pdf = page.locator('iframe.pdf');
+    await pdf.waitFor();
+    assert.match(String(await pdf.getAttribute('src')), /^blob:/);
+    assert.match(await page.locator('.document').innerText(), /Aceptado/);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Descargar XML firmado' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), `${accepted.eNCF}.xml`);
+    const xml = await readFile(await download.path());
+    const archived = await world.call('GET', `/api/v1/documentos/${accepted.id}/artefactos/signed-xml`);
+    assert.deepEqual(xml, archived.rawPayload, 'the archived bytes, unchanged');
+    const verified = verifyWithXmlsec1Embedded(xml);
+    assert.ok(verified.ok, verified.output);
+    await assertAccessible(page, 'document-accepted');
+
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('heading', { name: 'Printed representation' }).waitFor();
+    await page.getByRole('button', { name: 'Español' }).click();
+    assert.deepEqual(watched.errors, []);
+  });
+
+  it('sends a signed invoice from its page and follows it until DGII accepts it', async () => {
+    const signed = await world.create(ecfDocuments['31']);
+    const { page, errors } = await signedIn(fullKey);
+    await page.goto(`${baseUrl}/consola/documentos/${signed.id}`);
+    await page.getByRole('heading', { name: signed.eNCF }).waitFor();
+    await page.getByRole('button', { name: 'Enviar a la DGII' }).click();
+    await page.getByRole('status').filter({ hasText: 'queued for DGII' }).waitFor();
+    await page.locator('h1 .status', { hasText: 'Aceptado' }).waitFor({ timeout: 30_000 });
+    assert.equal((await world.get(signed.id)).status, 'accepted');
+    assert.deepEqual(errors, []);
+  });
+
+  it('offers a read-only key no action, and the API refuses one forced from the page', async () => {
+    const signed = await world.create(ecfDocuments['31']);
+    const { page, errors } = await signedIn(readOnlyKey);
+    await page.goto(`${baseUrl}/consola/documentos/${signed.id}`);
+    await page.getByRole('heading', { name: signed.eNCF }).waitFor();
+    await page.locator('iframe.pdf').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Enviar a la DGII' }).count(), 0);
+    const forced = await page.evaluate<{ status: number; code: string }>(
+      `fetch('/api/v1/documentos/${signed.id}/enviar', { method: 'POST', headers: { 'x-api-key': sessionStorage.getItem('ecf-console.api-key') } })` +
+        '.then(async (response) => ({ status: response.status, code: (await response.json()).code }))',
+    );
+    assert.deepEqual(forced, { status: 403, code: 'scope_missing' });
+    assert.equal((await world.get(signed.id)).status, 'signed');
+    // The forced call's 403 is the one console error: Chromium logs every failed fetch.
+    assert.deepEqual(
+      errors.filter((error) => !error.includes('403')),
+      [],
+    );
+  });
+
+  it("shows another tenant's document as not found, as the API answers", async () => {
+    const theirs = await world.create(ecfDocuments['31']);
+    const api = await world.app.app.inject({
+      url: `/api/v1/documentos/${theirs.id}`,
+      headers: { 'x-api-key': otherTenantKey },
+    });
+    assert.equal(api.statusCode, 404);
+    const problem = api.json<{ title: string; detail: string }>();
+    const { page, errors } = await signedIn(otherTenantKey);
+    await page.goto(`${baseUrl}/consola/documentos/${theirs.id}`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    const shown = await alert.innerText();
+    assert.ok(shown.includes(problem.title) && shown.includes(problem.detail), shown);
+    assert.doesNotMatch(await page.locator('main').innerText(), new RegExp(theirs.eNCF));
+    await assertAccessible(page, 'document-not-found');
+    // The API's 404 is the one console error: Chromium logs every failed fetch.
+    assert.deepEqual(
+      errors.filter((error) => !error.includes('404')),
+      [],
+    );
+  });
+
+  it('keeps the key in the tab only, and forgets it on signing out', async () => {
+    const { page, context, errors } = await signedIn(fullKey);
+    assert.doesNotMatch(page.url(), new RegExp(fullKey));
+    assert.equal(await page.evaluate<string>("sessionStorage.getItem('ecf-console.api-key')"), fullKey);
+    assert.equal(
+      await page.evaluate<string>('JSON.stringify(Object.values(localStorage))').then((all) => all.includes(fullKey)),
+      false,
+    );
+    assert.deepEqual(await context.cookies(), []);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Documentos emitidos' }).waitFor();
+    await page.getByRole('button', { name: 'Salir' }).click();
+    await page.getByLabel('Clave API').waitFor();
+    assert.equal(await page.evaluate<string | null>("sessionStorage.getItem('ecf-console.api-key')"), null);
+    await page.reload();
+    await page.getByLabel('Clave API').waitFor();
+
+    await page.getByLabel('Clave API').fill('ecf_test_not-a-key');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    const refused = await page.getByRole('alert').innerText();
+    assert.match(refused, /401/);
+    assert.equal(await page.evaluate<string | null>("sessionStorage.getItem('ecf-console.api-key')"), null);
+    assert.deepEqual(
+      errors.filter((error) => !error.includes('401')),
+      [],
+    );
+  });
+
+  it('answers the alias /console and every address under it with the page, and assets as immutable', async () => {
+    const page = await world.app.app.inject({ url: '/console/documentos/doc_x' });
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['content-security-policy'], consoleContentSecurityPolicy);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    const script = /src="(\/consola\/assets\/main-[A-Z0-9]+\.js)"/.exec(page.body)?.[1];
+    assert.ok(script !== undefined, page.body);
+    const asset = await world.app.app.inject({ url: script, headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(asset.statusCode, 200);
+    assert.equal(asset.headers['content-encoding'], 'gzip');
+    assert.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const missing = await world.app.app.inject({ url: '/consola/assets/main-NOTTHERE.js' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.headers['content-type'], 'application/problem+json; charset=utf-8');
+  });
+});
