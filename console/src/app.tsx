@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { EcfProblem } from '../../sdk/src/index.js';
 import { asProblem } from './api.js';
 import { I18nProvider, useI18n } from './i18n.js';
+import { CertificationPage } from './pages/certification.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
 import { NotFoundPage } from './pages/not-found.js';
@@ -65,6 +66,7 @@ function Root() {
 function Page() {
   const { path } = useLocation();
   if (path === '/' || path === '/documentos') return <DocumentsPage />;
+  if (path === '/certificacion') return <CertificationPage />;
   const document = match('/documentos/:id', path);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
   return <NotFoundPage />;

@@ -7,8 +7,9 @@ import { useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import { Link } from './link.js';
 
-const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
+const pages: readonly { to: string; label: MessageKey; scope: string; only?: 'CERT' }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
+  { to: '/certificacion', label: 'nav.certification', scope: 'certification:manage', only: 'CERT' },
 ];
 
 export function LanguageSwitch() {
@@ -61,7 +62,7 @@ export function Shell(props: { children: ComponentChildren; onSignOut: () => voi
       <nav class="pages" aria-label={t('shell.pages')}>
         <ul>
           {pages
-            .filter((page) => can(page.scope))
+            .filter((page) => can(page.scope) && (page.only === undefined || page.only === environment))
             .map((page) => (
               <li key={page.to}>
                 <Link
