@@ -3,6 +3,7 @@ import { archiveExportBench } from './archive-export.bench.js';
 import { archiveBench } from './archive.bench.js';
 import { certificationBench } from './certification.bench.js';
 import { claimsBench } from './claims.bench.js';
+import { consoleBench } from './console.bench.js';
 import { deliveryBench } from './delivery.bench.js';
 import { documentsBench } from './documents.bench.js';
 import { hostileXmlBench } from './hostile-xml.bench.js';
@@ -35,6 +36,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   claims: claimsBench,
   'archive-export': archiveExportBench,
   archive: archiveBench,
+  console: consoleBench,
 };
 const named = process.argv.slice(2);
 const unknown = named.filter((name) => !(name in benches));
