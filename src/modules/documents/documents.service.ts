@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
-import { formatDgiiTimestamp } from '../../fiscal/dates.js';
+import { formatDgiiTimestamp, isoDateOfDgiiDate } from '../../fiscal/dates.js';
 import type { Finding } from '../../fiscal/finding.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
@@ -256,6 +256,7 @@ export function createDocumentsService(deps: {
       status: 'signed',
       origin: input.origin,
       fecha_emision: fechaEmision,
+      issued_on: isoDateOfDgiiDate(fechaEmision) ?? null,
       rnc_comprador: rncComprador ?? null,
       monto_total: montoTotal,
       total_itbis: textAt(written.document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
