@@ -12148,6 +12148,14 @@ export interface operations {
                 ecfType?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
                 /** @description Documents whose delivery to the buyer is in this state. */
                 entrega?: "pending" | "delivered" | "not_received" | "failed" | "skipped";
+                /** @description The document with this e-NCF (e.g. E310000000001). */
+                eNCF?: string;
+                /** @description Documents to this buyer: the RNCComprador, a 9-digit RNC or an 11-digit cédula, digits only. */
+                rncComprador?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision (a GMT-4 day) is this day or later. */
+                desde?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision is this day or earlier; not before desde. */
+                hasta?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -12348,6 +12356,14 @@ export interface operations {
                 ecfType?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
                 /** @description Documents whose delivery to the buyer is in this state. */
                 entrega?: "pending" | "delivered" | "not_received" | "failed" | "skipped";
+                /** @description The document with this e-NCF (e.g. E310000000001). */
+                eNCF?: string;
+                /** @description Documents to this buyer: the RNCComprador, a 9-digit RNC or an 11-digit cédula, digits only. */
+                rncComprador?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision (a GMT-4 day) is this day or later. */
+                desde?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision is this day or earlier; not before desde. */
+                hasta?: string;
                 limit?: number;
                 cursor?: string;
             };

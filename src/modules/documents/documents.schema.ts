@@ -179,13 +179,37 @@ export const DocumentView = Type.Object(
 );
 export type DocumentView = Static<typeof DocumentView>;
 
+const calendarDay = '^\\d{4}-\\d{2}-\\d{2}$';
+
 export const ListDocumentsQuery = ListQuery({
   status: Type.Optional(Type.String({ enum: statuses })),
   ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
   entrega: Type.Optional(
     Type.String({ enum: deliveryStatuses, description: 'Documents whose delivery to the buyer is in this state.' }),
   ),
+  eNCF: Type.Optional(
+    Type.String({ pattern: '^E\\d{12}$', description: 'The document with this e-NCF (e.g. E310000000001).' }),
+  ),
+  rncComprador: Type.Optional(
+    Type.String({
+      pattern: '^(\\d{9}|\\d{11})$',
+      description: 'Documents to this buyer: the RNCComprador, a 9-digit RNC or an 11-digit cédula, digits only.',
+    }),
+  ),
+  desde: Type.Optional(
+    Type.String({
+      pattern: calendarDay,
+      description: 'yyyy-MM-dd: documents whose FechaEmision (a GMT-4 day) is this day or later.',
+    }),
+  ),
+  hasta: Type.Optional(
+    Type.String({
+      pattern: calendarDay,
+      description: 'yyyy-MM-dd: documents whose FechaEmision is this day or earlier; not before desde.',
+    }),
+  ),
 });
+export type ListDocumentsQuery = Static<typeof ListDocumentsQuery>;
 
 export const documentSchemas = [
   EcfDocumentBody,

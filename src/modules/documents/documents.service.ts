@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
-import { formatDgiiTimestamp, isoDateOfDgiiDate } from '../../fiscal/dates.js';
+import { formatDgiiTimestamp, isoDateOfDgiiDate, startOfIsoDate } from '../../fiscal/dates.js';
 import type { Finding } from '../../fiscal/finding.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
@@ -27,6 +27,7 @@ import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { composeDocument } from './compose-document.js';
+import { listDocuments } from './document-list.repo.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKeys, artefactKinds } from './artefacts.js';
 import { idempotentCreationStatement } from './idempotency.js';
@@ -61,6 +62,10 @@ export interface DocumentsService {
       status?: string | undefined;
       ecfType?: string | undefined;
       entrega?: string | undefined;
+      eNCF?: string | undefined;
+      rncComprador?: string | undefined;
+      desde?: string | undefined;
+      hasta?: string | undefined;
       limit?: number | undefined;
       cursor?: string | undefined;
     },
@@ -87,6 +92,34 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
     code: finding.code,
     detail: finding.message,
   }));
+}
+
+/** The list's issue-day bounds: each a day that exists, desde not after hasta (yyyy-MM-dd compares as text). */
+function issueDays(desde: string | undefined, hasta: string | undefined): Result<undefined> {
+  const notADay = (name: string): FieldError => ({
+    pointer: `/${name}`,
+    in: 'query',
+    code: 'invalid_date',
+    detail: 'A yyyy-MM-dd day that exists.',
+  });
+  const wrong = [
+    ...(desde !== undefined && startOfIsoDate(desde) === undefined ? [notADay('desde')] : []),
+    ...(hasta !== undefined && startOfIsoDate(hasta) === undefined ? [notADay('hasta')] : []),
+  ];
+  if (wrong.length > 0)
+    return fail(
+      'validation_failed',
+      `${wrong.map((error) => error.pointer.slice(1)).join(' and ')}: not a real day.`,
+      wrong,
+    );
+  if (desde !== undefined && hasta !== undefined && desde > hasta) {
+    const detail = `desde ${desde} is after hasta ${hasta}: no day is in between.`;
+    return fail('validation_failed', detail, [
+      { pointer: '/desde', in: 'query', code: 'after_hasta', detail },
+      { pointer: '/hasta', in: 'query', code: 'before_desde', detail },
+    ]);
+  }
+  return ok(undefined);
 }
 
 function deliveryView(row: repo.DeliveryRow): DocumentDelivery {
@@ -470,11 +503,17 @@ export function createDocumentsService(deps: {
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
+      const days = issueDays(query.desde, query.hasta);
+      if (!days.ok) return days;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listDocuments(db, companyId, environment, {
+      const rows = await listDocuments(db, companyId, environment, {
         status: query.status as repo.DocumentRow['status'] | undefined,
         ecfType: query.ecfType,
         delivery: query.entrega as repo.DeliveryRow['status'] | undefined,
+        encf: query.eNCF,
+        rncComprador: query.rncComprador,
+        issuedFrom: query.desde,
+        issuedTo: query.hasta,
         limit,
         after: after.value,
       });
