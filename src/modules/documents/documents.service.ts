@@ -10,7 +10,6 @@ import { formatDgiiTimestamp, isoDateOfDgiiDate, startOfIsoDate } from '../../fi
 import type { Finding } from '../../fiscal/finding.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
-import { validateEcfDocument } from '../../fiscal/validate-ecf.js';
 import { readSignatureValue, securityCode, signCanonicalDocumentInBackground } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
@@ -26,7 +25,7 @@ import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
-import { composeDocument } from './compose-document.js';
+import { checkDocument } from './check-document.js';
 import { listDocuments } from './document-list.repo.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKeys, artefactKinds } from './artefacts.js';
@@ -373,17 +372,16 @@ export function createDocumentsService(deps: {
       const issuer = await companies.issuer(companyId);
       if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
       const { company, identity } = issuer;
-      const composed = composeDocument(body, company, now);
-      if (!composed.ok) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(composed.findings));
-      const document = composed.document;
-      const validation = validateEcfDocument(document, { now });
-      if (!validation.acceptable)
+      const checked = checkDocument(body, company, now);
+      if (!checked.composed) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(checked.findings));
+      const document = checked.document;
+      if (!checked.acceptable)
         return fail(
           'document_invalid',
           'The e-CF does not pass the fiscal rules or the model of its type.',
-          fieldErrors(validation.findings.filter((finding) => finding.severity === 'error')),
+          fieldErrors(checked.findings.filter((finding) => finding.severity === 'error')),
         );
-      const warnings = validation.findings
+      const warnings = checked.findings
         .filter((finding) => finding.severity === 'warning')
         .map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }));
       if (identity === undefined)
