@@ -27,12 +27,18 @@ import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
 import { checkDocument } from './check-document.js';
 import { listDocuments } from './document-list.repo.js';
+import { previewOf } from './document-preview.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKeys, artefactKinds } from './artefacts.js';
 import { idempotentCreationStatement } from './idempotency.js';
 import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
-import { deliveryChannelNames, type DocumentDelivery, type DocumentView } from './documents.schema.js';
+import {
+  deliveryChannelNames,
+  type DocumentDelivery,
+  type DocumentPreview,
+  type DocumentView,
+} from './documents.schema.js';
 
 export interface Artefact {
   bytes: Buffer;
@@ -44,6 +50,8 @@ export interface Artefact {
 export interface DocumentsService {
   /** `idempotencyKey`: the key the request came with, recorded in the statement that stores the document (idempotency.ts). */
   create(companyId: string, body: unknown, idempotencyKey?: string): Promise<Result<DocumentView>>;
+  /** What create would make of the body, its totals and findings, without numbering, signing or storing anything. */
+  preview(companyId: string, body: unknown): Promise<Result<DocumentPreview>>;
   /**
    * A document exactly as a certification set gives it: its own e-NCF and expiry (DGII's for the set, not from the
    * company's ranges), every value verbatim, signed now. The e-NCF is the key: a document already recorded with it is
@@ -437,6 +445,13 @@ export function createDocumentsService(deps: {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
+    },
+
+    async preview(companyId, body) {
+      // The issuer read creation makes, kept for a moment: a console previews on every pause in typing.
+      const issuer = await companies.issuer(companyId);
+      if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      return ok(previewOf(checkDocument(body, issuer.company, clock.now())));
     },
 
     async issueVerbatim(companyId, document, owned) {
