@@ -1,12 +1,13 @@
 // Every value of every e-CF fixture replaced, one at a time, by a value of the wrong shape (null, a huge number, an
 // empty or null-holding list, an object, text, a boolean): the document pipeline a POST /api/v1/documentos runs
-// before taking a number (compose, the fiscal rules, the build) answers with findings, never an exception. Issue
-// 27 found a `null` item throwing in the totals; this walks every place such a value can sit.
+// before taking a number (compose, the fiscal rules, the build) answers with findings, never an exception, and so
+// does its preview. Issue 27 found a `null` item throwing in the totals; this walks every place such a value can sit.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildEcf } from '../src/fiscal/build/index.js';
-import { validateEcfDocument } from '../src/fiscal/validate-ecf.js';
-import { composeDocument, type IssuerProfile } from '../src/modules/documents/compose-document.js';
+import { checkDocument } from '../src/modules/documents/check-document.js';
+import type { IssuerProfile } from '../src/modules/documents/compose-document.js';
+import { previewOf } from '../src/modules/documents/document-preview.js';
 import { ecfDocuments, issuerRnc, ownedFieldsFor } from './support/ecf-documents.js';
 
 type Path = (string | number)[];
@@ -38,13 +39,15 @@ function replaced(document: unknown, path: Path, value: unknown): unknown {
   return copy;
 }
 
-/** What the create route does before it takes a number: compose, validate, and build what validation accepts. */
+/**
+ * What the create route does before it takes a number: compose, validate, and build what validation accepts; and
+ * what the preview route answers of the same body.
+ */
 function runPipeline(body: unknown, type: keyof typeof ecfDocuments): 'refused' | 'built' {
-  const composed = composeDocument(body, issuer, now);
-  if (!composed.ok) return 'refused';
-  const validation = validateEcfDocument(composed.document, { now });
-  if (!validation.acceptable) return 'refused';
-  return buildEcf(composed.document, ownedFieldsFor(type)).ok ? 'built' : 'refused';
+  const checked = checkDocument(body, issuer, now);
+  previewOf(checked);
+  if (!checked.composed || !checked.acceptable) return 'refused';
+  return buildEcf(checked.document, ownedFieldsFor(type)).ok ? 'built' : 'refused';
 }
 
 describe('e-CF bodies of the wrong shape anywhere', () => {

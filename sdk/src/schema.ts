@@ -631,6 +631,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/documentos/vista-previa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an e-CF from JSON as creation would, and show its totals: nothing is numbered, signed or stored
+         * @description The body POST /documentos takes (without an e-NCF: none is taken), composed and checked by the same code: the Emisor from the company profile, Totales computed from the lines where left out, the model of its type, the fiscal rules and DGII's tolerance. An e-CF with errors is answered 200 with valid false and its findings at the fields; a body that is not JSON, or not an object, is a 4xx problem as for creation. Idempotency-Key plays no part: nothing is recorded.
+         *
+         *     Scope: `documents:create`.
+         */
+        post: operations["previewDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an e-CF from JSON as creation would, and show its totals: nothing is numbered, signed or stored
+         * @deprecated
+         * @description The body POST /documentos takes (without an e-NCF: none is taken), composed and checked by the same code: the Emisor from the company profile, Totales computed from the lines where left out, the model of its type, the fiscal rules and DGII's tolerance. An e-CF with errors is answered 200 with valid false and its findings at the fields; a body that is not JSON, or not an object, is a 4xx problem as for creation. Idempotency-Key plays no part: nothing is recorded.
+         *
+         *     Scope: `documents:create`.
+         *
+         *     Deprecated English alias of `/api/v1/documentos/vista-previa`.
+         */
+        post: operations["previewDocumentAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/documentos": {
         parameters: {
             query?: never;
@@ -3244,6 +3291,45 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        DocumentFinding: {
+            /** @description JSON pointer into the body sent (/DetallesItems/Item/0/MontoItem). */
+            pointer: string;
+            code: string;
+            /**
+             * @description error: creation refuses the e-CF with it (422 document_invalid); warning: creation takes the e-CF and lists it in warnings (totals beyond DGII tolerance: DGII would answer Aceptado Condicional).
+             * @enum {string}
+             */
+            severity: "error" | "warning";
+            detail: string;
+        };
+        DocumentPreview: {
+            /** @description No finding is an error: POST /documentos takes this body as it stands (given a certificate and a free e-NCF, which a preview does not look at). */
+            valid: boolean;
+            /** @description TipoeCF; null while it is not an e-CF type. */
+            ecfType: string | null;
+            /** @description dd-MM-yyyy, as the e-CF would carry it: today (GMT-4) when left out. */
+            fechaEmision: string | null;
+            /** @description MontoTotal as the created document would show it; null while it cannot be computed. */
+            montoTotal: string | null;
+            totalITBIS: string | null;
+            /** @description The amounts of Totales the e-CF would carry (DGII element names, decimal strings): those sent as written, the rest computed from the lines, e.g. MontoGravadoTotal, MontoGravadoI1, ITBIS1, TotalITBIS, TotalITBIS1, MontoExento, MontoImpuestoAdicional, MontoTotal. Null while the lines cannot be read (the findings say why). */
+            totales: {
+                [key: string]: string;
+            } | null;
+            /** @description The same for OtraMoneda (TipoMoneda, TipoCambio, MontoTotalOtraMoneda, …); null without one. */
+            otraMoneda: {
+                [key: string]: string;
+            } | null;
+            /** @description Each line the totals were computed from, in order; a line that cannot be read is left out. */
+            lineas: {
+                numeroLinea: string;
+                /** @description MontoItem as sent or, where left out, CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto, to the cent. */
+                montoItem: string;
+                montoItemOtraMoneda: string | null;
+            }[];
+            /** @description What creation would say of the body: its errors and its warnings, at the fields. */
+            findings: components["schemas"]["DocumentFinding"][];
         };
         DocumentIntegrity: {
             /** @description SHA-256 (hex) of the bytes in storage now; null when the blob is gone. */
@@ -12141,6 +12227,218 @@ export interface operations {
             };
         };
     };
+    previewDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "Encabezado": {
+                 *         "IdDoc": {
+                 *           "TipoeCF": "31",
+                 *           "IndicadorMontoGravado": 0,
+                 *           "TipoIngresos": "01",
+                 *           "TipoPago": 1
+                 *         },
+                 *         "Comprador": {
+                 *           "RNCComprador": "130123454",
+                 *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+                 *         }
+                 *       },
+                 *       "DetallesItems": {
+                 *         "Item": [
+                 *           {
+                 *             "NumeroLinea": 1,
+                 *             "IndicadorFacturacion": 1,
+                 *             "NombreItem": "Servicio de consultoría",
+                 *             "IndicadorBienoServicio": 2,
+                 *             "CantidadItem": 1,
+                 *             "PrecioUnitarioItem": "1000.00",
+                 *             "MontoItem": "1000.00"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EcfDocumentBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "valid": true,
+                     *         "ecfType": "31",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "totales": {
+                     *           "MontoGravadoTotal": "1000.00",
+                     *           "MontoGravadoI1": "1000.00",
+                     *           "ITBIS1": "18",
+                     *           "TotalITBIS": "180.00",
+                     *           "TotalITBIS1": "180.00",
+                     *           "MontoTotal": "1180.00"
+                     *         },
+                     *         "otraMoneda": null,
+                     *         "lineas": [
+                     *           {
+                     *             "numeroLinea": "1",
+                     *             "montoItem": "1000.00",
+                     *             "montoItemOtraMoneda": null
+                     *           }
+                     *         ],
+                     *         "findings": []
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DocumentPreview"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description The request cannot be served; `code` says why. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency or the service failed; quote `correlationId`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewDocumentAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "Encabezado": {
+                 *         "IdDoc": {
+                 *           "TipoeCF": "31",
+                 *           "IndicadorMontoGravado": 0,
+                 *           "TipoIngresos": "01",
+                 *           "TipoPago": 1
+                 *         },
+                 *         "Comprador": {
+                 *           "RNCComprador": "130123454",
+                 *           "RazonSocialComprador": "Distribuidora Ejemplo, S.R.L."
+                 *         }
+                 *       },
+                 *       "DetallesItems": {
+                 *         "Item": [
+                 *           {
+                 *             "NumeroLinea": 1,
+                 *             "IndicadorFacturacion": 1,
+                 *             "NombreItem": "Servicio de consultoría",
+                 *             "IndicadorBienoServicio": 2,
+                 *             "CantidadItem": 1,
+                 *             "PrecioUnitarioItem": "1000.00",
+                 *             "MontoItem": "1000.00"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EcfDocumentBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "valid": true,
+                     *         "ecfType": "31",
+                     *         "fechaEmision": "27-11-2026",
+                     *         "montoTotal": "1180.00",
+                     *         "totalITBIS": "180.00",
+                     *         "totales": {
+                     *           "MontoGravadoTotal": "1000.00",
+                     *           "MontoGravadoI1": "1000.00",
+                     *           "ITBIS1": "18",
+                     *           "TotalITBIS": "180.00",
+                     *           "TotalITBIS1": "180.00",
+                     *           "MontoTotal": "1180.00"
+                     *         },
+                     *         "otraMoneda": null,
+                     *         "lineas": [
+                     *           {
+                     *             "numeroLinea": "1",
+                     *             "montoItem": "1000.00",
+                     *             "montoItemOtraMoneda": null
+                     *           }
+                     *         ],
+                     *         "findings": []
+                     *       },
+                     *       "meta": {
+                     *         "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90",
+                     *         "timestamp": "2026-11-27T14:30:05.120Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DocumentPreview"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description The request cannot be served; `code` says why. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency or the service failed; quote `correlationId`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listDocuments: {
         parameters: {
             query?: {
@@ -12148,6 +12446,14 @@ export interface operations {
                 ecfType?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
                 /** @description Documents whose delivery to the buyer is in this state. */
                 entrega?: "pending" | "delivered" | "not_received" | "failed" | "skipped";
+                /** @description The document with this e-NCF (e.g. E310000000001). */
+                eNCF?: string;
+                /** @description Documents to this buyer: the RNCComprador, a 9-digit RNC or an 11-digit cédula, digits only. */
+                rncComprador?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision (a GMT-4 day) is this day or later. */
+                desde?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision is this day or earlier; not before desde. */
+                hasta?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -12348,6 +12654,14 @@ export interface operations {
                 ecfType?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
                 /** @description Documents whose delivery to the buyer is in this state. */
                 entrega?: "pending" | "delivered" | "not_received" | "failed" | "skipped";
+                /** @description The document with this e-NCF (e.g. E310000000001). */
+                eNCF?: string;
+                /** @description Documents to this buyer: the RNCComprador, a 9-digit RNC or an 11-digit cédula, digits only. */
+                rncComprador?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision (a GMT-4 day) is this day or later. */
+                desde?: string;
+                /** @description yyyy-MM-dd: documents whose FechaEmision is this day or earlier; not before desde. */
+                hasta?: string;
                 limit?: number;
                 cursor?: string;
             };

@@ -6,6 +6,7 @@ import {
   formatDgiiTimestamp,
   formatIsoDate,
   isoDateOf,
+  isoDateOfDgiiDate,
   parseDgiiDate,
   parseDgiiTimestamp,
 } from './dates.js';
@@ -48,6 +49,16 @@ describe('DGII dates in GMT-4', () => {
   ] as const) {
     it(`parses "${text}" as ${JSON.stringify(expected)}`, () => {
       assert.deepEqual(parseDgiiDate(text), expected);
+    });
+  }
+
+  for (const [text, expected] of [
+    ['21-11-2026', '2026-11-21'],
+    ['1-2-2026', '2026-02-01'],
+    ['31-02-2026', undefined],
+  ] as const) {
+    it(`writes the day "${text}" as ${String(expected)}`, () => {
+      assert.equal(isoDateOfDgiiDate(text), expected);
     });
   }
 

@@ -64,6 +64,12 @@ export function formatIsoDate(date: CalendarDate): string {
   return `${String(date.year).padStart(4, '0')}-${two(date.month)}-${two(date.day)}`;
 }
 
+/** A `dd-MM-yyyy` date (FechaEmision) as `yyyy-MM-dd`, or undefined when it is not a real date. */
+export function isoDateOfDgiiDate(text: string): string | undefined {
+  const date = parseDgiiDate(text);
+  return date === undefined ? undefined : formatIsoDate(date);
+}
+
 /** The calendar date of `instant` in GMT-4, `yyyy-MM-dd`. */
 export function isoDateOf(instant: Date): string {
   return formatIsoDate(calendarDateOf(instant));

@@ -5,7 +5,7 @@ import { requireTool } from '../../../test/support/tools.js';
 import { validateWithOfficialXsd } from '../../../test/support/xmllint.js';
 import { ecfTypes } from '../model/ecf-model-types.js';
 import { parseEcf } from '../parse/parse-ecf.js';
-import { buildEcf, normaliseEcf } from './build-ecf.js';
+import { buildEcf, normaliseEcf, readEcfValues } from './build-ecf.js';
 import type { BuildResult, NormaliseResult } from './build-ecf.js';
 
 /**
@@ -180,5 +180,29 @@ describe('buildEcf', () => {
     assert.deepEqual(result.ok ? [] : result.findings.map((f) => [f.pointer, f.code]), [
       ['/FechaHoraFirma', 'invalid_owned_field'],
     ]);
+  });
+});
+
+describe('readEcfValues', () => {
+  for (const type of ecfTypes) {
+    it(`reads e-CF ${type} as normaliseEcf writes it, without the service-owned fields`, () => {
+      type Values = Record<string, unknown> & { Encabezado: { IdDoc: Record<string, unknown> } };
+      const written = structuredClone(
+        normalised(normaliseEcf(ecfDocuments[type], ownedFieldsFor(type))).document,
+      ) as Values;
+      delete written['FechaHoraFirma'];
+      delete written.Encabezado.IdDoc['eNCF'];
+      delete written.Encabezado.IdDoc['FechaVencimientoSecuencia'];
+      assert.deepEqual(readEcfValues(ecfDocuments[type]), written);
+    });
+  }
+
+  it('reads what it can of a document with errors elsewhere, leaving out what it refuses', () => {
+    const sent = structuredClone(ecfDocuments['31']) as { Encabezado: Record<string, Record<string, unknown>> };
+    sent.Encabezado['Comprador'] = { RNCComprador: 'x' };
+    const values = readEcfValues(sent) as { Encabezado: Record<string, Record<string, string>> };
+    assert.equal(values.Encabezado['Totales']?.['MontoTotal'], '1430.00');
+    assert.equal(values.Encabezado['Comprador'], undefined);
+    assert.equal(readEcfValues({ Encabezado: { IdDoc: { TipoeCF: '99' } } }), undefined);
   });
 });

@@ -27,6 +27,16 @@ export function normaliseEcf(document: EcfJson, owned: ServiceOwnedFields): Norm
   return { ok: true, document: read.document, warnings: read.findings };
 }
 
+/**
+ * The values a client's document would be written with, the service-owned fields aside, as far as they can be
+ * read: an element refused is left out (validateStructure says why), the rest is as normaliseEcf gives it. What a
+ * preview shows of a document still being written; undefined while its TipoeCF is not an e-CF type.
+ */
+export function readEcfValues(document: EcfJson): EcfObject | undefined {
+  const type = documentType(document);
+  return type === undefined ? undefined : readEcfDocument(type, document, { collect: true }).document;
+}
+
 function readForBuild(
   document: EcfJson,
   owned: ServiceOwnedFields,

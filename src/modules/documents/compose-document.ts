@@ -4,7 +4,7 @@
 // service fills in is exactly what the client did not send.
 import { formatDgiiDate } from '../../fiscal/dates.js';
 import { error, type Finding } from '../../fiscal/finding.js';
-import { computeTotals } from '../../fiscal/totals/index.js';
+import { computeTotals, type LineaCalculada } from '../../fiscal/totals/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,7 +31,14 @@ function withDefaults(target: Json, defaults: Json): Json {
   return out;
 }
 
-export type Composed = { ok: true; document: Json } | { ok: false; findings: Finding[] };
+export type Composed =
+  | {
+      ok: true;
+      document: Json;
+      /** Each line's amounts as the totals were computed from them (lines that cannot be read are left out). */
+      lineas: LineaCalculada[];
+    }
+  | { ok: false; findings: Finding[] };
 
 /** The groups this composer completes must be objects when sent: anything else is refused, never replaced. */
 function misshapenGroups(body: Json): Finding[] {
@@ -82,17 +89,18 @@ export function composeDocument(body: unknown, issuer: IssuerProfile, now: Date)
     ...body,
     Encabezado: withDefaults({ ...encabezado, Emisor: completedEmisor }, { Version: '1.0' }),
   };
-  return { ok: true, document: withTotals(document) };
+  return { ok: true, ...withTotals(document) };
 }
 
 /** Totales (and OtraMoneda) computed from the lines fill whatever the client did not send of them. */
-function withTotals(document: Json): Json {
+function withTotals(document: Json): { document: Json; lineas: LineaCalculada[] } {
   const encabezado = document['Encabezado'] as Json;
   const sentTotales = isObject(encabezado['Totales']) ? encabezado['Totales'] : undefined;
   const sentOtraMoneda = isObject(encabezado['OtraMoneda']) ? encabezado['OtraMoneda'] : undefined;
   // Lines that cannot be read are reported by validation, with their pointers; nothing is computed from them.
   const computed = computeTotals(document);
-  if (computed.findings.some((finding) => finding.severity === 'error')) return document;
+  const lineas = computed.lineas;
+  if (computed.findings.some((finding) => finding.severity === 'error')) return { document, lineas };
   const computedTotales: Json = { ...computed.totales };
   const computedOtraMoneda: Json | undefined =
     computed.otraMoneda === undefined ? undefined : { ...computed.otraMoneda };
@@ -104,7 +112,10 @@ function withTotals(document: Json): Json {
         ? computedOtraMoneda
         : withDefaults(sentOtraMoneda, computedOtraMoneda);
   return {
-    ...document,
-    Encabezado: { ...encabezado, Totales: totales, ...(otraMoneda === undefined ? {} : { OtraMoneda: otraMoneda }) },
+    document: {
+      ...document,
+      Encabezado: { ...encabezado, Totales: totales, ...(otraMoneda === undefined ? {} : { OtraMoneda: otraMoneda }) },
+    },
+    lineas,
   };
 }

@@ -1,10 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
-import { olderThan } from '../../platform/db/older-than.js';
 import type { AnyDb, Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type {
-  BuyerDeliveryStatus,
   DocumentDeliveriesTable,
   ArtefactKind,
   DocumentArtefactsTable,
@@ -71,6 +69,7 @@ export function insertDocumentStatement(executor: Executor, row: NewDocument) {
     status,
     origin,
     fecha_emision,
+    issued_on,
     rnc_comprador,
     monto_total,
     total_itbis,
@@ -91,6 +90,7 @@ export function insertDocumentStatement(executor: Executor, row: NewDocument) {
     status,
     origin,
     fecha_emision,
+    issued_on,
     rnc_comprador,
     monto_total,
     total_itbis,
@@ -174,50 +174,6 @@ export function findArtefact(
     .where('kind', '=', kind);
   query = version === undefined ? query.orderBy('version', 'desc') : query.where('version', '=', version);
   return query.limit(1).executeTakeFirst();
-}
-
-export interface ListFilter {
-  status?: DocumentStatus | undefined;
-  ecfType?: string | undefined;
-  delivery?: BuyerDeliveryStatus | undefined;
-  limit: number;
-  /** The last row of the previous page. */
-  after?: { createdAt: Date; id: string } | undefined;
-}
-
-export function listDocuments(
-  db: Db<DocumentsTables>,
-  companyId: string,
-  environment: FiscalEnvironment,
-  filter: ListFilter,
-): Promise<DocumentRow[]> {
-  let query = db
-    .selectFrom('documents')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('environment', '=', environment);
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-  if (filter.ecfType !== undefined) query = query.where('ecf_type', '=', filter.ecfType);
-  const delivery = filter.delivery;
-  if (delivery !== undefined)
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('document_deliveries as dd')
-          .select('dd.document_id')
-          .whereRef('dd.document_id', '=', 'documents.id')
-          .where('dd.status', '=', delivery),
-      ),
-    );
-  const after = filter.after;
-  if (after !== undefined) {
-    query = query.where(olderThan(after));
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute();
 }
 
 export type DeliveryRow = Selectable<DocumentDeliveriesTable>;

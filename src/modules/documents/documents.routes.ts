@@ -15,7 +15,14 @@ import { companyOf, defineRoute } from '../../platform/http/route.js';
 import { ref } from '../../platform/http/schema-ref.js';
 import { ecfExample } from '../catalogues/index.js';
 import { artefactKinds } from './artefacts.js';
-import { DocumentView, documentViewExample, EcfDocumentBody, ListDocumentsQuery } from './documents.schema.js';
+import {
+  DocumentPreview,
+  documentPreviewExample,
+  DocumentView,
+  documentViewExample,
+  EcfDocumentBody,
+  ListDocumentsQuery,
+} from './documents.schema.js';
 import type { DocumentsService } from './documents.service.js';
 import { idempotencyKeyPattern, isSecondCreationUnderKey, type Idempotency } from './idempotency.js';
 import type { SignedXmlIntake } from './signed-xml-intake.js';
@@ -91,6 +98,24 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         const id = unwrap(await intake.intake(companyId, xml));
         return reply.code(201).send(envelope(request, unwrap(await documents.get(companyId, id))));
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/documentos/vista-previa',
+      alias: '/api/v1/documents/preview',
+      auth: { kind: 'apiKey', scope: 'documents:create' },
+      docs: {
+        operationId: 'previewDocument',
+        summary:
+          'Check an e-CF from JSON as creation would, and show its totals: nothing is numbered, signed or stored',
+        description:
+          "The body POST /documentos takes (without an e-NCF: none is taken), composed and checked by the same code: the Emisor from the company profile, Totales computed from the lines where left out, the model of its type, the fiscal rules and DGII's tolerance. An e-CF with errors is answered 200 with valid false and its findings at the fields; a body that is not JSON, or not an object, is a 4xx problem as for creation. Idempotency-Key plays no part: nothing is recorded.",
+        tags: ['Documents'],
+        examples: { request: ecfExample('31'), response: envelopeExample(documentPreviewExample) },
+      },
+      schema: { body: ref(EcfDocumentBody), response: { 200: Envelope(ref(DocumentPreview)) } },
+      handler: async (request) =>
+        envelope(request, unwrap(await documents.preview(companyOf(request.principal), request.body))),
     }),
     defineRoute({
       method: 'POST',

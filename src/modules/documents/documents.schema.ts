@@ -179,13 +179,91 @@ export const DocumentView = Type.Object(
 );
 export type DocumentView = Static<typeof DocumentView>;
 
+export const DocumentFinding = Type.Object(
+  {
+    pointer: Type.String({ description: 'JSON pointer into the body sent (/DetallesItems/Item/0/MontoItem).' }),
+    code: Type.String(),
+    severity: Type.String({
+      enum: ['error', 'warning'],
+      description:
+        'error: creation refuses the e-CF with it (422 document_invalid); warning: creation takes the e-CF and lists it in warnings (totals beyond DGII tolerance: DGII would answer Aceptado Condicional).',
+    }),
+    detail: Type.String(),
+  },
+  { $id: 'DocumentFinding' },
+);
+
+const amounts = (description: string) =>
+  Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description });
+
+export const DocumentPreview = Type.Object(
+  {
+    valid: Type.Boolean({
+      description:
+        'No finding is an error: POST /documentos takes this body as it stands (given a certificate and a free e-NCF, which a preview does not look at).',
+    }),
+    ecfType: Type.Union([Type.String(), Type.Null()], { description: 'TipoeCF; null while it is not an e-CF type.' }),
+    fechaEmision: Type.Union([Type.String(), Type.Null()], {
+      description: 'dd-MM-yyyy, as the e-CF would carry it: today (GMT-4) when left out.',
+    }),
+    montoTotal: Type.Union([Type.String(), Type.Null()], {
+      description: 'MontoTotal as the created document would show it; null while it cannot be computed.',
+    }),
+    totalITBIS: Type.Union([Type.String(), Type.Null()]),
+    totales: amounts(
+      'The amounts of Totales the e-CF would carry (DGII element names, decimal strings): those sent as written, the rest computed from the lines, e.g. MontoGravadoTotal, MontoGravadoI1, ITBIS1, TotalITBIS, TotalITBIS1, MontoExento, MontoImpuestoAdicional, MontoTotal. Null while the lines cannot be read (the findings say why).',
+    ),
+    otraMoneda: amounts('The same for OtraMoneda (TipoMoneda, TipoCambio, MontoTotalOtraMoneda, …); null without one.'),
+    lineas: Type.Array(
+      Type.Object({
+        numeroLinea: Type.String(),
+        montoItem: Type.String({
+          description:
+            'MontoItem as sent or, where left out, CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto, to the cent.',
+        }),
+        montoItemOtraMoneda: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { description: 'Each line the totals were computed from, in order; a line that cannot be read is left out.' },
+    ),
+    findings: Type.Array(ref(DocumentFinding), {
+      description: 'What creation would say of the body: its errors and its warnings, at the fields.',
+    }),
+  },
+  { $id: 'DocumentPreview' },
+);
+export type DocumentPreview = Static<typeof DocumentPreview>;
+
+const calendarDay = '^\\d{4}-\\d{2}-\\d{2}$';
+
 export const ListDocumentsQuery = ListQuery({
   status: Type.Optional(Type.String({ enum: statuses })),
   ecfType: Type.Optional(Type.String({ enum: ecfTypes })),
   entrega: Type.Optional(
     Type.String({ enum: deliveryStatuses, description: 'Documents whose delivery to the buyer is in this state.' }),
   ),
+  eNCF: Type.Optional(
+    Type.String({ pattern: '^E\\d{12}$', description: 'The document with this e-NCF (e.g. E310000000001).' }),
+  ),
+  rncComprador: Type.Optional(
+    Type.String({
+      pattern: '^(\\d{9}|\\d{11})$',
+      description: 'Documents to this buyer: the RNCComprador, a 9-digit RNC or an 11-digit cédula, digits only.',
+    }),
+  ),
+  desde: Type.Optional(
+    Type.String({
+      pattern: calendarDay,
+      description: 'yyyy-MM-dd: documents whose FechaEmision (a GMT-4 day) is this day or later.',
+    }),
+  ),
+  hasta: Type.Optional(
+    Type.String({
+      pattern: calendarDay,
+      description: 'yyyy-MM-dd: documents whose FechaEmision is this day or earlier; not before desde.',
+    }),
+  ),
 });
+export type ListDocumentsQuery = Static<typeof ListDocumentsQuery>;
 
 export const documentSchemas = [
   EcfDocumentBody,
@@ -196,6 +274,8 @@ export const documentSchemas = [
   DocumentCommercialResponse,
   DocumentDelivery,
   DocumentView,
+  DocumentFinding,
+  DocumentPreview,
   ...documentViewSchemas,
 ];
 
@@ -228,4 +308,24 @@ export const documentViewExample = {
   ],
   createdAt: '2026-11-27T14:30:00.000Z',
   updatedAt: '2026-11-27T14:30:00.000Z',
+};
+
+/** The preview of the contract's e-CF 31 example: one line of 1,000.00 at 18 %. */
+export const documentPreviewExample = {
+  valid: true,
+  ecfType: '31',
+  fechaEmision: '27-11-2026',
+  montoTotal: '1180.00',
+  totalITBIS: '180.00',
+  totales: {
+    MontoGravadoTotal: '1000.00',
+    MontoGravadoI1: '1000.00',
+    ITBIS1: '18',
+    TotalITBIS: '180.00',
+    TotalITBIS1: '180.00',
+    MontoTotal: '1180.00',
+  },
+  otraMoneda: null,
+  lineas: [{ numeroLinea: '1', montoItem: '1000.00', montoItemOtraMoneda: null }],
+  findings: [],
 };

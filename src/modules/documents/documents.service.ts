@@ -6,11 +6,10 @@
 import { createHash } from 'node:crypto';
 import type { FiscalEnvironment } from '../../config.js';
 import { buildEcf, normaliseEcf } from '../../fiscal/build/index.js';
-import { formatDgiiTimestamp } from '../../fiscal/dates.js';
+import { formatDgiiTimestamp, isoDateOfDgiiDate, startOfIsoDate } from '../../fiscal/dates.js';
 import type { Finding } from '../../fiscal/finding.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
-import { validateEcfDocument } from '../../fiscal/validate-ecf.js';
 import { readSignatureValue, securityCode, signCanonicalDocumentInBackground } from '../../fiscal/xmldsig/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
@@ -26,13 +25,20 @@ import { readArchived, type BlobStore } from '../../platform/storage/index.js';
 import type { XmlChecks } from '../../platform/xml-checks/index.js';
 import type { CompaniesService, SigningIdentity } from '../companies/index.js';
 import type { SequencesService } from '../sequences/index.js';
-import { composeDocument } from './compose-document.js';
+import { checkDocument } from './check-document.js';
+import { listDocuments } from './document-list.repo.js';
+import { previewOf } from './document-preview.js';
 import { createDocumentViews, type DocumentViews } from './document-views.js';
 import { archiveArtefacts, artefactKeys, artefactKinds } from './artefacts.js';
 import { idempotentCreationStatement } from './idempotency.js';
 import { receivedApprovalsOf, type ReceivedApprovalRow } from './received-approvals.repo.js';
 import * as repo from './documents.repo.js';
-import { deliveryChannelNames, type DocumentDelivery, type DocumentView } from './documents.schema.js';
+import {
+  deliveryChannelNames,
+  type DocumentDelivery,
+  type DocumentPreview,
+  type DocumentView,
+} from './documents.schema.js';
 
 export interface Artefact {
   bytes: Buffer;
@@ -44,6 +50,8 @@ export interface Artefact {
 export interface DocumentsService {
   /** `idempotencyKey`: the key the request came with, recorded in the statement that stores the document (idempotency.ts). */
   create(companyId: string, body: unknown, idempotencyKey?: string): Promise<Result<DocumentView>>;
+  /** What create would make of the body, its totals and findings, without numbering, signing or storing anything. */
+  preview(companyId: string, body: unknown): Promise<Result<DocumentPreview>>;
   /**
    * A document exactly as a certification set gives it: its own e-NCF and expiry (DGII's for the set, not from the
    * company's ranges), every value verbatim, signed now. The e-NCF is the key: a document already recorded with it is
@@ -61,6 +69,10 @@ export interface DocumentsService {
       status?: string | undefined;
       ecfType?: string | undefined;
       entrega?: string | undefined;
+      eNCF?: string | undefined;
+      rncComprador?: string | undefined;
+      desde?: string | undefined;
+      hasta?: string | undefined;
       limit?: number | undefined;
       cursor?: string | undefined;
     },
@@ -87,6 +99,34 @@ function fieldErrors(findings: readonly Finding[]): FieldError[] {
     code: finding.code,
     detail: finding.message,
   }));
+}
+
+/** The list's issue-day bounds: each a day that exists, desde not after hasta (yyyy-MM-dd compares as text). */
+function issueDays(desde: string | undefined, hasta: string | undefined): Result<undefined> {
+  const notADay = (name: string): FieldError => ({
+    pointer: `/${name}`,
+    in: 'query',
+    code: 'invalid_date',
+    detail: 'A yyyy-MM-dd day that exists.',
+  });
+  const wrong = [
+    ...(desde !== undefined && startOfIsoDate(desde) === undefined ? [notADay('desde')] : []),
+    ...(hasta !== undefined && startOfIsoDate(hasta) === undefined ? [notADay('hasta')] : []),
+  ];
+  if (wrong.length > 0)
+    return fail(
+      'validation_failed',
+      `${wrong.map((error) => error.pointer.slice(1)).join(' and ')}: not a real day.`,
+      wrong,
+    );
+  if (desde !== undefined && hasta !== undefined && desde > hasta) {
+    const detail = `desde ${desde} is after hasta ${hasta}: no day is in between.`;
+    return fail('validation_failed', detail, [
+      { pointer: '/desde', in: 'query', code: 'after_hasta', detail },
+      { pointer: '/hasta', in: 'query', code: 'before_desde', detail },
+    ]);
+  }
+  return ok(undefined);
 }
 
 function deliveryView(row: repo.DeliveryRow): DocumentDelivery {
@@ -256,6 +296,7 @@ export function createDocumentsService(deps: {
       status: 'signed',
       origin: input.origin,
       fecha_emision: fechaEmision,
+      issued_on: isoDateOfDgiiDate(fechaEmision) ?? null,
       rnc_comprador: rncComprador ?? null,
       monto_total: montoTotal,
       total_itbis: textAt(written.document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,
@@ -339,17 +380,16 @@ export function createDocumentsService(deps: {
       const issuer = await companies.issuer(companyId);
       if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
       const { company, identity } = issuer;
-      const composed = composeDocument(body, company, now);
-      if (!composed.ok) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(composed.findings));
-      const document = composed.document;
-      const validation = validateEcfDocument(document, { now });
-      if (!validation.acceptable)
+      const checked = checkDocument(body, company, now);
+      if (!checked.composed) return fail('document_invalid', 'The e-CF is not valid.', fieldErrors(checked.findings));
+      const document = checked.document;
+      if (!checked.acceptable)
         return fail(
           'document_invalid',
           'The e-CF does not pass the fiscal rules or the model of its type.',
-          fieldErrors(validation.findings.filter((finding) => finding.severity === 'error')),
+          fieldErrors(checked.findings.filter((finding) => finding.severity === 'error')),
         );
-      const warnings = validation.findings
+      const warnings = checked.findings
         .filter((finding) => finding.severity === 'warning')
         .map((finding) => ({ pointer: finding.pointer, code: finding.code, detail: finding.message }));
       if (identity === undefined)
@@ -405,6 +445,13 @@ export function createDocumentsService(deps: {
         await burn(`creating document ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
+    },
+
+    async preview(companyId, body) {
+      // The issuer read creation makes, kept for a moment: a console previews on every pause in typing.
+      const issuer = await companies.issuer(companyId);
+      if (issuer === undefined) return fail('company_not_found', `No company ${companyId}.`);
+      return ok(previewOf(checkDocument(body, issuer.company, clock.now())));
     },
 
     async issueVerbatim(companyId, document, owned) {
@@ -469,11 +516,17 @@ export function createDocumentsService(deps: {
     async list(companyId, query) {
       const after = startOf(query.cursor);
       if (!after.ok) return after;
+      const days = issueDays(query.desde, query.hasta);
+      if (!days.ok) return days;
       const limit = query.limit ?? pageLimits.default;
-      const rows = await repo.listDocuments(db, companyId, environment, {
+      const rows = await listDocuments(db, companyId, environment, {
         status: query.status as repo.DocumentRow['status'] | undefined,
         ecfType: query.ecfType,
         delivery: query.entrega as repo.DeliveryRow['status'] | undefined,
+        encf: query.eNCF,
+        rncComprador: query.rncComprador,
+        issuedFrom: query.desde,
+        issuedTo: query.hasta,
         limit,
         after: after.value,
       });

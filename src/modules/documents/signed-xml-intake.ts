@@ -2,6 +2,7 @@
 // Its signature must verify and it must pass DGII's schema; its issuer must be the key's company and its e-NCF one
 // of the company's authorised, unused numbers (claimed here, so it is never given again). The exact bytes received
 // are archived: a signed document is never re-serialised.
+import { isoDateOfDgiiDate } from '../../fiscal/dates.js';
 import { textAt } from '../../fiscal/rules/document-view.js';
 import type { FiscalEnvironment } from '../../config.js';
 import { timbreUrl } from '../../fiscal/timbre-url.js';
@@ -86,6 +87,7 @@ export function createSignedXmlIntake(deps: {
             status: 'signed',
             origin: 'signed_xml',
             fecha_emision: fechaEmision,
+            issued_on: isoDateOfDgiiDate(fechaEmision) ?? null,
             rnc_comprador: rncComprador ?? null,
             monto_total: montoTotal,
             total_itbis: textAt(document, ['Encabezado', 'Totales', 'TotalITBIS']) ?? null,

@@ -25,6 +25,8 @@ export interface DocumentsTable {
   status: DocumentStatus;
   origin: 'json' | 'signed_xml' | 'certification';
   fecha_emision: string;
+  /** FechaEmision as a date, yyyy-MM-dd; null when the text is not a real day (migration 0029). */
+  issued_on: string | null;
   rnc_comprador: string | null;
   monto_total: string;
   total_itbis: string | null;
