@@ -6,6 +6,7 @@ import { I18nProvider, useI18n } from './i18n.js';
 import { CertificationPage } from './pages/certification.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
+import { NewInvoicePage } from './pages/new-invoice.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SignInPage } from './pages/sign-in.js';
 import { Shell } from './parts/shell.js';
@@ -67,6 +68,7 @@ function Page() {
   const { path } = useLocation();
   if (path === '/' || path === '/documentos') return <DocumentsPage />;
   if (path === '/certificacion') return <CertificationPage />;
+  if (path === '/nueva-factura') return <NewInvoicePage />;
   const document = match('/documentos/:id', path);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
   return <NotFoundPage />;

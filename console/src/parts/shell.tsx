@@ -9,6 +9,7 @@ import { Link } from './link.js';
 
 const pages: readonly { to: string; label: MessageKey; scope: string; only?: 'CERT' }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
+  { to: '/nueva-factura', label: 'nav.newInvoice', scope: 'documents:create' },
   { to: '/certificacion', label: 'nav.certification', scope: 'certification:manage', only: 'CERT' },
 ];
 
