@@ -62,14 +62,10 @@ export function Shell(props: { children: ComponentChildren; onSignOut: () => voi
         <ul>
           {pages
             .filter((page) => can(page.scope))
-            .map((page) => (
+            .map((page, i) => (
               <li key={page.to}>
-                <Link
-                  to={page.to}
-                  class={
-                    path.startsWith(page.to) || (path === '/' && page.to === '/documentos') ? 'current' : undefined
-                  }
-                >
+                {/* The start ('/') is the first page the key may open. */}
+                <Link to={page.to} current={path.startsWith(page.to) || (path === '/' && i === 0)}>
                   {t(page.label)}
                 </Link>
               </li>
