@@ -6,10 +6,11 @@ import { I18nProvider, useI18n } from './i18n.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
 import { NotFoundPage } from './pages/not-found.js';
+import { ReceivedPage } from './pages/received.js';
 import { SignInPage } from './pages/sign-in.js';
 import { Shell } from './parts/shell.js';
 import { match, navigate, useLocation } from './router.js';
-import { forgetKey, openSession, SessionContext, storedKey, type Session } from './session.js';
+import { forgetKey, openSession, SessionContext, storedKey, useSession, type Session } from './session.js';
 
 export function App() {
   return (
@@ -64,8 +65,13 @@ function Root() {
 
 function Page() {
   const { path } = useLocation();
-  if (path === '/' || path === '/documentos') return <DocumentsPage />;
-  const document = match('/documentos/:id', path);
+  const { can } = useSession();
+  // The start is the first page the key may open: a key for the inbox alone starts there.
+  const start = !can('documents:read') && can('received:read') ? '/recibidos' : '/documentos';
+  const at = path === '/' ? start : path;
+  if (at === '/documentos') return <DocumentsPage />;
+  const document = match('/documentos/:id', at);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
+  if (at === '/recibidos') return <ReceivedPage />;
   return <NotFoundPage />;
 }

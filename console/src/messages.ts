@@ -38,6 +38,7 @@ export const messages = {
   'environment.PRODUCTION': ['PRODUCCIÓN: documentos con valor fiscal', 'PRODUCTION: documents with fiscal value'],
 
   'nav.documents': ['Documentos', 'Documents'],
+  'nav.received': ['Recibidos', 'Received'],
 
   'documents.title': ['Documentos emitidos', 'Issued documents'],
   'documents.none': ['Ningún documento con estos filtros.', 'No document matches these filters.'],
@@ -74,6 +75,24 @@ export const messages = {
   'document.downloadPdf': ['Descargar PDF', 'Download PDF'],
   'document.pdfTitle': ['Representación impresa de {encf}', 'Printed representation of {encf}'],
   'document.queued': ['Solicitud recibida.', 'Request taken.'],
+
+  'received.title': ['Documentos recibidos', 'Received documents'],
+  'received.none': ['Ningún e-CF recibido con estos filtros.', 'No received e-CF matches these filters.'],
+  'received.issuer': ['Emisor', 'Issuer'],
+  'received.issuerRnc': ['RNC emisor', 'Issuer RNC'],
+  'received.issuerName': ['Razón social emisor', "Issuer's name"],
+  'received.reception': ['Recepción', 'Reception'],
+  'received.commercial': ['Respuesta comercial', 'Commercial response'],
+  'received.receivedAt': ['Recibido', 'Received'],
+  'received.receivedFrom': ['Recibido desde', 'Received from'],
+  'received.receivedTo': ['Recibido hasta', 'Received until'],
+  'received.noResponse': ['Sin respuesta', 'No response'],
+
+  'receivedStatus.received': ['Recibido', 'Received'],
+  'receivedStatus.not_received': ['No recibido', 'Not received'],
+
+  'commercial.approved': ['Aprobado', 'Approved'],
+  'commercial.rejected': ['Rechazado', 'Rejected'],
 
   'action.enviar': ['Enviar a la DGII', 'Send to DGII'],
   'action.actualizar-estado': ['Consultar estado', 'Refresh status'],

@@ -9,6 +9,7 @@ import { Link } from './link.js';
 
 const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
+  { to: '/recibidos', label: 'nav.received', scope: 'received:read' },
 ];
 
 export function LanguageSwitch() {
