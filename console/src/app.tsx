@@ -6,6 +6,7 @@ import { I18nProvider, useI18n } from './i18n.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
 import { NotFoundPage } from './pages/not-found.js';
+import { ReceivedDocumentPage } from './pages/received-document.js';
 import { ReceivedPage } from './pages/received.js';
 import { SignInPage } from './pages/sign-in.js';
 import { Shell } from './parts/shell.js';
@@ -73,5 +74,7 @@ function Page() {
   const document = match('/documentos/:id', at);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
   if (at === '/recibidos') return <ReceivedPage />;
+  const received = match('/recibidos/:id', at);
+  if (received !== undefined) return <ReceivedDocumentPage id={received['id'] ?? ''} />;
   return <NotFoundPage />;
 }
