@@ -58,3 +58,35 @@ export function download(blob: Blob, name: string): void {
     URL.revokeObjectURL(url);
   }, 60_000);
 }
+
+export type LoadedBlob =
+  { state: 'loading' } | { state: 'ok'; blob: Blob; url: string } | { state: 'failed'; problem: EcfProblem };
+
+/**
+ * Bytes fetched with the key (a PDF, say) and a blob: URL of them to show in the page: the key never rides in a URL,
+ * and the CSP allows frames from blob: only. The URL is revoked when `deps` change or the page leaves.
+ */
+export function useBlobUrl(load: () => Promise<Blob>, deps: readonly unknown[]): LoadedBlob {
+  const [loaded, setLoaded] = useState<LoadedBlob>({ state: 'loading' });
+  useEffect(() => {
+    let url: string | undefined;
+    let current = true;
+    setLoaded({ state: 'loading' });
+    load().then(
+      (blob) => {
+        if (!current) return;
+        url = URL.createObjectURL(blob);
+        setLoaded({ state: 'ok', blob, url });
+      },
+      (error: unknown) => {
+        if (current) setLoaded({ state: 'failed', problem: asProblem(error) });
+      },
+    );
+    return () => {
+      current = false;
+      if (url !== undefined) URL.revokeObjectURL(url);
+    };
+    // The caller names what `load` depends on.
+  }, deps);
+  return loaded;
+}

@@ -8,10 +8,12 @@ import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
 import { NewInvoicePage } from './pages/new-invoice.js';
 import { NotFoundPage } from './pages/not-found.js';
+import { ReceivedDocumentPage } from './pages/received-document.js';
+import { ReceivedPage } from './pages/received.js';
 import { SignInPage } from './pages/sign-in.js';
 import { Shell } from './parts/shell.js';
 import { match, navigate, useLocation } from './router.js';
-import { forgetKey, openSession, SessionContext, storedKey, type Session } from './session.js';
+import { forgetKey, openSession, SessionContext, storedKey, useSession, type Session } from './session.js';
 
 export function App() {
   return (
@@ -66,10 +68,17 @@ function Root() {
 
 function Page() {
   const { path } = useLocation();
-  if (path === '/' || path === '/documentos') return <DocumentsPage />;
-  if (path === '/certificacion') return <CertificationPage />;
-  if (path === '/nueva-factura') return <NewInvoicePage />;
-  const document = match('/documentos/:id', path);
+  const { can } = useSession();
+  // The start is the first page the key may open: a key for the inbox alone starts there.
+  const start = !can('documents:read') && can('received:read') ? '/recibidos' : '/documentos';
+  const at = path === '/' ? start : path;
+  if (at === '/documentos') return <DocumentsPage />;
+  if (at === '/certificacion') return <CertificationPage />;
+  if (at === '/nueva-factura') return <NewInvoicePage />;
+  const document = match('/documentos/:id', at);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
+  if (at === '/recibidos') return <ReceivedPage />;
+  const received = match('/recibidos/:id', at);
+  if (received !== undefined) return <ReceivedDocumentPage id={received['id'] ?? ''} />;
   return <NotFoundPage />;
 }

@@ -10,6 +10,7 @@ import { Link } from './link.js';
 const pages: readonly { to: string; label: MessageKey; scope: string; only?: 'CERT' }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
   { to: '/nueva-factura', label: 'nav.newInvoice', scope: 'documents:create' },
+  { to: '/recibidos', label: 'nav.received', scope: 'received:read' },
   { to: '/certificacion', label: 'nav.certification', scope: 'certification:manage', only: 'CERT' },
 ];
 
@@ -64,14 +65,10 @@ export function Shell(props: { children: ComponentChildren; onSignOut: () => voi
         <ul>
           {pages
             .filter((page) => can(page.scope) && (page.only === undefined || page.only === environment))
-            .map((page) => (
+            .map((page, i) => (
               <li key={page.to}>
-                <Link
-                  to={page.to}
-                  class={
-                    path.startsWith(page.to) || (path === '/' && page.to === '/documentos') ? 'current' : undefined
-                  }
-                >
+                {/* The start ('/') is the first page the key may open. */}
+                <Link to={page.to} current={path.startsWith(page.to) || (path === '/' && i === 0)}>
                   {t(page.label)}
                 </Link>
               </li>
