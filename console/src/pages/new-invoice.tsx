@@ -405,7 +405,7 @@ function GuidedFields(props: {
         ))}
         <button
           type="button"
-          class="secondary"
+          class="quiet"
           onClick={() => {
             set({ lines: [...form.lines, blankLine()] });
           }}
