@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { consoleContentSecurityPolicy } from '../src/modules/console/index.js';
 import { scopes } from '../src/platform/http/scopes.js';
 import { launchBrowser, openPage, screenshot, seriousAxeViolations, type WatchedPage } from './support/browser.js';
-import { ecfDocuments } from './support/ecf-documents.js';
+import { buyerRnc, ecfDocuments } from './support/ecf-documents.js';
 import { startSendingWorld, type SendingWorld } from './support/sending-kit.js';
 import { skipUnlessTools } from './support/tools.js';
 import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
@@ -111,6 +111,67 @@ describe('the console in a real browser', { timeout: 180_000, skip: skipUnlessTo
     await page.getByRole('heading', { name: 'Printed representation' }).waitFor();
     await page.getByRole('button', { name: 'Español' }).click();
     assert.deepEqual(watched.errors, []);
+  });
+
+  it('creates a type 31 with two lines through the form, sends it and downloads its signed XML', async () => {
+    // The Emisor comes from the company's profile, as the control plane keeps it.
+    const profiled = await world.app.sendEvent('company.updated', {
+      companyId: world.companyId,
+      address: 'Av. 27 de Febrero #123, Ensanche Piantini',
+      municipality: '010101',
+      province: '010000',
+    });
+    assert.equal(profiled.statusCode, 200, profiled.body);
+    const { page, errors } = await signedIn(fullKey);
+    await page.getByRole('link', { name: 'Nueva factura' }).click();
+    await page.getByRole('heading', { name: 'Nueva factura' }).waitFor();
+    await page.getByLabel('RNC o cédula').fill(buyerRnc);
+    await page.getByLabel('Nombre o razón social').fill('Distribuidora Peña & Hijos');
+    await page.locator('#line-0-name').fill('Martillo de carpintero 16 oz');
+    await page.locator('#line-0-quantity').fill('2');
+    await page.locator('#line-0-price').fill('5OO.00');
+    // The service's finding, at the field it names.
+    await page.locator('#line-0-price-errors').waitFor();
+    await page.locator('#line-0-price').fill('500.00');
+    await page.getByRole('button', { name: 'Añadir línea' }).click();
+    await page.locator('#line-1-name').fill('Libro técnico (exento)');
+    await page.locator('#line-1-price').fill('250.00');
+    await page.locator('#line-1-billing').selectOption('4');
+    const preview = page.locator('.preview');
+    await preview.getByText('Lista para crear.').waitFor();
+    const totals = await preview.innerText();
+    for (const shown of ['RD$1,000.00', 'RD$250.00', 'RD$180.00', 'RD$1,430.00'])
+      assert.ok(totals.includes(shown), totals);
+    assert.equal(await page.locator('.field-error').count(), 0);
+    await assertAccessible(page, 'new-invoice');
+
+    await page.getByRole('button', { name: 'Crear y firmar' }).click();
+    await page.getByRole('button', { name: 'Enviar a la DGII' }).waitFor();
+    const id = new URL(page.url()).pathname.split('/').pop() ?? '';
+    const created = await world.call('GET', `/api/v1/documentos/${id}`);
+    assert.deepEqual(
+      (({ status, montoTotal }) => ({ status, montoTotal }))(
+        created.json<{ data: { status: string; montoTotal: string } }>().data,
+      ),
+      { status: 'signed', montoTotal: '1430.00' },
+    );
+    await page.getByRole('button', { name: 'Enviar a la DGII' }).click();
+    await page.locator('h1 .status', { hasText: 'Aceptado' }).waitFor({ timeout: 30_000 });
+    await page.locator('iframe.pdf').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Descargar XML firmado' }).click(),
+    ]);
+    const xml = await readFile(await download.path());
+    const verified = verifyWithXmlsec1Embedded(xml);
+    assert.ok(verified.ok, verified.output);
+    assert.match(xml.toString('utf8'), /<MontoTotal>1430\.00<\/MontoTotal>/);
+    assert.match(xml.toString('utf8'), /<NombreItem>Libro técnico \(exento\)<\/NombreItem>/);
+    // The buyer is not in this instance's taxpayer registry: its lookup's 404 is the one failed fetch.
+    assert.deepEqual(
+      errors.filter((error) => !/404.*\/api\/v1\/contribuyentes\//.test(error)),
+      [],
+    );
   });
 
   it('sends a signed invoice from its page and follows it until DGII accepts it', async () => {

@@ -210,19 +210,37 @@ describe('POST /api/v1/documentos/vista-previa', () => {
     }
   });
 
-  it('computes a line sent without MontoItem, and says MontoItem is missing', async () => {
+  it('computes the MontoItem of a line sent without one, which creation then writes', async () => {
+    const body = edited('31', (document) => {
+      delete (document['DetallesItems']?.['Item'] as unknown as Json[])[0]?.['MontoItem'];
+      delete document['Encabezado']?.['Totales'];
+    });
+    const shown = await preview(body);
+    assert.deepEqual(errorsOf(shown.findings), []);
+    assert.equal(shown.valid, true);
+    assert.deepEqual(shown.lineas[0], { numeroLinea: '1', montoItem: '1000.00', montoItemOtraMoneda: null });
+    const document = await created(body);
+    assert.equal(document.montoTotal, shown.montoTotal);
+    const xml = await app.app.inject({
+      url: `/api/v1/documentos/${document.id}/artefactos/signed-xml`,
+      headers: { 'x-api-key': key },
+    });
+    assert.match(
+      xml.body,
+      /<Item><NumeroLinea>1<\/NumeroLinea>.*<PrecioUnitarioItem>500\.0+<\/PrecioUnitarioItem><MontoItem>1000\.00<\/MontoItem><\/Item>/,
+    );
+  });
+
+  it('keeps a MontoItem sent as written, and checks it against the line', async () => {
     const shown = await preview(
       edited('31', (document) => {
-        delete (document['DetallesItems']?.['Item'] as unknown as Json[])[0]?.['MontoItem'];
+        ((document['DetallesItems']?.['Item'] as unknown as Json[])[0] ?? {})['MontoItem'] = '1500.00';
         delete document['Encabezado']?.['Totales'];
       }),
     );
-    assert.equal(shown.valid, false);
-    assert.deepEqual(shown.lineas[0], { numeroLinea: '1', montoItem: '1000.00', montoItemOtraMoneda: null });
+    assert.equal(shown.lineas[0]?.montoItem, '1500.00');
     assert.ok(
-      shown.findings.some(
-        (finding) => finding.pointer === '/DetallesItems/Item/0/MontoItem' && finding.severity === 'error',
-      ),
+      shown.findings.some((finding) => finding.pointer === '/DetallesItems/Item/0/MontoItem'),
       JSON.stringify(shown.findings),
     );
   });

@@ -41,7 +41,8 @@ export async function openPage(browser: Browser): Promise<WatchedPage> {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    // With the address: a failed fetch's message does not name what was fetched.
+    if (message.type() === 'error') errors.push(`console: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
   // Also reported as console errors; this names the directive, for a failure message that says what was refused.

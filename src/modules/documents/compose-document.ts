@@ -1,6 +1,6 @@
 // The document the service builds from what a client sent: the client's DGII-shaped JSON, completed with what the
-// service knows — the Emisor from the company profile, today's FechaEmision, Version 1.0, and Totales computed from
-// the lines where the client left them out (SPEC §4.2). The client's own values always win; what the
+// service knows — the Emisor from the company profile, today's FechaEmision, Version 1.0, and Totales and each
+// line's MontoItem computed from the lines where the client left them out (SPEC §4.2). The client's own values always win; what the
 // service fills in is exactly what the client did not send.
 import { formatDgiiDate } from '../../fiscal/dates.js';
 import { error, type Finding } from '../../fiscal/finding.js';
@@ -105,6 +105,7 @@ function withTotals(document: Json): { document: Json; lineas: LineaCalculada[] 
   const computedOtraMoneda: Json | undefined =
     computed.otraMoneda === undefined ? undefined : { ...computed.otraMoneda };
   const totales = sentTotales === undefined ? computedTotales : withDefaults(sentTotales, computedTotales);
+  const detalles = document['DetallesItems'];
   const otraMoneda =
     computedOtraMoneda === undefined
       ? sentOtraMoneda
@@ -115,7 +116,24 @@ function withTotals(document: Json): { document: Json; lineas: LineaCalculada[] 
     document: {
       ...document,
       Encabezado: { ...encabezado, Totales: totales, ...(otraMoneda === undefined ? {} : { OtraMoneda: otraMoneda }) },
+      ...(isObject(detalles) && Array.isArray(detalles['Item'])
+        ? { DetallesItems: { ...detalles, Item: withLineAmounts(detalles['Item'], lineas) } }
+        : {}),
     },
     lineas,
   };
+}
+
+/**
+ * Each line's MontoItem where the client left it out: CantidadItem × PrecioUnitarioItem − DescuentoMonto +
+ * RecargoMonto as the totals computed it, so that a person typing an invoice (the console's form) states quantity
+ * and price and the service does the arithmetic, as it does for Totales. A MontoItem sent stands as written.
+ */
+function withLineAmounts(items: unknown[], lineas: readonly LineaCalculada[]): unknown[] {
+  const computed = new Map(lineas.map((linea) => [String(linea.NumeroLinea), linea.MontoItem]));
+  return items.map((item) => {
+    if (!isObject(item)) return item;
+    const amount = computed.get(String(item['NumeroLinea']));
+    return amount === undefined ? item : withDefaults(item, { MontoItem: amount });
+  });
 }

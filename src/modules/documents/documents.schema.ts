@@ -25,7 +25,7 @@ export const EcfDocumentBody = Type.Object(
     $id: 'EcfDocumentBody',
     additionalProperties: true,
     description:
-      'The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile and Totales are computed from the lines when left out.',
+      "The e-CF as DGII-shaped JSON: the XML element names as keys (Encabezado, IdDoc, DetallesItems.Item[], ...), repeated elements as arrays, amounts as decimal strings (numbers accepted exactly). Leave out eNCF, FechaVencimientoSecuencia and FechaHoraFirma (the service sets them); Emisor defaults from the company profile, and Totales and each line's MontoItem are computed from the lines when left out.",
   },
 );
 
