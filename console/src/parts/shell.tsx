@@ -7,9 +7,14 @@ import { useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import { Link } from './link.js';
 
+/** The console's pages in the order of the nav, each offered to keys that hold its scope. */
 const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
 ];
+
+/** Whether `path` is `page` or a page under it (`/` is the documents list). */
+const within = (path: string, page: string) =>
+  path === page || path.startsWith(`${page}/`) || (path === '/' && page === '/documentos');
 
 export function LanguageSwitch() {
   const { lang, setLang, t } = useI18n();
@@ -64,12 +69,7 @@ export function Shell(props: { children: ComponentChildren; onSignOut: () => voi
             .filter((page) => can(page.scope))
             .map((page) => (
               <li key={page.to}>
-                <Link
-                  to={page.to}
-                  class={
-                    path.startsWith(page.to) || (path === '/' && page.to === '/documentos') ? 'current' : undefined
-                  }
-                >
+                <Link to={page.to} current={within(path, page.to)}>
                   {t(page.label)}
                 </Link>
               </li>
