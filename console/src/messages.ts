@@ -7,6 +7,12 @@ export const messages = {
   'common.paging': ['Páginas', 'Pages'],
   'common.firstPage': ['« Primera página', '« First page'],
   'common.nextPage': ['Página siguiente »', 'Next page »'],
+  'common.yes': ['Sí', 'Yes'],
+  'common.no': ['No', 'No'],
+  'common.actions': ['Acciones', 'Actions'],
+  'common.created': ['Creado', 'Created'],
+  'common.numbers': ['Números', 'Numbers'],
+  'common.taken': ['Solicitud recibida.', 'Request taken.'],
   'problem.correlation': ['Código de seguimiento:', 'Correlation id:'],
   'notFound.title': ['Página no encontrada', 'Page not found'],
   'notFound.detail': [
