@@ -6,6 +6,7 @@ import { I18nProvider, useI18n } from './i18n.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
 import { NotFoundPage } from './pages/not-found.js';
+import { SequencesPage } from './pages/sequences.js';
 import { SignInPage } from './pages/sign-in.js';
 import { Shell } from './parts/shell.js';
 import { match, navigate, useLocation } from './router.js';
@@ -67,5 +68,6 @@ function Page() {
   if (path === '/' || path === '/documentos') return <DocumentsPage />;
   const document = match('/documentos/:id', path);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
+  if (path === '/secuencias') return <SequencesPage />;
   return <NotFoundPage />;
 }

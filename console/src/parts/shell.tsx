@@ -10,6 +10,7 @@ import { Link } from './link.js';
 /** The console's pages in the order of the nav, each offered to keys that hold its scope. */
 const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
+  { to: '/secuencias', label: 'nav.sequences', scope: 'sequences:read' },
 ];
 
 /** Whether `path` is `page` or a page under it (`/` is the documents list). */
