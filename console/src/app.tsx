@@ -5,6 +5,7 @@ import { asProblem } from './api.js';
 import { I18nProvider, useI18n } from './i18n.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
+import { FailedJobsPage } from './pages/failed-jobs.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SequencesPage } from './pages/sequences.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -69,5 +70,6 @@ function Page() {
   const document = match('/documentos/:id', path);
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
   if (path === '/secuencias') return <SequencesPage />;
+  if (path === '/trabajos-fallidos') return <FailedJobsPage />;
   return <NotFoundPage />;
 }

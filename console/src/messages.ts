@@ -45,6 +45,7 @@ export const messages = {
 
   'nav.documents': ['Documentos', 'Documents'],
   'nav.sequences': ['Secuencias', 'Sequences'],
+  'nav.failedJobs': ['Trabajos fallidos', 'Failed jobs'],
 
   'documents.title': ['Documentos emitidos', 'Issued documents'],
   'documents.none': ['Ningún documento con estos filtros.', 'No document matches these filters.'],
@@ -134,6 +135,24 @@ export const messages = {
   'annulment.accepted': ['Aceptada', 'Accepted'],
   'annulment.rejected': ['Rechazada', 'Rejected'],
   'annulment.failed': ['Fallida', 'Failed'],
+
+  'failedJobs.title': ['Trabajos fallidos', 'Failed jobs'],
+  'failedJobs.intro': [
+    'Trabajos que agotaron sus intentos. Cada uno se cierra cuando su documento llega a un estado final.',
+    'Jobs that ran out of attempts. Each closes when its document reaches a final state.',
+  ],
+  'failedJobs.none': ['Ningún trabajo fallido con este filtro.', 'No failed job matches this filter.'],
+  'failedJobs.state': ['Estado', 'State'],
+  'failedJobs.opened': ['Abierto', 'Opened'],
+  'failedJobs.kind': ['Trabajo', 'Job'],
+  'failedJobs.document': ['Documento', 'Document'],
+  'failedJobs.attempts': ['Intentos', 'Attempts'],
+  'failedJobs.reason': ['Motivo', 'Reason'],
+  'failedJobs.closed': ['Cierre', 'Closed'],
+  'failedJobs.kind.document.send': ['Envío a la DGII', 'Send to DGII'],
+  'failedJobs.kind.buyer_delivery': ['Entrega al comprador', 'Delivery to the buyer'],
+  'job.open': ['Abierto', 'Open'],
+  'job.closed': ['Cerrado', 'Closed'],
 
   'action.enviar': ['Enviar a la DGII', 'Send to DGII'],
   'action.actualizar-estado': ['Consultar estado', 'Refresh status'],

@@ -11,6 +11,7 @@ import { Link } from './link.js';
 const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
   { to: '/secuencias', label: 'nav.sequences', scope: 'sequences:read' },
+  { to: '/trabajos-fallidos', label: 'nav.failedJobs', scope: 'documents:read' },
 ];
 
 /** Whether `path` is `page` or a page under it (`/` is the documents list). */
