@@ -9,6 +9,8 @@ import { FailedJobsPage } from './pages/failed-jobs.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SequencesPage } from './pages/sequences.js';
 import { SignInPage } from './pages/sign-in.js';
+import { WebhookPage } from './pages/webhook.js';
+import { WebhooksPage } from './pages/webhooks.js';
 import { Shell } from './parts/shell.js';
 import { match, navigate, useLocation } from './router.js';
 import { forgetKey, openSession, SessionContext, storedKey, type Session } from './session.js';
@@ -71,5 +73,9 @@ function Page() {
   if (document !== undefined) return <DocumentPage id={document['id'] ?? ''} />;
   if (path === '/secuencias') return <SequencesPage />;
   if (path === '/trabajos-fallidos') return <FailedJobsPage />;
+  if (path === '/notificaciones') return <WebhooksPage />;
+  const endpoint = match('/notificaciones/:id', path);
+  // Keyed by the endpoint: a secret shown on one endpoint's page never carries over to another's.
+  if (endpoint !== undefined) return <WebhookPage key={endpoint['id']} id={endpoint['id'] ?? ''} />;
   return <NotFoundPage />;
 }

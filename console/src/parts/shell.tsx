@@ -12,6 +12,7 @@ const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
   { to: '/secuencias', label: 'nav.sequences', scope: 'sequences:read' },
   { to: '/trabajos-fallidos', label: 'nav.failedJobs', scope: 'documents:read' },
+  { to: '/notificaciones', label: 'nav.webhooks', scope: 'webhooks:manage' },
 ];
 
 /** Whether `path` is `page` or a page under it (`/` is the documents list). */
