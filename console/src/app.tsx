@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { EcfProblem } from '../../sdk/src/index.js';
 import { asProblem } from './api.js';
 import { I18nProvider, useI18n } from './i18n.js';
+import { CompanyPage } from './pages/company.js';
 import { DocumentPage } from './pages/document.js';
 import { DocumentsPage } from './pages/documents.js';
 import { FailedJobsPage } from './pages/failed-jobs.js';
@@ -77,5 +78,6 @@ function Page() {
   const endpoint = match('/notificaciones/:id', path);
   // Keyed by the endpoint: a secret shown on one endpoint's page never carries over to another's.
   if (endpoint !== undefined) return <WebhookPage key={endpoint['id']} id={endpoint['id'] ?? ''} />;
+  if (path === '/empresa') return <CompanyPage />;
   return <NotFoundPage />;
 }

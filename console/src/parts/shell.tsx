@@ -7,12 +7,13 @@ import { useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import { Link } from './link.js';
 
-/** The console's pages in the order of the nav, each offered to keys that hold its scope. */
-const pages: readonly { to: string; label: MessageKey; scope: string }[] = [
+/** The console's pages in the order of the nav; a page with a scope is offered to keys that hold it. */
+const pages: readonly { to: string; label: MessageKey; scope?: string }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
   { to: '/secuencias', label: 'nav.sequences', scope: 'sequences:read' },
   { to: '/trabajos-fallidos', label: 'nav.failedJobs', scope: 'documents:read' },
   { to: '/notificaciones', label: 'nav.webhooks', scope: 'webhooks:manage' },
+  { to: '/empresa', label: 'nav.company' },
 ];
 
 /** Whether `path` is `page` or a page under it (`/` is the documents list). */
@@ -69,7 +70,7 @@ export function Shell(props: { children: ComponentChildren; onSignOut: () => voi
       <nav class="pages" aria-label={t('shell.pages')}>
         <ul>
           {pages
-            .filter((page) => can(page.scope))
+            .filter((page) => page.scope === undefined || can(page.scope))
             .map((page) => (
               <li key={page.to}>
                 <Link to={page.to} current={within(path, page.to)}>
