@@ -3,6 +3,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { EcfProblem } from '../../sdk/src/index.js';
 
+const followEveryMs = 1_500;
+
 export type Loaded<T> = { state: 'loading' } | { state: 'ok'; data: T } | { state: 'failed'; problem: EcfProblem };
 
 /** Any failure as an EcfProblem: the service's, or the network's (status 0) when no answer came. */
@@ -36,6 +38,47 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
     setRound((n) => n + 1);
   }, []);
   return { ...loaded, reload };
+}
+
+/** While `moving` (something on its way: a send, a delivery, an annulment), runs `reload` every 1.5 s. */
+export function useFollow(moving: boolean, reload: () => void): void {
+  useEffect(() => {
+    if (!moving) return;
+    const timer = setInterval(reload, followEveryMs);
+    return () => {
+      clearInterval(timer);
+    };
+  }, [moving, reload]);
+}
+
+export interface Action {
+  /** The name of the action under way, if one is. */
+  busy: string | undefined;
+  /** What the last action's answer said, once it succeeded. */
+  said: string | undefined;
+  problem: EcfProblem | undefined;
+  /** Runs `call` as `name` (one at a time); what it resolves to, if anything, is said. */
+  run: (name: string, call: () => Promise<string | undefined>) => Promise<void>;
+}
+
+/** An action a person starts from a page (send a test, retry, rotate…): busy while it runs, then its outcome. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState<string | undefined>(undefined);
+  const [said, setSaid] = useState<string | undefined>(undefined);
+  const [problem, setProblem] = useState<EcfProblem | undefined>(undefined);
+  const run = useCallback(async (name: string, call: () => Promise<string | undefined>) => {
+    setBusy(name);
+    setSaid(undefined);
+    setProblem(undefined);
+    try {
+      setSaid(await call());
+    } catch (error) {
+      setProblem(asProblem(error));
+    } finally {
+      setBusy(undefined);
+    }
+  }, []);
+  return { busy, said, problem, run };
 }
 
 /** An artefact or PDF the API answers as bytes, fetched with the key in its header (never in a URL). */

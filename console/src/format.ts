@@ -31,3 +31,10 @@ export function gmt4Time(iso: string | null | undefined): string {
     gmt4.formatToParts(date).find((candidate) => candidate.type === type)?.value ?? '';
   return `${part('day')}-${part('month')}-${part('year')} ${part('hour')}:${part('minute')}:${part('second')}`;
 }
+
+const counts = new Intl.NumberFormat('en-US');
+
+/** A count as the amounts are grouped: `100000` → `100,000`. */
+export function count(value: number): string {
+  return counts.format(value);
+}

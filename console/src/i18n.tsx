@@ -38,6 +38,11 @@ export function I18nProvider({ children }: { children: ComponentChildren }) {
   return <I18nContext.Provider value={{ lang, t: translator(lang), setLang }}>{children}</I18nContext.Provider>;
 }
 
+/** Whether the catalogue has `key`: for words named by the API's open-ended values (a job's kind, say). */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(messages, key);
+}
+
 export function useI18n(): I18n {
   return useContext(I18nContext);
 }

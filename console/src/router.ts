@@ -25,6 +25,14 @@ export function href(path: string, query?: URLSearchParams): string {
   return `${base}${path}${search}`;
 }
 
+/** `query` with `name` set to `value`, or without it when `value` is undefined. */
+export function withQuery(query: URLSearchParams, name: string, value: string | undefined): URLSearchParams {
+  const next = new URLSearchParams(query);
+  if (value === undefined) next.delete(name);
+  else next.set(name, value);
+  return next;
+}
+
 export function navigate(path: string, query?: URLSearchParams, options: { replace?: boolean } = {}): void {
   const to = href(path, query);
   if (options.replace === true) window.history.replaceState(null, '', to);

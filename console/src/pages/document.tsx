@@ -2,7 +2,7 @@
 // signed XML and the PDF to download, its timeline, and what may be done next (as the key's scopes allow).
 import { useEffect, useState } from 'preact/hooks';
 import { ok, type components, type EcfClient, type EcfProblem } from '../../../sdk/src/index.js';
-import { asProblem, download, fetchBlob, useLoad } from '../api.js';
+import { asProblem, download, fetchBlob, useFollow, useLoad } from '../api.js';
 import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
@@ -13,7 +13,6 @@ import { useSession } from '../session.js';
 type DocumentView = components['schemas']['DocumentView'];
 
 const inFlight = new Set(['queued', 'sending', 'in_process']);
-const followEveryMs = 1_500;
 
 const pdfOf = (client: EcfClient, id: string) =>
   fetchBlob(
@@ -39,13 +38,7 @@ export function DocumentPage({ id }: { id: string }) {
   const moving =
     loaded.state === 'ok' &&
     (inFlight.has(loaded.data.document.status) || loaded.data.document.entrega?.status === 'pending');
-  useEffect(() => {
-    if (!moving) return;
-    const timer = setInterval(loaded.reload, followEveryMs);
-    return () => {
-      clearInterval(timer);
-    };
-  }, [moving, loaded.reload]);
+  useFollow(moving, loaded.reload);
 
   if (loaded.state === 'loading')
     return (

@@ -7,6 +7,8 @@ import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import { Link } from '../parts/link.js';
+import { Loading } from '../parts/loading.js';
+import { Paging } from '../parts/paging.js';
 import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
 import { navigate, useLocation } from '../router.js';
@@ -56,11 +58,7 @@ export function DocumentsPage() {
       <h1>{t('documents.title')}</h1>
       <Filters query={query} />
       {page.state === 'failed' ? <ProblemBox problem={page.problem} /> : null}
-      {page.state === 'loading' ? (
-        <p role="status" class="loading">
-          {t('common.loading')}
-        </p>
-      ) : null}
+      {page.state === 'loading' ? <Loading /> : null}
       {page.state === 'ok' ? (
         <>
           {page.data.items.length === 0 ? (
@@ -104,34 +102,11 @@ export function DocumentsPage() {
               </tbody>
             </table>
           )}
-          <nav class="paging" aria-label={t('common.paging')}>
-            {cursor === undefined ? null : (
-              <Link to="/documentos" query={without(query, 'cursor')}>
-                {t('common.firstPage')}
-              </Link>
-            )}
-            {page.data.nextCursor === null ? null : (
-              <Link to="/documentos" query={withValue(query, 'cursor', page.data.nextCursor)}>
-                {t('common.nextPage')}
-              </Link>
-            )}
-          </nav>
+          <Paging to="/documentos" query={query} nextCursor={page.data.nextCursor} />
         </>
       ) : null}
     </section>
   );
-}
-
-function without(query: URLSearchParams, name: string): URLSearchParams {
-  const next = new URLSearchParams(query);
-  next.delete(name);
-  return next;
-}
-
-function withValue(query: URLSearchParams, name: string, value: string): URLSearchParams {
-  const next = new URLSearchParams(query);
-  next.set(name, value);
-  return next;
 }
 
 function Filters({ query }: { query: URLSearchParams }) {

@@ -405,7 +405,7 @@ function GuidedFields(props: {
         ))}
         <button
           type="button"
-          class="quiet"
+          class="secondary"
           onClick={() => {
             set({ lines: [...form.lines, blankLine()] });
           }}

@@ -82,7 +82,7 @@ export function ReceivedPage() {
                     </td>
                     <td class="issuer">
                       {document.issuer.rnc}
-                      {document.issuer.name === null ? null : <span class="secondary">{document.issuer.name}</span>}
+                      {document.issuer.name === null ? null : <span class="subtle">{document.issuer.name}</span>}
                     </td>
                     <td>{document.ecfType ?? '—'}</td>
                     <td>{document.fechaEmision ?? '—'}</td>
@@ -94,7 +94,7 @@ export function ReceivedPage() {
                       {document.commercialStatus !== null ? (
                         <Status group="commercial" value={document.commercialStatus} />
                       ) : document.status === 'received' ? (
-                        <span class="secondary">{t('received.noResponse')}</span>
+                        <span class="subtle">{t('received.noResponse')}</span>
                       ) : (
                         '—'
                       )}

@@ -7,6 +7,7 @@ export function Link(props: {
   to: string;
   query?: URLSearchParams;
   class?: string;
+  /** The page being shown: announced as such (aria-current) and marked by the stylesheet. */
   current?: boolean;
   children: ComponentChildren;
 }) {

@@ -7,12 +7,20 @@ import { useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import { Link } from './link.js';
 
-const pages: readonly { to: string; label: MessageKey; scope: string; only?: 'CERT' }[] = [
+/** The console's pages in the order of the nav; a page with a scope is offered to keys that hold it. */
+const pages: readonly { to: string; label: MessageKey; scope?: string; only?: 'CERT' }[] = [
   { to: '/documentos', label: 'nav.documents', scope: 'documents:read' },
   { to: '/nueva-factura', label: 'nav.newInvoice', scope: 'documents:create' },
   { to: '/recibidos', label: 'nav.received', scope: 'received:read' },
+  { to: '/secuencias', label: 'nav.sequences', scope: 'sequences:read' },
+  { to: '/trabajos-fallidos', label: 'nav.failedJobs', scope: 'documents:read' },
+  { to: '/notificaciones', label: 'nav.webhooks', scope: 'webhooks:manage' },
   { to: '/certificacion', label: 'nav.certification', scope: 'certification:manage', only: 'CERT' },
+  { to: '/empresa', label: 'nav.company' },
 ];
+
+/** Whether `path` is `page` or a page under it. */
+const within = (path: string, page: string) => path === page || path.startsWith(`${page}/`);
 
 export function LanguageSwitch() {
   const { lang, setLang, t } = useI18n();
@@ -64,11 +72,14 @@ export function Shell(props: { children: ComponentChildren; onSignOut: () => voi
       <nav class="pages" aria-label={t('shell.pages')}>
         <ul>
           {pages
-            .filter((page) => can(page.scope) && (page.only === undefined || page.only === environment))
+            .filter(
+              (page) =>
+                (page.scope === undefined || can(page.scope)) && (page.only === undefined || page.only === environment),
+            )
             .map((page, i) => (
               <li key={page.to}>
                 {/* The start ('/') is the first page the key may open. */}
-                <Link to={page.to} current={path.startsWith(page.to) || (path === '/' && i === 0)}>
+                <Link to={page.to} current={within(path, page.to) || (path === '/' && i === 0)}>
                   {t(page.label)}
                 </Link>
               </li>
