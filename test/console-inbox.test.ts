@@ -255,6 +255,10 @@ describe("the console's inbox in a real browser", { timeout: 180_000, skip: skip
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.waitForURL((url) => url.searchParams.get('ecfType') === '33');
     assert.equal(new URL(page.url()).searchParams.get('issuerRnc'), counterpartRnc);
+    // The list shown before stays until the filtered one comes: wait for the filtered one.
+    await page.waitForFunction(
+      "[...document.querySelectorAll('table.list tbody tr td:nth-child(3)')].every((cell) => cell.textContent === '33')",
+    );
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: received.eNCF }) });
     await row.filter({ hasText: 'Aprobado' }).waitFor();
     const types = await page.locator('table.list tbody tr td:nth-child(3)').allInnerTexts();
@@ -266,7 +270,7 @@ describe("the console's inbox in a real browser", { timeout: 180_000, skip: skip
     const received = await receiveFromCounterpart('31');
     const { page, errors } = await signedIn(inboxOnlyKey, 'Documentos recibidos');
     const nav = page.getByRole('navigation', { name: 'Páginas de la consola' });
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Recibidos']);
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Recibidos', 'Empresa']);
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByRole('heading', { name: 'Received documents' }).waitFor();
     assert.match(await page.locator('table.list thead').innerText(), /Issuer\s+Type\s+Issued\s+Total\s+Reception/);

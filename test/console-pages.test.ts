@@ -311,7 +311,12 @@ describe('the console pages beside documents', { timeout: 180_000, skip: skipUnl
 
   it("offers a documents:read key neither sequences nor webhooks, and shows the API's 403 at the webhooks address", async () => {
     const { page, errors } = await signedIn(readOnlyKey);
-    assert.deepEqual(await nav(page).getByRole('link').allInnerTexts(), ['Documentos', 'Trabajos fallidos', 'Empresa']);
+    assert.deepEqual(await nav(page).getByRole('link').allInnerTexts(), [
+      'Documentos',
+      'Recibidos',
+      'Trabajos fallidos',
+      'Empresa',
+    ]);
     const refused = await api('GET', '/api/v1/notificaciones', readOnlyKey);
     assert.equal(refused.statusCode, 403);
     const problem = refused.json<{ title: string; detail: string }>();
