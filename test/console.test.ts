@@ -174,6 +174,40 @@ describe('the console in a real browser', { timeout: 180_000, skip: skipUnlessTo
     );
   });
 
+  it('filters the list by e-NCF and issue dates, and shows the API refusing a malformed e-NCF', async () => {
+    const wanted = await world.create(ecfDocuments['31']);
+    const { page, errors } = await signedIn(fullKey);
+    await page.getByLabel('Buscar e-NCF').fill(wanted.eNCF.toLowerCase());
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.waitForURL((url) => url.searchParams.get('eNCF') === wanted.eNCF.toLowerCase());
+    await page.waitForFunction(`document.querySelectorAll('table.list tbody tr').length === 1`);
+    assert.deepEqual(await page.locator('table.list tbody tr td:first-child').allInnerTexts(), [wanted.eNCF]);
+
+    // The fixtures are issued on 15-11-2026 (their FechaEmision), the form's invoice today: none on the day before.
+    await page.getByLabel('Buscar e-NCF').fill('');
+    await page.getByLabel('Emitido desde').fill('2026-11-14');
+    await page.getByLabel('Emitido hasta').fill('2026-11-14');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.getByText('Ningún documento con estos filtros.').waitFor();
+    await page.getByLabel('Emitido desde').fill('2026-11-15');
+    await page.getByLabel('Emitido hasta').fill('2026-11-15');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.getByRole('link', { name: wanted.eNCF }).waitFor();
+
+    await page.getByLabel('Emitido desde').fill('');
+    await page.getByLabel('Emitido hasta').fill('');
+    await page.getByLabel('Buscar e-NCF').fill('E31-1');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    const refused = await page.getByRole('alert').innerText();
+    assert.match(refused, /\(400\)/);
+    assert.match(refused, /\/eNCF/);
+    await assertAccessible(page, 'documents-filtered');
+    assert.deepEqual(
+      errors.filter((error) => !error.includes('400')),
+      [],
+    );
+  });
+
   it('sends a signed invoice from its page and follows it until DGII accepts it', async () => {
     const signed = await world.create(ecfDocuments['31']);
     const { page, errors } = await signedIn(fullKey);

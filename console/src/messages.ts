@@ -61,6 +61,9 @@ export const messages = {
   'documents.status': ['Estado', 'Status'],
   'documents.delivery': ['Entrega', 'Delivery'],
   'documents.created': ['Creado', 'Created'],
+  'documents.searchEncf': ['Buscar e-NCF', 'Find an e-NCF'],
+  'documents.from': ['Emitido desde', 'Issued from'],
+  'documents.to': ['Emitido hasta', 'Issued until'],
 
   'document.title': ['Documento', 'Document'],
   'document.summary': ['Resumen', 'Summary'],

@@ -32,7 +32,7 @@ type Status = (typeof documentStatuses)[number];
 type EcfType = (typeof ecfTypes)[number];
 type Delivery = (typeof deliveryStatuses)[number];
 
-const filterNames = ['status', 'ecfType', 'entrega'] as const;
+const filterNames = ['eNCF', 'rncComprador', 'desde', 'hasta', 'status', 'ecfType', 'entrega'] as const;
 
 function oneOf<T extends string>(values: readonly T[], value: string | null): T | undefined {
   return values.find((candidate) => candidate === value);
@@ -45,13 +45,23 @@ export function DocumentsPage() {
   const status = oneOf<Status>(documentStatuses, query.get('status'));
   const ecfType = oneOf<EcfType>(ecfTypes, query.get('ecfType'));
   const entrega = oneOf<Delivery>(deliveryStatuses, query.get('entrega'));
+  // Typed as the person wrote them: the API says what is wrong with one (a 400 naming the parameter).
+  const given = (name: string) => query.get(name)?.trim() || undefined;
+  const [eNCF, rncComprador, desde, hasta] = [
+    given('eNCF')?.toUpperCase(),
+    given('rncComprador'),
+    given('desde'),
+    given('hasta'),
+  ];
   const cursor = query.get('cursor') ?? undefined;
   const page = useLoad(async () => {
     const { data, meta } = await ok(
-      client.GET('/api/v1/documentos', { params: { query: { status, ecfType, entrega, cursor, limit: 50 } } }),
+      client.GET('/api/v1/documentos', {
+        params: { query: { eNCF, rncComprador, desde, hasta, status, ecfType, entrega, cursor, limit: 50 } },
+      }),
     );
     return { items: data, nextCursor: meta.nextCursor };
-  }, [status, ecfType, entrega, cursor]);
+  }, [eNCF, rncComprador, desde, hasta, status, ecfType, entrega, cursor]);
 
   return (
     <section>
@@ -138,6 +148,34 @@ function Filters({ query }: { query: URLSearchParams }) {
       </select>
     </div>
   );
+  const text = (name: (typeof filterNames)[number], label: MessageKey, placeholder?: string) => (
+    <div class="field">
+      <label for={`filter-${name}`}>{t(label)}</label>
+      <input
+        id={`filter-${name}`}
+        type="search"
+        size={14}
+        placeholder={placeholder}
+        value={values[name]}
+        onInput={(event) => {
+          setValues({ ...values, [name]: event.currentTarget.value });
+        }}
+      />
+    </div>
+  );
+  const date = (name: 'desde' | 'hasta', label: MessageKey) => (
+    <div class="field">
+      <label for={`filter-${name}`}>{t(label)}</label>
+      <input
+        id={`filter-${name}`}
+        type="date"
+        value={values[name]}
+        onInput={(event) => {
+          setValues({ ...values, [name]: event.currentTarget.value });
+        }}
+      />
+    </div>
+  );
   return (
     <form
       class="filters"
@@ -150,6 +188,10 @@ function Filters({ query }: { query: URLSearchParams }) {
         navigate('/documentos', next);
       }}
     >
+      {text('eNCF', 'documents.searchEncf', 'E310000000001')}
+      {text('rncComprador', 'documents.buyer')}
+      {date('desde', 'documents.from')}
+      {date('hasta', 'documents.to')}
       {select('status', 'documents.status', documentStatuses, (value) => t(`status.${value}` as MessageKey))}
       {select('ecfType', 'documents.type', ecfTypes, (value) => `${value} · ${t(`ecfType.${value}` as MessageKey)}`)}
       {select('entrega', 'documents.delivery', deliveryStatuses, (value) => t(`delivery.${value}` as MessageKey))}

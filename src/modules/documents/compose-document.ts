@@ -130,7 +130,7 @@ function withTotals(document: Json): { document: Json; lineas: LineaCalculada[] 
  * and price and the service does the arithmetic, as it does for Totales. A MontoItem sent stands as written.
  */
 function withLineAmounts(items: unknown[], lineas: readonly LineaCalculada[]): unknown[] {
-  const computed = new Map(lineas.map((linea) => [String(linea.NumeroLinea), linea.MontoItem]));
+  const computed = new Map(lineas.map((linea) => [linea.NumeroLinea, linea.MontoItem]));
   return items.map((item) => {
     if (!isObject(item)) return item;
     const amount = computed.get(String(item['NumeroLinea']));
