@@ -55,7 +55,8 @@ describe('upgrading to certification work on the engine (migration 0028)', () =>
       await caseRow('prc_failed', 'ECF', 'E1', 'pending', true).execute(connection);
       await caseRow('prc_failed', 'ACECF', 'A1', 'sent', true).execute(connection);
     });
-    assert.deepEqual(await migrateToLatest(handle.db), ['20261129_0028_certification_work']);
+    // 0028 first; the migrations after it are other upgrades' to test.
+    assert.deepEqual((await migrateToLatest(handle.db)).slice(0, 1), ['20261129_0028_certification_work']);
     const queued = await handle.db
       .selectFrom('outbound_work')
       .select(['target', 'item_id', 'environment', 'lease_id', 'attempts'])

@@ -3,10 +3,12 @@
 // needs (background networking off: Chromium's own connections would be refused). Every page a test opens records
 // its console errors and Content-Security-Policy violations, so a journey can assert there were none; axe-core scans
 // a page for accessibility violations; screenshots go to test-output/console/ of the project (not committed).
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { consoleContentSecurityPolicy } from '../../src/modules/console/index.js';
 import { projectRoot } from './project-root.js';
 
 export const chromiumPath = '/usr/bin/chromium';
@@ -77,4 +79,45 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/** axe-core finds no serious or critical violation on the page as it stands; then its screenshot, as `name`. */
+export async function assertAccessible(page: Page, name: string): Promise<void> {
+  const violations = await seriousAxeViolations(page);
+  assert.deepEqual(
+    violations.map((violation) => `${violation.id}: ${violation.help} (${JSON.stringify(violation.nodes[0]?.target)})`),
+    [],
+    `${name}: axe-core's serious or critical violations`,
+  );
+  await screenshot(page, name);
+}
+
+/**
+ * A watched page signed in with `key` through the console's form at `baseUrl`, once the page named `start` shows
+ * (the documents list, for a key that may read documents). The page came with the console's CSP.
+ */
+export async function signIn(
+  browser: Browser,
+  baseUrl: string,
+  key: string,
+  start = 'Documentos emitidos',
+): Promise<WatchedPage> {
+  const watched = await openPage(browser);
+  const { page } = watched;
+  const response = await page.goto(`${baseUrl}/consola`);
+  assert.equal(response?.headers()['content-security-policy'], consoleContentSecurityPolicy);
+  await page.getByLabel('Clave API').fill(key);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('heading', { name: start }).waitFor();
+  return watched;
+}
+
+/**
+ * The errors a page logged but the failed fetches a journey expects (Chromium logs each answer of `status`, the
+ * API's refusals included, as a console error naming it).
+ */
+export function unexpectedErrors(errors: readonly string[], ...statuses: number[]): string[] {
+  return errors.filter(
+    (error) => !statuses.some((status) => error.includes(`the server responded with a status of ${String(status)}`)),
+  );
 }

@@ -1,8 +1,8 @@
 // One document: where it stands with DGII and with its buyer, its printed representation shown in the page, the
 // signed XML and the PDF to download, its timeline, and what may be done next (as the key's scopes allow).
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ok, type components, type EcfClient, type EcfProblem } from '../../../sdk/src/index.js';
-import { asProblem, download, fetchBlob, useFollow, useLoad } from '../api.js';
+import { asProblem, download, fetchBlob, useBlobUrl, useFollow, useLoad } from '../api.js';
 import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
@@ -240,26 +240,8 @@ function Delivery({ document }: { document: DocumentView }) {
 function Printed({ document }: { document: DocumentView }) {
   const { t } = useI18n();
   const { client } = useSession();
-  const [pdf, setPdf] = useState<{ url: string; blob: Blob } | undefined>(undefined);
+  const pdf = useBlobUrl(() => pdfOf(client, document.id), [client, document.id]);
   const [problem, setProblem] = useState<EcfProblem | undefined>(undefined);
-  useEffect(() => {
-    let url: string | undefined;
-    let current = true;
-    pdfOf(client, document.id).then(
-      (blob) => {
-        if (!current) return;
-        url = URL.createObjectURL(blob);
-        setPdf({ url, blob });
-      },
-      (error: unknown) => {
-        if (current) setProblem(asProblem(error));
-      },
-    );
-    return () => {
-      current = false;
-      if (url !== undefined) URL.revokeObjectURL(url);
-    };
-  }, [client, document.id]);
   const signedXml = async () => {
     try {
       const blob = await fetchBlob(
@@ -282,24 +264,24 @@ function Printed({ document }: { document: DocumentView }) {
         </button>
         <button
           type="button"
-          disabled={pdf === undefined}
+          disabled={pdf.state !== 'ok'}
           onClick={() => {
-            if (pdf !== undefined) download(pdf.blob, `${document.eNCF}.pdf`);
+            if (pdf.state === 'ok') download(pdf.blob, `${document.eNCF}.pdf`);
           }}
         >
           {t('document.downloadPdf')}
         </button>
       </div>
       {problem === undefined ? null : <ProblemBox problem={problem} />}
-      {pdf === undefined ? (
-        problem === undefined ? (
-          <p role="status" class="loading">
-            {t('common.loading')}
-          </p>
-        ) : null
-      ) : (
+      {pdf.state === 'failed' ? <ProblemBox problem={pdf.problem} /> : null}
+      {pdf.state === 'loading' ? (
+        <p role="status" class="loading">
+          {t('common.loading')}
+        </p>
+      ) : null}
+      {pdf.state === 'ok' ? (
         <iframe class="pdf" src={pdf.url} title={t('document.pdfTitle', { encf: document.eNCF })} />
-      )}
+      ) : null}
     </section>
   );
 }

@@ -10,9 +10,8 @@ import type { MessageKey } from '../messages.js';
 import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
 import { useSession } from '../session.js';
-import { CommercialResponse } from './received-response.js';
+import { CommercialResponse, type ReceivedView } from './received-response.js';
 
-export type ReceivedView = components['schemas']['ReceivedWithResponseView'];
 type ArtefactType = components['schemas']['ReceivedArtefactSummary']['type'];
 
 const followEveryMs = 1_500;

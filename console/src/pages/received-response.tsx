@@ -10,7 +10,8 @@ import type { MessageKey } from '../messages.js';
 import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
 import { useSession } from '../session.js';
-import type { ReceivedView } from './received-document.js';
+
+export type ReceivedView = components['schemas']['ReceivedWithResponseView'];
 
 type ResponseView = components['schemas']['CommercialResponseView'];
 type Delivery = components['schemas']['ResponseDeliveryView'];

@@ -65,6 +65,7 @@ function backendSuite(
         '20261128_0026_abandoned_blobs',
         '20261128_0027_engine_leases',
         '20261129_0028_certification_work',
+        '20261129_0029_document_issue_dates',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });
