@@ -7,10 +7,9 @@ import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import { Link } from '../parts/link.js';
-import { Loading } from '../parts/loading.js';
 import { Paging } from '../parts/paging.js';
-import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
+import { WhenLoaded } from '../parts/when-loaded.js';
 import { navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 
@@ -67,54 +66,54 @@ export function DocumentsPage() {
     <section>
       <h1>{t('documents.title')}</h1>
       <Filters query={query} />
-      {page.state === 'failed' ? <ProblemBox problem={page.problem} /> : null}
-      {page.state === 'loading' ? <Loading /> : null}
-      {page.state === 'ok' ? (
-        <>
-          {page.data.items.length === 0 ? (
-            <p class="empty">{t('documents.none')}</p>
-          ) : (
-            <table class="list">
-              <caption class="visually-hidden">{t('documents.title')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">e-NCF</th>
-                  <th scope="col">{t('documents.type')}</th>
-                  <th scope="col">{t('documents.issued')}</th>
-                  <th scope="col">{t('documents.buyer')}</th>
-                  <th scope="col" class="amount">
-                    {t('documents.total')}
-                  </th>
-                  <th scope="col">{t('documents.status')}</th>
-                  <th scope="col">{t('documents.delivery')}</th>
-                  <th scope="col">{t('documents.created')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.items.map((document) => (
-                  <tr key={document.id}>
-                    <td>
-                      <Link to={`/documentos/${document.id}`}>{document.eNCF}</Link>
-                    </td>
-                    <td>{document.ecfType}</td>
-                    <td>{document.fechaEmision}</td>
-                    <td>{document.rncComprador ?? '—'}</td>
-                    <td class="amount">{dop(document.montoTotal)}</td>
-                    <td>
-                      <Status value={document.status} />
-                    </td>
-                    <td>
-                      {document.entrega === null ? '—' : <Status group="delivery" value={document.entrega.status} />}
-                    </td>
-                    <td>{gmt4Time(document.createdAt)}</td>
+      <WhenLoaded loaded={page}>
+        {(loaded) => (
+          <>
+            {loaded.items.length === 0 ? (
+              <p class="empty">{t('documents.none')}</p>
+            ) : (
+              <table class="list">
+                <caption class="visually-hidden">{t('documents.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">e-NCF</th>
+                    <th scope="col">{t('documents.type')}</th>
+                    <th scope="col">{t('documents.issued')}</th>
+                    <th scope="col">{t('documents.buyer')}</th>
+                    <th scope="col" class="amount">
+                      {t('documents.total')}
+                    </th>
+                    <th scope="col">{t('documents.status')}</th>
+                    <th scope="col">{t('documents.delivery')}</th>
+                    <th scope="col">{t('documents.created')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          <Paging to="/documentos" query={query} nextCursor={page.data.nextCursor} />
-        </>
-      ) : null}
+                </thead>
+                <tbody>
+                  {loaded.items.map((document) => (
+                    <tr key={document.id}>
+                      <td>
+                        <Link to={`/documentos/${document.id}`}>{document.eNCF}</Link>
+                      </td>
+                      <td>{document.ecfType}</td>
+                      <td>{document.fechaEmision}</td>
+                      <td>{document.rncComprador ?? '—'}</td>
+                      <td class="amount">{dop(document.montoTotal)}</td>
+                      <td>
+                        <Status value={document.status} />
+                      </td>
+                      <td>
+                        {document.entrega === null ? '—' : <Status group="delivery" value={document.entrega.status} />}
+                      </td>
+                      <td>{gmt4Time(document.createdAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <Paging to="/documentos" query={query} nextCursor={loaded.nextCursor} />
+          </>
+        )}
+      </WhenLoaded>
     </section>
   );
 }

@@ -7,8 +7,9 @@ import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import { Link } from '../parts/link.js';
-import { ProblemBox } from '../parts/problem.js';
+import { Paging } from '../parts/paging.js';
 import { Status } from '../parts/status.js';
+import { WhenLoaded } from '../parts/when-loaded.js';
 import { navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 
@@ -47,92 +48,65 @@ export function ReceivedPage() {
     <section>
       <h1>{t('received.title')}</h1>
       <Filters query={query} />
-      {page.state === 'failed' ? <ProblemBox problem={page.problem} /> : null}
-      {page.state === 'loading' ? (
-        <p role="status" class="loading">
-          {t('common.loading')}
-        </p>
-      ) : null}
-      {page.state === 'ok' ? (
-        <>
-          {page.data.items.length === 0 ? (
-            <p class="empty">{t('received.none')}</p>
-          ) : (
-            <table class="list">
-              <caption class="visually-hidden">{t('received.title')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">e-NCF</th>
-                  <th scope="col">{t('received.issuer')}</th>
-                  <th scope="col">{t('documents.type')}</th>
-                  <th scope="col">{t('documents.issued')}</th>
-                  <th scope="col" class="amount">
-                    {t('documents.total')}
-                  </th>
-                  <th scope="col">{t('received.reception')}</th>
-                  <th scope="col">{t('received.commercial')}</th>
-                  <th scope="col">{t('received.receivedAt')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.items.map((document) => (
-                  <tr key={document.id}>
-                    <td>
-                      <Link to={`/recibidos/${document.id}`}>{document.eNCF}</Link>
-                    </td>
-                    <td class="issuer">
-                      {document.issuer.rnc}
-                      {document.issuer.name === null ? null : <span class="subtle">{document.issuer.name}</span>}
-                    </td>
-                    <td>{document.ecfType ?? '—'}</td>
-                    <td>{document.fechaEmision ?? '—'}</td>
-                    <td class="amount">{dop(document.montoTotal)}</td>
-                    <td>
-                      <Status group="receivedStatus" value={document.status} />
-                    </td>
-                    <td>
-                      {document.commercialStatus !== null ? (
-                        <Status group="commercial" value={document.commercialStatus} />
-                      ) : document.status === 'received' ? (
-                        <span class="subtle">{t('received.noResponse')}</span>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td>{gmt4Time(document.receivedAt)}</td>
+      <WhenLoaded loaded={page}>
+        {(loaded) => (
+          <>
+            {loaded.items.length === 0 ? (
+              <p class="empty">{t('received.none')}</p>
+            ) : (
+              <table class="list">
+                <caption class="visually-hidden">{t('received.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">e-NCF</th>
+                    <th scope="col">{t('received.issuer')}</th>
+                    <th scope="col">{t('documents.type')}</th>
+                    <th scope="col">{t('documents.issued')}</th>
+                    <th scope="col" class="amount">
+                      {t('documents.total')}
+                    </th>
+                    <th scope="col">{t('received.reception')}</th>
+                    <th scope="col">{t('received.commercial')}</th>
+                    <th scope="col">{t('received.receivedAt')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          <nav class="paging" aria-label={t('common.paging')}>
-            {cursor === undefined ? null : (
-              <Link to="/recibidos" query={without(query, 'cursor')}>
-                {t('common.firstPage')}
-              </Link>
+                </thead>
+                <tbody>
+                  {loaded.items.map((document) => (
+                    <tr key={document.id}>
+                      <td>
+                        <Link to={`/recibidos/${document.id}`}>{document.eNCF}</Link>
+                      </td>
+                      <td class="issuer">
+                        {document.issuer.rnc}
+                        {document.issuer.name === null ? null : <span class="subtle">{document.issuer.name}</span>}
+                      </td>
+                      <td>{document.ecfType ?? '—'}</td>
+                      <td>{document.fechaEmision ?? '—'}</td>
+                      <td class="amount">{dop(document.montoTotal)}</td>
+                      <td>
+                        <Status group="receivedStatus" value={document.status} />
+                      </td>
+                      <td>
+                        {document.commercialStatus !== null ? (
+                          <Status group="commercial" value={document.commercialStatus} />
+                        ) : document.status === 'received' ? (
+                          <span class="subtle">{t('received.noResponse')}</span>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                      <td>{gmt4Time(document.receivedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             )}
-            {page.data.nextCursor === null ? null : (
-              <Link to="/recibidos" query={withValue(query, 'cursor', page.data.nextCursor)}>
-                {t('common.nextPage')}
-              </Link>
-            )}
-          </nav>
-        </>
-      ) : null}
+            <Paging to="/recibidos" query={query} nextCursor={loaded.nextCursor} />
+          </>
+        )}
+      </WhenLoaded>
     </section>
   );
-}
-
-function without(query: URLSearchParams, name: string): URLSearchParams {
-  const next = new URLSearchParams(query);
-  next.delete(name);
-  return next;
-}
-
-function withValue(query: URLSearchParams, name: string, value: string): URLSearchParams {
-  const next = new URLSearchParams(query);
-  next.set(name, value);
-  return next;
 }
 
 function Filters({ query }: { query: URLSearchParams }) {
