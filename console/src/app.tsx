@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { EcfProblem } from '../../sdk/src/index.js';
 import { asProblem } from './api.js';
-import { I18nProvider, useI18n } from './i18n.js';
+import { I18nProvider } from './i18n.js';
 import { CertificationPage } from './pages/certification.js';
 import { CompanyPage } from './pages/company.js';
 import { DocumentPage } from './pages/document.js';
@@ -16,6 +16,7 @@ import { SequencesPage } from './pages/sequences.js';
 import { SignInPage } from './pages/sign-in.js';
 import { WebhookPage } from './pages/webhook.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { Loading } from './parts/loading.js';
 import { Shell } from './parts/shell.js';
 import { match, navigate, useLocation } from './router.js';
 import { forgetKey, openSession, SessionContext, storedKey, useSession, type Session } from './session.js';
@@ -29,7 +30,6 @@ export function App() {
 }
 
 function Root() {
-  const { t } = useI18n();
   const [session, setSession] = useState<Session | undefined>(undefined);
   const [resuming, setResuming] = useState(() => storedKey() !== undefined);
   const [problem, setProblem] = useState<EcfProblem | undefined>(undefined);
@@ -48,12 +48,7 @@ function Root() {
       });
   }, []);
 
-  if (resuming)
-    return (
-      <p class="loading" role="status">
-        {t('common.loading')}
-      </p>
-    );
+  if (resuming) return <Loading />;
   if (session === undefined) return <SignInPage problem={problem} onSignedIn={setSession} />;
   return (
     <SessionContext.Provider value={session}>

@@ -31,7 +31,6 @@ export function I18nProvider({ children }: { children: ComponentChildren }) {
   const [lang, setLangState] = useState<Lang>(() => (window.localStorage.getItem(langName) === 'en' ? 'en' : 'es'));
   const setLang = (next: Lang) => {
     window.localStorage.setItem(langName, next);
-    document.documentElement.lang = next;
     setLangState(next);
   };
   document.documentElement.lang = lang;

@@ -54,6 +54,11 @@ export function useLocation(): Location {
   return location;
 }
 
+/** The one of `values` a query parameter names, or undefined for any other value (or none). */
+export function oneOf<T extends string>(values: readonly T[], value: string | null): T | undefined {
+  return values.find((candidate) => candidate === value);
+}
+
 /** `pattern` like `/documentos/:id`: the named segments (decoded), or undefined when `path` is not of it. */
 export function match(pattern: string, path: string): Record<string, string> | undefined {
   const want = pattern.split('/');

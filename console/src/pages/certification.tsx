@@ -10,6 +10,7 @@ import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
 import { ProblemBox } from '../parts/problem.js';
 import { useSession } from '../session.js';
+import { Loading } from '../parts/loading.js';
 
 type Process = components['schemas']['CertificationProcess'];
 type SetFile = components['schemas']['CertificationSetFile'];
@@ -29,11 +30,7 @@ export function CertificationPage() {
   return (
     <section class="certification">
       <h1>{t('certification.title')}</h1>
-      {loaded.state === 'loading' ? (
-        <p role="status" class="loading">
-          {t('common.loading')}
-        </p>
-      ) : null}
+      {loaded.state === 'loading' ? <Loading /> : null}
       {loaded.state === 'failed' ? <ProblemBox problem={loaded.problem} /> : null}
       {loaded.state === 'ok' ? (
         loaded.data === null || loaded.data.status !== 'active' ? (

@@ -6,9 +6,11 @@ import { asProblem, download, fetchBlob, useBlobUrl, useFollow, useLoad } from '
 import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
+import { PdfFrame } from '../parts/pdf-frame.js';
 import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
 import { useSession } from '../session.js';
+import { Loading } from '../parts/loading.js';
 
 type DocumentView = components['schemas']['DocumentView'];
 
@@ -40,12 +42,7 @@ export function DocumentPage({ id }: { id: string }) {
     (inFlight.has(loaded.data.document.status) || loaded.data.document.entrega?.status === 'pending');
   useFollow(moving, loaded.reload);
 
-  if (loaded.state === 'loading')
-    return (
-      <p role="status" class="loading">
-        {t('common.loading')}
-      </p>
-    );
+  if (loaded.state === 'loading') return <Loading />;
   if (loaded.state === 'failed')
     return (
       <section>
@@ -273,15 +270,7 @@ function Printed({ document }: { document: DocumentView }) {
         </button>
       </div>
       {problem === undefined ? null : <ProblemBox problem={problem} />}
-      {pdf.state === 'failed' ? <ProblemBox problem={pdf.problem} /> : null}
-      {pdf.state === 'loading' ? (
-        <p role="status" class="loading">
-          {t('common.loading')}
-        </p>
-      ) : null}
-      {pdf.state === 'ok' ? (
-        <iframe class="pdf" src={pdf.url} title={t('document.pdfTitle', { encf: document.eNCF })} />
-      ) : null}
+      <PdfFrame pdf={pdf} encf={document.eNCF} />
     </section>
   );
 }

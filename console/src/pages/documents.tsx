@@ -10,10 +10,10 @@ import { Link } from '../parts/link.js';
 import { Paging } from '../parts/paging.js';
 import { Status } from '../parts/status.js';
 import { WhenLoaded } from '../parts/when-loaded.js';
-import { navigate, useLocation } from '../router.js';
+import { navigate, oneOf, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 
-export const documentStatuses = [
+const documentStatuses = [
   'signed',
   'queued',
   'sending',
@@ -24,7 +24,7 @@ export const documentStatuses = [
   'send_failed',
   'not_found',
 ] as const;
-export const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
+const ecfTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'] as const;
 const deliveryStatuses = ['pending', 'delivered', 'not_received', 'failed', 'skipped'] as const;
 
 type Status = (typeof documentStatuses)[number];
@@ -32,10 +32,6 @@ type EcfType = (typeof ecfTypes)[number];
 type Delivery = (typeof deliveryStatuses)[number];
 
 const filterNames = ['eNCF', 'rncComprador', 'desde', 'hasta', 'status', 'ecfType', 'entrega'] as const;
-
-function oneOf<T extends string>(values: readonly T[], value: string | null): T | undefined {
-  return values.find((candidate) => candidate === value);
-}
 
 export function DocumentsPage() {
   const { t } = useI18n();

@@ -1,20 +1,21 @@
 // One received e-CF: who sent it and what it says, the acknowledgement (ARECF) answered, its printed representation
 // shown in the page, the XML received and our ARECF/ACECF to download, its timeline, and the commercial response
 // (approve, or reject with a reason) with the ACECF's deliveries, followed while any is on its way.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ok, type components, type EcfClient, type EcfProblem } from '../../../sdk/src/index.js';
-import { asProblem, download, fetchBlob, useBlobUrl, useLoad } from '../api.js';
+import { asProblem, download, fetchBlob, useBlobUrl, useFollow, useLoad } from '../api.js';
 import { dop, gmt4Time } from '../format.js';
 import { useI18n } from '../i18n.js';
 import type { MessageKey } from '../messages.js';
+import { PdfFrame } from '../parts/pdf-frame.js';
 import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
 import { useSession } from '../session.js';
 import { CommercialResponse, type ReceivedView } from './received-response.js';
+import { Loading } from '../parts/loading.js';
 
 type ArtefactType = components['schemas']['ReceivedArtefactSummary']['type'];
 
-const followEveryMs = 1_500;
 /** A delivery that will be attempted (again): `failed` has its next attempt scheduled. */
 const onItsWay = new Set(['pending', 'failed']);
 
@@ -30,20 +31,9 @@ export function ReceivedDocumentPage({ id }: { id: string }) {
   const moving =
     loaded.state === 'ok' &&
     (loaded.data.commercialResponse?.deliveries.some((delivery) => onItsWay.has(delivery.status)) ?? false);
-  useEffect(() => {
-    if (!moving) return;
-    const timer = setInterval(loaded.reload, followEveryMs);
-    return () => {
-      clearInterval(timer);
-    };
-  }, [moving, loaded.reload]);
+  useFollow(moving, loaded.reload);
 
-  if (loaded.state === 'loading')
-    return (
-      <p role="status" class="loading">
-        {t('common.loading')}
-      </p>
-    );
+  if (loaded.state === 'loading') return <Loading />;
   if (loaded.state === 'failed')
     return (
       <section>
@@ -171,21 +161,12 @@ function Printed({ document }: { document: ReceivedView }) {
 
 /** The PDF, fetched with the key and shown from a blob: URL (the key never rides in a URL). */
 function PrintedPdf({ document }: { document: ReceivedView }) {
-  const { t } = useI18n();
   const { client } = useSession();
   const pdf = useBlobUrl(() => pdfOf(client, document.id), [client, document.id]);
   return (
     <>
       <Downloads document={document} pdf={{ blob: pdf.state === 'ok' ? pdf.blob : undefined }} />
-      {pdf.state === 'failed' ? <ProblemBox problem={pdf.problem} /> : null}
-      {pdf.state === 'loading' ? (
-        <p role="status" class="loading">
-          {t('common.loading')}
-        </p>
-      ) : null}
-      {pdf.state === 'ok' ? (
-        <iframe class="pdf" src={pdf.url} title={t('document.pdfTitle', { encf: document.eNCF })} />
-      ) : null}
+      <PdfFrame pdf={pdf} encf={document.eNCF} />
     </>
   );
 }

@@ -10,6 +10,7 @@ import type { MessageKey } from '../messages.js';
 import { ProblemBox } from '../parts/problem.js';
 import { Status } from '../parts/status.js';
 import { useSession } from '../session.js';
+import { Loading } from '../parts/loading.js';
 
 export type ReceivedView = components['schemas']['ReceivedWithResponseView'];
 
@@ -163,11 +164,7 @@ function Decide({ document, onMade }: { document: ReceivedView; onMade: (respons
           {t('receivedDocument.reject')}
         </button>
       </form>
-      {busy === undefined ? null : (
-        <p role="status" class="loading">
-          {t('common.loading')}
-        </p>
-      )}
+      {busy === undefined ? null : <Loading />}
       {problem === undefined ? null : <ProblemBox problem={problem} />}
     </div>
   );

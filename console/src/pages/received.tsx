@@ -10,7 +10,7 @@ import { Link } from '../parts/link.js';
 import { Paging } from '../parts/paging.js';
 import { Status } from '../parts/status.js';
 import { WhenLoaded } from '../parts/when-loaded.js';
-import { navigate, useLocation } from '../router.js';
+import { navigate, oneOf, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 
 // GET /api/v1/recibidos's enums: the types DGII's receiver takes, the ARECF's two answers.
@@ -20,10 +20,6 @@ const filterNames = ['issuerRnc', 'ecfType', 'status', 'receivedFrom', 'received
 type FilterName = (typeof filterNames)[number];
 
 const isDay = (value: string | null): value is string => value !== null && /^\d{4}-\d{2}-\d{2}$/.test(value);
-
-function oneOf<T extends string>(values: readonly T[], value: string | null): T | undefined {
-  return values.find((candidate) => candidate === value);
-}
 
 export function ReceivedPage() {
   const { t } = useI18n();

@@ -109,7 +109,7 @@ export function documentRoutes(documents: DocumentsService, idempotency: Idempot
         summary:
           'Check an e-CF from JSON as creation would, and show its totals: nothing is numbered, signed or stored',
         description:
-          "The body POST /documentos takes (without an e-NCF: none is taken), composed and checked by the same code: the Emisor from the company profile, Totales computed from the lines where left out, the model of its type, the fiscal rules and DGII's tolerance. An e-CF with errors is answered 200 with valid false and its findings at the fields; a body that is not JSON, or not an object, is a 4xx problem as for creation. Idempotency-Key plays no part: nothing is recorded.",
+          "The body POST /documentos takes (without an e-NCF: none is taken), composed and checked by the same code: the Emisor from the company profile, Totales and each line's MontoItem computed from the lines where left out, the model of its type, the fiscal rules and DGII's tolerance. An e-CF with errors is answered 200 with valid false and its findings at the fields; a body that is not JSON, or not an object, is a 4xx problem as for creation. Idempotency-Key plays no part: nothing is recorded.",
         tags: ['Documents'],
         examples: { request: ecfExample('31'), response: envelopeExample(documentPreviewExample) },
       },
