@@ -150,6 +150,25 @@ describe('the console in a real browser', { timeout: 180_000, skip: skipUnlessTo
     );
   });
 
+  it('creates any other type from its full JSON, its findings listed with their pointers', async () => {
+    const { page, errors } = await signedIn(fullKey);
+    await page.getByRole('link', { name: 'Nueva factura' }).click();
+    await page.getByRole('button', { name: 'JSON completo (cualquier tipo)' }).click();
+    const json = page.getByLabel('El e-CF en JSON, con los nombres de campo de la DGII');
+    const withoutName = structuredClone(ecfDocuments['41']) as { DetallesItems: { Item: Record<string, unknown>[] } };
+    delete withoutName.DetallesItems.Item[0]?.['NombreItem'];
+    await json.fill(JSON.stringify(withoutName));
+    await page.locator('.findings').getByText('/DetallesItems/Item/0/NombreItem').waitFor();
+    await json.fill(JSON.stringify(ecfDocuments['41']));
+    await page.locator('.preview').getByText('Lista para crear.').waitFor();
+    await page.getByRole('button', { name: 'Crear y firmar' }).click();
+    await page.getByRole('heading', { name: /^E41\d{10}/ }).waitFor();
+    const id = new URL(page.url()).pathname.split('/').pop() ?? '';
+    const created = await world.call('GET', `/api/v1/documentos/${id}`);
+    assert.equal(created.json<{ data: { ecfType: string; status: string } }>().data.ecfType, '41');
+    assert.deepEqual(errors, []);
+  });
+
   it('filters the list by e-NCF and issue dates, and shows the API refusing a malformed e-NCF', async () => {
     const wanted = await world.create(ecfDocuments['31']);
     const { page, errors } = await signedIn(fullKey);
