@@ -9,6 +9,7 @@ import { signXml, type SigningKey } from '../../src/fiscal/xmldsig/index.js';
 import { createSelfSignedP12 } from '../../src/platform/crypto/test-certificate.js';
 import { issuerRnc } from '../support/ecf-documents.js';
 import { authenticate, fixedClock, startSandbox, xmlForm, type RunningSandbox } from '../support/sandbox-kit.js';
+import { resultOf, sendEcf, signedEcf } from '../support/sandbox-documents.js';
 import { storeJudgedDocument } from '../support/sandbox-state.js';
 import { testSigningKey } from '../support/xmldsig-kit.js';
 
@@ -88,15 +89,31 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as AnnulmentAnswer };
   }
 
+  /** The voided spans that touch from..to, as [first, last]. */
+  async function voided(from: number, to: number, type = '31') {
+    const spans = await running.sandbox.context.db
+      .selectFrom('sandbox_voided_spans')
+      .select(['first_sequence', 'last_sequence'])
+      .where('rnc', '=', issuerRnc)
+      .where('type', '=', type)
+      .where('first_sequence', '<=', to)
+      .where('last_sequence', '>=', from)
+      .orderBy('first_sequence')
+      .execute();
+    return spans.map((span) => [span.first_sequence, span.last_sequence]);
+  }
+
+  /** The documents' uses of from..to, as [e-NCF, channel]. */
   async function uses(from: number, to: number, type = '31') {
-    return running.sandbox.context.db
+    const rows = await running.sandbox.context.db
       .selectFrom('sandbox_sequence_uses')
-      .select(['encf', 'used_by', 'used_at'])
+      .select(['encf', 'used_by'])
       .where('rnc', '=', issuerRnc)
       .where('encf', '>=', encf(type, from))
       .where('encf', '<=', encf(type, to))
       .orderBy('encf')
       .execute();
+    return rows.map((row) => [row.encf, row.used_by]);
   }
 
   it('voids unused numbers, counted inclusively (1–1 and 5–50 are 47), in several types at once', async () => {
@@ -113,16 +130,19 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
       nombre: 'Anulación procesada',
       mensajes: ['Las secuencias fueron anuladas correctamente (50).'],
     });
-    const voided = await uses(1, 50);
-    assert.equal(voided.length, 47);
-    assert.ok(voided.every((use) => use.used_by === 'annulment' && use.used_at.getTime() === clock.now().getTime()));
+    assert.deepEqual(await voided(1, 50), [
+      [1, 1],
+      [5, 50],
+    ]);
+    assert.deepEqual(await voided(1, 1000, '34'), [[7, 9]]);
+    const stamps = await running.sandbox.context.db
+      .selectFrom('sandbox_voided_spans')
+      .select('voided_at')
+      .where('rnc', '=', issuerRnc)
+      .execute();
     assert.deepEqual(
-      [voided[0]?.encf, voided[1]?.encf, voided.at(-1)?.encf],
-      ['E310000000001', 'E310000000005', 'E310000000050'],
-    );
-    assert.deepEqual(
-      (await uses(7, 9, '34')).map((use) => use.encf),
-      ['E340000000007', 'E340000000008', 'E340000000009'],
+      stamps.map((span) => span.voided_at.getTime()),
+      [clock.now().getTime(), clock.now().getTime(), clock.now().getTime()],
     );
     const arrivals = (await running.admin('GET', `/arrivals?service=anulacionrangos&rnc=${issuerRnc}`)).body as {
       outcome: string;
@@ -142,23 +162,14 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
       nombre: 'Anulación procesada con excepciones',
       mensajes: [dgii.exceptions, 'E310000000060 - E310000000061: utilizada'],
     });
-    const rows = await uses(55, 65);
-    assert.deepEqual(
-      rows.map((row) => row.used_by),
-      [
-        'annulment',
-        'annulment',
-        'annulment',
-        'annulment',
-        'annulment',
-        'ecf',
-        'ecf',
-        'annulment',
-        'annulment',
-        'annulment',
-        'annulment',
-      ],
-    );
+    assert.deepEqual(await voided(55, 65), [
+      [55, 59],
+      [62, 65],
+    ]);
+    assert.deepEqual(await uses(55, 65), [
+      ['E310000000060', 'ecf'],
+      ['E310000000061', 'ecf'],
+    ]);
   });
 
   it('refuses numbers already used (an RFCE counts: type 32 is checked in both channels), and numbers already voided', async () => {
@@ -174,6 +185,55 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     const again = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 5, 6)] }]));
     assert.equal(again.status, 400);
     assert.deepEqual(again.body.mensajes, [dgii.allUsed, 'E310000000005 - E310000000006: ya anulada']);
+  });
+
+  it('voids the longest span the format carries (9,999,999,999 numbers) at once; reception then refuses its numbers', async () => {
+    const added = await running.admin('POST', `/taxpayers/${issuerRnc}/ranges`, {
+      environment: 'testecf',
+      type: '41',
+      from: 1,
+      to: 9_999_999_999,
+      expiresOn: '2027-12-31',
+    });
+    assert.equal(added.status, 201);
+    await storeJudgedDocument(running, { type: '41', sequence: 5_000_000_000 });
+    const whole = anecfXml([{ TipoeCF: '41', ranges: [range('41', 1, 9_999_999_999)] }]);
+    assert.match(whole, /<CantidadeNCFAnulados>9999999999<\/CantidadeNCFAnulados>/);
+    const { status, body } = await send(whole);
+    assert.equal(status, 200);
+    assert.deepEqual(body, {
+      rnc: issuerRnc,
+      codigo: '02',
+      nombre: 'Anulación procesada con excepciones',
+      mensajes: [dgii.exceptions, 'E415000000000: utilizada'],
+    });
+    assert.deepEqual(await voided(1, 9_999_999_999, '41'), [
+      [1, 4_999_999_999],
+      [5_000_000_001, 9_999_999_999],
+    ]);
+    const arrivals = (await running.admin('GET', `/arrivals?service=anulacionrangos&rnc=${issuerRnc}`)).body as {
+      outcome: string;
+    }[];
+    assert.equal(arrivals.at(-1)?.outcome, 'voided:9999999998/9999999999');
+
+    const again = await send(whole);
+    assert.equal(again.status, 400);
+    assert.deepEqual(again.body.mensajes, [
+      dgii.allUsed,
+      'E410000000001 - E414999999999: ya anulada',
+      'E415000000000: utilizada',
+      'E415000000001 - E419999999999: ya anulada',
+    ]);
+
+    for (const sequence of [1, 7_654_321_098, 9_999_999_999]) {
+      const trackId = await sendEcf(running.url, token, signedEcf('41', sequence));
+      clock.advance(1_000);
+      const result = await resultOf(running.url, token, trackId);
+      assert.deepEqual(
+        { estado: result.estado, secuenciaUtilizada: result.secuenciaUtilizada, valor: result.mensajes[0]?.valor },
+        { estado: 'Rechazado', secuenciaUtilizada: true, valor: `El e-NCF ${encf('41', sequence)} ya fue utilizado.` },
+      );
+    }
   });
 
   it("refuses numbers outside the taxpayer's authorised ranges, voiding none of the request", async () => {
@@ -194,7 +254,7 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
         `E330000000001: no autorizada al RNC ${issuerRnc}`,
       ],
     });
-    assert.equal((await uses(900, 1000)).length, 0);
+    assert.equal((await voided(900, 1000)).length, 0);
   });
 
   it('refuses NoLinea out of order', async () => {
@@ -258,7 +318,7 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
       'El campo CantidadeNCFAnulados de la línea 1 (4) no corresponde con la cantidad de secuencias de sus rangos (5).',
       'El campo CantidadeNCFAnulados del encabezado (7) no corresponde con la suma de las líneas (6).',
     ]);
-    assert.equal((await uses(100, 104)).length, 0);
+    assert.equal((await voided(100, 104)).length, 0);
   });
 
   it("refuses a certificate not delegated for the RncEmisor, in DGII's words", async () => {
@@ -290,7 +350,7 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     });
     // A delegated session cannot send a document someone else signed either.
     assert.equal((await send(xml, { signer: strangerKey })).status, 400);
-    assert.equal((await uses(200, 200)).length, 0);
+    assert.equal((await voided(200, 200)).length, 0);
   });
 
   it('refuses a taxpayer that is not a registered electronic taxpayer', async () => {
@@ -333,7 +393,7 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     const notXml = await send('esto no es XML', { raw: true });
     assert.equal(notXml.status, 400);
     assert.deepEqual(notXml.body.mensajes, ['Tipo de archivo no valido, favor proveer un XML']);
-    assert.equal((await uses(300, 301)).length, 0);
+    assert.equal((await voided(300, 301)).length, 0);
   });
 
   it('answers 401 without a token, and logs the arrival', async () => {
@@ -366,11 +426,11 @@ describe('sandbox: range annulment (anulacionrangos)', () => {
     const { status, body } = await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 600, 609)] }]));
     assert.equal(status, 200);
     assert.equal(body.codigo, '01');
-    assert.equal((await uses(600, 609)).length, 0);
+    assert.deepEqual(await voided(600, 609), []);
     const arrivals = (await running.admin('GET', '/arrivals?service=anulacionrangos')).body as { outcome: string }[];
     assert.equal(arrivals.at(-1)?.outcome, 'voided:10:lost');
     // The fault is spent: the same request voids for real now.
     assert.equal((await send(anecfXml([{ TipoeCF: '31', ranges: [range('31', 600, 609)] }]))).status, 200);
-    assert.equal((await uses(600, 609)).length, 10);
+    assert.deepEqual(await voided(600, 609), [[600, 609]]);
   });
 });

@@ -350,6 +350,7 @@ export function adminRoutes(app: SandboxApp, context: SandboxContext, token: str
           'sandbox_directory_entries',
           'sandbox_documents',
           'sandbox_sequence_uses',
+          'sandbox_voided_spans',
           'sandbox_approvals',
           'sandbox_arrivals',
           'sandbox_faults',

@@ -1,17 +1,30 @@
 // What an ANECF does to the sandbox's state: numbers must lie in ranges DGII authorised to the taxpayer; unused
-// ones are voided (a sequence use by 'annulment', so reception refuses them later); used ones are left alone and
-// reported. DT: for type 32 DGII checks both channels (above and below 250k): sequence uses hold both.
-import { randomUUID } from 'node:crypto';
+// ones are voided, kept as spans (state/voided-spans.ts), so reception refuses them later; used ones (by a document,
+// or voided before) are left alone and reported. DGII voids any span its format carries (ten digits), so nothing
+// here goes number by number: the work grows with the spans and the numbers documents used in them, never with a
+// span's length. DT: for type 32 DGII checks both channels (above and below 250k): sequence uses hold both.
 import { sql } from 'kysely';
-import type { SandboxDb, SandboxEnvironment, SandboxSequenceUsesTable } from '../state/schema.js';
+import type { SandboxDb, SandboxEnvironment } from '../state/schema.js';
 import { encfOf } from '../../fiscal/encf.js';
 import type { SequenceSpan } from './annulment-request.js';
 
-/**
- * The sandbox keeps one row per voided number, so one request voids at most this many (DGII allows ten digits;
- * a test range is 10,000,000 numbers, a real gap is a few hundred). Above it the sandbox refuses and says why.
- */
-export const maxNumbersPerAnnulment = 1_000_000;
+interface Interval {
+  from: number;
+  to: number;
+}
+
+/** The parts of the span that no interval covers; `covering` in ascending order of `from`. */
+function uncovered(span: SequenceSpan, covering: readonly Interval[]): SequenceSpan[] {
+  const parts: SequenceSpan[] = [];
+  let next = span.from;
+  for (const interval of covering) {
+    if (next > span.to) break;
+    if (interval.from > next) parts.push({ type: span.type, from: next, to: Math.min(interval.from - 1, span.to) });
+    next = Math.max(next, interval.to + 1);
+  }
+  if (next <= span.to) parts.push({ type: span.type, from: next, to: span.to });
+  return parts;
+}
 
 /** The parts of the spans that no authorised range of the taxpayer covers (expired ranges count: voiding them
  * is what one does with numbers that can no longer be used). */
@@ -21,11 +34,11 @@ export async function unauthorisedSpans(
   rnc: string,
   spans: readonly SequenceSpan[],
 ): Promise<SequenceSpan[]> {
-  const uncovered: SequenceSpan[] = [];
+  const parts: SequenceSpan[] = [];
   for (const span of spans) {
     const ranges = await db
       .selectFrom('sandbox_ranges')
-      .select(['first_sequence', 'last_sequence'])
+      .select(['first_sequence as from', 'last_sequence as to'])
       .where('environment', '=', environment)
       .where('rnc', '=', rnc)
       .where('type', '=', span.type)
@@ -33,27 +46,97 @@ export async function unauthorisedSpans(
       .where('first_sequence', '<=', span.to)
       .orderBy('first_sequence')
       .execute();
-    let next = span.from;
-    for (const range of ranges) {
-      if (next > span.to) break;
-      if (range.first_sequence > next) uncovered.push({ type: span.type, from: next, to: range.first_sequence - 1 });
-      next = Math.max(next, range.last_sequence + 1);
-    }
-    if (next <= span.to) uncovered.push({ type: span.type, from: next, to: span.to });
+    parts.push(...uncovered(span, ranges));
   }
-  return uncovered;
+  return parts;
 }
 
-export interface SequenceTaken {
-  encf: string;
-  used_by: SandboxSequenceUsesTable['used_by'];
+/** Numbers of a request taken before it: used by documents, or voided by an earlier ANECF. */
+export interface TakenRun extends SequenceSpan {
+  by: 'document' | 'annulment';
 }
 
 export interface VoidOutcome {
   voided: number;
-  /** Numbers that were already used (or voided) before this request, in e-NCF order. */
-  excepted: SequenceTaken[];
+  /** What was taken already, as runs in e-NCF order (runs taken the same way never touch). */
+  excepted: TakenRun[];
 }
+
+/** The request's spans as disjoint spans in e-NCF order: a number named twice is voided once. */
+function union(spans: readonly SequenceSpan[]): SequenceSpan[] {
+  const sorted = [...spans].sort((a, b) => a.type.localeCompare(b.type) || a.from - b.from);
+  const merged: SequenceSpan[] = [];
+  for (const span of sorted) {
+    const last = merged.at(-1);
+    if (last?.type === span.type && span.from <= last.to + 1) last.to = Math.max(last.to, span.to);
+    else merged.push({ ...span });
+  }
+  return merged;
+}
+
+/** What is taken already in the span, as runs in order. */
+async function takenIn(
+  db: SandboxDb,
+  environment: SandboxEnvironment,
+  rnc: string,
+  span: SequenceSpan,
+): Promise<TakenRun[]> {
+  const used = await db
+    .selectFrom('sandbox_sequence_uses')
+    .select('encf')
+    .where('environment', '=', environment)
+    .where('rnc', '=', rnc)
+    // Same type and fixed width: the text order is the number order.
+    .where('encf', '>=', encfOf(span.type, span.from))
+    .where('encf', '<=', encfOf(span.type, span.to))
+    .orderBy('encf')
+    .execute();
+  const voided = await db
+    .selectFrom('sandbox_voided_spans')
+    .select(['first_sequence', 'last_sequence'])
+    .where('environment', '=', environment)
+    .where('rnc', '=', rnc)
+    .where('type', '=', span.type)
+    .where('first_sequence', '<=', span.to)
+    .where('last_sequence', '>=', span.from)
+    .execute();
+  const runs: TakenRun[] = [
+    ...used.map((row): TakenRun => {
+      const sequence = Number(row.encf.slice(3));
+      return { type: span.type, from: sequence, to: sequence, by: 'document' };
+    }),
+    ...voided.map((row): TakenRun => ({
+      type: span.type,
+      from: Math.max(row.first_sequence, span.from),
+      to: Math.min(row.last_sequence, span.to),
+      by: 'annulment',
+    })),
+  ].sort((a, b) => a.from - b.from);
+  const joined: TakenRun[] = [];
+  for (const run of runs) {
+    const last = joined.at(-1);
+    if (last?.by === run.by && run.from === last.to + 1) last.to = run.to;
+    else joined.push(run);
+  }
+  return joined;
+}
+
+const size = (span: SequenceSpan) => span.to - span.from + 1;
+
+/** Each span's free parts and what was taken in it, as of the state `db` sees. */
+async function assess(db: SandboxDb, environment: SandboxEnvironment, rnc: string, spans: readonly SequenceSpan[]) {
+  const free: SequenceSpan[] = [];
+  const excepted: TakenRun[] = [];
+  for (const span of union(spans)) {
+    const taken = await takenIn(db, environment, rnc, span);
+    free.push(...uncovered(span, taken));
+    excepted.push(...taken);
+  }
+  return { free, excepted };
+}
+
+/** How many spans one statement inserts (6 parameters each, well under PostgreSQL's 65,535). */
+const insertBatch = 1_000;
 
 /** Voids the unused numbers of the spans in one transaction. With `persist` false (the accept_then_lose fault) it
  * answers as if it had, and keeps nothing. */
@@ -65,70 +148,47 @@ export async function voidSpans(
   now: Date,
   persist: boolean,
 ): Promise<VoidOutcome> {
-  const total = spans.reduce((sum, span) => sum + (span.to - span.from + 1), 0);
   if (!persist) {
-    const excepted = await takenIn(db, environment, rnc, spans, undefined);
-    return { voided: total - excepted.length, excepted };
+    const { free, excepted } = await assess(db, environment, rnc, spans);
+    return { voided: free.reduce((sum, span) => sum + size(span), 0), excepted };
   }
-  // Our own mark on the rows we insert, so "taken before us" is exact even with a concurrent request.
-  const annulmentId = `anulacion-${randomUUID()}`;
   return db.transaction().execute(async (trx) => {
-    for (const span of spans) {
-      await sql`
-        insert into sandbox_sequence_uses (environment, rnc, encf, used_by, track_id, used_at)
-        select ${environment}::text, ${rnc}::text, ${`E${span.type}`}::text || lpad(n::text, 10, '0'), 'annulment', ${annulmentId}::text, ${now}::timestamptz
-        from generate_series(${span.from}::bigint, ${span.to}::bigint) as n
-        on conflict do nothing`.execute(trx);
+    // One annulment at a time, and no document's use recorded until this one commits: reception records a use only
+    // where no span voids the number (reception-documents.ts), and its statement, let in after this commit, sees
+    // these spans. Without the lock a document and an annulment could each take the same number unseen.
+    await sql`lock table sandbox_sequence_uses in share row exclusive mode`.execute(trx);
+    const { free, excepted } = await assess(trx, environment, rnc, spans);
+    for (let start = 0; start < free.length; start += insertBatch) {
+      await trx
+        .insertInto('sandbox_voided_spans')
+        .values(
+          free.slice(start, start + insertBatch).map((span) => ({
+            environment,
+            rnc,
+            type: span.type,
+            first_sequence: span.from,
+            last_sequence: span.to,
+            voided_at: now,
+          })),
+        )
+        .execute();
     }
-    const excepted = await takenIn(trx, environment, rnc, spans, annulmentId);
-    return { voided: total - excepted.length, excepted };
+    return { voided: free.reduce((sum, span) => sum + size(span), 0), excepted };
   });
 }
 
-async function takenIn(
-  db: SandboxDb,
-  environment: SandboxEnvironment,
-  rnc: string,
-  spans: readonly SequenceSpan[],
-  except: string | undefined,
-): Promise<SequenceTaken[]> {
-  const taken: SequenceTaken[] = [];
-  for (const span of spans) {
-    let query = db
-      .selectFrom('sandbox_sequence_uses')
-      .select(['encf', 'used_by'])
-      .where('environment', '=', environment)
-      .where('rnc', '=', rnc)
-      // Same type and fixed width: the text order is the number order.
-      .where('encf', '>=', encfOf(span.type, span.from))
-      .where('encf', '<=', encfOf(span.type, span.to));
-    if (except !== undefined)
-      query = query.where((eb) => eb.or([eb('track_id', 'is', null), eb('track_id', '!=', except)]));
-    taken.push(...(await query.orderBy('encf').execute()));
-  }
-  return taken;
+/** `E310000000005` or `E310000000005 - E310000000007`. */
+export function describeSpan(span: SequenceSpan): string {
+  return span.from === span.to
+    ? encfOf(span.type, span.from)
+    : `${encfOf(span.type, span.from)} - ${encfOf(span.type, span.to)}`;
 }
 
-/** `E310000000005 - E310000000007 (utilizadas)`: consecutive numbers taken the same way, as ranges. */
-export function describeTaken(taken: readonly SequenceTaken[], limit: number): string[] {
-  const runs: { first: string; last: string; usedBy: SequenceTaken['used_by'] }[] = [];
-  for (const item of taken) {
-    const run = runs.at(-1);
-    if (
-      run !== undefined &&
-      run.usedBy === item.used_by &&
-      Number(item.encf.slice(3)) === Number(run.last.slice(3)) + 1 &&
-      item.encf.slice(0, 3) === run.last.slice(0, 3)
-    ) {
-      run.last = item.encf;
-    } else {
-      runs.push({ first: item.encf, last: item.encf, usedBy: item.used_by });
-    }
-  }
-  const lines = runs.slice(0, limit).map((run) => {
-    const span = run.first === run.last ? run.first : `${run.first} - ${run.last}`;
-    return `${span}: ${run.usedBy === 'annulment' ? 'ya anulada' : 'utilizada'}`;
-  });
-  if (runs.length > limit) lines.push(`… y ${String(runs.length - limit)} rangos más.`);
+/** `E310000000005 - E310000000007: utilizada`: each run of taken numbers, the first `limit` of them. */
+export function describeTaken(taken: readonly TakenRun[], limit: number): string[] {
+  const lines = taken
+    .slice(0, limit)
+    .map((run) => `${describeSpan(run)}: ${run.by === 'annulment' ? 'ya anulada' : 'utilizada'}`);
+  if (taken.length > limit) lines.push(`… y ${String(taken.length - limit)} rangos más.`);
   return lines;
 }

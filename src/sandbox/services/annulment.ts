@@ -13,16 +13,14 @@ import { unauthorized } from '../http/dgii-replies.js';
 import { dgiiRoute } from '../http/sandbox-route.js';
 import { sessionOf, type Session } from '../http/sessions.js';
 import type { SandboxEnvironment } from '../state/schema.js';
-import { describeTaken, maxNumbersPerAnnulment, unauthorisedSpans, voidSpans } from './annulment-ranges.js';
+import { describeSpan, describeTaken, unauthorisedSpans, voidSpans } from './annulment-ranges.js';
 import { sendDgiiReply } from '../http/reply-format.js';
-import { encfOf } from '../../fiscal/encf.js';
 import {
   annulmentProblems,
   dgiiAnnulmentMessages,
   readAnnulment,
   spansOf,
   type AnnulmentRequest,
-  type SequenceSpan,
 } from './annulment-request.js';
 import { actsFor, isElectronicTaxpayer, readSignedUpload } from './signed-upload.js';
 
@@ -47,12 +45,6 @@ function refused(note: string, mensajes: string[]): Answer {
   return { status: 400, outcome: 'refused', mensajes, note: `refused:${note}` };
 }
 
-function describeSpan(span: SequenceSpan): string {
-  return span.from === span.to
-    ? encfOf(span.type, span.from)
-    : `${encfOf(span.type, span.from)} - ${encfOf(span.type, span.to)}`;
-}
-
 /** Everything decided from the request and the state: which numbers to void, or why none. */
 async function judge(
   context: SandboxContext,
@@ -71,11 +63,6 @@ async function judge(
   if (problems.length > 0) return refused('invalid_blocks', problems);
   const spans = spansOf(annulment);
   const total = spans.reduce((sum, span) => sum + (span.to - span.from + 1), 0);
-  if (total > maxNumbersPerAnnulment) {
-    return refused('too_large', [
-      `El sandbox anula como máximo ${String(maxNumbersPerAnnulment)} secuencias por solicitud; esta incluye ${String(total)}. Divida la anulación.`,
-    ]);
-  }
   const unauthorised = await unauthorisedSpans(context.db, environment, rnc, spans);
   if (unauthorised.length > 0) {
     return refused('not_authorised', [

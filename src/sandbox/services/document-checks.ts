@@ -15,6 +15,7 @@ import { certificateFingerprint, isDelegated } from '../http/sessions.js';
 import type { SandboxEnvironment, SandboxMessage } from '../state/schema.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import { rangeFor, taxpayerStanding } from '../state/taxpayers.js';
+import { isVoided } from '../state/voided-spans.js';
 import { structureFindings } from './reception-structure.js';
 
 /**
@@ -295,17 +296,18 @@ export async function usedSequenceRefusal(
   rnc: string,
   encf: string,
 ): Promise<Refusal | undefined> {
-  const uses = await executePrepared(
-    context.db,
-    context.db
-      .selectFrom('sandbox_sequence_uses')
-      .select('used_by')
-      .where('environment', '=', environment)
-      .where('rnc', '=', rnc)
-      .where('encf', '=', encf),
+  const { db } = context;
+  const used = db
+    .selectFrom('sandbox_sequence_uses')
+    .select('used_by')
+    .where('environment', '=', environment)
+    .where('rnc', '=', rnc)
+    .where('encf', '=', encf);
+  const taken = await executePrepared(
+    db,
+    db.selectNoFrom((eb) => eb.or([eb.exists(used), isVoided(db, environment, rnc, encf)]).as('taken')),
   );
-  if (uses.rows.length === 0) return undefined;
-  return usedRefusal(encf);
+  return taken.rows[0]?.taken === true ? usedRefusal(encf) : undefined;
 }
 
 export function usedRefusal(encf: string): Refusal {

@@ -7,6 +7,7 @@ import type { SandboxContext } from '../http/context.js';
 import { isDelegated } from '../http/sessions.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type { SandboxDocumentsTable, SandboxEnvironment, SandboxMessage } from '../state/schema.js';
+import { isVoided } from '../state/voided-spans.js';
 import { usedRefusal, type DocumentFacts, type Refusal } from './document-checks.js';
 
 /** consulta resultado's codes (research/dgii-protocol.md §2). */
@@ -53,8 +54,9 @@ export interface ReceptionInput {
 
 /**
  * Stores a judged document and its arrival, and burns its e-NCF when the verdict does (secuenciaUtilizada), in ONE
- * statement: atomic without a transaction, one round trip. If another copy burned the e-NCF first (between the
- * already-used check and now), the document is stored refused as already used instead. Returns the verdict stored.
+ * statement: atomic without a transaction, one round trip. If another copy burned the e-NCF first, or an ANECF voided
+ * it (between the already-used check and now), the document is stored refused as already used instead. Returns the
+ * verdict stored.
  */
 export async function recordReception(context: SandboxContext, input: ReceptionInput): Promise<Verdict> {
   const { db } = context;
@@ -97,18 +99,14 @@ export async function recordReception(context: SandboxContext, input: ReceptionI
   // Every part sees the same snapshot: whether the e-NCF was burned here is what the `burned` part returned.
   const taken = input.alreadyUsed ?? rejected(usedRefusal(facts.encf));
   const burned = sql<boolean>`exists (select 1 from burned)`;
-  const use = db
-    .insertInto('sandbox_sequence_uses')
-    .values({
-      environment: input.environment,
-      rnc: facts.rncEmisor,
-      encf: facts.encf,
-      used_by: input.channel,
-      track_id: input.trackId,
-      used_at: now,
-    })
-    .onConflict((conflict) => conflict.columns(['environment', 'rnc', 'encf']).doNothing())
-    .returning('encf');
+  // Not where an ANECF voided the number meanwhile (its lock lets this statement in only after it commits).
+  const use = sql`
+    insert into sandbox_sequence_uses (environment, rnc, encf, used_by, track_id, used_at)
+    select ${input.environment}::text, ${facts.rncEmisor}::text, ${facts.encf}::text, ${input.channel}::text,
+      ${input.trackId}::text, ${now}::timestamptz
+    where not ${isVoided(db, input.environment, facts.rncEmisor, facts.encf)}
+    on conflict (environment, rnc, encf) do nothing
+    returning encf`;
   const stored = document(
     sql<Verdict['outcome']>`case when ${burned} then ${verdict.outcome}::integer else ${taken.outcome}::integer end`,
     sql<string>`case when ${burned} then ${JSON.stringify(verdict.mensajes)}::jsonb else ${JSON.stringify(taken.mensajes)}::jsonb end`,

@@ -231,22 +231,65 @@ const arrivalsLookup: Migration = {
   },
 };
 
+// Voided numbers as spans (services/annulment-ranges.ts): a row per voided number capped an ANECF at what the sandbox
+// could write in one request, where DGII takes any span its format carries (ten digits). Spans of an issuer and type
+// never overlap, and never hold a number a document used. The rows kept so far become spans: consecutive numbers
+// voided by the same request are one span.
+const voidedSpans: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`
+      create table sandbox_voided_spans (
+        environment text not null,
+        rnc text not null,
+        type text not null,
+        first_sequence bigint not null,
+        last_sequence bigint not null,
+        voided_at timestamptz not null,
+        check (first_sequence >= 1 and last_sequence >= first_sequence),
+        primary key (environment, rnc, type, first_sequence)
+      )`.execute(db);
+    await sql`
+      insert into sandbox_voided_spans (environment, rnc, type, first_sequence, last_sequence, voided_at)
+      select environment, rnc, type, min(sequence), max(sequence), min(used_at)
+      from (
+        select environment, rnc, type, sequence, track_id, used_at,
+          sequence - row_number() over (partition by environment, rnc, type, track_id order by sequence) as island
+        from (
+          select environment, rnc, substr(encf, 2, 2) as type, substr(encf, 4)::bigint as sequence, track_id, used_at
+          from sandbox_sequence_uses
+          where used_by = 'annulment'
+        ) voided
+      ) numbered
+      group by environment, rnc, type, track_id, island`.execute(db);
+    await sql`delete from sandbox_sequence_uses where used_by = 'annulment'`.execute(db);
+    await sql`
+      alter table sandbox_sequence_uses
+        drop constraint sandbox_sequence_uses_used_by_check,
+        add constraint sandbox_sequence_uses_used_by_check check (used_by in ('ecf', 'rfce'))`.execute(db);
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '20261121_0001_sandbox': initial,
   '20261201_0002_sandbox_certification': certification,
   '20261201_0003_sandbox_mail': mail,
   '20261202_0004_sandbox_arrivals_lookup': arrivalsLookup,
+  '20261203_0005_sandbox_voided_spans': voidedSpans,
 };
 
-/** Applies the sandbox's pending migrations; returns their names. */
-export async function migrateSandbox(db: Kysely<unknown>): Promise<string[]> {
-  const migrator = new Migrator({
+/** The sandbox's migrator, on its own migration tables (the tests that upgrade a sandbox step with it too). */
+export function sandboxMigrator(db: Kysely<unknown>): Migrator {
+  return new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },
     migrationTableName: 'sandbox_migration',
     migrationLockTableName: 'sandbox_migration_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** Applies the sandbox's pending migrations; returns their names. */
+export async function migrateSandbox(db: Kysely<unknown>): Promise<string[]> {
+  const { error, results } = await sandboxMigrator(db).migrateToLatest();
   if (error !== undefined)
     throw new Error(`Sandbox migration failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`, {
       cause: error,

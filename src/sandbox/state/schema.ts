@@ -98,14 +98,24 @@ export interface SandboxMessage {
   codigo: number;
 }
 
-/** An e-NCF consumed: by an accepted (or burned) document, or voided by an ANECF. */
+/** An e-NCF consumed by an accepted (or burned) document; voided ones are spans (SandboxVoidedSpansTable). */
 export interface SandboxSequenceUsesTable {
   environment: SandboxEnvironment;
   rnc: string;
   encf: string;
-  used_by: 'ecf' | 'rfce' | 'annulment';
+  used_by: 'ecf' | 'rfce';
   track_id: string | null;
   used_at: Date;
+}
+
+/** Numbers an ANECF voided, first to last: an issuer's spans of a type never overlap nor hold a used number. */
+export interface SandboxVoidedSpansTable {
+  environment: SandboxEnvironment;
+  rnc: string;
+  type: string;
+  first_sequence: number;
+  last_sequence: number;
+  voided_at: Date;
 }
 
 /** Commercial approvals (ACECF) DGII received. */
@@ -281,6 +291,7 @@ export interface SandboxDatabase {
   sandbox_tokens: SandboxTokensTable;
   sandbox_documents: SandboxDocumentsTable;
   sandbox_sequence_uses: SandboxSequenceUsesTable;
+  sandbox_voided_spans: SandboxVoidedSpansTable;
   sandbox_approvals: SandboxApprovalsTable;
   sandbox_arrivals: SandboxArrivalsTable;
   sandbox_faults: SandboxFaultsTable;
