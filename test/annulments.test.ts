@@ -171,6 +171,42 @@ describe('annulments of unused e-NCF (sandbox)', { timeout: 180_000 }, () => {
     assert.equal((await availability('43'))?.withdrawn, 0);
   });
 
+  it('refuses with 422 only what one ANECF cannot carry: 10,001 ranges of a type, 10,000,000,000 numbers', async () => {
+    const foreign = (type: string, count: number) =>
+      Array.from({ length: count }, (_, i) => {
+        const encf = `E${type}${String(500_001 + i).padStart(10, '0')}`;
+        return { ecfType: type, from: encf, to: encf };
+      });
+    const tooMany = await request([...foreign('31', 10_001), ...foreign('33', 2)]);
+    assert.deepEqual(
+      assertProblem(tooMany, 422, 'annulment_invalid').errors?.map((error) => [error.pointer, error.code]),
+      [['/ranges/10000', 'too_many_ranges']],
+    );
+    // 10,000 of a type is what a line carries: those ranges are judged one by one (here, none is the company's).
+    const atTheLimit = assertProblem(await request(foreign('31', 10_000)), 422, 'annulment_invalid').errors ?? [];
+    assert.equal(atTheLimit.length, 10_000);
+    assert.ok(atTheLimit.every((error) => error.code === 'foreign_range'));
+
+    const whole = { ecfType: '31', from: 'E310000000001', to: 'E319999999999' };
+    const beyond = await request([whole, { ecfType: '33', from: 'E330000000001', to: 'E330000000001' }]);
+    const problem = assertProblem(beyond, 422, 'annulment_invalid');
+    assert.deepEqual(
+      problem.errors?.map((error) => [error.pointer, error.code, error.detail]),
+      [
+        [
+          '/ranges',
+          'too_many_numbers',
+          'An ANECF annuls at most 9,999,999,999 numbers (CantidadeNCFAnulados has ten digits); these ranges hold 10,000,000,000: annul in several requests.',
+        ],
+      ],
+    );
+    // A whole ten-digit sequence is no format problem: only its range (not the company's) is.
+    assert.deepEqual(
+      assertProblem(await request([whole]), 422, 'annulment_invalid').errors?.map((error) => error.code),
+      ['foreign_range'],
+    );
+  });
+
   it('gives the numbers back when DGII rejects the annulment; reintentar refuses a rejected request', async () => {
     const burned = await burn('44', 2);
     assert.equal(

@@ -23,6 +23,10 @@ export interface Anecf {
 
 const annullableTypes = ['31', '32', '33', '34', '41', '43', '44', '45', '46', '47'];
 
+/** What one ANECF carries (ANECF.xsd): Anulacion maxOccurs 10, Secuencias maxOccurs 10000, CantidadeNCFAnulados
+ * Num10Validation (`\d{1,10}`). Nothing else bounds a span: its e-NCF have ten-digit sequences. */
+export const anecfLimits = { lines: 10, rangesPerLine: 10_000, numbers: 9_999_999_999 } as const;
+
 function sequenceNumber(encf: string): bigint {
   return BigInt(encf.slice(3));
 }
@@ -37,7 +41,7 @@ export function rangeSize(range: AnnulledRange, type: string): bigint | undefine
 
 export function checkAnecf(request: Anecf): Finding[] {
   const findings: Finding[] = [];
-  if (request.lines.length === 0 || request.lines.length > 10)
+  if (request.lines.length === 0 || request.lines.length > anecfLimits.lines)
     findings.push(error('/lines', 'line_count', 'An annulment has 1 to 10 lines.'));
   const types = new Set<string>();
   request.lines.forEach((line, i) => {
@@ -52,7 +56,7 @@ export function checkAnecf(request: Anecf): Finding[] {
         ),
       );
     types.add(line.TipoeCF);
-    if (line.ranges.length === 0 || line.ranges.length > 10_000)
+    if (line.ranges.length === 0 || line.ranges.length > anecfLimits.rangesPerLine)
       findings.push(error(`/lines/${i}/ranges`, 'range_count', 'A line has 1 to 10,000 ranges.'));
     line.ranges.forEach((range, j) => {
       if (rangeSize(range, line.TipoeCF) === undefined) {
@@ -70,8 +74,7 @@ export function checkAnecf(request: Anecf): Finding[] {
     (sum, line) => sum + line.ranges.reduce((inner, range) => inner + (rangeSize(range, line.TipoeCF) ?? 0n), 0n),
     0n,
   );
-  // CantidadeNCFAnulados is at most ten digits.
-  if (total > 9_999_999_999n)
+  if (total > BigInt(anecfLimits.numbers))
     findings.push(error('/lines', 'too_many_numbers', 'One annulment covers at most 9,999,999,999 numbers.'));
   return findings;
 }

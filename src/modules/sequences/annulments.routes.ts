@@ -43,7 +43,7 @@ export function annulmentRoutes(annulments: AnnulmentsService) {
         operationId: 'requestAnnulment',
         summary: 'Ask DGII to annul unused e-NCF (202): an ANECF is signed and sent by a job',
         description:
-          "Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.",
+          "Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Beyond that, only what one ANECF cannot carry is refused (422, with its pointer): more than 10 types, 10,000 ranges of a type or 9,999,999,999 numbers. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.",
         tags: ['Sequences'],
         examples: {
           request: { ranges: [{ ecfType: '34', from: 'E340000000002', to: 'E340000000010' }] },

@@ -1,6 +1,7 @@
 // Annulments of unused e-NCF (ANECF): the request, how a request reads back, and the burned numbers awaiting one.
 import { Type, type Static } from 'typebox';
 import { ecfTypes } from '../../fiscal/model/ecf-model-types.js';
+import { anecfLimits } from '../../fiscal/responses/anecf.js';
 import { ListQuery } from '../../platform/http/list-query.js';
 
 const encf = Type.String({ pattern: '^E\\d{12}$' });
@@ -18,9 +19,10 @@ export const RequestAnnulment = Type.Object(
       ),
       {
         minItems: 1,
-        maxItems: 10_000,
+        // An ANECF's 10 lines of 10,000 ranges each (annulment-limits.ts refuses more of one type with a pointer).
+        maxItems: anecfLimits.lines * anecfLimits.rangesPerLine,
         description:
-          "Spans of unused numbers, each inside one of the company's ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range's next number to its last; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. At most 10 types.",
+          "Spans of unused numbers, each inside one of the company's ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range's next number to its last, however long; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. What one ANECF carries: at most 10 types, 10,000 ranges of a type and 9,999,999,999 numbers in all.",
       },
     ),
   },

@@ -14,6 +14,7 @@ import { newId } from '../../platform/ids.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
 import type { BlobStore } from '../../platform/storage/index.js';
+import { anecfCapacityErrors } from './annulment-limits.js';
 import * as repo from './annulments.repo.js';
 import type { AnnulmentView, BurnedSpan, RequestAnnulment } from './annulments.schema.js';
 import type { IssuedDocuments } from './issued-documents.js';
@@ -97,11 +98,9 @@ export function createAnnulmentsService(deps: {
     const errors: FieldError[] = [];
     const spans: repo.SpanRow[] = [];
     const rangesByType = new Map<string, RangeRow[]>();
+    const beyond = anecfCapacityErrors(body);
+    if (beyond.length > 0) return fail('annulment_invalid', 'One ANECF cannot carry these ranges.', beyond);
     const types = [...new Set(body.ranges.map((span) => span.ecfType))].sort();
-    if (types.length > 10)
-      return fail('annulment_invalid', 'An annulment covers at most 10 types (one ANECF line each).', [
-        { pointer: '/ranges', in: 'body', code: 'too_many_types', detail: `${String(types.length)} types.` },
-      ]);
     for (const type of types) rangesByType.set(type, await repo.lockRangesOf(trx, companyId, environment, type));
 
     for (const [index, span] of body.ranges.entries()) {
