@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 // import` must stay within its memory budget (<= 300 MB for a million rows: bench/taxpayers.bench.ts).
 import type { Application, Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { enforceProductionRules, ProductionStartRefusedError, type Objection } from './doctor/production-rules.js';
 import { databaseTarget } from './platform/db/database-target.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
@@ -15,6 +16,7 @@ import { DatabaseEnvironmentError } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { setProcessNice } from './platform/process-priority.js';
 import { MasterKeyMismatchError } from './platform/master-key.js';
+import { findXsdDir } from './platform/xsd/xsd-dir.js';
 
 const usage = (taxpayersUsage: string) => `Usage: ecf <command>
 
@@ -72,11 +74,23 @@ function printDemo(
   );
 }
 
+/** What a PRODUCTION start goes on with: each warning, and each refusal PRODUCTION_ALLOW overrides, every start. */
+function logObjections(application: Application, objections: readonly Objection[]): void {
+  for (const { setting, line, override, overridden } of objections)
+    application.log.warn(
+      { setting, ...(overridden ? { productionAllow: override } : {}) },
+      overridden ? `UNSAFE, started only because PRODUCTION_ALLOW=${String(override)} overrides: ${line}` : line,
+    );
+}
+
 async function runRoles(command: 'start' | keyof typeof roleSets, config: Config): Promise<Application> {
+  // Before anything is opened or loaded: a refused start costs nothing and changes nothing.
+  const objections = enforceProductionRules(config, await findXsdDir(config));
   const { allRoles, buildApplication } = await import('./app.js');
   const { afterListening, demoCredentialsPath } = await import('./demo.js');
   const roles = command === 'start' ? allRoles : roleSets[command];
   const application = await buildApplication({ config, roles, embeddedSandbox: command === 'start' });
+  logObjections(application, objections);
   const stop = (signal: string) => {
     application.log.info({ signal }, 'shutting down');
     application.close().then(
@@ -133,6 +147,7 @@ export async function run(argv: readonly string[]): Promise<void> {
     DataDirInUseError,
     DatabaseEnvironmentError,
     MasterKeyMismatchError,
+    ProductionStartRefusedError,
   ];
   try {
     if (command === 'help' || command === '--help' || command === '-h') {

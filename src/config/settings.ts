@@ -12,6 +12,14 @@ import { choice, cron, flag, integer, key, text, url } from './kinds.js';
 export const receiverAuthModes = ['required', 'optional', 'disabled'] as const;
 export type ReceiverAuthMode = (typeof receiverAuthModes)[number];
 
+/**
+ * What PRODUCTION_ALLOW may name: the refusals of a PRODUCTION start an operator can have a real reason to override
+ * (docs/operations.md, "What a production start refuses"). PGlite, a missing OPS_TOKEN and missing XSDs have none.
+ */
+export const productionOverrides = ['fs-blobs', 's3-without-object-lock'] as const;
+export type ProductionOverride = (typeof productionOverrides)[number];
+const overrideName = `(?:${productionOverrides.join('|')})`;
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 const logFormats = ['auto', 'pretty', 'json'] as const;
@@ -64,6 +72,16 @@ export const configSettings = {
     values: fiscalEnvironments,
     default: 'TEST',
     doc: "DGII's environment (`testecf`, `certecf`, `ecf`). An instance serves one environment; keys of another get 401. So does a database: the first instance to start on it sets its environment, and an instance of another one is refused at start (one database per environment)",
+  }),
+  productionAllow: text('PRODUCTION_ALLOW', {
+    default: undefined,
+    shape: `a comma-separated list of ${productionOverrides.map((name) => `\`${name}\``).join(', ')}`,
+    matches: {
+      pattern: new RegExp(`^${overrideName}(?:\\s*,\\s*${overrideName})*$`),
+      as: `a comma-separated list of ${productionOverrides.join(', ')}`,
+    },
+    to: (list) => (list === undefined ? [] : (list.split(',').map((name) => name.trim()) as ProductionOverride[])),
+    doc: '`FISCAL_ENV=PRODUCTION` refuses to start on storage that does not keep the archive immutable; this overrides the refusals it names, each logged as a warning at every start: `fs-blobs` (`STORAGE=fs` on a WORM volume), `s3-without-object-lock` (a bucket whose own default retention locks every object). See docs/operations.md',
   }),
   dataDir: text('DATA_DIR', {
     default: './data',
