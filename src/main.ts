@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 // import` must stay within its memory budget (<= 300 MB for a million rows: bench/taxpayers.bench.ts).
 import type { Application, Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { enforceProductionRules, ProductionStartRefusedError, type Objection } from './doctor/production-rules.js';
+import {
+  enforceProductionRules,
+  ProductionStartRefusedError,
+  warningLine,
+  type Objection,
+} from './doctor/production-rules.js';
 import { databaseTarget } from './platform/db/database-target.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
@@ -32,6 +37,8 @@ const usage = (taxpayersUsage: string) => `Usage: ecf <command>
              ecf archive export --company <id|rnc> --from <yyyy-mm-dd> --to <yyyy-mm-dd> --out <file.zip>
   certification  DGII's certification set workbook to the set file: ecf certification convert <workbook.xlsx> [--label <text>]
   xsd        install DGII's XSDs under DATA_DIR, where the service finds them: ecf xsd install <dir|file.zip|URL>
+  doctor     check this deployment before the first real invoice, reading only: ecf doctor [--json]
+             (one line per check; exit 0 all ok, 1 warnings, 2 failures)
   help       this text
 
 Configuration comes from the environment; see docs/configuration.md.`;
@@ -76,10 +83,10 @@ function printDemo(
 
 /** What a PRODUCTION start goes on with: each warning, and each refusal PRODUCTION_ALLOW overrides, every start. */
 function logObjections(application: Application, objections: readonly Objection[]): void {
-  for (const { setting, line, override, overridden } of objections)
+  for (const objection of objections)
     application.log.warn(
-      { setting, ...(overridden ? { productionAllow: override } : {}) },
-      overridden ? `UNSAFE, started only because PRODUCTION_ALLOW=${String(override)} overrides: ${line}` : line,
+      { setting: objection.setting, ...(objection.overridden ? { productionAllow: objection.override } : {}) },
+      warningLine(objection),
     );
 }
 
@@ -158,6 +165,12 @@ export async function run(argv: readonly string[]): Promise<void> {
       // Offline: reads a workbook, writes JSON; needs no configuration, database or network.
       const { runCertificationCommand } = await import('./modules/certification/index.js');
       process.exitCode = await runCertificationCommand(argv.slice(1));
+      return;
+    }
+    if (command === 'doctor') {
+      // Before the configuration is read: a bad setting is one of the failures it reports.
+      const { runDoctorCommand } = await import('./doctor/doctor-command.js');
+      process.exitCode = await runDoctorCommand(argv.slice(1));
       return;
     }
     const config = loadConfig();

@@ -188,13 +188,13 @@ describe('a PRODUCTION start', { timeout: 240_000 }, () => {
       context.skip('needs PostgreSQL');
       return;
     }
-    const run = await ecf('worker', { ...safe, STORAGE: 'fs', PRODUCTION_ALLOW: 'fs-blobs' });
+    const run = await ecf('serve', { ...safe, STORAGE: 'fs', PRODUCTION_ALLOW: 'fs-blobs' });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     const [warning, ...others] = warnings(run.stdout);
     assert.deepEqual(others, []);
     assert.match(
       warning ?? '',
-      /^UNSAFE, started only because PRODUCTION_ALLOW=fs-blobs overrides: STORAGE=fs: PRODUCTION does not keep/,
+      /^UNSAFE, allowed only by PRODUCTION_ALLOW=fs-blobs: STORAGE=fs: PRODUCTION does not keep/,
     );
   });
 });

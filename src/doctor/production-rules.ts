@@ -5,6 +5,7 @@
 // installed); what the bucket itself holds is the doctor's storage check.
 import type { Config, ProductionOverride } from '../config.js';
 import { xsdInstallHint } from '../platform/xsd/xsd-dir.js';
+import { grouped, type CheckResult } from './check.js';
 
 /**
  * Ten years in days, leap days included (a ten-year span holds up to three): the issuer keeps every e-CF's XML ten
@@ -29,8 +30,6 @@ type ProductionConfig = Pick<
   Config,
   'fiscalEnv' | 'databaseUrl' | 'storage' | 'opsToken' | 'productionAllow' | 'xsdDir' | 'dataDir'
 >;
-
-const grouped = (count: number) => count.toLocaleString('en-US');
 
 function objection(
   config: ProductionConfig,
@@ -131,4 +130,18 @@ export function enforceProductionRules(config: ProductionConfig, xsdDir: string 
   const refused = objections.filter((found) => found.severity === 'refusal' && !found.overridden);
   if (refused.length > 0) throw new ProductionStartRefusedError(refused);
   return objections;
+}
+
+/** How a start logs, and the doctor prints, an objection that does not stop the start. */
+export function warningLine(objection: Objection): string {
+  return objection.overridden
+    ? `UNSAFE, allowed only by PRODUCTION_ALLOW=${String(objection.override)}: ${objection.line}`
+    : objection.line;
+}
+
+/** A production rule's objection as the line of the check it belongs to: a refusal fails it unless overridden. */
+export function objectionResult(check: string, objection: Objection | undefined): CheckResult[] {
+  if (objection === undefined) return [];
+  const refused = objection.severity === 'refusal' && !objection.overridden;
+  return [{ check, status: refused ? 'failure' : 'warning', line: refused ? objection.line : warningLine(objection) }];
 }
