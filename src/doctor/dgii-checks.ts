@@ -4,6 +4,7 @@
 import type { Config } from '../config.js';
 import type { DgiiClient, ProbeReport } from '../dgii/index.js';
 import { formatDgiiTimestamp } from '../fiscal/dates.js';
+import { environmentSegment, type FiscalEnvironment } from '../fiscal/environment.js';
 import type { DgiiSessionsService } from '../modules/dgii-sessions/index.js';
 import type { CheckResult } from './check.js';
 import type { CompanyRef } from './master-key-check.js';
@@ -87,8 +88,9 @@ function authenticationLine(report: ProbeReport, environment: string): Pick<Chec
 export async function checkDgiiAuthentication(
   company: CompanyRef,
   sessions: DgiiSessionsService,
-  environment: string,
+  environment: FiscalEnvironment,
 ): Promise<CheckResult> {
   const report = await sessions.testConnection(company.id);
-  return { check: 'dgii-auth', company: company.rnc, ...authenticationLine(report, environment) };
+  const named = `${environment} (${environmentSegment[environment]})`;
+  return { check: 'dgii-auth', company: company.rnc, ...authenticationLine(report, named) };
 }
