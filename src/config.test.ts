@@ -161,6 +161,14 @@ describe('parseConfig with values', () => {
     });
   });
 
+  it('reads PRODUCTION_ALLOW as the overrides it names, none when unset', () => {
+    assert.deepEqual(parseConfig({}).productionAllow, []);
+    assert.deepEqual(parseConfig({ PRODUCTION_ALLOW: 'fs-blobs , s3-without-object-lock' }).productionAllow, [
+      'fs-blobs',
+      's3-without-object-lock',
+    ]);
+  });
+
   it('accepts production with a master key', () => {
     assert.equal(parseConfig({ NODE_ENV: 'production', MASTER_KEY: hexKey }).nodeEnv, 'production');
     assert.equal(parseConfig({ FISCAL_ENV: 'PRODUCTION', MASTER_KEY: hexKey }).fiscalEnv, 'PRODUCTION');
@@ -190,6 +198,8 @@ describe('parseConfig refuses a bad value, naming the variable', () => {
     ['MASTER_KEY blank with NODE_ENV=production', { NODE_ENV: 'production', MASTER_KEY: ' ' }, 'MASTER_KEY'],
     ['STORAGE=s3 without S3_BUCKET', { STORAGE: 's3' }, 'S3_BUCKET'],
     ['STORAGE=gcs', { STORAGE: 'gcs' }, 'STORAGE'],
+    ['PRODUCTION_ALLOW naming no override', { PRODUCTION_ALLOW: 'pglite' }, 'PRODUCTION_ALLOW'],
+    ['PRODUCTION_ALLOW with an empty name', { PRODUCTION_ALLOW: 'fs-blobs,,' }, 'PRODUCTION_ALLOW'],
     ['S3_OBJECT_LOCK_DAYS=0', { STORAGE: 's3', S3_BUCKET: 'b', S3_OBJECT_LOCK_DAYS: '0' }, 'S3_OBJECT_LOCK_DAYS'],
     ['S3_ENDPOINT=ftp://x', { STORAGE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'ftp://x' }, 'S3_ENDPOINT'],
     ['OPS_TOKEN too short', { OPS_TOKEN: 'short-token' }, 'OPS_TOKEN'],

@@ -9,9 +9,11 @@ import { configSettings } from './config/settings.js';
 export { ConfigError, type Setting } from './config/kinds.js';
 export {
   maxRetryDelayMs,
+  productionOverrides,
   receiverAuthModes,
   type LogFormat,
   type LogLevel,
+  type ProductionOverride,
   type ReceiverAuthMode,
 } from './config/settings.js';
 export { fiscalEnvironments, type FiscalEnvironment } from './fiscal/environment.js';
@@ -69,7 +71,10 @@ function dgiiSandbox({ dgii, fiscalEnv }: Read, isSet: (name: SettingName) => bo
   const explicit = isSet('DGII_BASE_URL') || isSet('DGII_FC_BASE_URL') || isSet('DGII_STATUS_BASE_URL');
   const sandbox = dgii.sandbox ?? (fiscalEnv !== 'PRODUCTION' && !explicit ? 'embedded' : 'off');
   if (sandbox === 'embedded' && fiscalEnv === 'PRODUCTION')
-    throw new ConfigError('DGII_SANDBOX', 'cannot be embedded with FISCAL_ENV=PRODUCTION');
+    throw new ConfigError(
+      'DGII_SANDBOX',
+      "cannot be embedded with FISCAL_ENV=PRODUCTION: unset it, and the service talks to DGII's own services",
+    );
   return sandbox;
 }
 
@@ -100,7 +105,10 @@ function sendLeaseMs({ sending, dgiiClient }: Read, set: boolean): number {
 function outboundAllowPrivate(read: Read, production: boolean): boolean {
   const allowPrivate = read.outboundAllowPrivate ?? (!production && read.databaseUrl === undefined);
   if (allowPrivate && read.fiscalEnv === 'PRODUCTION')
-    throw new ConfigError('OUTBOUND_ALLOW_PRIVATE', 'cannot be true with FISCAL_ENV=PRODUCTION');
+    throw new ConfigError(
+      'OUTBOUND_ALLOW_PRIVATE',
+      "cannot be true with FISCAL_ENV=PRODUCTION: webhooks, buyers' receivers and issuers' approval URLs are called at public addresses only; unset it",
+    );
   return allowPrivate;
 }
 

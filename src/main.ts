@@ -8,6 +8,12 @@ import { fileURLToPath } from 'node:url';
 // import` must stay within its memory budget (<= 300 MB for a million rows: bench/taxpayers.bench.ts).
 import type { Application, Roles } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import {
+  enforceProductionRules,
+  ProductionStartRefusedError,
+  warningLine,
+  type Objection,
+} from './doctor/production-rules.js';
 import { databaseTarget } from './platform/db/database-target.js';
 import { openDatabase } from './platform/db/database.js';
 import { DataDirInUseError } from './platform/db/data-dir-lock.js';
@@ -15,6 +21,7 @@ import { DatabaseEnvironmentError } from './platform/db/environment-guard.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { setProcessNice } from './platform/process-priority.js';
 import { MasterKeyMismatchError } from './platform/master-key.js';
+import { findXsdDir } from './platform/xsd/xsd-dir.js';
 
 const usage = (taxpayersUsage: string) => `Usage: ecf <command>
 
@@ -30,6 +37,8 @@ const usage = (taxpayersUsage: string) => `Usage: ecf <command>
              ecf archive export --company <id|rnc> --from <yyyy-mm-dd> --to <yyyy-mm-dd> --out <file.zip>
   certification  DGII's certification set workbook to the set file: ecf certification convert <workbook.xlsx> [--label <text>]
   xsd        install DGII's XSDs under DATA_DIR, where the service finds them: ecf xsd install <dir|file.zip|URL>
+  doctor     check this deployment before the first real invoice, reading only: ecf doctor [--json]
+             (one line per check; exit 0 all ok, 1 warnings, 2 failures)
   help       this text
 
 Configuration comes from the environment; see docs/configuration.md.`;
@@ -72,11 +81,23 @@ function printDemo(
   );
 }
 
+/** What a PRODUCTION start goes on with: each warning, and each refusal PRODUCTION_ALLOW overrides, every start. */
+function logObjections(application: Application, objections: readonly Objection[]): void {
+  for (const objection of objections)
+    application.log.warn(
+      { setting: objection.setting, ...(objection.overridden ? { productionAllow: objection.override } : {}) },
+      warningLine(objection),
+    );
+}
+
 async function runRoles(command: 'start' | keyof typeof roleSets, config: Config): Promise<Application> {
+  // Before anything is opened or loaded: a refused start costs nothing and changes nothing.
+  const objections = enforceProductionRules(config, await findXsdDir(config));
   const { allRoles, buildApplication } = await import('./app.js');
   const { afterListening, demoCredentialsPath } = await import('./demo.js');
   const roles = command === 'start' ? allRoles : roleSets[command];
   const application = await buildApplication({ config, roles, embeddedSandbox: command === 'start' });
+  logObjections(application, objections);
   const stop = (signal: string) => {
     application.log.info({ signal }, 'shutting down');
     application.close().then(
@@ -133,6 +154,7 @@ export async function run(argv: readonly string[]): Promise<void> {
     DataDirInUseError,
     DatabaseEnvironmentError,
     MasterKeyMismatchError,
+    ProductionStartRefusedError,
   ];
   try {
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -143,6 +165,12 @@ export async function run(argv: readonly string[]): Promise<void> {
       // Offline: reads a workbook, writes JSON; needs no configuration, database or network.
       const { runCertificationCommand } = await import('./modules/certification/index.js');
       process.exitCode = await runCertificationCommand(argv.slice(1));
+      return;
+    }
+    if (command === 'doctor') {
+      // Before the configuration is read: a bad setting is one of the failures it reports.
+      const { runDoctorCommand } = await import('./doctor/doctor-command.js');
+      process.exitCode = await runDoctorCommand(argv.slice(1));
       return;
     }
     const config = loadConfig();

@@ -12,6 +12,14 @@ import { choice, cron, flag, integer, key, text, url } from './kinds.js';
 export const receiverAuthModes = ['required', 'optional', 'disabled'] as const;
 export type ReceiverAuthMode = (typeof receiverAuthModes)[number];
 
+/**
+ * What PRODUCTION_ALLOW may name: the refusals of a PRODUCTION start an operator can have a real reason to override
+ * (docs/operations.md, "What a production start refuses"). PGlite, a missing OPS_TOKEN and missing XSDs have none.
+ */
+export const productionOverrides = ['fs-blobs', 's3-without-object-lock'] as const;
+export type ProductionOverride = (typeof productionOverrides)[number];
+const overrideName = `(?:${productionOverrides.join('|')})`;
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 const logFormats = ['auto', 'pretty', 'json'] as const;
@@ -63,7 +71,17 @@ export const configSettings = {
   fiscalEnv: choice('FISCAL_ENV', {
     values: fiscalEnvironments,
     default: 'TEST',
-    doc: "DGII's environment (`testecf`, `certecf`, `ecf`). An instance serves one environment; keys of another get 401. So does a database: the first instance to start on it sets its environment, and an instance of another one is refused at start (one database per environment)",
+    doc: 'DGII\'s environment (`testecf`, `certecf`, `ecf`). An instance serves one environment; keys of another get 401. So does a database: the first instance to start on it sets its environment, and an instance of another one is refused at start (one database per environment). `PRODUCTION` refuses to start without PostgreSQL, S3 with Object Lock, DGII\'s XSDs and `OPS_TOKEN` (docs/operations.md, "What a production start refuses")',
+  }),
+  productionAllow: text('PRODUCTION_ALLOW', {
+    default: undefined,
+    shape: `a comma-separated list of ${productionOverrides.map((name) => `\`${name}\``).join(', ')}`,
+    matches: {
+      pattern: new RegExp(`^${overrideName}(?:\\s*,\\s*${overrideName})*$`),
+      as: `a comma-separated list of ${productionOverrides.join(', ')}`,
+    },
+    to: (list) => (list === undefined ? [] : (list.split(',').map((name) => name.trim()) as ProductionOverride[])),
+    doc: '`FISCAL_ENV=PRODUCTION` refuses to start on storage that does not keep the archive immutable; this overrides the refusals it names, each logged as a warning at every start: `fs-blobs` (`STORAGE=fs` on a WORM volume), `s3-without-object-lock` (a bucket whose own default retention locks every object). See docs/operations.md',
   }),
   dataDir: text('DATA_DIR', {
     default: './data',
@@ -74,7 +92,7 @@ export const configSettings = {
   databaseUrl: url('DATABASE_URL', {
     protocols: ['postgres:', 'postgresql:'],
     default: undefined,
-    doc: 'PostgreSQL; unset = embedded PGlite under `DATA_DIR/pgdata` (one process only)',
+    doc: 'PostgreSQL; unset = embedded PGlite under `DATA_DIR/pgdata` (one process only; refused with `FISCAL_ENV=PRODUCTION`)',
   }),
   // Sending runs 64 attempts at once (their records batched), beside the API's requests, the poller and the webhook
   // loop: with 5 connections the sending bench waited 54 ms per checkout and sent 77 documents/s, with 20 it waited
@@ -118,7 +136,7 @@ export const configSettings = {
     kind: choice('STORAGE', {
       values: ['fs', 's3'],
       default: 'fs',
-      doc: '`fs`: files under `STORAGE_DIR`; `s3`: S3 or S3-compatible object storage. Archived files are read-only and written once, one directory per company and day: `documents/{company}/{yyyy-mm-dd}/{document}.{artefact}.v{n}.{json,xml}` and `received/{company}/{yyyy-mm-dd}/…` (the day, in GMT-4, the document was created or received; documents archived before this layout keep their recorded paths)',
+      doc: '`fs`: files under `STORAGE_DIR` (refused with `FISCAL_ENV=PRODUCTION` unless `PRODUCTION_ALLOW=fs-blobs`); `s3`: S3 or S3-compatible object storage. Archived files are read-only and written once, one directory per company and day: `documents/{company}/{yyyy-mm-dd}/{document}.{artefact}.v{n}.{json,xml}` and `received/{company}/{yyyy-mm-dd}/…` (the day, in GMT-4, the document was created or received; documents archived before this layout keep their recorded paths)',
     }),
     root: text('STORAGE_DIR', {
       default: undefined,
@@ -160,7 +178,7 @@ export const configSettings = {
         default: undefined,
         min: 1,
         max: 36_500,
-        doc: 'when set, every archived object gets S3 Object Lock COMPLIANCE retention for that many days',
+        doc: 'when set, every archived object gets S3 Object Lock COMPLIANCE retention for that many days. Required with `FISCAL_ENV=PRODUCTION` (`3653`: ten years); a start with less warns of the shortfall',
       }),
       connectTimeoutMs: integer('S3_CONNECT_TIMEOUT_MS', {
         default: 3_000,
@@ -179,7 +197,7 @@ export const configSettings = {
   opsToken: text('OPS_TOKEN', {
     default: undefined,
     minLength: 16,
-    doc: 'bearer token for `/metrics` and `/internal/*` (except `/internal/cloud/v1/*`); unset = those routes answer 404',
+    doc: 'bearer token for `/metrics` and `/internal/*` (except `/internal/cloud/v1/*`); unset = those routes answer 404. Required with `FISCAL_ENV=PRODUCTION`',
   }),
   openApiEnabled: flag('OPENAPI_ENABLED', {
     defaultNote: '`true` outside production',
@@ -220,13 +238,13 @@ export const configSettings = {
     default: undefined,
     defaultNote: '`DATA_DIR/xsd` when `ecf xsd install` put a set there, else unset',
     shape: 'a directory',
-    doc: "directory holding DGII's official XSDs, for schema validation of e-CF (tests point it at `../shared/dgii/xsd`); when set it wins over an installed set. `ecf xsd install <dir|zip|URL>` installs them into `DATA_DIR/xsd`; with neither, the model alone validates and the start warns",
+    doc: "directory holding DGII's official XSDs, for schema validation of e-CF (tests point it at `../shared/dgii/xsd`); when set it wins over an installed set. `ecf xsd install <dir|zip|URL>` installs them into `DATA_DIR/xsd`; with neither, the model alone validates and the start warns (with `FISCAL_ENV=PRODUCTION` it refuses to start)",
   }),
   publicBaseUrl: url('PUBLIC_BASE_URL', {
     protocols: ['http:', 'https:'],
     default: undefined,
     defaultNote: 'the listen address',
-    doc: 'base URL written into demo credentials and links',
+    doc: 'base URL written into demo credentials and links, and the base of the receiver URLs given to DGII, which `ecf doctor` calls',
   }),
   sequenceWarnings: {
     lowStock: integer('SEQUENCE_LOW_STOCK', {

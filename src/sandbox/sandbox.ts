@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { SchemaSet } from '../fiscal/xsd/index.js';
 import type { Clock } from '../platform/clock.js';
-import { xsdInstallHint } from '../platform/xsd/load-schemas.js';
+import { xsdInstallHint } from '../platform/xsd/xsd-dir.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import type { MailCatcher } from './mail/mail-catcher.js';
 import { loadCounterpartIdentity } from './counterpart/identity.js';

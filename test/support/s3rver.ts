@@ -13,7 +13,11 @@
 //   lib/stores/filesystem.js putMetadata), so `x-amz-object-lock-mode` and `-retain-until-date` are dropped, and it
 //   answers GetObjectRetention (`GET ?retention`) with 501 NotImplemented (lib/routes.js). A small middleware
 //   below keeps the retention each PutObject asks for and answers GetObjectRetention with it, with the answers and
-//   errors AWS S3 gives, including for a bucket created without Object Lock.
+//   errors AWS S3 gives, including for a bucket created without Object Lock. It answers the bucket's own
+//   configuration too, which s3rver answers 501 NotImplemented: GetBucketVersioning (Enabled for a bucket created
+//   with Object Lock, which AWS turns versioning on for; never set otherwise), GetObjectLockConfiguration (404
+//   ObjectLockConfigurationNotFoundError without Object Lock) and PutObjectLockConfiguration, for a bucket's default
+//   retention (409 InvalidBucketState without Object Lock).
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -24,13 +28,13 @@ import { join } from 'node:path';
 // s3rver ships no type declarations; these are the parts of it (and of Koa, which it extends) used here.
 interface KoaContext {
   method: string;
+  req: NodeJS.ReadableStream & { resume(): void };
   path: string;
   query: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
   status: number;
   type: string;
   body: unknown;
-  req: { resume(): void };
   get(header: string): string;
 }
 type KoaMiddleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void>;
@@ -199,14 +203,19 @@ interface Retention {
 
 /**
  * Object Lock as AWS S3 does it, for what the tests use: CreateBucket with `x-amz-bucket-object-lock-enabled: true`
- * turns it on for the bucket; PutObject keeps the retention its headers ask for (both headers or neither, and only
- * in such a bucket); GetObjectRetention answers it, 404 NoSuchObjectLockConfiguration for an object without one,
- * 404 NoSuchKey for a missing object and 400 InvalidRequest in a bucket without Object Lock. It runs before s3rver's
- * router, so these requests skip s3rver's signature check (which the tests do not exercise).
+ * turns it on for the bucket (and versioning with it); PutObject keeps the retention its headers ask for (both
+ * headers or neither, and only in such a bucket); GetObjectRetention answers it, 404 NoSuchObjectLockConfiguration
+ * for an object without one, 404 NoSuchKey for a missing object and 400 InvalidRequest in a bucket without Object
+ * Lock. The bucket's versioning and Object Lock configuration (with a default retention once one is put) are
+ * answered as AWS answers them. It runs before s3rver's router, so these requests skip s3rver's signature check
+ * (which the tests do not exercise).
  */
 function objectLockMiddleware(store: FilesystemStore): KoaMiddleware {
   const lockedBuckets = new Set<string>();
   const retentions = new Map<string, Retention>();
+  /** Each locked bucket's default retention rule, as the XML PutObjectLockConfiguration gave it. */
+  const defaultRules = new Map<string, string>();
+  const xmlns = 'http://s3.amazonaws.com/doc/2006-03-01/';
 
   interface Answer {
     status: number;
@@ -248,6 +257,44 @@ function objectLockMiddleware(store: FilesystemStore): KoaMiddleware {
     return undefined;
   }
 
+  /** GetBucketVersioning, GetObjectLockConfiguration and PutObjectLockConfiguration, as AWS S3 answers them. */
+  async function bucketConfiguration(ctx: KoaContext, bucket: string, subresource: string): Promise<Answer> {
+    if ((await store.getBucket(bucket)) === null)
+      return s3Error(404, 'NoSuchBucket', 'The specified bucket does not exist');
+    const locked = lockedBuckets.has(bucket);
+    if (ctx.method === 'GET' && subresource === 'versioning')
+      return {
+        status: 200,
+        xml: locked
+          ? `<VersioningConfiguration xmlns="${xmlns}"><Status>Enabled</Status></VersioningConfiguration>`
+          : `<VersioningConfiguration xmlns="${xmlns}"/>`,
+      };
+    if (!locked)
+      return ctx.method === 'GET'
+        ? s3Error(
+            404,
+            'ObjectLockConfigurationNotFoundError',
+            'Object Lock configuration does not exist for this bucket',
+          )
+        : s3Error(
+            409,
+            'InvalidBucketState',
+            "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration",
+          );
+    if (ctx.method === 'PUT') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of ctx.req) chunks.push(Buffer.from(chunk));
+      const rule = /<Rule>[\s\S]*<\/Rule>/.exec(Buffer.concat(chunks).toString('utf8'))?.[0];
+      if (rule === undefined) defaultRules.delete(bucket);
+      else defaultRules.set(bucket, rule);
+      return { status: 200, xml: '' };
+    }
+    return {
+      status: 200,
+      xml: `<ObjectLockConfiguration xmlns="${xmlns}"><ObjectLockEnabled>Enabled</ObjectLockEnabled>${defaultRules.get(bucket) ?? ''}</ObjectLockConfiguration>`,
+    };
+  }
+
   async function retentionOf(bucket: string, key: string): Promise<Answer> {
     if ((await store.getBucket(bucket)) === null)
       return s3Error(404, 'NoSuchBucket', 'The specified bucket does not exist');
@@ -280,7 +327,17 @@ function objectLockMiddleware(store: FilesystemStore): KoaMiddleware {
     const bucket = decodeURIComponent(match[1]!);
     const key = match[2] === undefined || match[2] === '' ? undefined : decodeURIComponent(match[2]);
 
-    if (key === undefined) {
+    const [subresource] = subresources;
+    const bucketLevel =
+      (subresource === 'versioning' && ctx.method === 'GET') ||
+      (subresource === 'object-lock' && (ctx.method === 'GET' || ctx.method === 'PUT'));
+    if (key === undefined && subresources.length === 1 && subresource !== undefined && bucketLevel) {
+      const answer = await bucketConfiguration(ctx, bucket, subresource);
+      if (answer.xml === '') {
+        ctx.status = answer.status;
+        ctx.body = '';
+      } else send(ctx, answer);
+    } else if (key === undefined) {
       await next();
       if (ctx.method === 'PUT' && subresources.length === 0 && ctx.get('x-amz-bucket-object-lock-enabled') === 'true')
         lockedBuckets.add(bucket);

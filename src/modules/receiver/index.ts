@@ -1,5 +1,6 @@
 export { createReceiverAuth, type ReceiverAuth } from './receiver-auth.js';
 export { companyByRncOrId, companyBySegment } from './receiver.repo.js';
+export { receiverBaseOf } from './receiver-base.js';
 export {
   localServiceSegment,
   receiverRoutes,

@@ -1,19 +1,13 @@
 // Which company a receiver path serves, and the parts the receiver routes need, wired from the app's adapters.
 import type { Config } from '../../config.js';
-import { environmentSegment } from '../../fiscal/environment.js';
 import type { Cache } from '../../platform/cache/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import { RecentReads, recentReadMs } from '../../platform/recent-reads.js';
 import type { ReceivedService } from '../received/index.js';
 import { createReceiverAuth } from './receiver-auth.js';
-import {
-  companyByRncOrId,
-  companyBySegment,
-  receiverOfCompany,
-  serviceSegmentOf,
-  type ReceiverCompanyRow,
-} from './receiver.repo.js';
+import { receiverBaseOf } from './receiver-base.js';
+import { companyByRncOrId, companyBySegment, type ReceiverCompanyRow } from './receiver.repo.js';
 import { localServiceSegment, type ReceiverDeps } from './receiver.routes.js';
 
 export function createReceiver(deps: {
@@ -38,14 +32,9 @@ export function createReceiver(deps: {
     forgetCompany: (companyId) => {
       recentCompanies.forgetGroup(companyId);
     },
-    /** Where the company's receiver answers on this instance (clients append `/fe/...`); undefined: it receives
-     * nothing here (no such company, or not entitled to receive: companyOf would not find it). */
-    async receiverBaseOf(companyId, instanceBaseUrl) {
-      const row = await receiverOfCompany(db, companyId);
-      if (row === undefined || receiving(row) === undefined) return undefined;
-      const base = instanceBaseUrl.replace(/\/+$/, '');
-      return `${base}/${environmentSegment[deps.config.fiscalEnv]}/${serviceSegmentOf(row)}`;
-    },
+    /** Where the company's receiver answers on this instance; undefined where companyOf would not find it. */
+    receiverBaseOf: (companyId, instanceBaseUrl) =>
+      receiverBaseOf(db, companyId, instanceBaseUrl, deps.config.fiscalEnv),
     environment: deps.config.fiscalEnv,
     auth: createReceiverAuth({ cache: deps.cache, clock: deps.clock, mode: deps.config.receiverAuthMode }),
     received: deps.received,

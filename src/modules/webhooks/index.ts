@@ -6,6 +6,7 @@ export {
   type EventPayloads,
   type EventType,
 } from '../../platform/events/event-catalogue.js';
+export { certificateWarningDays } from './certificate-warnings.js';
 export { webhookJobs } from './webhooks.jobs.js';
 export { webhookRoutes } from './webhooks.routes.js';
 export { webhookSchemas } from './webhooks.schema.js';

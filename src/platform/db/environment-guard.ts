@@ -44,7 +44,8 @@ export async function checkDatabaseEnvironment(
   if (stored !== environment) throw new DatabaseEnvironmentError(environment, stored ?? 'none');
 }
 
-async function storedEnvironment(db: Db): Promise<string | undefined> {
+/** The environment the database serves; undefined before an instance first started on it. */
+export async function storedEnvironment(db: Db): Promise<string | undefined> {
   const row = await db.selectFrom('settings').select('value').where('key', '=', settingKey).executeTakeFirst();
   return row?.value;
 }

@@ -7,12 +7,12 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
   S3ServiceException,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { createHash, randomUUID } from 'node:crypto';
 import type { S3Config } from '../../config.js';
+import { createS3Client, unavailableReason } from './s3-client.js';
 import {
   assertValidKey,
   BlobExistsError,
@@ -41,27 +41,7 @@ export function objectLockFor(retainUntil: Date | undefined, objectLockDays: num
 }
 
 export function createS3BlobStore(s3: S3Config): BlobStore {
-  const { accessKeyId, secretAccessKey } = s3;
-  const client = new S3Client({
-    region: s3.region,
-    endpoint: s3.endpoint,
-    forcePathStyle: s3.forcePathStyle,
-    // The default (WHEN_SUPPORTED) streams a trailing checksum with aws-chunked encoding, which S3-compatible
-    // servers such as s3rver do not understand; Content-MD5 below covers integrity instead.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    // Without these the SDK waits on a silent S3 for ever, and the request that archives with it too. The request
-    // timeout only warns unless told to throw; the socket timeout bounds a body that stops arriving after the
-    // headers, which the request timeout no longer covers.
-    requestHandler: {
-      connectionTimeout: s3.connectTimeoutMs,
-      requestTimeout: s3.requestTimeoutMs,
-      throwOnRequestTimeout: true,
-      socketTimeout: s3.requestTimeoutMs,
-    },
-    ...(accessKeyId !== undefined && secretAccessKey !== undefined
-      ? { credentials: { accessKeyId, secretAccessKey } }
-      : {}),
-  });
+  const client = createS3Client(s3);
   const bucket = s3.bucket;
   const serialize = keyedQueue();
   // One key per process, overwritten on every probe: probes must not pile up objects in a bucket we never delete from.
@@ -247,33 +227,6 @@ export function createS3BlobStore(s3: S3Config): BlobStore {
   }
 
   return { kind: 's3', put, get, head, list, retentionOf, probe, close };
-}
-
-/** What Node's sockets say when S3 cannot be reached or the connection breaks. */
-const unreachable = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/**
- * Why S3 could not serve a call just now, or undefined when it did answer and refused it (a missing key, a denied
- * permission: those are not waited out). 5xx and 429 are S3 failing or shedding load; the rest is the network or our
- * timeouts. Only codes and statuses: the reason ends up in a burned number's cause.
- */
-function unavailableReason(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (status !== undefined && (status >= 500 || status === 429)) return `S3 answered ${String(status)} ${error.name}`;
-  if (error.name === 'TimeoutError') return 'S3 did not answer in time';
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code !== undefined && unreachable.has(code)) return `S3 cannot be reached (${code})`;
-  return undefined;
 }
 
 /** Runs an S3 call, turning a failure of S3 itself (not a refusal) into StorageUnavailableError with its cause. */

@@ -1,9 +1,4 @@
-export { loadSchemaSet, silentSchemaLog, XsdDirectoryError, xsdInstallHint, type SchemaLog } from './load-schemas.js';
-export {
-  findXsdDir,
-  installedXsdDir,
-  installSchemaSet,
-  type InstalledFile,
-  type InstalledSet,
-} from './install-schemas.js';
+export { loadSchemaSet, silentSchemaLog, XsdDirectoryError, type SchemaLog } from './load-schemas.js';
+export { installSchemaSet, type InstalledFile, type InstalledSet } from './install-schemas.js';
+export { findXsdDir, installedXsdDir, xsdInstallHint } from './xsd-dir.js';
 export { readXsdSource, XsdSourceError, type XsdSource, type XsdSourceFile } from './xsd-source.js';

@@ -2,31 +2,13 @@
 // kept byte for byte as DGII publishes them (renamed to one name per kind); the known defects are repaired in
 // memory at every load, by the same loader the service uses, which also proves here that the set compiles.
 import { createHash } from 'node:crypto';
-import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SchemaCompileError } from '../../fiscal/xsd/index.js';
 import type { Clock } from '../clock.js';
 import { loadSchemaSet, silentSchemaLog } from './load-schemas.js';
+import { installedXsdDir, manifestName } from './xsd-dir.js';
 import { XsdSourceError, type XsdSource } from './xsd-source.js';
-
-/** Written last into an install: a directory without it is not an installed set. */
-const manifestName = 'installed.json';
-
-export function installedXsdDir(dataDir: string): string {
-  return join(dataDir, 'xsd');
-}
-
-/** The directory the service reads DGII's XSDs from: ECF_XSD_DIR when set, else an installed set, else none. */
-export async function findXsdDir(config: { xsdDir: string | undefined; dataDir: string }): Promise<string | undefined> {
-  if (config.xsdDir !== undefined) return config.xsdDir;
-  const dir = installedXsdDir(config.dataDir);
-  try {
-    await access(join(dir, manifestName));
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface InstalledFile {
   /** The installed name, `${kind}.xsd`. */

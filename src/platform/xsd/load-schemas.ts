@@ -7,6 +7,7 @@ import {
   type SchemaSet,
   type SchemaSetOptions,
 } from '../../fiscal/xsd/index.js';
+import { xsdInstallHint } from './xsd-dir.js';
 
 /** The slice of a logger this needs; pino's Logger fits. */
 export interface SchemaLog {
@@ -16,9 +17,6 @@ export interface SchemaLog {
 
 /** For a loader whose caller reports the outcome itself (the XML thread, the installer). */
 export const silentSchemaLog: SchemaLog = { info: () => undefined, warn: () => undefined };
-
-/** What an operator runs to have the XSDs found by default (src/xsd-command.ts). */
-export const xsdInstallHint = 'run: ecf xsd install <dir|zip|URL>';
 
 export class XsdDirectoryError extends Error {
   constructor(message: string) {

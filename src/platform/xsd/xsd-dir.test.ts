@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { findXsdDir } from './install-schemas.js';
+import { findXsdDir } from './xsd-dir.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ecf-xsd-find-'));
 after(() => {
