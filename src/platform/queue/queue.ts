@@ -1,9 +1,10 @@
 // pg-boss on the same database as the business rows, so a job can be enqueued inside the business
 // transaction and commits or rolls back with it (research/stack.md, "Transactional outbox"). It runs the occasional
 // jobs the schedules and the API start (purges, imports, certificate warnings, offline blocks expiring): work done
-// inside the service. When the schedules fall due is the schedule keeper's (schedule-keeper.ts), not pg-boss's cron. Work that goes out and must get there once, with leases, counted
-// attempts and backoff (documents to DGII, annulments, commercial responses, webhooks), is platform/work's instead:
-// one row per waiting item, claimed in batches, its history recorded under the lease.
+// inside the service. When a schedule falls due is the schedule keeper's to say (schedule-keeper.ts), not pg-boss's
+// cron. Work that goes out and must get there once, with leases, counted attempts and backoff (documents to DGII,
+// annulments, commercial responses, webhooks), is platform/work's instead: one row per waiting item, claimed in
+// batches, its history recorded under the lease.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Db } from '../db/database.js';
