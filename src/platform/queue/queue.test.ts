@@ -111,6 +111,43 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
       assert.match(text, /ecf_jobs_processed_total\{job="test\.flaky",outcome="completed"\} 1/);
     });
 
+    it('sets its queues up beside other processes starting at the same time', async () => {
+      const refused: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        // New jobs to make queues for, and a queue of a release before to delete (as processes of an upgrade find).
+        const jobs = [1, 2, 3, 4].map((n) =>
+          defineJob<never>({
+            name: `test.together-${String(round)}-${String(n)}`,
+            retry: { retryLimit: n, retryDelaySeconds: 1, retryBackoff: false, expireInSeconds: 60 },
+            handle: () => Promise.resolve(),
+          }),
+        );
+        await sql`select pgboss.create_queue('annulment.send', '{}'::json)`.execute(handle.db);
+        const starting = await Promise.all(
+          [1, 2, 3].map(() =>
+            openQueue({
+              executor: handle.executor,
+              db: handle.db,
+              roles: { work: true, schedule: false },
+              log: createLogger('silent'),
+              metrics: createMetrics(),
+            }),
+          ),
+        );
+        const set = await Promise.allSettled(starting.map((started) => started.run({ jobs, schedules: [] })));
+        for (const result of set) if (result.status === 'rejected') refused.push(String(result.reason));
+        await Promise.all(starting.map((started) => started.stop()));
+        const { rows } = await sql<{ name: string; retry_limit: number }>`
+          select name, retry_limit from pgboss.queue where name like ${`test.together-${String(round)}-%`} or name = 'annulment.send'
+          order by name`.execute(handle.db);
+        assert.deepEqual(
+          rows,
+          jobs.map((job) => ({ name: job.name, retry_limit: job.retry.retryLimit })),
+        );
+      }
+      assert.deepEqual(refused, []);
+    });
+
     it('keeps the schedules itself, in America/Santo_Domingo time, none in pg-boss', async () => {
       const keptRows = () =>
         sql<{

@@ -14,6 +14,7 @@ import { withTimeout } from '../timeout.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AnyJob, JobDefinition, JobEnvelope } from './job.js';
+import { setUpQueues } from './queue-setup.js';
 import { startScheduleKeeper, type ScheduleKeeper } from './schedule-keeper.js';
 
 export interface Schedule {
@@ -110,20 +111,7 @@ export async function openQueue(options: {
 
   return {
     async run({ jobs, schedules }) {
-      const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
-      for (const name of retiredQueues)
-        if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
-      for (const job of jobs) {
-        const policy = {
-          name: job.name,
-          retryLimit: job.retry.retryLimit,
-          retryDelay: job.retry.retryDelaySeconds,
-          retryBackoff: job.retry.retryBackoff,
-          expireInSeconds: job.retry.expireInSeconds,
-        };
-        if (existing.has(job.name)) await boss.updateQueue(job.name, policy);
-        else await boss.createQueue(job.name, policy);
-      }
+      await setUpQueues(boss, jobs, roles.work || roles.schedule ? retiredQueues : [], log);
 
       if (roles.work) {
         for (const job of jobs) {
