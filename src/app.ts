@@ -112,6 +112,7 @@ export async function buildApplication(options: BuildOptions): Promise<Applicati
           });
     const queue = await openQueue({
       executor: database.executor,
+      db,
       roles,
       log,
       metrics,

@@ -1,7 +1,7 @@
 // The rolling pass over the archive (issue 31): a worker killed half-way leaves the pass where its last slice
 // ended, and another continues from there once the lease runs out; two workers side by side never verify a slice
-// at the same time, and together verify each artefact once. On S3 with Object Lock required, an object without
-// retention, or with one too short, is a finding.
+// at the same time, and together verify each artefact once; a verifier whose lease ran out starts no second pass
+// (issue 46). On S3 with Object Lock required, an object without retention, or with one too short, is a finding.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { systemClock } from '../src/platform/clock.js';
 import { createLogger } from '../src/platform/observability/logger.js';
 import { createArchiveService, createVerifier, type ArchiveService } from '../src/modules/archive/index.js';
+import * as passes from '../src/modules/archive/passes.repo.js';
 import { createXmlChecks } from '../src/platform/xml-checks/index.js';
 import { startArchiveWorld, type ArchiveWorld } from './support/archive-world.js';
 import { startS3rver, type S3rverInstance } from './support/s3rver.js';
@@ -193,6 +194,36 @@ describe('the rolling archive pass', () => {
     assert.equal(
       ordered.reduce((sum, slice) => sum + slice.artefacts, 0),
       18,
+    );
+  });
+
+  it('starts a rolling pass only under a running lease, never beside one under way, and completes it once', async () => {
+    const db = world.app.application.database.db;
+    await sql`delete from archive_passes`.execute(db);
+    await sql`delete from outbound_work where target = 'archive.verifier'`.execute(db);
+    const now = () => new Date();
+    // A verifier whose lease ran out (a process paused past it) while another took it.
+    assert.equal(await passes.takeLease(db, 'TEST', 'paused', now(), 50), true);
+    await sleep(60);
+    assert.equal(await passes.takeLease(db, 'TEST', 'current', now(), 10_000), true);
+    assert.equal(await passes.startRollingPass(db, 'paused', now()), undefined, 'no pass without the lease');
+    const started = await passes.startRollingPass(db, 'current', now());
+    assert.ok(started !== undefined);
+    assert.equal(await passes.startRollingPass(db, 'current', now()), undefined, 'no second pass beside it');
+    await assert.rejects(
+      db
+        .insertInto('archive_passes')
+        .values({ id: 'aps_second', origin: 'rolling', scope: '{}', started_at: now() })
+        .execute(),
+      /archive_passes_one_rolling/,
+    );
+    assert.equal(await passes.completePass(db, started.id, now(), 0, { holder: 'paused' }), false);
+    assert.equal(await passes.completePass(db, started.id, now(), 0, { holder: 'current' }), true);
+    assert.equal(await passes.completePass(db, started.id, now(), 0, { holder: 'current' }), false, 'completed once');
+    const rows = await db.selectFrom('archive_passes').select(['id', 'completed_at']).execute();
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.completed_at !== null]),
+      [[started.id, true]],
     );
   });
 });

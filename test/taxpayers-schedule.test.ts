@@ -69,10 +69,14 @@ describe('scheduled taxpayer import', { timeout: 60_000 }, () => {
       () => parseConfig({ TAXPAYERS_IMPORT_URL: 'ftp://dgii.gov.do/DGII_RNC.zip' }),
       (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_URL/.test(error.message),
     );
-    assert.throws(
-      () => parseConfig({ TAXPAYERS_IMPORT_CRON: 'daily' }),
-      (error: unknown) => error instanceof ConfigError && /TAXPAYERS_IMPORT_CRON/.test(error.message),
-    );
+    for (const cron of ['daily', '61 * * * *', '0 25 * * *'])
+      assert.throws(
+        () => parseConfig({ TAXPAYERS_IMPORT_CRON: cron }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `Invalid configuration: TAXPAYERS_IMPORT_CRON must be a five-field cron expression (got "${cron}")`,
+      );
   });
 
   it('imports from the configured location when the job runs, and does nothing without one', async () => {

@@ -1,6 +1,7 @@
 // The kinds of environment variable config.ts declares: what each accepts, the message that refuses a bad value
 // and how its declared default applies. A declaration is one object: its name, default, range and meaning (for
 // docs/configuration.md) and its reader; config.ts derives the Config type and the parser from a tree of them.
+import cronParser from 'cron-parser';
 
 export type Env = Record<string, string | undefined>;
 
@@ -154,13 +155,19 @@ export function url<const N extends string, const D extends string | undefined, 
   );
 }
 
-/** Five cron fields of digits, `*`, `/`, `,` and `-`: enough to refuse a typo before pg-boss does at run time. */
+/** Five cron fields of digits, `*`, `/`, `,` and `-`, each within its range (`61 * * * *` is refused here, at
+ * start, not by the scheduler when it reckons the time). */
 export function cron<const N extends string>(env: N, spec: Described & { default: string }) {
   return declare(
     { kind: 'cron', env, ...spec },
     (value) => {
-      if (!/^[\d*/,-]+( [\d*/,-]+){4}$/.test(value))
-        throw new ConfigError(env, `must be a five-field cron expression (got "${value}")`);
+      const refused = () => new ConfigError(env, `must be a five-field cron expression (got "${value}")`);
+      if (!/^[\d*/,-]+( [\d*/,-]+){4}$/.test(value)) throw refused();
+      try {
+        cronParser.parseExpression(value);
+      } catch {
+        throw refused();
+      }
       return value;
     },
     undefined,

@@ -432,6 +432,13 @@ export const configSettings = {
       max: 10_080,
       doc: 'a stored object no record names is an orphan finding only once it is this old (a write in progress is not)',
     }),
+    leaseMs: integer('ARCHIVE_LEASE_SECONDS', {
+      default: 120,
+      to: secondsToMs,
+      min: 10,
+      max: 3_600,
+      doc: 'the archive checks run on one worker at a time, which renews its hold on them every 5 s and before each batch or slice (500 files) it reads: keep this longer than a slice takes at `ARCHIVE_VERIFY_MB_PER_S`. A worker that stops without letting go (killed, its machine lost) is replaced by another this long after its last renewal',
+    }),
     recentSettleMs: integer('ARCHIVE_RECENT_SETTLE_SECONDS', {
       default: 60,
       to: secondsToMs,

@@ -31,7 +31,7 @@ export function archiveModule(
   const rolling: RollingSettings = {
     passIntervalMs: config.archive.verifyDays * 86_400_000,
     bytesPerSecond: config.archive.bytesPerSecond,
-    leaseMs: 120_000,
+    leaseMs: config.archive.leaseMs,
     tickBudgetMs: 20_000,
     settleMs: config.archive.recentSettleMs,
     recentBatch: 500,

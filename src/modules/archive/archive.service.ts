@@ -95,6 +95,16 @@ export function createArchiveService(deps: {
 }): ArchiveService {
   const { db, clock, log, verifier, rolling } = deps;
   const holder = deps.holder ?? `verifier-${randomUUID()}`;
+  // Whether this process held the lease at its last look: taking it up is logged once, not every tick.
+  let holding = false;
+
+  /** Takes or renews the lease before each batch and slice; false when another process holds it. */
+  async function hold(): Promise<boolean> {
+    const held = await passes.takeLease(db, deps.environment, holder, clock.now(), rolling.leaseMs);
+    if (held && !holding) log.info({ holder }, 'archive verification taken up by this process');
+    holding = held;
+    return held;
+  }
 
   /** Checks what was written since the mark, batch after batch while the tick's budget lasts: a busy service's
    * new files are checked as fast as they come, not a batch a tick. */
@@ -108,26 +118,37 @@ export function createArchiveService(deps: {
       const moved = await passes.advanceRecent(db, holder, { createdAt: last.createdAt, key: last.key }, clock.now());
       if (!moved || checked.length < rolling.recentBatch) return;
       if (performance.now() - started >= rolling.tickBudgetMs) return;
+      // The lease is renewed before each further batch, as before each slice of a pass.
+      if (!(await hold())) return;
     }
   }
 
+  /** The rolling pass under way, or one started now when the last began long enough ago. */
   async function passDue(): Promise<passes.PassRow | undefined> {
     const open = await passes.openRollingPass(db);
     if (open !== undefined) return open;
     const last = await passes.lastCompletedPass(db, 'rolling');
     const now = clock.now();
     if (last !== undefined && now.getTime() - last.started_at.getTime() < rolling.passIntervalMs) return undefined;
-    return passes.startPass(db, 'rolling', {}, now);
+    const started = await passes.startRollingPass(db, holder, now);
+    if (started !== undefined) log.info({ pass: started.id, holder }, 'archive pass started');
+    return started;
   }
 
-  async function finish(pass: passes.PassRow, scope: PassScope): Promise<void> {
-    await passes.completePass(db, pass.id, clock.now(), (await scopeTotals(db, inventoryScopeOf(scope))).artefacts);
+  /** Completes a pass; with a holder, only while its lease runs. Whether this call completed it. */
+  async function finish(
+    pass: passes.PassRow,
+    scope: PassScope,
+    held: { holder: string } | undefined,
+  ): Promise<boolean> {
+    const recorded = (await scopeTotals(db, inventoryScopeOf(scope))).artefacts;
+    return passes.completePass(db, pass.id, clock.now(), recorded, held);
   }
 
   return {
     async rollingTick() {
       const started = performance.now();
-      if (!(await passes.takeLease(db, deps.environment, holder, clock.now(), rolling.leaseMs))) return false;
+      if (!(await hold())) return false;
       const pacer = createPacer(rolling.bytesPerSecond);
       await checkRecent(pacer, started);
       const pass = await passDue();
@@ -136,17 +157,19 @@ export function createArchiveService(deps: {
       // At least one slice a tick, then more while the tick's budget lasts.
       for (;;) {
         // The lease is renewed before each slice, and the slice counts only if it still held when it is recorded.
-        if (!(await passes.takeLease(db, deps.environment, holder, clock.now(), rolling.leaseMs))) return false;
+        if (!(await hold())) return false;
         const slice = await verifier.verifySlice({}, position, pacer);
         const moved = await passes.advancePass(db, pass.id, progressOf(slice, position), {
           holder,
           now: clock.now(),
         });
-        if (!moved) return false;
+        if (!moved) {
+          holding = false;
+          return false;
+        }
         position = slice.through;
         if (slice.done) {
-          await finish(pass, {});
-          log.info({ pass: pass.id }, 'archive pass complete');
+          if (await finish(pass, {}, { holder })) log.info({ pass: pass.id, holder }, 'archive pass complete');
           break;
         }
         if (performance.now() - started >= rolling.tickBudgetMs) break;
@@ -154,7 +177,10 @@ export function createArchiveService(deps: {
       return true;
     },
 
-    release: () => passes.releaseLease(db, holder),
+    async release() {
+      holding = false;
+      await passes.releaseLease(db, holder);
+    },
 
     async runPass(scope, onSlice) {
       const pass = await passes.startPass(db, 'command', { ...scope }, clock.now());
@@ -169,7 +195,7 @@ export function createArchiveService(deps: {
         position = slice.through;
         if (slice.done) break;
       }
-      await finish(pass, scope);
+      await finish(pass, scope, undefined);
       const done = await passes.passById(db, pass.id);
       return { pass: done ?? pass, failing };
     },

@@ -63,6 +63,7 @@ export async function advanceRecent(
   return result.numUpdatedRows > 0n;
 }
 
+/** Starts a pass `ecf archive verify` runs. */
 export async function startPass(
   db: Db<ArchiveTables>,
   origin: PassRow['origin'],
@@ -75,6 +76,20 @@ export async function startPass(
     .returningAll()
     .executeTakeFirstOrThrow();
   return row;
+}
+
+/**
+ * Starts the rolling pass, only while `holder` holds the lease and no rolling pass is under way (at most one is:
+ * migration 0031); undefined when it did not.
+ */
+export async function startRollingPass(db: Db<ArchiveTables>, holder: string, now: Date): Promise<PassRow | undefined> {
+  const result = await sql<PassRow>`
+    insert into archive_passes (id, origin, scope, started_at)
+    select ${newId('aps')}, 'rolling', '{}'::jsonb, ${now}
+    where ${lease.leaseHeld(verifierLease, { leaseId: holder, now })}
+    on conflict (origin) where origin = 'rolling' and completed_at is null do nothing
+    returning *`.execute(db);
+  return result.rows[0];
 }
 
 /** The rolling pass under way, if any. */
@@ -127,17 +142,25 @@ export async function advancePass(
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
+/**
+ * Completes a pass under way; with a `holder`, only while that holder's lease runs. Whether this call completed it
+ * (a pass completes once).
+ */
 export async function completePass(
   db: Db<ArchiveTables>,
   id: string,
   now: Date,
   recordedArtefacts: number,
-): Promise<void> {
-  await db
+  held: { holder: string } | undefined,
+): Promise<boolean> {
+  const result = await db
     .updateTable('archive_passes')
     .set({ completed_at: now, recorded_artefacts: recordedArtefacts })
     .where('id', '=', id)
-    .execute();
+    .where('completed_at', 'is', null)
+    .where(held === undefined ? sql<boolean>`true` : lease.leaseHeld(verifierLease, { leaseId: held.holder, now }))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function passById(db: Db<ArchiveTables>, id: string): Promise<PassRow | undefined> {

@@ -1,5 +1,5 @@
 // Kysely's view of the platform's own tables: infrastructure any layer above may use (the outbound work engine,
-// the domain event outbox, settings, abandoned blobs). Every business table is declared by the module that owns it
+// the domain event outbox, settings, abandoned blobs, the schedules' due times). Every business table is declared by the module that owns it
 // (src/modules/<m>/tables.ts) and the whole database composed in src/database.ts. Migrations in /migrations are
 // the source of truth; these mirror them.
 import type { ColumnType, Generated } from 'kysely';
@@ -47,8 +47,17 @@ export interface OutboundWorkTable {
   attempts: Generated<number>;
 }
 
+/** Each recurring job's last due time started (migration 0031; platform/queue/schedule-keeper.ts). */
+export interface ScheduleRunsTable {
+  job: string;
+  due_at: Date;
+  /** When a scheduler started it for due_at; null: only noted, when the job was first scheduled. */
+  fired_at: Date | null;
+}
+
 export interface PlatformTables {
   outbound_work: OutboundWorkTable;
+  schedule_runs: ScheduleRunsTable;
   domain_events: DomainEventsTable;
   settings: SettingsTable;
   abandoned_blobs: AbandonedBlobsTable;

@@ -54,6 +54,7 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
       metrics = createMetrics();
       queue = await openQueue({
         executor: handle.executor,
+        db: handle.db,
         roles: { work: true, schedule: true },
         log: createLogger('silent'),
         metrics,
@@ -110,13 +111,59 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
       assert.match(text, /ecf_jobs_processed_total\{job="test\.flaky",outcome="completed"\} 1/);
     });
 
-    it('registers the schedules in America/Santo_Domingo time', async () => {
-      const { rows } = await sql<{
-        name: string;
-        cron: string;
-        timezone: string;
-      }>`select name, cron, timezone from pgboss.schedule`.execute(handle.db);
-      assert.deepEqual(rows, [{ name: 'test.record', cron: '0 4 * * *', timezone: 'America/Santo_Domingo' }]);
+    it('sets its queues up beside other processes starting at the same time', async () => {
+      const refused: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        // New jobs to make queues for, and a queue of a release before to delete (as processes of an upgrade find).
+        const jobs = [1, 2, 3, 4].map((n) =>
+          defineJob<never>({
+            name: `test.together-${String(round)}-${String(n)}`,
+            retry: { retryLimit: n, retryDelaySeconds: 1, retryBackoff: false, expireInSeconds: 60 },
+            handle: () => Promise.resolve(),
+          }),
+        );
+        await sql`select pgboss.create_queue('annulment.send', '{}'::json)`.execute(handle.db);
+        const starting = await Promise.all(
+          [1, 2, 3].map(() =>
+            openQueue({
+              executor: handle.executor,
+              db: handle.db,
+              roles: { work: true, schedule: false },
+              log: createLogger('silent'),
+              metrics: createMetrics(),
+            }),
+          ),
+        );
+        const set = await Promise.allSettled(starting.map((started) => started.run({ jobs, schedules: [] })));
+        for (const result of set) if (result.status === 'rejected') refused.push(String(result.reason));
+        await Promise.all(starting.map((started) => started.stop()));
+        const { rows } = await sql<{ name: string; retry_limit: number }>`
+          select name, retry_limit from pgboss.queue where name like ${`test.together-${String(round)}-%`} or name = 'annulment.send'
+          order by name`.execute(handle.db);
+        assert.deepEqual(
+          rows,
+          jobs.map((job) => ({ name: job.name, retry_limit: job.retry.retryLimit })),
+        );
+      }
+      assert.deepEqual(refused, []);
+    });
+
+    it('keeps the schedules itself, in America/Santo_Domingo time, none in pg-boss', async () => {
+      const keptRows = () =>
+        sql<{
+          job: string;
+          due_at: Date;
+          fired_at: Date | null;
+        }>`select job, due_at, fired_at from schedule_runs`.execute(handle.db);
+      await until('the schedule noted', async () => (await keptRows()).rows.length > 0);
+      const { rows: kept } = await keptRows();
+      // Noted at the last 04:00 in Santo Domingo (08:00 UTC, no daylight saving), not started for it.
+      const due = new Date();
+      due.setUTCHours(8, 0, 0, 0);
+      if (due > new Date()) due.setUTCDate(due.getUTCDate() - 1);
+      assert.deepEqual(kept, [{ job: 'test.record', due_at: due, fired_at: null }]);
+      const { rows } = await sql`select name from pgboss.schedule`.execute(handle.db);
+      assert.deepEqual(rows, []);
     });
 
     it('answers its probe', async () => {

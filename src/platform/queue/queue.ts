@@ -1,9 +1,10 @@
 // pg-boss on the same database as the business rows, so a job can be enqueued inside the business
-// transaction and commits or rolls back with it (research/stack.md, "Transactional outbox"). It runs the cron
-// schedules and the occasional jobs they and the API start (purges, imports, certificate warnings, offline blocks
-// expiring): work done inside the service. Work that goes out and must get there once, with leases, counted
-// attempts and backoff (documents to DGII, annulments, commercial responses, webhooks), is platform/work's instead:
-// one row per waiting item, claimed in batches, its history recorded under the lease.
+// transaction and commits or rolls back with it (research/stack.md, "Transactional outbox"). It runs the occasional
+// jobs the schedules and the API start (purges, imports, certificate warnings, offline blocks expiring): work done
+// inside the service. When a schedule falls due is the schedule keeper's to say (schedule-keeper.ts), not pg-boss's
+// cron. Work that goes out and must get there once, with leases, counted attempts and backoff (documents to DGII,
+// annulments, commercial responses, webhooks), is platform/work's instead: one row per waiting item, claimed in
+// batches, its history recorded under the lease.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Db } from '../db/database.js';
@@ -13,6 +14,8 @@ import { withTimeout } from '../timeout.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AnyJob, JobDefinition, JobEnvelope } from './job.js';
+import { setUpQueues } from './queue-setup.js';
+import { startScheduleKeeper, type ScheduleKeeper } from './schedule-keeper.js';
 
 export interface Schedule {
   job: AnyJob;
@@ -55,6 +58,9 @@ const retiredQueues = ['annulment.send', 'received.commercial_response.deliver']
 /** Jobs one fetch loop takes at a time (see the workers below). */
 const maxBatch = 4;
 
+/** How often a scheduler looks at the due times: a recurring job starts within this of its time. */
+const scheduleTickMs = 5_000;
+
 function transactionExecutor<T>(transaction: Transaction<T> | Kysely<T>): SqlExecutor {
   return {
     async executeSql(text, values) {
@@ -67,6 +73,8 @@ function transactionExecutor<T>(transaction: Transaction<T> | Kysely<T>): SqlExe
 /** Connects the queue (pg-boss creates or migrates its schema) without working any job yet: see Queue.run. */
 export async function openQueue(options: {
   executor: SqlExecutor;
+  /** The same database, for the schedule keeper's transactions. */
+  db: Db;
   roles: QueueRoles;
   log: Logger;
   metrics: Metrics;
@@ -76,7 +84,7 @@ export async function openQueue(options: {
    */
   maintenanceIntervalSeconds?: number;
 }): Promise<Queue> {
-  const { executor, roles, log, metrics } = options;
+  const { executor, db, roles, log, metrics } = options;
   // pg-boss's statements and the job handlers it runs, while under way: stop waits for them (see stop).
   const underWay = new Set<Promise<unknown>>();
   const tracked = <T>(promise: Promise<T>): Promise<T> => {
@@ -89,7 +97,7 @@ export async function openQueue(options: {
     db: { executeSql: (text: string, values: unknown[]) => tracked(executor.executeSql(text, values)) },
     schema: 'pgboss',
     supervise: roles.work || roles.schedule,
-    schedule: roles.schedule,
+    schedule: false,
     migrate: true,
     ...(options.maintenanceIntervalSeconds === undefined
       ? {}
@@ -99,23 +107,11 @@ export async function openQueue(options: {
     log.error({ err: error }, 'job queue error');
   });
   await boss.start();
+  let keeper: ScheduleKeeper | undefined;
 
   return {
     async run({ jobs, schedules }) {
-      const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
-      for (const name of retiredQueues)
-        if (existing.has(name) && (roles.work || roles.schedule)) await boss.deleteQueue(name);
-      for (const job of jobs) {
-        const policy = {
-          name: job.name,
-          retryLimit: job.retry.retryLimit,
-          retryDelay: job.retry.retryDelaySeconds,
-          retryBackoff: job.retry.retryBackoff,
-          expireInSeconds: job.retry.expireInSeconds,
-        };
-        if (existing.has(job.name)) await boss.updateQueue(job.name, policy);
-        else await boss.createQueue(job.name, policy);
-      }
+      await setUpQueues(boss, jobs, roles.work || roles.schedule ? retiredQueues : [], log);
 
       if (roles.work) {
         for (const job of jobs) {
@@ -160,13 +156,22 @@ export async function openQueue(options: {
       }
 
       if (roles.schedule) {
-        for (const schedule of schedules) {
-          const envelope: JobEnvelope<Record<string, never>> = {
-            correlationId: `schedule:${schedule.job.name}`,
-            payload: {},
-          };
-          await boss.schedule(schedule.job.name, schedule.cron, envelope, { tz: scheduleTimeZone });
-        }
+        // Schedules left in pg-boss by a release that used its cron: none is kept there now, so none fires twice.
+        for (const { name } of await boss.getSchedules()) await boss.unschedule(name);
+        keeper = startScheduleKeeper({
+          db,
+          schedules: schedules.map((schedule) => ({ name: schedule.job.name, cron: schedule.cron })),
+          timeZone: scheduleTimeZone,
+          start: async (trx, schedule) => {
+            const envelope: JobEnvelope<Record<string, never>> = {
+              correlationId: `schedule:${schedule.name}`,
+              payload: {},
+            };
+            await boss.send(schedule.name, envelope, { db: transactionExecutor(trx) });
+          },
+          log,
+          tickMs: scheduleTickMs,
+        });
       }
     },
     async enqueue(job, payload, enqueueOptions) {
@@ -181,6 +186,7 @@ export async function openQueue(options: {
       await withTimeout(executor.executeSql('select version from pgboss.version', []), timeoutMs, 'Job queue');
     },
     async stop() {
+      await keeper?.stop();
       await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
       // pg-boss 10 tells its workers to stop without waiting for a fetch under way, and waits only for jobs already
       // fetched: a fetch answered after stop resolved runs its job and completes or fails it (unawaited) later, on a
