@@ -9,6 +9,7 @@ import Fastify, { LogController, type FastifyError } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Config } from '../../config.js';
 import type { Clock } from '../clock.js';
+import { withCorrelationId } from '../observability/correlation.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
@@ -199,6 +200,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     if (refused !== undefined) throw refused;
     const auth = request.routeOptions.config.auth;
     if (auth !== undefined) await checkHeaders(request, auth, { config, authenticator });
+  });
+
+  // The handler, and all it sets off and awaits, runs under the request's correlation id (observability/
+  // correlation.ts): what it logs, records and queues carries it. Not at onRequest: a body is read in the
+  // connection's own context, which would lose it.
+  app.addHook('preValidation', (request, _reply, done) => {
+    withCorrelationId(request.id, done);
   });
 
   app.addHook('preValidation', async (request) => {
