@@ -29,6 +29,7 @@ import * as abandonedBlobs from './20261128_0026_abandoned_blobs.js';
 import * as engineLeases from './20261128_0027_engine_leases.js';
 import * as certificationWork from './20261129_0028_certification_work.js';
 import * as documentIssueDates from './20261129_0029_document_issue_dates.js';
+import * as correlationIds from './20261129_0030_correlation_ids.js';
 import * as roleCopies from './20261129_0031_role_copies.js';
 
 export const migrations: Record<string, Migration> = {
@@ -61,5 +62,6 @@ export const migrations: Record<string, Migration> = {
   '20261128_0027_engine_leases': engineLeases,
   '20261129_0028_certification_work': certificationWork,
   '20261129_0029_document_issue_dates': documentIssueDates,
+  '20261129_0030_correlation_ids': correlationIds,
   '20261129_0031_role_copies': roleCopies,
 };

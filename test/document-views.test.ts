@@ -68,11 +68,11 @@ describe('document views (normalizado, impresion, cronologia)', () => {
   after(() => app.close());
 
   const get = (url: string, apiKey = key) => app.app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
-  async function create(type: '31' | '32' | '34'): Promise<Created> {
+  async function create(type: '31' | '32' | '34', correlationId?: string): Promise<Created> {
     const response = await app.app.inject({
       method: 'POST',
       url: '/api/v1/documentos',
-      headers: { 'x-api-key': key },
+      headers: { 'x-api-key': key, ...(correlationId === undefined ? {} : { 'x-correlation-id': correlationId }) },
       payload: ecfDocuments[type],
     });
     assert.equal(response.statusCode, 201, response.body);
@@ -301,8 +301,8 @@ describe('document views (normalizado, impresion, cronologia)', () => {
     assert.equal(legends['modification_code'], 'Código de Modificación: Corrige montos del NCF modificado');
   });
 
-  it('cronologia lists the creation event with its time, state and cause', async () => {
-    const created = await create('31');
+  it('cronologia lists the creation event with its time, state, cause and the correlation id of its request', async () => {
+    const created = await create('31', 'create-views-1');
     const response = await get(`/api/v1/documentos/${created.id}/cronologia`);
     assert.equal(response.statusCode, 200, response.body);
     const timeline = response.json<{ data: DocumentTimeline }>().data;
@@ -316,6 +316,7 @@ describe('document views (normalizado, impresion, cronologia)', () => {
           type: 'created',
           status: 'signed',
           cause: `created from JSON; e-NCF ${created.eNCF} taken, signed`,
+          correlationId: 'create-views-1',
         },
       ],
     });

@@ -552,6 +552,71 @@ describe('hostile input over HTTP: never a 5xx, problem+json on the API, no stal
       'malformed_request',
     ],
   ];
+  /**
+   * One request with `count` headers `x-hN: v` written first, then the request's own: Node's http.request
+   * writes Host and Content-Length after the caller's headers. Node used to keep the first 1,000 headers and drop
+   * the rest, Host included: a bare 400 with no body.
+   */
+  function withFiller(count: number, request: { method: string; path: string; headers: string[]; body?: string }) {
+    const filler = Array.from({ length: count }, (_, i) => `x-h${String(i)}: v\r\n`).join('');
+    const body = request.body ?? '';
+    const own = [...request.headers, 'host: localhost', ...(body === '' ? [] : [`content-length: ${body.length}`])];
+    return `${request.method} ${request.path} HTTP/1.1\r\n${filler}${own.map((h) => `${h}\r\n`).join('')}\r\n${body}`;
+  }
+
+  it("1,000 small headers (about 11 KB) before the request's own: the answer the route gives without them", async () => {
+    const form = [
+      '--b',
+      'Content-Disposition: form-data; name="xml"; filename="e.xml"',
+      'Content-Type: text/xml',
+      '',
+      '<ECF/>',
+      '--b--',
+      '',
+    ].join('\r\n');
+    const requests = [
+      { method: 'GET', path: '/health', headers: [] },
+      { method: 'GET', path: '/api/v1/empresa', headers: [`x-api-key: ${key}`] },
+      {
+        method: 'POST',
+        path: '/api/v1/documentos/vista-previa',
+        headers: [`x-api-key: ${key}`, 'content-type: application/json'],
+        body: JSON.stringify(ecfDocuments['31']),
+      },
+      { method: 'GET', path: '/api/v1/no-such-route', headers: [`x-api-key: ${key}`] },
+      {
+        method: 'POST',
+        path: `/testecf/${issuerRnc}/fe/recepcion/api/ecf`,
+        headers: ['content-type: multipart/form-data; boundary=b'],
+        body: form,
+      },
+    ];
+    for (const request of requests) {
+      const [plain] = (await rawExchange(port, [withFiller(0, request)], 1)).responses;
+      const [filled] = (await rawExchange(port, [withFiller(1_000, request)], 1)).responses;
+      assert.ok(plain !== undefined && filled !== undefined, `${request.path}: both answered`);
+      assert.equal(filled.status, plain.status, `${request.path}: ${filled.body.slice(0, 300)}`);
+      assert.equal(filled.headers['content-type'], plain.headers['content-type'], request.path);
+      assert.ok(filled.body.length > 0, `${request.path}: a body`);
+      const withoutIds = (text: string) => text.replace(/"(correlationId|timestamp)":"[^"]*"/g, '');
+      if (request.path !== '/api/v1/empresa')
+        assert.equal(withoutIds(filled.body), withoutIds(plain.body), request.path);
+    }
+  });
+
+  it('an HTTP/1.1 request without Host → 400 malformed_request as problem+json naming the header', async () => {
+    const [response] = (await rawExchange(port, ['GET /health HTTP/1.1\r\nx-filler: v\r\n\r\n'], 1)).responses;
+    assert.ok(response !== undefined);
+    assert.equal(response.status, 400);
+    assert.match(response.headers['content-type'] ?? '', /^application\/problem\+json/);
+    const body = JSON.parse(response.body) as ProblemBody;
+    assert.equal(body.code, 'malformed_request');
+    assert.deepEqual(
+      body.errors?.map((error) => [error.in, error.pointer]),
+      [['headers', '/host']],
+    );
+  });
+
   for (const [name, request, status, code] of preRouting) {
     it(`before routing, ${name} → ${String(status)} ${code} as problem+json`, async () => {
       const exchange = await rawExchange(port, [request], 1);

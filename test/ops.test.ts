@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { assertFieldError } from './support/assert-problem.js';
 import { postgresAvailable, redisAvailable, testRedisUrl } from './support/backends.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { opsToken, startTestApp, type TestApp } from './support/test-app.js';
@@ -354,19 +355,52 @@ describe('correlation ids', () => {
     assert.notEqual(body.data, undefined);
   });
 
-  for (const [label, given] of [
-    ['300 characters long', 'a'.repeat(300)],
-    ['with spaces', 'abc 123'],
-    ['with a slash', 'abc/123'],
-    ['empty', ''],
-  ] as const) {
-    it(`replaces an invalid X-Correlation-ID (${label}) by a generated UUID`, async () => {
+  for (const given of [
+    'abc/123',
+    'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+    'x'.repeat(128),
+  ])
+    it(`echoes any printable ASCII id without spaces, up to 128 characters (${given.slice(0, 20)}…)`, async () => {
       const { header, body } = await company(given);
-      assert.match(header, uuid);
-      assert.notEqual(header, given);
-      assert.equal(body.meta.correlationId, header);
+      assert.equal(header, given);
+      assert.equal(body.meta.correlationId, given);
     });
-  }
+
+  const refused: [string, string, string][] = [
+    ['500 characters long', 'a'.repeat(500), 'too_long'],
+    ['129 characters long', 'a'.repeat(129), 'too_long'],
+    ['with a space inside', 'abc 123', 'pattern'],
+    ['two ids, joined by Node', 'abc, def', 'pattern'],
+    ['with a character beyond ASCII', 'abc-ñ', 'pattern'],
+    ['empty', '', 'empty'],
+  ];
+  for (const [label, given, code] of refused)
+    it(`refuses an X-Correlation-ID it cannot carry (${label}): 400 naming the header, never replaced`, async () => {
+      const response = await testApp.app.inject({
+        url: '/api/v1/empresa',
+        headers: { 'x-api-key': apiKey, 'x-correlation-id': given },
+      });
+      const error = assertFieldError(response, 400, 'validation_failed', '/x-correlation-id');
+      assert.equal(error.in, 'headers');
+      assert.equal(error.code, code);
+      // The refusal's own id is a new one: the caller's value is not taken as it stands, nor trimmed into another.
+      assert.match(String(response.headers['x-correlation-id']), uuid);
+    });
+
+  it('refuses it on every route that answers with the id: health, operations, unknown paths, the receiver', async () => {
+    const tooLong = { 'x-correlation-id': 'a'.repeat(500) };
+    for (const url of ['/health', '/ready', '/metrics', '/nope']) {
+      const response = await testApp.app.inject({ url, headers: tooLong });
+      assertFieldError(response, 400, 'validation_failed', '/x-correlation-id');
+    }
+    // DGII's receiver routes answer in DGII's style (SPEC §9.4), never problem+json: a 400 naming the header.
+    const receiver = await testApp.app.inject({
+      url: '/testecf/131880681/fe/autenticacion/api/semilla',
+      headers: tooLong,
+    });
+    assert.equal(receiver.statusCode, 400);
+    assert.match(receiver.json<{ mensaje: string }>().mensaje, /headers \/x-correlation-id .*at most 128/);
+  });
 
   it('generates a fresh UUID for each request that sends none', async () => {
     const first = await company();

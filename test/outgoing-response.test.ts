@@ -39,7 +39,7 @@ interface View {
   fechaEmision: string | null;
   commercialStatus: string | null;
   artefacts: { type: string; sha256: string }[];
-  timeline?: { type: string; status: string | null; cause: string }[];
+  timeline?: { type: string; status: string | null; cause: string; correlationId: string | null }[];
   commercialResponse: {
     decision: string;
     reason: string | null;
@@ -404,7 +404,8 @@ describe('commercial response: an ACECF we issue reaches the issuer and DGII', (
       201,
     );
     try {
-      assert.equal((await respond(received.id, { decision: 'approved' })).statusCode, 202);
+      const answered = await respond(received.id, { decision: 'approved' });
+      assert.equal(answered.statusCode, 202);
       const settled = await untilDeliveriesSettle(received.id);
       for (const delivery of settled.commercialResponse?.deliveries ?? []) {
         assert.deepEqual(
@@ -425,6 +426,11 @@ describe('commercial response: an ACECF we issue reaches the issuer and DGII', (
         assert.match(mine[0]?.cause ?? '', /attempt 1 of 4 failed.*HTTP 503.*next attempt at/);
         assert.match(mine[1]?.cause ?? '', /attempt 2: delivered/);
       }
+      // Every attempt, the retry too, is recorded under the id of the request that made the response (SPEC §9.5).
+      assert.deepEqual(
+        events.map((event) => event.correlationId),
+        events.map(() => answered.headers['x-correlation-id']),
+      );
       assert.deepEqual(await arrivalsOf('emisorreceptor', received.eNCF), ['approval:received']);
       assert.deepEqual(
         (await approvalsAtDgii(received.eNCF)).map((row) => row.accepted),

@@ -32,6 +32,7 @@ describe("the receiver's statements, a batch at a time", { timeout: 120_000 }, (
     const occurred = { companyId, environment: environment(), occurredAt: now };
     const named = { receivedDocumentId: id, issuerRnc: '130000006', eNCF: encf, ecfType: '31' };
     return {
+      correlationId: `reception-${encf}`,
       row: {
         id,
         company_id: companyId,

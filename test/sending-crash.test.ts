@@ -267,6 +267,7 @@ describe(
           due_at: heldUntil,
           lease_id: 'lse_killed_worker',
           attempts: 1,
+          correlation_id: 'queued-before-the-crash',
         })
         .execute();
 
@@ -274,7 +275,7 @@ describe(
       assert.equal(done.status, 'accepted');
       const events = await db
         .selectFrom('document_events')
-        .select(['at', 'type', 'cause'])
+        .select(['at', 'type', 'cause', 'correlation_id'])
         .where('document_id', '=', document.id)
         .where('type', 'like', 'dgii.%')
         .orderBy('id')
@@ -284,6 +285,12 @@ describe(
         ['dgii.sending', 'dgii.resolved', 'dgii.received', 'dgii.accepted'],
       );
       assert.match(events[0]?.cause ?? '', /^DGII may already have it/);
+      // The correlation id the send was queued with is the queue row's: the worker process that took it up, and the
+      // poll it queued, record under it (SPEC §9.5).
+      assert.deepEqual(
+        events.map((event) => event.correlation_id),
+        events.map(() => 'queued-before-the-crash'),
+      );
       // Taken up only once the dead worker's lease had run out.
       assert.ok(
         (events[0]?.at.getTime() ?? 0) >= heldUntil.getTime(),

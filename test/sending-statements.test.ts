@@ -327,10 +327,11 @@ describe('the sending pipeline, a statement per step', { timeout: 300_000 }, () 
         due_at: new Date(),
         lease_id: null,
         attempts: 0,
+        correlation_id: 'corr-not-sendable',
       })
       .execute();
     assert.deepEqual(await claimForSending(db(), terms('lse_x', { itemId: id }), '250000'), [
-      { itemId: id, attempts: 1, row: undefined },
+      { itemId: id, attempts: 1, correlationId: 'corr-not-sendable', row: undefined },
     ]);
     const after = await row(id);
     assert.equal(after.status, 'signed');

@@ -82,9 +82,12 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ data: Endpoint }>().data;
   }
+  let lastTestCorrelationId = '';
+  /** The test delivery's id; the request's correlation id is the one it is delivered with. */
   async function test(endpointId: string): Promise<string> {
     const response = await call('POST', `/api/v1/notificaciones/${endpointId}/prueba`);
     assert.equal(response.statusCode, 202, response.body);
+    lastTestCorrelationId = String(response.headers['x-correlation-id']);
     return response.json<{ data: Delivery }>().data.deliveryId;
   }
   async function delivery(deliveryId: string): Promise<Delivery> {
@@ -129,7 +132,7 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
   let verified: Endpoint;
   let firstDelivery: ReceivedDelivery;
 
-  it('delivers {id, type, createdAt, environment, company, data}, verified by standardwebhooks under both header sets', async () => {
+  it('delivers {id, type, createdAt, environment, company, correlationId, data}, verified by standardwebhooks under both header sets', async () => {
     verified = await createEndpoint('/verified');
     receiver.secretFor.set('/verified', verified.secret);
     const deliveryId = await test(verified.id);
@@ -151,7 +154,8 @@ describe('webhook deliveries', { timeout: 300_000 }, () => {
     assert.match(header(firstDelivery, 'webhook-signature'), /^v1,[A-Za-z0-9+/]{43}=$/);
     assert.match(String(firstDelivery.headers['content-type']), /^application\/json/);
     const body = JSON.parse(firstDelivery.body) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), ['id', 'type', 'createdAt', 'environment', 'company', 'data']);
+    assert.deepEqual(Object.keys(body), ['id', 'type', 'createdAt', 'environment', 'company', 'correlationId', 'data']);
+    assert.equal(body.correlationId, lastTestCorrelationId);
     assert.equal(body.type, 'webhook.test');
     assert.equal(body.environment, 'TEST');
     assert.deepEqual(Object.keys(body.company as object), ['id', 'rnc']);

@@ -1394,7 +1394,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint; its signing secret is shown in this answer only
-         * @description Each delivery is a POST of `{id, type, createdAt, environment, company, data}` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded part of the whsec_ secret>`; space-separated, one per valid secret, during a rotation), and the same values as `X-Service-Delivery`, `X-Service-Timestamp`, `X-Service-Signature`, with `X-Service-Event` the type. Any Standard Webhooks library verifies them. Success is a 2xx within 15 s; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter, never before Retry-After); redirects are not followed; 410 disables the endpoint, and so do 5 days of failures (event `webhook.endpoint_disabled`).
+         * @description Each delivery is a POST of `{id, type, createdAt, environment, company, correlationId, data}` (`correlationId`: the X-Correlation-ID of the request whose work caused the event, or the id of the schedule that did) with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded part of the whsec_ secret>`; space-separated, one per valid secret, during a rotation), and the same values as `X-Service-Delivery`, `X-Service-Timestamp`, `X-Service-Signature`, with `X-Service-Event` the type. Any Standard Webhooks library verifies them. Success is a 2xx within 15 s; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter, never before Retry-After); redirects are not followed; 410 disables the endpoint, and so do 5 days of failures (event `webhook.endpoint_disabled`).
          *
          *     Scope: `webhooks:manage`.
          */
@@ -1424,7 +1424,7 @@ export interface paths {
         /**
          * Create a webhook endpoint; its signing secret is shown in this answer only
          * @deprecated
-         * @description Each delivery is a POST of `{id, type, createdAt, environment, company, data}` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded part of the whsec_ secret>`; space-separated, one per valid secret, during a rotation), and the same values as `X-Service-Delivery`, `X-Service-Timestamp`, `X-Service-Signature`, with `X-Service-Event` the type. Any Standard Webhooks library verifies them. Success is a 2xx within 15 s; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter, never before Retry-After); redirects are not followed; 410 disables the endpoint, and so do 5 days of failures (event `webhook.endpoint_disabled`).
+         * @description Each delivery is a POST of `{id, type, createdAt, environment, company, correlationId, data}` (`correlationId`: the X-Correlation-ID of the request whose work caused the event, or the id of the schedule that did) with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded part of the whsec_ secret>`; space-separated, one per valid secret, during a rotation), and the same values as `X-Service-Delivery`, `X-Service-Timestamp`, `X-Service-Signature`, with `X-Service-Event` the type. Any Standard Webhooks library verifies them. Success is a 2xx within 15 s; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter, never before Retry-After); redirects are not followed; 410 disables the endpoint, and so do 5 days of failures (event `webhook.endpoint_disabled`).
          *
          *     Scope: `webhooks:manage`.
          *
@@ -3406,6 +3406,8 @@ export interface components {
             /** @description The state the document entered, when the event changed it. */
             status: string | null;
             cause: string;
+            /** @description The X-Correlation-ID of the request, or the id of the work, that recorded it (a send, a poll and a delivery carry the id of the request that queued them); null for events recorded before ids were kept. */
+            correlationId: string | null;
         };
         /**
          * @example {
@@ -3417,7 +3419,8 @@ export interface components {
          *           "at": "2026-11-21T14:30:00.000Z",
          *           "type": "created",
          *           "status": "signed",
-         *           "cause": "created from JSON; e-NCF E310000000001 taken, signed"
+         *           "cause": "created from JSON; e-NCF E310000000001 taken, signed",
+         *           "correlationId": "abc-123"
          *         }
          *       ]
          *     }
@@ -3575,6 +3578,8 @@ export interface components {
             type: string;
             status: string | null;
             cause: string;
+            /** @description The X-Correlation-ID of the request, or the id of the work, that recorded it (a delivery of the commercial response carries the id of the request that made it); null for events recorded before ids were kept. */
+            correlationId: string | null;
         };
         ReceivedDocumentView: {
             id: string;
@@ -13651,7 +13656,8 @@ export interface operations {
                      *             "at": "2026-11-21T14:30:00.000Z",
                      *             "type": "created",
                      *             "status": "signed",
-                     *             "cause": "created from JSON; e-NCF E310000000001 taken, signed"
+                     *             "cause": "created from JSON; e-NCF E310000000001 taken, signed",
+                     *             "correlationId": "abc-123"
                      *           }
                      *         ]
                      *       },
@@ -13715,7 +13721,8 @@ export interface operations {
                      *             "at": "2026-11-21T14:30:00.000Z",
                      *             "type": "created",
                      *             "status": "signed",
-                     *             "cause": "created from JSON; e-NCF E310000000001 taken, signed"
+                     *             "cause": "created from JSON; e-NCF E310000000001 taken, signed",
+                     *             "correlationId": "abc-123"
                      *           }
                      *         ]
                      *       },
@@ -16468,7 +16475,8 @@ export interface operations {
                      *             "at": "2026-11-27T14:30:00.000Z",
                      *             "type": "received",
                      *             "status": "received",
-                     *             "cause": "e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered"
+                     *             "cause": "e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90"
                      *           }
                      *         ]
                      *       },
@@ -16566,7 +16574,8 @@ export interface operations {
                      *             "at": "2026-11-27T14:30:00.000Z",
                      *             "type": "received",
                      *             "status": "received",
-                     *             "cause": "e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered"
+                     *             "cause": "e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered",
+                     *             "correlationId": "5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90"
                      *           }
                      *         ]
                      *       },

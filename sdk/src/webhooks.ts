@@ -15,6 +15,8 @@ export interface WebhookEvent {
   createdAt: string;
   environment: string;
   company: { id: string; rnc: string };
+  /** The X-Correlation-ID of the request whose work caused the event (or the id of the schedule that did). */
+  correlationId: string;
   data: unknown;
 }
 

@@ -3,6 +3,7 @@
 // with helpers to create, send and wait for DGII's verdict through HTTP.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { Roles } from '../../src/app.js';
 import { createSelfSignedP12 } from '../../src/platform/crypto/test-certificate.js';
 import { ensureTestRanges, upsertTaxpayer } from '../../src/sandbox/index.js';
@@ -62,6 +63,8 @@ export interface SendingWorldOptions {
   dataDir?: string;
   /** The PostgreSQL server of the app's database (see TestAppOptions); the sandbox stays on the shared one. */
   databaseServer?: string;
+  /** Where the app's logs go (see TestAppOptions; LOG_LEVEL in `env` says which). */
+  logDestination?: DestinationStream;
 }
 
 export async function startSendingWorld(options: SendingWorldOptions = {}): Promise<SendingWorld> {
@@ -74,6 +77,7 @@ export async function startSendingWorld(options: SendingWorldOptions = {}): Prom
     poolSize: options.poolSize,
     dataDir: options.dataDir,
     databaseServer: options.databaseServer,
+    ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
     roles: options.roles ?? { http: true, work: true, schedule: true },
     env: {
       DGII_BASE_URL: sandbox.url,

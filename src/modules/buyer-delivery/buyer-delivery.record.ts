@@ -5,6 +5,7 @@
 // trips to record.
 import { recordDomainEvent } from '../../platform/events/domain-events.js';
 import { newId } from '../../platform/ids.js';
+import { correlationIdNow } from '../../platform/observability/correlation.js';
 import type { Trx } from '../../platform/db/transact.js';
 import type { BuyerDeliveryChannel } from '../documents/index.js';
 import type { Settlement } from '../../platform/work/work-engine.js';
@@ -115,7 +116,7 @@ export async function recordSettlement(
       const { result } = settlement;
       await recordBuyerDeliveriesDone(
         trx,
-        [{ ...doneRecord(deps, item, result, settlement.attempts), leaseId: null }],
+        [{ ...doneRecord(deps, item, result, settlement.attempts), leaseId: null, correlationId: correlationIdNow() }],
         undefined,
       );
       deps.count(result.channel, result.status);

@@ -221,9 +221,10 @@ export function createBuyerDeliveryTarget(
     perform,
     record: (trx, item, settlement) => recordSettlement(deps, trx, item, settlement),
     async recordDone(done) {
-      const records = done.map(({ item, result, leaseId, attempts }) => ({
+      const records = done.map(({ item, result, leaseId, attempts, correlationId }) => ({
         ...doneRecord(deps, item, result, attempts),
         leaseId,
+        correlationId,
       }));
       const recorded = await recordBuyerDeliveriesDone(db, records, buyerDeliveryTarget);
       for (const { item, result } of done)

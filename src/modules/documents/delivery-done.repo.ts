@@ -41,8 +41,11 @@ export interface BuyerDeliveryDone {
   domainEvent: DomainEvent<'document.delivered' | 'document.not_received'> | undefined;
 }
 
-/** A done attempt with the lease its queue row is held under (null: the caller settled it already). */
-type HeldDone = BuyerDeliveryDone & { leaseId: string | null };
+/**
+ * A done attempt with the lease its queue row is held under (null: the caller settled it already), and the
+ * correlation id its timeline entry and event carry (the attempt's: recorded in a batch run under another's).
+ */
+type HeldDone = BuyerDeliveryDone & { leaseId: string | null; correlationId: string };
 
 /**
  * Done settlements in ONE statement, whatever their number: the delivery rows, the timeline, the ARECFs' artefact
@@ -64,6 +67,7 @@ export async function recordBuyerDeliveriesDone(
   const columns = [
     column('id', 'text', (r) => r.documentId),
     column('lease_id', 'text', (r) => r.leaseId),
+    column('correlation_id', 'text', (r) => r.correlationId),
     column('channel', 'text', (r) => r.change.channel),
     column('status', 'text', (r) => r.change.status),
     column('attempts', 'int4', (r) => r.change.attempts),
@@ -86,7 +90,11 @@ export async function recordBuyerDeliveriesDone(
     column('artefact_size', 'int4', (r) => r.artefact?.size ?? null),
     column('artefact_content_type', 'text', (r) => r.artefact?.content_type ?? null),
     column('artefact_created_at', 'timestamptz', (r) => r.artefact?.created_at ?? null),
-    ...outboxColumns(records.map((r) => r.domainEvent)),
+    ...outboxColumns(
+      records.map((r) =>
+        r.domainEvent === undefined ? undefined : { ...r.domainEvent, correlationId: r.correlationId },
+      ),
+    ),
   ];
   let statement = doneStatements.get(settle ?? '');
   if (statement === undefined) {
@@ -117,8 +125,8 @@ function doneStatement(columns: readonly Omit<InputColumn, 'values'>[], settle: 
         next_attempt_at = null, delivered_at = r.delivered_at, updated_at = r.updated_at
       from recorded r where d.document_id = r.id),
     event as (
-      insert into document_events (document_id, at, type, status, cause)
-      select r.id, r.updated_at, r.event_type, null, r.event_cause from recorded r),
+      insert into document_events (document_id, at, type, status, cause, correlation_id)
+      select r.id, r.updated_at, r.event_type, null, r.event_cause, r.correlation_id from recorded r),
     artefact as (
       insert into document_artefacts (document_id, kind, version, blob_key, sha256, size, content_type, created_at)
       select r.id, r.artefact_kind, r.artefact_version, r.artefact_blob_key, r.artefact_sha256, r.artefact_size,

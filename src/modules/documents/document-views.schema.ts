@@ -71,6 +71,10 @@ export const TimelineEvent = Type.Object(
       description: 'The state the document entered, when the event changed it.',
     }),
     cause: Type.String(),
+    correlationId: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The X-Correlation-ID of the request, or the id of the work, that recorded it (a send, a poll and a delivery carry the id of the request that queued them); null for events recorded before ids were kept.',
+    }),
   },
   { $id: 'TimelineEvent' },
 );
@@ -95,6 +99,7 @@ export const DocumentTimeline = Type.Object(
             type: 'created',
             status: 'signed',
             cause: 'created from JSON; e-NCF E310000000001 taken, signed',
+            correlationId: 'abc-123',
           },
         ],
       },

@@ -185,6 +185,7 @@ export function createDocumentViews(deps: {
           type: event.type,
           status: event.status,
           cause: event.cause,
+          correlationId: event.correlation_id,
         })),
       });
     },

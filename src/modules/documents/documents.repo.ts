@@ -14,6 +14,7 @@ import type {
 import { tablesOf } from '../../platform/db/tables-of.js';
 import type { AnyTrx, Trx } from '../../platform/db/transact.js';
 import { tenantRow } from '../../platform/db/tenant-row.js';
+import { correlationIdNow } from '../../platform/observability/correlation.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 export type ArtefactRow = Selectable<DocumentArtefactsTable>;
@@ -109,7 +110,10 @@ export function insertArtefactsStatement(executor: Executor, rows: readonly Arte
   return executor.insertInto('document_artefacts').values([...rows]);
 }
 
-/** A document's timeline entry; other modules (sending, buyer-delivery) record theirs with it, through index.ts. */
+/**
+ * A document's timeline entry, with the correlation id under way; other modules (sending, buyer-delivery) record
+ * theirs with it, through index.ts.
+ */
 export function insertEventStatement(
   executor: AnyDb | AnyTrx,
   event: { documentId: string; at: Date; type: string; status: DocumentStatus | null; cause: string },
@@ -120,6 +124,7 @@ export function insertEventStatement(
     type: event.type,
     status: event.status,
     cause: event.cause,
+    correlation_id: correlationIdNow(),
   });
 }
 

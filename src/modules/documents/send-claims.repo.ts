@@ -16,15 +16,17 @@ type LeftJoined<Row extends { id: string }> = Omit<Row, 'id'> & {
   id: string | null;
   item_id: string;
   work_attempts: number;
+  work_correlation_id: string;
 };
 
 function joinedRow<Row extends { id: string }>({
   item_id: itemId,
   work_attempts: attempts,
+  work_correlation_id: correlationId,
   id,
   ...row
-}: LeftJoined<Row>): { itemId: string; attempts: number; row: Row | undefined } {
-  return { itemId, attempts, row: id === null ? undefined : ({ ...row, id } as unknown as Row) };
+}: LeftJoined<Row>): { itemId: string; attempts: number; correlationId: string; row: Row | undefined } {
+  return { itemId, attempts, correlationId, row: id === null ? undefined : ({ ...row, id } as unknown as Row) };
 }
 
 /**
@@ -41,6 +43,7 @@ export type ClaimedRow = DocumentRow & {
 export interface ClaimedSendRow {
   itemId: string;
   attempts: number;
+  correlationId: string;
   row: ClaimedRow | undefined;
 }
 
@@ -49,9 +52,9 @@ export interface ClaimedSendRow {
  * under the lease, and their documents that are `queued` or `sending` marked `sending` under the same lease id (the
  * documents' copy of it, send_lease_id, is what their one-statement changes check). The route is fixed as they are
  * taken (DGII's reception, or an RFCE summary for a type 32 under `rfceThreshold` DOP: fiscal/timbre-url.ts
- * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded. The
- * signed XML's archive entry comes with each, so the worker needs no other read before it sends. A queue row whose
- * document is not queued nor sending comes back without it.
+ * isConsumerSummary, written in SQL; research/dgii-protocol.md §8.1) and the `dgii.sending` event recorded, with the
+ * correlation id its send was queued with. The signed XML's archive entry comes with each, so the worker needs no
+ * other read before it sends. A queue row whose document is not queued nor sending comes back without it.
  */
 export async function claimForSending(db: AnyDb, terms: ClaimTerms, rfceThreshold: string): Promise<ClaimedSendRow[]> {
   const result = await executePrepared(
@@ -71,14 +74,14 @@ export async function claimForSending(db: AnyDb, terms: ClaimTerms, rfceThreshol
         where d.id = p.id and p.status in ('queued', 'sending')
         returning d.*, p.status as previous_status
       ), event as (
-        insert into document_events (document_id, at, type, status, cause)
-        select id, ${terms.now}, 'dgii.sending', 'sending', case
-          when previous_status = 'queued' then 'attempt ' || (send_attempts + 1) || ': sending to DGII ' || case when send_route = 'rfce' then 'as an RFCE' else 'reception' end
+        insert into document_events (document_id, at, type, status, cause, correlation_id)
+        select c.id, ${terms.now}, 'dgii.sending', 'sending', case
+          when c.previous_status = 'queued' then 'attempt ' || (c.send_attempts + 1) || ': sending to DGII ' || case when c.send_route = 'rfce' then 'as an RFCE' else 'reception' end
           else 'DGII may already have it: asking about the e-NCF before anything is sent'
-        end
-        from claimed
+        end, w.correlation_id
+        from claimed c join work w on w.item_id = c.id
       )
-      select w.item_id, w.attempts as work_attempts, c.*, a.blob_key as signed_xml_blob_key, a.sha256 as signed_xml_sha256
+      select w.item_id, w.attempts as work_attempts, w.correlation_id as work_correlation_id, c.*, a.blob_key as signed_xml_blob_key, a.sha256 as signed_xml_sha256
       from work w left join claimed c on c.id = w.item_id
       left join lateral (
         select blob_key, sha256 from document_artefacts where document_id = c.id and kind = 'signed-xml' order by version desc limit 1
@@ -107,8 +110,9 @@ export async function holdDueSends(
           issued_in_contingency = d.issued_in_contingency or d.status = 'queued'
         from held h where d.id = h.item_id returning d.id, d.status
       ), event as (
-        insert into document_events (document_id, at, type, status, cause)
-        select id, ${terms.now}, 'dgii.not_taken', 'queued', ${terms.cause} from documents_held where status = 'queued'
+        insert into document_events (document_id, at, type, status, cause, correlation_id)
+        select d.id, ${terms.now}, 'dgii.not_taken', 'queued', ${terms.cause}, h.correlation_id
+        from documents_held d join held h on h.item_id = d.id where d.status = 'queued'
       )
       select item_id from held`,
   );
@@ -119,6 +123,7 @@ export async function holdDueSends(
 export interface ClaimedPollRow {
   itemId: string;
   attempts: number;
+  correlationId: string;
   row: DocumentRow | undefined;
 }
 
@@ -131,7 +136,7 @@ export async function claimPolls(db: AnyDb, terms: ClaimTerms): Promise<ClaimedP
     db,
     sql<LeftJoined<DocumentRow>>`
       with due as (${claimableRows(terms)}), work as (${claimUpdate(terms)})
-      select w.item_id, w.attempts as work_attempts, d.* from work w left join documents d on d.id = w.item_id and d.status = 'in_process'`,
+      select w.item_id, w.attempts as work_attempts, w.correlation_id as work_correlation_id, d.* from work w left join documents d on d.id = w.item_id and d.status = 'in_process'`,
   );
   return result.rows.map(joinedRow);
 }

@@ -12,6 +12,7 @@ import type { AnyTrx } from '../../platform/db/transact.js';
 import { unnested, type InputColumn } from '../../platform/db/unnest.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
 import { groupCommit } from '../../platform/group-commit.js';
+import { correlationIdNow } from '../../platform/observability/correlation.js';
 import { enqueueSelected, settleHeld } from '../../platform/work/outbound-work.repo.js';
 import type { DocumentsTables, DocumentStatus, SendRoute } from './tables.js';
 
@@ -71,12 +72,17 @@ export interface ChangeRecords {
   enqueueWork?: { target: string; environment: FiscalEnvironment; dueAt: Date; openDelivery?: true };
 }
 
-/** One conditional change of one document: `change` applies to document `id` only while `expected` holds. */
+/**
+ * One conditional change of one document: `change` applies to document `id` only while `expected` holds.
+ * `correlationId`: the request's or work's its records carry (timeline entry, event, queued work); by default the one
+ * under way when it is applied.
+ */
 export interface DocumentChange {
   id: string;
   expected: ExpectedState;
   change: SendStateChange;
   records: ChangeRecords;
+  correlationId?: string;
 }
 
 /** PostgreSQL's type of each column a change may set, for the arrays a batch of changes is sent as. */
@@ -134,7 +140,11 @@ export async function changeDocumentsIf(
   changes: readonly DocumentChange[],
 ): Promise<boolean[]> {
   const applied: boolean[] = [];
-  let pending = changes.map((change, index) => ({ change, index }));
+  const under = correlationIdNow();
+  let pending = changes.map((change, index) => ({
+    change: { ...change, correlationId: change.correlationId ?? under },
+    index,
+  }));
   while (pending.length > 0) {
     // This round: the first pending change of each document; the others wait for the next.
     const seen = new Set<string>();
@@ -167,7 +177,10 @@ async function changeDistinctDocuments(
   const shape = changeShape(first);
   if (changes.some((change) => changeShape(change) !== shape))
     throw new Error('changeDistinctDocuments: changes of different shapes in one statement');
-  const columns: InputColumn[] = [{ name: 'id', type: 'text', values: changes.map((change) => change.id) }];
+  const columns: InputColumn[] = [
+    { name: 'id', type: 'text', values: changes.map((change) => change.id) },
+    { name: 'correlation_id', type: 'text', values: changes.map((change) => change.correlationId) },
+  ];
   const add = (name: string, type: string, value: (change: DocumentChange) => unknown) => {
     columns.push({ name, type, values: changes.map(value) });
   };
@@ -201,8 +214,9 @@ async function changeDistinctDocuments(
     add('event_status', 'text', (c) => event(c).status);
     add('event_cause', 'text', (c) => event(c).cause);
     parts.push(sql`event as (
-      insert into document_events (document_id, at, type, status, cause)
-      select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join changed c on c.id = i.id)`);
+      insert into document_events (document_id, at, type, status, cause, correlation_id)
+      select i.id, i.event_at, i.event_type, i.event_status, i.event_cause, i.correlation_id
+      from input i join changed c on c.id = i.id)`);
   }
   if (first.records.closeFailedJobs !== undefined) {
     const close = records((r) => r.closeFailedJobs);
@@ -214,7 +228,14 @@ async function changeDistinctDocuments(
       where f.document_id = i.id and f.closed_at is null)`);
   }
   if (first.records.domainEvent !== undefined) {
-    columns.push(...outboxColumns(changes.map((change) => change.records.domainEvent as DomainEvent)));
+    columns.push(
+      ...outboxColumns(
+        changes.map((change) => ({
+          ...(change.records.domainEvent as DomainEvent),
+          correlationId: change.correlationId,
+        })),
+      ),
+    );
     parts.push(outboxInsertCtes('changed'));
   }
   if (first.records.settleWork !== undefined) {
@@ -241,7 +262,7 @@ async function changeDistinctDocuments(
     add('queue_due_at', 'timestamptz', (c) => enqueue(c).dueAt);
     parts.push(
       sql`queued as (${enqueueSelected(
-        sql`select i.queue_target, i.id, i.queue_environment, i.queue_due_at from input i join changed c on c.id = i.id`,
+        sql`select i.queue_target, i.id, i.queue_environment, i.queue_due_at, i.correlation_id from input i join changed c on c.id = i.id`,
       )})`,
     );
     if (first.records.enqueueWork.openDelivery === true)
@@ -268,5 +289,6 @@ async function changeDistinctDocuments(
  */
 export function groupedDocumentChanges(executor: AnyDb | AnyTrx): (change: DocumentChange) => Promise<boolean> {
   const run = groupCommit((changes: DocumentChange[]) => changeDocumentsIf(executor, changes), { maxBatch: 100 });
-  return (change) => run(change, changeShape(change));
+  // The caller's correlation id, taken now: the batch runs under whichever caller set it off.
+  return (change) => run({ correlationId: correlationIdNow(), ...change }, changeShape(change));
 }

@@ -102,6 +102,8 @@ export interface DocumentEventsTable {
   type: string;
   status: DocumentStatus | null;
   cause: string;
+  /** The request's or work's that recorded it (migration 0030); null before. */
+  correlation_id: string | null;
 }
 
 export interface IdempotencyKeysTable {

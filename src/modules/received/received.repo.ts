@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import { olderThan } from '../../platform/db/older-than.js';
 import { outboxColumns, outboxInsertCtes, type DomainEvent } from '../../platform/events/domain-events.js';
+import { correlationIdNow } from '../../platform/observability/correlation.js';
 import type { Db } from '../../platform/db/database.js';
 import { executePrepared } from '../../platform/db/prepared.js';
 import type {
@@ -35,6 +36,7 @@ export function insertEventStatement(
     type: event.type,
     status: event.status,
     cause: event.cause,
+    correlation_id: correlationIdNow(),
   });
 }
 
@@ -105,12 +107,16 @@ const artefactColumnTypes = [
   ['created_at', 'timestamptz'],
 ] as const satisfies readonly (readonly [keyof ReceivedArtefactRow, string])[];
 
-/** A reception to record: its row, its artefacts (archived already), its first timeline event and its outbox event. */
+/**
+ * A reception to record: its row, its artefacts (archived already), its first timeline event and its outbox event,
+ * both with the correlation id of the request that brought it (recorded in a batch run under another's).
+ */
 export interface ReceptionRecord {
   row: ReceivedRow;
   artefacts: readonly ReceivedArtefactRow[];
   event: { at: Date; type: string; status: string | null; cause: string };
   domainEvent: DomainEvent;
+  correlationId: string;
 }
 
 /**
@@ -133,7 +139,12 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
     { name: 'event_type', type: 'text', values: events.map((event) => event.type) },
     { name: 'event_status', type: 'text', values: events.map((event) => event.status) },
     { name: 'event_cause', type: 'text', values: events.map((event) => event.cause) },
+    { name: 'correlation_id', type: 'text', values: receptions.map((reception) => reception.correlationId) },
   ];
+  const domainEvents = receptions.map((reception) => ({
+    ...reception.domainEvent,
+    correlationId: reception.correlationId,
+  }));
   const artefacts = receptions.flatMap((reception) => reception.artefacts);
   const artefactColumns = artefactColumnTypes.map(([name, type]): InputColumn => ({
     name,
@@ -146,7 +157,7 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
   const result = await executePrepared(
     db,
     sql<{ id: string }>`
-      with input as (select * from ${unnested([...rowColumns, ...eventColumns, ...outboxColumns(receptions.map((reception) => reception.domainEvent))], 'i')}),
+      with input as (select * from ${unnested([...rowColumns, ...eventColumns, ...outboxColumns(domainEvents)], 'i')}),
       inserted as (
         insert into received_documents (${names(receivedColumns)})
         select ${names(receivedColumns)} from input
@@ -159,8 +170,9 @@ export async function recordReceptions(db: Executor, receptions: readonly Recept
         where a.received_document_id in (select id from inserted)
       ),
       events as (
-        insert into received_document_events (received_document_id, at, type, status, cause)
-        select i.id, i.event_at, i.event_type, i.event_status, i.event_cause from input i join inserted r on r.id = i.id
+        insert into received_document_events (received_document_id, at, type, status, cause, correlation_id)
+        select i.id, i.event_at, i.event_type, i.event_status, i.event_cause, i.correlation_id
+        from input i join inserted r on r.id = i.id
       ),
       ${outboxInsertCtes('inserted')}
       select id from inserted`,

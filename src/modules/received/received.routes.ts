@@ -70,6 +70,7 @@ export function receivedRoutes(received: ReceivedService, printing: PrintingServ
                 type: 'received',
                 status: 'received',
                 cause: 'e-CF E310000004343 from 130123454 received; ARECF Estado 0 (e-CF Recibido) answered',
+                correlationId: '5b7c2f0e-3d1a-4c8e-9f6b-2a4d8e1c7b90',
               },
             ],
           }),

@@ -23,6 +23,10 @@ export const ReceivedEvent = Type.Object(
     type: Type.String(),
     status: Type.Union([Type.String(), Type.Null()]),
     cause: Type.String(),
+    correlationId: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The X-Correlation-ID of the request, or the id of the work, that recorded it (a delivery of the commercial response carries the id of the request that made it); null for events recorded before ids were kept.',
+    }),
   },
   { $id: 'ReceivedEvent' },
 );

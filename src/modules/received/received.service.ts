@@ -15,6 +15,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ReceivedArtefactKind, ReceivedTables } from './tables.js';
 import { groupCommit } from '../../platform/group-commit.js';
+import { correlationIdNow } from '../../platform/observability/correlation.js';
 import { newId } from '../../platform/ids.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type Result } from '../../platform/result.js';
@@ -121,6 +122,7 @@ function view(
             type: event.type,
             status: event.status,
             cause: event.cause,
+            correlationId: event.correlation_id,
           })),
         }),
     updatedAt: row.updated_at.toISOString(),
@@ -217,6 +219,7 @@ export function createReceivedService(deps: ReceivedDeps): ReceivedService {
       row,
       artefacts,
       event: { at: now, type: status, status, cause: causeOf(verdict, identifiers) },
+      correlationId: correlationIdNow(),
       domainEvent:
         verdict.kind === 'received'
           ? {

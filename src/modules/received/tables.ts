@@ -43,6 +43,8 @@ export interface ReceivedDocumentEventsTable {
   type: string;
   status: string | null;
   cause: string;
+  /** The request's or work's that recorded it (migration 0030); null before. */
+  correlation_id: string | null;
 }
 
 /** The company's commercial response (ACECF) to a received e-CF (migration 0011). */

@@ -16,6 +16,7 @@ import {
   type SendStateChange,
 } from '../documents/index.js';
 import type { DomainEvent, DomainEventPayload } from '../../platform/events/domain-events.js';
+import type { DoneItem } from '../../platform/work/work-engine.js';
 
 /** The queues of documents' work (outbound_work.target). */
 export const documentSends = 'document.send';
@@ -208,16 +209,20 @@ export function createDocumentChanges(deps: {
 
 /**
  * A target's recordDone (platform/work): its successes recorded together, each settling its queue row under its
- * lease. Whether each applied.
+ * lease, its records under its own correlation id (the batch runs under whichever item set it off). Whether each
+ * applied.
  */
 export function recordTogether<Item, Done>(
   db: Db,
   target: string,
   changeOf: (item: Item, done: Done, settleWork: SettleWork) => DocumentChange,
 ) {
-  return (batch: readonly { item: Item; result: Done; leaseId: string }[]) =>
+  return (batch: readonly Pick<DoneItem<Item, Done>, 'item' | 'result' | 'leaseId' | 'correlationId'>[]) =>
     changeDocumentsIf(
       db,
-      batch.map(({ item, result, leaseId }) => changeOf(item, result, { target, leaseId, next: null })),
+      batch.map(({ item, result, leaseId, correlationId }) => ({
+        ...changeOf(item, result, { target, leaseId, next: null }),
+        correlationId,
+      })),
     );
 }

@@ -42,7 +42,7 @@ export function createPollTarget(deps: {
       retryDelayMs: exponentialBackoff(policy.firstPollDelayMs, policy.maxPollDelayMs),
     },
     async claim(terms) {
-      return (await claimPolls(db, terms)).map(({ itemId, attempts, row }) => ({ itemId, attempts, item: row }));
+      return (await claimPolls(db, terms)).map(({ row, ...claimed }) => ({ ...claimed, item: row }));
     },
     async perform(row) {
       if (row.track_id === null) throw new Error(`document ${row.id} is in process without a trackId`);

@@ -183,12 +183,13 @@ export function createSendTarget(deps: {
     async claim(terms) {
       // Type 32 under DGII's threshold goes as an RFCE summary (Informe Técnico; research/dgii-protocol.md §8.1).
       const rows = await claimForSending(db, terms, consumerSummaryThreshold);
-      return rows.map(({ itemId, attempts, row }) => {
-        if (row === undefined) return { itemId, attempts, item: undefined };
+      return rows.map(({ itemId, attempts, correlationId, row }) => {
+        if (row === undefined) return { itemId, attempts, correlationId, item: undefined };
         const { previous_status: previous, signed_xml_blob_key: blobKey, signed_xml_sha256: sha256, ...document } = row;
         return {
           itemId,
           attempts,
+          correlationId,
           item: {
             row: document,
             previous,

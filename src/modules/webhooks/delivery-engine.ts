@@ -52,13 +52,18 @@ export function deliveryLeaseMs(timeoutMs: number): number {
   return 2 * timeoutMs + 5_000;
 }
 
-/** The delivery body: `{id, type, createdAt, environment, company, data}`. */
+/**
+ * The delivery body: `{id, type, createdAt, environment, company, correlationId, data}`. `correlationId`: the
+ * X-Correlation-ID of the request whose work caused the event (a schedule's own id for scheduled work), for
+ * following it through the integrator's logs and ours.
+ */
 export function deliveryBody(event: {
   id: string;
   type: string;
   occurredAt: Date;
   environment: FiscalEnvironment;
   company: { id: string; rnc: string };
+  correlationId: string;
   data: unknown;
 }): string {
   return JSON.stringify({
@@ -67,6 +72,7 @@ export function deliveryBody(event: {
     createdAt: event.occurredAt.toISOString(),
     environment: event.environment,
     company: event.company,
+    correlationId: event.correlationId,
     data: event.data,
   });
 }
@@ -110,16 +116,25 @@ interface Attempted {
   statusCode: number | undefined;
 }
 
-/** Queues new deliveries (or a re-send) for the workers, in the caller's transaction. */
+/**
+ * Queues new deliveries (or a re-send) for the workers, in the caller's transaction: each under its event's
+ * correlation id, or (none given) the request's that asks for it.
+ */
 export function queueDeliveries(
   executor: Db<WebhooksTables> | Trx<WebhooksTables>,
   environment: FiscalEnvironment,
-  ids: readonly string[],
+  deliveries: readonly { id: string; correlationId?: string | undefined }[],
   at: Date,
 ): Promise<void> {
   return enqueueWork(
     executor,
-    ids.map((itemId) => ({ target: webhookDeliveryTarget, itemId, environment, dueAt: at })),
+    deliveries.map(({ id, correlationId }) => ({
+      target: webhookDeliveryTarget,
+      itemId: id,
+      environment,
+      dueAt: at,
+      ...(correlationId === undefined ? {} : { correlationId }),
+    })),
   );
 }
 
@@ -341,6 +356,8 @@ export function createWebhookDelivery(deps: {
         );
         const now = clock.now();
         const rows: Omit<repo.DeliveryRow, 'attempts'>[] = [];
+        // Each delivery is worked under its event's correlation id (the fan-out itself runs under none).
+        const correlationIds = new Map<string, string>();
         for (const event of events) {
           if (!isEventType(event.type) || onDemandTypes.has(event.type)) continue;
           const body = deliveryBody({
@@ -349,13 +366,16 @@ export function createWebhookDelivery(deps: {
             occurredAt: event.occurred_at,
             environment,
             company: { id: event.company_id, rnc: event.rnc },
+            correlationId: event.correlation_id,
             data: event.payload,
           });
           for (const endpoint of endpoints) {
             if (endpoint.company_id !== event.company_id) continue;
             if (endpoint.event_types !== null && !endpoint.event_types.includes(event.type)) continue;
+            const id = newId('msg');
+            correlationIds.set(id, event.correlation_id);
             rows.push({
-              id: newId('msg'),
+              id,
               endpoint_id: endpoint.id,
               company_id: event.company_id,
               environment,
@@ -370,7 +390,13 @@ export function createWebhookDelivery(deps: {
             });
           }
         }
-        await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, rows), now);
+        const inserted = await repo.insertDeliveries(trx, rows);
+        await queueDeliveries(
+          trx,
+          environment,
+          inserted.map((id) => ({ id, correlationId: correlationIds.get(id) })),
+          now,
+        );
         await repo.markDispatched(
           trx,
           taken.map((event) => event.id),

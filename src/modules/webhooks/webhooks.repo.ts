@@ -85,8 +85,11 @@ export function enabledEndpointsOf(
     .execute();
 }
 
-/** An event waiting to be fanned out; `rnc` null when it cannot be (its company, or the event itself, gone). */
-export type OutboxEvent =
+/**
+ * An event waiting to be fanned out, with the correlation id it was queued with (its cause's); `rnc` null when it
+ * cannot be fanned out (its company, or the event itself, gone).
+ */
+export type OutboxEvent = { correlation_id: string } & (
   | { id: string; company_id: string; type: string; payload: unknown; occurred_at: Date; rnc: string }
   | {
       id: string;
@@ -95,7 +98,8 @@ export type OutboxEvent =
       payload: unknown;
       occurred_at: Date | null;
       rnc: null;
-    };
+    }
+);
 
 /**
  * Events waiting to be fanned out (their outbound_work rows, platform/events/domain-events.ts), oldest first,
@@ -111,12 +115,12 @@ export async function lockUndispatched(
     trx,
     sql<OutboxEvent>`
       with taken as (
-        select item_id, due_at from outbound_work
+        select item_id, due_at, correlation_id from outbound_work
         where target = ${outboxTarget} and environment = ${environment}
         order by due_at, item_id
         limit ${limit}
         for update skip locked)
-      select t.item_id as id, e.company_id, e.type, e.payload, e.occurred_at,
+      select t.item_id as id, t.correlation_id, e.company_id, e.type, e.payload, e.occurred_at,
         ${companyRncOf(sql.ref<string | null>('e.company_id'))} as rnc
       from taken t left join domain_events e on e.id = t.item_id
       order by t.due_at, t.item_id`,

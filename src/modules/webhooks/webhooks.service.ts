@@ -7,6 +7,7 @@ import type { Db } from '../../platform/db/database.js';
 import { transact } from '../../platform/db/transact.js';
 import { pageLimits, pageOf, startOf } from '../../platform/paging.js';
 import { fail, ok, type FieldError, type Result } from '../../platform/result.js';
+import { correlationIdNow } from '../../platform/observability/correlation.js';
 import { newId } from '../../platform/ids.js';
 import { deliveryBody, queueDeliveries } from './delivery-engine.js';
 import { eventTypeNames, eventTypes, isEventType } from '../../platform/events/event-catalogue.js';
@@ -260,6 +261,7 @@ export function createWebhooksService(deps: {
           occurredAt: now,
           environment,
           company: { id: companyId, rnc: company.rnc },
+          correlationId: correlationIdNow(),
           data: { endpointId: id, message: 'A test delivery asked for with POST /notificaciones/:id/prueba.' },
         }),
         status: 'pending',
@@ -269,7 +271,13 @@ export function createWebhooksService(deps: {
         updated_at: now,
       };
       await transact(db, async (trx) => {
-        await queueDeliveries(trx, environment, await repo.insertDeliveries(trx, [row]), now);
+        const inserted = await repo.insertDeliveries(trx, [row]);
+        await queueDeliveries(
+          trx,
+          environment,
+          inserted.map((deliveryId) => ({ id: deliveryId })),
+          now,
+        );
         return ok(undefined);
       });
       deps.wakeDelivery();
@@ -297,7 +305,7 @@ export function createWebhooksService(deps: {
         const row = await repo.requeueDelivery(trx, companyId, environment, deliveryId, now);
         if (row === undefined) return fail('webhook_delivery_not_found', `No webhook delivery ${deliveryId}.`);
         // A fresh run of attempts; one in flight records nothing (its lease is gone) and the re-send is still made.
-        await queueDeliveries(trx, environment, [row.id], now);
+        await queueDeliveries(trx, environment, [{ id: row.id }], now);
         return ok(row);
       });
       if (!requeued.ok) return requeued;

@@ -23,6 +23,8 @@ export interface DomainEventsTable {
   occurred_at: Date;
   /** When webhooks fanned it out into deliveries (migration 0010); null until then. */
   dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The request's or work's that recorded it (migration 0030; observability/correlation.ts); null before. */
+  correlation_id: string | null;
 }
 
 export interface DgiiMessageRow {
@@ -45,6 +47,8 @@ export interface OutboundWorkTable {
   due_at: Date;
   lease_id: string | null;
   attempts: Generated<number>;
+  /** The request's (or job's) that queued it, its every attempt's (migration 0030; observability/correlation.ts). */
+  correlation_id: Generated<string>;
 }
 
 /** Each recurring job's last due time started (migration 0031; platform/queue/schedule-keeper.ts). */

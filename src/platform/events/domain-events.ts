@@ -2,7 +2,8 @@
 // with a dedupe key is recorded once, however often its cause repeats. Each event recorded waits to be fanned out
 // as a row of outbound_work (platform/work, target `outbox`), written in the same statement and deleted when it is
 // fanned out: the fan-out finds the events waiting in that small table, not behind a partial index of the events
-// kept (whose dead entries it would walk until VACUUM).
+// kept (whose dead entries it would walk until VACUUM). Each event carries the correlation id of the request or work
+// that recorded it (observability/correlation.ts) into its webhook deliveries.
 import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { EventPayloads, EventType } from './event-catalogue.js';
@@ -12,6 +13,7 @@ import { executePrepared } from '../db/prepared.js';
 import type { Trx } from '../db/transact.js';
 import type { InputColumn } from '../db/unnest.js';
 import { newId } from '../ids.js';
+import { correlationIdNow } from '../observability/correlation.js';
 
 /** The queue of events waiting to be fanned out (outbound_work.target). */
 export const outboxTarget = 'outbox';
@@ -29,6 +31,8 @@ export type DomainEvent<T extends EventType = EventType> = {
     payload: EventPayloads[K];
     dedupeKey?: string;
     occurredAt: Date;
+    /** The request's or work's that caused it; by default the one under way when its row is made. */
+    correlationId?: string;
   };
 }[T];
 
@@ -42,11 +46,12 @@ export async function recordDomainEvent<T extends EventType>(executor: Db | Trx,
     executor,
     sql`
       with recorded as (
-        insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
-        values (${row.id}, ${row.company_id}, ${row.environment}, ${row.type}, ${row.payload}::jsonb, ${row.dedupe_key}, ${row.occurred_at})
+        insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at, correlation_id)
+        values (${row.id}, ${row.company_id}, ${row.environment}, ${row.type}, ${row.payload}::jsonb, ${row.dedupe_key}, ${row.occurred_at}, ${row.correlation_id})
         on conflict (dedupe_key) do nothing
-        returning id, environment, occurred_at)
-      insert into outbound_work (target, item_id, environment, due_at) select ${outboxTarget}, id, environment, occurred_at from recorded`,
+        returning id, environment, occurred_at, correlation_id)
+      insert into outbound_work (target, item_id, environment, due_at, correlation_id)
+      select ${outboxTarget}, id, environment, occurred_at, correlation_id from recorded`,
   );
 }
 
@@ -64,9 +69,13 @@ export function domainEventInsertStatements<T extends EventType>(
   const row = domainEventRow(event);
   return [
     executor.insertInto('domain_events').values(row),
-    executor
-      .insertInto('outbound_work')
-      .values({ target: outboxTarget, item_id: row.id, environment: row.environment, due_at: row.occurred_at }),
+    executor.insertInto('outbound_work').values({
+      target: outboxTarget,
+      item_id: row.id,
+      environment: row.environment,
+      due_at: row.occurred_at,
+      correlation_id: row.correlation_id,
+    }),
   ];
 }
 
@@ -83,6 +92,7 @@ export function domainEventRow<T extends EventType>(event: DomainEvent<T>) {
     payload: JSON.stringify(event.payload),
     dedupe_key: event.dedupeKey ?? null,
     occurred_at: event.occurredAt,
+    correlation_id: event.correlationId ?? correlationIdNow(),
   };
 }
 
@@ -106,6 +116,7 @@ export function outboxColumns(events: readonly (DomainEvent | undefined)[]): Inp
     column('payload'),
     column('dedupe_key'),
     column('occurred_at', 'timestamptz'),
+    column('correlation_id'),
   ];
 }
 
@@ -117,11 +128,12 @@ export function outboxColumns(events: readonly (DomainEvent | undefined)[]): Inp
 export function outboxInsertCtes(written: string): RawBuilder<unknown> {
   return sql`
     outbox as (
-      insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at)
-      select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at
+      insert into domain_events (id, company_id, environment, type, payload, dedupe_key, occurred_at, correlation_id)
+      select i.outbox_id, i.outbox_company_id, i.outbox_environment, i.outbox_type, i.outbox_payload::jsonb, i.outbox_dedupe_key, i.outbox_occurred_at, i.outbox_correlation_id
       from input i join ${sql.raw(written)} w on w.id = i.id
       on conflict (dedupe_key) do nothing
-      returning id, environment, occurred_at),
+      returning id, environment, occurred_at, correlation_id),
     outbox_queued as (
-      insert into outbound_work (target, item_id, environment, due_at) select ${outboxTarget}, id, environment, occurred_at from outbox)`;
+      insert into outbound_work (target, item_id, environment, due_at, correlation_id)
+      select ${outboxTarget}, id, environment, occurred_at, correlation_id from outbox)`;
 }

@@ -9,6 +9,7 @@ import Fastify, { LogController, type FastifyError } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Config } from '../../config.js';
 import type { Clock } from '../clock.js';
+import { withCorrelationId } from '../observability/correlation.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiKeyAuthenticator, Principal, RouteAuth } from './auth.js';
@@ -22,6 +23,7 @@ import {
   sendProblem,
   toFailure,
 } from './error-mapping.js';
+import { correlationIdOf, correlationIdRefusal } from './correlation-id.js';
 import { checkHeaders, checkSignedMessage } from './guards.js';
 import { jsonFieldError, maxJsonValues, scanJsonText, textFieldError } from './input-screen.js';
 import { normaliseReceiverUrl } from './receiver-path.js';
@@ -48,7 +50,6 @@ declare module 'fastify' {
   }
 }
 
-const correlationIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/;
 const methods: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export interface HttpServerOptions {
@@ -70,6 +71,8 @@ export interface HttpServer {
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { config, log, metrics, authenticator } = options;
   const app: App = Fastify({
+    // A request without Host is answered here (the onRequest hook), as problem+json, not by Node with a bare 400.
+    http: { requireHostHeader: false },
     loggerInstance: log,
     bodyLimit: maxBodyBytes,
     genReqId: (request) => correlationIdOf(request),
@@ -109,6 +112,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Node keeps the first 1,000 headers of a request and silently drops the rest (Host and Content-Type among them,
+  // when a client writes its own headers first: a bare 400, or a body read as something else). No count limit: the
+  // head is bounded by its size, 16 KB, past which the request is a 431 problem (clientErrorHandler).
+  app.server.maxHeadersCount = 0;
   // Node answers an Expect other than 100-continue with a bare 417; with a listener, the answer is ours.
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     sendExpectationFailed(request, response, correlationIdOf(request));
@@ -188,8 +195,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-correlation-id', request.id);
+    // Before auth: whatever the route, an id that cannot be carried is the caller's to fix first.
+    const refused = correlationIdRefusal(request.headers) ?? hostRefusal(request.raw);
+    if (refused !== undefined) throw refused;
     const auth = request.routeOptions.config.auth;
     if (auth !== undefined) await checkHeaders(request, auth, { config, authenticator });
+  });
+
+  // The handler, and all it sets off and awaits, runs under the request's correlation id (observability/
+  // correlation.ts): what it logs, records and queues carries it. Not at onRequest: a body is read in the
+  // connection's own context, which would lose it.
+  app.addHook('preValidation', (request, _reply, done) => {
+    withCorrelationId(request.id, done);
   });
 
   app.addHook('preValidation', async (request) => {
@@ -257,10 +274,15 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   return { app, catalogue };
 }
 
-/** The caller's X-Correlation-ID when it is a sensible one, else a new id. */
-function correlationIdOf(request: IncomingMessage): string {
-  const given = request.headers['x-correlation-id'];
-  return typeof given === 'string' && correlationIdPattern.test(given) ? given : randomUUID();
+/** HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own check answers a bare 400, so it is made here instead. */
+function hostRefusal(request: IncomingMessage): ProblemError | undefined {
+  if (request.headers.host !== undefined || request.httpVersion !== '1.1') return undefined;
+  const detail = 'An HTTP/1.1 request must have a Host header.';
+  return new ProblemError({
+    code: 'malformed_request',
+    detail,
+    errors: [{ pointer: '/host', in: 'headers', code: 'required', detail }],
+  });
 }
 
 /** A client still sending the rest of a refused body after this long loses the connection. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { withCorrelationId } from './correlation.js';
 import { createLogger, logLines } from './logger.js';
 
 function capture(): { stream: Writable; lines: () => string[] } {
@@ -46,5 +47,30 @@ describe('log lines', () => {
     assert.equal(entry.level, 30);
     assert.equal(entry.service, 'ecf-service');
     assert.equal(entry.apiKey, '[redacted]');
+  });
+
+  it('carry the correlation id of the request or work under way, from any logger, once', async () => {
+    const out = capture();
+    const log = createLogger('info', out.stream);
+    log.info('outside');
+    await withCorrelationId('abc-123', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      log.child({ component: 'dgii-client' }).info('deep inside');
+      // A request's own logger has it bound already (Fastify's): not written twice, and its own value kept.
+      log.child({ correlationId: 'bound-id' }).info('bound');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = out.lines();
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      entries.map((entry) => [entry.msg, entry.correlationId]),
+      [
+        ['outside', undefined],
+        ['deep inside', 'abc-123'],
+        ['bound', 'bound-id'],
+      ],
+    );
+    assert.equal(entries[1]?.component, 'dgii-client');
+    assert.equal(lines[2]?.split('"correlationId"').length, 2, lines[2]);
   });
 });

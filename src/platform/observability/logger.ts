@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { currentCorrelationId } from './correlation.js';
 import type PinoPretty from 'pino-pretty';
 import type { Config, LogLevel } from '../../config.js';
 
@@ -37,8 +38,25 @@ export function logLines(
   return terminal && config.nodeEnv === 'development' ? 'pretty' : 'json';
 }
 
+/**
+ * The correlation id of the request or work under way (correlation.ts), on every line logged within it, whatever
+ * logger wrote it: the DGII client's, a module's, the work engine's. A request's own logger carries it bound already
+ * (Fastify's), and the line is not given it twice.
+ */
+function withCorrelationId(_line: object, _level: number, logger: Logger): object {
+  const id = currentCorrelationId();
+  if (id === undefined) return {};
+  const bound = (logger as unknown as Record<symbol, string | undefined>)[pino.symbols.chindingsSym];
+  return bound?.includes('"correlationId":') === true ? {} : { correlationId: id };
+}
+
 export function createLogger(level: LogLevel, destination?: DestinationStream, lines: LogLines = 'json'): Logger {
-  const options = { level, redact: { paths: redactedPaths, censor: '[redacted]' }, base: { service: 'ecf-service' } };
+  const options = {
+    level,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    base: { service: 'ecf-service' },
+    mixin: withCorrelationId,
+  };
   if (lines === 'pretty') return pino(options, prettyStream(destination));
   return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createTestDatabase } from '../../../test/support/backends.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { currentCorrelationId } from '../observability/correlation.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { defineJob, type AnyJob, type JobContext } from './job.js';
@@ -24,15 +25,15 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
     let drop: () => Promise<void>;
     let queue: Queue;
     let metrics: Metrics;
-    const seen: { payload: { n: number }; context: JobContext }[] = [];
+    const seen: { payload: { n: number }; context: JobContext; under: string | undefined }[] = [];
     let failuresLeft = 1;
 
     const record = defineJob<{ n: number }>({
       name: 'test.record',
       retry: { retryLimit: 0, retryDelaySeconds: 1, retryBackoff: false, expireInSeconds: 60 },
-      handle(payload, context) {
-        seen.push({ payload, context });
-        return Promise.resolve();
+      async handle(payload, context) {
+        await Promise.resolve();
+        seen.push({ payload, context, under: currentCorrelationId() });
       },
     });
     const flaky = defineJob<{ n: number }>({
@@ -43,7 +44,7 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
           failuresLeft--;
           return Promise.reject(new Error('transient'));
         }
-        seen.push({ payload, context });
+        seen.push({ payload, context, under: currentCorrelationId() });
         return Promise.resolve();
       },
     });
@@ -76,6 +77,8 @@ function queueSuite(label: string, target: () => Promise<{ handle: DatabaseHandl
       const entry = seen.find((candidate) => candidate.payload.n === 1);
       assert.ok(entry);
       assert.equal(entry.context.correlationId, 'corr-committed');
+      // What the job records, queues and logs is under it (observability/correlation.ts).
+      assert.equal(entry.under, 'corr-committed');
       assert.equal(entry.context.attempt, 1);
     });
 

@@ -11,6 +11,7 @@ import type { Db } from '../db/database.js';
 import type { SqlExecutor } from '../db/sql-executor.js';
 import type { Trx } from '../db/transact.js';
 import { withTimeout } from '../timeout.js';
+import { withCorrelationId } from '../observability/correlation.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AnyJob, JobDefinition, JobEnvelope } from './job.js';
@@ -115,23 +116,30 @@ export async function openQueue(options: {
 
       if (roles.work) {
         for (const job of jobs) {
-          /** One job; a failure is reported for this job alone, so a batch's other jobs still complete. */
-          const runOne = async (item: PgBoss.JobWithMetadata<JobEnvelope<never>>) => {
-            const jobLog = log.child({ job: job.name, jobId: item.id, correlationId: item.data.correlationId });
-            try {
-              await job.handle(item.data.payload, {
-                jobId: item.id,
-                correlationId: item.data.correlationId,
-                attempt: item.retryCount + 1,
-                log: jobLog,
-              });
-              metrics.jobsProcessed.inc({ job: job.name, outcome: 'completed' });
-            } catch (error) {
-              metrics.jobsProcessed.inc({ job: job.name, outcome: 'failed' });
-              jobLog.warn({ err: error, attempt: item.retryCount + 1 }, 'job failed');
-              await boss.fail(job.name, item.id, { message: error instanceof Error ? error.message : String(error) });
-            }
-          };
+          /**
+           * One job; a failure is reported for this job alone, so a batch's other jobs still complete. It runs under
+           * its correlation id (observability/correlation.ts): every line it logs carries it, and what it records and
+           * queues is stored with it.
+           */
+          const runOne = (item: PgBoss.JobWithMetadata<JobEnvelope<never>>) =>
+            withCorrelationId(item.data.correlationId, async () => {
+              const jobLog = log.child({ job: job.name, jobId: item.id });
+              try {
+                await job.handle(item.data.payload, {
+                  jobId: item.id,
+                  correlationId: item.data.correlationId,
+                  attempt: item.retryCount + 1,
+                  log: jobLog,
+                });
+                metrics.jobsProcessed.inc({ job: job.name, outcome: 'completed' });
+              } catch (error) {
+                metrics.jobsProcessed.inc({ job: job.name, outcome: 'failed' });
+                jobLog.warn({ err: error, attempt: item.retryCount + 1 }, 'job failed');
+                await boss.fail(job.name, item.id, {
+                  message: error instanceof Error ? error.message : String(error),
+                });
+              }
+            });
           // A job's concurrency is spread over fetch loops taking small batches, run side by side; pg-boss completes
           // a batch's jobs that did not fail. A loop waits for its whole batch, so batches stay small: one slow job
           // holds back few others. pg-boss 10 rests a polling interval after every batch; a full batch asks for the

@@ -1,17 +1,20 @@
 // The statements of outbound work (migration 0015): a row per item waiting, found by (target, environment, due_at),
-// held by a lease, deleted when it settles. Every statement's text is fixed, so each is prepared (db/prepared.ts).
+// held by a lease, deleted when it settles, with the correlation id of the request that queued it (migration 0030).
+// Every statement's text is fixed, so each is prepared (db/prepared.ts).
 import { sql, type RawBuilder } from 'kysely';
 import type { FiscalEnvironment } from '../../config.js';
 import type { Db } from '../db/database.js';
 import { executePrepared } from '../db/prepared.js';
 import type { Trx } from '../db/transact.js';
+import { correlationIdNow } from '../observability/correlation.js';
 
 type Executor = Db | Trx;
 
-/** An item a claim took: its id and the attempts started on it, this one included. */
+/** An item a claim took: its id, the attempts started on it (this one included) and its correlation id. */
 export interface ClaimedRow {
   item_id: string;
   attempts: number;
+  correlation_id: string;
 }
 
 /** Which items a claim takes: up to `limit` of those due, or the one item `itemId` (asked for now). */
@@ -48,14 +51,15 @@ export function claimableRows(terms: Pick<ClaimTerms, 'target' | 'environment' |
 
 /**
  * The claim's update of the rows `due` (a CTE of claimableRows): each is held under the lease (its due time moves to
- * where the lease runs out, so a dead worker's items fall due again) and its attempt is counted. Returns item_id and
- * attempts; a target claiming its items in the same statement builds on it (documents' send-claims.repo.ts).
+ * where the lease runs out, so a dead worker's items fall due again) and its attempt is counted. Returns item_id,
+ * attempts and correlation_id; a target claiming its items in the same statement builds on it (documents'
+ * send-claims.repo.ts).
  */
 export function claimUpdate(terms: ClaimTerms) {
   return sql`
     update outbound_work w set lease_id = ${terms.leaseId}, due_at = ${terms.leaseUntil}, attempts = w.attempts + 1
     from due where w.target = ${terms.target} and w.item_id = due.item_id
-    returning w.item_id, w.attempts`;
+    returning w.item_id, w.attempts, w.correlation_id`;
 }
 
 /** Takes the items of `terms` in ONE statement (claimableRows, then claimUpdate). */
@@ -67,23 +71,33 @@ export async function claimDue(db: Db, terms: ClaimTerms): Promise<ClaimedRow[]>
   return result.rows;
 }
 
+/** An item to put in the queue; `correlationId`: the request's that queues it, by default the one under way. */
+export interface QueuedItem {
+  target: string;
+  itemId: string;
+  environment: FiscalEnvironment;
+  dueAt: Date;
+  correlationId?: string;
+}
+
 /**
  * Puts items in the queue (or back in it): due at `dueAt`, held by no one. An item already waiting takes the new due
- * time and loses any lease (its worker's outcome will not be recorded); `resetAttempts` starts its count again (a
- * person asked for it again).
+ * time and correlation id and loses any lease (its worker's outcome will not be recorded); `resetAttempts` starts
+ * its count again (a person asked for it again).
  */
 export async function enqueue(
   executor: Executor,
-  items: readonly { target: string; itemId: string; environment: FiscalEnvironment; dueAt: Date }[],
+  items: readonly QueuedItem[],
   options: { resetAttempts: boolean } = { resetAttempts: true },
 ): Promise<void> {
   if (items.length === 0) return;
+  const under = correlationIdNow();
   await executePrepared(
     executor,
     sql`
-      insert into outbound_work (target, item_id, environment, due_at)
-      select * from unnest(${items.map((item) => item.target)}::text[], ${items.map((item) => item.itemId)}::text[], ${items.map((item) => item.environment)}::text[], ${items.map((item) => item.dueAt)}::timestamptz[])
-      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null,
+      insert into outbound_work (target, item_id, environment, due_at, correlation_id)
+      select * from unnest(${items.map((item) => item.target)}::text[], ${items.map((item) => item.itemId)}::text[], ${items.map((item) => item.environment)}::text[], ${items.map((item) => item.dueAt)}::timestamptz[], ${items.map((item) => item.correlationId ?? under)}::text[])
+      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, correlation_id = excluded.correlation_id,
         attempts = case when ${options.resetAttempts}::bool then 0 else outbound_work.attempts end`,
   );
 }
@@ -91,7 +105,8 @@ export async function enqueue(
 /**
  * Makes items due now: one not queued is queued (from 0 attempts), one waiting (its backoff, a later due time) is due
  * at `now` with its attempts as they were. One held by a running lease is left to its worker, whose outcome settles
- * it; the conflicting row stays locked until the caller's transaction ends, so a settlement waits for it.
+ * it; the conflicting row stays locked until the caller's transaction ends, so a settlement waits for it. An item
+ * made due takes the correlation id under way (the request that asked for it now).
  */
 export async function hasten(
   executor: Executor,
@@ -102,9 +117,9 @@ export async function hasten(
   await executePrepared(
     executor,
     sql`
-      insert into outbound_work as w (target, item_id, environment, due_at)
-      select t, i, e, ${now}::timestamptz from unnest(${items.map((item) => item.target)}::text[], ${items.map((item) => item.itemId)}::text[], ${items.map((item) => item.environment)}::text[]) as u(t, i, e)
-      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null
+      insert into outbound_work as w (target, item_id, environment, due_at, correlation_id)
+      select t, i, e, ${now}::timestamptz, ${correlationIdNow()}::text from unnest(${items.map((item) => item.target)}::text[], ${items.map((item) => item.itemId)}::text[], ${items.map((item) => item.environment)}::text[]) as u(t, i, e)
+      on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, correlation_id = excluded.correlation_id
       where (w.lease_id is null or w.due_at <= ${now}) and w.due_at > excluded.due_at`,
   );
 }
@@ -164,22 +179,24 @@ export function settleHeld(rows: {
 }
 
 /**
- * Puts the items a query selects in the queue (its columns: target, item_id, environment, due_at), from 0 attempts;
- * one already waiting takes the new due time and loses any lease (its worker's outcome will not be recorded). For
- * work queued in a target's own statement (documents' changeDocumentsIf); enqueue does it for a list.
+ * Puts the items a query selects in the queue (its columns: target, item_id, environment, due_at, correlation_id),
+ * from 0 attempts; one already waiting takes the new due time and correlation id and loses any lease (its worker's
+ * outcome will not be recorded). For work queued in a target's own statement (documents' changeDocumentsIf); enqueue
+ * does it for a list.
  */
 export function enqueueSelected(selected: RawBuilder<unknown>) {
   return sql`
-    insert into outbound_work (target, item_id, environment, due_at) ${selected}
-    on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, attempts = 0`;
+    insert into outbound_work (target, item_id, environment, due_at, correlation_id) ${selected}
+    on conflict (target, item_id) do update set due_at = excluded.due_at, lease_id = null, attempts = 0,
+      correlation_id = excluded.correlation_id`;
 }
 
 /**
  * The update that makes the rows `due` (a CTE of claimableRows) wait until `until` instead of taking them: no lease
- * taken, no attempt counted (DGII's maintenance window, documents' holdDueSends). Returns item_id.
+ * taken, no attempt counted (DGII's maintenance window, documents' holdDueSends). Returns item_id and correlation_id.
  */
 export function postponeUpdate(target: string, until: Date) {
-  return sql`update outbound_work w set due_at = ${until} from due where w.target = ${target} and w.item_id = due.item_id returning w.item_id`;
+  return sql`update outbound_work w set due_at = ${until} from due where w.target = ${target} and w.item_id = due.item_id returning w.item_id, w.correlation_id`;
 }
 
 /** Whether queue row `w` is held by no running lease at `now`: its worker's outcome is not awaited. */

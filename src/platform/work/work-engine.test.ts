@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/bac
 import { fixedClock } from '../clock.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { currentCorrelationId, withCorrelationId } from '../observability/correlation.js';
 import { createLogger } from '../observability/logger.js';
 import { createWorkEngine, type Outcome, type Settlement, type WorkEngine } from './work-engine.js';
 
@@ -65,6 +66,26 @@ describe('outbound work engine', () => {
   const runDue = async () => {
     for (const claimed of await engine.claim(10)) await engine.work(claimed);
   };
+
+  it('works each item under the correlation id it was queued with, on every attempt, whoever claims it', async () => {
+    await withCorrelationId('req-a', () => engine.enqueue(handle.db, ['a']));
+    await withCorrelationId('req-b', () => engine.enqueue(handle.db, ['b']));
+    const seen: string[] = [];
+    // Each item's first attempt fails; the next succeeds.
+    perform = (id, attempt) => {
+      const first = !seen.some((entry) => entry.startsWith(`${id} `));
+      seen.push(`${id} ${String(attempt)} ${String(currentCorrelationId())}`);
+      return Promise.resolve(first ? { kind: 'failed', reason: 'no answer' } : { kind: 'done', result: 'ok' });
+    };
+    // Claimed and worked from a context of its own (a loop's): the id is the queue row's, not the claimer's.
+    await withCorrelationId('the-loop', runDue);
+    clock.set(new Date('2026-11-26T12:10:00Z'));
+    // Asked for again by another request before its retry: from now on it is that request's work.
+    await withCorrelationId('req-c', () => engine.enqueue(handle.db, ['b']));
+    await runDue();
+    assert.deepEqual(seen, ['a 1 req-a', 'b 1 req-b', 'a 2 req-a', 'b 1 req-c']);
+    assert.deepEqual(await queued(), []);
+  });
 
   it('claims only what is due, holds it under a lease, and deletes it when it is done', async () => {
     await engine.enqueue(handle.db, ['a']);

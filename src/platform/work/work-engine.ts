@@ -9,7 +9,9 @@
 // - backoff with jitter (or the target's own schedule), never before the other side's Retry-After; an attempt that
 //   was not made (a circuit breaker open, a maintenance window) is not counted;
 // - the outcome is recorded only while the lease is still this worker's: the queue row is settled first, in the
-//   transaction that records it, and a stale worker's late result changes nothing.
+//   transaction that records it, and a stale worker's late result changes nothing;
+// - each item is worked under the correlation id stored with it (the request's that queued it, observability/
+//   correlation.ts): every line its attempt logs, and every timeline entry, event and item it records, carries it.
 // A target supplies only what is its own: how to load its items, how to perform one attempt, and how each
 // settlement shows in its history (states, timeline, events).
 import type { FiscalEnvironment } from '../../config.js';
@@ -19,6 +21,7 @@ import { transact, type Trx } from '../db/transact.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { groupCommit } from '../group-commit.js';
 import { newId } from '../ids.js';
+import { withCorrelationId } from '../observability/correlation.js';
 import type { Logger } from '../observability/logger.js';
 import { startClaimLoop, type ClaimLoop } from '../queue/claim-loop.js';
 import { ok } from '../result.js';
@@ -76,6 +79,8 @@ export interface Attempt {
 export interface ClaimedItem<Item> {
   itemId: string;
   attempts: number;
+  /** The queue row's: the request's that queued the item. */
+  correlationId: string;
   item: Item | undefined;
 }
 
@@ -101,13 +106,27 @@ export interface WorkTarget<Item, Done, Failure = never> {
    * still held, in order. The engine group-commits them (platform/group-commit.ts); when a batch fails, each item
    * goes the ordinary way (record, in a transaction).
    */
-  recordDone?(done: readonly { item: Item; result: Done; leaseId: string; attempts: number }[]): Promise<boolean[]>;
+  recordDone?(done: readonly DoneItem<Item, Done>[]): Promise<boolean[]>;
+}
+
+/**
+ * A done item as recordDone records it with others. A batch runs in the context of whichever item set it off, so
+ * what it records for each item takes the item's own `correlationId`, not the one under way.
+ */
+export interface DoneItem<Item, Done> {
+  item: Item;
+  result: Done;
+  leaseId: string;
+  attempts: number;
+  correlationId: string;
 }
 
 export interface ClaimedWork<Item> {
   id: string;
   item: Item;
   attempt: Attempt;
+  /** The request's that queued it: its attempt runs under it. */
+  correlationId: string;
 }
 
 export interface WorkEngine<Item> {
@@ -205,32 +224,60 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: {
   }
 
   /**
+   * A line for each outcome recorded (under the item's correlation id): an item is followed in the log attempt by
+   * attempt. A question asked again, or an attempt put off, is a detail (debug); a failed attempt is said with its
+   * reason, the last one as a warning.
+   */
+  function logRecorded(id: string, settlement: Settlement<Done, Failure>): void {
+    const fields = { target: target.name, id, attempts: settlement.attempts };
+    switch (settlement.kind) {
+      case 'done':
+        log.info(fields, `${target.name}: done`);
+        return;
+      case 'retry':
+        log.info({ ...fields, reason: settlement.reason, retryAt: settlement.at }, `${target.name}: attempt failed`);
+        return;
+      case 'exhausted':
+        log.warn({ ...fields, reason: settlement.reason }, `${target.name}: failed, no attempt left`);
+        return;
+      case 'again':
+        log.debug({ ...fields, at: settlement.at, reason: settlement.reason }, `${target.name}: asked again later`);
+        return;
+      case 'deferred':
+        log.debug({ ...fields, at: settlement.at, reason: settlement.reason }, `${target.name}: not attempted now`);
+        return;
+    }
+  }
+
+  /**
    * Settles the queue row under the lease and records the settlement, in one transaction. When recording fails (an
    * error of ours), the attempt ends exhausted with that reason rather than staying leased; when even that cannot
    * be written (the database gone), the lease runs out and the item is taken up again.
    */
-  async function settle(id: string, item: Item, attempt: Attempt, outcome: Outcome<Done, Failure>): Promise<void> {
+  async function settle(claimed: ClaimedWork<Item>, outcome: Outcome<Done, Failure>): Promise<void> {
+    const { id, item, attempt, correlationId } = claimed;
     const { settlement, next } = settlementOf(outcome, attempt.number);
     if (recordDone !== undefined && settlement.kind === 'done') {
       try {
-        if (
-          !(await recordDone({ item, result: settlement.result, leaseId: attempt.leaseId, attempts: attempt.number }))
-        )
-          log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
+        const done = { item, result: settlement.result, leaseId: attempt.leaseId, attempts: attempt.number };
+        if (await recordDone({ ...done, correlationId })) logRecorded(id, settlement);
+        else log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
         return;
       } catch (error) {
         log.warn({ err: error, target: target.name, id }, 'recording a success with others failed; recording it alone');
       }
     }
-    const record = (chosen: Settlement<Done, Failure>, queued: typeof next) =>
-      transact(db, async (trx) => {
+    const record = async (chosen: Settlement<Done, Failure>, queued: typeof next) => {
+      const recorded = await transact(db, async (trx) => {
         if (!(await repo.settle(trx, { target: target.name, itemId: id, leaseId: attempt.leaseId }, queued))) {
           log.warn({ target: target.name, id }, 'outcome not recorded: the lease passed to another worker');
-          return ok(undefined);
+          return ok(false);
         }
         await target.record(trx, item, chosen);
-        return ok(undefined);
+        return ok(true);
       });
+      if (recorded.ok && recorded.value) logRecorded(id, chosen);
+    };
     try {
       await record(settlement, next);
     } catch (error) {
@@ -260,7 +307,12 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: {
     const taken = await repo.claimDue(db, terms);
     if (taken.length === 0) return [];
     const items = await target.load(taken.map((row) => row.item_id));
-    return taken.map((row) => ({ itemId: row.item_id, attempts: row.attempts, item: items.get(row.item_id) }));
+    return taken.map((row) => ({
+      itemId: row.item_id,
+      attempts: row.attempts,
+      correlationId: row.correlation_id,
+      item: items.get(row.item_id),
+    }));
   }
 
   async function claim(which: repo.ClaimWhich): Promise<ClaimedWork<Item>[]> {
@@ -274,29 +326,29 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: {
     };
     const rows = await claimItems(terms);
     const claimed: ClaimedWork<Item>[] = [];
-    for (const { itemId, attempts, item } of rows) {
+    for (const { itemId, attempts, correlationId, item } of rows) {
       const attempt = { number: attempts, leaseId: terms.leaseId };
       if (item === undefined) {
         // Its history row is gone or settled elsewhere (a purge, a company deleted): nothing to do, nothing to record.
         await transact(db, async (trx) =>
           ok(await repo.settle(trx, { target: target.name, itemId, leaseId: terms.leaseId }, undefined)),
         );
-        log.warn({ target: target.name, id: itemId }, 'queued work without its item: removed');
+        withCorrelationId(correlationId, () => {
+          log.warn({ target: target.name, id: itemId }, 'queued work without its item: removed');
+        });
       } else if (attempts > policy.maxAttempts) {
         // Every attempt allowed was started and none was settled: each worker died or lost its database mid-way.
-        await settle(
-          itemId,
-          item,
-          { number: policy.maxAttempts, leaseId: terms.leaseId },
-          {
+        const last = { id: itemId, item, attempt: { ...attempt, number: policy.maxAttempts }, correlationId };
+        await withCorrelationId(correlationId, () =>
+          settle(last, {
             kind: 'failed',
             reason: `attempt ${String(policy.maxAttempts)} never finished: its worker stopped or lost its database`,
             final: true,
             ours: true,
-          },
+          }),
         );
       } else {
-        claimed.push({ id: itemId, item, attempt });
+        claimed.push({ id: itemId, item, attempt, correlationId });
       }
     }
     return claimed;
@@ -306,15 +358,18 @@ export function createWorkEngine<Item, Done, Failure = never>(deps: {
     claim: (limit) => claim({ limit }),
     claimNow: (itemId) => claim({ itemId }),
 
-    async work({ id, item, attempt }) {
-      let outcome: Outcome<Done, Failure>;
-      try {
-        outcome = await target.perform(item, attempt);
-      } catch (error) {
-        log.error({ err: error, target: target.name, id }, 'an attempt failed on an error of this service');
-        outcome = { kind: 'failed', reason: `an error of this service: ${describe(error)}`, ours: true };
-      }
-      await settle(id, item, attempt, outcome);
+    work(claimed) {
+      return withCorrelationId(claimed.correlationId, async () => {
+        const { id, item, attempt } = claimed;
+        let outcome: Outcome<Done, Failure>;
+        try {
+          outcome = await target.perform(item, attempt);
+        } catch (error) {
+          log.error({ err: error, target: target.name, id }, 'an attempt failed on an error of this service');
+          outcome = { kind: 'failed', reason: `an error of this service: ${describe(error)}`, ours: true };
+        }
+        await settle(claimed, outcome);
+      });
     },
 
     async enqueue(executor, itemIds, dueAt) {
