@@ -412,7 +412,7 @@ export interface paths {
         put?: never;
         /**
          * Ask DGII to annul unused e-NCF (202): an ANECF is signed and sent by a job
-         * @description Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.
+         * @description Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Beyond that, only what one ANECF cannot carry is refused (422, with its pointer): more than 10 types, 10,000 ranges of a type or 9,999,999,999 numbers. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.
          *
          *     Scope: `sequences:manage`.
          */
@@ -442,7 +442,7 @@ export interface paths {
         /**
          * Ask DGII to annul unused e-NCF (202): an ANECF is signed and sent by a job
          * @deprecated
-         * @description Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.
+         * @description Every span must lie inside one of the company's ranges and hold only unused numbers: burned ones, and/or the whole rest of a range never handed out (from its next number to its last, which stops the range from handing them out). A used number, a number inside an active offline block or one already in an open request answers 422 `annulment_invalid` naming the span. Beyond that, only what one ANECF cannot carry is refused (422, with its pointer): more than 10 types, 10,000 ranges of a type or 9,999,999,999 numbers. Follow the request with GET; DGII's answer makes it `accepted` (the numbers count as annulled), `rejected` (they are given back) or `failed`.
          *
          *     Scope: `sequences:manage`.
          *
@@ -3124,7 +3124,7 @@ export interface components {
             endedAt: string | null;
         };
         RequestAnnulment: {
-            /** @description Spans of unused numbers, each inside one of the company's ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range's next number to its last; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. At most 10 types. */
+            /** @description Spans of unused numbers, each inside one of the company's ranges: numbers burned by failures (GET /secuencias/anulaciones/quemadas lists them ready to annul), and/or the whole rest of a range never handed out (from the range's next number to its last, however long; the range stops handing them out). Used numbers, numbers inside an active offline block and numbers already in an open request are refused. What one ANECF carries: at most 10 types, 10,000 ranges of a type and 9,999,999,999 numbers in all. */
             ranges: {
                 /** @enum {string} */
                 ecfType: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
