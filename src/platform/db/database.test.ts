@@ -66,6 +66,8 @@ function backendSuite(
         '20261128_0027_engine_leases',
         '20261129_0028_certification_work',
         '20261129_0029_document_issue_dates',
+        '20261129_0030_correlation_ids',
+        '20261129_0031_role_copies',
       ]);
       assert.deepEqual(await migrateToLatest(handle.db), []);
     });
