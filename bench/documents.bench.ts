@@ -7,6 +7,8 @@
 // Beside each saturated rate it reports what a document cost: this process's CPU (all its threads: the event loop,
 // the signing pool, the file writers, V8's compiler and collector) and its PostgreSQL backends' CPU, and how many
 // cores the goal's rate would keep busy at that cost — a machine-independent measure the rate follows.
+// BENCH_DOCUMENTS_PROFILE=<file> writes a CPU profile of the app's main thread during each backend's saturated
+// 3-line run (file.pglite.cpuprofile, file.postgres.cpuprofile), for the per-stage breakdown of issue 47.
 import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -18,6 +20,7 @@ import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import { deployed } from './support/deployed.js';
 import { childJson, runLoad, type LoadResult } from './support/load.js';
 import { ownUsage, postgresBackendTicks, postgresCpuMsBetween } from './support/process-cpu.js';
+import { profiled } from './support/profile.js';
 import { ms } from './support/statistics.js';
 import { printTable, verdict, type BenchRow } from './support/table.js';
 
@@ -167,9 +170,10 @@ async function benchBackend(embedded: boolean): Promise<BenchRow[]> {
 
     for (const lines of [3, 50] as const) {
       await saturate(url, apiKey, bodies[lines], WARM_UP_SECONDS); // JIT, pools, caches
+      const measured = () => saturate(url, apiKey, bodies[lines], SECONDS);
       const { result, cost } = await costed(
         testApp,
-        () => saturate(url, apiKey, bodies[lines], SECONDS),
+        lines === 3 ? () => profiled('BENCH_DOCUMENTS_PROFILE', measured, database.kind) : measured,
         (run) => run.requests.total,
       );
       const failed = result.non2xx + result.errors + result.timeouts;

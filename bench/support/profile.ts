@@ -4,9 +4,11 @@
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 
-export async function profiled<T>(variable: string, run: () => Promise<T>): Promise<T> {
-  const file = process.env[variable];
-  if (file === undefined || file === '') return run();
+export async function profiled<T>(variable: string, run: () => Promise<T>, label?: string): Promise<T> {
+  const given = process.env[variable];
+  if (given === undefined || given === '') return run();
+  // A bench that profiles several runs names each: app.cpuprofile becomes app.postgres.cpuprofile.
+  const file = label === undefined ? given : given.replace(/(\.[^./]+)?$/, (extension) => `.${label}${extension}`);
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
