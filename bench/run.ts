@@ -6,6 +6,7 @@ import { claimsBench } from './claims.bench.js';
 import { consoleBench } from './console.bench.js';
 import { deliveryBench } from './delivery.bench.js';
 import { documentsBench } from './documents.bench.js';
+import { footprintBench } from './footprint.bench.js';
 import { hostileXmlBench } from './hostile-xml.bench.js';
 import { httpBench } from './http.bench.js';
 import { pollingBench } from './polling.bench.js';
@@ -37,6 +38,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   'archive-export': archiveExportBench,
   archive: archiveBench,
   console: consoleBench,
+  footprint: footprintBench,
 };
 const named = process.argv.slice(2);
 const unknown = named.filter((name) => !(name in benches));

@@ -18,6 +18,7 @@ import { unconfiguredEnv } from './support/unconfigured-env.js';
 import { requireTool } from './support/tools.js';
 import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
 import { projectRoot } from './support/project-root.js';
+import { quickStartBlocks } from './support/readme-quick-start.js';
 
 /** What a fresh clone holds that `npm start` needs (node_modules is linked: `npm ci` is not under test here). */
 const committedSources = [
@@ -41,25 +42,6 @@ interface DocumentView {
   securityCode: string;
   dgii: { estado: string; trackId: string };
   artefacts: { type: string; sha256: string }[];
-}
-
-interface Block {
-  commands: string;
-  /** The README's comment lines after the last command: what the block prints, one line each. */
-  printed: string[];
-}
-
-function quickStartBlocks(readme: string): Block[] {
-  const start = readme.indexOf('\n## Quick start\n');
-  assert.notEqual(start, -1, 'README.md has a "## Quick start" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => {
-    const lines = (match[1] ?? '').trimEnd().split('\n');
-    let firstPrinted = lines.length;
-    while (firstPrinted > 0 && lines[firstPrinted - 1]?.startsWith('# ')) firstPrinted--;
-    return { commands: lines.join('\n'), printed: lines.slice(firstPrinted).map((line) => line.slice(2)) };
-  });
 }
 
 /** A README output line as a pattern: `…` is anything, the rest literal. */

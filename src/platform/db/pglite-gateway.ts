@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
+import { createClusterOffThread, pgliteStartParams } from './pglite-cluster.js';
 import { SerialGate } from './serial-gate.js';
 import type { SqlExecutor } from './sql-executor.js';
 import { assertOutsideTransaction } from './transaction-scope.js';
@@ -125,8 +126,10 @@ export async function openPgliteGateway(
   const open = () =>
     PGlite.create(dataDir, {
       parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: parseNumeric, [DATE_OID]: parseDate },
+      startParams: pgliteStartParams,
       ...(dataDir === undefined && image !== undefined ? { loadDataDir: image } : {}),
     });
+  if (dataDir !== undefined) await createClusterOffThread(dataDir);
   let pglite = await open();
   const gate = new SerialGate();
   let stopped: { cause: string; lastReopen: number } | undefined;
