@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
+import { apiReferenceBench } from './api-reference.bench.js';
 import { archiveExportBench } from './archive-export.bench.js';
 import { archiveBench } from './archive.bench.js';
 import { certificationBench } from './certification.bench.js';
@@ -37,6 +38,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   'archive-export': archiveExportBench,
   archive: archiveBench,
   console: consoleBench,
+  'api-reference': apiReferenceBench,
 };
 const named = process.argv.slice(2);
 const unknown = named.filter((name) => !(name in benches));
