@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, one table. Targets live here, never in timed tests.
+import { apiReferenceBench } from './api-reference.bench.js';
 import { archiveExportBench } from './archive-export.bench.js';
 import { archiveBench } from './archive.bench.js';
 import { certificationBench } from './certification.bench.js';
@@ -39,6 +40,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   archive: archiveBench,
   console: consoleBench,
   footprint: footprintBench,
+  'api-reference': apiReferenceBench,
 };
 const named = process.argv.slice(2);
 const unknown = named.filter((name) => !(name in benches));

@@ -3,6 +3,8 @@
 // the modules' contract-only schemas (shown, never compiled for validation) replace or join the components.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { buildApiReference, schemaRoutePrefix, type ApiReference } from './api-reference.js';
+import { problem } from './problems.js';
 import type { App, RouteExamples } from './route.js';
 
 /** Component schemas by name, built when the contract is first asked for (never at start). */
@@ -55,8 +57,23 @@ export async function registerOpenApi(app: App, version: string, contractSchemas
       return openapi;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The UI reads /docs/json: the reference's own document (api-reference.ts), built once when first asked for.
+  let reference: ApiReference | undefined;
+  const apiReference = () =>
+    (reference ??= buildApiReference(app.swagger() as Parameters<typeof buildApiReference>[0]));
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    transformSpecificationClone: false,
+    transformSpecification: () => apiReference().document as Record<string, unknown>,
+    // The models section would draw every schema at load; each operation shows the schemas it uses.
+    uiConfig: { defaultModelsExpandDepth: -1 },
+  });
   app.get('/docs-json', { schema: { hide: true } }, () => app.swagger());
+  app.get<{ Params: { name: string } }>(`${schemaRoutePrefix}:name`, { schema: { hide: true } }, (request) => {
+    const schema = apiReference().schemas.get(request.params.name);
+    if (schema === undefined) throw problem('route_not_found', `No schema ${request.params.name} served apart.`);
+    return schema;
+  });
 }
 
 /** Moves each route's examples (route.ts RouteDocs.examples) onto its request body and its success response. */
