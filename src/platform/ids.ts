@@ -1,17 +1,42 @@
 // Public ids are prefixed by what they name (`cmp_…`, `key_…`) and random, so they leak no counts or times.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Unbiased base62 from the CSPRNG (bytes ≥ 248 are rejected so every character is equally likely). */
-export function randomBase62(length: number): string {
+export function randomBase62(length: number, nextByte: () => number = freshBytes(length)): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += alphabet.charAt(byte % 62);
-    }
+    const byte = nextByte();
+    if (byte < 248) out += alphabet.charAt(byte % 62);
   }
   return out;
+}
+
+/** Bytes drawn for one string alone: what secrets (API keys) are made of. */
+function freshBytes(length: number): () => number {
+  let bytes = randomBytes(length * 2);
+  let offset = 0;
+  return () => {
+    if (offset === bytes.length) {
+      bytes = randomBytes(length);
+      offset = 0;
+    }
+    return bytes[offset++] ?? 0;
+  };
+}
+
+// Ids name things and are no secret: they come from a pool the CSPRNG fills 4 KB at a time (as Node's randomUUID
+// does), since a call to the CSPRNG per id cost a document's creation 2 % of its main-thread time (issue 47).
+const pool = Buffer.alloc(4096);
+let pooled = pool.length;
+
+function pooledByte(): number {
+  if (pooled === pool.length) {
+    randomFillSync(pool);
+    pooled = 0;
+  }
+  return pool[pooled++] ?? 0;
 }
 
 export type IdPrefix =
@@ -37,5 +62,5 @@ export type IdPrefix =
 const randomLengths: Partial<Record<IdPrefix, number>> = { msg: 24 };
 
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBase62(randomLengths[prefix] ?? 20)}`;
+  return `${prefix}_${randomBase62(randomLengths[prefix] ?? 20, pooledByte)}`;
 }
