@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/support/free-port.js';
 import { procStatFields } from '../test/support/proc-stat.js';
 import { projectRoot } from '../test/support/project-root.js';
-import { quickStartBlocks } from '../test/support/readme-quick-start.js';
+import { committedSources, quickStartBlocks } from '../test/support/readme-quick-start.js';
 import { unconfiguredEnv } from '../test/support/unconfigured-env.js';
 import { median, ms, spread } from './support/statistics.js';
 import { verdict, type BenchRow } from './support/table.js';
@@ -26,16 +26,6 @@ const IDLE_MS = 30_000;
 const FRESH_GOAL_MS = 15_000;
 const RESTART_GOAL_MS = 5_000;
 const RSS_GOAL_MB = 450;
-const committedSources = [
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'scripts',
-  'src',
-  'migrations',
-  'console',
-  'sdk',
-];
 
 interface Footprint {
   rssMb: number;

@@ -18,19 +18,8 @@ import { unconfiguredEnv } from './support/unconfigured-env.js';
 import { requireTool } from './support/tools.js';
 import { verifyWithXmlsec1Embedded } from './support/xmldsig-kit.js';
 import { projectRoot } from './support/project-root.js';
-import { quickStartBlocks } from './support/readme-quick-start.js';
+import { committedSources, quickStartBlocks } from './support/readme-quick-start.js';
 
-/** What a fresh clone holds that `npm start` needs (node_modules is linked: `npm ci` is not under test here). */
-const committedSources = [
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'scripts',
-  'src',
-  'migrations',
-  'console',
-  'sdk',
-];
 const blockEnd = '@@@ end of a quick start block';
 
 interface DocumentView {

@@ -1,6 +1,18 @@
 // The README's quick start as its ```sh blocks, for the test that runs it as written and the footprint bench.
 import assert from 'node:assert/strict';
 
+/** What a fresh clone holds that `npm start` needs (node_modules is linked: `npm ci` is not under test here). */
+export const committedSources = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'scripts',
+  'src',
+  'migrations',
+  'console',
+  'sdk',
+];
+
 export interface QuickStartBlock {
   commands: string;
   /** The README's comment lines after the last command: what the block prints, one line each. */
